@@ -1,0 +1,36 @@
+"""ds-gate: experience-distillation closure discipline for DeepScientist quests.
+
+The public API is imported lazily, so ``import ds_gate`` (and the commit hook) stays
+cheap; see ``__all__``.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+_API = {
+    "load_quest": "ds_gate.loader",
+    "evaluate": "ds_gate.gate",
+    "list_distill_candidates": "ds_gate.gate",
+    "validate_files": "ds_gate.validate",
+    "commit_check": "ds_gate.commit_hook",
+    "install": "ds_gate.install",
+    "coerce_toggle": "ds_gate.sources.quest",
+    "is_completed": "ds_gate.checks.coverage",
+    "Finding": "ds_gate.model",
+    "Quest": "ds_gate.model",
+    "Report": "ds_gate.model",
+    "Run": "ds_gate.model",
+    "QuestError": "ds_gate.model",
+}
+__all__ = sorted(_API)
+
+
+def __getattr__(name: str) -> object:
+    # no module-level imports at all: the commit hook imports this package on every commit
+    module = _API.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ds_gate' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,1 @@
+"""Checks are pure: they take the model and return findings."""

@@ -1,0 +1,109 @@
+"""Which completed runs no valid distill_review covers: the heart of the closure gate.
+
+The rules are PR #60's (see the quest-formats reference, section 6): a run is identified
+by its ``artifact_id``; a review covers the ids in its ``reviewed_run_ids`` only when it
+is valid, and it is valid only when every id it lists is a run of this quest.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from ..jsonpos import pointer
+from ..model import ERROR, Finding, Quest, Review, Run
+from .documents import place
+
+COMPLETED_RUN_KINDS = frozenset({"main_experiment", "analysis.slice", "experiment"})
+COMPLETED_STATUSES = frozenset({"completed", "success", "succeeded", "done"})
+
+
+def is_completed(run: Run) -> bool:
+    return run.run_kind in COMPLETED_RUN_KINDS and (run.status or "").strip().casefold() in COMPLETED_STATUSES
+
+
+@dataclass(slots=True)
+class Coverage:
+    completed: list[Run]
+    pending: list[Run]
+    reviews: list[Review]
+    findings: list[Finding] = field(default_factory=list)
+    listed_by_invalid: dict[str, list[str]] = field(default_factory=dict)  # run id -> invalid reviews naming it
+
+
+class RunIndex:
+    """The quest's runs by artifact id and by experiment run_id, for reviewed-id checks."""
+
+    def __init__(self, quest: Quest) -> None:
+        self.runs = quest.runs
+        self.by_run_id: dict[str, list[str]] = defaultdict(list)
+        for run in quest.runs.values():
+            if run.run_id:
+                self.by_run_id[run.run_id].append(run.artifact_id)
+
+    def unknown(self, reviewed_run_ids: tuple[str, ...], path: str, raw: bytes | None) -> list[Finding]:
+        """One finding per reviewed id that is not a run of the quest, with a did-you-mean."""
+        return [self._finding(rid, i, path, raw) for i, rid in enumerate(reviewed_run_ids) if rid not in self.runs]
+
+    def _finding(self, run_id: str, index: int, path: str, raw: bytes | None) -> Finding:
+        where = ("reviewed_run_ids", index)
+        same = self.by_run_id.get(run_id, [])
+        if same:
+            guess = " or ".join(same)
+            message = f"reviewed_run_ids[{index}] is {run_id!r}, the experiment run_id of {guess}, not a run artifact id"
+            hint = f"did you mean {guess}? reviewed_run_ids holds run artifact ids (run-xxxxxxxx)"
+        else:
+            import difflib  # only for a typo's did-you-mean
+
+            close = difflib.get_close_matches(run_id, list(self.runs), n=1, cutoff=0.8)
+            message = f"reviewed_run_ids[{index}] is {run_id!r}, which is not a run of this quest"
+            hint = (
+                f"did you mean {close[0]}?"
+                if close
+                else "list the artifact ids of runs recorded in this quest (see `ds-gate candidates`)"
+            )
+        return Finding(
+            rule="review.unknown-run",
+            severity=ERROR,
+            path=path,
+            pointer=pointer(where),
+            line=place(raw, where),
+            message=message,
+            hint=hint,
+        )
+
+
+def coverage(quest: Quest) -> Coverage:
+    index = RunIndex(quest)
+    reviews: list[Review] = []
+    findings: list[Finding] = []
+    covered: set[str] = set()
+    listed_by_invalid: dict[str, list[str]] = defaultdict(list)
+    for decision in quest.decisions.values():
+        if not decision.is_review:
+            continue
+        unknown = index.unknown(decision.reviewed_run_ids, decision.path, decision.raw)
+        findings.extend(unknown)
+        valid = decision.schema_valid and not unknown
+        reviews.append(Review(decision.artifact_id, decision.path, decision.workspace, valid, decision.reviewed_run_ids))
+        for rid in decision.reviewed_run_ids:
+            if valid:
+                covered.add(rid)
+            else:
+                listed_by_invalid[rid].append(decision.artifact_id)
+
+    completed = [run for run in quest.runs.values() if is_completed(run)]
+    pending = [run for run in completed if run.artifact_id not in covered]
+    return Coverage(completed, pending, reviews, findings, dict(listed_by_invalid))
+
+
+def pending_finding(run: Run, listed_by_invalid: list[str], severity: str = ERROR) -> Finding:
+    what = ", ".join(x for x in (run.run_id, run.run_kind) if x)
+    where = "the quest root" if run.workspace == "." else run.workspace
+    message = f"completed run {run.artifact_id} ({what}, in {where}) is not covered by any valid distill_review"
+    if listed_by_invalid:
+        message += f"; it is listed by the invalid review {', '.join(listed_by_invalid)}"
+        hint = f"fix {', '.join(listed_by_invalid)} (see its findings) so it covers this run"
+    else:
+        hint = f"run the distill skill, then record decision(action='distill_review') with {run.artifact_id} in reviewed_run_ids"
+    return Finding(rule="coverage.pending-run", severity=severity, path=run.path, message=message, hint=hint)

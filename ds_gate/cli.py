@@ -1,0 +1,158 @@
+"""``ds-gate``: parse options, call the core, pick a reporter, return an exit code.
+
+Exit codes: 0 ok, 1 gate failed, 2 usage error or unreadable input, 3 internal error.
+Bad input never shows a traceback; an internal error shows one line and asks for
+``--debug``, which shows the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+FORMATS = ("text", "json", "github")
+
+
+def _emit(report: object, fmt: str) -> None:
+    from . import reporters
+
+    sys.stdout.write(reporters.get(fmt).render(report))  # type: ignore[arg-type]
+    sys.stdout.flush()
+
+
+def _verdict(report: object) -> int:
+    return EXIT_OK if getattr(report, "ok") else EXIT_FAILED
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    from .gate import evaluate
+
+    report = evaluate(args.path, args.command, require=getattr(args, "require", False))
+    _emit(report, args.format)
+    return _verdict(report)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .validate import validate_files
+
+    report, readable = validate_files(args.files)
+    _emit(report, args.format)
+    return _verdict(report) if readable else EXIT_USAGE
+
+
+def cmd_commit_check(args: argparse.Namespace) -> int:
+    from .commit_hook import commit_check
+
+    report = commit_check(".", validate=not args.no_validate, require=args.require)
+    if report is None:
+        return EXIT_OK
+    if report.findings or report.notes or not report.ok:
+        _emit(report, args.format)
+    return _verdict(report)
+
+
+def cmd_install(args: argparse.Namespace) -> int:
+    from .install import install, install_home
+    from .model import ERROR, Finding, Report
+
+    if args.home is not None:
+        done, skipped, failed = install_home(args.home)
+    else:
+        done, skipped, failed = install(args.path), [], []
+    findings = [Finding("install.failed", ERROR, None, line) for line in failed]
+    notes = [item.describe() for item in done] + skipped
+    report = Report(command="install", ok=not failed, findings=findings, notes=notes)
+    _emit(report, args.format)
+    return _verdict(report)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(args.dir, fmt=args.format)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    common.add_argument("--debug", action="store_true", help="show the Python traceback of an internal error")
+
+    parser = argparse.ArgumentParser(
+        prog="ds-gate",
+        description="Experience-distillation closure discipline for DeepScientist quests.",
+    )
+    parser.add_argument("--version", action="version", version=f"ds-gate {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def gate_command(name: str, help_text: str, require: bool) -> None:
+        p = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
+        p.add_argument("path", nargs="?", default=".", help="any path inside the quest (default: .)")
+        if require:
+            p.add_argument("--require", action="store_true", help="enforce the gate even where experience_distill is off")
+        p.set_defaults(handler=cmd_gate)
+
+    gate_command("check", "validate every decision and report distill coverage (fails on invalid artifacts only)", True)
+    gate_command("closure", "the finalization gate: fails while any completed run lacks a distill_review", True)
+    gate_command("candidates", "list the completed runs no distill_review covers yet", False)
+
+    p = sub.add_parser("validate", parents=[common], help="validate the given run/decision artifact files")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.set_defaults(handler=cmd_validate)
+
+    p = sub.add_parser(
+        "commit-check",
+        parents=[common],
+        help="the commit hook: validate staged artifacts; gate finalization commits (run by hooks)",
+    )
+    p.add_argument("--no-validate", action="store_true", help="only gate finalization commits (pre-commit runs ds-gate-validate)")
+    p.add_argument("--require", action="store_true", help="enforce the gate even where experience_distill is off")
+    p.set_defaults(handler=cmd_commit_check)
+
+    p = sub.add_parser("install", parents=[common], help="install the git pre-commit hook into a quest (or every quest of a home)")
+    p.add_argument("path", nargs="?", default=".", help="any path inside the quest (default: .)")
+    p.add_argument("--home", metavar="DIR", help="install into every quest under DIR/quests/")
+    p.set_defaults(handler=cmd_install)
+
+    p = sub.add_parser("demo", parents=[common], help="build an example quest and show the gate reject, then pass")
+    p.add_argument("--dir", metavar="DIR", help="build the example here and keep it (default: a temporary folder)")
+    p.set_defaults(handler=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help/--version exit 0, usage errors exit 2
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    from .errors import QuestError
+    from .sources.gitio import GitError
+
+    try:
+        return int(args.handler(args))
+    except (QuestError, GitError) as exc:
+        print(f"ds-gate: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - the last line of defence
+        if args.debug:
+            import traceback
+
+            traceback.print_exc()
+            return EXIT_INTERNAL
+        print(
+            f"ds-gate: internal error: {type(exc).__name__}: {exc} (rerun with --debug to see the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,158 @@
+"""The commit hook: what a commit stages decides what is checked.
+
+DeepScientist checkpoints with ``git add -A && git commit`` and no ``--no-verify``; a
+failing hook makes the checkpoint silently not happen. So this hook never blocks an
+ordinary checkpoint because runs are pending (a run is pending from the moment it is
+recorded). It blocks only:
+
+1. staged run or decision records that are invalid;
+2. *finalization* commits while completed runs are pending: commits that stage the paper
+   bundle manifest, a ``quest.yaml`` whose status becomes ``completed``, or a decision
+   with action ``write``/``finalize`` or ``decision_scope: quest_completion``.
+
+The committing workspace is read as staged (git's index), the others from their folders,
+so a finalization commit passes exactly when it also stages the covering review.
+
+Speed: the common checkpoint stages none of these files and costs one ``git diff``;
+a checkpoint that stages a new record reads it and validates it on the schema fast path.
+Neither imports jsonschema, yaml or GitPython.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~3 ms per commit
+
+from .sources.gitio import cat_file, git, split_z
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .model import Quest, Report
+
+# Imports are deferred below the fast path: this module runs on every commit.
+ARTIFACT_DIRS = ("artifacts/decisions/", "artifacts/runs/")
+MANIFEST = "paper/paper_bundle_manifest.json"
+QUEST_YAML = "quest.yaml"
+FINALIZING_ACTIONS = frozenset({"write", "finalize"})
+COMPLETION_SCOPE = "quest_completion"
+_STATUS_LINE = rb"^status:\s*['\"]?(\w+)['\"]?\s*(?:#.*)?$"
+
+
+def is_artifact_record(name: str) -> bool:
+    """``artifacts/decisions/x.json`` or ``artifacts/runs/x.json``, directly in the folder."""
+    return name.endswith(".json") and name.startswith(ARTIFACT_DIRS) and name.count("/") == 2
+
+
+def staged_paths(cwd: Path | str) -> list[str]:
+    """Paths (relative to the workspace top) added, copied, modified or retyped in the index."""
+    out = git(["diff", "--cached", "--name-only", "-z", "--no-renames", "--diff-filter=ACMRT"], cwd, staged=True)
+    return split_z(out)
+
+
+def _quest_status(raw: bytes | None) -> str | None:
+    if raw is None or b"completed" not in raw:
+        return None  # the only status that matters here is `completed`
+    from .sources.quest import load_yaml, scalar_text
+
+    try:
+        data = load_yaml(raw.decode("utf-8-sig", "replace"))
+        status = scalar_text(data.get("status")) if isinstance(data, dict) else None
+    except Exception:  # noqa: BLE001 - a YAML error of any kind; fall back to the line
+        import re
+
+        match = re.search(_STATUS_LINE, raw, re.MULTILINE)
+        status = match.group(1).decode() if match else None
+    return status.strip().casefold() if status else None
+
+
+def _finalizing_decision(raw: bytes) -> str | None:
+    import json
+
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None  # validation reports it
+    if not isinstance(data, dict) or data.get("kind", "decision") != "decision":
+        return None
+    action = data.get("action")
+    if isinstance(action, str) and action.strip().casefold() in FINALIZING_ACTIONS:
+        return f"decision action '{action.strip()}'"
+    if data.get("decision_scope") == COMPLETION_SCOPE:
+        return f"decision_scope: {COMPLETION_SCOPE}"
+    return None
+
+
+def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool = False) -> Report | None:
+    """The hook's verdict, or None when the commit stages nothing the gate looks at."""
+    names = staged_paths(cwd)
+    artifacts = [name for name in names if is_artifact_record(name)]
+    quest_yaml = QUEST_YAML in names
+    manifest = MANIFEST in names
+    if not (artifacts or quest_yaml or manifest):
+        return None
+
+    wanted = [f":{name}" for name in artifacts]
+    if quest_yaml:
+        wanted += [f":{QUEST_YAML}", f"HEAD:{QUEST_YAML}"]
+    blobs = cat_file(cwd, wanted, staged=True)
+
+    reasons: list[str] = []
+    if manifest:
+        reasons.append(f"{MANIFEST} (a paper bundle)")
+    if quest_yaml:
+        becomes = _quest_status(blobs[f":{QUEST_YAML}"]) == "completed"
+        already = _quest_status(blobs[f"HEAD:{QUEST_YAML}"]) == "completed"
+        if becomes and not already:
+            reasons.append(f"{QUEST_YAML} with status: completed")
+    for name in artifacts:
+        raw = blobs[f":{name}"]
+        if raw is not None and name.startswith("artifacts/decisions/"):
+            why = _finalizing_decision(raw)
+            if why:
+                reasons.append(f"{name} ({why})")
+    if not reasons and not validate:
+        return None
+
+    from .sources.quest import locate
+
+    loc = locate(cwd)
+    top_rel = loc.top.relative_to(loc.root).as_posix()
+    prefix = "" if top_rel == "." else f"{top_rel}/"
+    staged_quest: list[Quest] = []
+
+    def quest() -> Quest:
+        if not staged_quest:
+            from .loader import load_quest
+
+            staged_quest.append(load_quest(cwd, staged=True))
+        return staged_quest[0]
+
+    if reasons:
+        from .gate import evaluate
+
+        closure = evaluate(quest(), "closure", require=require)
+        if closure.enforced:
+            closure.command = "commit-check"
+            closure.finalization_reasons = reasons
+            return closure
+        notes = closure.notes
+    else:
+        notes = []
+
+    from .model import ERROR, Report
+
+    findings = []
+    if validate:
+        from .validate import Document, check_documents
+
+        documents = [
+            Document(prefix + name, raw, name.split("/")[1]) for name in artifacts if (raw := blobs[f":{name}"]) is not None
+        ]
+        findings, _ = check_documents(documents, lambda _doc: quest())
+    return Report(
+        command="commit-check",
+        ok=not any(f.severity == ERROR for f in findings),
+        findings=findings,
+        finalization_reasons=reasons,
+        notes=notes,
+    )

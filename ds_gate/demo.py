@@ -1,0 +1,105 @@
+"""``ds-gate demo``: the gate, start to finish, on a real example quest.
+
+It builds a quest with worktrees (a real git repository), installs the commit hook, and
+shows: ordinary checkpoints pass while runs are pending; a paper-bundle checkpoint is
+rejected with the pending runs named; ``ds-gate closure`` agrees; a review recorded in
+another worktree covers them; then the closure gate and the same checkpoint pass.
+It exits non-zero if any step does not behave that way, so CI can run it as a check.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+from . import reporters
+
+
+def _say(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def _indent(text: str) -> str:
+    return textwrap.indent(text.rstrip(), "    | ", lambda _line: True)
+
+
+def run_demo(directory: str | None = None, *, fmt: str = "text") -> int:
+    from .example_quest import CheckpointRejected, ExampleQuest
+    from .gate import evaluate
+    from .install import install
+
+    # the demo's own git calls ignore the user's global/system git config (hooksPath, signing)
+    os.environ["GIT_CONFIG_GLOBAL"] = os.devnull
+    os.environ["GIT_CONFIG_NOSYSTEM"] = "1"
+    base = Path(directory).resolve() if directory else Path(tempfile.mkdtemp(prefix="ds-gate-demo-"))
+    root = base / "DeepScientist" / "quests" / "001"
+    if root.exists():
+        _say(f"ds-gate demo: {root} already exists; pass an empty --dir")
+        return 2
+    render = reporters.get(fmt).render
+    held: list[bool] = []
+    try:
+        quest = ExampleQuest(root).create()
+        for item in install(root):
+            _say(f"[1] {item.describe()}")
+        idea = quest.worktree("idea-idea-dac323e6", "idea/001-idea-dac323e6")
+        main_run = quest.run(idea, "main-001")
+        quest.checkpoint(idea, "experiment: record main main-001")
+        slice_ws = quest.worktree("analysis-camp1-slice-a", "analysis/idea-dac323e6/camp1-slice-a", "idea/001-idea-dac323e6")
+        slice_run = quest.run(slice_ws, "camp1:slice-a", run_kind="analysis.slice")
+        quest.checkpoint(slice_ws, "experiment: record analysis slice camp1:slice-a")
+        quest.run(root, "main-000", status="failed")
+        quest.checkpoint(root, "experiment: record main main-000")
+        _say(f"[2] built quest 001 at {root} (experience_distill: on)")
+        _say(f"    completed runs {main_run} (main-001, idea worktree) and {slice_run} (camp1:slice-a, analysis")
+        _say("    worktree), a failed run in the root; each checkpointed through the hook: ordinary")
+        _say("    checkpoints pass while runs are pending.")
+        held.append(True)
+
+        paper = quest.worktree("paper-main-001", "paper/main-001", "idea/001-idea-dac323e6")
+        (paper / "paper").mkdir(exist_ok=True)
+        (paper / "paper" / "paper_bundle_manifest.json").write_text('{"package_type": "paper_draft_checkpoint"}\n')
+        _say("\n[3] the agent writes paper/paper_bundle_manifest.json and checkpoints: a finalization commit")
+        try:
+            quest.checkpoint(paper, "paper: bundle")
+            _say("    !! the commit went through, but it should have been rejected")
+            held.append(False)
+        except CheckpointRejected as rejected:
+            _say("    the hook rejects it:")
+            _say(_indent(rejected.output))
+            held.append(True)
+
+        _say("\n[4] ds-gate closure says the same, before submit_paper_bundle / complete_quest:")
+        before = evaluate(root, "closure")
+        _say(_indent(render(before)))
+        held.append(not before.ok and before.pending_run_ids == sorted([main_run, slice_run]))
+
+        review = quest.review(idea, [main_run, slice_run])
+        quest.checkpoint(idea, f"artifact: decision {review}")
+        _say(f"\n[5] the distill skill records {review} (action distill_review) in the idea worktree,")
+        _say("    covering both runs, one of them recorded in another worktree. ds-gate closure:")
+        after = evaluate(root, "closure")
+        _say(_indent(render(after)))
+        held.append(after.ok and not after.pending)
+
+        quest.checkpoint(paper, "paper: bundle")
+        _say("\n[6] the same paper-bundle checkpoint now passes the hook and is committed.")
+        held.append(True)
+    except CheckpointRejected as rejected:
+        _say("ds-gate demo: a checkpoint was rejected unexpectedly:\n" + _indent(rejected.output))
+        held.append(False)
+    finally:
+        if directory is None:
+            shutil.rmtree(base, ignore_errors=True)
+    if all(held):
+        _say("\nds-gate demo: OK - the gate rejected finalization while runs were pending and passed once they were covered.")
+        if directory:
+            _say(f"the example quest is kept at {root}")
+        return 0
+    _say("\nds-gate demo: FAILED - some step did not behave as described above.")
+    return 1

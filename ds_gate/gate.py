@@ -1,0 +1,72 @@
+"""The gate's verdicts: one ``evaluate`` that the CLI, the hooks and the API all call.
+
+Commands differ only in what fails them:
+- ``check``: invalid artifacts fail; pending runs are counted, not failed (a run is
+  pending from the moment it is recorded until someone distils it);
+- ``closure``: also fails while any completed run is pending, when the quest turned
+  ``experience_distill`` on (or ``require``);
+- ``candidates``: never fails; it lists what a distill review still has to cover.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .checks.coverage import coverage, pending_finding
+from .loader import load_quest
+from .model import ERROR, INFO, Finding, Quest, Report
+
+COMMANDS = ("check", "closure", "candidates")
+
+
+def _order(finding: Finding) -> tuple[str, int, str, str]:
+    return (finding.path or "", finding.line or 0, finding.rule, finding.pointer)
+
+
+def evaluate(quest: Quest | Path | str, command: str = "check", *, require: bool = False) -> Report:
+    if command not in COMMANDS:
+        raise ValueError(f"unknown command {command!r}; expected one of {COMMANDS}")
+    if not isinstance(quest, Quest):
+        quest = load_quest(quest)
+    cov = coverage(quest)
+    findings = list(quest.findings)
+    for decision in quest.decisions.values():
+        findings.extend(decision.findings)
+    findings.extend(cov.findings)
+
+    enforced = quest.experience_distill or require
+    notes: list[str] = []
+    if command == "closure":
+        severity = ERROR if enforced else INFO
+        findings.extend(pending_finding(run, cov.listed_by_invalid.get(run.artifact_id, []), severity) for run in cov.pending)
+        if not enforced:
+            notes.append(
+                "experience_distill is off for this quest, so the closure gate is not enforced "
+                "(turn it on in quest.yaml startup_contract, or pass --require)"
+            )
+    findings.sort(key=_order)
+
+    has_errors = any(f.severity == ERROR for f in findings)
+    if command == "candidates":
+        ok = True
+    elif command == "closure" and not enforced:
+        ok = True
+    else:
+        ok = not has_errors
+    return Report(
+        command=command,
+        ok=ok,
+        findings=findings,
+        quest=quest,
+        enforced=enforced,
+        completed_runs=sorted(cov.completed, key=lambda r: r.artifact_id),
+        pending=sorted(cov.pending, key=lambda r: r.artifact_id),
+        reviews=sorted(cov.reviews, key=lambda r: r.artifact_id),
+        listed_by_invalid={run.artifact_id: cov.listed_by_invalid[run.artifact_id] for run in cov.pending if run.artifact_id in cov.listed_by_invalid},
+        notes=notes,
+    )
+
+
+def list_distill_candidates(path: Path | str) -> Report:
+    """The RFC's ``artifact.list_distill_candidates()``: completed runs no review covers yet."""
+    return evaluate(path, "candidates")

@@ -1,0 +1,113 @@
+"""Install ds-gate's plain git hooks into a quest, keeping whatever hook was there.
+
+Hooks go to the folder git actually runs them from (``git rev-parse --git-path hooks``):
+the common ``.git/hooks`` shared by every worktree, or ``core.hooksPath`` when the quest
+sets one inside itself. A hook that is not ours is renamed ``<name>.ds-gate-chained``
+and run first by ours, so installing never loses a hook; reinstalling updates ours.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .model import QuestError
+from .resources import data_dir
+from .sources.gitio import GitError, git
+from .sources.quest import is_inside, locate
+
+HOOKS = ("pre-commit",)
+MARKER = "ds-gate-managed-hook"
+CHAIN_SUFFIX = ".ds-gate-chained"
+
+
+@dataclass(frozen=True, slots=True)
+class Installed:
+    quest: Path
+    hook: Path
+    updated: bool  # ours was already there
+    chained: Path | None  # where the previous hook was kept
+
+    def describe(self) -> str:
+        text = f"{'updated' if self.updated else 'installed'} {self.hook}"
+        if self.chained is not None:
+            text += f" (the previous hook is kept as {self.chained.name} and runs first)"
+        return text
+
+
+def hooks_dir(quest: Path | str) -> tuple[Path, Path]:
+    """(quest root, hooks folder) for any path inside a quest."""
+    loc = locate(quest)
+    if not loc.is_git:
+        raise QuestError(f"{loc.root} is not a git repository; there is no hooks folder to install into")
+    try:
+        out = git(["rev-parse", "--path-format=absolute", "--git-common-dir", "--git-path", "hooks"], loc.root)
+    except GitError as exc:
+        raise QuestError(f"{loc.root}: git cannot locate the hooks folder: {exc}") from exc
+    common, hooks = (Path(line).resolve() for line in out.decode().splitlines()[:2])
+    if not (is_inside(common, hooks) or is_inside(loc.root, hooks)):
+        raise QuestError(
+            f"{loc.root}: git runs hooks from {hooks} (core.hooksPath), outside this quest; installing there "
+            "would affect other repositories. Add `ds-gate commit-check` to that hooks folder yourself, "
+            "or use the pre-commit framework hooks (.pre-commit-hooks.yaml)"
+        )
+    return loc.root, hooks
+
+
+def _script(name: str) -> str:
+    template = (data_dir("hooks") / name).read_text(encoding="utf-8")
+    return template.replace("'@DS_GATE_PYTHON@'", shlex.quote(sys.executable))
+
+
+def install(quest: Path | str) -> list[Installed]:
+    root, folder = hooks_dir(quest)
+    folder.mkdir(parents=True, exist_ok=True)
+    done = []
+    for name in HOOKS:
+        hook = folder / name
+        chained: Path | None = None
+        updated = False
+        if hook.exists() or hook.is_symlink():
+            current = hook.read_text(encoding="utf-8", errors="replace") if hook.is_file() else ""
+            if MARKER in current:
+                updated = True
+                if (folder / f"{name}{CHAIN_SUFFIX}").exists():
+                    chained = folder / f"{name}{CHAIN_SUFFIX}"
+            else:
+                chained = folder / f"{name}{CHAIN_SUFFIX}"
+                if chained.exists() or chained.is_symlink():
+                    raise QuestError(
+                        f"{hook} is not ds-gate's and {chained.name} already exists; merge them by hand, "
+                        f"then run ds-gate install again"
+                    )
+                os.replace(hook, chained)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(_script(name))
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, hook)
+        done.append(Installed(root, hook, updated, chained))
+    return done
+
+
+def install_home(home: Path | str) -> tuple[list[Installed], list[str], list[str]]:
+    """Every quest under ``<home>/quests``: (installed, skipped folders, failures), one line each."""
+    quests_dir = Path(home).expanduser() / "quests"
+    if not quests_dir.is_dir():
+        raise QuestError(f"{quests_dir} does not exist; --home takes a DeepScientist home (the folder holding quests/)")
+    installed: list[Installed] = []
+    skipped: list[str] = []
+    failed: list[str] = []
+    for quest in sorted(p for p in quests_dir.iterdir() if p.is_dir()):
+        if not (quest / ".git").exists():
+            skipped.append(f"skipped {quest}: not a git repository")
+            continue
+        try:
+            installed.extend(install(quest))
+        except QuestError as exc:
+            failed.append(str(exc))
+    return installed, skipped, failed

@@ -1,0 +1,104 @@
+"""Line numbers for JSON pointers: the ``json`` module parses, but never says where.
+
+Used only when a finding needs a line, so it favours being obviously right over speed.
+It walks the text along the pointer, skipping sibling values without building them;
+with duplicate keys it follows the last one, as ``json.loads`` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from json.decoder import scanstring
+
+_WS = " \t\r\n"
+
+
+def pointer(parts: Sequence[str | int]) -> str:
+    """RFC 6901: ``("cards_written", 0)`` -> ``/cards_written/0``."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _skip_ws(text: str, i: int) -> int:
+    n = len(text)
+    while i < n and text[i] in _WS:
+        i += 1
+    return i
+
+
+def _skip_value(text: str, i: int) -> int:
+    """Index just past the JSON value starting at ``i`` (which is not whitespace)."""
+    if i >= len(text):
+        raise ValueError("end of text")
+    ch = text[i]
+    if ch == '"':
+        return scanstring(text, i + 1)[1]
+    if ch in "[{":
+        depth = 0
+        n = len(text)
+        while i < n:
+            ch = text[i]
+            if ch == '"':
+                i = scanstring(text, i + 1)[1]
+                continue
+            if ch in "[{":
+                depth += 1
+            elif ch in "]}":
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+            i += 1
+        raise ValueError("unterminated container")
+    j = i
+    while j < len(text) and text[j] not in ",]}" + _WS:
+        j += 1
+    return j
+
+
+def _member_start(text: str, i: int, key: str | int) -> int | None:
+    """Offset of the value of ``key`` in the container starting at ``i``."""
+    i = _skip_ws(text, i)
+    if i >= len(text):
+        return None
+    opener = text[i]
+    i = _skip_ws(text, i + 1)
+    if opener == "[":
+        if not isinstance(key, int) and not (isinstance(key, str) and key.isdigit()):
+            return None
+        wanted, index = int(key), 0
+        while i < len(text) and text[i] != "]":
+            if index == wanted:
+                return i
+            i = _skip_ws(text, _skip_value(text, i))
+            if i < len(text) and text[i] == ",":
+                i = _skip_ws(text, i + 1)
+            index += 1
+        return None
+    if opener != "{":
+        return None
+    found: int | None = None
+    while i < len(text) and text[i] == '"':
+        name, i = scanstring(text, i + 1)
+        i = _skip_ws(text, i)
+        if i >= len(text) or text[i] != ":":
+            return found
+        i = _skip_ws(text, i + 1)
+        if name == str(key):
+            found = i
+        i = _skip_ws(text, _skip_value(text, i))
+        if i < len(text) and text[i] == ",":
+            i = _skip_ws(text, i + 1)
+    return found
+
+
+def line_of(text: str, parts: Sequence[str | int]) -> int | None:
+    """1-based line where the value at ``parts`` starts, or None when it is not there."""
+    try:
+        i = _skip_ws(text, 1 if text.startswith("\ufeff") else 0)
+        for key in parts:
+            start = _member_start(text, i, key)
+            if start is None:
+                return None
+            i = start
+    except (ValueError, IndexError):
+        return None
+    return text.count("\n", 0, i) + 1

@@ -1,0 +1,257 @@
+"""Build the ``Quest`` model once: sources in, slim deduplicated records out.
+
+Each record file is parsed, checked on its own (``checks.documents``) while the document
+is in hand, and reduced to a slim ``Run`` or ``Decision``; the document is then dropped.
+Copies of one artifact (a worktree's checkout inherits its parent branch's records and
+index lines) collapse to one: the newest ``updated_at`` wins, then ``created_at``, then
+the copy in the workspace the record says it was written in, then the earlier workspace.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .checks.documents import inspect_decision, inspect_run
+from .model import WARNING, Decision, Finding, Quest, QuestError, Run, Workspace
+from .sources.artifacts import (
+    ARTIFACT_DIRS,
+    KIND_OF_DIR,
+    FolderReader,
+    IndexEntry,
+    Reader,
+    StagedReader,
+    parse_json_object,
+    read_index,
+    read_records,
+)
+from .sources.gitio import GitError
+from .sources.quest import (
+    coerce_toggle,
+    discover_workspaces,
+    is_inside,
+    locate,
+    quest_id_of,
+    read_quest_yaml,
+    scalar_text,
+    toggle_finding,
+)
+
+GATE_KINDS = ("run", "decision")
+_GATE_DIRS = tuple(ARTIFACT_DIRS[k] for k in GATE_KINDS)
+
+
+def _text(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def _when(value: str | None) -> float:
+    """Seconds since the epoch; unparseable or missing sorts oldest."""
+    if not value:
+        return float("-inf")
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return float("-inf")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()
+
+
+class _Copies:
+    """The winning copy per artifact id (timestamps are parsed only when copies collide)."""
+
+    def __init__(self) -> None:
+        self.best: dict[str, tuple[Any, bool, int, list[Finding]]] = {}
+
+    @staticmethod
+    def _rank(item: Run | Decision, home: bool, order: int) -> tuple[float, float, bool, int]:
+        return (_when(item.updated_at), _when(item.created_at), home, -order)
+
+    def offer(self, artifact_id: str, item: Run | Decision, home: bool, order: int, findings: list[Finding]) -> None:
+        current = self.best.get(artifact_id)
+        if current is None or self._rank(item, home, order) > self._rank(*current[:3]):
+            self.best[artifact_id] = (item, home, order, findings)
+
+
+class _Collector:
+    def __init__(self, root: Path, workspaces: list[Workspace]) -> None:
+        self.root = root
+        self.workspaces = workspaces
+        self.order = {ws.rel: i for i, ws in enumerate(workspaces)}
+        self.runs = _Copies()
+        self.decisions = _Copies()
+        self.findings: list[Finding] = []
+        self.index_entries: list[tuple[Workspace, IndexEntry]] = []
+
+    def read(self, reader: Reader) -> None:
+        ws = reader.workspace
+        for rec in read_records(reader, _GATE_DIRS):
+            if rec.problem is not None:
+                self.findings.append(rec.problem)
+            elif rec.data is not None:
+                self.add(ws, rec.name, rec.display, rec.data, rec.raw)
+        for item in read_index(reader, GATE_KINDS):
+            if isinstance(item, Finding):
+                self.findings.append(item)
+            else:
+                self.index_entries.append((ws, item))
+        self.findings.extend(reader.findings)
+
+    def add(self, ws: Workspace, name: str, display: str, data: dict[str, Any], raw: bytes) -> None:
+        folder, _, filename = name.partition("/")
+        stem = filename.removesuffix(".json")
+        kind = data.get("kind")
+        if not isinstance(kind, str):
+            kind = KIND_OF_DIR.get(folder)  # routed by folder; the schema reports the missing kind
+        artifact_id = data.get("artifact_id") or data.get("id")
+        if not isinstance(artifact_id, str) or not artifact_id.strip():
+            artifact_id = stem
+        elif artifact_id != stem:
+            self.findings.append(
+                Finding(
+                    rule="artifact.id-mismatch",
+                    severity=WARNING,
+                    path=display,
+                    pointer="/artifact_id",
+                    message=f"artifact_id {artifact_id!r} differs from the file name {filename!r}; using {artifact_id!r}",
+                    hint=f"DeepScientist names each record <artifact_id>.json; rename the file to {artifact_id}.json",
+                )
+            )
+        home = data.get("workspace_rel_path") == ws.rel
+        order = self.order.get(ws.rel, len(self.order))
+        if kind == "run":
+            run = Run(
+                artifact_id=artifact_id,
+                run_id=_text(data.get("run_id")),
+                run_kind=_text(data.get("run_kind")),
+                status=_text(data.get("status")),
+                workspace=ws.rel,
+                path=display,
+                updated_at=_text(data.get("updated_at")),
+                created_at=_text(data.get("created_at")),
+            )
+            self.runs.offer(artifact_id, run, home, order, inspect_run(data, raw, display))
+        elif kind == "decision":
+            check = inspect_decision(data, raw, display)
+            decision = Decision(
+                artifact_id=artifact_id,
+                action=_text(data.get("action")),
+                workspace=ws.rel,
+                path=display,
+                updated_at=_text(data.get("updated_at")),
+                created_at=_text(data.get("created_at")),
+                is_review=check.is_review,
+                findings=check.findings,
+                reviewed_run_ids=check.reviewed_run_ids,
+                raw=raw if check.is_review else None,
+                decision_scope=_text(data.get("decision_scope")),
+            )
+            self.decisions.offer(artifact_id, decision, home, order, [])
+
+    def resolve_index(self) -> None:
+        """Index lines whose record was not among the record files: follow ``path`` if it
+        stays inside the quest, else say the record is missing (once per artifact)."""
+        reported: set[str] = set()
+        for ws, entry in self.index_entries:
+            table = self.runs if entry.kind == "run" else self.decisions
+            if entry.artifact_id in table.best or entry.artifact_id in reported:
+                continue
+            if self._follow(ws, entry):
+                continue
+            reported.add(entry.artifact_id)
+            folder = ARTIFACT_DIRS[entry.kind]
+            expected = ws.display(f"artifacts/{folder}/{entry.artifact_id}.json")
+            outside = entry.path is not None and not self._inside(entry.path, ws)
+            where = f"{entry.path} (outside the quest, not read) or " if outside else ""
+            self.findings.append(
+                Finding(
+                    rule="index.missing-record",
+                    severity=WARNING,
+                    path=ws.display("artifacts/_index.jsonl"),
+                    line=entry.line,
+                    message=f"the index lists {entry.kind} {entry.artifact_id} but no record file exists at {where}{expected}",
+                    hint="restore the record file from git (or the worktree that wrote it); without it the gate cannot see this "
+                    + entry.kind,
+                )
+            )
+
+    def _inside(self, path: str, ws: Workspace) -> bool:
+        full = Path(os.path.normpath(path if os.path.isabs(path) else ws.path / path))
+        return is_inside(self.root, full) and is_inside(self.root, Path(os.path.realpath(full)))
+
+    def _follow(self, ws: Workspace, entry: IndexEntry) -> bool:
+        if entry.path is None or not self._inside(entry.path, ws):
+            return False
+        full = Path(os.path.realpath(entry.path if os.path.isabs(entry.path) else ws.path / entry.path))
+        try:
+            raw = full.read_bytes()
+        except OSError:
+            return False
+        owner = max((w for w in self.workspaces if is_inside(w.path, full)), key=lambda w: len(w.path.parts))
+        display = full.relative_to(self.root).as_posix()
+        data, problem = parse_json_object(raw, display)
+        if problem is not None:
+            self.findings.append(problem)
+            return True
+        assert data is not None
+        self.add(owner, f"{ARTIFACT_DIRS[entry.kind]}/{full.name}", display, data, raw)
+        return entry.artifact_id in (self.runs if entry.kind == "run" else self.decisions).best
+
+
+def load_quest(path: Path | str, *, staged: bool = False) -> Quest:
+    """Read a quest from any path inside it.
+
+    ``staged`` reads the workspace that ``path`` lies in from git's index instead of its
+    folder: what the commit being made will hold.
+    """
+    loc = locate(path)
+    meta, findings = read_quest_yaml(loc.root)
+    findings = loc.findings + findings
+    contract = meta.get("startup_contract")
+    contract = contract if isinstance(contract, Mapping) else {}
+    for name in ("experience_distill", "recall_priors"):
+        note = toggle_finding(name, contract.get(name))
+        if note is not None:
+            findings.append(note)
+    workspaces, ws_findings = discover_workspaces(loc)
+    findings.extend(ws_findings)
+
+    collector = _Collector(loc.root, workspaces)
+    for ws in workspaces:
+        reader: Reader
+        if staged and ws.path == loc.top:
+            try:
+                reader = StagedReader(ws)
+            except GitError as exc:
+                raise QuestError(f"cannot read the staged files of {ws.path}: {exc}") from exc
+        else:
+            reader = FolderReader(ws, loc.root)
+        collector.read(reader)
+    collector.resolve_index()
+
+    runs: dict[str, Run] = {}
+    for artifact_id, (run, _, _, run_findings) in sorted(collector.runs.best.items()):
+        runs[artifact_id] = run
+        findings.extend(run_findings)
+    decisions = {key: entry[0] for key, entry in sorted(collector.decisions.best.items())}
+    findings.extend(collector.findings)
+    return Quest(
+        root=loc.root,
+        quest_id=quest_id_of(meta, loc.root),
+        status=scalar_text(meta.get("status")),
+        experience_distill=coerce_toggle(contract.get("experience_distill")),
+        recall_priors=coerce_toggle(contract.get("recall_priors")),
+        workspaces=workspaces,
+        runs=runs,
+        decisions=decisions,
+        findings=findings,
+        is_git=loc.is_git,
+    )

@@ -1,0 +1,44 @@
+"""``--format github``: workflow commands that GitHub Actions shows as annotations.
+
+Paths are made relative to the current directory (the workspace root in Actions), so
+annotations land on the right file even when the quest is a subfolder of the checkout.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..model import ERROR, WARNING, Finding, Report
+from .text import summary_line
+
+_LEVEL = {ERROR: "error", WARNING: "warning"}
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _prop(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+class GithubReporter:
+    def render(self, report: Report) -> str:
+        lines = [self._annotation(report, f) for f in report.findings]
+        lines.append(summary_line(report))
+        return "\n".join(lines) + "\n"
+
+    def _annotation(self, report: Report, finding: Finding) -> str:
+        props = []
+        if finding.path:
+            path = finding.path
+            if report.quest is not None and not os.path.isabs(path):
+                path = os.path.relpath(report.quest.root / path)
+            props.append(f"file={_prop(path)}")
+            if finding.line:
+                props.append(f"line={finding.line}")
+        props.append(f"title={_prop(finding.rule)}")
+        message = finding.message + (f" (at {finding.pointer})" if finding.pointer else "")
+        if finding.hint:
+            message += f"\nhint: {finding.hint}"
+        return f"::{_LEVEL.get(finding.severity, 'notice')} {','.join(props)}::{_data(message)}"

@@ -1,0 +1,100 @@
+"""``--format text``: for people at a terminal and for the hook output a committer reads.
+
+Every finding says where (file:line, JSON pointer), what rule, and what to do. Pending
+runs are shown as one table rather than one finding each, followed by the next step.
+"""
+
+from __future__ import annotations
+
+from ..model import ERROR, INFO, WARNING, Finding, Report, Run
+
+_PENDING_RULE = "coverage.pending-run"
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def summary_line(report: Report) -> str:
+    errors = sum(f.severity == ERROR for f in report.findings if f.rule != _PENDING_RULE)
+    warnings = sum(f.severity == WARNING for f in report.findings)
+    verdict = "OK" if report.ok else "FAILED"
+    if report.command in ("closure", "commit-check") and report.quest is not None:
+        verdict = "PASSED" if report.ok else "REJECTED"
+        if not report.enforced:
+            verdict = "PASSED (gate off)"
+    counts = [_count(errors, "error"), _count(warnings, "warning")]
+    if report.quest is not None:
+        counts.insert(0, f"{len(report.pending)} of {len(report.completed_runs)} completed runs pending distill review")
+    return f"ds-gate {report.command}: {verdict} - {', '.join(counts)}"
+
+
+def format_finding(finding: Finding) -> str:
+    where = finding.path or "(quest)"
+    if finding.line:
+        where += f":{finding.line}"
+    text = f"{where}: {finding.severity} [{finding.rule}] {finding.message}"
+    if finding.pointer:
+        text += f"\n    at {finding.pointer}"
+    if finding.hint:
+        text += f"\n    hint: {finding.hint}"
+    return text
+
+
+def pending_table(runs: list[Run], listed_by_invalid: dict[str, list[str]] | None = None) -> list[str]:
+    listed_by_invalid = listed_by_invalid or {}
+    rows = [
+        (run.artifact_id, run.run_id or "-", run.run_kind or "-", "(root)" if run.workspace == "." else run.workspace)
+        for run in runs
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = []
+    for run, (a, b, c, d) in zip(runs, rows):
+        line = f"  {a:<{widths[0]}}  {b:<{widths[1]}}  {c:<{widths[2]}}  {d}"
+        if run.artifact_id in listed_by_invalid:
+            line += f"  (listed by invalid review {', '.join(listed_by_invalid[run.artifact_id])})"
+        lines.append(line)
+    return lines
+
+
+def next_step(runs: list[Run]) -> list[str]:
+    ids = ", ".join(repr(run.artifact_id) for run in runs)
+    return [
+        "next: run the distill skill over these runs, then record a review that covers them:",
+        "  artifact.record(kind='decision', action='distill_review', verdict='covered', reason='...',",
+        f"                  reviewed_run_ids=[{ids}],",
+        "                  cards_written=[{card_id, scope, action, target_run_id}, ...])",
+        "  (or cards_written=[] with reason_if_empty='...' when no lesson is worth a card)",
+    ]
+
+
+class TextReporter:
+    def render(self, report: Report) -> str:
+        out: list[str] = []
+        quest = report.quest
+        if quest is not None and report.command != "commit-check":
+            toggle = "on" if quest.experience_distill else "off"
+            out.append(f"quest {quest.quest_id} at {quest.root} (experience_distill: {toggle})")
+            out.append(f"  workspaces: {', '.join(ws.rel for ws in quest.workspaces)}")
+        if report.finalization_reasons:
+            out.append("this commit finalizes the quest: it stages " + "; ".join(report.finalization_reasons))
+            if report.pending and report.enforced:
+                out.append("(ordinary checkpoints are never blocked by pending runs; finalization commits are)")
+
+        shown = [f for f in report.findings if f.rule != _PENDING_RULE and f.severity != INFO]
+        if shown:
+            out.append("")
+            out.extend(format_finding(f) for f in shown)
+
+        if quest is not None and report.pending and report.command in ("closure", "candidates", "commit-check"):
+            out.append("")
+            header = f"{_count(len(report.pending), 'completed run')} of {len(report.completed_runs)} lack a distill_review:"
+            out.append(header)
+            out.extend(pending_table(report.pending, report.listed_by_invalid))
+            if report.enforced and report.command != "candidates":
+                out.append("")
+                out.extend(next_step(report.pending))
+        out.extend(f"note: {note}" for note in report.notes)
+        out.append("")
+        out.append(summary_line(report))
+        return "\n".join(out).lstrip("\n") + "\n"

@@ -1,0 +1,40 @@
+"""Every rule id ds-gate emits: part of the JSON output's API, so ids are never renamed.
+
+``tests/test_rules.py`` checks that the code emits no id missing here and that the
+README documents each one.
+"""
+
+from __future__ import annotations
+
+RULES: dict[str, str] = {
+    # the closure gate
+    "coverage.pending-run": "a completed run no valid distill_review covers (fails `closure` and finalization commits)",
+    # artifact records
+    "review.schema": "a distill_review breaks schemas/distill_review.schema.json",
+    "review.target-not-reviewed": "a cards_written or neighbor_decisions entry targets a run the review does not list",
+    "review.unknown-run": "a reviewed id is not the artifact id of a run of the quest (with a did-you-mean)",
+    "review.action-spelling": "an action that is distill_review in another case or spacing, so it reviews nothing",
+    "review.runs-not-checked": "`validate` outside a quest: reviewed ids could not be checked against runs",
+    "decision.schema": "a decision breaks schemas/decision.schema.json (verdict, action, reason)",
+    "run.schema": "a run record breaks schemas/run.schema.json (run_kind)",
+    "artifact.invalid-json": "a record file is not UTF-8 JSON (truncated, mis-encoded, too deeply nested)",
+    "artifact.not-object": "a record file holds JSON that is not an object",
+    "artifact.unreadable": "a record file or folder cannot be read (permissions)",
+    "artifact.id-mismatch": "a record's artifact_id differs from its file name",
+    # the artifact index
+    "index.invalid-line": "an _index.jsonl line is not a JSON object; skipped (the record files are still read)",
+    "index.partial-line": "the last _index.jsonl line is incomplete, a write in progress; skipped",
+    "index.missing-record": "an indexed run or decision has no record file",
+    # the quest and its workspaces
+    "quest.no-quest-yaml": "no quest.yaml at the quest root; the toggles count as off",
+    "quest.yaml-invalid": "quest.yaml cannot be read or parsed; the toggles count as off",
+    "quest.toggle-unrecognised": "a toggle value DeepScientist reads as off that was probably meant as on",
+    "quest.not-git": "git cannot read the quest; workspaces were found from folders only",
+    "quest.research-state-invalid": ".ds/research_state.json cannot be read",
+    "workspace.outside-quest": "a worktree outside the quest folder; never read",
+    "workspace.missing": "a registered worktree whose folder is gone",
+    "path.symlink-outside-quest": "a symbolic link out of the quest; never followed",
+    # command input
+    "input.unreadable": "a file named on the command line cannot be read (exit 2)",
+    "install.failed": "a hook could not be installed into a quest of the home",
+}

@@ -1,0 +1,1 @@
+"""Sources read bytes from the filesystem and git; they know nothing of the gate's rules."""

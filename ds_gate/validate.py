@@ -1,0 +1,118 @@
+"""Validate given artifact documents: files named on the command line, or staged blobs.
+
+Each document is checked on its own (schema, in-document rules); a distill_review is also
+checked against the runs of the quest it belongs to, which is read only when a review
+is among the documents and only once per quest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .checks.coverage import RunIndex
+from .checks.documents import inspect_decision, inspect_run
+from .model import ERROR, INFO, Finding, Quest, QuestError, Report
+from .sources.artifacts import KIND_OF_DIR, parse_json_object
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    display: str  # how findings name it
+    raw: bytes
+    folder: str  # the folder it sits in (decisions, runs, ...), to route a record with no kind
+
+
+def check_documents(
+    documents: Iterable[Document], quest_for: Callable[[Document], Quest | None]
+) -> tuple[list[Finding], int]:
+    """Findings for the documents, and how many were run or decision records."""
+    findings: list[Finding] = []
+    reviews: list[tuple[Document, tuple[str, ...]]] = []
+    checked = 0
+    for doc in documents:
+        data, problem = parse_json_object(doc.raw, doc.display)
+        if problem is not None:
+            findings.append(problem)
+            checked += 1
+            continue
+        assert data is not None
+        kind = data.get("kind")
+        if not isinstance(kind, str):
+            kind = KIND_OF_DIR.get(doc.folder)
+        if kind == "run":
+            findings.extend(inspect_run(data, doc.raw, doc.display))
+        elif kind == "decision":
+            check = inspect_decision(data, doc.raw, doc.display)
+            findings.extend(check.findings)
+            if check.is_review and check.reviewed_run_ids:
+                reviews.append((doc, check.reviewed_run_ids))
+        else:
+            continue
+        checked += 1
+
+    indexes: dict[Path, RunIndex] = {}
+    for doc, reviewed in reviews:
+        try:
+            quest = quest_for(doc)
+        except QuestError as exc:
+            quest, reason = None, str(exc)
+        else:
+            reason = "it is not inside a quest"
+        if quest is None:
+            findings.append(
+                Finding(
+                    rule="review.runs-not-checked",
+                    severity=INFO,
+                    path=doc.display,
+                    message=f"reviewed_run_ids were not checked against runs: {reason}",
+                    hint="validate the review inside its quest to check that every reviewed id is a run",
+                )
+            )
+            continue
+        index = indexes.get(quest.root) or indexes.setdefault(quest.root, RunIndex(quest))
+        findings.extend(index.unknown(reviewed, doc.display, doc.raw))
+    return findings, checked
+
+
+def validate_files(paths: Iterable[str | Path]) -> tuple[Report, bool]:
+    """The ``ds-gate validate`` core: (report, every file could be read)."""
+    from .loader import load_quest
+    from .sources.quest import locate
+
+    documents: list[Document] = []
+    findings: list[Finding] = []
+    readable = True
+    for given in paths:
+        path = Path(given)
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            readable = False
+            findings.append(
+                Finding(
+                    rule="input.unreadable",
+                    severity=ERROR,
+                    path=str(given),
+                    message=f"cannot read {given}: {exc.strerror or exc}",
+                    hint="check the path and its permissions",
+                )
+            )
+            continue
+        documents.append(Document(str(given), raw, path.resolve().parent.name))
+
+    quests: dict[Path, Quest] = {}
+
+    def quest_for(doc: Document) -> Quest:
+        root = locate(Path(doc.display).resolve().parent).root
+        if root not in quests:
+            quests[root] = load_quest(root)
+        return quests[root]
+
+    doc_findings, checked = check_documents(documents, quest_for)
+    findings.extend(doc_findings)
+    findings.sort(key=lambda f: (f.path or "", f.line or 0, f.rule, f.pointer))
+    notes = [f"{checked} of {len(documents)} files are run or decision records and were validated"]
+    report = Report(command="validate", ok=not any(f.severity == ERROR for f in findings), findings=findings, notes=notes)
+    return report, readable

@@ -1,0 +1,69 @@
+"""Shared fixtures: real git repositories laid out as DeepScientist lays out quests.
+
+Every test runs against a real git (with real worktrees, commits and hooks) isolated
+from the developer's own git configuration, with this interpreter's scripts (ds-gate,
+pre-commit) first on PATH.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ds_gate.cli import main
+from ds_gate.example_quest import ExampleQuest
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_git(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    home = tmp_path_factory.mktemp("user-home")
+    config = home / ".gitconfig"
+    config.write_text(
+        "[user]\n\tname = Test Researcher\n\temail = researcher@example.invalid\n"
+        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
+    )
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(home))
+        mp.setenv("GIT_CONFIG_GLOBAL", str(config))
+        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        mp.setenv("PRE_COMMIT_HOME", str(home / "pre-commit-cache"))
+        mp.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+        for name in ("DEEPSCIENTIST_HOME", "DS_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+            mp.delenv(name, raising=False)
+        yield
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "DeepScientist"
+    (path / "quests").mkdir(parents=True)
+    return path
+
+
+MakeQuest = Callable[..., ExampleQuest]
+
+
+@pytest.fixture
+def make_quest(home: Path) -> MakeQuest:
+    def make(quest_id: str = "001", **options: Any) -> ExampleQuest:
+        return ExampleQuest(home / "quests" / quest_id, quest_id, **options).create()
+
+    return make
+
+
+@pytest.fixture
+def gate_json(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, dict[str, Any]]]:
+    """Run ``ds-gate <args> --format json`` in process: (exit code, parsed output)."""
+
+    def run(*args: str) -> tuple[int, dict[str, Any]]:
+        code = main([*args, "--format", "json"])
+        out = capsys.readouterr().out
+        return code, json.loads(out)
+
+    return run

@@ -1,0 +1,31 @@
+"""``ds-gate demo`` is the quick start: it must work and tell the story in order."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import git
+
+
+def test_demo_rejects_then_passes_and_leaves_a_real_quest_behind(tmp_path) -> None:
+    script = Path(sys.executable).parent / "ds-gate"
+    done = subprocess.run([str(script), "demo", "--dir", str(tmp_path)], capture_output=True, text=True)
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr
+    assert "Traceback" not in out + done.stderr
+    rejected, closure_rejected, passed = (out.index(s) for s in ("the hook rejects it", "ds-gate closure: REJECTED", "ds-gate closure: PASSED"))
+    assert rejected < closure_rejected < passed
+    assert out.rstrip().splitlines()[-1].startswith("the example quest is kept at")
+
+    root = tmp_path / "DeepScientist" / "quests" / "001"
+    worktrees = git(root, "worktree", "list", "--porcelain").stdout
+    assert worktrees.count("worktree ") == 4  # the root and three worktrees
+    assert git(root / ".ds/worktrees/paper-main-001", "log", "-1", "--format=%s").stdout.strip() == "paper: bundle"
+
+
+def test_demo_refuses_a_folder_that_already_holds_its_quest(tmp_path) -> None:
+    (tmp_path / "DeepScientist" / "quests" / "001").mkdir(parents=True)
+    done = subprocess.run([sys.executable, "-m", "ds_gate", "demo", "--dir", str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 2 and "already exists" in done.stdout

@@ -1,0 +1,176 @@
+"""The plain git hook from ``ds-gate install``: real commits, from the root and from worktrees."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+from helpers import commit, git, head_subject
+
+from ds_gate.cli import main
+from ds_gate.example_quest import ExampleQuest
+from ds_gate.install import CHAIN_SUFFIX, install
+
+MANIFEST = "paper/paper_bundle_manifest.json"
+
+
+@pytest.fixture
+def gated(tmp_path):
+    """A quest (in a folder with a space) with the hook installed, two worktrees and one pending run."""
+    quest = ExampleQuest(tmp_path / "Deep Scientist" / "quests" / "001").create()
+    assert main(["install", str(quest.root)]) == 0
+    idea = quest.worktree("idea-idea-aaaa0001", "idea/001-idea-aaaa0001")
+    paper = quest.worktree("paper-main-001", "paper/main-001", "idea/001-idea-aaaa0001")
+    run = quest.run(idea, "main-001")
+    done = commit(idea, "experiment: record main main-001")
+    assert done.returncode == 0, done.stderr
+    return quest, idea, paper, run
+
+
+def write_manifest(workspace: Path) -> None:
+    (workspace / "paper").mkdir(exist_ok=True)
+    (workspace / MANIFEST).write_text(json.dumps({"package_type": "paper_draft_checkpoint"}) + "\n")
+
+
+def test_ordinary_checkpoints_pass_silently_while_runs_are_pending(gated) -> None:
+    quest, idea, paper, run = gated
+    quest.run(paper, "main-002")
+    quest.decision(paper, "continue")
+    (paper / "notes.md").write_text("progress\n")
+    done = commit(paper, "experiment: record main main-002")
+    assert done.returncode == 0 and head_subject(paper) == "experiment: record main main-002"
+    assert done.stdout == "" and done.stderr == ""  # nothing to say on an ordinary checkpoint
+    (quest.root / "status.md").write_text("# status\nworking\n")
+    assert commit(quest.root, "status").returncode == 0
+
+
+def test_a_paper_bundle_commit_from_a_worktree_is_rejected_until_its_review_is_staged(gated) -> None:
+    quest, idea, paper, run = gated
+    write_manifest(paper)
+    rejected = commit(paper, "paper: bundle")
+    assert rejected.returncode != 0
+    assert head_subject(paper) != "paper: bundle"
+    output = rejected.stdout + rejected.stderr
+    assert run in output and "main-001" in output and ".ds/worktrees/idea-idea-aaaa0001" in output
+    assert MANIFEST in output and "distill_review" in output
+
+    quest.review(paper, [run])  # staged in the same commit
+    accepted = commit(paper, "paper: bundle")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert head_subject(paper) == "paper: bundle"
+
+
+@pytest.mark.parametrize("kind", ["quest.yaml completed", "write decision", "Finalize decision", "quest_completion decision"])
+def test_every_kind_of_finalization_commit_is_gated(gated, kind) -> None:
+    quest, idea, paper, run = gated
+    where = quest.root
+    if kind == "quest.yaml completed":
+        quest.write_quest_yaml(status="completed")
+    elif kind == "write decision":
+        quest.decision(idea, "write")
+        where = idea
+    elif kind == "Finalize decision":
+        quest.decision(where, "Finalize")
+    else:  # what complete_quest records
+        quest.decision(where, "stop", status="completed", decision_scope="quest_completion")
+    rejected = commit(where, "finalize")
+    assert rejected.returncode != 0 and run in rejected.stdout + rejected.stderr
+
+    quest.review(paper, [run])  # committed in another worktree: visible to the gate
+    assert commit(paper, "artifact: decision review").returncode == 0
+    accepted = commit(where, "finalize")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+
+
+def test_a_review_left_unstaged_does_not_cover_the_commit_that_finalizes(gated) -> None:
+    quest, idea, paper, run = gated
+    write_manifest(paper)
+    review = quest.review(paper, [run])
+    rejected = commit(paper, "paper: bundle", MANIFEST)  # only the manifest is staged
+    assert rejected.returncode != 0 and run in rejected.stdout + rejected.stderr
+    accepted = commit(paper, "paper: bundle", MANIFEST, f"artifacts/decisions/{review}.json")
+    assert accepted.returncode == 0
+
+
+def test_quest_yaml_that_was_already_completed_is_not_finalized_again(gated) -> None:
+    quest, idea, paper, run = gated
+    quest.write_quest_yaml(status="completed")
+    git(quest.root, "add", "-A")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "completed before ds-gate")
+    quest.write_quest_yaml(active_anchor="finalize")
+    assert commit(quest.root, "touch quest.yaml").returncode == 0
+
+
+def test_an_invalid_staged_artifact_blocks_an_ordinary_checkpoint_and_says_where(gated) -> None:
+    quest, idea, paper, run = gated
+    bad = quest.record(paper, "decision", {"action": "launch_experiment", "verdict": "good"})
+    rejected = commit(paper, "artifact: decision")
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0
+    assert f".ds/worktrees/paper-main-001/artifacts/decisions/{bad['artifact_id']}.json:1" in output
+    assert "[decision.schema] `reason` is required" in output and "hint:" in output
+
+
+def test_a_staged_review_of_an_experiment_run_id_is_rejected_with_did_you_mean(gated) -> None:
+    quest, idea, paper, run = gated
+    quest.review(paper, ["main-001"], cards=[], reason_if_empty="nothing new")
+    rejected = commit(paper, "artifact: decision review")
+    assert rejected.returncode != 0
+    assert f"did you mean {run}?" in rejected.stdout + rejected.stderr
+
+
+def test_with_the_gate_off_finalization_passes_with_a_note(tmp_path) -> None:
+    quest = ExampleQuest(tmp_path / "q", experience_distill=None).create()
+    install(quest.root)
+    quest.run(quest.root, "main-001")
+    write_manifest(quest.root)
+    done = commit(quest.root, "paper: bundle")
+    assert done.returncode == 0 and "experience_distill is off" in done.stdout + done.stderr
+
+
+def test_install_keeps_and_chains_an_existing_hook_and_reinstalls_cleanly(make_quest, tmp_path, capsys) -> None:
+    quest = make_quest()
+    hooks = quest.root / ".git" / "hooks"
+    marker = tmp_path / "chained-ran"
+    existing = hooks / "pre-commit"
+    existing.write_text(f"#!/bin/sh\necho ran >> '{marker}'\nexit \"${{FAIL:-0}}\"\n")
+    existing.chmod(existing.stat().st_mode | stat.S_IXUSR)
+
+    assert main(["install", str(quest.root)]) == 0
+    assert "the previous hook is kept as pre-commit.ds-gate-chained" in capsys.readouterr().out
+    assert main(["install", str(quest.root)]) == 0  # again: ours is updated, the chain is not doubled
+    assert "updated" in capsys.readouterr().out
+    assert sorted(p.name for p in hooks.iterdir() if p.name.startswith("pre-commit") and not p.name.endswith(".sample")) == ["pre-commit", "pre-commit" + CHAIN_SUFFIX]
+
+    quest.run(quest.root, "main-001")
+    assert commit(quest.root, "checkpoint").returncode == 0
+    assert marker.read_text() == "ran\n"  # the kept hook ran first
+
+    quest.run(quest.root, "main-002")
+    git(quest.root, "add", "-A")
+    blocked = subprocess.run(["git", "commit", "-q", "-m", "blocked"], cwd=quest.root,
+                             env=dict(os.environ, FAIL="1"), capture_output=True, text=True)
+    assert blocked.returncode != 0 and head_subject(quest.root) == "checkpoint"  # its failure blocks the commit
+
+
+def test_install_home_covers_every_quest_and_skips_other_folders(home, make_quest, capsys) -> None:
+    first, second = make_quest("001"), make_quest("002")
+    (home / "quests" / "notes").mkdir()
+    assert main(["install", "--home", str(home)]) == 0
+    out = capsys.readouterr().out
+    for quest in (first, second):
+        hook = quest.root / ".git" / "hooks" / "pre-commit"
+        assert hook.is_file() and "ds-gate-managed-hook" in hook.read_text() and str(hook) in out
+    assert "skipped" in out and "notes" in out
+
+
+def test_install_refuses_a_hooks_path_outside_the_quest(make_quest, tmp_path, capsys) -> None:
+    quest = make_quest()
+    git(quest.root, "config", "core.hooksPath", str(tmp_path / "shared-hooks"))
+    assert main(["install", str(quest.root)]) == 2
+    assert "outside this quest" in capsys.readouterr().err
+    assert not (tmp_path / "shared-hooks").exists()

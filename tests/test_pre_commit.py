@@ -1,0 +1,90 @@
+"""The real pre-commit tool running the hooks of .pre-commit-hooks.yaml in a quest.
+
+Each hook of the manifest becomes a ``repo: local`` hook with ``language: system`` (the
+same entry, files, stages and pass_filenames), so pre-commit runs the ds-gate installed
+in this environment instead of building a virtualenv from the network.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from helpers import REPO, commit, head_subject
+
+from ds_gate.example_quest import ExampleQuest
+
+MANIFEST = "paper/paper_bundle_manifest.json"
+
+
+def pre_commit(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    tool = Path(sys.executable).parent / "pre-commit"
+    return subprocess.run([str(tool), *args], cwd=cwd, capture_output=True, text=True)
+
+
+def local_config() -> str:
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    return yaml.safe_dump({"repos": [{"repo": "local", "hooks": [dict(h, language="system") for h in hooks]}]}, sort_keys=False)
+
+
+@pytest.fixture
+def quest(make_quest) -> ExampleQuest:
+    quest = make_quest()
+    (quest.root / ".pre-commit-config.yaml").write_text(local_config())
+    quest.checkpoint(quest.root, "pre-commit config")
+    done = pre_commit(quest.root, "install")
+    assert done.returncode == 0, done.stdout + done.stderr
+    return quest
+
+
+def test_the_manifest_and_the_derived_config_are_valid_for_pre_commit(quest) -> None:
+    assert pre_commit(REPO, "validate-manifest", str(REPO / ".pre-commit-hooks.yaml")).returncode == 0
+    assert pre_commit(quest.root, "validate-config", ".pre-commit-config.yaml").returncode == 0
+    ids = [h["id"] for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())]
+    assert ids == ["ds-gate-validate", "ds-gate-closure", "ds-gate-closure-full"]
+
+
+def test_pre_commit_lets_checkpoints_through_and_gates_the_finalization_commit(quest) -> None:
+    idea = quest.worktree("idea-a", "idea/001-a")
+    paper = quest.worktree("paper-main-001", "paper/main-001", "idea/001-a")
+    run = quest.run(idea, "main-001")
+    checkpoint = commit(idea, "experiment: record main main-001")
+    assert checkpoint.returncode == 0, checkpoint.stdout + checkpoint.stderr
+    assert "ds-gate validate" in checkpoint.stdout + checkpoint.stderr  # the hook really ran on the staged run
+
+    (paper / "paper").mkdir()
+    (paper / MANIFEST).write_text('{"package_type": "paper_draft_checkpoint"}\n')
+    rejected = commit(paper, "paper: bundle")
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0 and head_subject(paper) != "paper: bundle"
+    assert "ds-gate-closure" in output and run in output and "main-001" in output
+
+    quest.review(paper, [run])
+    accepted = commit(paper, "paper: bundle")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert head_subject(paper) == "paper: bundle"
+
+
+def test_the_validate_hook_rejects_an_invalid_staged_review(quest) -> None:
+    run = quest.run(quest.root, "main-001")
+    assert commit(quest.root, "record").returncode == 0
+    review = quest.review(quest.root, ["main-001"], cards=[{"card_id": "k", "scope": "team", "action": "new", "target_run_id": run}])
+    rejected = commit(quest.root, "artifact: decision review")
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0
+    assert f"artifacts/decisions/{review}.json" in output
+    assert "[review.schema]" in output and "[review.unknown-run]" in output and f"did you mean {run}?" in output
+
+
+def test_the_manual_stage_runs_the_full_closure_gate(quest) -> None:
+    run = quest.run(quest.root, "main-001")
+    assert commit(quest.root, "record").returncode == 0
+    failed = pre_commit(quest.root, "run", "ds-gate-closure-full", "--hook-stage", "manual")
+    assert failed.returncode != 0 and run in failed.stdout
+    quest.review(quest.root, [run])
+    assert commit(quest.root, "review").returncode == 0
+    passed = pre_commit(quest.root, "run", "ds-gate-closure-full", "--hook-stage", "manual")
+    assert passed.returncode == 0, passed.stdout

@@ -1,0 +1,146 @@
+"""The shipped schemas, the fast accept path's agreement with jsonschema, and line placement."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from ds_gate import schemas
+from ds_gate.jsonpos import line_of, pointer
+from ds_gate.resources import data_dir
+
+RUN = "run-e79fde93"
+VALID = {
+    "distill_review": {
+        "kind": "decision", "artifact_id": "decision-674d8f0a", "action": "distill_review", "verdict": "covered",
+        "reason": "1 run distilled into 1 global card", "reviewed_run_ids": [RUN],
+        "cards_written": [{"card_id": "knowledge-14ff84d4", "scope": "global", "action": "new", "target_run_id": RUN}],
+        "neighbor_decisions": [{"candidate_card_id": "knowledge-0000aaaa", "decision": "neighbor_but_separate",
+                                "target_run_id": RUN, "reason": "different mechanism"}],
+        "notes": "demo",
+    },
+    "decision": {"kind": "decision", "artifact_id": "decision-80379c60", "verdict": "good", "action": "launch_experiment",
+                 "reason": "Idea is promising."},
+    "run": {"kind": "run", "artifact_id": "run-51c9ad07", "run_id": "main-001", "run_kind": "main_experiment", "status": "completed"},
+}
+REPLACEMENTS: list[Any] = [None, True, False, 0, 1, 1.5, "", " ", "x", "global", "new", "distill_review", "decision", "run",
+                           [], ["x"], [""], {}, {"a": 1}]
+
+
+def mutations(doc: Any, path: tuple[Any, ...] = ()) -> Iterator[Any]:
+    """Every document one edit away: each value replaced, each key removed, each list emptied."""
+    def at(root: Any, where: tuple[Any, ...]) -> Any:
+        for part in where:
+            root = root[part]
+        return root
+
+    node = at(doc, path)
+    children = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) if isinstance(node, list) else []
+    for key, child in children:
+        for value in REPLACEMENTS:
+            mutated = copy.deepcopy(doc)
+            at(mutated, path)[key] = copy.deepcopy(value)
+            yield mutated
+        mutated = copy.deepcopy(doc)
+        del at(mutated, path)[key]
+        yield mutated
+        if isinstance(child, (dict, list)):
+            yield from mutations(doc, (*path, key))
+    if isinstance(node, dict):
+        for extra in ("reason_if_empty", "unexpected"):
+            mutated = copy.deepcopy(doc)
+            at(mutated, path)[extra] = "because"
+            yield mutated
+
+
+@pytest.mark.parametrize("name", schemas.SCHEMA_NAMES)
+def test_shipped_schemas_are_valid_draft_2020_12(name) -> None:
+    Draft202012Validator.check_schema(schemas.load(name))
+    assert (data_dir("schemas") / f"{name}.schema.json").is_file()
+
+
+@pytest.mark.parametrize("name", schemas.SCHEMA_NAMES)
+def test_the_fast_path_agrees_with_jsonschema_on_every_single_edit(name) -> None:
+    fast = schemas._fast(name)
+    assert fast is not None, "the schema uses a keyword the fast path does not implement"
+    authority = schemas._jsonschema_validator(name)
+    base = VALID[name]
+    docs = [base, *mutations(base)]
+    if name == "distill_review":  # the conditional branch: empty cards_written
+        empty = dict(base, cards_written=[], reason_if_empty="nothing reusable")
+        docs += [empty, *mutations(empty)]
+    disagreements = [d for d in docs if fast(d) != authority.is_valid(d)]
+    assert len(docs) > len(base) * len(REPLACEMENTS)  # every key was edited every way
+    assert not disagreements, json.dumps(disagreements[:3])
+    assert any(not fast(d) for d in docs) and fast(base)
+
+
+def test_the_fast_path_declines_keywords_it_does_not_implement() -> None:
+    with pytest.raises(schemas.Unsupported):
+        schemas._compile({"type": "array", "uniqueItems": True}, "x.schema.json")
+
+
+def test_json_equality_keeps_booleans_apart_from_numbers() -> None:
+    check = schemas._compile({"enum": [1, "x"]}, "x.schema.json")
+    assert check(1) and check(1.0) and not check(True)
+    assert schemas._compile({"const": False}, "x.schema.json")(False) is True
+    assert schemas._compile({"const": False}, "x.schema.json")(0) is False
+
+
+def test_errors_carry_a_place_a_message_and_a_hint() -> None:
+    doc = dict(VALID["distill_review"], reviewed_run_ids=["main-001", ""], cards_written=[{"card_id": "k", "scope": "team"}])
+    found = {pointer(e.path): e for e in schemas.errors("distill_review", doc)}
+    assert set(found) == {"/reviewed_run_ids/1", "/cards_written/0/scope", "/cards_written/0/action", "/cards_written/0/target_run_id"}
+    assert found["/cards_written/0/scope"].message == "`cards_written[0].scope` is 'team'; expected one of: global, quest"
+    assert found["/cards_written/0/target_run_id"].anchor == ("cards_written", 0)  # the line goes on the object
+    assert all(e.hint for e in found.values())
+
+
+TEXT = """{
+  "kind": "decision",
+  "note": "braces { and [ and an \\"escaped\\" quote",
+  "reviewed_run_ids": [
+    "run-1",
+    "main-001"
+  ],
+  "cards_written": [{"card_id": "a"},
+    {"card_id": "b",
+     "scope": "x"}],
+  "dup": 1,
+  "dup": 2
+}"""
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ((), 1),
+        (("kind",), 2),
+        (("reviewed_run_ids",), 4),
+        (("reviewed_run_ids", 1), 6),
+        (("cards_written", 0), 8),
+        (("cards_written", 1, "scope"), 10),
+        (("dup",), 12),  # the value json.loads keeps is the last one
+        (("missing",), None),
+        (("reviewed_run_ids", 7), None),
+        (("kind", "deeper"), None),
+    ],
+)
+def test_line_of_finds_the_line_of_a_json_pointer(path, line) -> None:
+    assert json.loads(TEXT)  # the text is real JSON
+    assert line_of(TEXT, path) == line
+
+
+def test_line_of_never_raises_on_broken_text() -> None:
+    assert line_of('{"a": [1, 2', ("a", 5)) is None
+    assert line_of("", ("a",)) is None
+    assert line_of('{"a": "unterminated', ("b",)) is None
+
+
+def test_pointer_escapes_per_rfc_6901() -> None:
+    assert pointer(("a/b", "c~d", 0)) == "/a~1b/c~0d/0"
