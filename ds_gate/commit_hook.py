@@ -27,7 +27,7 @@ from .sources.gitio import cat_file, git, split_z
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from .model import Quest, Report
+    from .model import Finding, Quest, Report
 
 # Imports are deferred below the fast path: this module runs on every commit.
 ARTIFACT_DIRS = ("artifacts/decisions/", "artifacts/runs/")
@@ -139,9 +139,9 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     else:
         notes = []
 
-    from .model import ERROR, Report
+    from .model import ERROR, Finding, Report
 
-    findings = []
+    findings: list[Finding] = []
     if validate:
         from .validate import Document, check_documents
 

@@ -8,7 +8,7 @@ with duplicate keys it follows the last one, as ``json.loads`` does.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # public since 2.6, absent from typeshed
 
 _WS = " \t\r\n"
 
@@ -31,7 +31,8 @@ def _skip_value(text: str, i: int) -> int:
         raise ValueError("end of text")
     ch = text[i]
     if ch == '"':
-        return scanstring(text, i + 1)[1]
+        end: int = scanstring(text, i + 1)[1]
+        return end
     if ch in "[{":
         depth = 0
         n = len(text)

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .checks.documents import inspect_decision, inspect_run
+from .checks.documents import inspect_decision, inspect_run, place
 from .model import WARNING, Decision, Finding, Quest, QuestError, Run, Workspace
 from .sources.artifacts import (
     ARTIFACT_DIRS,
@@ -24,6 +24,7 @@ from .sources.artifacts import (
     IndexEntry,
     Reader,
     StagedReader,
+    folders_for,
     parse_json_object,
     read_index,
     read_records,
@@ -41,7 +42,7 @@ from .sources.quest import (
 )
 
 GATE_KINDS = ("run", "decision")
-_GATE_DIRS = tuple(ARTIFACT_DIRS[k] for k in GATE_KINDS)
+_SKIP_FOLDERS = folders_for(GATE_KINDS)
 
 
 def _text(value: Any) -> str | None:
@@ -93,7 +94,7 @@ class _Collector:
 
     def read(self, reader: Reader) -> None:
         ws = reader.workspace
-        for rec in read_records(reader, _GATE_DIRS):
+        for rec in read_records(reader, _SKIP_FOLDERS):
             if rec.problem is not None:
                 self.findings.append(rec.problem)
             elif rec.data is not None:
@@ -121,6 +122,7 @@ class _Collector:
                     severity=WARNING,
                     path=display,
                     pointer="/artifact_id",
+                    line=place(raw, ("artifact_id",)),
                     message=f"artifact_id {artifact_id!r} differs from the file name {filename!r}; using {artifact_id!r}",
                     hint=f"DeepScientist names each record <artifact_id>.json; rename the file to {artifact_id}.json",
                 )
@@ -191,6 +193,8 @@ class _Collector:
         if entry.path is None or not self._inside(entry.path, ws):
             return False
         full = Path(os.path.realpath(entry.path if os.path.isabs(entry.path) else ws.path / entry.path))
+        if not full.is_file():  # only regular files: a FIFO or device would block or never end
+            return False
         try:
             raw = full.read_bytes()
         except OSError:

@@ -30,7 +30,8 @@ SCHEMA_NAMES = ("decision", "distill_review", "run")
 def load(name: str) -> dict[str, Any]:
     """A schema by short name (``distill_review``) or file name."""
     file = name if name.endswith(".json") else f"{name}.schema.json"
-    return json.loads((data_dir("schemas") / file).read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads((data_dir("schemas") / file).read_text(encoding="utf-8"))
+    return schema
 
 
 def _resolve(ref: str, base: str) -> tuple[str, Any]:
@@ -78,78 +79,32 @@ Check = Callable[[Any], bool]
 
 def _compile(schema: Any, base: str) -> Check:
     if schema is True:
-        return lambda x: True
+        return _always
     if schema is False:
-        return lambda x: False
+        return _never
     if not isinstance(schema, Mapping):
         raise Unsupported(f"schema node {schema!r}")
     checks: list[Check] = []
-    add = checks.append
     for key, value in schema.items():
         if key in _ANNOTATIONS or key.startswith("x-") or key in ("then", "else"):
-            continue
-        if key == "type":
-            names = [value] if isinstance(value, str) else list(value)
-            preds = [_TYPES[n] for n in names]
-            add(preds[0] if len(preds) == 1 else (lambda x, preds=preds: any(p(x) for p in preds)))
-        elif key == "required":
-            add(_required(tuple(value)))
-        elif key == "properties":
-            add(_properties({k: _compile(v, base) for k, v in value.items()}))
-        elif key == "additionalProperties":
-            known = frozenset(schema.get("properties", {}))
-            if "patternProperties" in schema:
-                raise Unsupported("patternProperties")
-            extra = _compile(value, base)
-            add(lambda x, known=known, extra=extra: not isinstance(x, dict) or all(extra(v) for k, v in x.items() if k not in known))
-        elif key == "items":
-            if "prefixItems" in schema:
-                raise Unsupported("prefixItems")
-            add(_items(_compile(value, base)))
-        elif key == "minItems":
-            add(lambda x, n=value: not isinstance(x, list) or len(x) >= n)
-        elif key == "maxItems":
-            add(lambda x, n=value: not isinstance(x, list) or len(x) <= n)
-        elif key == "minLength":
-            add(lambda x, n=value: not isinstance(x, str) or len(x) >= n)
-        elif key == "maxLength":
-            add(lambda x, n=value: not isinstance(x, str) or len(x) <= n)
-        elif key == "pattern":
-            rx = re.compile(value)
-            add(lambda x, rx=rx: not isinstance(x, str) or rx.search(x) is not None)
-        elif key == "enum":
-            add(lambda x, options=tuple(value): any(_equal(x, o) for o in options))
-        elif key == "const":
-            add(lambda x, c=value: _equal(x, c))
-        elif key == "allOf":
-            add(_all([_compile(s, base) for s in value]))
-        elif key == "anyOf":
-            parts = [_compile(s, base) for s in value]
-            add(lambda x, parts=parts: any(p(x) for p in parts))
-        elif key == "not":
-            inner = _compile(value, base)
-            add(lambda x, inner=inner: not inner(x))
-        elif key == "if":
-            cond = _compile(value, base)
-            then = _compile(schema.get("then", True), base)
-            other = _compile(schema.get("else", True), base)
-            add(lambda x, cond=cond, then=then, other=other: then(x) if cond(x) else other(x))
-        elif key == "$ref":
-            file, target = _resolve(value, base)
-            holder: list[Check] = []
-
-            def follow(x: Any, holder: list[Check] = holder, target: Any = target, file: str = file) -> bool:
-                if not holder:  # compiled on first use: schemas may refer to themselves
-                    holder.append(_compile(target, file))
-                return holder[0](x)
-
-            add(follow)
-        else:
+            continue  # then/else are compiled with their `if`
+        build = _KEYWORDS.get(key)
+        if build is None:
             raise Unsupported(key)
+        checks.append(build(value, schema, base))
     return checks[0] if len(checks) == 1 else _all(checks)
 
 
+# One factory per keyword: (keyword value, the schema holding it, its file) -> check.
 # Plain loops, not all(<generator>): a generator per call doubles the cost of small schemas.
+
+
+def _always(x: Any) -> bool:
+    return True
+
+
+def _never(x: Any) -> bool:
+    return False
 
 
 def _all(checks: list[Check]) -> Check:
@@ -162,7 +117,20 @@ def _all(checks: list[Check]) -> Check:
     return check
 
 
-def _required(names: tuple[str, ...]) -> Check:
+def _type(value: Any, schema: Mapping[str, Any], base: str) -> Check:
+    preds = [_TYPES[name] for name in ([value] if isinstance(value, str) else value)]
+    if len(preds) == 1:
+        return preds[0]
+
+    def check(x: Any) -> bool:
+        return any(p(x) for p in preds)
+
+    return check
+
+
+def _required(value: Any, schema: Mapping[str, Any], base: str) -> Check:
+    names = tuple(value)
+
     def check(x: Any) -> bool:
         if isinstance(x, dict):
             for name in names:
@@ -173,7 +141,9 @@ def _required(names: tuple[str, ...]) -> Check:
     return check
 
 
-def _properties(props: dict[str, Check]) -> Check:
+def _properties(value: Any, schema: Mapping[str, Any], base: str) -> Check:
+    props = {name: _compile(sub, base) for name, sub in value.items()}
+
     def check(x: Any) -> bool:
         if isinstance(x, dict):
             for name, c in props.items():
@@ -184,7 +154,27 @@ def _properties(props: dict[str, Check]) -> Check:
     return check
 
 
-def _items(item: Check) -> Check:
+def _additional(value: Any, schema: Mapping[str, Any], base: str) -> Check:
+    if "patternProperties" in schema:
+        raise Unsupported("patternProperties")
+    known = frozenset(schema.get("properties", {}))
+    extra = _compile(value, base)
+
+    def check(x: Any) -> bool:
+        if isinstance(x, dict):
+            for name, v in x.items():
+                if name not in known and not extra(v):
+                    return False
+        return True
+
+    return check
+
+
+def _items(value: Any, schema: Mapping[str, Any], base: str) -> Check:
+    if "prefixItems" in schema:
+        raise Unsupported("prefixItems")
+    item = _compile(value, base)
+
     def check(x: Any) -> bool:
         if isinstance(x, list):
             for v in x:
@@ -193,6 +183,112 @@ def _items(item: Check) -> Check:
         return True
 
     return check
+
+
+def _size(of: type[list[Any]] | type[str], at_least: bool) -> Callable[[Any, Mapping[str, Any], str], Check]:
+    """minItems / maxItems / minLength / maxLength (code points, as JSON Schema counts)."""
+
+    def build(value: Any, schema: Mapping[str, Any], base: str) -> Check:
+        bound = int(value)
+
+        def check(x: Any) -> bool:
+            if not isinstance(x, of):
+                return True
+            size = len(x)
+            return size >= bound if at_least else size <= bound
+
+        return check
+
+    return build
+
+
+def _pattern(value: Any, schema: Mapping[str, Any], base: str) -> Check:
+    rx = re.compile(value)
+
+    def check(x: Any) -> bool:
+        return not isinstance(x, str) or rx.search(x) is not None
+
+    return check
+
+
+def _enum(value: Any, schema: Mapping[str, Any], base: str) -> Check:
+    options = tuple(value)
+
+    def check(x: Any) -> bool:
+        return any(_equal(x, option) for option in options)
+
+    return check
+
+
+def _const(value: Any, schema: Mapping[str, Any], base: str) -> Check:
+    def check(x: Any) -> bool:
+        return _equal(x, value)
+
+    return check
+
+
+def _all_of(value: Any, schema: Mapping[str, Any], base: str) -> Check:
+    return _all([_compile(sub, base) for sub in value])
+
+
+def _any_of(value: Any, schema: Mapping[str, Any], base: str) -> Check:
+    parts = [_compile(sub, base) for sub in value]
+
+    def check(x: Any) -> bool:
+        return any(p(x) for p in parts)
+
+    return check
+
+
+def _not(value: Any, schema: Mapping[str, Any], base: str) -> Check:
+    inner = _compile(value, base)
+
+    def check(x: Any) -> bool:
+        return not inner(x)
+
+    return check
+
+
+def _if(value: Any, schema: Mapping[str, Any], base: str) -> Check:
+    cond, then, other = (_compile(s, base) for s in (value, schema.get("then", True), schema.get("else", True)))
+
+    def check(x: Any) -> bool:
+        return then(x) if cond(x) else other(x)
+
+    return check
+
+
+def _ref(value: Any, schema: Mapping[str, Any], base: str) -> Check:
+    file, target = _resolve(value, base)
+    compiled: list[Check] = []
+
+    def check(x: Any) -> bool:
+        if not compiled:  # compiled on first use: a schema may refer to itself
+            compiled.append(_compile(target, file))
+        return compiled[0](x)
+
+    return check
+
+
+_KEYWORDS: dict[str, Callable[[Any, Mapping[str, Any], str], Check]] = {
+    "type": _type,
+    "required": _required,
+    "properties": _properties,
+    "additionalProperties": _additional,
+    "items": _items,
+    "minItems": _size(list, True),
+    "maxItems": _size(list, False),
+    "minLength": _size(str, True),
+    "maxLength": _size(str, False),
+    "pattern": _pattern,
+    "enum": _enum,
+    "const": _const,
+    "allOf": _all_of,
+    "anyOf": _any_of,
+    "not": _not,
+    "if": _if,
+    "$ref": _ref,
+}
 
 
 @functools.cache

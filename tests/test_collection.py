@@ -275,3 +275,17 @@ def test_a_quest_without_git_is_read_from_its_folders(tmp_path) -> None:
     assert report.quest is not None and not report.quest.is_git
     assert report.pending_run_ids == ["run-0000dddd"]
     assert "quest.not-git" in rules(report)
+
+
+def test_records_in_unknown_folders_are_read_and_other_kinds_folders_are_not(make_quest) -> None:
+    quest = make_quest()
+    legacy = quest.root / "artifacts" / "legacy_runs"
+    legacy.mkdir(parents=True)
+    (legacy / "run-0000eeee.json").write_text(json.dumps({"kind": "run", "run_kind": "experiment", "status": "done"}))
+    progress = quest.root / "artifacts" / "progress"
+    progress.mkdir()
+    (progress / "progress-1.json").write_text("{ not even json")  # never parsed: progress holds no runs
+    report = evaluate(quest.root, "closure")
+    assert report.pending_run_ids == ["run-0000eeee"]
+    assert report.completed_runs[0].path == "artifacts/legacy_runs/run-0000eeee.json"
+    assert "artifact.invalid-json" not in rules(report)

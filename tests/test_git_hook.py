@@ -6,6 +6,7 @@ import json
 import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -174,3 +175,29 @@ def test_install_refuses_a_hooks_path_outside_the_quest(make_quest, tmp_path, ca
     assert main(["install", str(quest.root)]) == 2
     assert "outside this quest" in capsys.readouterr().err
     assert not (tmp_path / "shared-hooks").exists()
+
+
+def test_a_partial_commit_is_judged_by_the_index_git_commits_not_the_staged_one(gated) -> None:
+    """``git commit <paths>`` commits from a temporary index (GIT_INDEX_FILE): a review that is
+    staged but not among the paths is not in the commit, so it covers nothing."""
+    quest, idea, paper, run = gated
+    write_manifest(paper)
+    git(paper, "add", MANIFEST)
+    review = quest.review(paper, [run])
+    git(paper, "add", f"artifacts/decisions/{review}.json")
+    partial = git(paper, "commit", "-q", "-m", "paper: bundle", "--", MANIFEST, check=False)
+    assert partial.returncode != 0 and run in partial.stdout + partial.stderr
+    whole = git(paper, "commit", "-q", "-m", "paper: bundle", check=False)
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+
+
+def test_fifos_in_place_of_quest_files_are_not_read(make_quest) -> None:
+    quest = make_quest()
+    run = quest.run(quest.root, "main-001")
+    (quest.root / "artifacts" / "_index.jsonl").unlink()
+    os.mkfifo(quest.root / "artifacts" / "_index.jsonl")
+    (quest.root / ".ds" / "research_state.json").unlink(missing_ok=True)
+    os.mkfifo(quest.root / ".ds" / "research_state.json")
+    done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(quest.root), "--format", "json"],
+                          capture_output=True, text=True, timeout=20)
+    assert done.returncode == 1 and json.loads(done.stdout)["pending_run_ids"] == [run]

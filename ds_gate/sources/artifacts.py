@@ -54,7 +54,7 @@ class Reader(Protocol):
 
     def index_bytes(self) -> bytes | None: ...
 
-    def record_names(self, dirs: Collection[str] | None) -> list[str]: ...
+    def record_names(self, skip: Collection[str]) -> list[str]: ...
 
     def read_many(self, names: list[str]) -> Iterator[tuple[str, bytes | OSError]]: ...
 
@@ -90,7 +90,7 @@ class FolderReader:
         if self._dir is None:
             return None
         path = self._checked(self._dir / INDEX_NAME, f"artifacts/{INDEX_NAME}")
-        if path is None:
+        if path is None or not path.is_file():  # a FIFO would block the read forever
             return None
         try:
             return path.read_bytes()
@@ -98,12 +98,12 @@ class FolderReader:
             self.findings.append(unreadable(self.workspace.display(f"artifacts/{INDEX_NAME}"), exc, WARNING))
             return None
 
-    def record_names(self, dirs: Collection[str] | None) -> list[str]:
+    def record_names(self, skip: Collection[str]) -> list[str]:
         if self._dir is None:
             return []
         names: list[str] = []
         try:
-            subdirs = sorted(e.name for e in os.scandir(self._dir) if e.is_dir() and (dirs is None or e.name in dirs))
+            subdirs = sorted(e.name for e in os.scandir(self._dir) if e.is_dir() and e.name not in skip)
         except OSError:
             return []
         for sub in subdirs:
@@ -160,11 +160,11 @@ class StagedReader:
             return None
         return cat_file(self.workspace.path, [blob]).get(blob)
 
-    def record_names(self, dirs: Collection[str] | None) -> list[str]:
+    def record_names(self, skip: Collection[str]) -> list[str]:
         names = []
         for rel in self._entries:
             sub, sep, name = rel.partition("/")
-            if sep and "/" not in name and name.endswith(".json") and (dirs is None or sub in dirs):
+            if sep and "/" not in name and name.endswith(".json") and sub not in skip:
                 names.append(rel)
         return sorted(names)
 
@@ -244,8 +244,15 @@ class RecordFile:
     problem: Finding | None
 
 
-def read_records(reader: Reader, dirs: Collection[str] | None) -> Iterator[RecordFile]:
-    names = reader.record_names(dirs)
+def folders_for(kinds: Collection[str]) -> frozenset[str]:
+    """The folders to skip when only ``kinds`` matter: those DeepScientist reserves for other
+    kinds. Unknown folders (a fork's, an older layout's) are read, so no run hides there."""
+    return frozenset(folder for kind, folder in ARTIFACT_DIRS.items() if kind not in kinds) | {"science"}
+
+
+def read_records(reader: Reader, skip: Collection[str]) -> Iterator[RecordFile]:
+    """Every ``artifacts/<folder>/<name>.json`` outside the ``skip`` folders, parsed."""
+    names = reader.record_names(skip)
     for name, raw in reader.read_many(names):
         display = reader.workspace.display(f"artifacts/{name}")
         if isinstance(raw, OSError):

@@ -21,7 +21,15 @@ if TYPE_CHECKING:  # pathlib costs ~4 ms to import; the commit hook's fast path 
     from collections.abc import Iterable, Sequence
     from pathlib import Path
 
-_KEEP = ("GIT_CONFIG_", "GIT_EXEC_PATH", "GIT_SSH", "GIT_ASKPASS", "GIT_ALLOW_PROTOCOL")
+_KEEP = (
+    "GIT_CONFIG_",
+    "GIT_EXEC_PATH",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    "GIT_SSH",
+    "GIT_ASKPASS",
+    "GIT_ALLOW_PROTOCOL",
+)
 _SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.quotepath=off")
 
 

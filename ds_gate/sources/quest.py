@@ -152,6 +152,8 @@ def load_yaml(text: str) -> Any:
 def read_quest_yaml(root: Path) -> tuple[dict[str, Any], list[Finding]]:
     path = root / "quest.yaml"
     try:
+        if path.exists() and not path.is_file():
+            raise OSError("not a regular file")
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         return {}, [
@@ -231,7 +233,7 @@ def scalar_text(value: Any) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     if hasattr(value, "isoformat"):
-        return value.isoformat()
+        return str(value.isoformat())
     return str(value)
 
 
@@ -312,6 +314,8 @@ def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
 def _research_head(root: Path, findings: list[Finding]) -> Path | None:
     path = root / ".ds" / "research_state.json"
     try:
+        if path.exists() and not path.is_file():
+            raise OSError("not a regular file")
         state = json.loads(path.read_bytes())
     except FileNotFoundError:
         return None
