@@ -25,7 +25,7 @@ def _emit(report: object, fmt: str) -> None:
 
 
 def _verdict(report: object) -> int:
-    return EXIT_OK if getattr(report, "ok") else EXIT_FAILED
+    return EXIT_OK if report.ok else EXIT_FAILED
 
 
 def cmd_gate(args: argparse.Namespace) -> int:

@@ -139,7 +139,7 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     else:
         notes = []
 
-    from .model import ERROR, Finding, Report
+    from .model import ERROR, Report
 
     findings: list[Finding] = []
     if validate:

@@ -16,7 +16,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-DIRS = {"run": "runs", "decision": "decisions", "baseline": "baselines", "report": "reports", "progress": "progress"}
+from .sources.artifacts import ARTIFACT_DIRS
+
 GITIGNORE = ".ds/*.pid\n.ds/*.sock\n.ds/*.tmp\n.ds/worktrees/\ntmp/\n__pycache__/\n.pytest_cache/\n"
 DEFAULT_STATUS = {"progress": "active", "decision": "pending", "approval": "accepted", "graph": "generated"}
 _EPOCH = datetime(2026, 11, 22, 2, 2, 0, tzinfo=timezone.utc)
@@ -146,7 +147,7 @@ class ExampleQuest:
             "workspace_rel_path": rel,
             **payload,
         }
-        path = workspace / "artifacts" / DIRS.get(kind, kind + "s") / f"{artifact_id}.json"
+        path = workspace / "artifacts" / ARTIFACT_DIRS.get(kind, kind + "s") / f"{artifact_id}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(record, indent=2, ensure_ascii=False))
         if index:

@@ -154,7 +154,6 @@ class _Collector:
                 findings=check.findings,
                 reviewed_run_ids=check.reviewed_run_ids,
                 raw=raw if check.is_review else None,
-                decision_scope=_text(data.get("decision_scope")),
             )
             self.decisions.offer(artifact_id, decision, home, order, [])
 

@@ -20,7 +20,6 @@ SCHEMA_VERSION = 1
 ERROR = "error"
 WARNING = "warning"
 INFO = "info"
-SEVERITIES = (ERROR, WARNING, INFO)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +105,6 @@ class Decision:
     findings: list[Finding] = field(default_factory=list)
     reviewed_run_ids: tuple[str, ...] = ()
     raw: bytes | None = None
-    decision_scope: str | None = None
 
     @property
     def schema_valid(self) -> bool:

@@ -70,7 +70,7 @@ def _equal(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
 
 
@@ -322,13 +322,6 @@ def _jsonschema_validator(name: str) -> Any:
         for other in SCHEMA_NAMES
     )
     return Draft202012Validator(load(name), registry=registry)
-
-
-def is_valid(name: str, instance: Any) -> bool:
-    fast = _fast(name)
-    if fast is not None and fast(instance):
-        return True
-    return not next(iter(_jsonschema_validator(name).iter_errors(instance)), None)
 
 
 def errors(name: str, instance: Any) -> list[SchemaError]:

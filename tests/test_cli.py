@@ -64,7 +64,7 @@ def test_candidates_lists_the_pending_runs_and_never_fails(pending_quest, gate_j
     code, out = gate_json("candidates", str(quest.root))
     assert code == 0 and out["pending_run_ids"] == sorted(runs)
     assert main(["candidates", str(quest.root)]) == 0
-    assert "30 completed runs of 31 lack a distill_review" in capsys.readouterr().out
+    assert "pending distill review (30 of 31 completed runs):" in capsys.readouterr().out
 
 
 def test_github_format_emits_annotations_with_file_and_line(make_quest, capsys, monkeypatch) -> None:

@@ -201,3 +201,20 @@ def test_fifos_in_place_of_quest_files_are_not_read(make_quest) -> None:
     done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(quest.root), "--format", "json"],
                           capture_output=True, text=True, timeout=20)
     assert done.returncode == 1 and json.loads(done.stdout)["pending_run_ids"] == [run]
+
+
+@pytest.mark.parametrize("stage_a_run", [False, True], ids=["nothing relevant staged", "a new run record staged"])
+def test_the_checkpoint_fast_path_loads_no_heavy_module(gated, stage_a_run) -> None:
+    """Not a timing test: the hook's common case must not import jsonschema, yaml, GitPython or pluggy."""
+    quest, idea, paper, run = gated
+    (paper / "notes.md").write_text("progress\n")
+    if stage_a_run:
+        quest.run(paper, "main-002")
+    git(paper, "add", "-A")
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "ds_gate", "commit-check"], cwd=paper,
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == ""
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "ds_gate.commit_hook" in imported
+    assert {"jsonschema", "yaml", "git", "pluggy"} & imported == set()
+    assert ("ds_gate.schemas" in imported) == stage_a_run  # the staged run really was validated

@@ -49,7 +49,7 @@ def pending_table(runs: list[Run], listed_by_invalid: dict[str, list[str]] | Non
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     lines = []
-    for run, (a, b, c, d) in zip(runs, rows):
+    for run, (a, b, c, d) in zip(runs, rows, strict=True):
         line = f"  {a:<{widths[0]}}  {b:<{widths[1]}}  {c:<{widths[2]}}  {d}"
         if run.artifact_id in listed_by_invalid:
             line += f"  (listed by invalid review {', '.join(listed_by_invalid[run.artifact_id])})"
@@ -88,7 +88,7 @@ class TextReporter:
 
         if quest is not None and report.pending and report.command in ("closure", "candidates", "commit-check"):
             out.append("")
-            header = f"{_count(len(report.pending), 'completed run')} of {len(report.completed_runs)} lack a distill_review:"
+            header = f"pending distill review ({len(report.pending)} of {len(report.completed_runs)} completed runs):"
             out.append(header)
             out.extend(pending_table(report.pending, report.listed_by_invalid))
             if report.enforced and report.command != "candidates":

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..model import ERROR, WARNING, Finding, Workspace
-from .gitio import GitError, cat_file, git, split_z
+from .gitio import cat_file, git, split_z
 from .quest import is_inside
 
 # artifact/schemas.py ARTIFACT_DIRS in DeepScientist
@@ -41,11 +41,6 @@ ARTIFACT_DIRS = {
 }
 KIND_OF_DIR = {folder: kind for kind, folder in ARTIFACT_DIRS.items()}
 INDEX_NAME = "_index.jsonl"
-
-
-def safe_component(name: str) -> bool:
-    """An id may become a file name; it must not become a path."""
-    return bool(name) and name not in (".", "..") and "/" not in name and "\\" not in name and "\0" not in name
 
 
 class Reader(Protocol):

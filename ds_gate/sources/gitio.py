@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~3 ms per commit
 
 if TYPE_CHECKING:  # pathlib costs ~4 ms to import; the commit hook's fast path never needs it
