@@ -10,11 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .checks.coverage import RunIndex
 from .checks.documents import inspect_decision, inspect_run
 from .model import ERROR, INFO, Finding, Quest, QuestError, Report
 from .sources.artifacts import KIND_OF_DIR, parse_json_object
+
+if TYPE_CHECKING:
+    from .checks.coverage import RunIndex
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +54,10 @@ def check_documents(
         else:
             continue
         checked += 1
+
+    if not reviews:
+        return findings, checked
+    from .checks.coverage import RunIndex  # only a review needs the quest's runs
 
     indexes: dict[Path, RunIndex] = {}
     for doc, reviewed in reviews:
