@@ -46,11 +46,9 @@ def evaluate(quest: Quest | Path | str, command: str = "check", *, require: bool
             )
     findings.sort(key=_order)
 
-    has_errors = any(f.severity == ERROR for f in findings)
-    if command == "candidates" or command == "closure" and not enforced:
-        ok = True
-    else:
-        ok = not has_errors
+    never_fails = command == "candidates" or (command == "closure" and not enforced)
+    ok = never_fails or not any(f.severity == ERROR for f in findings)
+    pending_ids = {run.artifact_id for run in cov.pending}
     return Report(
         command=command,
         ok=ok,
@@ -60,7 +58,7 @@ def evaluate(quest: Quest | Path | str, command: str = "check", *, require: bool
         completed_runs=sorted(cov.completed, key=lambda r: r.artifact_id),
         pending=sorted(cov.pending, key=lambda r: r.artifact_id),
         reviews=sorted(cov.reviews, key=lambda r: r.artifact_id),
-        listed_by_invalid={run.artifact_id: cov.listed_by_invalid[run.artifact_id] for run in cov.pending if run.artifact_id in cov.listed_by_invalid},
+        listed_by_invalid={rid: reviews for rid, reviews in cov.listed_by_invalid.items() if rid in pending_ids},
         notes=notes,
     )
 

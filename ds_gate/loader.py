@@ -19,7 +19,6 @@ from .checks.documents import inspect_decision, inspect_run, place
 from .model import WARNING, Decision, Finding, Quest, QuestError, Run, Workspace
 from .sources.artifacts import (
     ARTIFACT_DIRS,
-    KIND_OF_DIR,
     FolderReader,
     IndexEntry,
     Reader,
@@ -28,6 +27,7 @@ from .sources.artifacts import (
     parse_json_object,
     read_index,
     read_records,
+    record_kind,
 )
 from .sources.gitio import GitError
 from .sources.quest import (
@@ -109,9 +109,7 @@ class _Collector:
     def add(self, ws: Workspace, name: str, display: str, data: dict[str, Any], raw: bytes) -> None:
         folder, _, filename = name.partition("/")
         stem = filename.removesuffix(".json")
-        kind = data.get("kind")
-        if not isinstance(kind, str):
-            kind = KIND_OF_DIR.get(folder)  # routed by folder; the schema reports the missing kind
+        kind = record_kind(data, folder)
         artifact_id = data.get("artifact_id") or data.get("id")
         if not isinstance(artifact_id, str) or not artifact_id.strip():
             artifact_id = stem

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from .checks.documents import inspect_decision, inspect_run
 from .model import ERROR, INFO, Finding, Quest, QuestError, Report
-from .sources.artifacts import KIND_OF_DIR, parse_json_object
+from .sources.artifacts import parse_json_object, record_kind
 
 if TYPE_CHECKING:
     from .checks.coverage import RunIndex
@@ -41,9 +41,7 @@ def check_documents(
             checked += 1
             continue
         assert data is not None
-        kind = data.get("kind")
-        if not isinstance(kind, str):
-            kind = KIND_OF_DIR.get(doc.folder)
+        kind = record_kind(data, doc.folder)
         if kind == "run":
             findings.extend(inspect_run(data, doc.raw, doc.display))
         elif kind == "decision":

@@ -40,6 +40,12 @@ ARTIFACT_DIRS = {
     "graph": "graphs",
 }
 KIND_OF_DIR = {folder: kind for kind, folder in ARTIFACT_DIRS.items()}
+
+
+def record_kind(data: dict[str, Any], folder: str) -> str | None:
+    """A record's kind; one without (invalid, and its schema says so) is taken from its folder."""
+    kind = data.get("kind")
+    return kind if isinstance(kind, str) else KIND_OF_DIR.get(folder)
 INDEX_NAME = "_index.jsonl"
 
 
