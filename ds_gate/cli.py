@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 FORMATS = ("text", "json", "github")
+HOME_HELP = "the DeepScientist home (default: $DEEPSCIENTIST_HOME, $DS_HOME, ~/DeepScientist)"
 
 
 def _emit(report: Report, fmt: str) -> None:
@@ -35,7 +36,15 @@ def _verdict(report: Report) -> int:
 def cmd_gate(args: argparse.Namespace) -> int:
     from .gate import evaluate
 
-    report = evaluate(args.path, args.command, require=getattr(args, "require", False))
+    report = evaluate(args.path, args.command, require=getattr(args, "require", False), home=getattr(args, "home", None))
+    _emit(report, args.format)
+    return _verdict(report)
+
+
+def cmd_lineage(args: argparse.Namespace) -> int:
+    from .memory import evaluate_lineage
+
+    report = evaluate_lineage(args.home, args.paths, since=args.since, patching_quest=args.quest)
     _emit(report, args.format)
     return _verdict(report)
 
@@ -97,13 +106,28 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("path", nargs="?", default=".", help="any path inside the quest (default: .)")
         if require:
             p.add_argument("--require", action="store_true", help="enforce the gate even where experience_distill is off")
+            p.add_argument("--home", metavar="DIR", help=HOME_HELP)
         p.set_defaults(handler=cmd_gate)
 
     gate_command("check", "validate every decision and report distill coverage (fails on invalid artifacts only)", True)
     gate_command("closure", "the finalization gate: fails while any completed run lacks a distill_review", True)
     gate_command("candidates", "list the completed runs no distill_review covers yet", False)
 
-    p = sub.add_parser("validate", parents=[common], help="validate the given run/decision artifact files")
+    p = sub.add_parser(
+        "lineage",
+        parents=[common],
+        help="check the lineage chains of the experience cards of a home and of the given quests",
+        description="Check every experience card of the home's global memory and of the given quests: schema, "
+        "lineage back to the origin quest, every entry a real run. With --since, also check every card changed "
+        "since a git revision of the global memory against the cross-quest patch rules.",
+    )
+    p.add_argument("paths", nargs="*", metavar="PATH", help="quests whose own (quest-scope) cards to check too")
+    p.add_argument("--home", metavar="DIR", help=HOME_HELP)
+    p.add_argument("--since", metavar="REV", help="check cards of <home>/memory changed since REV (a git revision)")
+    p.add_argument("--quest", metavar="QUEST_ID", help="with --since: the quest that made the changes (else inferred)")
+    p.set_defaults(handler=cmd_lineage)
+
+    p = sub.add_parser("validate", parents=[common], help="validate the given run/decision artifact files and memory cards")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.set_defaults(handler=cmd_validate)
 

@@ -5,8 +5,10 @@ failing hook makes the checkpoint silently not happen. So this hook never blocks
 ordinary checkpoint because runs are pending (a run is pending from the moment it is
 recorded). It blocks only:
 
-1. staged run or decision records that are invalid;
-2. *finalization* commits while completed runs are pending: commits that stage the paper
+1. staged run or decision records, or memory cards, that are invalid;
+2. staged cards that patch another quest's card against the RFC's patch rules (compared
+   with the card at ``HEAD``; the quest being committed is the patching quest);
+3. *finalization* commits while completed runs are pending: commits that stage the paper
    bundle manifest, a ``quest.yaml`` whose status becomes ``completed``, or a decision
    with action ``write``/``finalize`` or ``decision_scope: quest_completion``.
 
@@ -36,6 +38,15 @@ QUEST_YAML = "quest.yaml"
 FINALIZING_ACTIONS = frozenset({"write", "finalize"})
 COMPLETION_SCOPE = "quest_completion"
 _STATUS_LINE = rb"^status:\s*['\"]?(\w+)['\"]?\s*(?:#.*)?$"
+
+
+def is_card(name: str) -> bool:
+    """``memory/<kind>/x.md`` (or ``memory/ideas/<idea>/x.md``): a quest-scope memory card."""
+    if not (name.startswith("memory/") and name.endswith(".md")):
+        return False
+    from .sources.memory import kind_of
+
+    return kind_of(name[len("memory/"):]) is not None
 
 
 def is_artifact_record(name: str) -> bool:
@@ -86,12 +97,15 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     """The hook's verdict, or None when the commit stages nothing the gate looks at."""
     names = staged_paths(cwd)
     artifacts = [name for name in names if is_artifact_record(name)]
+    cards = [name for name in names if is_card(name)]
     quest_yaml = QUEST_YAML in names
     manifest = MANIFEST in names
-    if not (artifacts or quest_yaml or manifest):
+    if not (artifacts or quest_yaml or manifest or cards):
         return None
 
     wanted = [f":{name}" for name in artifacts]
+    for name in cards:
+        wanted += [f":{name}", f"HEAD:{name}"]
     if quest_yaml:
         wanted += [f":{QUEST_YAML}", f"HEAD:{QUEST_YAML}"]
     blobs = cat_file(cwd, wanted, staged=True)
@@ -110,7 +124,7 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
             why = _finalizing_decision(raw)
             if why:
                 reasons.append(f"{name} ({why})")
-    if not reasons and not validate:
+    if not reasons and not validate and not cards:
         return None
 
     from .sources.quest import locate
@@ -119,6 +133,7 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     top_rel = loc.top.relative_to(loc.root).as_posix()
     prefix = "" if top_rel == "." else f"{top_rel}/"
     staged_quest: list[Quest] = []
+    card_findings = _card_findings(loc.root, loc.top, prefix, cards, blobs, validate) if cards else []
 
     def quest() -> Quest:
         if not staged_quest:
@@ -127,6 +142,8 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
             staged_quest.append(load_quest(cwd, staged=True))
         return staged_quest[0]
 
+    from .model import ERROR, Report
+
     if reasons:
         from .gate import evaluate
 
@@ -134,21 +151,23 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
         if closure.enforced:
             closure.command = "commit-check"
             closure.finalization_reasons = reasons
+            known = set(closure.findings)  # the closure already read the quest's cards from its folder
+            closure.findings.extend(f for f in card_findings if f not in known)
+            closure.ok = closure.ok and not any(f.severity == ERROR for f in card_findings)
             return closure
         notes = closure.notes
     else:
         notes = []
 
-    from .model import ERROR, Report
-
-    findings: list[Finding] = []
+    findings: list[Finding] = list(card_findings)
     if validate:
         from .validate import Document, check_documents
 
         documents = [
             Document(prefix + name, raw, name.split("/")[1]) for name in artifacts if (raw := blobs[f":{name}"]) is not None
         ]
-        findings, _ = check_documents(documents, lambda _doc: quest())
+        doc_findings, _ = check_documents(documents, lambda _doc: quest())
+        findings.extend(doc_findings)
     return Report(
         command="commit-check",
         ok=not any(f.severity == ERROR for f in findings),
@@ -156,3 +175,33 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
         finalization_reasons=reasons,
         notes=notes,
     )
+
+
+def _card_findings(root: Path, top: Path, prefix: str, names: list[str], blobs: dict[str, bytes | None],
+                   validate: bool) -> list[Finding]:
+    """Each staged card on its own (with ``validate``) and as a patch of its ``HEAD`` version."""
+    from .checks.cards import card_findings
+    from .checks.patch import validate_cross_quest_patch
+    from .sources.memory import kind_of, parse_card
+    from .sources.quest import quest_id_of, read_quest_yaml
+
+    meta, _ = read_quest_yaml(root)
+    patching_quest = quest_id_of(meta, root)
+    found: list[Finding] = []
+    for name in names:
+        after_raw = blobs.get(f":{name}")
+        if after_raw is None:
+            continue
+        kind, display = kind_of(name[len("memory/"):]) or "", prefix + name
+        after = parse_card(after_raw, path=top / name, display=display, scope="quest", kind=kind)
+        if after is None:
+            continue  # no frontmatter: a note, not a card
+        if validate:
+            found.extend(card_findings(after))
+        if after.broken:
+            continue
+        before_raw = blobs.get(f"HEAD:{name}")
+        before = parse_card(before_raw, path=top / name, display=display, scope="quest", kind=kind) if before_raw else None
+        if before is not None and not before.broken:
+            found.extend(validate_cross_quest_patch(before, after, patching_quest, validate_after=False))
+    return found

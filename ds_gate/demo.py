@@ -37,7 +37,9 @@ def run_demo(directory: str | None = None, *, fmt: str = "text") -> int:
     os.environ["GIT_CONFIG_GLOBAL"] = os.devnull
     os.environ["GIT_CONFIG_NOSYSTEM"] = "1"
     base = Path(directory).resolve() if directory else Path(tempfile.mkdtemp(prefix="ds-gate-demo-"))
-    root = base / "DeepScientist" / "quests" / "001"
+    home = base / "DeepScientist"
+    root = home / "quests" / "001"
+    os.environ["DEEPSCIENTIST_HOME"] = str(home)  # the hook finds the demo's home, not yours
     if root.exists():
         _say(f"ds-gate demo: {root} already exists; pass an empty --dir")
         return 2
@@ -81,8 +83,9 @@ def run_demo(directory: str | None = None, *, fmt: str = "text") -> int:
 
         review = quest.review(idea, [main_run, slice_run])
         quest.checkpoint(idea, f"artifact: decision {review}")
-        _say(f"\n[5] the distill skill records {review} (action distill_review) in the idea worktree,")
-        _say("    covering both runs, one of them recorded in another worktree. ds-gate closure:")
+        _say(f"\n[5] the distill skill writes two global lessons and records {review} (action")
+        _say("    distill_review) in the idea worktree, covering both runs, one of them recorded in")
+        _say("    another worktree. ds-gate closure (runs covered, the cards exist, their lineage resolves):")
         after = evaluate(root, "closure")
         _say(_indent(render(after)))
         held.append(after.ok and not after.pending)
@@ -90,6 +93,13 @@ def run_demo(directory: str | None = None, *, fmt: str = "text") -> int:
         quest.checkpoint(paper, "paper: bundle")
         _say("\n[6] the same paper-bundle checkpoint now passes the hook and is committed.")
         held.append(True)
+
+        from .memory import evaluate_lineage
+
+        lineage = evaluate_lineage(home)
+        _say("\n[7] ds-gate lineage: every lesson in the home's global memory leads back to the run it came from:")
+        _say(_indent(render(lineage)))
+        held.append(lineage.ok and sum(card.is_experience for card in lineage.cards) == 2)
     except CheckpointRejected as rejected:
         _say("ds-gate demo: a checkpoint was rejected unexpectedly:\n" + _indent(rejected.output))
         held.append(False)

@@ -41,10 +41,15 @@ class ExampleQuest:
         experience_distill: Any = _UNSET,
         quest_yaml: str | None = None,
         git_env: dict[str, str] | None = None,
+        home: Path | None = None,
     ) -> None:
         """``experience_distill`` is placed in ``startup_contract`` as given (default: ``{mode: 'on'}``);
-        ``quest_yaml`` replaces the whole file with raw text, for spellings YAML dumping cannot make."""
+        ``quest_yaml`` replaces the whole file with raw text, for spellings YAML dumping cannot make;
+        ``home`` holds the global memory (default: the home of ``<home>/quests/<id>``)."""
         self.root = Path(root)
+        if home is None and self.root.parent.name == "quests":
+            home = self.root.parent.parent
+        self.home = home
         self.quest_id = quest_id
         self.toggle = {"mode": "on"} if experience_distill is _UNSET else experience_distill
         self.quest_yaml_text = quest_yaml
@@ -183,12 +188,16 @@ class ExampleQuest:
 
     def review(self, workspace: Path, reviewed: list[str], *, cards: list[dict[str, Any]] | None = None,
                **extra: Any) -> str:
-        """A distill_review covering ``reviewed``; by default one new global card per run."""
+        """A distill_review covering ``reviewed``; by default it writes one new global lesson
+        per run (into the home's memory, when there is a home) and names it."""
         if cards is None:
-            cards = [
-                {"card_id": self.new_id("knowledge"), "scope": "global", "action": "new", "target_run_id": run}
-                for run in reviewed
-            ]
+            cards = []
+            for run in reviewed:
+                card_id = self.new_id("knowledge")
+                if self.home is not None:
+                    self.card("global", f"Lesson from {run}", card_id=card_id, claim=f"What {run} taught.",
+                              lineage=[{"quest": self.quest_id, "run": run}], body=f"Context: {run}.\n\nObservation: ...")
+                cards.append({"card_id": card_id, "scope": "global", "action": "new", "target_run_id": run})
         payload = {
             "action": "distill_review",
             "verdict": "covered",
@@ -199,3 +208,46 @@ class ExampleQuest:
             **extra,
         }
         return str(self.record(workspace, "decision", payload)["artifact_id"])
+
+    # ---------------------------------------------------------------- memory cards
+
+    def memory_root(self, scope: str) -> Path:
+        if scope == "quest":
+            return self.root / "memory"
+        if self.home is None:
+            raise ValueError("this example quest has no home for global cards")
+        return self.home / "memory"
+
+    def card(self, scope: str, title: str, *, kind: str = "knowledge", card_id: str | None = None,
+             tags: list[str] | None = None, body: str = "Context: ...\n\nObservation: ...", **metadata: Any) -> str:
+        """Write a card as MemoryService.write_card does: caller metadata first, then the
+        defaults, file ``<memory>/<kind>/<slug(title)>.md``, one line appended to the index."""
+        import yaml
+
+        from .sources.memory import SINGULAR
+
+        stamp = self.now()
+        meta: dict[str, Any] = dict(metadata)
+        meta.setdefault("id", card_id or self.new_id(SINGULAR[kind]))
+        meta["type"] = kind
+        meta.setdefault("kind", SINGULAR[kind])
+        meta.setdefault("title", title)
+        meta.setdefault("quest_id", self.quest_id)
+        meta.setdefault("tags", list(tags or []))
+        meta.setdefault("created_at", stamp)
+        meta["updated_at"] = stamp
+        meta["scope"] = scope
+        path = self.card_path(scope, title, kind)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n{body}\n", encoding="utf-8")
+        line = {"id": meta["id"], "title": title, "type": kind, "path": str(path), "quest_id": self.quest_id,
+                "scope": scope, "tags": meta["tags"], "updated_at": stamp, "excerpt": body.splitlines()[0] if body else ""}
+        with (path.parent / "_index.jsonl").open("a", encoding="utf-8") as out:
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        return str(meta["id"])
+
+    def card_path(self, scope: str, title: str, kind: str = "knowledge") -> Path:
+        """MemoryService's file name: the title lowercased, non-alphanumeric runs to ``-``."""
+        import re
+
+        return self.memory_root(scope) / kind / f"{re.sub(r'[^a-zA-Z0-9]+', '-', title.lower()).strip('-') or kind}.md"

@@ -23,7 +23,11 @@ def _order(finding: Finding) -> tuple[str, int, str, str]:
     return (finding.path or "", finding.line or 0, finding.rule, finding.pointer)
 
 
-def evaluate(quest: Quest | Path | str, command: str = "check", *, require: bool = False) -> Report:
+def evaluate(
+    quest: Quest | Path | str, command: str = "check", *, require: bool = False, home: Path | str | None = None
+) -> Report:
+    """``home``: the DeepScientist home for global cards and other quests' runs (default:
+    ``$DEEPSCIENTIST_HOME``, ``$DS_HOME``, ``~/DeepScientist``)."""
     if command not in COMMANDS:
         raise ValueError(f"unknown command {command!r}; expected one of {COMMANDS}")
     if not isinstance(quest, Quest):
@@ -33,6 +37,12 @@ def evaluate(quest: Quest | Path | str, command: str = "check", *, require: bool
     for decision in quest.decisions.values():
         findings.extend(decision.findings)
     findings.extend(cov.findings)
+    memory = None
+    if command != "candidates":  # candidates lists runs; cards are check's and closure's business
+        from .memory import quest_memory
+
+        memory = quest_memory(quest, cov.reviews, home)
+        findings.extend(memory.findings)
 
     enforced = quest.experience_distill or require
     notes: list[str] = []
@@ -60,6 +70,8 @@ def evaluate(quest: Quest | Path | str, command: str = "check", *, require: bool
         reviews=sorted(cov.reviews, key=lambda r: r.artifact_id),
         listed_by_invalid={rid: reviews for rid, reviews in cov.listed_by_invalid.items() if rid in pending_ids},
         notes=notes,
+        home=memory.home if memory else None,
+        cards=memory.cards if memory else [],
     )
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .checks.documents import inspect_decision, inspect_run, place
-from .model import WARNING, Decision, Finding, Quest, QuestError, Run, Workspace
+from .model import WARNING, Decision, Finding, Quest, QuestError, Run, Workspace, text_of
 from .sources.artifacts import (
     ARTIFACT_DIRS,
     FolderReader,
@@ -42,15 +42,6 @@ from .sources.quest import (
 )
 
 GATE_KINDS = ("run", "decision")
-_SKIP_FOLDERS = folders_for(GATE_KINDS)
-
-
-def _text(value: Any) -> str | None:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
-    return None
 
 
 def _when(value: str | None) -> float:
@@ -83,8 +74,10 @@ class _Copies:
 
 
 class _Collector:
-    def __init__(self, root: Path, workspaces: list[Workspace]) -> None:
+    def __init__(self, root: Path, workspaces: list[Workspace], kinds: tuple[str, ...] = GATE_KINDS) -> None:
         self.root = root
+        self.kinds = kinds
+        self.skip = folders_for(kinds)
         self.workspaces = workspaces
         self.order = {ws.rel: i for i, ws in enumerate(workspaces)}
         self.runs = _Copies()
@@ -94,12 +87,12 @@ class _Collector:
 
     def read(self, reader: Reader) -> None:
         ws = reader.workspace
-        for rec in read_records(reader, _SKIP_FOLDERS):
+        for rec in read_records(reader, self.skip):
             if rec.problem is not None:
                 self.findings.append(rec.problem)
             elif rec.data is not None:
                 self.add(ws, rec.name, rec.display, rec.data, rec.raw)
-        for item in read_index(reader, GATE_KINDS):
+        for item in read_index(reader, self.kinds):
             if isinstance(item, Finding):
                 self.findings.append(item)
             else:
@@ -110,6 +103,8 @@ class _Collector:
         folder, _, filename = name.partition("/")
         stem = filename.removesuffix(".json")
         kind = record_kind(data, folder)
+        if kind not in self.kinds:
+            return
         artifact_id = data.get("artifact_id") or data.get("id")
         if not isinstance(artifact_id, str) or not artifact_id.strip():
             artifact_id = stem
@@ -130,28 +125,30 @@ class _Collector:
         if kind == "run":
             run = Run(
                 artifact_id=artifact_id,
-                run_id=_text(data.get("run_id")),
-                run_kind=_text(data.get("run_kind")),
-                status=_text(data.get("status")),
+                run_id=text_of(data.get("run_id")),
+                run_kind=text_of(data.get("run_kind")),
+                status=text_of(data.get("status")),
                 workspace=ws.rel,
                 path=display,
-                updated_at=_text(data.get("updated_at")),
-                created_at=_text(data.get("created_at")),
+                updated_at=text_of(data.get("updated_at")),
+                created_at=text_of(data.get("created_at")),
             )
             self.runs.offer(artifact_id, run, home, order, inspect_run(data, raw, display))
         elif kind == "decision":
             check = inspect_decision(data, raw, display)
             decision = Decision(
                 artifact_id=artifact_id,
-                action=_text(data.get("action")),
+                action=text_of(data.get("action")),
                 workspace=ws.rel,
                 path=display,
-                updated_at=_text(data.get("updated_at")),
-                created_at=_text(data.get("created_at")),
+                updated_at=text_of(data.get("updated_at")),
+                created_at=text_of(data.get("created_at")),
                 is_review=check.is_review,
                 findings=check.findings,
                 reviewed_run_ids=check.reviewed_run_ids,
                 raw=raw if check.is_review else None,
+                cards_written=check.cards_written,
+                neighbor_cards=check.neighbor_cards,
             )
             self.decisions.offer(artifact_id, decision, home, order, [])
 
@@ -207,11 +204,12 @@ class _Collector:
         return entry.artifact_id in (self.runs if entry.kind == "run" else self.decisions).best
 
 
-def load_quest(path: Path | str, *, staged: bool = False) -> Quest:
+def load_quest(path: Path | str, *, staged: bool = False, runs_only: bool = False) -> Quest:
     """Read a quest from any path inside it.
 
     ``staged`` reads the workspace that ``path`` lies in from git's index instead of its
-    folder: what the commit being made will hold.
+    folder: what the commit being made will hold. ``runs_only`` skips decisions, for
+    callers that only resolve run ids (lineage entries naming another quest's runs).
     """
     loc = locate(path)
     meta, findings = read_quest_yaml(loc.root)
@@ -225,7 +223,7 @@ def load_quest(path: Path | str, *, staged: bool = False) -> Quest:
     workspaces, ws_findings = discover_workspaces(loc)
     findings.extend(ws_findings)
 
-    collector = _Collector(loc.root, workspaces)
+    collector = _Collector(loc.root, workspaces, ("run",) if runs_only else GATE_KINDS)
     for ws in workspaces:
         reader: Reader
         if staged and ws.path == loc.top:

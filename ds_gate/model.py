@@ -105,10 +105,99 @@ class Decision:
     findings: list[Finding] = field(default_factory=list)
     reviewed_run_ids: tuple[str, ...] = ()
     raw: bytes | None = None
+    cards_written: tuple[dict[str, Any], ...] = ()  # a review's entries, for card discipline
+    neighbor_cards: frozenset[str] = frozenset()  # candidate_card_id of its neighbor_decisions
 
     @property
     def schema_valid(self) -> bool:
         return not any(f.severity == ERROR for f in self.findings)
+
+
+def same_quest(a: str, b: str) -> bool:
+    """Quest ids compare as text, except that YAML turns an unquoted ``001`` into 1."""
+    return a == b or (a.isdigit() and b.isdigit() and int(a) == int(b))
+
+
+def text_of(value: Any) -> str | None:
+    """A scalar as text (YAML gives ints for ``quest_id: 1``); None for missing or containers."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+@dataclass(slots=True)
+class Card:
+    """A memory card: its frontmatter (as JSON values) and body.
+
+    ``blocks`` are the frontmatter blocks' YAML text and first line, kept to put a line
+    number on a finding; keys in ``legacy_keys`` came from the second (legacy) block.
+    """
+
+    path: Path  # absolute
+    display: str  # how findings name it
+    scope: str  # "global" (a home's memory) or "quest" (a quest's memory), by where it lies
+    kind: str  # the memory folder: knowledge, papers, ...
+    meta: dict[str, Any]
+    body: str
+    blocks: tuple[tuple[str, int], ...] = ()
+    legacy_keys: frozenset[str] = frozenset()
+    findings: list[Finding] = field(default_factory=list)
+    broken: bool = False  # the frontmatter could not be read; meta is empty
+
+    @property
+    def card_id(self) -> str | None:
+        value = text_of(self.meta.get("id"))
+        return value.strip() if value and value.strip() else None
+
+    @property
+    def title(self) -> str | None:
+        return text_of(self.meta.get("title"))
+
+    @property
+    def quest_id(self) -> str | None:
+        return text_of(self.meta.get("quest_id"))
+
+    @property
+    def is_experience(self) -> bool:
+        """The RFC's experience card: one that carries a ``claim`` or a ``lineage``."""
+        return "claim" in self.meta or "lineage" in self.meta
+
+    @property
+    def lineage(self) -> list[Any]:
+        value = self.meta.get("lineage")
+        return value if isinstance(value, list) else []
+
+    def origin_quests(self) -> list[str]:
+        """The quest the card came from: its ``quest_id``, or the quest it was promoted from."""
+        out = []
+        if self.quest_id and self.quest_id.strip():
+            out.append(self.quest_id.strip())
+        promoted = self.meta.get("promoted_from")
+        root = promoted.get("quest_root") if isinstance(promoted, dict) else None
+        if isinstance(root, str) and root.strip():
+            name = Path(root.strip().rstrip("/\\")).name
+            if name and name not in out:
+                out.append(name)
+        return out
+
+    def line(self, parts: tuple[str | int, ...]) -> int | None:
+        if not self.blocks:
+            return None
+        from .yamlpos import line_of
+
+        text, first = self.blocks[1] if parts and parts[0] in self.legacy_keys and len(self.blocks) > 1 else self.blocks[0]
+        return line_of(text, parts, first)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "card_id": self.card_id,
+            "kind": self.kind,
+            "scope": self.scope,
+            "path": self.display,
+            "experience": self.is_experience,
+        }
 
 
 @dataclass(slots=True)
@@ -125,6 +214,7 @@ class Quest:
     decisions: dict[str, Decision]
     findings: list[Finding]  # found while reading (unreadable files, stale paths, ...)
     is_git: bool = True
+    cards: list[Card] | None = None  # the quest's own memory cards, read when a check needs them
 
 
 @dataclass(slots=True)
@@ -162,6 +252,8 @@ class Report:
     listed_by_invalid: dict[str, list[str]] = field(default_factory=dict)  # pending run -> invalid reviews naming it
     finalization_reasons: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    home: Path | None = None  # the DeepScientist home whose memory was read, if any
+    cards: list[Card] = field(default_factory=list)  # the memory cards checked
 
     @property
     def errors(self) -> list[Finding]:
@@ -188,6 +280,9 @@ class Report:
             )
         if self.command == "commit-check":
             out["finalization"] = list(self.finalization_reasons)
+        if self.command in ("check", "closure", "lineage"):
+            out["home"] = str(self.home) if self.home is not None else None
+            out["cards"] = [card.as_dict() for card in self.cards]
         out["findings"] = [f.as_dict() for f in self.findings]
         out["notes"] = list(self.notes)
         return out

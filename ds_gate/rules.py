@@ -34,6 +34,25 @@ RULES: dict[str, str] = {
     "workspace.outside-quest": "a worktree outside the quest folder; never read",
     "workspace.missing": "a registered worktree whose folder is gone",
     "path.symlink-outside-quest": "a symbolic link out of the quest; never followed",
+    # memory cards
+    "card.frontmatter-invalid": "a card's YAML frontmatter cannot be read (syntax, not a mapping, never closed, not UTF-8)",
+    "card.schema": "a card's frontmatter breaks schemas/knowledge_card.schema.json",
+    "card.experience-schema": "an experience card (claim or lineage) breaks schemas/experience_card.schema.json",
+    "card.unreadable": "a card file or memory folder cannot be read (permissions)",
+    "card.quest-scope-lesson": "a lesson kept in quest scope and never promoted to global memory",
+    "card.home-missing": "no DeepScientist home, so global cards named by reviews were not checked",
+    "review.missing-card": "a cards_written entry names a card that does not exist in the scope it claims",
+    "review.duplicate-card": "a new card repeats an existing card (body or title) and no neighbor decision names it",
+    # lineage chains
+    "lineage.not-origin": "an experience card's first lineage entry is not the quest the card came from",
+    "lineage.origin-unknown": "a card with neither quest_id nor promoted_from: its origin cannot be checked",
+    "lineage.unknown-quest": "a lineage entry names a quest the home does not hold",
+    "lineage.unknown-run": "a lineage entry names a run that is not a run record of its quest (with a did-you-mean)",
+    "lineage.repeated-entry": "a lineage entry repeats an earlier (quest, run) pair",
+    # cross-quest patches
+    "patch.claim-changed": "a quest that does not own a card changed its claim",
+    "patch.confidence-raised": "a quest that does not own a card raised its confidence",
+    "patch.lineage-rewritten": "a quest that does not own a card changed or removed earlier lineage entries",
     # command input
     "input.unreadable": "a file named on the command line cannot be read (exit 2)",
     "install.failed": "a hook could not be installed into a quest of the home",

@@ -23,7 +23,7 @@ from typing import Any
 from .jsonpos import pointer as to_pointer
 from .resources import data_dir
 
-SCHEMA_NAMES = ("decision", "distill_review", "run")
+SCHEMA_NAMES = ("decision", "distill_review", "run", "knowledge_card", "experience_card")
 
 
 @functools.cache
@@ -202,6 +202,22 @@ def _size(of: type[list[Any]] | type[str], at_least: bool) -> Callable[[Any, Map
     return build
 
 
+def _bound(lower: bool) -> Callable[[Any, Mapping[str, Any], str], Check]:
+    """minimum / maximum (inclusive), for numbers only, as JSON Schema applies them."""
+
+    def build(value: Any, schema: Mapping[str, Any], base: str) -> Check:
+        limit = float(value)
+
+        def check(x: Any) -> bool:
+            if isinstance(x, bool) or not isinstance(x, (int, float)):
+                return True
+            return x >= limit if lower else x <= limit
+
+        return check
+
+    return build
+
+
 def _pattern(value: Any, schema: Mapping[str, Any], base: str) -> Check:
     rx = re.compile(value)
 
@@ -281,6 +297,8 @@ _KEYWORDS: dict[str, Callable[[Any, Mapping[str, Any], str], Check]] = {
     "minLength": _size(str, True),
     "maxLength": _size(str, False),
     "pattern": _pattern,
+    "minimum": _bound(True),
+    "maximum": _bound(False),
     "enum": _enum,
     "const": _const,
     "allOf": _all_of,
@@ -309,6 +327,7 @@ class SchemaError:
     anchor: tuple[str | int, ...]  # an existing value to put a line number on
     message: str
     hint: str | None
+    schema_path: tuple[str | int, ...] = ()  # where in the schema the failing keyword sits
 
 
 @functools.cache
@@ -365,16 +384,20 @@ def _explain(name: str, err: Any) -> SchemaError:
     elif keyword == "minItems" and value == 1:
         message = f"{field} must not be an empty list"
     elif keyword == "type":
-        message = f"{field} must be {'an' if str(value)[0] in 'aeiou' else 'a'} {value}, not {_type_name(instance)}"
+        wanted = value if isinstance(value, str) else " or ".join(value)
+        message = f"{field} must be {'an' if wanted[0] in 'aeiou' else 'a'} {wanted}, not {_type_name(instance)}"
     elif keyword == "enum":
         message = f"{field} is {instance!r}; expected one of: {', '.join(map(str, value))}"
+    elif keyword in ("minimum", "maximum"):
+        message = f"{field} is {instance!r}, {'below the minimum' if keyword == 'minimum' else 'above the maximum'} {value}"
     elif keyword == "const":
         message = f"{field} must be {value!r}, not {instance!r}"
     else:
         message = f"{field}: {err.message}"
     hint = _hint(name, list(err.absolute_schema_path), missing)
     full_path = path + (missing,) if missing else path
-    return SchemaError(path=full_path, anchor=path, message=message, hint=hint)
+    schema_path = tuple(err.absolute_schema_path)
+    return SchemaError(path=full_path, anchor=path, message=message, hint=hint, schema_path=schema_path)
 
 
 def _deref(node: Any, base: str, hint: str | None) -> tuple[Any, str, str | None]:

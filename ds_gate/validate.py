@@ -1,4 +1,5 @@
-"""Validate given artifact documents: files named on the command line, or staged blobs.
+"""Validate given documents: artifact records and memory cards named on the command line,
+or staged blobs.
 
 Each document is checked on its own (schema, in-document rules); a distill_review is also
 checked against the runs of the quest it belongs to, which is read only when a review
@@ -81,15 +82,28 @@ def check_documents(
     return findings, checked
 
 
+def _card(raw: bytes, path: Path, display: str) -> list[Finding] | None:
+    """A memory card's findings, or None for Markdown with no frontmatter (not a card)."""
+    from .checks.cards import card_findings
+    from .sources.memory import parse_card
+
+    parent = path.resolve().parent
+    kind = parent.parent.name if parent.parent.name == "ideas" else parent.name
+    card = parse_card(raw, path=path, display=display, scope="", kind=kind)
+    return None if card is None else card_findings(card)
+
+
 def validate_files(paths: Iterable[str | Path]) -> tuple[Report, bool]:
     """The ``ds-gate validate`` core: (report, every file could be read)."""
+    paths_list = list(paths)
     from .loader import load_quest
     from .sources.quest import locate
 
     documents: list[Document] = []
     findings: list[Finding] = []
     readable = True
-    for given in paths:
+    cards = 0
+    for given in paths_list:
         path = Path(given)
         try:
             raw = path.read_bytes()
@@ -105,6 +119,12 @@ def validate_files(paths: Iterable[str | Path]) -> tuple[Report, bool]:
                 )
             )
             continue
+        if path.suffix == ".md":
+            card_problems = _card(raw, path, str(given))
+            if card_problems is not None:
+                cards += 1
+                findings.extend(card_problems)
+            continue
         documents.append(Document(str(given), raw, path.resolve().parent.name))
 
     quests: dict[Path, Quest] = {}
@@ -118,6 +138,6 @@ def validate_files(paths: Iterable[str | Path]) -> tuple[Report, bool]:
     doc_findings, checked = check_documents(documents, quest_for)
     findings.extend(doc_findings)
     findings.sort(key=lambda f: (f.path or "", f.line or 0, f.rule, f.pointer))
-    notes = [f"{checked} of {len(documents)} files are run or decision records and were validated"]
+    notes = [f"{checked} run or decision records and {cards} memory cards of {len(paths_list)} files were validated"]
     report = Report(command="validate", ok=not any(f.severity == ERROR for f in findings), findings=findings, notes=notes)
     return report, readable

@@ -40,9 +40,11 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A DeepScientist home, found the way a researcher's shell finds it: $DEEPSCIENTIST_HOME."""
     path = tmp_path / "DeepScientist"
     (path / "quests").mkdir(parents=True)
+    monkeypatch.setenv("DEEPSCIENTIST_HOME", str(path))
     return path
 
 

@@ -7,6 +7,7 @@ in this environment instead of building a virtualenv from the network.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -88,3 +89,30 @@ def test_the_manual_stage_runs_the_full_closure_gate(quest) -> None:
     assert commit(quest.root, "review").returncode == 0
     passed = pre_commit(quest.root, "run", "ds-gate-closure-full", "--hook-stage", "manual")
     assert passed.returncode == 0, passed.stdout
+
+
+def test_pre_commit_rejects_a_bad_cross_quest_patch_of_a_card_and_accepts_a_good_one(quest) -> None:
+    card = quest.root / "memory" / "knowledge" / "sparse-routing.md"
+    owned_by_002 = {"id": "knowledge-04942297", "type": "knowledge", "title": "Sparse routing", "quest_id": "002",
+                    "claim": "Load-balancing loss prevents expert collapse.", "confidence": 0.6,
+                    "lineage": [{"quest": "002", "run": "run-aaaa0001"}]}
+
+    def write(meta: dict) -> None:
+        card.parent.mkdir(parents=True, exist_ok=True)
+        card.write_text(f"---\n{yaml.safe_dump(meta, sort_keys=False)}---\nBody.\n")
+
+    write(owned_by_002)
+    first = commit(quest.root, "memory: lesson from 002")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert re.search(r"ds-gate validate \(staged artifacts and memory cards\)\.+Passed", first.stderr)  # not "Skipped"
+
+    write(dict(owned_by_002, claim="Load-balancing loss always prevents expert collapse."))
+    rejected = commit(quest.root, "memory: reword")
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0 and head_subject(quest.root) == "memory: lesson from 002"
+    assert "ds-gate-closure" in output and "[patch.claim-changed]" in output and "memory/knowledge/sparse-routing.md" in output
+
+    write(dict(owned_by_002, lineage=[*owned_by_002["lineage"], {"quest": "001", "run": "run-bbbb0002"}]))
+    accepted = commit(quest.root, "memory: confirm in 001")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert head_subject(quest.root) == "memory: confirm in 001"

@@ -27,8 +27,18 @@ VALID = {
     "decision": {"kind": "decision", "artifact_id": "decision-80379c60", "verdict": "good", "action": "launch_experiment",
                  "reason": "Idea is promising."},
     "run": {"kind": "run", "artifact_id": "run-51c9ad07", "run_id": "main-001", "run_kind": "main_experiment", "status": "completed"},
+    # the real cards of the quest-formats reference, loaded as JSON values
+    "knowledge_card": {"id": "knowledge-f3e3bda8", "type": "knowledge", "kind": "knowledge", "title": "Router temperature matters",
+                       "quest_id": "001", "tags": ["stage:experiment", "topic:routing"], "created_at": "2026-11-22T02:02:08+00:00",
+                       "updated_at": "2026-11-22T02:02:08+00:00", "scope": "quest", "confidence": 0.5,
+                       "promoted_from": {"quest_root": "/home/r/DeepScientist/quests/001", "path": "memory/knowledge/a.md"}},
+    "experience_card": {"claim": "Load-balancing loss prevents expert collapse.",
+                        "lineage": [{"quest": "001", "run": "run-xxxx", "direction": "idea-x", "note": "n"}],
+                        "id": "knowledge-04942297", "type": "knowledge", "kind": "knowledge",
+                        "title": "Sparse routing needs load balancing", "quest_id": "001", "tags": ["task:sparse-routing"],
+                        "confidence": 0.7, "scope": "global"},
 }
-REPLACEMENTS: list[Any] = [None, True, False, 0, 1, 1.5, "", " ", "x", "global", "new", "distill_review", "decision", "run",
+REPLACEMENTS: list[Any] = [None, True, False, 0, 1, 1.5, -0.5, "", " ", "x", "global", "new", "distill_review", "decision", "run",
                            [], ["x"], [""], {}, {"a": 1}]
 
 

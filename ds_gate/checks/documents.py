@@ -58,6 +58,8 @@ class DecisionCheck:
     is_review: bool
     findings: list[Finding] = field(default_factory=list)
     reviewed_run_ids: tuple[str, ...] = ()
+    cards_written: tuple[dict[str, Any], ...] = ()
+    neighbor_cards: frozenset[str] = frozenset()
 
 
 def inspect_decision(data: dict[str, Any], raw: bytes | None, display: str) -> DecisionCheck:
@@ -82,6 +84,14 @@ def inspect_decision(data: dict[str, Any], raw: bytes | None, display: str) -> D
     reviewed = data.get("reviewed_run_ids")
     if isinstance(reviewed, list):
         out.reviewed_run_ids = tuple(r for r in reviewed if isinstance(r, str))
+    cards = data.get("cards_written")
+    if isinstance(cards, list):
+        out.cards_written = tuple(c if isinstance(c, dict) else {} for c in cards)  # keep indexes for pointers
+    neighbours = data.get("neighbor_decisions")
+    if isinstance(neighbours, list):
+        out.neighbor_cards = frozenset(
+            n["candidate_card_id"] for n in neighbours if isinstance(n, dict) and isinstance(n.get("candidate_card_id"), str)
+        )
     out.findings.extend(_targets_reviewed(data, set(out.reviewed_run_ids), raw, display))
     return out
 

@@ -76,6 +76,12 @@ class TextReporter:
             toggle = "on" if quest.experience_distill else "off"
             out.append(f"quest {quest.quest_id} at {quest.root} (experience_distill: {toggle})")
             out.append(f"  workspaces: {', '.join(ws.rel for ws in quest.workspaces)}")
+        if report.command == "lineage" and report.home is not None:
+            out.append(f"DeepScientist home {report.home}")
+        if report.cards and report.command in ("check", "closure", "lineage"):
+            lessons = sum(card.is_experience for card in report.cards)
+            home = f", home {report.home}" if report.home and report.command != "lineage" else ""
+            out.append(f"  memory cards checked: {len(report.cards)} ({lessons} with claim/lineage){home}")
         if report.finalization_reasons:
             out.append("this commit finalizes the quest: it stages " + "; ".join(report.finalization_reasons))
             if report.pending and report.enforced:

@@ -60,13 +60,13 @@ class Reader(Protocol):
     def read_many(self, names: list[str]) -> Iterator[tuple[str, bytes | OSError]]: ...
 
 
-def _symlink_finding(display: str, target: str) -> Finding:
+def symlink_finding(display: str, target: str, outside: str = "the quest", what: str = "artifacts") -> Finding:
     return Finding(
         rule="path.symlink-outside-quest",
         severity=WARNING,
         path=display,
-        message=f"{display} is a symbolic link to {target}, outside the quest; not followed",
-        hint="artifacts must live inside the quest; replace the link with the file itself",
+        message=f"{display} is a symbolic link to {target}, outside {outside}; not followed",
+        hint=f"{what} must live inside {outside}; replace the link with the file itself",
     )
 
 
@@ -83,7 +83,7 @@ class FolderReader:
             return path if path.exists() else None
         real = Path(os.path.realpath(path))
         if not is_inside(self.root, real):
-            self.findings.append(_symlink_finding(self.workspace.display(rel), str(real)))
+            self.findings.append(symlink_finding(self.workspace.display(rel), str(real)))
             return None
         return real if real.exists() else None
 
@@ -151,7 +151,7 @@ class StagedReader:
                 continue
             rel = path[len("artifacts/") :]
             if mode == "120000":
-                self.findings.append(_symlink_finding(workspace.display(path), "a staged symbolic link"))
+                self.findings.append(symlink_finding(workspace.display(path), "a staged symbolic link"))
                 continue
             self._entries[rel] = blob
 

@@ -136,7 +136,7 @@ def _locate_by_folders(start: Path, error: GitError) -> Location:
 # ---------------------------------------------------------------- quest.yaml
 
 
-def _yaml_loader() -> Any:
+def yaml_loader() -> Any:
     import yaml
 
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -146,7 +146,7 @@ def load_yaml(text: str) -> Any:
     """Safe YAML only: tags such as ``!!python/object`` raise instead of constructing."""
     import yaml
 
-    return yaml.load(text, Loader=_yaml_loader())  # noqa: S506 - a SafeLoader
+    return yaml.load(text, Loader=yaml_loader())  # noqa: S506 - a SafeLoader
 
 
 def read_quest_yaml(root: Path) -> tuple[dict[str, Any], list[Finding]]:

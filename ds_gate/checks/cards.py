@@ -1,0 +1,178 @@
+"""Card rules: each card's frontmatter on its own, and the discipline the RFC asks of reviews.
+
+- Every card passes ``knowledge_card.schema.json``; an experience card (``claim`` or
+  ``lineage``) also passes ``experience_card.schema.json``.
+- Every ``cards_written`` entry of a valid review names a card that exists in the scope
+  it claims (``global``: the home's memory; ``quest``: the quest's).
+- A ``new`` card that repeats an existing card (the same normalised body, or the same
+  normalised title) needed a neighbour decision naming that card.
+- A lesson kept in quest scope never reaches the next quest (the RFC's quest 014: nine
+  quest-scope cards, one global), so it is a warning suggesting promotion.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import schemas
+from ..jsonpos import pointer
+from ..model import ERROR, WARNING, Card, Decision, Finding
+
+_SPACE = re.compile(r"\s+")
+Line = Callable[[tuple[str | int, ...]], "int | None"]
+
+
+def normalise(text: str) -> str:
+    """Unicode NFKC, casefold, whitespace collapsed: how two cards are "the same text"."""
+    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def schema_findings(meta: Mapping[str, Any], display: str | None, line: Line | None = None) -> list[Finding]:
+    """Frontmatter against the card schemas: ``card.schema`` for what every card needs,
+    ``card.experience-schema`` for what only a lesson needs."""
+    experience = "claim" in meta or "lineage" in meta
+    out = []
+    for err in schemas.errors("experience_card" if experience else "knowledge_card", dict(meta)):
+        from_base = not experience or err.schema_path[:1] == ("allOf",)
+        out.append(
+            Finding(
+                rule="card.schema" if from_base else "card.experience-schema",
+                severity=ERROR,
+                path=display,
+                pointer=pointer(err.path),
+                line=line(err.anchor) if line is not None else None,
+                message=err.message.replace("the record", "the frontmatter"),
+                hint=err.hint,
+            )
+        )
+    return out
+
+
+def card_findings(card: Card) -> list[Finding]:
+    """What is wrong with one card on its own: unreadable frontmatter, or its schema."""
+    if card.broken:
+        return list(card.findings)
+    return [*card.findings, *schema_findings(card.meta, card.display, card.line)]
+
+
+class CardIndex:
+    """Cards by id, by normalised body and by normalised title (built on first use)."""
+
+    def __init__(self, cards: Iterable[Card]) -> None:
+        self.cards = [c for c in cards if not c.broken]
+        self.by_id: dict[str, list[Card]] = {}
+        for card in self.cards:
+            if card.card_id:
+                self.by_id.setdefault(card.card_id, []).append(card)
+        self._bodies: dict[str, list[Card]] | None = None
+        self._titles: dict[str, list[Card]] | None = None
+
+    @staticmethod
+    def body_key(card: Card) -> str | None:
+        text = normalise(card.body)
+        return hashlib.sha256(text.encode()).hexdigest() if text else None
+
+    @staticmethod
+    def title_key(card: Card) -> str | None:
+        return normalise(card.title) if card.title and normalise(card.title) else None
+
+    def _table(self, key: Callable[[Card], str | None]) -> dict[str, list[Card]]:
+        table: dict[str, list[Card]] = {}
+        for card in self.cards:
+            k = key(card)
+            if k is not None:
+                table.setdefault(k, []).append(card)
+        return table
+
+    def twins(self, card: Card) -> list[tuple[Card, str]]:
+        """Other cards (another id) with the same body or title: (card, what is the same)."""
+        if self._bodies is None:
+            self._bodies, self._titles = self._table(self.body_key), self._table(self.title_key)
+        assert self._titles is not None
+        out: dict[str, tuple[Card, str]] = {}
+        for table, key, what in ((self._bodies, self.body_key(card), "body"), (self._titles, self.title_key(card), "title")):
+            for other in table.get(key, []) if key else []:
+                if other.card_id and other.card_id != card.card_id:
+                    out.setdefault(other.card_id, (other, what))
+        return [out[k] for k in sorted(out)]
+
+
+@dataclass(slots=True)
+class Discipline:
+    findings: list[Finding] = field(default_factory=list)
+    written: list[Card] = field(default_factory=list)  # the cards the reviews name, found
+
+
+def review_findings(reviews: Iterable[Decision], quest_cards: CardIndex, global_cards: CardIndex | None,
+                    home_note: str) -> Discipline:
+    """Card discipline of valid reviews. ``global_cards`` is None when the home is absent:
+    global entries are then not checked (``home_note`` says so once, elsewhere)."""
+    out = Discipline()
+    both = CardIndex([*quest_cards.cards, *(global_cards.cards if global_cards else [])])
+    for review in reviews:
+        for i, entry in enumerate(review.cards_written):
+            card_id, scope = entry.get("card_id"), entry.get("scope")
+            if not isinstance(card_id, str) or scope not in ("global", "quest"):
+                continue  # the schema reports it
+            index = quest_cards if scope == "quest" else global_cards
+            if index is None:
+                continue
+            found = index.by_id.get(card_id.strip())
+            where = ("cards_written", i, "card_id")
+            if not found:
+                other = global_cards if scope == "quest" else quest_cards
+                elsewhere = other is not None and card_id.strip() in other.by_id
+                out.findings.append(
+                    _review_finding(
+                        review, "review.missing-card", where,
+                        f"cards_written[{i}] names {scope} card {card_id!r}, but no card in the {scope} memory has that id"
+                        + (f" (it is in the {'quest' if scope == 'global' else 'global'} memory)" if elsewhere else ""),
+                        f"set scope: {'quest' if scope == 'global' else 'global'}" if elsewhere else
+                        f"write the card (memory.write scope={scope}) or correct card_id; "
+                        + (f"the global memory is {home_note}" if scope == "global" else "the quest memory is <quest>/memory/"),
+                    )
+                )
+                continue
+            card = found[0]
+            out.written.append(card)
+            if entry.get("action") != "new":
+                continue
+            unnamed = [(other, what) for other, what in both.twins(card) if other.card_id not in review.neighbor_cards]
+            if unnamed:
+                names = ", ".join(f"{o.card_id} ({o.display}, same {what})" for o, what in unnamed)
+                out.findings.append(
+                    _review_finding(
+                        review, "review.duplicate-card", ("cards_written", i),
+                        f"new card {card_id} repeats an existing card: {names}",
+                        f"decide against it first: add neighbor_decisions: [{{candidate_card_id: {unnamed[0][0].card_id}, "
+                        "decision: patch | new | neighbor_but_separate, target_run_id, reason}], or patch that card instead",
+                    )
+                )
+    return out
+
+
+def _review_finding(review: Decision, rule: str, where: tuple[str | int, ...], message: str, hint: str) -> Finding:
+    from .documents import place
+
+    return Finding(rule=rule, severity=ERROR, path=review.path, pointer=pointer(where), line=place(review.raw, where),
+                   message=message, hint=hint)
+
+
+def quest_scope_findings(quest_cards: Iterable[Card], global_ids: set[str]) -> list[Finding]:
+    """A lesson in quest scope that was never promoted to global."""
+    return [
+        Finding(
+            rule="card.quest-scope-lesson",
+            severity=WARNING,
+            path=card.display,
+            message=f"lesson {card.card_id or card.display} is kept in quest scope, where the next quest never reads it",
+            hint="promote it (memory.promote_to_global) or write it with scope=global, as the experience-distill RFC asks",
+        )
+        for card in quest_cards
+        if not card.broken and card.is_experience and card.card_id not in global_ids
+    ]

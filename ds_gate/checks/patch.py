@@ -1,0 +1,101 @@
+"""The RFC's ``validate_cross_quest_patch``: what a quest may change in another quest's card.
+
+The owners of a card are the quests in its lineage before the patch. A quest that owns
+the card may change anything (a same-quest edit). Any other quest may only add evidence:
+the claim stays word for word, confidence does not go up (a missing confidence counts as
+0, as in PR #60), and lineage entries are only appended, so the old lineage is a prefix
+of the new one. A card with no lineage before (or no card before) has no owners.
+
+Where the issue and PR #60 differ, the issue stands: PR #60 treats a card owned by
+{A, B} as foreign even to A; here A owns it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..jsonpos import pointer
+from ..model import ERROR, Card, Finding, same_quest
+
+
+def owners(before: Mapping[str, Any]) -> list[str]:
+    out: list[str] = []
+    for entry in _list(before.get("lineage")):
+        quest = entry.get("quest") if isinstance(entry, Mapping) else None
+        if isinstance(quest, (str, int)) and not isinstance(quest, bool) and str(quest).strip() and str(quest).strip() not in out:
+            out.append(str(quest).strip())
+    return out
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _confidence(meta: Mapping[str, Any]) -> float | None:
+    value = meta.get("confidence")
+    if value is None:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None  # not a number: the schema reports it
+    return float(value)
+
+
+def validate_cross_quest_patch(
+    before: Mapping[str, Any] | Card | None,
+    after: Mapping[str, Any] | Card,
+    patching_quest: str | None,
+    *,
+    path: str | None = None,
+    validate_after: bool = True,
+) -> list[Finding]:
+    """Findings for patching ``before`` into ``after`` by ``patching_quest`` ([] when allowed).
+
+    ``before``/``after`` are card frontmatters (or Cards, which also give line numbers).
+    ``patching_quest=None`` means unknown: held to the rules for a foreign quest.
+    ``validate_after`` first checks ``after`` against the card schemas, as PR #60 does.
+    """
+    card = after if isinstance(after, Card) else None
+    new = after.meta if isinstance(after, Card) else after
+    old = before.meta if isinstance(before, Card) else before
+    display = path if path is not None else (card.display if card is not None else None)
+    found: list[Finding] = []
+    if validate_after:
+        from .cards import schema_findings
+
+        found.extend(schema_findings(new, display, card.line if card is not None else None))
+    if old is None:
+        return found
+    owning = owners(old)
+    if not owning or (patching_quest is not None and any(same_quest(patching_quest.strip(), o) for o in owning)):
+        return found
+    who = f"quest {patching_quest}" if patching_quest else "a quest that cannot be named"
+    whose = ", ".join(owning)
+
+    def add(rule: str, where: tuple[str | int, ...], message: str, hint: str) -> None:
+        line = card.line(where) if card is not None else None
+        found.append(Finding(rule=rule, severity=ERROR, path=display, pointer=pointer(where), line=line,
+                             message=f"{who} patches a card owned by quest {whose}: {message}", hint=hint))
+
+    if old.get("claim") != new.get("claim"):
+        add("patch.claim-changed", ("claim",), f"the claim changed from {old.get('claim')!r} to {new.get('claim')!r}",
+            "keep the claim word for word; a quest that disagrees writes a new card (action: new) and records a "
+            "neighbor_decision against this one")
+    before_conf, after_conf = _confidence(old), _confidence(new)
+    if before_conf is not None and after_conf is not None and after_conf > before_conf:
+        add("patch.confidence-raised", ("confidence",),
+            f"confidence rose from {old.get('confidence')!r} to {new.get('confidence')!r}",
+            "another quest may lower confidence or leave it, never raise it; add your run to lineage as evidence instead")
+    old_lineage = _list(old.get("lineage"))
+    new_lineage = _list(new.get("lineage"))
+    for i, entry in enumerate(old_lineage):
+        if i >= len(new_lineage):
+            add("patch.lineage-rewritten", ("lineage",),
+                f"lineage lost entries: it had {len(old_lineage)}, it now has {len(new_lineage)}",
+                "keep every earlier lineage entry as it was and append your own after them")
+            break
+        if new_lineage[i] != entry:
+            add("patch.lineage-rewritten", ("lineage", i), f"lineage[{i}] was rewritten (it was {entry!r})",
+                "restore the earlier entry exactly; a patch may only append entries after the existing ones")
+            break
+    return found

@@ -1,0 +1,184 @@
+"""Cross-quest patches of a card: the API, the commit hook (staged vs HEAD) and ``--since``.
+
+A quest that does not own a card (its owners are the quests in its lineage) may append
+lineage, never change the claim, raise confidence or rewrite earlier entries.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+from helpers import commit, git, head_subject
+
+import ds_gate
+from ds_gate.cli import main
+from ds_gate.example_quest import ExampleQuest
+
+ORIGIN = {
+    "id": "knowledge-04942297", "type": "knowledge", "kind": "knowledge", "title": "Sparse routing needs load balancing",
+    "quest_id": "001", "scope": "global", "claim": "Load-balancing loss prevents expert collapse.", "confidence": 0.6,
+    "lineage": [{"quest": "001", "run": "run-aaaa0001", "direction": "idea-x", "note": "n"}],
+}
+
+
+def patched(**changes) -> dict:
+    after = copy.deepcopy(ORIGIN)
+    after.update(changes)
+    return after
+
+
+APPENDED = patched(lineage=[*ORIGIN["lineage"], {"quest": "002", "run": "run-bbbb0002", "note": "confirmed"}])
+
+
+def test_appending_lineage_from_another_quest_passes() -> None:
+    assert ds_gate.validate_cross_quest_patch(ORIGIN, APPENDED, "002") == []
+    lower = patched(confidence=0.4, lineage=APPENDED["lineage"])
+    assert ds_gate.validate_cross_quest_patch(ORIGIN, lower, "002") == []
+
+
+@pytest.mark.parametrize(("after", "rule", "pointer"), [
+    (patched(claim="Load-balancing loss sometimes prevents expert collapse."), "patch.claim-changed", "/claim"),
+    (patched(confidence=0.9), "patch.confidence-raised", "/confidence"),
+    (patched(lineage=[{"quest": "001", "run": "run-aaaa0009", "direction": "idea-x", "note": "n"},
+                      {"quest": "002", "run": "run-bbbb0002"}]), "patch.lineage-rewritten", "/lineage/0"),
+    (patched(lineage=[{"quest": "002", "run": "run-bbbb0002"}]), "patch.lineage-rewritten", "/lineage/0"),
+], ids=["claim", "confidence", "rewritten entry", "replaced lineage"])
+def test_each_forbidden_cross_quest_change_fails_with_its_own_rule(after, rule, pointer) -> None:
+    found = ds_gate.validate_cross_quest_patch(ORIGIN, after, "002")
+    assert [(f.rule, f.pointer, f.severity) for f in found] == [(rule, pointer, "error")]
+    assert "quest 002 patches a card owned by quest 001" in found[0].message and found[0].hint
+
+
+def test_dropping_entries_and_adding_confidence_where_there_was_none() -> None:
+    shorter = ds_gate.validate_cross_quest_patch(APPENDED, ORIGIN, "003")
+    assert [(f.rule, f.pointer) for f in shorter] == [("patch.lineage-rewritten", "/lineage")]
+    no_confidence = {k: v for k, v in ORIGIN.items() if k != "confidence"}
+    raised = ds_gate.validate_cross_quest_patch(no_confidence, ORIGIN, "002")  # missing counts as 0, as in PR #60
+    assert [f.rule for f in raised] == ["patch.confidence-raised"]
+
+
+def test_owners_may_change_anything_and_new_cards_have_no_before() -> None:
+    rewrite = patched(claim="Different claim.", confidence=1.0, lineage=[{"quest": "001", "run": "run-aaaa0003"}])
+    assert ds_gate.validate_cross_quest_patch(ORIGIN, rewrite, "001") == []
+    assert ds_gate.validate_cross_quest_patch(ORIGIN, rewrite, "1") == []  # YAML's `quest: 001` read as 1
+    # 002 appended its entry, so 002 owns the card now (the issue's rule; PR #60 would refuse)
+    assert ds_gate.validate_cross_quest_patch(APPENDED, patched(claim="Refined.", lineage=APPENDED["lineage"]), "002") == []
+    assert ds_gate.validate_cross_quest_patch(None, ORIGIN, "009") == []
+    # an unknown patching quest is held to the strict rules
+    assert [f.rule for f in ds_gate.validate_cross_quest_patch(ORIGIN, patched(claim="x"), None)] == ["patch.claim-changed"]
+
+
+def test_the_after_side_is_validated_first() -> None:
+    broken = patched(lineage=[*ORIGIN["lineage"], {"quest": "002"}], confidence=3)
+    found = ds_gate.validate_cross_quest_patch(ORIGIN, broken, "002")
+    assert sorted((f.rule, f.pointer) for f in found) == [
+        ("card.experience-schema", "/lineage/1/run"),
+        ("card.schema", "/confidence"),
+        ("patch.confidence-raised", "/confidence"),
+    ]
+    unchecked = ds_gate.validate_cross_quest_patch(ORIGIN, broken, "002", validate_after=False)
+    assert [f.rule for f in unchecked] == ["patch.confidence-raised"]
+
+
+# ---------------------------------------------------------------- the commit hook
+
+
+def write_card(path: Path, meta: dict, body: str = "Body.\n") -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"---\n{yaml.safe_dump(meta, sort_keys=False)}---\n{body}")
+
+
+@pytest.fixture
+def borrowing(make_quest) -> tuple[ExampleQuest, Path]:
+    """Quest 002, hook installed, holding in its memory a card that quest 001 owns."""
+    quest = make_quest("002")
+    assert main(["install", str(quest.root)]) == 0
+    card = quest.root / "memory" / "knowledge" / "sparse-routing-needs-load-balancing.md"
+    write_card(card, ORIGIN)
+    done = commit(quest.root, "memory: copy 001's lesson")
+    assert done.returncode == 0, done.stdout + done.stderr
+    return quest, card
+
+
+@pytest.mark.parametrize(("change", "rule"), [
+    ({"claim": "Something else."}, "patch.claim-changed"),
+    ({"confidence": 0.95}, "patch.confidence-raised"),
+    ({"lineage": [{"quest": "002", "run": "run-bbbb0002"}]}, "patch.lineage-rewritten"),
+])
+def test_the_hook_rejects_a_bad_cross_quest_patch_and_names_the_rule(borrowing, change, rule) -> None:
+    quest, card = borrowing
+    write_card(card, patched(**change))
+    rejected = commit(quest.root, "memory: patch")
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0 and head_subject(quest.root) == "memory: copy 001's lesson"
+    assert f"[{rule}]" in output and "memory/knowledge/sparse-routing-needs-load-balancing.md" in output
+    assert "Traceback" not in output
+
+
+def test_the_hook_accepts_an_appended_lineage_and_a_same_quest_edit(borrowing, make_quest) -> None:
+    quest, card = borrowing
+    write_card(card, APPENDED)
+    done = commit(quest.root, "memory: confirm in 002")
+    assert done.returncode == 0, done.stdout + done.stderr
+    # 002 now owns the card too; and its own new card may change at will
+    own = quest.root / "memory" / "knowledge" / "own-lesson.md"
+    write_card(own, dict(ORIGIN, id="knowledge-00000002", quest_id="002", lineage=[{"quest": "002", "run": "run-1"}]))
+    assert commit(quest.root, "memory: own lesson").returncode == 0
+    write_card(own, dict(ORIGIN, id="knowledge-00000002", quest_id="002", claim="Rewritten by its owner.", confidence=0.99,
+                         lineage=[{"quest": "002", "run": "run-2"}]))
+    done = commit(quest.root, "memory: owner edit")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_hook_judges_the_staged_card_not_the_working_tree(borrowing) -> None:
+    quest, card = borrowing
+    write_card(card, patched(claim="Something else."))
+    git(quest.root, "add", str(card))
+    write_card(card, ORIGIN)  # the working tree is clean again; the index is not
+    rejected = git(quest.root, "commit", "-q", "-m", "memory: patch", check=False)
+    assert rejected.returncode != 0 and "[patch.claim-changed]" in rejected.stdout + rejected.stderr
+
+
+def test_the_hook_validates_a_staged_card(borrowing) -> None:
+    quest, card = borrowing
+    write_card(card.with_name("broken.md"), {"id": "knowledge-1", "claim": "", "lineage": []})
+    rejected = commit(quest.root, "memory: broken")
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0
+    assert "memory/knowledge/broken.md:3: error [card.experience-schema] `claim` must not be empty" in output  # line 3: claim
+
+
+# ---------------------------------------------------------------- a global memory under git
+
+
+@pytest.fixture
+def versioned_home(home) -> Path:
+    memory = home / "memory"
+    write_card(memory / "knowledge" / "sparse.md", ORIGIN)
+    for args in (("init", "-q"), ("add", "-A"), ("commit", "-q", "-m", "memory")):
+        assert git(memory, *args).returncode == 0
+    return home
+
+
+def test_lineage_since_checks_every_card_changed_since_a_revision(versioned_home, gate_json) -> None:
+    memory = versioned_home / "memory"
+    write_card(memory / "knowledge" / "sparse.md", patched(claim="Changed.", lineage=APPENDED["lineage"]))
+    write_card(memory / "knowledge" / "new.md", dict(ORIGIN, id="knowledge-2", claim="A new lesson."))
+    code, out = gate_json("lineage", "--home", str(versioned_home), "--since", "HEAD")
+    assert code == 1
+    patch_findings = [(f["rule"], f["path"]) for f in out["findings"] if f["rule"].startswith("patch.")]
+    assert patch_findings == [("patch.claim-changed", "memory/knowledge/sparse.md")]  # 002 appended, then changed the claim
+    assert any(f["message"].startswith("quest 002 patches") for f in out["findings"])  # inferred from the appended entry
+    assert out["notes"] == [f"2 card(s) of {memory} changed since HEAD"]
+    # named explicitly: 001 owns it, so the same change is an owner's edit
+    code, out = gate_json("lineage", "--home", str(versioned_home), "--since", "HEAD", "--quest", "001")
+    assert not [f for f in out["findings"] if f["rule"].startswith("patch.")]
+
+
+def test_lineage_since_a_revision_that_does_not_exist_is_a_usage_error(versioned_home, capsys) -> None:
+    assert main(["lineage", "--home", str(versioned_home), "--since", "no-such-rev"]) == 2
+    assert "cannot compare" in capsys.readouterr().err
+    assert main(["lineage", "--home", str(versioned_home), "--since", "--output=x"]) == 2
