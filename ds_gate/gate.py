@@ -19,10 +19,6 @@ from .model import ERROR, INFO, Finding, Quest, Report
 COMMANDS = ("check", "closure", "candidates")
 
 
-def _order(finding: Finding) -> tuple[str, int, str, str]:
-    return (finding.path or "", finding.line or 0, finding.rule, finding.pointer)
-
-
 def evaluate(
     quest: Quest | Path | str, command: str = "check", *, require: bool = False, home: Path | str | None = None
 ) -> Report:
@@ -54,7 +50,7 @@ def evaluate(
                 "experience_distill is off for this quest, so the closure gate is not enforced "
                 "(turn it on in quest.yaml startup_contract, or pass --require)"
             )
-    findings.sort(key=_order)
+    findings.sort(key=Finding.sort_key)
 
     never_fails = command == "candidates" or (command == "closure" and not enforced)
     ok = never_fails or not any(f.severity == ERROR for f in findings)

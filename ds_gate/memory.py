@@ -16,7 +16,7 @@ from pathlib import Path
 from .checks.cards import CardIndex, card_findings, quest_scope_findings, review_findings
 from .checks.lineage import chain_findings
 from .checks.patch import validate_cross_quest_patch
-from .home import Home, quest_cards
+from .home import Home, QuestRuns, quest_cards, valid_quest_id
 from .model import ERROR, WARNING, Card, Finding, Quest, QuestError, Report, Review
 
 
@@ -62,9 +62,18 @@ def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | Non
         elif any(e.get("scope") == "global" for e in entries):
             out.findings.append(_home_missing(home, "the global cards its reviews name were"))
 
+    unverified: list[str] = []
+
+    def runs_of(quest_id: str) -> QuestRuns | str | None:
+        runs = home.quest_runs(quest_id)
+        if isinstance(runs, str) and not home.exists and valid_quest_id(quest_id.strip()):
+            unverified.append(quest_id)
+            return None  # a clone of one quest: other quests are simply not here
+        return runs
+
     for card in own:
         out.findings.extend(card_findings(card))
-        out.findings.extend(chain_findings(card, home.quest_runs))
+        out.findings.extend(chain_findings(card, runs_of))
     if lessons:
         out.findings.extend(quest_scope_findings(lessons, set(global_index.by_id) if global_index else set()))
 
@@ -77,12 +86,10 @@ def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | Non
         seen.add(card.path)
         out.cards.append(card)
         out.findings.extend(card_findings(card))
-        out.findings.extend(chain_findings(card, home.quest_runs))
+        out.findings.extend(chain_findings(card, runs_of))
+    if unverified:
+        out.findings.append(_home_missing(home, f"lineage links to quest {', '.join(sorted(set(unverified)))} were"))
     return out
-
-
-def _order(finding: Finding) -> tuple[str, int, str, str]:
-    return (finding.path or "", finding.line or 0, finding.rule, finding.pointer)
 
 
 def evaluate_lineage(
@@ -128,7 +135,7 @@ def evaluate_lineage(
             findings.extend(validate_cross_quest_patch(before, after, who, validate_after=not after.is_experience))
             if after not in checked:
                 checked.append(after)
-    findings.sort(key=_order)
+    findings.sort(key=Finding.sort_key)
     return Report(
         command="lineage",
         ok=not any(f.severity == ERROR for f in findings),

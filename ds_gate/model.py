@@ -39,6 +39,10 @@ class Finding:
     pointer: str = ""
     line: int | None = None
 
+    def sort_key(self) -> tuple[str, int, str, str]:
+        """Reports list findings by file, then line: the order a reader fixes them in."""
+        return (self.path or "", self.line or 0, self.rule, self.pointer)
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "rule": self.rule,

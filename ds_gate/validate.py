@@ -137,7 +137,7 @@ def validate_files(paths: Iterable[str | Path]) -> tuple[Report, bool]:
 
     doc_findings, checked = check_documents(documents, quest_for)
     findings.extend(doc_findings)
-    findings.sort(key=lambda f: (f.path or "", f.line or 0, f.rule, f.pointer))
+    findings.sort(key=Finding.sort_key)
     notes = [f"{checked} run or decision records and {cards} memory cards of {len(paths_list)} files were validated"]
     report = Report(command="validate", ok=not any(f.severity == ERROR for f in findings), findings=findings, notes=notes)
     return report, readable

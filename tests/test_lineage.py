@@ -160,3 +160,19 @@ def test_home_from_the_environment(three, home, gate_json, monkeypatch) -> None:
     monkeypatch.setenv("DS_HOME", str(home))
     code, out = gate_json("lineage")
     assert code == 1 and out["home"] == str(Path(home).resolve())
+
+
+def test_without_a_home_links_to_other_quests_are_one_warning(tmp_path, gate_json) -> None:
+    # a CI clone of one quest: its own runs resolve, other quests are simply not there
+    quest = ExampleQuest(tmp_path / "clone" / "001", "001").create()
+    run = quest.run(quest.root, "main-001")
+    quest.card("quest", "Local lesson", claim="c",
+               lineage=[{"quest": "001", "run": run}, {"quest": "002", "run": "run-1"}, {"quest": "001", "run": "main-404"}])
+    code, out = gate_json("check", str(quest.root), "--home", str(tmp_path / "no-home"))
+    assert code == 1
+    assert sorted((f["rule"], f["severity"], f["pointer"]) for f in out["findings"]) == [
+        ("card.home-missing", "warning", ""),
+        ("card.quest-scope-lesson", "warning", ""),
+        ("lineage.unknown-run", "error", "/lineage/2/run"),  # its own quest is still checked
+    ]
+    assert "lineage links to quest 002" in next(f["message"] for f in out["findings"] if f["rule"] == "card.home-missing")

@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..home import QuestRuns
 
-RunsOf = Callable[[str], "QuestRuns | str"]
+RunsOf = Callable[[str], "QuestRuns | str | None"]  # None: cannot be checked here (no home)
 
 
 def _entry_text(entry: object, key: str) -> str | None:
@@ -60,7 +60,9 @@ def chain_findings(card: Card, runs_of: RunsOf) -> list[Finding]:
             continue
         runs = runs_of(quest)
         identity = run
-        if isinstance(runs, str):
+        if runs is None:
+            pass  # unverifiable, said once by the caller; repeats are still caught by name
+        elif isinstance(runs, str):
             add("lineage.unknown-quest", ERROR, ("lineage", i, "quest"), f"lineage[{i}] names quest {quest!r}: {runs}",
                 "name a quest of this DeepScientist home (pass --home if the home is elsewhere)")
         else:

@@ -219,8 +219,8 @@ def _broken(path: Path, display: str, scope: str, kind: str, message: str, line:
 # ---------------------------------------------------------------- folders
 
 
-def _regular_inside(path: Path, contain: Path, display: str, findings: list[Finding]) -> bool:
-    """A regular file (or folder, for folders) whose real path stays inside ``contain``."""
+def _contained(path: Path, contain: Path, display: str, findings: list[Finding]) -> bool:
+    """True when the real path (symbolic links resolved) stays inside ``contain``; else a finding."""
     real = Path(os.path.realpath(path))
     if not is_inside(contain, real):
         findings.append(symlink_finding(display, str(real), str(contain), "memory cards"))
@@ -231,11 +231,11 @@ def _regular_inside(path: Path, contain: Path, display: str, findings: list[Find
 def card_files(root: Path, contain: Path, base: Path | None, findings: list[Finding]) -> list[tuple[Path, str]]:
     """(file, kind) of every ``*.md`` MemoryService would list or read, in a stable order."""
     out: list[tuple[Path, str]] = []
-    if not root.is_dir() or not _regular_inside(root, contain, display_path(root, base), findings):
+    if not root.is_dir() or not _contained(root, contain, display_path(root, base), findings):
         return out
     for kind in MEMORY_KINDS:
         folder = root / kind
-        if not folder.is_dir() or not _regular_inside(folder, contain, display_path(folder, base), findings):
+        if not folder.is_dir() or not _contained(folder, contain, display_path(folder, base), findings):
             continue
         out.extend(_md_files(folder, kind, contain, base, findings, nested=kind == "ideas"))
     return out
@@ -252,14 +252,14 @@ def _md_files(folder: Path, kind: str, contain: Path, base: Path | None, finding
     for entry in entries:
         path = Path(entry.path)
         if entry.name.endswith(".md"):
-            if not _regular_inside(path, contain, display_path(path, base), findings):
+            if not _contained(path, contain, display_path(path, base), findings):
                 continue
             try:
                 if stat.S_ISREG(os.stat(path).st_mode):  # never a FIFO or device: reading would block
                     out.append((path, kind))
             except OSError as exc:
                 findings.append(_unreadable(display_path(path, base), exc))
-        elif nested and entry.is_dir() and _regular_inside(path, contain, display_path(path, base), findings):
+        elif nested and entry.is_dir() and _contained(path, contain, display_path(path, base), findings):
             out.extend(_md_files(path, kind, contain, base, findings, nested=False))
     return out
 
