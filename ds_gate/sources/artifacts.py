@@ -176,10 +176,10 @@ class StagedReader:
             yield name, data if data is not None else FileNotFoundError(f"blob {self._entries[name]} is missing")
 
 
-def unreadable(display: str, exc: OSError | Exception, severity: str = ERROR) -> Finding:
+def unreadable(display: str, exc: OSError | Exception, severity: str = ERROR, rule: str = "artifact.unreadable") -> Finding:
     reason = getattr(exc, "strerror", None) or str(exc)
     return Finding(
-        rule="artifact.unreadable",
+        rule=rule,
         severity=severity,
         path=display,
         message=f"cannot read {display}: {reason}",

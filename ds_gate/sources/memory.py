@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import ERROR, Card, Finding
-from .artifacts import symlink_finding
+from .artifacts import symlink_finding, unreadable
 from .quest import is_inside
 
 MEMORY_KINDS = ("papers", "ideas", "decisions", "episodes", "knowledge", "templates")
@@ -265,13 +265,7 @@ def _md_files(folder: Path, kind: str, contain: Path, base: Path | None, finding
 
 
 def _unreadable(display: str, exc: OSError) -> Finding:
-    return Finding(
-        rule="card.unreadable",
-        severity=ERROR,
-        path=display,
-        message=f"cannot read {display}: {exc.strerror or exc}",
-        hint="check the file's permissions",
-    )
+    return unreadable(display, exc, rule="card.unreadable")
 
 
 def read_cards(root: Path, *, scope: str, contain: Path, base: Path | None) -> tuple[list[Card], list[Finding]]:
