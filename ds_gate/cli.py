@@ -91,7 +91,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    common.add_argument(
+        "--format", default="text", metavar="FORMAT", help=f"output format: {', '.join(FORMATS)}, or one a plugin adds (default: text)"
+    )
     common.add_argument("--debug", action="store_true", help="show the Python traceback of an internal error")
 
     parser = argparse.ArgumentParser(
@@ -161,6 +163,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .sources.gitio import GitError
 
     try:
+        if args.format not in FORMATS:
+            from . import reporters
+
+            try:
+                reporters.get(args.format)
+            except ValueError as exc:
+                print(f"ds-gate {args.command}: error: {exc}", file=sys.stderr)
+                return EXIT_USAGE
         return int(args.handler(args))
     except (QuestError, GitError) as exc:
         print(f"ds-gate: {exc}", file=sys.stderr)

@@ -93,6 +93,29 @@ def _finalizing_decision(raw: bytes) -> str | None:
     return None
 
 
+def _plugin_finalizing(names: list[str]) -> list[tuple[str, str]]:
+    """Staged files that a plugin's ``ds_gate_finalization_patterns`` names: (file, pattern).
+
+    The plugin manager is built only when some installed distribution declares a
+    ``ds_gate`` entry point, so an ordinary checkpoint without plugins never pays for it.
+    """
+    from .plugins import any_installed
+
+    if not names or not any_installed():
+        return []
+    import fnmatch
+
+    from .plugins import manager
+
+    patterns = [p for offered in manager().hook.ds_gate_finalization_patterns() for p in offered or [] if p != MANIFEST]
+    found = []
+    for name in names:
+        match = next((p for p in patterns if fnmatch.fnmatchcase(name, p)), None)
+        if match is not None:
+            found.append((name, match))
+    return found
+
+
 def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool = False) -> Report | None:
     """The hook's verdict, or None when the commit stages nothing the gate looks at."""
     names = staged_paths(cwd)
@@ -100,7 +123,8 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     cards = [name for name in names if is_card(name)]
     quest_yaml = QUEST_YAML in names
     manifest = MANIFEST in names
-    if not (artifacts or quest_yaml or manifest or cards):
+    by_plugin = _plugin_finalizing(names)
+    if not (artifacts or quest_yaml or manifest or cards or by_plugin):
         return None
 
     wanted = [f":{name}" for name in artifacts]
@@ -113,6 +137,7 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     reasons: list[str] = []
     if manifest:
         reasons.append(f"{MANIFEST} (a paper bundle)")
+    reasons.extend(f"{name} (a finalization file, by plugin pattern {pattern})" for name, pattern in by_plugin)
     if quest_yaml:
         becomes = _quest_status(blobs[f":{QUEST_YAML}"]) == "completed"
         already = _quest_status(blobs[f"HEAD:{QUEST_YAML}"]) == "completed"
@@ -142,8 +167,10 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
             staged_quest.append(load_quest(cwd, staged=True))
         return staged_quest[0]
 
-    from .model import ERROR, Report
+    from .model import Report
+    from .waivers import waive
 
+    card_findings = waive(card_findings, loc.root, audit=False)
     if reasons:
         from .gate import evaluate
 
@@ -153,7 +180,7 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
             closure.finalization_reasons = reasons
             known = set(closure.findings)  # the closure already read the quest's cards from its folder
             closure.findings.extend(f for f in card_findings if f not in known)
-            closure.ok = closure.ok and not any(f.severity == ERROR for f in card_findings)
+            closure.ok = closure.ok and not any(f.fails for f in card_findings)
             return closure
         notes = closure.notes
     else:
@@ -167,10 +194,10 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
             Document(prefix + name, raw, name.split("/")[1]) for name in artifacts if (raw := blobs[f":{name}"]) is not None
         ]
         doc_findings, _ = check_documents(documents, lambda _doc: quest())
-        findings.extend(doc_findings)
+        findings.extend(waive(doc_findings, loc.root, audit=False))
     return Report(
         command="commit-check",
-        ok=not any(f.severity == ERROR for f in findings),
+        ok=not any(f.fails for f in findings),
         findings=findings,
         finalization_reasons=reasons,
         notes=notes,

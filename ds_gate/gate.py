@@ -26,19 +26,20 @@ def evaluate(
     ``$DEEPSCIENTIST_HOME``, ``$DS_HOME``, ``~/DeepScientist``)."""
     if command not in COMMANDS:
         raise ValueError(f"unknown command {command!r}; expected one of {COMMANDS}")
+    from .hookspecs import CheckContext
+    from .plugins import completed_rule, manager
+
     if not isinstance(quest, Quest):
         quest = load_quest(quest)
-    cov = coverage(quest)
+    cov = coverage(quest, completed_rule())
     findings = list(quest.findings)
     for decision in quest.decisions.values():
         findings.extend(decision.findings)
     findings.extend(cov.findings)
-    memory = None
-    if command != "candidates":  # candidates lists runs; cards are check's and closure's business
-        from .memory import quest_memory
-
-        memory = quest_memory(quest, cov.reviews, home)
-        findings.extend(memory.findings)
+    context = CheckContext(quest, cov.reviews, home)
+    if command != "candidates":  # candidates lists runs; cards and extra rules are check's and closure's
+        for extra in manager().hook.ds_gate_check_quest(quest=quest, context=context):
+            findings.extend(extra or [])
 
     enforced = quest.experience_distill or require
     notes: list[str] = []
@@ -50,10 +51,13 @@ def evaluate(
                 "experience_distill is off for this quest, so the closure gate is not enforced "
                 "(turn it on in quest.yaml startup_contract, or pass --require)"
             )
+    from .waivers import waive
+
+    findings = waive(findings, quest.root)
     findings.sort(key=Finding.sort_key)
 
     never_fails = command == "candidates" or (command == "closure" and not enforced)
-    ok = never_fails or not any(f.severity == ERROR for f in findings)
+    ok = never_fails or not any(f.fails for f in findings)
     pending_ids = {run.artifact_id for run in cov.pending}
     return Report(
         command=command,
@@ -66,8 +70,8 @@ def evaluate(
         reviews=sorted(cov.reviews, key=lambda r: r.artifact_id),
         listed_by_invalid={rid: reviews for rid, reviews in cov.listed_by_invalid.items() if rid in pending_ids},
         notes=notes,
-        home=memory.home if memory else None,
-        cards=memory.cards if memory else [],
+        home=context.home_path,
+        cards=context.cards,
     )
 
 

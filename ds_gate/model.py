@@ -38,6 +38,12 @@ class Finding:
     hint: str | None = None
     pointer: str = ""
     line: int | None = None
+    subject: str | None = None  # the artifact, run or card id it is about, when not the file's stem
+    waived: str | None = None  # the reason of the waiver that covers it; a waived finding never fails
+
+    @property
+    def fails(self) -> bool:
+        return self.severity == ERROR and self.waived is None
 
     def sort_key(self) -> tuple[str, int, str, str]:
         """Reports list findings by file, then line: the order a reader fixes them in."""
@@ -52,6 +58,8 @@ class Finding:
             "line": self.line,
             "message": self.message,
             "hint": self.hint,
+            "subject": self.subject,
+            "waived": self.waived,
         }
 
 
@@ -261,7 +269,8 @@ class Report:
 
     @property
     def errors(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == ERROR]
+        """Errors that fail the report (waived ones do not)."""
+        return [f for f in self.findings if f.fails]
 
     @property
     def pending_run_ids(self) -> list[str]:

@@ -53,6 +53,10 @@ RULES: dict[str, str] = {
     "patch.claim-changed": "a quest that does not own a card changed its claim",
     "patch.confidence-raised": "a quest that does not own a card raised its confidence",
     "patch.lineage-rewritten": "a quest that does not own a card changed or removed earlier lineage entries",
+    # waivers (.ds-gate.yaml)
+    "waiver.invalid": ".ds-gate.yaml or one of its waivers breaks schemas/ds_gate_config.schema.json (a waiver needs a reason); it waives nothing",
+    "waiver.expired": "a waiver past its expires date; it no longer waives anything",
+    "waiver.unused": "a waiver that matches no finding",
     # command input
     "input.unreadable": "a file named on the command line cannot be read (exit 2)",
     "install.failed": "a hook could not be installed into a quest of the home",

@@ -23,7 +23,7 @@ from typing import Any
 from .jsonpos import pointer as to_pointer
 from .resources import data_dir
 
-SCHEMA_NAMES = ("decision", "distill_review", "run", "knowledge_card", "experience_card")
+SCHEMA_NAMES = ("decision", "distill_review", "run", "knowledge_card", "experience_card", "ds_gate_config")
 
 
 @functools.cache

@@ -11,7 +11,7 @@ import pytest
 
 from ds_gate.cli import main
 
-FINDING_KEYS = {"rule", "severity", "path", "pointer", "line", "message", "hint"}
+FINDING_KEYS = {"rule", "severity", "path", "pointer", "line", "message", "hint", "subject", "waived"}
 
 
 @pytest.fixture

@@ -27,6 +27,8 @@ VALID = {
     "decision": {"kind": "decision", "artifact_id": "decision-80379c60", "verdict": "good", "action": "launch_experiment",
                  "reason": "Idea is promising."},
     "run": {"kind": "run", "artifact_id": "run-51c9ad07", "run_id": "main-001", "run_kind": "main_experiment", "status": "completed"},
+    "ds_gate_config": {"waivers": [{"rule": "coverage.pending-run", "id": "run-51c9ad07", "reason": "smoke test",
+                                    "expires": "2026-12-31"}, {"rule": "card.schema", "path": "memory/knowledge/x.md", "reason": "r"}]},
     # the real cards of the quest-formats reference, loaded as JSON values
     "knowledge_card": {"id": "knowledge-f3e3bda8", "type": "knowledge", "kind": "knowledge", "title": "Router temperature matters",
                        "quest_id": "001", "tags": ["stage:experiment", "topic:routing"], "created_at": "2026-11-22T02:02:08+00:00",

@@ -21,7 +21,7 @@ from typing import Any
 
 from .. import schemas
 from ..jsonpos import pointer
-from ..model import ERROR, WARNING, Card, Decision, Finding
+from ..model import ERROR, WARNING, Card, Decision, Finding, text_of
 
 _SPACE = re.compile(r"\s+")
 Line = Callable[[tuple[str | int, ...]], "int | None"]
@@ -48,6 +48,7 @@ def schema_findings(meta: Mapping[str, Any], display: str | None, line: Line | N
                 line=line(err.anchor) if line is not None else None,
                 message=err.message.replace("the record", "the frontmatter"),
                 hint=err.hint,
+                subject=text_of(meta.get("id")),
             )
         )
     return out
@@ -172,6 +173,7 @@ def quest_scope_findings(quest_cards: Iterable[Card], global_ids: set[str]) -> l
             path=card.display,
             message=f"lesson {card.card_id or card.display} is kept in quest scope, where the next quest never reads it",
             hint="promote it (memory.promote_to_global) or write it with scope=global, as the experience-distill RFC asks",
+            subject=card.card_id,
         )
         for card in quest_cards
         if not card.broken and card.is_experience and card.card_id not in global_ids

@@ -8,6 +8,7 @@ is valid, and it is valid only when every id it lists is a run of this quest.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..jsonpos import pointer
@@ -73,7 +74,8 @@ class RunIndex:
         )
 
 
-def coverage(quest: Quest) -> Coverage:
+def coverage(quest: Quest, completed: Callable[[Run], bool] = is_completed) -> Coverage:
+    """``completed``: the completed-run rule (the plugins' answer; PR #60's by default)."""
     index = RunIndex(quest)
     reviews: list[Review] = []
     findings: list[Finding] = []
@@ -92,9 +94,9 @@ def coverage(quest: Quest) -> Coverage:
             else:
                 listed_by_invalid[rid].append(decision.artifact_id)
 
-    completed = [run for run in quest.runs.values() if is_completed(run)]
-    pending = [run for run in completed if run.artifact_id not in covered]
-    return Coverage(completed, pending, reviews, findings, dict(listed_by_invalid))
+    done = [run for run in quest.runs.values() if completed(run)]
+    pending = [run for run in done if run.artifact_id not in covered]
+    return Coverage(done, pending, reviews, findings, dict(listed_by_invalid))
 
 
 def pending_finding(run: Run, listed_by_invalid: list[str], severity: str = ERROR) -> Finding:
@@ -106,4 +108,5 @@ def pending_finding(run: Run, listed_by_invalid: list[str], severity: str = ERRO
         hint = f"fix {', '.join(listed_by_invalid)} (see its findings) so it covers this run"
     else:
         hint = f"run the distill skill, then record decision(action='distill_review') with {run.artifact_id} in reviewed_run_ids"
-    return Finding(rule="coverage.pending-run", severity=severity, path=run.path, message=message, hint=hint)
+    return Finding(rule="coverage.pending-run", severity=severity, path=run.path, message=message, hint=hint,
+                   subject=run.artifact_id)

@@ -38,7 +38,7 @@ def chain_findings(card: Card, runs_of: RunsOf) -> list[Finding]:
 
     def add(rule: str, severity: str, where: tuple[str | int, ...], message: str, hint: str) -> None:
         found.append(Finding(rule=rule, severity=severity, path=card.display, pointer=pointer(where),
-                             line=card.line(where), message=message, hint=hint))
+                             line=card.line(where), message=message, hint=hint, subject=card.card_id))
 
     first_quest = _entry_text(card.lineage[0], "quest")
     origins = card.origin_quests()

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..jsonpos import pointer
-from ..model import ERROR, Card, Finding, same_quest
+from ..model import ERROR, Card, Finding, same_quest, text_of
 
 
 def owners(before: Mapping[str, Any]) -> list[str]:
@@ -74,7 +74,8 @@ def validate_cross_quest_patch(
 
     def add(rule: str, where: tuple[str | int, ...], message: str, hint: str) -> None:
         line = card.line(where) if card is not None else None
-        found.append(Finding(rule=rule, severity=ERROR, path=display, pointer=pointer(where), line=line,
+        subject = text_of(new.get("id"))
+        found.append(Finding(rule=rule, severity=ERROR, path=display, pointer=pointer(where), line=line, subject=subject,
                              message=f"{who} patches a card owned by quest {whose}: {message}", hint=hint))
 
     if old.get("claim") != new.get("claim"):

@@ -7,25 +7,40 @@ Imports are lazy so the commit hook's fast path loads none of them.
 from __future__ import annotations
 
 import importlib
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..model import Report
 
-_BUILTIN = {
+BUILTIN = {
     "text": "ds_gate.reporters.text:TextReporter",
     "json": "ds_gate.reporters.json:JsonReporter",
     "github": "ds_gate.reporters.github:GithubReporter",
 }
-NAMES = tuple(_BUILTIN)
+NAMES = tuple(BUILTIN)
 
 
 class Reporter(Protocol):
     def render(self, report: Report) -> str: ...
 
 
+def available() -> dict[str, Any]:
+    """Every format by name: the built-in ones and those plugins add (``ds_gate_reporters``)."""
+    from ..plugins import manager
+
+    found: dict[str, Any] = {}
+    for offered in reversed(manager().hook.ds_gate_reporters()):  # built-in first, plugins may override
+        found.update(offered or {})
+    return found
+
+
 def get(name: str) -> Reporter:
-    try:
-        module, _, cls = _BUILTIN[name].partition(":")
-    except KeyError:
-        raise ValueError(f"unknown format {name!r}; expected one of: {', '.join(NAMES)}") from None
-    return getattr(importlib.import_module(module), cls)()  # type: ignore[no-any-return]
+    """Built-in formats need no plugin manager (the commit hook prints with them)."""
+    target: Any = BUILTIN.get(name)
+    if target is None:
+        target = available().get(name)
+    if target is None:
+        raise ValueError(f"unknown format {name!r}; expected one of: {', '.join(sorted(available()))}")
+    if isinstance(target, str):
+        module, _, cls = target.partition(":")
+        target = getattr(importlib.import_module(module), cls)
+    return target()  # type: ignore[no-any-return]

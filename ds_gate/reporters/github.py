@@ -39,6 +39,10 @@ class GithubReporter:
                 props.append(f"line={finding.line}")
         props.append(f"title={_prop(finding.rule)}")
         message = finding.message + (f" (at {finding.pointer})" if finding.pointer else "")
+        if finding.waived is not None:  # still shown, as a notice: the audit trail of the waiver
+            props[-1] = f"title={_prop(finding.rule + ' (waived)')}"
+            message += f"\nwaived: {finding.waived}"
+            return f"::notice {','.join(props)}::{_data(message)}"
         if finding.hint:
             message += f"\nhint: {finding.hint}"
         return f"::{_LEVEL.get(finding.severity, 'notice')} {','.join(props)}::{_data(message)}"

@@ -16,14 +16,15 @@ def _count(n: int, word: str) -> str:
 
 
 def summary_line(report: Report) -> str:
-    errors = sum(f.severity == ERROR for f in report.findings if f.rule != _PENDING_RULE)
-    warnings = sum(f.severity == WARNING for f in report.findings)
+    errors = sum(f.fails for f in report.findings if f.rule != _PENDING_RULE)
+    warnings = sum(f.severity == WARNING and f.waived is None for f in report.findings)
+    waived = sum(f.waived is not None for f in report.findings)
     verdict = "OK" if report.ok else "FAILED"
     if report.command in ("closure", "commit-check") and report.quest is not None:
         verdict = "PASSED" if report.ok else "REJECTED"
         if not report.enforced:
             verdict = "PASSED (gate off)"
-    counts = [_count(errors, "error"), _count(warnings, "warning")]
+    counts = [_count(errors, "error"), _count(warnings, "warning")] + ([f"{waived} waived"] if waived else [])
     if report.quest is not None:
         counts.insert(0, f"{len(report.pending)} of {len(report.completed_runs)} completed runs pending distill review")
     return f"ds-gate {report.command}: {verdict} - {', '.join(counts)}"
@@ -33,16 +34,21 @@ def format_finding(finding: Finding) -> str:
     where = finding.path or "(quest)"
     if finding.line:
         where += f":{finding.line}"
-    text = f"{where}: {finding.severity} [{finding.rule}] {finding.message}"
+    severity = f"waived {finding.severity}" if finding.waived is not None else finding.severity
+    text = f"{where}: {severity} [{finding.rule}] {finding.message}"
     if finding.pointer:
         text += f"\n    at {finding.pointer}"
-    if finding.hint:
+    if finding.waived is not None:
+        text += f"\n    waived: {finding.waived}"
+    elif finding.hint:
         text += f"\n    hint: {finding.hint}"
     return text
 
 
-def pending_table(runs: list[Run], listed_by_invalid: dict[str, list[str]] | None = None) -> list[str]:
+def pending_table(runs: list[Run], listed_by_invalid: dict[str, list[str]] | None = None,
+                  waived: dict[str, str] | None = None) -> list[str]:
     listed_by_invalid = listed_by_invalid or {}
+    waived = waived or {}
     rows = [
         (run.artifact_id, run.run_id or "-", run.run_kind or "-", "(root)" if run.workspace == "." else run.workspace)
         for run in runs
@@ -53,6 +59,8 @@ def pending_table(runs: list[Run], listed_by_invalid: dict[str, list[str]] | Non
         line = f"  {a:<{widths[0]}}  {b:<{widths[1]}}  {c:<{widths[2]}}  {d}"
         if run.artifact_id in listed_by_invalid:
             line += f"  (listed by invalid review {', '.join(listed_by_invalid[run.artifact_id])})"
+        if run.artifact_id in waived:
+            line += f"  (waived: {waived[run.artifact_id]})"
         lines.append(line)
     return lines
 
@@ -96,10 +104,12 @@ class TextReporter:
             out.append("")
             header = f"pending distill review ({len(report.pending)} of {len(report.completed_runs)} completed runs):"
             out.append(header)
-            out.extend(pending_table(report.pending, report.listed_by_invalid))
-            if report.enforced and report.command != "candidates":
+            waived = {f.subject: f.waived for f in report.findings if f.rule == _PENDING_RULE and f.waived and f.subject}
+            out.extend(pending_table(report.pending, report.listed_by_invalid, waived))
+            unwaived = [run for run in report.pending if run.artifact_id not in waived]
+            if report.enforced and report.command != "candidates" and unwaived:
                 out.append("")
-                out.extend(next_step(report.pending))
+                out.extend(next_step(unwaived))
         out.extend(f"note: {note}" for note in report.notes)
         out.append("")
         out.append(summary_line(report))

@@ -1,0 +1,70 @@
+"""The extension API: what a lab's plugin may change or add, as pluggy hook specifications.
+
+A plugin is a module or object with functions marked ``@hookimpl`` (``ds_gate.hookimpl``)
+whose names match these specifications, exposed through the ``ds_gate`` entry-point group::
+
+    [project.entry-points.ds_gate]
+    lab_rules = "lab_rules"
+
+ds-gate's own rules are plugins on the same PluginManager (``ds_gate.plugins.builtin``),
+registered first; pluggy calls the most recently registered implementation first, so
+a lab's plugin is asked before the built-in one and can override a ``firstresult`` hook.
+``check_pending()`` runs after loading: an implementation whose name matches no
+specification (a misspelling) is an error, never a silently ignored rule.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from .model import Finding, Quest, Run
+
+PROJECT = "ds_gate"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+class CheckContext:
+    """What an extra check may read besides the quest (passed to ``ds_gate_check_quest``)."""
+
+    def __init__(self, quest: Quest, reviews: list[Any], home: Any = None) -> None:
+        self.quest = quest
+        self.reviews = reviews  # model.Review, valid or not
+        self.home = home  # the --home given, or None for the default
+        self.cards: list[Any] = []  # memory cards the checks looked at, for the report
+        self.home_path: Any = None  # the home whose memory was read, if any
+
+
+@hookspec(firstresult=True)
+def ds_gate_run_is_completed(run: Run) -> bool | None:
+    """Does this run record count as completed (and so need a distill review)?
+
+    Return True or False to decide, None to leave it to the next plugin. The built-in
+    answer is PR #60's: ``run_kind`` in main_experiment / analysis.slice / experiment and
+    ``status`` in completed / success / succeeded / done.
+    """
+
+
+@hookspec
+def ds_gate_finalization_patterns() -> list[str]:  # type: ignore[empty-body]
+    """Glob patterns (``fnmatch``, relative to the committing workspace) of files whose
+    staging makes a commit a finalization commit. All plugins' patterns count.
+
+    Built in: ``paper/paper_bundle_manifest.json``. A ``quest.yaml`` whose status becomes
+    completed and write/finalize/quest_completion decisions are always finalizing.
+    """
+
+
+@hookspec
+def ds_gate_check_quest(quest: Quest, context: CheckContext) -> list[Finding]:  # type: ignore[empty-body]
+    """Extra findings over a loaded quest, for ``check``, ``closure`` and the commit hook's
+    closure. Use a rule id of your own namespace (``lab.…``); errors fail the gate."""
+
+
+@hookspec
+def ds_gate_reporters() -> dict[str, Any]:  # type: ignore[empty-body]
+    """Output formats by name: a reporter class (instances have ``render(report) -> str``)
+    or a ``"module:Class"`` string, imported when that format is asked for."""

@@ -1,0 +1,157 @@
+"""Waivers: the escape hatch that leaves an audit trail.
+
+A quest may keep ``.ds-gate.yaml`` at its root::
+
+    waivers:
+      - rule: coverage.pending-run
+        id: run-51c9ad07              # or path: <the finding's path>
+        reason: smoke test of the data loader; nothing to learn
+        expires: 2026-12-31           # optional; the waiver holds through that day
+
+A waived finding is never dropped: it keeps its place in every format, marked with the
+waiver's reason, and only stops failing the gate. A waiver without a reason is invalid
+and waives nothing; an expired one waives nothing and is an error itself; one that
+matches no finding is a warning, so stale waivers do not pile up unseen.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from .model import ERROR, WARNING, Finding
+
+FILE = ".ds-gate.yaml"
+
+
+@dataclass(frozen=True, slots=True)
+class Waiver:
+    index: int
+    rule: str
+    reason: str
+    id: str | None = None
+    path: str | None = None
+    expires: date | None = None
+    line: int | None = None
+
+    def matches(self, finding: Finding) -> bool:
+        if finding.rule != self.rule:
+            return False
+        if self.path is not None and finding.path != self.path:
+            return False
+        if self.id is not None:
+            stem = PurePosixPath(finding.path).stem if finding.path else None
+            return self.id in (finding.subject, stem)
+        return True
+
+    def describe(self) -> str:
+        return f"{self.reason} (waiver {FILE} waivers[{self.index}]" + (f", until {self.expires})" if self.expires else ")")
+
+
+def load_waivers(root: Path) -> tuple[list[Waiver], list[Finding]]:
+    """The quest's waivers and what is wrong with its ``.ds-gate.yaml``."""
+    path = root / FILE
+    if not path.is_file():
+        return [], []
+    from .sources.memory import FrontmatterError, jsonable
+
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+        data = _load(text)
+    except (OSError, UnicodeDecodeError) as exc:
+        return [], [_invalid(f"{FILE} cannot be read: {exc}", None)]
+    except FrontmatterError as exc:
+        return [], [_invalid(f"{FILE} is not valid YAML: {exc}", exc.line)]
+    if data is None:
+        return [], []
+    data = jsonable(data)
+
+    def line(parts: tuple[str | int, ...]) -> int | None:
+        from .yamlpos import line_of
+
+        return line_of(text, parts)
+
+    problems = _schema(data, line)
+    bad = {int(f.pointer.split("/")[2]) for f in problems if f.pointer.startswith("/waivers/")}
+    if problems and not any(f.pointer.startswith("/waivers/") for f in problems):
+        return [], problems  # the file as a whole is wrong: no waiver is trusted
+    waivers: list[Waiver] = []
+    for i, entry in enumerate(data.get("waivers") or []):
+        if i in bad:
+            continue
+        expires = date.fromisoformat(entry["expires"]) if entry.get("expires") else None
+        waivers.append(Waiver(i, entry["rule"].strip(), entry["reason"].strip(), entry.get("id"), entry.get("path"), expires,
+                              line(("waivers", i))))
+    return waivers, problems
+
+
+def _load(text: str) -> Any:
+    import yaml
+
+    from .sources.memory import FrontmatterError
+    from .sources.quest import load_yaml
+
+    try:
+        return load_yaml(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise FrontmatterError(getattr(exc, "problem", None) or str(exc), mark.line + 1 if mark else None) from None
+
+
+def _schema(data: Any, line: Any) -> list[Finding]:
+    from . import schemas
+    from .jsonpos import pointer
+
+    found = []
+    for err in schemas.errors("ds_gate_config", data):
+        found.append(Finding(rule="waiver.invalid", severity=ERROR, path=FILE, pointer=pointer(err.path),
+                             line=line(err.anchor), message=err.message.replace("the record", FILE),
+                             hint=(err.hint or "") + "; this waiver waives nothing until it is fixed"))
+    return found
+
+
+def _invalid(message: str, line: int | None) -> Finding:
+    return Finding(rule="waiver.invalid", severity=ERROR, path=FILE, line=line, message=message,
+                   hint=f"fix {FILE}; until then no waiver in it applies")
+
+
+def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: date | None = None, *, audit: bool = True) -> list[Finding]:
+    """The findings with waived ones marked, plus (with ``audit``) findings about the
+    waivers themselves: expired ones, and ones that matched nothing. Callers that see only
+    part of the findings (the commit hook's staged files) pass ``audit=False``."""
+    today = today or date.today()
+    used: set[int] = set()
+    expired_hit: set[int] = set()
+    out: list[Finding] = []
+    for finding in findings:
+        waiver = next((w for w in waivers if w.matches(finding)), None)
+        if waiver is None:
+            out.append(finding)
+        elif waiver.expires is not None and waiver.expires < today:
+            expired_hit.add(waiver.index)
+            out.append(finding)
+        else:
+            used.add(waiver.index)
+            out.append(dataclasses.replace(finding, waived=waiver.describe()))
+    for w in waivers if audit else []:
+        if w.expires is not None and w.expires < today:
+            hit = " and no longer waives the finding it named" if w.index in expired_hit else ""
+            out.append(Finding(rule="waiver.expired", severity=ERROR, path=FILE, pointer=f"/waivers/{w.index}/expires",
+                               line=w.line, message=f"waivers[{w.index}] ({w.rule}, {w.id or w.path}) expired on {w.expires}{hit}",
+                               hint="fix what it waived, or renew it with a new expires date and a reason that still holds"))
+        elif w.index not in used:
+            out.append(Finding(rule="waiver.unused", severity=WARNING, path=FILE, pointer=f"/waivers/{w.index}", line=w.line,
+                               message=f"waivers[{w.index}] ({w.rule}, {w.id or w.path}) matches no finding",
+                               hint="remove it: what it waived is fixed (or the rule id or id is misspelt)"))
+    return out
+
+
+def waive(findings: list[Finding], root: Path, *, audit: bool = True) -> list[Finding]:
+    """Apply the quest's ``.ds-gate.yaml`` waivers (marked, never dropped)."""
+    if not (root / FILE).is_file():
+        return findings
+    waivers, problems = load_waivers(root)
+    return apply_waivers(findings, waivers, audit=audit) + (problems if audit else [])
