@@ -1,0 +1,118 @@
+"""The pluggy extension API, exercised by really installing the example plugin of examples/.
+
+``pip install --target`` puts the plugin (module and dist-info with its ``ds_gate`` entry
+point) in a folder; processes that have it on PYTHONPATH see it installed, the test
+process itself does not, so no other test is affected.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import REPO
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture(scope="module")
+def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("site")
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
+         "--target", str(target), str(REPO / "examples" / "ds-gate-lab-rules")],
+        capture_output=True, text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert list(target.glob("ds_gate_lab_rules-*.dist-info/entry_points.txt"))
+    return target
+
+
+def ds_gate(args: list[str], plugin_path: Path | None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    if plugin_path is not None:
+        env["PYTHONPATH"] = str(plugin_path)
+    return subprocess.run([sys.executable, "-m", "ds_gate", *args], capture_output=True, text=True, env=env, cwd=cwd)
+
+
+@pytest.fixture
+def quest(make_quest):
+    quest = make_quest()
+    ablation = quest.run(quest.root, "abl-001", run_kind="ablation")
+    smoke = quest.run(quest.root, "smoke-001")  # a main_experiment the lab does not count
+    main = quest.run(quest.root, "main-001")
+    review = quest.review(quest.root, [main])  # no notes: the lab's rule fails it
+    return quest, ablation, smoke, main, review
+
+
+def test_the_example_plugin_changes_the_completed_run_rule_and_adds_a_rule(quest, plugin_path) -> None:
+    q, ablation, smoke, main, review = quest
+    without = json.loads(ds_gate(["closure", str(q.root), "--format", "json"], None).stdout)
+    assert [r["artifact_id"] for r in without["completed_runs"]] == sorted([smoke, main])
+    assert without["pending_run_ids"] == [smoke] and without["findings"][0]["rule"] == "coverage.pending-run"
+
+    done = ds_gate(["closure", str(q.root), "--format", "json"], plugin_path)
+    with_plugin = json.loads(done.stdout)
+    assert done.returncode == 1
+    assert sorted(r["artifact_id"] for r in with_plugin["completed_runs"]) == sorted([ablation, main])  # smoke out
+    assert with_plugin["pending_run_ids"] == [ablation]
+    assert sorted(f["rule"] for f in with_plugin["findings"]) == ["coverage.pending-run", "lab.review-needs-notes"]
+    text = ds_gate(["check", str(q.root)], plugin_path).stdout
+    assert f"artifacts/decisions/{review}.json: error [lab.review-needs-notes] {review} has no notes" in text
+
+
+def test_the_example_plugin_adds_an_output_format(quest, plugin_path) -> None:
+    q = quest[0]
+    done = ds_gate(["closure", str(q.root), "--format", "count"], plugin_path)
+    assert done.stdout == "closure ok=False failing=2 findings=2\n"
+    unknown = ds_gate(["closure", str(q.root), "--format", "count"], None)
+    assert unknown.returncode == 2 and "unknown format 'count'" in unknown.stderr and "Traceback" not in unknown.stderr
+
+
+def test_the_example_plugin_is_visible_in_pytest_items(quest, plugin_path, pytester, monkeypatch) -> None:
+    q, ablation, smoke, main, review = quest
+    monkeypatch.setenv("PYTHONPATH", str(plugin_path))
+    result = pytester.runpytest_subprocess(f"--ds-gate={q.root}", "-rA", "-p", "no:cacheprovider")
+    text = result.stdout.str()
+    assert f"FAILED quest-001::coverage::{ablation}" in text and f"quest-001::coverage::{smoke}" not in text
+    assert f"FAILED quest-001::decision::{review}" in text and "[lab.review-needs-notes]" in text
+
+
+def test_a_misspelt_hook_is_an_error_not_a_silent_no_op(tmp_path, make_quest) -> None:
+    quest = make_quest()
+    site = tmp_path / "site"
+    (site / "typo_plugin-1.0.dist-info").mkdir(parents=True)
+    (site / "typo_plugin-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: typo-plugin\nVersion: 1.0\n")
+    (site / "typo_plugin-1.0.dist-info" / "entry_points.txt").write_text("[ds_gate]\ntypo = typo_plugin\n")
+    (site / "typo_plugin.py").write_text(
+        "from ds_gate.hookspecs import hookimpl\n\n@hookimpl\ndef ds_gate_run_is_complete(run):\n    return True\n"
+    )
+    done = ds_gate(["closure", str(quest.root)], site)
+    assert done.returncode == 2
+    assert "ds_gate_run_is_complete" in done.stderr and "check the spelling" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_plugin_that_fails_to_import_is_a_clear_error(tmp_path, make_quest) -> None:
+    quest = make_quest()
+    site = tmp_path / "site"
+    (site / "broken_plugin-1.0.dist-info").mkdir(parents=True)
+    (site / "broken_plugin-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 1.0\n")
+    (site / "broken_plugin-1.0.dist-info" / "entry_points.txt").write_text("[ds_gate]\nbroken = broken_plugin\n")
+    (site / "broken_plugin.py").write_text("raise RuntimeError('lab config missing')\n")
+    done = ds_gate(["check", str(quest.root)], site)
+    assert done.returncode == 2 and "a ds_gate plugin failed to load: RuntimeError: lab config missing" in done.stderr
+
+
+def test_builtin_rules_are_plugins_on_the_same_manager() -> None:
+    from ds_gate.plugins import manager
+
+    pm = manager()
+    assert pm.get_plugin("builtin") is not None
+    names = {impl.plugin_name for impl in pm.hook.ds_gate_run_is_completed.get_hookimpls()}
+    assert "builtin" in names
+    assert {"text", "json", "github"} <= {name for offered in pm.hook.ds_gate_reporters() for name in offered}

@@ -1,0 +1,156 @@
+"""``pytest --ds-gate``: one item per check, clean failures, the same outcomes under xdist.
+
+Every run is a subprocess: an in-process pytester run restores ``sys.modules`` afterwards,
+so the next run would mix two copies of ds-gate's modules, which no real session does.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def quest(make_quest):
+    """Quest 001: a covered run (with its lesson), a pending run, and an invalid decision."""
+    quest = make_quest()
+    wt = quest.worktree("idea-a", "idea/001-a")
+    covered = quest.run(wt, "main-001")
+    pending = quest.run(quest.root, "main-002")
+    review = quest.review(wt, [covered])
+    broken = quest.decision(quest.root, "continue", verdict="")
+    quest.checkpoint(wt, "record")
+    return quest, covered, pending, review, broken
+
+
+def outcomes(result: pytest.RunResult) -> dict[str, str]:
+    out = {}
+    for line in result.outlines:
+        for word in ("PASSED", "FAILED"):
+            if line.startswith(word + " "):
+                out[line.split()[1]] = word
+    return out
+
+
+def test_each_check_is_an_item_with_its_own_outcome(pytester, quest, home) -> None:
+    q, covered, pending, review, broken = quest
+    result = pytester.runpytest_subprocess(f"--ds-gate={q.root}", "-rA", "-p", "no:cacheprovider")
+    card = next(c for c in (home / "memory" / "knowledge").glob("*.md"))
+    card_id = card.read_text().split("id: ", 1)[1].split()[0]
+    assert outcomes(result) == {
+        f"quest-001::coverage::{covered}": "PASSED",
+        f"quest-001::coverage::{pending}": "FAILED",
+        f"quest-001::decision::{review}": "PASSED",
+        f"quest-001::decision::{broken}": "FAILED",
+        f"quest-001::global-card::{card_id}": "PASSED",
+        "quest-001::status": "PASSED",
+    }
+    result.assert_outcomes(passed=4, failed=2)
+
+
+def test_failures_read_as_domain_messages_without_a_traceback(pytester, quest) -> None:
+    q, covered, pending, review, broken = quest
+    result = pytester.runpytest_subprocess(f"--ds-gate={q.root}", "-p", "no:cacheprovider")
+    text = result.stdout.str()
+    assert f"artifacts/runs/{pending}.json: error [coverage.pending-run]" in text
+    assert f"artifacts/decisions/{broken}.json:" in text and "[decision.schema] `verdict` must not be empty" in text
+    assert "at /verdict" in text and "hint:" in text
+    assert "Traceback" not in text and "ds_gate/pytest_items.py" not in text and "raise CheckFailed" not in text
+
+
+def test_a_home_collects_every_quest_and_the_lineage_of_its_cards(pytester, make_quest, home) -> None:
+    first, second = make_quest("001"), make_quest("002")
+    run = first.run(first.root, "main-001")
+    first.card("global", "Good lesson", claim="c", lineage=[{"quest": "001", "run": run}])
+    first.card("global", "Bad lesson", claim="c", lineage=[{"quest": "001", "run": "run-nothere"}])
+    result = pytester.runpytest_subprocess(f"--ds-gate={home}", "-rA", "-p", "no:cacheprovider")
+    got = outcomes(result)
+    assert {k for k in got if k.endswith("::status")} == {"quest-001::status", "quest-002::status", "home::status"}
+    lineage = {k: v for k, v in got.items() if k.startswith("home::lineage::")}
+    assert sorted(lineage.values()) == ["FAILED", "PASSED"]
+    assert got[f"quest-001::coverage::{run}"] == "FAILED"
+    assert second.root.name == "002"
+
+
+def test_ini_options_and_the_gate_left_off(pytester, make_quest) -> None:
+    quest = make_quest(experience_distill=None)  # toggle off: pending runs do not fail ...
+    run = quest.run(quest.root, "main-001")
+    pytester.makeini(f"[pytest]\nds_gate_paths = {quest.root}\n")
+    result = pytester.runpytest_subprocess("-rA", "-p", "no:cacheprovider")
+    assert outcomes(result)[f"quest-001::coverage::{run}"] == "PASSED"
+    assert "pending (the gate is not enforced for this quest)" in result.stdout.str()
+    pytester.makeini(f"[pytest]\nds_gate_paths = {quest.root}\nds_gate_require = true\n")  # ... unless required
+    assert outcomes(pytester.runpytest_subprocess("-rA", "-p", "no:cacheprovider"))[f"quest-001::coverage::{run}"] == "FAILED"
+
+
+def test_the_same_outcomes_under_xdist_from_one_read_of_the_quest(pytester, quest) -> None:
+    q = quest[0]
+    # count how often the quests are read, in every process (xdist workers get -p too)
+    pytester.makepyfile(countreads=f"""
+        import ds_gate.pytest_items as items
+        real = items.compute
+        def counted(*args, **kwargs):
+            with open({str(pytester.path / "reads.log")!r}, "a") as log:
+                log.write("read\\n")
+            return real(*args, **kwargs)
+        items.compute = counted
+    """)
+    pytester.syspathinsert()
+    serial = pytester.runpytest_subprocess("-p", "countreads", f"--ds-gate={q.root}", "-rA", "-p", "no:cacheprovider")
+    assert (pytester.path / "reads.log").read_text().count("read") == 1
+    (pytester.path / "reads.log").unlink()
+    parallel = pytester.runpytest_subprocess("-p", "countreads", f"--ds-gate={q.root}", "-rA", "-n", "2",
+                                             "-p", "no:cacheprovider")
+    assert (pytester.path / "reads.log").read_text().count("read") == 1  # the controller only
+    assert outcomes(parallel) == outcomes(serial) and len(outcomes(serial)) == 6
+    parallel.assert_outcomes(passed=4, failed=2)
+
+
+def test_junitxml_has_one_testcase_per_check(pytester, quest) -> None:
+    q, covered, pending, review, broken = quest
+    result = pytester.runpytest_subprocess(f"--ds-gate={q.root}", "--junitxml=out.xml", "-p", "no:cacheprovider")
+    cases = ET.parse(pytester.path / "out.xml").getroot().iter("testcase")
+    names = {(c.get("classname"), c.get("name")): c.find("failure") is not None for c in cases}
+    assert len(names) == 6
+    assert names[("quest-001.coverage", pending)] is True and names[("quest-001.coverage", covered)] is False
+    assert names[("quest-001", "status")] is False
+    result.assert_outcomes(passed=4, failed=2)
+
+
+def test_fixtures_give_a_labs_own_tests_the_parsed_quest(pytester, quest) -> None:
+    q, covered, pending, review, broken = quest
+    pytester.makepyfile(test_lab=f"""
+        def test_every_completed_run_has_metrics(ds_gate_quest):
+            assert ds_gate_quest.quest_id == "001"
+            assert {{"{covered}", "{pending}"}} <= set(ds_gate_quest.runs)
+
+        def test_the_report_is_the_closure(ds_gate_report):
+            assert ds_gate_report.pending_run_ids == ["{pending}"]
+    """)
+    result = pytester.runpytest_subprocess(f"--ds-gate={q.root}", "test_lab.py", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=6, failed=2)  # the two lab tests pass beside the gate's items
+
+
+def test_without_the_option_the_plugin_adds_nothing(pytester) -> None:
+    pytester.makepyfile(test_plain="""
+        import sys
+
+        def test_the_gate_was_not_loaded():
+            assert "ds_gate.pytest_plugin" in sys.modules  # registered by its entry point ...
+            heavy = {"ds_gate.pytest_items", "ds_gate.gate", "ds_gate.loader", "jsonschema", "git"}
+            assert heavy.isdisjoint(sys.modules)  # ... and nothing else of ds-gate was imported
+    """)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    help_text = pytester.runpytest_subprocess("--help").stdout.str()
+    assert "--ds-gate=PATH" in help_text and "ds_gate_paths" in help_text
+
+
+def test_a_path_that_is_not_a_quest_fails_one_clean_item(pytester, tmp_path) -> None:
+    (tmp_path / "empty").mkdir()
+    result = pytester.runpytest_subprocess(f"--ds-gate={tmp_path / 'empty'}", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    assert "not a readable quest" in result.stdout.str() and "Traceback" not in result.stdout.str()
