@@ -102,15 +102,10 @@ def _load(text: str) -> Any:
 
 
 def _schema(data: Any, line: Any) -> list[Finding]:
-    from . import schemas
-    from .jsonpos import pointer
+    from .checks.documents import findings_for
 
-    found = []
-    for err in schemas.errors("ds_gate_config", data):
-        found.append(Finding(rule="waiver.invalid", severity=ERROR, path=FILE, pointer=pointer(err.path),
-                             line=line(err.anchor), message=err.message.replace("the record", FILE),
-                             hint=(err.hint or "") + "; this waiver waives nothing until it is fixed"))
-    return found
+    found = findings_for("ds_gate_config", data, FILE, line, "waiver.invalid", document=FILE)
+    return [dataclasses.replace(f, hint=(f.hint or "") + "; this waiver waives nothing until it is fixed") for f in found]
 
 
 def _invalid(message: str, line: int | None) -> Finding:

@@ -82,15 +82,20 @@ def test_the_example_plugin_is_visible_in_pytest_items(quest, plugin_path, pytes
     assert f"FAILED quest-001::decision::{review}" in text and "[lab.review-needs-notes]" in text
 
 
+def installed(site: Path, module: str, source: str) -> Path:
+    """A one-module distribution laid out as pip installs it, with a ``ds_gate`` entry point."""
+    info = site / f"{module}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module.replace('_', '-')}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[ds_gate]\n{module} = {module}\n")
+    (site / f"{module}.py").write_text(source)
+    return site
+
+
 def test_a_misspelt_hook_is_an_error_not_a_silent_no_op(tmp_path, make_quest) -> None:
     quest = make_quest()
-    site = tmp_path / "site"
-    (site / "typo_plugin-1.0.dist-info").mkdir(parents=True)
-    (site / "typo_plugin-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: typo-plugin\nVersion: 1.0\n")
-    (site / "typo_plugin-1.0.dist-info" / "entry_points.txt").write_text("[ds_gate]\ntypo = typo_plugin\n")
-    (site / "typo_plugin.py").write_text(
-        "from ds_gate.hookspecs import hookimpl\n\n@hookimpl\ndef ds_gate_run_is_complete(run):\n    return True\n"
-    )
+    site = installed(tmp_path / "site", "typo_plugin",
+                     "from ds_gate.hookspecs import hookimpl\n\n@hookimpl\ndef ds_gate_run_is_complete(run):\n    return True\n")
     done = ds_gate(["closure", str(quest.root)], site)
     assert done.returncode == 2
     assert "ds_gate_run_is_complete" in done.stderr and "check the spelling" in done.stderr
@@ -99,11 +104,7 @@ def test_a_misspelt_hook_is_an_error_not_a_silent_no_op(tmp_path, make_quest) ->
 
 def test_a_plugin_that_fails_to_import_is_a_clear_error(tmp_path, make_quest) -> None:
     quest = make_quest()
-    site = tmp_path / "site"
-    (site / "broken_plugin-1.0.dist-info").mkdir(parents=True)
-    (site / "broken_plugin-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 1.0\n")
-    (site / "broken_plugin-1.0.dist-info" / "entry_points.txt").write_text("[ds_gate]\nbroken = broken_plugin\n")
-    (site / "broken_plugin.py").write_text("raise RuntimeError('lab config missing')\n")
+    site = installed(tmp_path / "site", "broken_plugin", "raise RuntimeError('lab config missing')\n")
     done = ds_gate(["check", str(quest.root)], site)
     assert done.returncode == 2 and "a ds_gate plugin failed to load: RuntimeError: lab config missing" in done.stderr
 
@@ -116,3 +117,22 @@ def test_builtin_rules_are_plugins_on_the_same_manager() -> None:
     names = {impl.plugin_name for impl in pm.hook.ds_gate_run_is_completed.get_hookimpls()}
     assert "builtin" in names
     assert {"text", "json", "github"} <= {name for offered in pm.hook.ds_gate_reporters() for name in offered}
+
+
+def test_the_example_plugin_adds_a_finalization_file_to_the_commit_hook(quest, plugin_path, monkeypatch) -> None:
+    from helpers import commit, head_subject
+
+    from ds_gate.cli import main
+
+    q = quest[0]
+    assert main(["install", str(q.root)]) == 0
+    assert commit(q.root, "record").returncode == 0  # an ordinary checkpoint, with or without the plugin
+    (q.root / "submission").mkdir()
+    (q.root / "submission" / "final.pdf").write_bytes(b"%PDF-1.7\n")
+    monkeypatch.setenv("PYTHONPATH", str(plugin_path))  # git passes it on to the hook
+    rejected = commit(q.root, "submission")
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0 and head_subject(q.root) == "record"
+    assert "submission/final.pdf (a finalization file, by plugin pattern submission/*)" in output
+    monkeypatch.delenv("PYTHONPATH")
+    assert commit(q.root, "submission").returncode == 0  # without the plugin it is an ordinary file

@@ -82,6 +82,10 @@ def test_ini_options_and_the_gate_left_off(pytester, make_quest) -> None:
     result = pytester.runpytest_subprocess("-rA", "-p", "no:cacheprovider")
     assert outcomes(result)[f"quest-001::coverage::{run}"] == "PASSED"
     assert "pending (the gate is not enforced for this quest)" in result.stdout.str()
+    review = quest.review(quest.root, [run])  # names a global card: with a home that does not exist, one warning
+    result = pytester.runpytest_subprocess(f"--ds-gate-home={quest.root / 'no-home'}", "-rA", "-p", "no:cacheprovider")
+    assert outcomes(result)["quest-001::status"] == "PASSED" and "[card.home-missing]" in result.stdout.str()
+    (quest.root / "artifacts" / "decisions" / f"{review}.json").unlink()  # the run is pending again
     pytester.makeini(f"[pytest]\nds_gate_paths = {quest.root}\nds_gate_require = true\n")  # ... unless required
     assert outcomes(pytester.runpytest_subprocess("-rA", "-p", "no:cacheprovider"))[f"quest-001::coverage::{run}"] == "FAILED"
 

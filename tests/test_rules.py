@@ -16,7 +16,7 @@ def emitted_rule_ids() -> set[str]:
         text = path.read_text()
         found.update(re.findall(r'rule="([a-z0-9.-]+)"', text))
         found.update(re.findall(r'"([a-z]+\.[a-z-]+)" if ', text))  # rule="a" if cond else "b"
-        found.update(re.findall(r'else "([a-z]+\.[a-z-]+)",', text))
+        found.update(re.findall(r'else "([a-z]+\.[a-z-]+)"', text))
         found.update(re.findall(r'Finding\("([a-z]+\.[a-z-]+)"', text))
         found.update(re.findall(r'\badd\(\s*"([a-z]+\.[a-z-]+)"', text))
         found.update(re.findall(r'rule: str = "([a-z]+\.[a-z-]+)"', text))  # a helper's default rule  # a check's local add(rule, ...)

@@ -35,23 +35,15 @@ def normalise(text: str) -> str:
 def schema_findings(meta: Mapping[str, Any], display: str | None, line: Line | None = None) -> list[Finding]:
     """Frontmatter against the card schemas: ``card.schema`` for what every card needs,
     ``card.experience-schema`` for what only a lesson needs."""
+    from .documents import findings_for
+
     experience = "claim" in meta or "lineage" in meta
-    out = []
-    for err in schemas.errors("experience_card" if experience else "knowledge_card", dict(meta)):
-        from_base = not experience or err.schema_path[:1] == ("allOf",)
-        out.append(
-            Finding(
-                rule="card.schema" if from_base else "card.experience-schema",
-                severity=ERROR,
-                path=display,
-                pointer=pointer(err.path),
-                line=line(err.anchor) if line is not None else None,
-                message=err.message.replace("the record", "the frontmatter"),
-                hint=err.hint,
-                subject=text_of(meta.get("id")),
-            )
-        )
-    return out
+
+    def rule(err: schemas.SchemaError) -> str:
+        return "card.schema" if not experience or err.schema_path[:1] == ("allOf",) else "card.experience-schema"
+
+    return findings_for("experience_card" if experience else "knowledge_card", dict(meta), display, line, rule,
+                        subject=text_of(meta.get("id")), document="the frontmatter")
 
 
 def card_findings(card: Card) -> list[Finding]:

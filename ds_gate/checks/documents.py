@@ -6,6 +6,7 @@ quest (does a reviewed run exist?) live in ``coverage``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,20 +38,38 @@ def schema_name(data: dict[str, Any], kind: str) -> str | None:
     return None
 
 
-def schema_findings(name: str, data: dict[str, Any], raw: bytes | None, display: str) -> list[Finding]:
-    rule = RULE_FOR_SCHEMA[name]
+def findings_for(
+    name: str,
+    instance: Any,
+    display: str | None,
+    line: Callable[[tuple[str | int, ...]], int | None] | None,
+    rule: str | Callable[[schemas.SchemaError], str],
+    *,
+    subject: str | None = None,
+    document: str = "the record",
+) -> list[Finding]:
+    """Every error of schema ``name`` as a finding: placed, with the schema's fix hint.
+
+    The one conversion for records, cards and waivers; ``rule`` may depend on the error
+    (a card's base rules and its experience rules), ``document`` names the whole document.
+    """
     return [
         Finding(
-            rule=rule,
+            rule=rule if isinstance(rule, str) else rule(err),
             severity=ERROR,
             path=display,
             pointer=pointer(err.path),
-            line=place(raw, err.anchor),
-            message=err.message,
+            line=line(err.anchor) if line is not None else None,
+            message=err.message.replace("the record", document),
             hint=err.hint,
+            subject=subject,
         )
-        for err in schemas.errors(name, data)
+        for err in schemas.errors(name, instance)
     ]
+
+
+def schema_findings(name: str, data: dict[str, Any], raw: bytes | None, display: str) -> list[Finding]:
+    return findings_for(name, data, display, lambda anchor: place(raw, anchor), RULE_FOR_SCHEMA[name])
 
 
 @dataclass(slots=True)

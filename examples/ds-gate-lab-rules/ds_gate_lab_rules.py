@@ -5,6 +5,8 @@
   Every other run is left to the next plugin (ds-gate's built-in PR #60 rule).
 - ``lab.review-needs-notes``: every distill_review says in ``notes`` what the lab should
   remember about the review itself.
+- A commit that stages anything under ``submission/`` finalizes the quest, like the
+  paper bundle manifest does.
 - ``--format count``: one line, for dashboards.
 """
 
@@ -23,6 +25,11 @@ def ds_gate_run_is_completed(run):
     if run.run_kind == "ablation":
         return (run.status or "").strip().lower() in {"completed", "done"}
     return None  # not ours to decide: ask the next plugin
+
+
+@hookimpl
+def ds_gate_finalization_patterns():
+    return ["submission/*"]
 
 
 @hookimpl
