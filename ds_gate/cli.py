@@ -36,7 +36,8 @@ def _verdict(report: Report) -> int:
 def cmd_gate(args: argparse.Namespace) -> int:
     from .gate import evaluate
 
-    report = evaluate(args.path, args.command, require=getattr(args, "require", False), home=getattr(args, "home", None))
+    report = evaluate(args.path, args.command, require=getattr(args, "require", False), home=getattr(args, "home", None),
+                      source=args.source, refs=args.refs)
     _emit(report, args.format)
     return _verdict(report)
 
@@ -65,6 +66,18 @@ def cmd_commit_check(args: argparse.Namespace) -> int:
         return EXIT_OK
     if report.findings or report.notes or not report.ok:
         _emit(report, args.format)
+    return _verdict(report)
+
+
+def cmd_pre_push(args: argparse.Namespace) -> int:
+    import os
+
+    from .push_hook import push_check, pushes_from, read_stdin
+
+    report = push_check(".", pushes_from(os.environ, read_stdin()), require=args.require, refs=args.refs)
+    if report is None:
+        return EXIT_OK
+    _emit(report, args.format)
     return _verdict(report)
 
 
@@ -106,6 +119,13 @@ def build_parser() -> argparse.ArgumentParser:
     def gate_command(name: str, help_text: str, require: bool) -> None:
         p = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
         p.add_argument("path", nargs="?", default=".", help="any path inside the quest (default: .)")
+        where = p.add_mutually_exclusive_group()
+        where.add_argument("--from-git", dest="source", action="store_const", const="git", default="folders",
+                           help="read artifacts from the tips of git branches instead of the worktree folders (CI clones)")
+        where.add_argument("--also-git", dest="source", action="store_const", const="both",
+                           help="read artifacts from the worktree folders and from the tips of git branches")
+        p.add_argument("--refs", action="append", metavar="PATTERN",
+                       help="with --from-git/--also-git: the refs to read (repeatable; default: refs/heads and refs/remotes)")
         if require:
             p.add_argument("--require", action="store_true", help="enforce the gate even where experience_distill is off")
             p.add_argument("--home", metavar="DIR", help=HOME_HELP)
@@ -141,6 +161,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-validate", action="store_true", help="only gate finalization commits (pre-commit runs ds-gate-validate)")
     p.add_argument("--require", action="store_true", help="enforce the gate even where experience_distill is off")
     p.set_defaults(handler=cmd_commit_check)
+
+    p = sub.add_parser(
+        "pre-push",
+        parents=[common],
+        help="the pre-push hook: gate a push that sends a finalization commit (run by hooks)",
+        description="Reads the pushed refs from git's pre-push input or pre-commit's PRE_COMMIT_TO_REF; when the push "
+        "finalizes the quest, runs the closure gate over every branch tip plus the pushed commits.",
+    )
+    p.add_argument("remote", nargs="?", help="the remote's name (git passes it; unused)")
+    p.add_argument("url", nargs="?", help="the remote's URL (git passes it; unused)")
+    p.add_argument("--require", action="store_true", help="enforce the gate even where experience_distill is off")
+    p.add_argument("--refs", action="append", metavar="PATTERN", help="the refs to read besides the pushed commits")
+    p.set_defaults(handler=cmd_pre_push)
 
     p = sub.add_parser("install", parents=[common], help="install the git pre-commit hook into a quest (or every quest of a home)")
     p.add_argument("path", nargs="?", default=".", help="any path inside the quest (default: .)")

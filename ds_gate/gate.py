@@ -10,6 +10,7 @@ Commands differ only in what fails them:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from .checks.coverage import coverage, pending_finding
@@ -20,17 +21,24 @@ COMMANDS = ("check", "closure", "candidates")
 
 
 def evaluate(
-    quest: Quest | Path | str, command: str = "check", *, require: bool = False, home: Path | str | None = None
+    quest: Quest | Path | str,
+    command: str = "check",
+    *,
+    require: bool = False,
+    home: Path | str | None = None,
+    source: str = "folders",
+    refs: Sequence[str] | None = None,
 ) -> Report:
     """``home``: the DeepScientist home for global cards and other quests' runs (default:
-    ``$DEEPSCIENTIST_HOME``, ``$DS_HOME``, ``~/DeepScientist``)."""
+    ``$DEEPSCIENTIST_HOME``, ``$DS_HOME``, ``~/DeepScientist``). ``source``/``refs``: where
+    artifacts are read when ``quest`` is a path (see ``load_quest``)."""
     if command not in COMMANDS:
         raise ValueError(f"unknown command {command!r}; expected one of {COMMANDS}")
     from .hookspecs import CheckContext
     from .plugins import completed_rule, manager
 
     if not isinstance(quest, Quest):
-        quest = load_quest(quest)
+        quest = load_quest(quest, source=source, refs=refs)
     cov = coverage(quest, completed_rule())
     findings = list(quest.findings)
     for decision in quest.decisions.values():

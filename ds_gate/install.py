@@ -20,7 +20,7 @@ from .resources import data_dir
 from .sources.gitio import GitError, git
 from .sources.quest import is_inside, locate
 
-HOOKS = ("pre-commit",)
+HOOKS = ("pre-commit", "pre-push")
 MARKER = "ds-gate-managed-hook"
 CHAIN_SUFFIX = ".ds-gate-chained"
 

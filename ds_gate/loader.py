@@ -10,7 +10,7 @@ the copy in the workspace the record says it was written in, then the earlier wo
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -184,6 +184,8 @@ class _Collector:
         return is_inside(self.root, full) and is_inside(self.root, Path(os.path.realpath(full)))
 
     def _follow(self, ws: Workspace, entry: IndexEntry) -> bool:
+        if ws.ref is not None:  # a branch tip: its index paths name files of another machine
+            return False
         if entry.path is None or not self._inside(entry.path, ws):
             return False
         full = Path(os.path.realpath(entry.path if os.path.isabs(entry.path) else ws.path / entry.path))
@@ -204,13 +206,28 @@ class _Collector:
         return entry.artifact_id in (self.runs if entry.kind == "run" else self.decisions).best
 
 
-def load_quest(path: Path | str, *, staged: bool = False, runs_only: bool = False) -> Quest:
+SOURCES = ("folders", "git", "both")
+
+
+def load_quest(
+    path: Path | str,
+    *,
+    staged: bool = False,
+    runs_only: bool = False,
+    source: str = "folders",
+    refs: Sequence[str] | None = None,
+    extra_tips: Sequence[tuple[str, str]] = (),
+) -> Quest:
     """Read a quest from any path inside it.
 
     ``staged`` reads the workspace that ``path`` lies in from git's index instead of its
     folder: what the commit being made will hold. ``runs_only`` skips decisions, for
     callers that only resolve run ids (lineage entries naming another quest's runs).
+    ``source``: the workspace folders, the tips of git refs (``refs`` patterns, default
+    every local and remote-tracking branch, plus ``extra_tips``), or both.
     """
+    if source not in SOURCES:
+        raise ValueError(f"unknown source {source!r}; expected one of {SOURCES}")
     loc = locate(path)
     meta, findings = read_quest_yaml(loc.root)
     findings = loc.findings + findings
@@ -224,7 +241,18 @@ def load_quest(path: Path | str, *, staged: bool = False, runs_only: bool = Fals
     findings.extend(ws_findings)
 
     collector = _Collector(loc.root, workspaces, ("run",) if runs_only else GATE_KINDS)
-    for ws in workspaces:
+    if source != "folders":
+        from .sources.gitrefs import DEFAULT_REFS, ref_readers
+
+        if not loc.is_git:
+            raise QuestError(f"{loc.root}: the git source needs a git repository")
+        try:
+            readers, git_findings = ref_readers(loc.root, refs or DEFAULT_REFS, extra_tips, collector.skip)
+        except GitError as exc:
+            raise QuestError(f"cannot read the branches of {loc.root}: {exc}") from exc
+        findings.extend(git_findings)
+    folder_workspaces = workspaces if source != "git" else []
+    for ws in folder_workspaces:
         reader: Reader
         if staged and ws.path == loc.top:
             try:
@@ -234,6 +262,10 @@ def load_quest(path: Path | str, *, staged: bool = False, runs_only: bool = Fals
         else:
             reader = FolderReader(ws, loc.root)
         collector.read(reader)
+    if source != "folders":
+        for git_reader in readers:
+            collector.read(git_reader)
+        workspaces = folder_workspaces + [git_reader.workspace for git_reader in readers]
     collector.resolve_index()
 
     runs: dict[str, Run] = {}

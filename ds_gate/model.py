@@ -68,10 +68,13 @@ class Workspace:
     """A folder whose ``artifacts/`` DeepScientist may have written: the root or a worktree."""
 
     path: Path  # resolved, absolute
-    rel: str  # posix path relative to the quest root; "." for the root
+    rel: str  # posix path relative to the quest root; "." for the root; the ref name for a branch tip
     branch: str | None = None
+    ref: str | None = None  # set when read from git objects at a ref's tip, not from a folder
 
     def display(self, rel_inside: str) -> str:
+        if self.ref is not None:
+            return f"{self.ref}:{rel_inside}"  # git's own <rev>:<path> spelling
         return rel_inside if self.rel == "." else f"{self.rel}/{rel_inside}"
 
 
@@ -291,7 +294,7 @@ class Report:
                 pending_run_ids=self.pending_run_ids,
                 reviews=[review.as_dict() for review in self.reviews],
             )
-        if self.command == "commit-check":
+        if self.command in ("commit-check", "pre-push"):
             out["finalization"] = list(self.finalization_reasons)
         if self.command in ("check", "closure", "lineage"):
             out["home"] = str(self.home) if self.home is not None else None

@@ -89,7 +89,8 @@ def _is_home(path: Path) -> bool:
     return (path / "quests").is_dir() and not (path / "quest.yaml").exists()
 
 
-def compute(paths: list[Path], home: str | None, require: bool) -> tuple[list[dict[str, Any]], list[Report]]:
+def compute(paths: list[Path], home: str | None, require: bool, source: str = "folders",
+            refs: list[str] | None = None) -> tuple[list[dict[str, Any]], list[Report]]:
     """(groups of items, the quests' reports), each quest read once."""
     from .errors import QuestError
     from .gate import evaluate
@@ -113,7 +114,7 @@ def compute(paths: list[Path], home: str | None, require: bool) -> tuple[list[di
             else [(path, home)]
         for quest_path, quest_home in targets:
             try:
-                report = evaluate(quest_path, "closure", require=require, home=quest_home)
+                report = evaluate(quest_path, "closure", require=require, home=quest_home, source=source, refs=refs)
             except (QuestError, GitError) as exc:
                 failure = Finding("input.unreadable", "error", str(quest_path), f"not a readable quest: {exc}",
                                   hint="point --ds-gate at a quest root or a DeepScientist home")
@@ -168,9 +169,11 @@ class QuestCollector(pytest.Collector):
 class GateSession:
     """Registered on pytest's plugin manager when ``--ds-gate`` is given."""
 
-    def __init__(self, config: pytest.Config, paths: list[Path], home: str | None, require: bool) -> None:
+    def __init__(self, config: pytest.Config, paths: list[Path], home: str | None, require: bool,
+                 source: str = "folders", refs: list[str] | None = None) -> None:
         self.config = config
-        self.paths, self.home, self.require = paths, home, require
+        self.options: dict[str, Any] = {"home": home, "require": require, "source": source, "refs": refs}
+        self.paths = paths
         self.reports: list[Report] | None = None
         self.results_file: str | None = None
         workerinput = getattr(config, "workerinput", None)
@@ -178,7 +181,7 @@ class GateSession:
             with open(workerinput[RESULTS_KEY], encoding="utf-8") as f:
                 self.groups: list[dict[str, Any]] = json.load(f)
         else:
-            self.groups, self.reports = compute(paths, home, require)
+            self.groups, self.reports = compute(paths, **self.options)
             if config.pluginmanager.hasplugin("xdist"):
                 fd, self.results_file = tempfile.mkstemp(prefix="ds-gate-", suffix=".json")
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -203,7 +206,7 @@ class GateSession:
 
     def first_report(self) -> Report:
         if self.reports is None:  # an xdist worker: the fixtures read the quest themselves, once
-            _, self.reports = compute(self.paths, self.home, self.require)
+            _, self.reports = compute(self.paths, **self.options)
         if not self.reports:
             pytest.fail("ds-gate: no readable quest among --ds-gate paths", pytrace=False)
         return self.reports[0]

@@ -30,26 +30,39 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the DeepScientist home for global cards (default: $DEEPSCIENTIST_HOME, $DS_HOME, ~/DeepScientist)")
     group.addoption("--ds-gate-require", action="store_true", default=None, dest="ds_gate_require",
                     help="enforce the closure gate even where experience_distill is off")
+    group.addoption("--ds-gate-from-git", action="store_const", const="git", default=None, dest="ds_gate_source",
+                    help="read artifacts from the tips of git branches (a CI clone has no worktree folders)")
+    group.addoption("--ds-gate-refs", action="append", default=[], metavar="PATTERN", dest="ds_gate_refs",
+                    help="with --ds-gate-from-git: the refs to read (repeatable; default: refs/heads and refs/remotes)")
     parser.addini("ds_gate_paths", "quests or DeepScientist homes to check (as --ds-gate)", type="paths", default=[])
     parser.addini("ds_gate_home", "the DeepScientist home (as --ds-gate-home)", default="")
     parser.addini("ds_gate_require", "enforce the gate even where experience_distill is off", type="bool", default=False)
+    parser.addini("ds_gate_from_git", "read artifacts from the tips of git branches (as --ds-gate-from-git)", type="bool",
+                  default=False)
 
 
-def settings(config: pytest.Config) -> tuple[list[Path], str | None, bool]:
-    """(paths, home, require): options win over ini values; ini paths are relative to the ini file."""
+def settings(config: pytest.Config) -> dict[str, Any]:
+    """paths, home, require, source, refs: options win over ini values; ini paths are
+    relative to the ini file."""
     paths = [Path(p) for p in config.getoption("ds_gate_paths") or []] or [Path(p) for p in config.getini("ds_gate_paths")]
-    home = config.getoption("ds_gate_home") or config.getini("ds_gate_home") or None
     require = config.getoption("ds_gate_require")
-    return paths, home, bool(config.getini("ds_gate_require") if require is None else require)
+    source = config.getoption("ds_gate_source") or ("git" if config.getini("ds_gate_from_git") else "folders")
+    return {
+        "paths": paths,
+        "home": config.getoption("ds_gate_home") or config.getini("ds_gate_home") or None,
+        "require": bool(config.getini("ds_gate_require") if require is None else require),
+        "source": source,
+        "refs": config.getoption("ds_gate_refs") or None,
+    }
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    paths, home, require = settings(config)
-    if not paths:
+    options = settings(config)
+    if not options["paths"]:
         return
     from .pytest_items import GateSession
 
-    config.pluginmanager.register(GateSession(config, paths, home, require), PLUGIN_NAME)
+    config.pluginmanager.register(GateSession(config, **options), PLUGIN_NAME)
 
 
 def _session(request: pytest.FixtureRequest) -> Any:

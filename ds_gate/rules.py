@@ -34,6 +34,9 @@ RULES: dict[str, str] = {
     "workspace.outside-quest": "a worktree outside the quest folder; never read",
     "workspace.missing": "a registered worktree whose folder is gone",
     "path.symlink-outside-quest": "a symbolic link out of the quest; never followed",
+    # the git source (branch tips, for CI clones)
+    "git.one-branch": "the clone shows one branch at most: runs recorded on other branches are not visible",
+    "git.object-missing": "a branch tip, tree or record is not in this clone (partial or shallow); not read",
     # memory cards
     "card.frontmatter-invalid": "a card's YAML frontmatter cannot be read (syntax, not a mapping, never closed, not UTF-8)",
     "card.schema": "a card's frontmatter breaks schemas/knowledge_card.schema.json",

@@ -45,7 +45,7 @@ def test_the_manifest_and_the_derived_config_are_valid_for_pre_commit(quest) -> 
     assert pre_commit(REPO, "validate-manifest", str(REPO / ".pre-commit-hooks.yaml")).returncode == 0
     assert pre_commit(quest.root, "validate-config", ".pre-commit-config.yaml").returncode == 0
     ids = [h["id"] for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())]
-    assert ids == ["ds-gate-validate", "ds-gate-closure", "ds-gate-closure-full"]
+    assert ids == ["ds-gate-validate", "ds-gate-closure", "ds-gate-closure-full", "ds-gate-pre-push"]
 
 
 def test_pre_commit_lets_checkpoints_through_and_gates_the_finalization_commit(quest) -> None:
@@ -116,3 +116,24 @@ def test_pre_commit_rejects_a_bad_cross_quest_patch_of_a_card_and_accepts_a_good
     accepted = commit(quest.root, "memory: confirm in 001")
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
     assert head_subject(quest.root) == "memory: confirm in 001"
+
+
+def test_the_pre_push_stage_gates_a_finalization_push_with_pre_commits_refs(quest, tmp_path) -> None:
+    from helpers import git
+
+    assert pre_commit(quest.root, "install", "--hook-type", "pre-push").returncode == 0
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(quest.root, "remote", "add", "origin", str(remote))
+    run = quest.run(quest.root, "main-001")
+    assert commit(quest.root, "record").returncode == 0
+    assert git(quest.root, "push", "-q", "origin", "main", check=False).returncode == 0  # ordinary: passes
+
+    (quest.root / "paper").mkdir()
+    (quest.root / MANIFEST).write_text("{}\n")
+    git(quest.root, "add", "-A")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "paper: bundle")
+    rejected = git(quest.root, "push", "origin", "main", check=False)
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0 and "ds-gate push gate" in output and run in output
+    assert "PRE_COMMIT" not in output and "Traceback" not in output

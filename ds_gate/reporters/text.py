@@ -20,7 +20,7 @@ def summary_line(report: Report) -> str:
     warnings = sum(f.severity == WARNING and f.waived is None for f in report.findings)
     waived = sum(f.waived is not None for f in report.findings)
     verdict = "OK" if report.ok else "FAILED"
-    if report.command in ("closure", "commit-check") and report.quest is not None:
+    if report.command in ("closure", "commit-check", "pre-push") and report.quest is not None:
         verdict = "PASSED" if report.ok else "REJECTED"
         if not report.enforced:
             verdict = "PASSED (gate off)"
@@ -91,7 +91,9 @@ class TextReporter:
             home = f", home {report.home}" if report.home and report.command != "lineage" else ""
             out.append(f"  memory cards checked: {len(report.cards)} ({lessons} with claim/lineage){home}")
         if report.finalization_reasons:
-            out.append("this commit finalizes the quest: it stages " + "; ".join(report.finalization_reasons))
+            what = "this push finalizes the quest: it sends " if report.command == "pre-push" else \
+                "this commit finalizes the quest: it stages "
+            out.append(what + "; ".join(report.finalization_reasons))
             if report.pending and report.enforced:
                 out.append("(ordinary checkpoints are never blocked by pending runs; finalization commits are)")
 
@@ -100,7 +102,7 @@ class TextReporter:
             out.append("")
             out.extend(format_finding(f) for f in shown)
 
-        if quest is not None and report.pending and report.command in ("closure", "candidates", "commit-check"):
+        if quest is not None and report.pending and report.command in ("closure", "candidates", "commit-check", "pre-push"):
             out.append("")
             header = f"pending distill review ({len(report.pending)} of {len(report.completed_runs)} completed runs):"
             out.append(header)

@@ -46,6 +46,7 @@ def _env(keep_index: bool) -> dict[str, str]:
     }
     env["GIT_OPTIONAL_LOCKS"] = "0"
     env["GIT_TERMINAL_PROMPT"] = "0"
+    env["GIT_NO_LAZY_FETCH"] = "1"  # a partial clone must not fetch missing objects (git >= 2.44)
     return env
 
 
@@ -97,4 +98,20 @@ def cat_file(cwd: Path | str, names: Iterable[str], *, staged: bool = False) -> 
         size = int(header[2])
         result[name] = out[pos : pos + size]
         pos += size + 1  # content is followed by a newline
+    return result
+
+
+def cat_file_check(cwd: Path | str, names: Iterable[str]) -> dict[str, tuple[str, str] | None]:
+    """(object id, type) of many objects with one git process; None for a missing one."""
+    wanted = list(dict.fromkeys(names))
+    if not wanted:
+        return {}
+    if any("\n" in name for name in wanted):
+        raise GitError("object names cannot contain newlines")
+    out = git(["cat-file", "--batch-check=%(objectname) %(objecttype)"], cwd,
+              stdin="".join(f"{n}\n" for n in wanted).encode()).decode("utf-8", "surrogateescape")
+    result: dict[str, tuple[str, str] | None] = {}
+    for name, line in zip(wanted, out.splitlines(), strict=False):
+        parts = line.split(" ")
+        result[name] = (parts[0], parts[1]) if len(parts) == 2 and parts[1] != "missing" else None
     return result

@@ -1,0 +1,84 @@
+"""The pre-push gate: pushing a finalization commit to a shared remote is gated too.
+
+A push finalizes when the commits it sends (those no remote-tracking ref has yet) touch a
+finalization file and the pushed tip holds it finalizing: the paper bundle manifest, a
+``quest.yaml`` whose status is ``completed``, a write/finalize or quest_completion
+decision, or a plugin's pattern. Then the closure gate runs over the git source (every
+branch tip, plus the commits being pushed), so it sees what the remote will see; an
+ordinary push is never blocked because runs are pending.
+
+The pushed refs come from git's pre-push input (``<local ref> <local id> <remote ref>
+<remote id>`` lines, for a plain hook) or from pre-commit's ``PRE_COMMIT_FROM_REF`` /
+``PRE_COMMIT_TO_REF``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from .commit_hook import MANIFEST, QUEST_YAML, _finalizing_decision, _plugin_finalizing, _quest_status, is_artifact_record
+from .model import Report
+from .sources.gitio import cat_file, cat_file_check
+from .sources.gitrefs import names_in_range, pushed_refs
+
+ZERO = frozenset({"0" * 40, "0" * 64})
+
+
+def pushes_from(env: Mapping[str, str], stdin_text: str) -> list[tuple[str, str]]:
+    """(name, commit id) of each pushed tip; deletions push nothing."""
+    to_ref = env.get("PRE_COMMIT_TO_REF")
+    if to_ref:
+        remote = env.get("PRE_COMMIT_REMOTE_BRANCH") or "pushed"
+        return [(f"push:{remote}", to_ref)]
+    return [(f"push:{remote_ref}", local_id) for _, local_id, remote_ref, _ in pushed_refs(stdin_text) if local_id not in ZERO]
+
+
+def finalization_reasons(root: Path, tip: str) -> list[str]:
+    names = names_in_range(root, tip)
+    if not names:
+        return []
+    wanted = [f"{tip}:{n}" for n in names if n == QUEST_YAML or (is_artifact_record(n) and n.startswith("artifacts/decisions/"))]
+    blobs = cat_file(root, wanted)
+    reasons = []
+    if MANIFEST in names and cat_file_check(root, [f"{tip}:{MANIFEST}"]).get(f"{tip}:{MANIFEST}"):
+        reasons.append(f"{MANIFEST} (a paper bundle)")
+    if QUEST_YAML in names and _quest_status(blobs.get(f"{tip}:{QUEST_YAML}")) == "completed":
+        reasons.append(f"{QUEST_YAML} with status: completed")
+    for name in names:
+        raw = blobs.get(f"{tip}:{name}")
+        why = _finalizing_decision(raw) if raw is not None else None
+        if why:
+            reasons.append(f"{name} ({why})")
+    reasons.extend(f"{name} (a finalization file, by plugin pattern {pattern})" for name, pattern in _plugin_finalizing(names))
+    return reasons
+
+
+def push_check(cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: bool = False,
+               refs: Sequence[str] | None = None) -> Report | None:
+    """The push's verdict, or None when it finalizes nothing."""
+    from .sources.quest import locate
+
+    root = locate(cwd).root
+    reasons: list[str] = []
+    for name, tip in pushes:
+        reasons.extend(f"{r} at {name}" for r in finalization_reasons(root, tip))
+    if not reasons:
+        return None
+    from .gate import evaluate
+    from .loader import load_quest
+
+    quest = load_quest(root, source="git", refs=refs, extra_tips=list(pushes))
+    report = evaluate(quest, "closure", require=require)
+    report.command = "pre-push"
+    report.finalization_reasons = reasons
+    return report
+
+
+def read_stdin() -> str:
+    import sys
+
+    if sys.stdin is None or sys.stdin.isatty() or "PRE_COMMIT_TO_REF" in os.environ:
+        return ""
+    return sys.stdin.read()

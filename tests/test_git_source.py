@@ -1,0 +1,194 @@
+"""The git source: a fresh clone has no worktree folders, only branches, and the gate must
+see exactly what the folder source sees on the original quest."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from helpers import git
+
+from ds_gate.cli import main
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def original(make_quest):
+    """Runs and reviews in several worktrees, every one committed on its branch."""
+    quest = make_quest()
+    idea = quest.worktree("idea-a", "idea/001-a")
+    first = quest.run(idea, "main-001")
+    quest.checkpoint(idea, "experiment: main-001")
+    run_ws = quest.worktree("run-main-002", "run/main-002", "idea/001-a")
+    second = quest.run(run_ws, "main-002")
+    quest.checkpoint(run_ws, "experiment: main-002")
+    slice_ws = quest.worktree("analysis-c-s1", "analysis/idea-a/c-s1", "idea/001-a")
+    third = quest.run(slice_ws, "c:s1", run_kind="analysis.slice")
+    quest.checkpoint(slice_ws, "experiment: slice")
+    quest.run(quest.root, "main-000", status="failed")
+    review = quest.review(run_ws, [first, second], cards=[], reason_if_empty="nothing reusable")
+    quest.checkpoint(run_ws, "artifact: review")
+    quest.checkpoint(quest.root, "root")
+    return quest, (first, second, third), review
+
+
+def summary(out: dict) -> tuple:
+    return (
+        sorted(r["artifact_id"] for r in out["completed_runs"]),
+        sorted((r["artifact_id"], tuple(r["reviewed_run_ids"]), r["valid"]) for r in out["reviews"]),
+        out["pending_run_ids"],
+    )
+
+
+def test_a_clone_hides_the_runs_from_folders_but_not_from_branches(original, tmp_path, gate_json) -> None:
+    quest, (first, second, third), review = original
+    code, on_original = gate_json("closure", str(quest.root))
+    assert code == 1 and on_original["pending_run_ids"] == [third]
+
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(quest.root), str(clone))
+    assert not (clone / ".ds" / "worktrees").exists()
+    code, from_folders = gate_json("closure", str(clone))
+    assert code == 0 and from_folders["completed_runs"] == []  # the gap this source closes
+
+    code, from_git = gate_json("closure", str(clone), "--from-git")
+    assert code == 1
+    assert summary(from_git) == summary(on_original)
+    assert {r["workspace"] for r in from_git["completed_runs"]} <= set(from_git["workspaces"])
+    pending = next(f for f in from_git["findings"] if f["rule"] == "coverage.pending-run")
+    assert pending["path"] == f"refs/remotes/origin/analysis/idea-a/c-s1:artifacts/runs/{third}.json"
+
+    code, both = gate_json("closure", str(quest.root), "--also-git")
+    assert summary(both) == summary(on_original)
+    for command in ("check", "candidates"):
+        code, out = gate_json(command, str(clone), "--from-git")
+        assert out["pending_run_ids"] == [third]
+
+
+def test_a_run_carried_by_three_branches_is_counted_once(make_quest, gate_json) -> None:
+    quest = make_quest()
+    run = quest.run(quest.root, "main-001")
+    quest.checkpoint(quest.root, "record")
+    for name in ("idea/001-a", "run/main-001", "paper/main-001"):
+        git(quest.root, "branch", name)
+    code, out = gate_json("candidates", str(quest.root), "--from-git")
+    assert [r["artifact_id"] for r in out["completed_runs"]] == [run] and out["pending_run_ids"] == [run]
+    assert len(out["workspaces"]) == 4
+
+
+def test_a_review_only_on_a_remote_tracking_branch_covers_its_runs(make_quest, tmp_path, gate_json) -> None:
+    quest = make_quest()
+    run = quest.run(quest.root, "main-001")
+    quest.checkpoint(quest.root, "record")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(quest.root), str(clone))
+    review_ws = quest.worktree("paper", "paper/main-001")
+    quest.review(review_ws, [run], cards=[], reason_if_empty="nothing reusable")
+    quest.checkpoint(review_ws, "review")
+    git(clone, "fetch", "-q", "origin")  # refs/remotes/origin/paper/main-001, no local branch
+    assert "paper/main-001" not in git(clone, "branch").stdout
+    code, out = gate_json("closure", str(clone), "--from-git")
+    assert code == 0 and out["pending_run_ids"] == [] and len(out["reviews"]) == 1
+    code, out = gate_json("closure", str(clone), "--from-git", "--refs", "refs/heads")  # without it: pending
+    assert code == 1 and out["pending_run_ids"] == [run]
+
+
+def test_a_single_branch_shallow_clone_warns_that_other_branches_are_not_visible(original, tmp_path, gate_json) -> None:
+    quest = original[0]
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", "--single-branch", f"file://{quest.root}", str(clone))
+    code, out = gate_json("closure", str(clone), "--from-git")
+    warning = next(f for f in out["findings"] if f["rule"] == "git.one-branch")
+    assert warning["severity"] == "warning" and "fetch-depth: 0" in warning["hint"]
+    assert "Traceback" not in json.dumps(out)
+
+
+def test_missing_objects_are_findings_not_tracebacks(original, tmp_path, gate_json) -> None:
+    quest, (first, second, third), review = original
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(quest.root), str(clone))  # a local clone keeps loose objects loose
+    blob = git(clone, "rev-parse", f"origin/analysis/idea-a/c-s1:artifacts/runs/{third}.json").stdout.strip()
+    loose = clone / ".git" / "objects" / blob[:2] / blob[2:]
+    assert loose.is_file()
+    loose.unlink()  # as a partial clone would lack it
+    code, out = gate_json("closure", str(clone), "--from-git")
+    missing = [f for f in out["findings"] if f["rule"] == "git.object-missing"]
+    assert [f["path"] for f in missing] == [f"refs/remotes/origin/analysis/idea-a/c-s1:artifacts/runs/{third}.json"]
+    assert "fetch" in missing[0]["hint"] and missing[0]["severity"] == "warning"
+    assert third not in [r["artifact_id"] for r in out["completed_runs"]]
+
+
+def test_the_pre_push_hook_gates_a_finalization_push(original, tmp_path) -> None:
+    quest, (first, second, third), review = original
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(quest.root, "remote", "add", "origin", str(remote))
+    for branch in ("main", "idea/001-a", "run/main-002", "analysis/idea-a/c-s1"):
+        assert git(quest.root, "push", "-q", "origin", branch).returncode == 0
+    assert main(["install", str(quest.root)]) == 0
+    assert (quest.root / ".git" / "hooks" / "pre-push").is_file()
+
+    paper = quest.worktree("paper-main", "paper/main-001", "idea/001-a")
+    (paper / "paper").mkdir()
+    (paper / "paper" / "paper_bundle_manifest.json").write_text("{}\n")
+    git(paper, "add", "-A")
+    git(paper, "commit", "-q", "--no-verify", "-m", "paper: bundle")  # past the commit hook, on purpose: the push is next
+    rejected = git(paper, "push", "origin", "paper/main-001", check=False)
+    assert rejected.returncode != 0
+    output = rejected.stdout + rejected.stderr
+    assert third in output and "this push finalizes the quest: it sends paper/paper_bundle_manifest.json" in output
+    assert "paper/main-001" not in git(remote, "branch").stdout
+
+    ordinary = quest.worktree("idea-b", "idea/001-b", "main")
+    ninth = quest.run(ordinary, "main-009")
+    quest.checkpoint(ordinary, "record")
+    assert git(ordinary, "push", "-q", "origin", "idea/001-b", check=False).returncode == 0  # never blocked
+
+    quest.review(paper, [third], cards=[], reason_if_empty="nothing reusable")
+    quest.checkpoint(paper, "review the slice")
+    still = git(paper, "push", "origin", "paper/main-001", check=False)  # every branch counts: main-009 is pending
+    assert still.returncode != 0 and ninth in still.stdout and third not in still.stdout.split("pending distill")[1]
+
+    quest.review(paper, [ninth], cards=[], reason_if_empty="nothing reusable")
+    quest.checkpoint(paper, "review main-009")
+    pushed = git(paper, "push", "-q", "origin", "paper/main-001", check=False)
+    assert pushed.returncode == 0, pushed.stdout
+
+
+def test_the_pytest_plugin_reads_branches_too(original, tmp_path, pytester) -> None:
+    quest, (first, second, third), review = original
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(quest.root), str(clone))
+    result = pytester.runpytest_subprocess(f"--ds-gate={clone}", "--ds-gate-from-git", "-rA", "-p", "no:cacheprovider")
+    assert f"FAILED quest-001::coverage::{third}" in result.stdout.str()
+    assert f"PASSED quest-001::coverage::{first}" in result.stdout.str()
+
+
+def test_the_git_processes_do_not_grow_with_the_number_of_branches(original, tmp_path) -> None:
+    """Not a timing: a logging ``git`` first on PATH counts the real git's invocations."""
+    import os
+    import shutil
+
+    quest = original[0]
+    real = shutil.which("git")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "git.log"
+    (bin_dir / "git").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    (bin_dir / "git").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+
+    def calls() -> int:
+        log.write_text("")
+        done = subprocess.run([sys.executable, "-m", "ds_gate", "candidates", str(quest.root), "--from-git"],
+                              capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        return len(log.read_text().splitlines())
+
+    few = calls()
+    for i in range(40):
+        git(quest.root, "branch", f"extra/{i}", "idea/001-a")
+    assert calls() == few <= 10
