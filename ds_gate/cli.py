@@ -81,6 +81,41 @@ def cmd_pre_push(args: argparse.Namespace) -> int:
     return _verdict(report)
 
 
+def cmd_recall(args: argparse.Namespace) -> int:
+    from .model import Report
+    from .recall import list_knowledge_summaries, tags_for_stage
+
+    tags = [t for t in (args.tags or "").split(",") if t.strip()]
+    notes: list[str] = []
+    if args.for_stage:
+        stage_tags, on = tags_for_stage(args.quest or ".", args.for_stage)
+        if not on:
+            notes.append("recall_priors is off for this quest, so stage entry recalls nothing (turn it on in quest.yaml "
+                         "startup_contract); use --tags to recall anyway")
+            report = Report(command="recall", ok=True, findings=[], notes=notes, results=[],
+                            request={"domain_tags": tags, "for_stage": args.for_stage})
+            _emit(report, args.format)
+            return EXIT_OK
+        tags = stage_tags + tags
+        notes.append(f"domain tags for stage {args.for_stage}: {', '.join(tags)}")
+    quest = args.quest if args.quest or args.scope == "quest" or args.for_stage else None
+    results = list_knowledge_summaries(tags, args.kind, args.limit, home=args.home, quest=quest or None,
+                                       scope=args.scope, query=args.query, jsonl=args.jsonl or (), refresh=args.refresh)
+    request = {"domain_tags": tags, "kind": args.kind, "limit": args.limit, "scope": args.scope, "query": args.query}
+    _emit(Report(command="recall", ok=True, findings=[], notes=notes, results=results, request=request), args.format)
+    return EXIT_OK
+
+
+def cmd_recent(args: argparse.Namespace) -> int:
+    from .model import Report
+    from .recent import list_recent
+
+    results = list_recent(args.path, args.kind, args.limit, source=args.source, refs=args.refs)
+    request = {"kind": args.kind, "limit": args.limit, "source": args.source}
+    _emit(Report(command="recent", ok=True, findings=[], results=results, request=request), args.format)
+    return EXIT_OK
+
+
 def cmd_install(args: argparse.Namespace) -> int:
     from .install import install, install_home
     from .model import ERROR, Finding, Report
@@ -148,6 +183,36 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--since", metavar="REV", help="check cards of <home>/memory changed since REV (a git revision)")
     p.add_argument("--quest", metavar="QUEST_ID", help="with --since: the quest that made the changes (else inferred)")
     p.set_defaults(handler=cmd_lineage)
+
+    p = sub.add_parser(
+        "recall",
+        parents=[common],
+        help="recall lessons: memory cards ranked by tag overlap, then recency (the RFC's list_knowledge_summaries)",
+    )
+    p.add_argument("--tags", default="", help="domain tags, comma-separated (normalised like the cards' tags)")
+    p.add_argument("--kind", help="only this memory kind (knowledge, papers, ...); applied before --limit")
+    p.add_argument("--limit", type=int, default=20, help="how many (1..200; default 20)")
+    p.add_argument("--scope", choices=("global", "quest", "visible"), default="visible",
+                   help="global memory, the quest's, or both plus other quests' (default: visible)")
+    p.add_argument("--query", help="free text: cards with no shared tag are ranked after the rest by a text match (bm25)")
+    p.add_argument("--quest", metavar="PATH", help="the quest whose memory is in scope (default: none, or . with --for-stage)")
+    p.add_argument("--home", metavar="DIR", help=HOME_HELP)
+    p.add_argument("--jsonl", action="append", metavar="PATH", help="also recall from a ScienceClaw findings.jsonl")
+    p.add_argument("--for-stage", metavar="STAGE", help="tags from the quest (its domains and stage:STAGE), when "
+                   "recall_priors is on")
+    p.add_argument("--refresh", action="store_true", help="re-check every card file against the cache")
+    p.set_defaults(handler=cmd_recall)
+
+    p = sub.add_parser("recent", parents=[common], help="the quest's artifacts from every workspace, newest first")
+    p.add_argument("path", nargs="?", default=".", help="any path inside the quest (default: .)")
+    p.add_argument("--kind", help="only this artifact kind (run, decision, ...)")
+    p.add_argument("--limit", type=int, default=20, help="how many (1..200; default 20)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--from-git", dest="source", action="store_const", const="git", default="folders",
+                       help="read from the tips of git branches instead of the worktree folders")
+    where.add_argument("--also-git", dest="source", action="store_const", const="both", help="read both")
+    p.add_argument("--refs", action="append", metavar="PATTERN", help="with --from-git/--also-git: the refs to read")
+    p.set_defaults(handler=cmd_recent)
 
     p = sub.add_parser("validate", parents=[common], help="validate the given run/decision artifact files and memory cards")
     p.add_argument("files", nargs="+", metavar="FILE")

@@ -269,6 +269,8 @@ class Report:
     notes: list[str] = field(default_factory=list)
     home: Path | None = None  # the DeepScientist home whose memory was read, if any
     cards: list[Card] = field(default_factory=list)  # the memory cards checked
+    results: list[dict[str, Any]] | None = None  # what `recall` and `recent` list, in order
+    request: dict[str, Any] | None = None  # what was asked for (recall's tags, kind, limit, ...)
 
     @property
     def errors(self) -> list[Finding]:
@@ -299,6 +301,10 @@ class Report:
         if self.command in ("check", "closure", "lineage"):
             out["home"] = str(self.home) if self.home is not None else None
             out["cards"] = [card.as_dict() for card in self.cards]
+        if self.request is not None:
+            out["request"] = dict(self.request)
+        if self.results is not None:
+            out["results"] = list(self.results)
         out["findings"] = [f.as_dict() for f in self.findings]
         out["notes"] = list(self.notes)
         return out

@@ -76,6 +76,25 @@ def next_step(runs: list[Run]) -> list[str]:
     ]
 
 
+def result_lines(report: Report) -> list[str]:
+    """recall: rank, card, overlap and claim; recent: time, kind, id and summary."""
+    lines = []
+    for n, item in enumerate(report.results or [], start=1):
+        if report.command == "recall":
+            why = f"{item['overlap']} tag(s): {', '.join(item['matched_tags'])}" if item["overlap"] else (
+                f"text match {item['lexical_score']:.2f}" if "lexical_score" in item else "recent")
+            lines.append(f"{n:>3}. {item['card_id']}  [{item['scope']}/{item['kind']}]  {item['title'] or ''}  ({why})")
+            if item.get("claim"):
+                lines.append(f"     claim: {item['claim']}")
+            lines.append(f"     {item['path']}")
+        else:
+            lines.append(f"{n:>3}. {item['updated_at'] or '-':<25}  {item['kind'] or '-':<9}  {item['artifact_id']}  "
+                         f"{(item.get('summary') or '')[:80]}")
+    if not lines:
+        lines.append("(nothing found)")
+    return lines
+
+
 class TextReporter:
     def render(self, report: Report) -> str:
         out: list[str] = []
@@ -97,6 +116,8 @@ class TextReporter:
             if report.pending and report.enforced:
                 out.append("(ordinary checkpoints are never blocked by pending runs; finalization commits are)")
 
+        if report.results is not None:
+            out.extend(result_lines(report))
         shown = [f for f in report.findings if f.rule != _PENDING_RULE and f.severity != INFO]
         if shown:
             out.append("")

@@ -1,0 +1,94 @@
+"""The RFC's ``artifact.list_recent(kind, limit)``: what the quest just did, newest first.
+
+DeepScientist's own version reads index lines of every workspace; this one reads the
+record files too (an unindexed record is still recent) and, with the git source, the
+tips of branches. Copies collapse by ``artifact_id`` to the newest ``updated_at``; the
+order is total (``updated_at`` descending, then artifact id).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import QuestError
+from .sources.artifacts import ARTIFACT_DIRS, FolderReader, Reader, read_records
+
+MAX_LIMIT = 200
+
+
+def list_recent(quest: Path | str, kind: str | None = None, limit: int = 20, *, source: str = "folders",
+                refs: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
+        raise QuestError(f"limit must be an integer from 1 to {MAX_LIMIT}, not {limit!r}")
+    if kind is not None and kind not in ARTIFACT_DIRS:
+        raise QuestError(f"kind must be one of {', '.join(ARTIFACT_DIRS)}, not {kind!r}")
+    from .loader import _when
+    from .sources.quest import discover_workspaces, locate
+
+    loc = locate(quest)
+    readers: list[Reader] = []
+    if source != "git":
+        workspaces, _ = discover_workspaces(loc)
+        readers.extend(FolderReader(ws, loc.root) for ws in workspaces)
+    if source != "folders":
+        from .sources.gitrefs import DEFAULT_REFS, ref_readers
+
+        git_readers, _ = ref_readers(loc.root, refs or DEFAULT_REFS)
+        readers.extend(git_readers)
+    best: dict[str, dict[str, Any]] = {}
+    for reader in readers:
+        for rec in read_records(reader, ()):
+            data = rec.data
+            if data is None:
+                continue
+            item = _item(data, rec.name, rec.display, reader.workspace.rel)
+            if item is None or (kind is not None and item["kind"] != kind):
+                continue
+            current = best.get(item["artifact_id"])
+            if current is None or _when(item["updated_at"]) > _when(current["updated_at"]):
+                best[item["artifact_id"]] = item
+        for line in _index_lines(reader):
+            if kind is not None and line.get("kind") != kind:
+                continue
+            aid = line.get("artifact_id")
+            if isinstance(aid, str) and aid not in best:
+                best[aid] = {"artifact_id": aid, "kind": line.get("kind"), "status": line.get("status"),
+                             "updated_at": line.get("updated_at"), "summary": line.get("summary"),
+                             "workspace": reader.workspace.rel, "path": None}
+    ordered = sorted(best.values(), key=lambda i: (-_finite(_when(i["updated_at"])), i["artifact_id"]))
+    return ordered[:limit]
+
+
+def _finite(value: float) -> float:
+    return value if math.isfinite(value) else -1e18
+
+
+def _item(data: dict[str, Any], name: str, display: str, workspace: str) -> dict[str, Any] | None:
+    from .sources.artifacts import record_kind
+
+    kind = record_kind(data, name.split("/", 1)[0])
+    aid = data.get("artifact_id") or data.get("id") or Path(name).stem
+    if not isinstance(aid, str):
+        return None
+    updated = data.get("updated_at") if isinstance(data.get("updated_at"), str) else data.get("created_at")
+    summary = data.get("summary")
+    return {"artifact_id": aid, "kind": kind, "status": data.get("status"),
+            "updated_at": updated if isinstance(updated, str) else None,
+            "summary": summary[:400] if isinstance(summary, str) else None, "workspace": workspace, "path": display}
+
+
+def _index_lines(reader: Reader) -> list[dict[str, Any]]:
+    raw = reader.index_bytes()
+    out = []
+    for line in (raw or b"").splitlines():
+        try:
+            data = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(data, dict):
+            out.append(data)
+    return out
