@@ -20,6 +20,7 @@ time, over the last 500 files only. Here:
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import os
@@ -267,26 +268,28 @@ class Index:
         wanted = set(tags)
         entries = self.entries
         ok_kind = (lambda e: True) if kind is None else (lambda e: e.kind == kind)
-        ordered: list[tuple[Entry, int, tuple[str, ...]]]
+        ordered: list[tuple[Entry, int, tuple[str, ...]]] = []
+        none: tuple[str, ...] = ()
+        skip: set[int] = set()
         if not wanted:
-            ordered = [(entries[i], 0, ()) for i in self._recency if ok_kind(entries[i])]
-            if query:
-                ordered = []  # with only a query, the lexical ranking below is the answer
+            if not query:  # with only a query, the lexical ranking below is the answer
+                ordered = [(entries[i], 0, none) for i in self._recency if ok_kind(entries[i])][:limit]
         else:
             hits: dict[int, int] = {}
             for tag in wanted:
                 for i in self._postings.get(tag, ()):
                     hits[i] = hits.get(i, 0) + 1
-            chosen = [i for i in hits if ok_kind(entries[i])]
-            chosen.sort(key=lambda i: (-hits[i], *entries[i].order()))
-            ordered = [(entries[i], hits[i], tuple(t for t in tags if t in entries[i].norm)) for i in chosen]
-        out = [e.summary(n, m) for e, n, m in ordered[:limit]]
+            chosen = [i for i in hits if ok_kind(entries[i])] if kind is not None else list(hits)
+            # the best `limit` of a total order: a heap, not a sort of every match
+            top = heapq.nsmallest(limit, chosen, key=lambda i: (-hits[i], *entries[i].order()))
+            ordered = [(entries[i], hits[i], tuple(t for t in tags if t in entries[i].norm)) for i in top]
+            skip = {id(entries[i]) for i in chosen}
+        out = [e.summary(n, m) for e, n, m in ordered]
         if query and len(out) < limit:
-            taken = {id(e) for e, _, _ in ordered}
             for entry, score in self.lexical(query):
                 if len(out) >= limit:
                     break
-                if id(entry) not in taken and ok_kind(entry):
+                if id(entry) not in skip and ok_kind(entry):
                     out.append(entry.summary(0, (), round(score, 6)))
         return out
 

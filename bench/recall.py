@@ -1,0 +1,89 @@
+"""Recall at 1,000 and 10,000 cards, cold and warm: medians and p95 in milliseconds.
+
+    python bench/recall.py [--sizes 1000 10000] [--runs 30]
+
+Generates a deterministic home per size (cards written as MemoryService writes them) in
+a temporary folder, then measures ``list_knowledge_summaries`` in this process:
+- cold: no cache file and no in-memory index (the first recall on a machine);
+- cache: a new in-memory index over a warm cache file (the first recall of a process);
+- warm: repeated calls in one process (stat of the memory folders, then ranking).
+Goals (issue 6): warm p95 <= 10 ms at 10,000 cards; cold 1,000 cards <= 0.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+TOPICS = [f"topic:t{i}" for i in range(60)]
+STAGES = ["stage:idea", "stage:experiment", "stage:analysis", "stage:write"]
+
+
+def make_home(root: Path, size: int) -> Path:
+    rng = random.Random(size)
+    memory = root / "memory" / "knowledge"
+    memory.mkdir(parents=True)
+    for i in range(size):
+        tags = [rng.choice(TOPICS), rng.choice(TOPICS), rng.choice(STAGES)]
+        meta = {"id": f"knowledge-{i:08x}", "type": "knowledge", "kind": "knowledge", "title": f"Lesson {i}",
+                "quest_id": f"{i % 40:03d}", "tags": tags, "created_at": f"2026-{1 + i % 12:02d}-01T00:00:00+00:00",
+                "updated_at": f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}T00:00:00+00:00", "scope": "global",
+                "claim": f"Claim {i} about {tags[0]}."}
+        body = f"Context: run {i}.\n\nObservation: " + " ".join(rng.choice(["loss", "router", "warmup", "eval", "seed",
+                                                                              "tokens", "drift"]) for _ in range(40))
+        (memory / f"lesson-{i}.md").write_text(f"---\n{yaml.safe_dump(meta, sort_keys=False)}---\n{body}\n")
+    return root
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    from ds_gate import recall
+
+    print(f"{'cards':>6}  {'cold ms':>8}  {'cache p50':>9}  {'warm p50':>8}  {'warm p95':>8}   goal")
+    for size in args.sizes:
+        base = Path(tempfile.mkdtemp(prefix="ds-gate-recall-"))
+        try:
+            home = make_home(base / "home", size)
+            query = ["topic:t3", "stage:experiment"]
+            recall._INDEXES.clear()
+            start = time.perf_counter()
+            recall.list_knowledge_summaries(query, home=home, scope="global")
+            cold = (time.perf_counter() - start) * 1000
+            cache_times = []
+            for _ in range(5):
+                recall._INDEXES.clear()
+                start = time.perf_counter()
+                recall.list_knowledge_summaries(query, home=home, scope="global")
+                cache_times.append((time.perf_counter() - start) * 1000)
+            warm = []
+            for i in range(args.runs):
+                tags = [TOPICS[i % len(TOPICS)], STAGES[i % len(STAGES)]]
+                start = time.perf_counter()
+                recall.list_knowledge_summaries(tags, home=home, scope="global")
+                warm.append((time.perf_counter() - start) * 1000)
+            goal = "cold <= 500 ms" if size <= 1000 else "warm p95 <= 10 ms"
+            print(f"{size:>6}  {cold:>8.0f}  {statistics.median(cache_times):>9.1f}  {statistics.median(warm):>8.2f}  "
+                  f"{pct(warm, 0.95):>8.2f}   {goal}")
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
