@@ -38,15 +38,21 @@ from .sources.memory import MEMORY_KINDS, card_files, card_tags, parse_card, res
 SCOPES = ("global", "quest", "visible")
 MAX_LIMIT = 200
 CACHE_NAME = "recall-cache.sqlite3"
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 _RUN = re.compile(r"[\s_]+")
+_COLON = re.compile(r"\s*:\s*")
+_DASHES = re.compile(r"-{2,}")
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def normalize_tag(tag: Any) -> str:
-    """``" Topic:Learning_Rate "`` -> ``"topic:learning-rate"``; the same for cards and queries."""
+    """``" Topic: Learning_Rate "`` -> ``"topic:learning-rate"``; the same for cards and queries.
+
+    NFKC, casefold, strip; spaces around ``:`` dropped; runs of spaces, underscores and
+    hyphens become one ``-``."""
     text = unicodedata.normalize("NFKC", str(tag)).casefold().strip()
-    return _RUN.sub("-", text)
+    text = _COLON.sub(":", text)  # "Topic: Reward Hacking" is topic:reward-hacking
+    return _DASHES.sub("-", _RUN.sub("-", text))  # "data - dedup" is data-dedup
 
 
 def normalize_tags(tags: Iterable[Any]) -> tuple[str, ...]:
@@ -86,7 +92,7 @@ class Entry:
     quest_id: str | None
     updated_at: str | None
     path: str
-    text: str  # title, claim and body, for FTS
+    text: str  # the body, for FTS (title and claim are columns of their own)
     when: float = field(default=-math.inf)
 
     def order(self) -> tuple[float, str, str]:
@@ -112,7 +118,7 @@ def _entry_from_card(card: Any, scope: str) -> Entry | None:
     updated = meta.get("updated_at") if isinstance(meta.get("updated_at"), str) else None
     kind = meta.get("type") if meta.get("type") in MEMORY_KINDS else card.kind
     return Entry(card.card_id, card.title, claim, tags, frozenset(normalize_tags(tags)), kind, scope, card.quest_id, updated,
-                 str(card.path), " ".join(x for x in (card.title, claim, card.body) if x), _timestamp(updated))
+                 str(card.path), card.body, _timestamp(updated))
 
 
 # ---------------------------------------------------------------- the cache
@@ -162,6 +168,20 @@ class Cache:
             return {}
         return {p: (m, s, e) for p, m, s, e in rows}
 
+    def forget(self, roots: list[Path], present: set[str]) -> None:
+        """Drop the rows of cards that were removed from the folders just scanned."""
+        if self.db is None:
+            return
+        try:
+            gone = [(p,) for (p,) in self.db.execute("SELECT path FROM cards")
+                    if p not in present and any(p.startswith(f"{r}{os.sep}") for r in roots)]
+            if gone:
+                with self.db:
+                    self.db.execute("BEGIN IMMEDIATE")
+                    self.db.executemany("DELETE FROM cards WHERE path=?", gone)
+        except sqlite3.Error:
+            pass
+
     def store(self, rows: list[tuple[str, int, int, str]]) -> None:
         if self.db is None or not rows:
             return
@@ -203,10 +223,10 @@ class Root:
 class Index:
     """Every recallable card of some memory roots, ranked on demand."""
 
-    def __init__(self, roots: list[Root], cache: Cache, extra: list[Entry]) -> None:
+    def __init__(self, roots: list[Root], cache: Cache, jsonl: Sequence[Path]) -> None:
         self.roots = roots
         self.cache = cache
-        self.extra = extra
+        self.jsonl = list(jsonl)
         self.entries: list[Entry] = []
         self.stamp: tuple[Any, ...] = ()
         self._fts: sqlite3.Connection | None = None
@@ -214,8 +234,15 @@ class Index:
         self._recency: list[int] = []
 
     def signature(self) -> tuple[Any, ...]:
-        """Stamps that change when MemoryService writes: each kind folder and its index."""
-        out: list[Any] = []
+        """Stamps that change when MemoryService writes (each kind folder and its index),
+        when a quest is added (``<home>/quests``), and when a JSONL source grows."""
+        out: list[Any] = [tuple(str(r.memory) for r in self.roots)]
+        for path in self.jsonl:
+            try:
+                st = os.stat(path)
+                out.append((st.st_mtime_ns, st.st_size))
+            except OSError:
+                out.append(None)
         for root in self.roots:
             for kind in MEMORY_KINDS:
                 for path in (root.memory / kind, root.memory / kind / "_index.jsonl"):
@@ -254,7 +281,9 @@ class Index:
             if entry is not None:
                 entries.append(entry)
         self.cache.store(fresh)
-        entries.extend(self.extra)
+        self.cache.forget([r.memory for r in self.roots], {str(p) for p, _, _ in files})
+        for source in self.jsonl:
+            entries.extend(read_jsonl(source))
         self.entries = _dedupe(entries)
         self._postings = {}
         for i, entry in enumerate(self.entries):
@@ -369,16 +398,21 @@ def list_knowledge_summaries(
         quest_path = locate(quest).root
     if scope == "quest" and quest_path is None:
         raise QuestError("scope 'quest' needs a quest (--quest PATH)")
-    extra = [entry for path in jsonl for entry in read_jsonl(Path(path))]
-    key = (str(home_path), str(quest_path), scope, tuple(str(p) for p in jsonl), cache)
+    sources = [Path(p) for p in jsonl]
+    for source in sources:
+        if not source.is_file():
+            raise QuestError(f"cannot read {source}: no such file")
+    key = (str(home_path), str(quest_path), scope, tuple(str(p) for p in sources), cache)
+    roots = _roots(home_path, quest_path, scope)  # each call: a quest added since is seen
     index = _INDEXES.get(key)
     if index is None:
-        index = Index(_roots(home_path, quest_path, scope), Cache(home_path / ".ds-gate" if cache else None), extra)
+        index = Index(roots, Cache(home_path / ".ds-gate" if cache else None), sources)
         index.build()
         _INDEXES[key] = index
-    elif refresh or index.signature() != index.stamp:
-        index.extra = extra
-        index.build()
+    else:
+        index.roots = roots
+        if refresh or index.signature() != index.stamp:
+            index.build()
     return index.rank(normalize_tags(domain_tags or ()), kind, limit, query)
 
 

@@ -211,3 +211,39 @@ def test_recent_lists_artifacts_of_every_workspace_newest_first(make_quest, gate
     assert [r["artifact_id"] for r in out["results"]] == [second]
     code, out = gate_json("recent", str(quest.root), "--from-git")
     assert [r["artifact_id"] for r in out["results"]] == [decision, second]  # the root's run is not committed
+
+
+def test_spaces_around_the_colon_and_dash_runs_normalise_away() -> None:
+    assert normalize_tag("Topic: Reward Hacking") == "topic:reward-hacking"
+    assert normalize_tag("topic : lr") == "topic:lr"
+    assert normalize_tag("data - dedup") == "data-dedup"
+
+
+def test_a_new_quest_and_a_grown_jsonl_are_seen_without_refresh(make_quest, home, tmp_path) -> None:
+    card(home, "k-global", ["topic:a"], "2026-01-01T00:00:00+00:00")
+    findings = tmp_path / "findings.jsonl"
+    findings.write_text(json.dumps({"type": "finding", "content": "first", "tags": ["topic:a"], "date": "2026-01-02"}) + "\n")
+    assert len(list_knowledge_summaries(["topic:a"], home=home, jsonl=[findings])) == 2
+    later = make_quest("009")
+    card(home, "k-later", ["topic:a"], "2026-01-03T00:00:00+00:00", scope_dir=later.root / "memory")
+    with findings.open("a") as out:
+        out.write(json.dumps({"type": "pitfall", "content": "second", "tags": ["topic:a"], "date": "2026-01-04"}) + "\n")
+    out = list_knowledge_summaries(["topic:a"], home=home, jsonl=[findings])  # same process, no refresh
+    assert [r["scope"] for r in out] == ["jsonl", "shared_quest", "jsonl", "global"]
+
+
+def test_the_labelled_evaluation_set_prefers_ds_gate_over_the_plain_rfc_ranking() -> None:
+    from helpers import REPO
+
+    done = subprocess.run([sys.executable, str(REPO / "eval" / "recall" / "run.py"), "--json"], capture_output=True,
+                          text=True, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    metrics = json.loads(done.stdout)["metrics"]
+    assert metrics["all"]["n"] >= 30
+    for part in ("tag-variant", "paraphrase", "all"):
+        ours, rfc = metrics[part]["ds-gate"], metrics[part]["rfc"]
+        assert ours["ndcg@10"] > rfc["ndcg@10"] and ours["mrr"] > rfc["mrr"], part
+    assert metrics["exact-tag"]["ds-gate"]["ndcg@10"] >= metrics["exact-tag"]["rfc"]["ndcg@10"]
+    again = subprocess.run([sys.executable, str(REPO / "eval" / "recall" / "run.py"), "--json"], capture_output=True,
+                           text=True, cwd=REPO)
+    assert again.stdout == done.stdout  # deterministic
