@@ -42,6 +42,7 @@ from .sources.quest import (
 )
 
 GATE_KINDS = ("run", "decision")
+MISSING_SHOWN = 100  # index.missing-record warnings listed per index file before a summary
 
 
 def _when(value: str | None) -> float:
@@ -156,6 +157,7 @@ class _Collector:
         """Index lines whose record was not among the record files: follow ``path`` if it
         stays inside the quest, else say the record is missing (once per artifact)."""
         reported: set[str] = set()
+        per_index: dict[str, int] = {}
         for ws, entry in self.index_entries:
             table = self.runs if entry.kind == "run" else self.decisions
             if entry.artifact_id in table.best or entry.artifact_id in reported:
@@ -163,6 +165,10 @@ class _Collector:
             if self._follow(ws, entry):
                 continue
             reported.add(entry.artifact_id)
+            where = ws.display("artifacts/_index.jsonl")
+            per_index[where] = per_index.get(where, 0) + 1
+            if per_index[where] > MISSING_SHOWN:
+                continue  # counted, and summed up below
             folder = ARTIFACT_DIRS[entry.kind]
             expected = ws.display(f"artifacts/{folder}/{entry.artifact_id}.json")
             outside = entry.path is not None and not self._inside(entry.path, ws)
@@ -178,6 +184,19 @@ class _Collector:
                     + entry.kind,
                 )
             )
+
+        for where, count in per_index.items():
+            if count > MISSING_SHOWN:
+                self.findings.append(
+                    Finding(
+                        rule="index.missing-record",
+                        severity=WARNING,
+                        path=where,
+                        message=f"... and {count - MISSING_SHOWN} more indexed runs or decisions of this index have no "
+                        f"record file ({count} in all; the first {MISSING_SHOWN} are listed)",
+                        hint="the index is stale (or not DeepScientist's); the gate counts only records it can read",
+                    )
+                )
 
     def _inside(self, path: str, ws: Workspace) -> bool:
         full = Path(os.path.normpath(path if os.path.isabs(path) else ws.path / path))

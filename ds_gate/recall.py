@@ -468,7 +468,7 @@ def tags_for_stage(quest: Path | str, stage: str) -> tuple[list[str], bool]:
         brief = holder.get("brief")
         for found in (holder.get("domains"), brief.get("domains") if isinstance(brief, dict) else None):
             if isinstance(found, list):
-                domains.extend(str(d) for d in found)
+                domains.extend(str(d) for d in found if isinstance(d, (str, int)))  # never a nested value
             elif isinstance(found, str):
                 domains.extend(found.split(","))
     tags = list(normalize_tags([*domains, f"stage:{stage}"]))

@@ -67,7 +67,10 @@ def load_waivers(root: Path) -> tuple[list[Waiver], list[Finding]]:
         return [], [_invalid(f"{FILE} is not valid YAML: {exc}", exc.line)]
     if data is None:
         return [], []
-    data = jsonable(data)
+    try:
+        data = jsonable(data)
+    except (ValueError, RecursionError) as exc:  # an alias bomb, or nesting past the recursion limit
+        return [], [_invalid(f"{FILE} cannot be read: {exc}", None)]
 
     def line(parts: tuple[str | int, ...]) -> int | None:
         from .yamlpos import line_of

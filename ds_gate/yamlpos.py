@@ -6,7 +6,23 @@ constructed) at most once more, and only then.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from typing import Any
+
+
+@functools.lru_cache(maxsize=8)
+def _compose(text: str) -> Any:
+    """The node tree of a YAML text, composed once however many findings it carries
+    (a 10,000-entry lineage has 10,000 of them); False when it does not compose."""
+    import yaml
+
+    from .sources.quest import yaml_loader
+
+    try:
+        return yaml.compose(text, Loader=yaml_loader())
+    except (yaml.YAMLError, RecursionError):
+        return False
 
 
 def line_of(text: str, parts: Sequence[str | int], first_line: int = 1) -> int | None:
@@ -16,11 +32,8 @@ def line_of(text: str, parts: Sequence[str | int], first_line: int = 1) -> int |
     """
     import yaml
 
-    from .sources.quest import yaml_loader
-
-    try:
-        node = yaml.compose(text, Loader=yaml_loader())
-    except (yaml.YAMLError, RecursionError):
+    node = _compose(text)
+    if node is False:
         return None
     if node is None:  # an empty block: point at its opening line
         return max(first_line - 1, 1)
@@ -37,4 +50,4 @@ def line_of(text: str, parts: Sequence[str | int], first_line: int = 1) -> int |
         if child is None:
             break
         node = child
-    return first_line + line
+    return int(first_line + line)

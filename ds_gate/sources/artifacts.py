@@ -87,17 +87,26 @@ class FolderReader:
             return None
         return real if real.exists() else None
 
-    def index_bytes(self) -> bytes | None:
+    def _index_path(self) -> Path | None:
         if self._dir is None:
             return None
         path = self._checked(self._dir / INDEX_NAME, f"artifacts/{INDEX_NAME}")
         if path is None or not path.is_file():  # a FIFO would block the read forever
             return None
+        return path
+
+    def index_bytes(self) -> bytes | None:
+        return b"".join(self.index_stream())
+
+    def index_stream(self) -> Iterator[bytes]:
+        path = self._index_path()
+        if path is None:
+            return
         try:
-            return path.read_bytes()
+            with open(path, "rb") as handle:
+                yield from handle
         except OSError as exc:
             self.findings.append(unreadable(self.workspace.display(f"artifacts/{INDEX_NAME}"), exc, WARNING))
-            return None
 
     def record_names(self, skip: Collection[str]) -> list[str]:
         if self._dir is None:
@@ -190,6 +199,16 @@ def unreadable(display: str, exc: OSError | Exception, severity: str = ERROR, ru
 # ---------------------------------------------------------------- parsing
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON (NaN and Infinity are Python's extensions)")
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads`` without NaN/Infinity: DeepScientist writes strict JSON, and a NaN
+    compares false with everything, so it would slip past every range rule."""
+    return json.loads(text, parse_constant=_no_constant)
+
+
 def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, Finding | None]:
     """A record file as a dict, or a finding that says where it stops being JSON."""
     try:
@@ -204,7 +223,7 @@ def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, 
             hint="artifact records are UTF-8 JSON; rewrite the file with DeepScientist or fix its encoding",
         )
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError as exc:
         return None, Finding(
             rule="artifact.invalid-json",
@@ -221,6 +240,14 @@ def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, 
             path=display,
             message="JSON nested too deeply to read",
             hint="an artifact record is a flat JSON object; this file is not one",
+        )
+    except ValueError as exc:  # NaN / Infinity
+        return None, Finding(
+            rule="artifact.invalid-json",
+            severity=ERROR,
+            path=display,
+            message=f"invalid JSON: {exc}",
+            hint="write null (or a number) instead; DeepScientist's records are strict JSON",
         )
     if not isinstance(data, dict):
         return None, Finding(
@@ -271,27 +298,36 @@ class IndexEntry:
     line: int
 
 
+def index_lines(reader: Reader) -> Iterator[bytes]:
+    """The index a line at a time (with its newline): a folder's is streamed from the file,
+    so a 50 MB index is never held whole."""
+    stream = getattr(reader, "index_stream", None)
+    if stream is not None:
+        yield from stream()
+        return
+    raw = reader.index_bytes()
+    if raw:
+        import io
+
+        yield from io.BytesIO(raw)
+
+
 def read_index(reader: Reader, kinds: Collection[str] | None) -> Iterator[IndexEntry | Finding]:
     """Index lines of the wanted kinds; malformed lines become warnings, never stop the read.
 
     The index only adds what the record files cannot say (a record that was indexed but
     is gone), so a bad line is a warning: the records themselves are still read.
     """
-    raw = reader.index_bytes()
-    if not raw:
-        return
     display = reader.workspace.display(f"artifacts/{INDEX_NAME}")
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    lines = raw.split(b"\n")
-    last = len(lines) - 1
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(index_lines(reader), start=1):
+        if number == 1 and line.startswith(b"\xef\xbb\xbf"):
+            line = line[3:]
         if not line.strip():
             continue
         try:
-            entry = json.loads(line)
+            entry = loads(line)
         except (ValueError, RecursionError) as exc:
-            partial = number - 1 == last  # no newline after it: a writer may be mid-append
+            partial = not line.endswith(b"\n")  # the last line, unfinished: a writer may be mid-append
             yield Finding(
                 rule="index.partial-line" if partial else "index.invalid-line",
                 severity=WARNING,

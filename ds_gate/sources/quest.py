@@ -221,9 +221,18 @@ def toggle_finding(name: str, value: Any) -> Finding | None:
         severity=WARNING,
         path="quest.yaml",
         pointer=f"/startup_contract/{name}",
-        message=f"startup_contract.{name} is {value!r}, which DeepScientist reads as off",
+        message=f"startup_contract.{name} is {short_repr(value)}, which DeepScientist reads as off",
         hint=f"write `{name}: on` (or `{name}: {{mode: on}}`) to turn it on, or `off` to silence this",
     )
+
+
+def short_repr(value: Any) -> str:
+    """A value as it may appear in a message: bounded, even for a YAML alias bomb."""
+    import reprlib
+
+    limits = reprlib.Repr()
+    limits.maxlevel, limits.maxlist, limits.maxdict, limits.maxstring, limits.maxother = 3, 5, 5, 80, 80
+    return limits.repr(value)
 
 
 def scalar_text(value: Any) -> str | None:

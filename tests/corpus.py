@@ -1,0 +1,156 @@
+"""The bad-input corpus: every way a quest, a home or git can be broken, as a table.
+
+Each case breaks a fresh, real quest (a git repository built by ``ExampleQuest`` with one
+completed run in the root) and names the command to run, the rule id the output must
+contain and the exit code. Large inputs (the 50 MB index) are generated, not checked in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ds_gate.example_quest import ExampleQuest
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    breaks: Callable[[ExampleQuest], None]
+    rule: str | None  # a rule id the findings must contain (None: only the exit code matters)
+    exit: int
+    command: tuple[str, ...] = ("check",)
+
+
+def index(quest: ExampleQuest) -> Path:
+    return quest.root / "artifacts" / "_index.jsonl"
+
+
+def run_record(quest: ExampleQuest) -> Path:
+    return next((quest.root / "artifacts" / "runs").glob("*.json"))
+
+
+def append(path: Path, data: bytes) -> None:
+    with path.open("ab") as out:
+        out.write(data)
+
+
+def alias_bomb(levels: int = 9, width: int = 9) -> str:
+    lines = ["a0: &a0 [" + ", ".join(["x"] * width) + "]"]
+    for i in range(1, levels):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * width) + "]")
+    return "\n".join(lines)
+
+
+def card(quest: ExampleQuest, text: str, name: str = "bad.md") -> None:
+    path = quest.root / "memory" / "knowledge" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def quest_yaml(quest: ExampleQuest, text: str) -> None:
+    (quest.root / "quest.yaml").write_text(text)
+
+
+def symlink_artifacts_out(quest: ExampleQuest) -> None:
+    outside = quest.root.parent / "elsewhere-artifacts"
+    os.rename(quest.root / "artifacts", outside)
+    os.symlink(outside, quest.root / "artifacts")
+
+
+def symlink_record_out(quest: ExampleQuest) -> None:
+    target = quest.root.parent / "outside-run.json"
+    target.write_text(json.dumps({"kind": "run", "artifact_id": "run-out", "run_kind": "main_experiment", "status": "completed"}))
+    os.symlink(target, quest.root / "artifacts" / "runs" / "run-out.json")
+
+
+def worktree_outside(quest: ExampleQuest) -> None:
+    quest.git(quest.root, "worktree", "add", "-q", "-b", "idea/out", str(quest.root.parent / "outside-wt"))
+
+
+def deleted_worktree(quest: ExampleQuest) -> None:
+    import shutil
+
+    path = quest.worktree("gone", "idea/gone")
+    shutil.rmtree(path)
+
+
+def lineage_of(quest: ExampleQuest, entries: list, promoted: str | None = None) -> None:
+    import yaml
+
+    meta = {"id": "knowledge-cycle", "title": "t", "quest_id": "001", "claim": "c", "lineage": entries}
+    if promoted:
+        meta["promoted_from"] = {"quest_root": promoted, "path": "memory/knowledge/bad.md"}
+    card(quest, f"---\n{yaml.safe_dump(meta)}---\nbody\n")
+
+
+CASES = [
+    # _index.jsonl
+    Case("index malformed line", lambda q: append(index(q), b"{not json\n"), "index.invalid-line", 0),
+    Case("index partial last line", lambda q: append(index(q), b'{"artifact_id": "run-1", "ki'), "index.partial-line", 0),
+    Case("index utf-8 bom", lambda q: index(q).write_bytes(b"\xef\xbb\xbf" + index(q).read_bytes()), None, 0),
+    Case("index invalid utf-8", lambda q: append(index(q), b'{"artifact_id": "\xff\xfe"}\n'), "index.invalid-line", 0),
+    Case("index crlf line ends", lambda q: index(q).write_bytes(index(q).read_bytes().replace(b"\n", b"\r\n")), None, 0),
+    Case("index empty file", lambda q: index(q).write_bytes(b""), None, 0),
+    Case("index line is an array", lambda q: append(index(q), b"[1, 2]\n"), "index.invalid-line", 0),
+    Case("index line is a number", lambda q: append(index(q), b"42\n"), "index.invalid-line", 0),
+    Case("index duplicate keys", lambda q: append(index(q), b'{"kind": "run", "kind": "decision", "artifact_id": "x"}\n'),
+         None, 0),
+    Case("index NaN", lambda q: append(index(q), b'{"artifact_id": "run-nan", "kind": "run", "score": NaN}\n'),
+         "index.invalid-line", 0),
+    Case("index nested 10000 deep", lambda q: append(index(q), b"[" * 10000 + b"]" * 10000 + b"\n"), "index.invalid-line", 0),
+    Case("index path outside the quest",
+         lambda q: append(index(q), b'{"artifact_id": "run-etc", "kind": "run", "path": "/etc/passwd"}\n'),
+         "index.missing-record", 0),
+    # record files
+    Case("record truncated", lambda q: run_record(q).write_bytes(run_record(q).read_bytes()[:40]), "artifact.invalid-json", 1),
+    Case("record wrong top-level type", lambda q: run_record(q).write_text("[1, 2, 3]"), "artifact.not-object", 1),
+    Case("record kind missing", lambda q: run_record(q).write_text(json.dumps({"artifact_id": run_record(q).stem,
+                                                                               "run_kind": "main_experiment"})),
+         "run.schema", 1),
+    Case("record kind not a string", lambda q: run_record(q).write_text(json.dumps({"kind": 7, "run_kind": "x"})),
+         "run.schema", 1),
+    Case("record id differs from file name", lambda q: run_record(q).write_text(json.dumps(
+        {"kind": "run", "artifact_id": "run-other", "run_kind": "main_experiment", "status": "completed"})),
+        "artifact.id-mismatch", 0),
+    Case("record huge string", lambda q: run_record(q).write_text(json.dumps(
+        {"kind": "run", "artifact_id": run_record(q).stem, "run_kind": "main_experiment", "summary": "x" * 20_000_000})),
+        None, 0),
+    Case("record NaN", lambda q: run_record(q).write_text('{"kind": "run", "run_kind": "main_experiment", "acc": NaN}'),
+         "artifact.invalid-json", 1),
+    Case("record nested 10000 deep", lambda q: run_record(q).write_text('{"a": ' + "[" * 10000 + "]" * 10000 + "}"),
+         "artifact.invalid-json", 1),
+    Case("record ids with ..", lambda q: append(index(q), b'{"artifact_id": "../../../etc/passwd", "kind": "run"}\n'),
+         "index.missing-record", 0),
+    # YAML
+    Case("quest.yaml alias bomb", lambda q: quest_yaml(q, alias_bomb() + "\nstartup_contract:\n  experience_distill: *a8\n"),
+         "quest.toggle-unrecognised", 0),
+    Case("quest.yaml python object", lambda q: quest_yaml(q, "status: !!python/object/apply:os.system ['touch pwned']\n"),
+         "quest.yaml-invalid", 0),
+    Case("quest.yaml tabs", lambda q: quest_yaml(q, "startup_contract:\n\texperience_distill: on\n"), "quest.yaml-invalid", 0),
+    Case("quest.yaml mapping where a list is expected", lambda q: quest_yaml(q, "- a\n- b\n"), "quest.yaml-invalid", 0),
+    Case("card alias bomb", lambda q: card(q, "---\nid: k\nclaim: c\n" + alias_bomb() + "\n---\nbody\n"),
+         "card.frontmatter-invalid", 1),
+    Case("card python object", lambda q: card(q, "---\nid: !!python/object:os.system k\n---\nbody\n"),
+         "card.frontmatter-invalid", 1),
+    Case("card frontmatter never closes", lambda q: card(q, "---\nid: k\ntitle: t\n"), "card.frontmatter-invalid", 1),
+    Case("card tabs", lambda q: card(q, "---\nid: k\n\ttitle: t\n---\n"), "card.frontmatter-invalid", 1),
+    Case("card mapping where a list is expected", lambda q: card(q, "---\nid: k\nclaim: c\nlineage: {quest: '001'}\n---\n"),
+         "card.schema", 1),
+    # paths
+    Case("artifacts is a symlink out", symlink_artifacts_out, "path.symlink-outside-quest", 0),
+    Case("record is a symlink out", symlink_record_out, "path.symlink-outside-quest", 0),
+    Case("worktree outside the quest", worktree_outside, "workspace.outside-quest", 0),
+    # git
+    Case("worktree folder deleted", deleted_worktree, "workspace.missing", 0),
+    Case("detached HEAD", lambda q: q.git(q.root, "checkout", "-q", "--detach"), None, 0),
+    # lineage
+    Case("lineage cycle through promoted copies", lambda q: lineage_of(q, [{"quest": "001", "run": "main-001"}],
+                                                                       promoted=str(q.root)), None, 0),
+    Case("lineage 10000 entries", lambda q: lineage_of(q, [{"quest": "001", "run": f"run-{i}"} for i in range(10000)]),
+         "lineage.unknown-run", 1),
+    Case("lineage entry not a mapping", lambda q: lineage_of(q, ["001/run-1"]), "card.experience-schema", 1),
+]

@@ -1,0 +1,206 @@
+"""Hostile and broken inputs: each case of the corpus ends in findings or a one-line error,
+never a traceback; nothing escapes (network, memory, time); an internal error is exit 3.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from corpus import CASES, alias_bomb
+from helpers import git
+
+from ds_gate.cli import main
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def quest(make_quest):
+    quest = make_quest()
+    quest.run(quest.root, "main-001")
+    quest.checkpoint(quest.root, "record")
+    return quest
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_every_bad_input_ends_in_findings_not_a_traceback(case, quest, capsys) -> None:
+    case.breaks(quest)
+    code = main([*case.command, str(quest.root), "--format", "json"])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and err == ""
+    report = json.loads(out)
+    assert code == case.exit, report["findings"]
+    if case.rule is not None:
+        assert case.rule in {f["rule"] for f in report["findings"]}
+    for finding in report["findings"]:
+        assert finding["message"] and len(finding["message"]) < 2000  # bounded, even for an alias bomb
+    assert not Path("pwned").exists() and not (quest.root / "pwned").exists()  # no YAML tag was ever constructed
+
+
+def test_the_index_keeps_complete_lines_around_a_partial_one(quest, gate_json) -> None:
+    run = next((quest.root / "artifacts" / "runs").glob("*.json")).stem
+    index = quest.root / "artifacts" / "_index.jsonl"
+    (quest.root / "artifacts" / "runs" / f"{run}.json").unlink()  # only the index knows the run now
+    with index.open("ab") as out:
+        out.write(b'{"artifact_id": "run-half", "kind": "ru')
+    code, out = gate_json("check", str(quest.root))
+    rules = [(f["rule"], f["line"]) for f in out["findings"]]
+    assert ("index.partial-line", 2) in rules and ("index.missing-record", 1) in rules  # line 1 was still read
+
+
+def test_not_a_git_repository_and_git_missing_fall_back_to_folders(quest, gate_json, monkeypatch, tmp_path) -> None:
+    copy = tmp_path / "copied" / "001"
+    shutil.copytree(quest.root, copy, ignore=shutil.ignore_patterns(".git"))
+    code, out = gate_json("check", str(copy))
+    assert code == 0 and "quest.not-git" in {f["rule"] for f in out["findings"]}
+    assert len(out["completed_runs"]) == 1
+
+    empty = tmp_path / "no-git-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    code, out = gate_json("check", str(quest.root))
+    assert code == 0 and "quest.not-git" in {f["rule"] for f in out["findings"]}
+    assert "git is not installed" in next(f["message"] for f in out["findings"] if f["rule"] == "quest.not-git")
+
+
+def test_not_a_quest_is_one_line_and_exit_2(tmp_path, capsys) -> None:
+    assert main(["check", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not inside a quest" in err
+
+
+def test_a_shallow_clone_is_read(quest, tmp_path, gate_json) -> None:
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{quest.root}", str(clone))
+    code, out = gate_json("closure", str(clone), "--from-git")
+    assert code == 1 and len(out["pending_run_ids"]) == 1
+
+
+def test_an_internal_error_is_one_line_and_exit_3_and_debug_shows_the_traceback(quest, tmp_path) -> None:
+    site = tmp_path / "site"
+    info = site / "boom-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: boom\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[ds_gate]\nboom = boom\n")
+    (site / "boom.py").write_text("from ds_gate.hookspecs import hookimpl\n\n@hookimpl\ndef ds_gate_check_quest(quest, context):\n"
+                                  "    raise ZeroDivisionError('a bug in a check')\n")
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    plain = subprocess.run([sys.executable, "-m", "ds_gate", "check", str(quest.root)], capture_output=True, text=True, env=env)
+    assert plain.returncode == 3
+    assert plain.stderr.strip().count("\n") == 0 and "internal error: ZeroDivisionError: a bug in a check" in plain.stderr
+    assert "--debug" in plain.stderr and "Traceback" not in plain.stderr
+    debug = subprocess.run([sys.executable, "-m", "ds_gate", "check", str(quest.root), "--debug"], capture_output=True,
+                           text=True, env=env)
+    assert debug.returncode == 3 and "Traceback" in debug.stderr and "boom.py" in debug.stderr
+
+
+NO_NETWORK = """
+import socket
+
+def _refuse(*args, **kwargs):
+    raise RuntimeError("ds-gate tried to open a network socket")
+
+class _NoSocket(socket.socket):
+    def __init__(self, family=-1, *args, **kwargs):
+        if family in (socket.AF_INET, socket.AF_INET6, -1):
+            _refuse()
+        super().__init__(family, *args, **kwargs)
+
+socket.socket = _NoSocket
+socket.create_connection = _refuse
+socket.getaddrinfo = _refuse
+"""
+
+
+def test_no_command_opens_a_network_socket(make_quest, home, tmp_path, pytester, monkeypatch) -> None:
+    quest = make_quest()
+    run = quest.run(quest.root, "main-001")
+    quest.review(quest.root, [run])
+    quest.card("global", "A lesson", claim="c", lineage=[{"quest": "001", "run": run}], tags=["topic:a"])
+    quest.checkpoint(quest.root, "record")
+    guard = tmp_path / "guard"
+    guard.mkdir()
+    (guard / "sitecustomize.py").write_text(NO_NETWORK)
+    env = {**os.environ, "PYTHONPATH": str(guard)}
+    probe = subprocess.run([sys.executable, "-c", "import socket; socket.create_connection(('example.com', 80))"],
+                           capture_output=True, text=True, env=env)
+    assert "ds-gate tried to open a network socket" in probe.stderr  # the guard works
+    decision = next((quest.root / "artifacts" / "decisions").glob("*.json"))
+    commands = [["check", str(quest.root)], ["closure", str(quest.root), "--from-git"], ["lineage", "--home", str(home)],
+                ["recall", "--tags", "topic:a", "--query", "lesson", "--home", str(home)], ["validate", str(decision)],
+                ["recent", str(quest.root)], ["candidates", str(quest.root), "--also-git"]]
+    for args in commands:
+        done = subprocess.run([sys.executable, "-m", "ds_gate", *args], capture_output=True, text=True, env=env)
+        assert done.returncode == 0, (args, done.stderr)
+        assert "network socket" not in done.stderr
+    monkeypatch.setenv("PYTHONPATH", str(guard))
+    result = pytester.runpytest_subprocess(f"--ds-gate={quest.root}", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=4)
+    assert "network socket" not in result.stdout.str() + result.stderr.str()
+
+
+def test_schemas_refer_only_to_each_other() -> None:
+    from ds_gate import schemas
+
+    def refs(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "$ref":
+                    yield value
+                else:
+                    yield from refs(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from refs(value)
+
+    found = [ref for name in schemas.SCHEMA_NAMES for ref in refs(schemas.load(name))]
+    assert found and all("://" not in ref for ref in found)
+    assert all(ref.split("#")[0] in {"", *(f"{n}.schema.json" for n in schemas.SCHEMA_NAMES)} for ref in found)
+
+
+def test_a_50_mb_index_is_streamed_in_bounded_memory(quest, tmp_path) -> None:
+    index = quest.root / "artifacts" / "_index.jsonl"
+    line = json.dumps({"artifact_id": "run-X", "kind": "run", "status": "completed", "path": "/nowhere/x.json",
+                       "summary": "s" * 200, "updated_at": "2026-01-01T00:00:00+00:00"})
+    with index.open("w") as out:
+        n = 0
+        while out.tell() < 50_000_000:
+            out.write(line.replace("run-X", f"run-{n:08x}") + "\n")
+            n += 1
+    wrapper = ("import resource, subprocess, sys; "
+               f"p = subprocess.run([sys.executable, '-m', 'ds_gate', 'check', {str(quest.root)!r}, '--format', 'json'], "
+               "capture_output=True, text=True); "
+               "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, len(p.stdout))")
+    done = subprocess.run([sys.executable, "-c", wrapper], capture_output=True, text=True)
+    code, peak_kb, size = map(int, done.stdout.split())
+    assert code == 0
+    assert peak_kb < 200 * 1024, f"peak RSS {peak_kb // 1024} MB"
+    assert size < 1_000_000  # 150,000 stale lines are summed up, not listed one by one
+
+
+@pytest.mark.parametrize("breaks", ["alias bomb", "nesting"])
+def test_the_alias_bomb_and_deep_nesting_end_within_two_seconds(quest, breaks) -> None:
+    if breaks == "alias bomb":
+        (quest.root / "quest.yaml").write_text(alias_bomb(9, 9) + "\nstartup_contract:\n  experience_distill: *a8\n")
+        card = quest.root / "memory" / "knowledge" / "bomb.md"
+        card.parent.mkdir(parents=True)
+        card.write_text("---\nid: k\nclaim: c\n" + alias_bomb(9, 9) + "\n---\n")
+    else:
+        run = next((quest.root / "artifacts" / "runs").glob("*.json"))
+        run.write_text('{"a": ' + "[" * 10000 + "]" * 10000 + "}")
+        with (quest.root / "artifacts" / "_index.jsonl").open("a") as out:
+            out.write("{" * 10000 + "\n")
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"],
+                          capture_output=True, text=True, timeout=2)
+    assert time.monotonic() - start < 2
+    assert done.returncode in (0, 1) and "Traceback" not in done.stderr
+    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 500 * 1024
