@@ -28,6 +28,7 @@ from .sources.artifacts import (
     read_index,
     read_records,
     record_kind,
+    unreadable,
 )
 from .sources.gitio import GitError
 from .sources.quest import (
@@ -210,12 +211,14 @@ class _Collector:
         full = Path(os.path.realpath(entry.path if os.path.isabs(entry.path) else ws.path / entry.path))
         if not full.is_file():  # only regular files: a FIFO or device would block or never end
             return False
+        display = full.relative_to(self.root).as_posix()
         try:
             raw = full.read_bytes()
-        except OSError:
-            return False
+        except OSError as exc:  # it exists but cannot be read: say that, not "missing"
+            if not any(f.rule == "artifact.unreadable" and f.path == display for f in self.findings):
+                self.findings.append(unreadable(display, exc))
+            return True
         owner = max((w for w in self.workspaces if is_inside(w.path, full)), key=lambda w: len(w.path.parts))
-        display = full.relative_to(self.root).as_posix()
         data, problem = parse_json_object(raw, display)
         if problem is not None:
             self.findings.append(problem)

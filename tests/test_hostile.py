@@ -204,3 +204,51 @@ def test_the_alias_bomb_and_deep_nesting_end_within_two_seconds(quest, breaks) -
     assert time.monotonic() - start < 2
     assert done.returncode in (0, 1) and "Traceback" not in done.stderr
     assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 500 * 1024
+
+
+def as_unprivileged(args: list[str]) -> list[str]:
+    """Run ``args`` without the power to read any file (root's DAC override dropped)."""
+    if os.geteuid() != 0:
+        return args
+    drop = "-dac_override,-dac_read_search"
+    return ["setpriv", f"--bounding-set={drop}", f"--inh-caps={drop}", *args]
+
+
+def test_an_unreadable_record_is_a_finding(quest) -> None:
+    record = next((quest.root / "artifacts" / "runs").glob("*.json"))
+    record.chmod(0)
+    try:
+        done = subprocess.run(as_unprivileged([sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"]),
+                              capture_output=True, text=True)
+    finally:
+        record.chmod(0o644)
+    assert "Traceback" not in done.stderr
+    findings = json.loads(done.stdout)["findings"]
+    assert done.returncode == 1 and [f["rule"] for f in findings] == ["artifact.unreadable"]
+    assert "Permission denied" in findings[0]["message"]
+
+
+def mount_read_only(path: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
+    """``args`` in a private mount namespace where ``path`` is a read-only bind mount."""
+    script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" "$1" && shift && exec "$@"'
+    return subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", str(path), *args], capture_output=True, text=True)
+
+
+def test_a_quest_and_a_home_on_a_read_only_mount(make_quest, home) -> None:
+    quest = make_quest()
+    run = quest.run(quest.root, "main-001")
+    quest.review(quest.root, [run])
+    quest.card("global", "A lesson", claim="c", lineage=[{"quest": "001", "run": run}], tags=["topic:a"])
+    quest.checkpoint(quest.root, "record")
+    probe = mount_read_only(home, ["touch", str(home / "x")])
+    assert probe.returncode != 0 and "Read-only file system" in probe.stderr, probe.stderr
+    for args in (["closure", str(quest.root)], ["closure", str(quest.root), "--from-git"], ["lineage"],
+                 ["recall", "--tags", "topic:a"]):
+        done = mount_read_only(home, [sys.executable, "-m", "ds_gate", *args, "--format", "json", "--home", str(home)]
+                               if args[0] in ("lineage", "recall") else [sys.executable, "-m", "ds_gate", *args, "--format",
+                                                                         "json"])
+        assert done.returncode == 0, (args, done.stderr)
+        out = json.loads(done.stdout)
+        assert out["ok"] is True and "Traceback" not in done.stderr
+        if args[0] == "recall":
+            assert [r["title"] for r in out["results"]] == ["A lesson"]  # no cache could be written; recall still works
