@@ -105,9 +105,9 @@ def _plugin_finalizing(names: list[str]) -> list[tuple[str, str]]:
         return []
     import fnmatch
 
-    from .plugins import manager
+    from .plugins import hooks
 
-    patterns = [p for offered in manager().hook.ds_gate_finalization_patterns() for p in offered or [] if p != MANIFEST]
+    patterns = [p for offered in hooks().ds_gate_finalization_patterns() for p in offered or [] if p != MANIFEST]
     found = []
     for name in names:
         match = next((p for p in patterns if fnmatch.fnmatchcase(name, p)), None)

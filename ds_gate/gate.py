@@ -34,8 +34,8 @@ def evaluate(
     artifacts are read when ``quest`` is a path (see ``load_quest``)."""
     if command not in COMMANDS:
         raise ValueError(f"unknown command {command!r}; expected one of {COMMANDS}")
-    from .hookspecs import CheckContext
-    from .plugins import completed_rule, manager
+    from .context import CheckContext
+    from .plugins import completed_rule, hooks
 
     if not isinstance(quest, Quest):
         quest = load_quest(quest, source=source, refs=refs)
@@ -46,7 +46,7 @@ def evaluate(
     findings.extend(cov.findings)
     context = CheckContext(quest, cov.reviews, home)
     if command != "candidates":  # candidates lists runs; cards and extra rules are check's and closure's
-        for extra in manager().hook.ds_gate_check_quest(quest=quest, context=context):
+        for extra in hooks().ds_gate_check_quest(quest=quest, context=context):
             findings.extend(extra or [])
 
     enforced = quest.experience_distill or require

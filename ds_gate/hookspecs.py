@@ -19,23 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from .context import CheckContext
+
+__all__ = ["CheckContext", "hookimpl", "hookspec"]
+
 if TYPE_CHECKING:
     from .model import Finding, Quest, Run
 
 PROJECT = "ds_gate"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
-
-
-class CheckContext:
-    """What an extra check may read besides the quest (passed to ``ds_gate_check_quest``)."""
-
-    def __init__(self, quest: Quest, reviews: list[Any], home: Any = None) -> None:
-        self.quest = quest
-        self.reviews = reviews  # model.Review, valid or not
-        self.home = home  # the --home given, or None for the default
-        self.cards: list[Any] = []  # memory cards the checks looked at, for the report
-        self.home_path: Any = None  # the home whose memory was read, if any
 
 
 @hookspec(firstresult=True)

@@ -13,9 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .checks.cards import CardIndex, card_findings, quest_scope_findings, review_findings
-from .checks.lineage import chain_findings
-from .checks.patch import validate_cross_quest_patch
 from .home import Home, QuestRuns, quest_cards, valid_quest_id
 from .model import ERROR, WARNING, Card, Finding, Quest, QuestError, Report, Review
 
@@ -49,7 +46,9 @@ def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | Non
     needs_global = any(e.get("scope") == "global" or e.get("action") == "new" for e in entries)
     lessons = [c for c in own if c.is_experience and not c.broken]
     if not (own or entries):
-        return out
+        return out  # no card to look at: the card rules are not even imported
+    from .checks.cards import CardIndex, card_findings, quest_scope_findings, review_findings
+    from .checks.lineage import chain_findings
 
     home = Home(home_dir, base=quest.root)
     home.register(quest)
@@ -101,6 +100,9 @@ def evaluate_lineage(
 ) -> Report:
     """``ds-gate lineage``: every experience card of the home and of the given quests, and
     with ``since``, every card of the home's memory changed since that git revision."""
+    from .checks.cards import card_findings
+    from .checks.lineage import chain_findings
+    from .checks.patch import validate_cross_quest_patch
     from .loader import load_quest
 
     home = Home(home_dir)

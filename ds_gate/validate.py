@@ -128,9 +128,18 @@ def validate_files(paths: Iterable[str | Path]) -> tuple[Report, bool]:
         documents.append(Document(str(given), raw, path.resolve().parent.name))
 
     quests: dict[Path, Quest] = {}
+    roots: dict[Path, Path | QuestError] = {}  # folder -> quest root: one git call per folder, not per file
 
     def quest_for(doc: Document) -> Quest:
-        root = locate(Path(doc.display).resolve().parent).root
+        folder = Path(doc.display).resolve().parent
+        if folder not in roots:
+            try:
+                roots[folder] = locate(folder).root
+            except QuestError as exc:
+                roots[folder] = exc
+        root = roots[folder]
+        if isinstance(root, QuestError):
+            raise root
         if root not in quests:
             quests[root] = load_quest(root)
         return quests[root]

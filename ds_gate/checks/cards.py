@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
@@ -67,6 +66,8 @@ class CardIndex:
 
     @staticmethod
     def body_key(card: Card) -> str | None:
+        import hashlib
+
         text = normalise(card.body)
         return hashlib.sha256(text.encode()).hexdigest() if text else None
 

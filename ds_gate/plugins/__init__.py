@@ -1,8 +1,9 @@
 """The one PluginManager: built-in rules first, then every ``ds_gate`` entry point.
 
-Built once per process. The commit hook's fast path never builds it: loading entry
-points costs ~50 ms, so the hook first looks, with a plain folder scan, whether any
-installed distribution declares a ``ds_gate`` entry point at all.
+Built once per process, and only when needed: loading entry points costs ~50 ms, so
+ds-gate first looks, with a plain folder scan, whether any installed distribution
+declares a ``ds_gate`` entry point at all; when none does, ``hooks()`` calls the
+built-in plugin's functions directly (the same answers, without importing pluggy).
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ def manager() -> pluggy.PluginManager:
 
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
+    for name in dir(builtin):
+        if name.startswith("ds_gate_"):
+            hookspecs.hookimpl(getattr(builtin, name))  # marks the function in place
     pm.register(builtin, name="builtin")
     if any_installed():
         try:
@@ -48,13 +52,49 @@ def manager() -> pluggy.PluginManager:
     return pm
 
 
+class _BuiltinOnly:
+    """The hooks when no plugin is installed: the built-in plugin's own functions, called
+    as pluggy would call them (a list of results; the first result for firstresult hooks).
+
+    Importing pluggy pulls in importlib.metadata, zipfile and friends (~30 ms): a third of
+    a closure's run on 2,000 runs. With nothing to load, the answer is the built-in one.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        from . import builtin
+
+        impl = getattr(builtin, name)
+        if name == "ds_gate_run_is_completed":
+            return impl
+
+        def call(**kwargs: Any) -> list[Any]:
+            return [impl(**kwargs)]
+
+        return call
+
+
+def hooks() -> Any:
+    """``manager().hook`` when some plugin is installed, else the built-in plugin directly."""
+    return manager().hook if any_installed() else _BuiltinOnly()
+
+
 def plugin_names() -> list[str]:
     return [name for name, _ in manager().list_name_plugin() if name != "builtin"]
 
 
 def completed_rule() -> Any:
-    """``run -> bool``: the completed-run rule every plugin agrees on (first answer wins)."""
+    """``run -> bool``: the completed-run rule every plugin agrees on (first answer wins).
+
+    When the built-in plugin is the only one that answers, its function is returned as is:
+    the same answer without a hook call per run (~20 µs each, 40 ms on 2,000 runs)."""
+    from ..checks.coverage import is_completed as builtin_rule
+
+    if not any_installed():
+        return builtin_rule
     hook = manager().hook.ds_gate_run_is_completed
+    impls = hook.get_hookimpls()
+    if len(impls) == 1 and impls[0].plugin_name == "builtin":
+        return builtin_rule
 
     def is_completed(run: Run) -> bool:
         return bool(hook(run=run))

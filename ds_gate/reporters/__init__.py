@@ -25,10 +25,10 @@ class Reporter(Protocol):
 
 def available() -> dict[str, Any]:
     """Every format by name: the built-in ones and those plugins add (``ds_gate_reporters``)."""
-    from ..plugins import manager
+    from ..plugins import hooks
 
     found: dict[str, Any] = {}
-    for offered in reversed(manager().hook.ds_gate_reporters()):  # built-in first, plugins may override
+    for offered in reversed(hooks().ds_gate_reporters()):  # built-in first, plugins may override
         found.update(offered or {})
     return found
 
