@@ -76,17 +76,17 @@ def bench_closure(base: Path, runs: int, scale: int) -> float:
     make_quest(large, 20000 // scale, 200, 400)
     closure_small, floor_small, ratio, _ = pair(gate("closure", str(small), "--format", "json"),
                                                 [PY, str(HERE / "floor.py"), str(small)], runs)
-    row(f"closure --format json, {2000 // scale} runs", closure_small, floor_small, ratio, "<= 2x parse floor", ratio <= 2)
+    row(f"closure --format json, {2000 // scale:,} runs", closure_small, floor_small, ratio, "<= 2x parse floor", ratio <= 2)
     closure_large, floor_large, ratio, rss = pair(gate("closure", str(large), "--format", "json"),
                                                   [PY, str(HERE / "floor.py"), str(large)], runs)
-    row(f"closure --format json, {20000 // scale} runs", closure_large, floor_large, ratio, "(floor)", None)
+    row(f"closure --format json, {20000 // scale:,} runs", closure_large, floor_large, ratio, "(floor)", None)
     growth = closure_large / closure_small
     row("closure growth 10x runs", closure_large, closure_small, growth, "<= 11x", growth <= 11)
-    row(f"closure peak RSS, {20000 // scale} runs", f"{rss // 1024} MB", "", "", "<= 200 MB", rss < 200 * 1024)
+    row(f"closure peak RSS, {20000 // scale:,} runs", f"{rss // 1024} MB", "", "", "<= 200 MB", rss < 200 * 1024)
     return closure_small
 
 
-def bench_hook(base: Path, runs: int, closure_small: float) -> None:
+def bench_hook(base: Path, runs: int, scale: int) -> None:
     ws = base / "q2k" / "quests" / "001" / ".ds" / "worktrees" / "run-000"
     subprocess.run(["git", "config", "core.hooksPath", "/dev/null"], cwd=ws, check=True)
     (ws / "notes.md").write_text("progress\n")
@@ -103,7 +103,7 @@ def bench_hook(base: Path, runs: int, closure_small: float) -> None:
     (ws / "paper" / "paper_bundle_manifest.json").write_text("{}\n")
     subprocess.run(["git", "add", "-A"], cwd=ws, check=True)
     ours, closure, ratio, _ = pair(gate("commit-check"), gate("closure", "--format", "json"), runs, cwd=ws)
-    row("commit hook, finalization commit (2,000 runs)", ours, closure, ratio, "<= 1.2x closure", ratio <= 1.2)
+    row(f"commit hook, finalization commit ({2000 // scale:,} runs)", ours, closure, ratio, "<= 1.2x closure", ratio <= 1.2)
     subprocess.run(["git", "reset", "-q"], cwd=ws, check=True)
 
 
@@ -126,14 +126,14 @@ def bench_validate(base: Path, runs: int) -> None:
     row("  errors reported (100 bad files x 2)", str(len(errors)), "", "", "all 200", every)
 
 
-def bench_pytest(base: Path, runs: int, closure_small: float) -> None:
+def bench_pytest(base: Path, runs: int, closure_small: float, scale: int) -> None:
     quest = base / "q2k" / "quests" / "001"
     empty = base / "empty"
     empty.mkdir()
     collect = [PY, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
     plugin = [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--ds-gate={quest}"]
     ours, plain, _, _ = pair(plugin, collect, runs, cwd=empty)
-    row("pytest --ds-gate, 2,000 runs", ours, plain + closure_small, ours / (plain + closure_small),
+    row(f"pytest --ds-gate, {2000 // scale:,} runs", ours, plain + closure_small, ours / (plain + closure_small),
         "vs collect-only + closure", None)
     asked_not, without, ratio, _ = pair(collect, [*collect, "-p", "no:ds_gate"], runs, cwd=empty)
     row("pytest start-up: plugin installed, not asked", asked_not, without, ratio, "no difference", abs(ratio - 1) < 0.05)
@@ -144,7 +144,7 @@ def bench_git(base: Path, runs: int, scale: int) -> None:
     make_quest(quest, 2000 // scale, 200, 0)
     ours, folders, ratio, _ = pair(gate("candidates", str(quest), "--from-git", "--format", "json"),
                                    gate("candidates", str(quest), "--format", "json"), runs)
-    row(f"git source, 200 branches, {2000 // scale} runs", ours, folders, ratio, "vs folder source", None)
+    row(f"git source, 200 branches, {2000 // scale:,} runs", ours, folders, ratio, "vs folder source", None)
 
 
 def bench_recall(sizes: list[int]) -> None:
@@ -170,9 +170,9 @@ def main() -> int:
     os.environ["GIT_CONFIG_NOSYSTEM"] = "1"
     try:
         closure_small = bench_closure(base, args.runs, scale)
-        bench_hook(base, args.runs, closure_small)
+        bench_hook(base, args.runs, scale)
         bench_validate(base, args.runs)
-        bench_pytest(base, args.runs, closure_small)
+        bench_pytest(base, args.runs, closure_small, scale)
         bench_git(base, args.runs, scale)
         bench_recall([100, 1000] if args.quick else [1000, 10000])
     finally:
