@@ -137,6 +137,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(args.dir, fmt=args.format)
 
 
+def source_options(p: argparse.ArgumentParser) -> None:
+    """Where artifacts are read: worktree folders (default), branch tips, or both."""
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--from-git", dest="source", action="store_const", const="git", default="folders",
+                       help="read artifacts from the tips of git branches instead of the worktree folders (CI clones)")
+    where.add_argument("--also-git", dest="source", action="store_const", const="both",
+                       help="read artifacts from the worktree folders and from the tips of git branches")
+    p.add_argument("--refs", action="append", metavar="PATTERN",
+                   help="with --from-git/--also-git: the refs to read (repeatable; default: refs/heads and refs/remotes)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -154,13 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     def gate_command(name: str, help_text: str, require: bool) -> None:
         p = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
         p.add_argument("path", nargs="?", default=".", help="any path inside the quest (default: .)")
-        where = p.add_mutually_exclusive_group()
-        where.add_argument("--from-git", dest="source", action="store_const", const="git", default="folders",
-                           help="read artifacts from the tips of git branches instead of the worktree folders (CI clones)")
-        where.add_argument("--also-git", dest="source", action="store_const", const="both",
-                           help="read artifacts from the worktree folders and from the tips of git branches")
-        p.add_argument("--refs", action="append", metavar="PATTERN",
-                       help="with --from-git/--also-git: the refs to read (repeatable; default: refs/heads and refs/remotes)")
+        source_options(p)
         if require:
             p.add_argument("--require", action="store_true", help="enforce the gate even where experience_distill is off")
             p.add_argument("--home", metavar="DIR", help=HOME_HELP)
@@ -207,11 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", default=".", help="any path inside the quest (default: .)")
     p.add_argument("--kind", help="only this artifact kind (run, decision, ...)")
     p.add_argument("--limit", type=int, default=20, help="how many (1..200; default 20)")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--from-git", dest="source", action="store_const", const="git", default="folders",
-                       help="read from the tips of git branches instead of the worktree folders")
-    where.add_argument("--also-git", dest="source", action="store_const", const="both", help="read both")
-    p.add_argument("--refs", action="append", metavar="PATTERN", help="with --from-git/--also-git: the refs to read")
+    source_options(p)
     p.set_defaults(handler=cmd_recent)
 
     p = sub.add_parser("validate", parents=[common], help="validate the given run/decision artifact files and memory cards")
