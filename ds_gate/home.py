@@ -10,22 +10,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .checks.coverage import RunIndex
 from .errors import QuestError
-from .model import Card, Finding, Quest, Run, same_quest
+from .model import Card, Finding, Quest, same_quest
 from .sources.memory import display_path, read_cards, resolve_home
 from .sources.quest import is_inside
 
 
-class QuestRuns:
-    """The runs of one quest, by artifact id and by experiment run_id."""
+class QuestRuns(RunIndex):
+    """The runs of one quest, by artifact id and by experiment run_id, as lineage names them."""
 
-    def __init__(self, quest_id: str, runs: dict[str, Run]) -> None:
-        self.quest_id = quest_id
-        self.runs = runs
-        self.by_run_id: dict[str, list[str]] = {}
-        for run in runs.values():
-            if run.run_id:
-                self.by_run_id.setdefault(run.run_id, []).append(run.artifact_id)
+    def __init__(self, quest: Quest) -> None:
+        super().__init__(quest)
+        self.quest_id = quest.quest_id
 
     def resolve(self, name: str) -> str | None:
         """The artifact id a lineage ``run`` names (its artifact id or its experiment run_id)."""
@@ -80,7 +77,7 @@ class Home:
         key = quest_id.strip()
         for quest in self._loaded:
             if same_quest(key, quest.quest_id):
-                return self._quests.setdefault(key, QuestRuns(quest.quest_id, quest.runs))
+                return self._quests.setdefault(key, QuestRuns(quest))
         if key not in self._quests:
             self._quests[key] = self._load(key)
         return self._quests[key]
@@ -104,7 +101,7 @@ class Home:
             quest = load_quest(folder, runs_only=True)
         except QuestError as exc:
             return f"quest {quest_id} cannot be read: {exc}"
-        return QuestRuns(quest.quest_id, quest.runs)
+        return QuestRuns(quest)
 
 
 def _subfolders(folder: Path) -> list[Path]:

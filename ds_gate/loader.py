@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from .checks.documents import inspect_decision, inspect_run, place
-from .model import WARNING, Decision, Finding, Quest, QuestError, Run, Workspace, text_of
+from .model import WARNING, Decision, Finding, Quest, QuestError, Run, Workspace, text_of, timestamp
 from .sources.artifacts import (
     ARTIFACT_DIRS,
     FolderReader,
@@ -46,19 +45,6 @@ GATE_KINDS = ("run", "decision")
 MISSING_SHOWN = 100  # index.missing-record warnings listed per index file before a summary
 
 
-def _when(value: str | None) -> float:
-    """Seconds since the epoch; unparseable or missing sorts oldest."""
-    if not value:
-        return float("-inf")
-    try:
-        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return float("-inf")
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.timestamp()
-
-
 class _Copies:
     """The winning copy per artifact id (timestamps are parsed only when copies collide)."""
 
@@ -67,7 +53,7 @@ class _Copies:
 
     @staticmethod
     def _rank(item: Run | Decision, home: bool, order: int) -> tuple[float, float, bool, int]:
-        return (_when(item.updated_at), _when(item.created_at), home, -order)
+        return (timestamp(item.updated_at), timestamp(item.created_at), home, -order)
 
     def offer(self, artifact_id: str, item: Run | Decision, home: bool, order: int, findings: list[Finding]) -> None:
         current = self.best.get(artifact_id)

@@ -128,6 +128,22 @@ class Decision:
         return not any(f.severity == ERROR for f in self.findings)
 
 
+def timestamp(value: str | None) -> float:
+    """An ISO 8601 time as seconds since the epoch (naive = UTC); missing or unparseable
+    sorts oldest. One reading for deduplication, recall and recent."""
+    if not value:
+        return float("-inf")
+    from datetime import datetime, timezone
+
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return float("-inf")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()
+
+
 def same_quest(a: str, b: str) -> bool:
     """Quest ids compare as text, except that YAML turns an unquoted ``001`` into 1."""
     return a == b or (a.isdigit() and b.isdigit() and int(a) == int(b))

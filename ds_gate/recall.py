@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import QuestError
+from .model import timestamp
 from .sources.memory import MEMORY_KINDS, card_files, card_tags, parse_card, resolve_home
 
 SCOPES = ("global", "quest", "visible")
@@ -62,20 +63,6 @@ def normalize_tags(tags: Iterable[Any]) -> tuple[str, ...]:
         if norm:
             out.setdefault(norm, None)
     return tuple(out)
-
-
-def _timestamp(value: str | None) -> float:
-    if not value:
-        return -math.inf
-    from datetime import datetime, timezone
-
-    try:
-        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return -math.inf
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.timestamp()
 
 
 @dataclass(slots=True)
@@ -118,7 +105,7 @@ def _entry_from_card(card: Any, scope: str) -> Entry | None:
     updated = meta.get("updated_at") if isinstance(meta.get("updated_at"), str) else None
     kind = meta.get("type") if meta.get("type") in MEMORY_KINDS else card.kind
     return Entry(card.card_id, card.title, claim, tags, frozenset(normalize_tags(tags)), kind, scope, card.quest_id, updated,
-                 str(card.path), card.body, _timestamp(updated))
+                 str(card.path), card.body, timestamp(updated))
 
 
 # ---------------------------------------------------------------- the cache
@@ -207,7 +194,7 @@ def _decode(text: str, scope: str, path: str) -> Entry | None:
     card_id, title, claim, tags, kind, quest_id, updated, body = data
     tags = tuple(tags)
     return Entry(card_id, title, claim, tags, frozenset(normalize_tags(tags)), kind, scope, quest_id, updated, path, body,
-                 _timestamp(updated))
+                 timestamp(updated))
 
 
 # ---------------------------------------------------------------- the index
@@ -450,7 +437,7 @@ def read_jsonl(path: Path) -> list[Entry]:
         title = data.get("title") if isinstance(data.get("title"), str) else text[:80]
         project = data.get("project")
         out.append(Entry(card_id, title, text, tags, frozenset(normalize_tags(tags)), str(kind), "jsonl",
-                         str(project) if project is not None else None, date, f"{path}:{number}", text, _timestamp(date)))
+                         str(project) if project is not None else None, date, f"{path}:{number}", text, timestamp(date)))
     return out
 
 

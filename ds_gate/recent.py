@@ -8,14 +8,13 @@ order is total (``updated_at`` descending, then artifact id).
 
 from __future__ import annotations
 
-import json
-import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from .errors import QuestError
-from .sources.artifacts import ARTIFACT_DIRS, FolderReader, Reader, read_records
+from .model import timestamp
+from .sources.artifacts import ARTIFACT_DIRS, FolderReader, Reader, index_lines, loads, read_records
 
 MAX_LIMIT = 200
 
@@ -26,7 +25,6 @@ def list_recent(quest: Path | str, kind: str | None = None, limit: int = 20, *, 
         raise QuestError(f"limit must be an integer from 1 to {MAX_LIMIT}, not {limit!r}")
     if kind is not None and kind not in ARTIFACT_DIRS:
         raise QuestError(f"kind must be one of {', '.join(ARTIFACT_DIRS)}, not {kind!r}")
-    from .loader import _when
     from .sources.quest import discover_workspaces, locate
 
     loc = locate(quest)
@@ -49,7 +47,7 @@ def list_recent(quest: Path | str, kind: str | None = None, limit: int = 20, *, 
             if item is None or (kind is not None and item["kind"] != kind):
                 continue
             current = best.get(item["artifact_id"])
-            if current is None or _when(item["updated_at"]) > _when(current["updated_at"]):
+            if current is None or timestamp(item["updated_at"]) > timestamp(current["updated_at"]):
                 best[item["artifact_id"]] = item
         for line in _index_lines(reader):
             if kind is not None and line.get("kind") != kind:
@@ -59,12 +57,8 @@ def list_recent(quest: Path | str, kind: str | None = None, limit: int = 20, *, 
                 best[aid] = {"artifact_id": aid, "kind": line.get("kind"), "status": line.get("status"),
                              "updated_at": line.get("updated_at"), "summary": line.get("summary"),
                              "workspace": reader.workspace.rel, "path": None}
-    ordered = sorted(best.values(), key=lambda i: (-_finite(_when(i["updated_at"])), i["artifact_id"]))
+    ordered = sorted(best.values(), key=lambda i: (-timestamp(i["updated_at"]), i["artifact_id"]))
     return ordered[:limit]
-
-
-def _finite(value: float) -> float:
-    return value if math.isfinite(value) else -1e18
 
 
 def _item(data: dict[str, Any], name: str, display: str, workspace: str) -> dict[str, Any] | None:
@@ -81,14 +75,12 @@ def _item(data: dict[str, Any], name: str, display: str, workspace: str) -> dict
             "summary": summary[:400] if isinstance(summary, str) else None, "workspace": workspace, "path": display}
 
 
-def _index_lines(reader: Reader) -> list[dict[str, Any]]:
-    raw = reader.index_bytes()
-    out = []
-    for line in (raw or b"").splitlines():
+def _index_lines(reader: Reader) -> Iterator[dict[str, Any]]:
+    """The index's object lines, streamed (broken lines are ``check``'s to report)."""
+    for line in index_lines(reader):
         try:
-            data = json.loads(line)
+            data = loads(line)
         except (ValueError, RecursionError):
             continue
         if isinstance(data, dict):
-            out.append(data)
-    return out
+            yield data
