@@ -24,12 +24,12 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~3 ms per commit
 
-from .sources.gitio import cat_file, git, split_z
+from ds_gate.sources.gitio import cat_file, git, split_z
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from .model import Finding, Quest, Report
+    from ds_gate.model import Finding, Quest, Report
 
 # Imports are deferred below the fast path: this module runs on every commit.
 ARTIFACT_DIRS = ("artifacts/decisions/", "artifacts/runs/")
@@ -44,7 +44,7 @@ def is_card(name: str) -> bool:
     """``memory/<kind>/x.md`` (or ``memory/ideas/<idea>/x.md``): a quest-scope memory card."""
     if not (name.startswith("memory/") and name.endswith(".md")):
         return False
-    from .sources.memory import kind_of
+    from ds_gate.sources.memory import kind_of
 
     return kind_of(name[len("memory/"):]) is not None
 
@@ -63,7 +63,7 @@ def staged_paths(cwd: Path | str) -> list[str]:
 def _quest_status(raw: bytes | None) -> str | None:
     if raw is None or b"completed" not in raw:
         return None  # the only status that matters here is `completed`
-    from .sources.quest import load_yaml, scalar_text
+    from ds_gate.sources.quest import load_yaml, scalar_text
 
     try:
         data = load_yaml(raw.decode("utf-8-sig", "replace"))
@@ -99,13 +99,13 @@ def _plugin_finalizing(names: list[str]) -> list[tuple[str, str]]:
     The plugin manager is built only when some installed distribution declares a
     ``ds_gate`` entry point, so an ordinary checkpoint without plugins never pays for it.
     """
-    from .plugins import any_installed
+    from ds_gate.plugins import any_installed
 
     if not names or not any_installed():
         return []
     import fnmatch
 
-    from .plugins import hooks
+    from ds_gate.plugins import hooks
 
     patterns = [p for offered in hooks().ds_gate_finalization_patterns() for p in offered or [] if p != MANIFEST]
     found = []
@@ -152,7 +152,7 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     if not reasons and not validate and not cards:
         return None
 
-    from .sources.quest import locate
+    from ds_gate.sources.quest import locate
 
     loc = locate(cwd)
     top_rel = loc.top.relative_to(loc.root).as_posix()
@@ -162,17 +162,17 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
 
     def quest() -> Quest:
         if not staged_quest:
-            from .loader import load_quest
+            from ds_gate.loader import load_quest
 
             staged_quest.append(load_quest(cwd, staged=True))
         return staged_quest[0]
 
-    from .model import Report
-    from .waivers import waive
+    from ds_gate.model import Report
+    from ds_gate.waivers import waive
 
     card_findings = waive(card_findings, loc.root, audit=False)
     if reasons:
-        from .gate import evaluate
+        from ds_gate.gate import evaluate
 
         closure = evaluate(quest(), "closure", require=require)
         if closure.enforced:
@@ -188,7 +188,7 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
 
     findings: list[Finding] = list(card_findings)
     if validate:
-        from .validate import Document, check_documents
+        from ds_gate.validate import Document, check_documents
 
         documents = [
             Document(prefix + name, raw, name.split("/")[1]) for name in artifacts if (raw := blobs[f":{name}"]) is not None
@@ -207,10 +207,10 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
 def _card_findings(root: Path, top: Path, prefix: str, names: list[str], blobs: dict[str, bytes | None],
                    validate: bool) -> list[Finding]:
     """Each staged card on its own (with ``validate``) and as a patch of its ``HEAD`` version."""
-    from .checks.cards import card_findings
-    from .checks.patch import validate_cross_quest_patch
-    from .sources.memory import kind_of, parse_card
-    from .sources.quest import quest_id_of, read_quest_yaml
+    from ds_gate.checks.cards import card_findings
+    from ds_gate.checks.patch import validate_cross_quest_patch
+    from ds_gate.sources.memory import kind_of, parse_card
+    from ds_gate.sources.quest import quest_id_of, read_quest_yaml
 
     meta, _ = read_quest_yaml(root)
     patching_quest = quest_id_of(meta, root)

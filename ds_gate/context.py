@@ -9,7 +9,7 @@ from typing import Any
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .model import Quest
+    from ds_gate.model import Quest
 
 
 class CheckContext:

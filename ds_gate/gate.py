@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from .checks.coverage import coverage, pending_finding
-from .loader import load_quest
-from .model import ERROR, INFO, Finding, Quest, Report
+from ds_gate.checks.coverage import coverage, pending_finding
+from ds_gate.loader import load_quest
+from ds_gate.model import ERROR, INFO, Finding, Quest, Report
 
 COMMANDS = ("check", "closure", "candidates")
 
@@ -34,8 +34,8 @@ def evaluate(
     artifacts are read when ``quest`` is a path (see ``load_quest``)."""
     if command not in COMMANDS:
         raise ValueError(f"unknown command {command!r}; expected one of {COMMANDS}")
-    from .context import CheckContext
-    from .plugins import completed_rule, hooks
+    from ds_gate.context import CheckContext
+    from ds_gate.plugins import completed_rule, hooks
 
     if not isinstance(quest, Quest):
         quest = load_quest(quest, source=source, refs=refs)
@@ -59,7 +59,7 @@ def evaluate(
                 "experience_distill is off for this quest, so the closure gate is not enforced "
                 "(turn it on in quest.yaml startup_contract, or pass --require)"
             )
-    from .waivers import waive
+    from ds_gate.waivers import waive
 
     findings = waive(findings, quest.root)
     findings.sort(key=Finding.sort_key)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .checks.coverage import RunIndex
-from .errors import QuestError
-from .model import Card, Finding, Quest, same_quest
-from .sources.memory import display_path, read_cards, resolve_home
-from .sources.quest import is_inside
+from ds_gate.checks.coverage import RunIndex
+from ds_gate.errors import QuestError
+from ds_gate.model import Card, Finding, Quest, same_quest
+from ds_gate.sources.memory import display_path, read_cards, resolve_home
+from ds_gate.sources.quest import is_inside
 
 
 class QuestRuns(RunIndex):
@@ -95,7 +95,7 @@ class Home:
         real = Path(os.path.realpath(folder))
         if not is_inside(self.path, real):
             return f"{self.display(folder)} is a symbolic link out of the home; not followed"
-        from .loader import load_quest
+        from ds_gate.loader import load_quest
 
         try:
             quest = load_quest(folder, runs_only=True)

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from .context import CheckContext
+from ds_gate.context import CheckContext
 
 __all__ = ["CheckContext", "hookimpl", "hookspec"]
 
 if TYPE_CHECKING:
-    from .model import Finding, Quest, Run
+    from ds_gate.model import Finding, Quest, Run
 
 PROJECT = "ds_gate"
 hookspec = pluggy.HookspecMarker(PROJECT)

@@ -15,10 +15,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .model import QuestError
-from .resources import data_dir
-from .sources.gitio import GitError, git
-from .sources.quest import is_inside, locate
+from ds_gate.model import QuestError
+from ds_gate.resources import data_dir
+from ds_gate.sources.gitio import GitError, git
+from ds_gate.sources.quest import is_inside, locate
 
 HOOKS = ("pre-commit", "pre-push")
 MARKER = "ds-gate-managed-hook"

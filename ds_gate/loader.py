@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .checks.documents import inspect_decision, inspect_run, place
-from .model import WARNING, Decision, Finding, Quest, QuestError, Run, Workspace, text_of, timestamp
-from .sources.artifacts import (
+from ds_gate.checks.documents import inspect_decision, inspect_run, place
+from ds_gate.model import WARNING, Decision, Finding, Quest, QuestError, Run, Workspace, text_of, timestamp
+from ds_gate.sources.artifacts import (
     ARTIFACT_DIRS,
     FolderReader,
     IndexEntry,
@@ -29,8 +29,8 @@ from .sources.artifacts import (
     record_kind,
     unreadable,
 )
-from .sources.gitio import GitError
-from .sources.quest import (
+from ds_gate.sources.gitio import GitError
+from ds_gate.sources.quest import (
     coerce_toggle,
     discover_workspaces,
     is_inside,
@@ -250,7 +250,7 @@ def load_quest(
 
     collector = _Collector(loc.root, workspaces, ("run",) if runs_only else GATE_KINDS)
     if source != "folders":
-        from .sources.gitrefs import DEFAULT_REFS, ref_readers
+        from ds_gate.sources.gitrefs import DEFAULT_REFS, ref_readers
 
         if not loc.is_git:
             raise QuestError(f"{loc.root}: the git source needs a git repository")

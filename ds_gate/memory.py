@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .home import Home, QuestRuns, quest_cards, valid_quest_id
-from .model import ERROR, WARNING, Card, Finding, Quest, QuestError, Report, Review
+from ds_gate.home import Home, QuestRuns, quest_cards, valid_quest_id
+from ds_gate.model import ERROR, WARNING, Card, Finding, Quest, QuestError, Report, Review
 
 
 @dataclass(slots=True)
@@ -47,8 +47,8 @@ def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | Non
     lessons = [c for c in own if c.is_experience and not c.broken]
     if not (own or entries):
         return out  # no card to look at: the card rules are not even imported
-    from .checks.cards import CardIndex, card_findings, quest_scope_findings, review_findings
-    from .checks.lineage import chain_findings
+    from ds_gate.checks.cards import CardIndex, card_findings, quest_scope_findings, review_findings
+    from ds_gate.checks.lineage import chain_findings
 
     home = Home(home_dir, base=quest.root)
     home.register(quest)
@@ -100,10 +100,10 @@ def evaluate_lineage(
 ) -> Report:
     """``ds-gate lineage``: every experience card of the home and of the given quests, and
     with ``since``, every card of the home's memory changed since that git revision."""
-    from .checks.cards import card_findings
-    from .checks.lineage import chain_findings
-    from .checks.patch import validate_cross_quest_patch
-    from .loader import load_quest
+    from ds_gate.checks.cards import card_findings
+    from ds_gate.checks.lineage import chain_findings
+    from ds_gate.checks.patch import validate_cross_quest_patch
+    from ds_gate.loader import load_quest
 
     home = Home(home_dir)
     home.base = home.path
@@ -164,8 +164,8 @@ def inferred_patcher(before: Card | None, after: Card) -> str | None:
 
 def changed_cards(home: Home, since: str) -> list[tuple[Card | None, Card]]:
     """(before at ``since``, now) for each card file of ``<home>/memory`` that changed."""
-    from .sources.gitio import GitError, cat_file, git, split_z
-    from .sources.memory import kind_of, parse_card
+    from ds_gate.sources.gitio import GitError, cat_file, git, split_z
+    from ds_gate.sources.memory import kind_of, parse_card
 
     root = home.path / "memory"
     if since.startswith("-"):

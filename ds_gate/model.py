@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import QuestError
+from ds_gate.errors import QuestError
 
 __all__ = ["QuestError"]  # re-exported: the model is where users look for it
 
@@ -216,7 +216,7 @@ class Card:
     def line(self, parts: tuple[str | int, ...]) -> int | None:
         if not self.blocks:
             return None
-        from .yamlpos import line_of
+        from ds_gate.yamlpos import line_of
 
         text, first = self.blocks[1] if parts and parts[0] in self.legacy_keys and len(self.blocks) > 1 else self.blocks[0]
         return line_of(text, parts, first)

@@ -18,10 +18,10 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .commit_hook import MANIFEST, QUEST_YAML, _finalizing_decision, _plugin_finalizing, _quest_status, is_artifact_record
-from .model import Report
-from .sources.gitio import cat_file, cat_file_check
-from .sources.gitrefs import names_in_range, pushed_refs
+from ds_gate.commit_hook import MANIFEST, QUEST_YAML, _finalizing_decision, _plugin_finalizing, _quest_status, is_artifact_record
+from ds_gate.model import Report
+from ds_gate.sources.gitio import cat_file, cat_file_check
+from ds_gate.sources.gitrefs import names_in_range, pushed_refs
 
 ZERO = frozenset({"0" * 40, "0" * 64})
 
@@ -58,7 +58,7 @@ def finalization_reasons(root: Path, tip: str) -> list[str]:
 def push_check(cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: bool = False,
                refs: Sequence[str] | None = None) -> Report | None:
     """The push's verdict, or None when it finalizes nothing."""
-    from .sources.quest import locate
+    from ds_gate.sources.quest import locate
 
     root = locate(cwd).root
     reasons: list[str] = []
@@ -66,8 +66,8 @@ def push_check(cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: b
         reasons.extend(f"{r} at {name}" for r in finalization_reasons(root, tip))
     if not reasons:
         return None
-    from .gate import evaluate
-    from .loader import load_quest
+    from ds_gate.gate import evaluate
+    from ds_gate.loader import load_quest
 
     quest = load_quest(root, source="git", refs=refs, extra_tips=list(pushes))
     report = evaluate(quest, "closure", require=require)

@@ -12,9 +12,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import QuestError
-from .model import timestamp
-from .sources.artifacts import ARTIFACT_DIRS, FolderReader, Reader, index_lines, loads, read_records
+from ds_gate.errors import QuestError
+from ds_gate.model import timestamp
+from ds_gate.sources.artifacts import ARTIFACT_DIRS, FolderReader, Reader, index_lines, loads, read_records
 
 MAX_LIMIT = 200
 
@@ -25,7 +25,7 @@ def list_recent(quest: Path | str, kind: str | None = None, limit: int = 20, *, 
         raise QuestError(f"limit must be an integer from 1 to {MAX_LIMIT}, not {limit!r}")
     if kind is not None and kind not in ARTIFACT_DIRS:
         raise QuestError(f"kind must be one of {', '.join(ARTIFACT_DIRS)}, not {kind!r}")
-    from .sources.quest import discover_workspaces, locate
+    from ds_gate.sources.quest import discover_workspaces, locate
 
     loc = locate(quest)
     readers: list[Reader] = []
@@ -33,7 +33,7 @@ def list_recent(quest: Path | str, kind: str | None = None, limit: int = 20, *, 
         workspaces, _ = discover_workspaces(loc)
         readers.extend(FolderReader(ws, loc.root) for ws in workspaces)
     if source != "folders":
-        from .sources.gitrefs import DEFAULT_REFS, ref_readers
+        from ds_gate.sources.gitrefs import DEFAULT_REFS, ref_readers
 
         git_readers, _ = ref_readers(loc.root, refs or DEFAULT_REFS)
         readers.extend(git_readers)
@@ -62,7 +62,7 @@ def list_recent(quest: Path | str, kind: str | None = None, limit: int = 20, *, 
 
 
 def _item(data: dict[str, Any], name: str, display: str, workspace: str) -> dict[str, Any] | None:
-    from .sources.artifacts import record_kind
+    from ds_gate.sources.artifacts import record_kind
 
     kind = record_kind(data, name.split("/", 1)[0])
     aid = data.get("artifact_id") or data.get("id") or Path(name).stem

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .checks.documents import inspect_decision, inspect_run
-from .model import ERROR, INFO, Finding, Quest, QuestError, Report
-from .sources.artifacts import parse_json_object, record_kind
+from ds_gate.checks.documents import inspect_decision, inspect_run
+from ds_gate.model import ERROR, INFO, Finding, Quest, QuestError, Report
+from ds_gate.sources.artifacts import parse_json_object, record_kind
 
 if TYPE_CHECKING:
-    from .checks.coverage import RunIndex
+    from ds_gate.checks.coverage import RunIndex
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +56,7 @@ def check_documents(
 
     if not reviews:
         return findings, checked
-    from .checks.coverage import RunIndex  # only a review needs the quest's runs
+    from ds_gate.checks.coverage import RunIndex  # only a review needs the quest's runs
 
     indexes: dict[Path, RunIndex] = {}
     for doc, reviewed in reviews:
@@ -84,8 +84,8 @@ def check_documents(
 
 def _card(raw: bytes, path: Path, display: str) -> list[Finding] | None:
     """A memory card's findings, or None for Markdown with no frontmatter (not a card)."""
-    from .checks.cards import card_findings
-    from .sources.memory import parse_card
+    from ds_gate.checks.cards import card_findings
+    from ds_gate.sources.memory import parse_card
 
     parent = path.resolve().parent
     kind = parent.parent.name if parent.parent.name == "ideas" else parent.name
@@ -96,8 +96,8 @@ def _card(raw: bytes, path: Path, display: str) -> list[Finding] | None:
 def validate_files(paths: Iterable[str | Path]) -> tuple[Report, bool]:
     """The ``ds-gate validate`` core: (report, every file could be read)."""
     paths_list = list(paths)
-    from .loader import load_quest
-    from .sources.quest import locate
+    from ds_gate.loader import load_quest
+    from ds_gate.sources.quest import locate
 
     documents: list[Document] = []
     findings: list[Finding] = []

@@ -22,7 +22,7 @@ from datetime import date
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .model import ERROR, WARNING, Finding
+from ds_gate.model import ERROR, WARNING, Finding
 
 FILE = ".ds-gate.yaml"
 
@@ -56,7 +56,7 @@ def load_waivers(root: Path) -> tuple[list[Waiver], list[Finding]]:
     path = root / FILE
     if not path.is_file():
         return [], []
-    from .sources.memory import FrontmatterError, jsonable
+    from ds_gate.sources.memory import FrontmatterError, jsonable
 
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -73,7 +73,7 @@ def load_waivers(root: Path) -> tuple[list[Waiver], list[Finding]]:
         return [], [_invalid(f"{FILE} cannot be read: {exc}", None)]
 
     def line(parts: tuple[str | int, ...]) -> int | None:
-        from .yamlpos import line_of
+        from ds_gate.yamlpos import line_of
 
         return line_of(text, parts)
 
@@ -94,8 +94,8 @@ def load_waivers(root: Path) -> tuple[list[Waiver], list[Finding]]:
 def _load(text: str) -> Any:
     import yaml
 
-    from .sources.memory import FrontmatterError
-    from .sources.quest import load_yaml
+    from ds_gate.sources.memory import FrontmatterError
+    from ds_gate.sources.quest import load_yaml
 
     try:
         return load_yaml(text)
@@ -105,7 +105,7 @@ def _load(text: str) -> Any:
 
 
 def _schema(data: Any, line: Any) -> list[Finding]:
-    from .checks.documents import findings_for
+    from ds_gate.checks.documents import findings_for
 
     found = findings_for("ds_gate_config", data, FILE, line, "waiver.invalid", document=FILE)
     return [dataclasses.replace(f, hint=(f.hint or "") + "; this waiver waives nothing until it is fixed") for f in found]

@@ -17,7 +17,7 @@ def _compose(text: str) -> Any:
     (a 10,000-entry lineage has 10,000 of them); False when it does not compose."""
     import yaml
 
-    from .sources.quest import yaml_loader
+    from ds_gate.sources.quest import yaml_loader
 
     try:
         return yaml.compose(text, Loader=yaml_loader())

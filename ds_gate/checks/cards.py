@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import schemas
-from ..jsonpos import pointer
-from ..model import ERROR, WARNING, Card, Decision, Finding, text_of
+from ds_gate import schemas
+from ds_gate.jsonpos import pointer
+from ds_gate.model import ERROR, WARNING, Card, Decision, Finding, text_of
 
 _SPACE = re.compile(r"\s+")
 Line = Callable[[tuple[str | int, ...]], "int | None"]
@@ -34,7 +34,7 @@ def normalise(text: str) -> str:
 def schema_findings(meta: Mapping[str, Any], display: str | None, line: Line | None = None) -> list[Finding]:
     """Frontmatter against the card schemas: ``card.schema`` for what every card needs,
     ``card.experience-schema`` for what only a lesson needs."""
-    from .documents import findings_for
+    from ds_gate.checks.documents import findings_for
 
     experience = "claim" in meta or "lineage" in meta
 
@@ -151,7 +151,7 @@ def review_findings(reviews: Iterable[Decision], quest_cards: CardIndex, global_
 
 
 def _review_finding(review: Decision, rule: str, where: tuple[str | int, ...], message: str, hint: str) -> Finding:
-    from .documents import place
+    from ds_gate.checks.documents import place
 
     return Finding(rule=rule, severity=ERROR, path=review.path, pointer=pointer(where), line=place(review.raw, where),
                    message=message, hint=hint)

@@ -11,9 +11,9 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..jsonpos import pointer
-from ..model import ERROR, Finding, Quest, Review, Run
-from .documents import place
+from ds_gate.jsonpos import pointer
+from ds_gate.model import ERROR, Finding, Quest, Review, Run
+from ds_gate.checks.documents import place
 
 COMPLETED_RUN_KINDS = frozenset({"main_experiment", "analysis.slice", "experiment"})
 COMPLETED_STATUSES = frozenset({"completed", "success", "succeeded", "done"})

@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import schemas
-from ..jsonpos import line_of, pointer
-from ..model import ERROR, WARNING, Finding
+from ds_gate import schemas
+from ds_gate.jsonpos import line_of, pointer
+from ds_gate.model import ERROR, WARNING, Finding
 
 REVIEW_ACTION = "distill_review"
 RULE_FOR_SCHEMA = {"distill_review": "review.schema", "decision": "decision.schema", "run": "run.schema"}

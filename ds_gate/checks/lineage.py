@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..jsonpos import pointer
-from ..model import ERROR, WARNING, Card, Finding, same_quest
+from ds_gate.jsonpos import pointer
+from ds_gate.model import ERROR, WARNING, Card, Finding, same_quest
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..home import QuestRuns
+    from ds_gate.home import QuestRuns
 
 RunsOf = Callable[[str], "QuestRuns | str | None"]  # None: cannot be checked here (no home)
 

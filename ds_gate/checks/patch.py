@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..jsonpos import pointer
-from ..model import ERROR, Card, Finding, same_quest, text_of
+from ds_gate.jsonpos import pointer
+from ds_gate.model import ERROR, Card, Finding, same_quest, text_of
 
 
 def owners(before: Mapping[str, Any]) -> list[str]:
@@ -61,7 +61,7 @@ def validate_cross_quest_patch(
     display = path if path is not None else (card.display if card is not None else None)
     found: list[Finding] = []
     if validate_after:
-        from .cards import schema_findings
+        from ds_gate.checks.cards import schema_findings
 
         found.extend(schema_findings(new, display, card.line if card is not None else None))
     if old is None:

@@ -13,12 +13,12 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..errors import QuestError
+from ds_gate.errors import QuestError
 
 if TYPE_CHECKING:
     import pluggy
 
-    from ..model import Run
+    from ds_gate.model import Run
 
 GROUP = "ds_gate"
 
@@ -31,8 +31,8 @@ class PluginError(QuestError):
 def manager() -> pluggy.PluginManager:
     import pluggy
 
-    from .. import hookspecs
-    from . import builtin
+    from ds_gate import hookspecs
+    from ds_gate.plugins import builtin
 
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
@@ -61,7 +61,7 @@ class _BuiltinOnly:
     """
 
     def __getattr__(self, name: str) -> Any:
-        from . import builtin
+        from ds_gate.plugins import builtin
 
         impl = getattr(builtin, name)
         if name == "ds_gate_run_is_completed":
@@ -87,7 +87,7 @@ def completed_rule() -> Any:
 
     When the built-in plugin is the only one that answers, its function is returned as is:
     the same answer without a hook call per run (~20 µs each, 40 ms on 2,000 runs)."""
-    from ..checks.coverage import is_completed as builtin_rule
+    from ds_gate.checks.coverage import is_completed as builtin_rule
 
     if not any_installed():
         return builtin_rule

@@ -10,26 +10,26 @@ from typing import Any
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..context import CheckContext
-    from ..model import Finding, Quest, Run
+    from ds_gate.context import CheckContext
+    from ds_gate.model import Finding, Quest, Run
 
 
 
 def ds_gate_run_is_completed(run: Run) -> bool:
-    from ..checks.coverage import is_completed
+    from ds_gate.checks.coverage import is_completed
 
     return is_completed(run)
 
 
 def ds_gate_finalization_patterns() -> list[str]:
-    from ..commit_hook import MANIFEST
+    from ds_gate.commit_hook import MANIFEST
 
     return [MANIFEST]
 
 
 def ds_gate_check_quest(quest: Quest, context: CheckContext) -> list[Finding]:
     """The memory cards: the quest's own, and those its reviews say they wrote."""
-    from ..memory import quest_memory
+    from ds_gate.memory import quest_memory
 
     result = quest_memory(quest, context.reviews, context.home)
     context.cards.extend(result.cards)
@@ -38,6 +38,6 @@ def ds_gate_check_quest(quest: Quest, context: CheckContext) -> list[Finding]:
 
 
 def ds_gate_reporters() -> dict[str, Any]:
-    from ..reporters import BUILTIN
+    from ds_gate.reporters import BUILTIN
 
     return dict(BUILTIN)

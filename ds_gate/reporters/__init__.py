@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Protocol
 
-from ..model import Report
+from ds_gate.model import Report
 
 BUILTIN = {
     "text": "ds_gate.reporters.text:TextReporter",
@@ -25,7 +25,7 @@ class Reporter(Protocol):
 
 def available() -> dict[str, Any]:
     """Every format by name: the built-in ones and those plugins add (``ds_gate_reporters``)."""
-    from ..plugins import hooks
+    from ds_gate.plugins import hooks
 
     found: dict[str, Any] = {}
     for offered in reversed(hooks().ds_gate_reporters()):  # built-in first, plugins may override

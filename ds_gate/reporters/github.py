@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 
-from ..model import ERROR, WARNING, Finding, Report
-from .text import summary_line
+from ds_gate.model import ERROR, WARNING, Finding, Report
+from ds_gate.reporters.text import summary_line
 
 _LEVEL = {ERROR: "error", WARNING: "warning"}
 

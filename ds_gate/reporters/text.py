@@ -6,7 +6,7 @@ runs are shown as one table rather than one finding each, followed by the next s
 
 from __future__ import annotations
 
-from ..model import INFO, WARNING, Finding, Report, Run
+from ds_gate.model import INFO, WARNING, Finding, Report, Run
 
 _PENDING_RULE = "coverage.pending-run"
 

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..model import ERROR, WARNING, Finding, Workspace
-from .gitio import cat_file, git, split_z
-from .quest import is_inside
+from ds_gate.model import ERROR, WARNING, Finding, Workspace
+from ds_gate.sources.gitio import cat_file, git, split_z
+from ds_gate.sources.quest import is_inside
 
 # artifact/schemas.py ARTIFACT_DIRS in DeepScientist
 ARTIFACT_DIRS = {

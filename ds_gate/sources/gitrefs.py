@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 
-from ..model import WARNING, Finding, Workspace
-from .artifacts import INDEX_NAME
-from .gitio import cat_file, cat_file_check, git, split_z
+from ds_gate.model import WARNING, Finding, Workspace
+from ds_gate.sources.artifacts import INDEX_NAME
+from ds_gate.sources.gitio import cat_file, cat_file_check, git, split_z
 
 DEFAULT_REFS = ("refs/heads", "refs/remotes")
 FETCH_HINT = ("fetch every branch (`git fetch origin '+refs/heads/*:refs/remotes/origin/*'`; in GitHub Actions "

@@ -24,9 +24,9 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from ..model import ERROR, Card, Finding
-from .artifacts import symlink_finding, unreadable
-from .quest import is_inside
+from ds_gate.model import ERROR, Card, Finding
+from ds_gate.sources.artifacts import symlink_finding, unreadable
+from ds_gate.sources.quest import is_inside
 
 MEMORY_KINDS = ("papers", "ideas", "decisions", "episodes", "knowledge", "templates")
 SINGULAR = {"papers": "paper", "ideas": "idea", "decisions": "decision", "episodes": "episode", "knowledge": "knowledge",
@@ -143,7 +143,7 @@ def _block(lines: list[str], start: int) -> int | None:
 def _load_mapping(text: str, first_line: int) -> dict[str, Any]:
     import yaml
 
-    from .quest import load_yaml
+    from ds_gate.sources.quest import load_yaml
 
     try:
         data = load_yaml(text)

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..model import INFO, WARNING, Finding, QuestError, Workspace
-from .gitio import GitError, git
+from ds_gate.model import INFO, WARNING, Finding, QuestError, Workspace
+from ds_gate.sources.gitio import GitError, git
 
 
 def is_inside(root: Path, path: Path) -> bool:
