@@ -9,14 +9,14 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 _API = {
-    "load_quest": "ds_gate.loader",
-    "evaluate": "ds_gate.gate",
-    "list_distill_candidates": "ds_gate.gate",
-    "validate_files": "ds_gate.validate",
-    "commit_check": "ds_gate.commit_hook",
+    "load_quest": "ds_gate.engine.loader",
+    "evaluate": "ds_gate.engine.gate",
+    "list_distill_candidates": "ds_gate.engine.gate",
+    "validate_files": "ds_gate.engine.documents",
+    "commit_check": "ds_gate.engine.commit",
     "install": "ds_gate.install",
-    "validate_cross_quest_patch": "ds_gate.checks.patch",
-    "evaluate_lineage": "ds_gate.memory",
+    "validate_cross_quest_patch": "ds_gate.rules.patch",
+    "evaluate_lineage": "ds_gate.engine.lineage",
     "read_cards": "ds_gate.sources.memory",
     "parse_card": "ds_gate.sources.memory",
     "resolve_home": "ds_gate.sources.memory",
@@ -24,16 +24,16 @@ _API = {
     "hookimpl": "ds_gate.hookspecs",
     "list_knowledge_summaries": "ds_gate.recall",
     "normalize_tags": "ds_gate.recall",
-    "list_recent": "ds_gate.recent",
+    "list_recent": "ds_gate.engine.recent",
     "apply_waivers": "ds_gate.waivers",
     "load_waivers": "ds_gate.waivers",
-    "coerce_toggle": "ds_gate.sources.quest",
-    "is_completed": "ds_gate.checks.coverage",
+    "coerce_toggle": "ds_gate.sources.quest_yaml",
+    "is_completed": "ds_gate.rules.coverage",
     "Finding": "ds_gate.model",
     "Quest": "ds_gate.model",
     "Report": "ds_gate.model",
     "Run": "ds_gate.model",
-    "QuestError": "ds_gate.model",
+    "QuestError": "ds_gate.errors",
 }
 __all__ = sorted(_API)
 

@@ -34,7 +34,7 @@ def _verdict(report: Report) -> int:
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
-    from .gate import evaluate
+    from .engine.gate import evaluate
 
     report = evaluate(args.path, args.command, require=getattr(args, "require", False), home=getattr(args, "home", None),
                       source=args.source, refs=args.refs)
@@ -43,7 +43,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 
 def cmd_lineage(args: argparse.Namespace) -> int:
-    from .memory import evaluate_lineage
+    from .engine.lineage import evaluate_lineage
 
     report = evaluate_lineage(args.home, args.paths, since=args.since, patching_quest=args.quest)
     _emit(report, args.format)
@@ -51,7 +51,7 @@ def cmd_lineage(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from .validate import validate_files
+    from .engine.documents import validate_files
 
     report, readable = validate_files(args.files)
     _emit(report, args.format)
@@ -59,7 +59,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_commit_check(args: argparse.Namespace) -> int:
-    from .commit_hook import commit_check
+    from .engine.commit import commit_check
 
     report = commit_check(".", validate=not args.no_validate, require=args.require)
     if report is None:
@@ -72,7 +72,7 @@ def cmd_commit_check(args: argparse.Namespace) -> int:
 def cmd_pre_push(args: argparse.Namespace) -> int:
     import os
 
-    from .push_hook import push_check, pushes_from, read_stdin
+    from .engine.push import push_check, pushes_from, read_stdin
 
     report = push_check(".", pushes_from(os.environ, read_stdin()), require=args.require, refs=args.refs)
     if report is None:
@@ -82,7 +82,7 @@ def cmd_pre_push(args: argparse.Namespace) -> int:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
-    from .model import Report
+    from .model import RecallReport
     from .recall import list_knowledge_summaries, tags_for_stage
 
     tags = [t for t in (args.tags or "").split(",") if t.strip()]
@@ -92,7 +92,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         if not on:
             notes.append("recall_priors is off for this quest, so stage entry recalls nothing (turn it on in quest.yaml "
                          "startup_contract); use --tags to recall anyway")
-            report = Report(command="recall", ok=True, findings=[], notes=notes, results=[],
+            report = RecallReport(command="recall", ok=True, findings=[], notes=notes, results=[],
                             request={"domain_tags": tags, "for_stage": args.for_stage})
             _emit(report, args.format)
             return EXIT_OK
@@ -102,31 +102,32 @@ def cmd_recall(args: argparse.Namespace) -> int:
     results = list_knowledge_summaries(tags, args.kind, args.limit, home=args.home, quest=quest or None,
                                        scope=args.scope, query=args.query, jsonl=args.jsonl or (), refresh=args.refresh)
     request = {"domain_tags": tags, "kind": args.kind, "limit": args.limit, "scope": args.scope, "query": args.query}
-    _emit(Report(command="recall", ok=True, findings=[], notes=notes, results=results, request=request), args.format)
+    _emit(RecallReport(command="recall", ok=True, findings=[], notes=notes, results=results, request=request), args.format)
     return EXIT_OK
 
 
 def cmd_recent(args: argparse.Namespace) -> int:
-    from .model import Report
-    from .recent import list_recent
+    from .model import RecentReport
+    from .engine.recent import list_recent
 
     results = list_recent(args.path, args.kind, args.limit, source=args.source, refs=args.refs)
     request = {"kind": args.kind, "limit": args.limit, "source": args.source}
-    _emit(Report(command="recent", ok=True, findings=[], results=results, request=request), args.format)
+    _emit(RecentReport(command="recent", ok=True, findings=[], results=results, request=request), args.format)
     return EXIT_OK
 
 
 def cmd_install(args: argparse.Namespace) -> int:
     from .install import install, install_home
-    from .model import ERROR, Finding, Report
+    from .install import INSTALL_FAILED
+    from .model import DocumentsReport
 
     if args.home is not None:
         done, skipped, failed = install_home(args.home)
     else:
         done, skipped, failed = install(args.path), [], []
-    findings = [Finding("install.failed", ERROR, None, line) for line in failed]
+    findings = [INSTALL_FAILED.at(None, line) for line in failed]
     notes = [item.describe() for item in done] + skipped
-    report = Report(command="install", ok=not failed, findings=findings, notes=notes)
+    report = DocumentsReport(command="install", ok=not failed, findings=findings, notes=notes)
     _emit(report, args.format)
     return _verdict(report)
 
@@ -259,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse: --help/--version exit 0, usage errors exit 2
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     from .errors import QuestError
-    from .sources.gitio import GitError
+    from .io.git import GitError
 
     try:
         if args.format not in FORMATS:

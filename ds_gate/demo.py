@@ -29,8 +29,8 @@ def _indent(text: str) -> str:
 
 
 def run_demo(directory: str | None = None, *, fmt: str = "text") -> int:
+    from ds_gate.engine.gate import evaluate
     from ds_gate.example_quest import CheckpointRejected, ExampleQuest
-    from ds_gate.gate import evaluate
     from ds_gate.install import install
 
     # the demo's own git calls ignore the user's global/system git config (hooksPath, signing)
@@ -94,7 +94,7 @@ def run_demo(directory: str | None = None, *, fmt: str = "text") -> int:
         _say("\n[6] the same paper-bundle checkpoint now passes the hook and is committed.")
         held.append(True)
 
-        from ds_gate.memory import evaluate_lineage
+        from ds_gate.engine.lineage import evaluate_lineage
 
         lineage = evaluate_lineage(home)
         _say("\n[7] ds-gate lineage: every lesson in the home's global memory leads back to the run it came from:")

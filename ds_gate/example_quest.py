@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from ds_gate.sources.artifacts import ARTIFACT_DIRS
+from ds_gate.sources.paths import ARTIFACT_DIRS
 
 GITIGNORE = ".ds/*.pid\n.ds/*.sock\n.ds/*.tmp\n.ds/worktrees/\ntmp/\n__pycache__/\n.pytest_cache/\n"
 DEFAULT_STATUS = {"progress": "active", "decision": "pending", "approval": "accepted", "graph": "generated"}
@@ -224,7 +224,7 @@ class ExampleQuest:
         defaults, file ``<memory>/<kind>/<slug(title)>.md``, one line appended to the index."""
         import yaml
 
-        from ds_gate.sources.memory import SINGULAR
+        from ds_gate.sources.paths import SINGULAR
 
         stamp = self.now()
         meta: dict[str, Any] = dict(metadata)

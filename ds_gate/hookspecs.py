@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from ds_gate.context import CheckContext
+from ds_gate.model.context import CheckContext
 
 __all__ = ["CheckContext", "hookimpl", "hookspec"]
 
 if TYPE_CHECKING:
-    from ds_gate.model import Finding, Quest, Run
+    from ds_gate.model.findings import Finding
+    from ds_gate.model.records import Document, Quest, Run
 
 PROJECT = "ds_gate"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -49,6 +50,14 @@ def ds_gate_finalization_patterns() -> list[str]:  # type: ignore[empty-body]
     Built in: ``paper/paper_bundle_manifest.json``. A ``quest.yaml`` whose status becomes
     completed and write/finalize/quest_completion decisions are always finalizing.
     """
+
+
+@hookspec
+def ds_gate_check_record(record: Document) -> list[Finding]:  # type: ignore[empty-body]
+    """Findings about one record on its own (every run and decision record a source reads,
+    every record ``validate`` and the commit hook check). ``record.data`` is the parsed
+    document: never parse ``record.raw`` again, it is there to place a finding on a line.
+    Declare your rules with ``ds_gate.Rule`` and build findings with ``RULE.at(...)``."""
 
 
 @hookspec

@@ -15,10 +15,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ds_gate.model import QuestError
-from ds_gate.resources import data_dir
-from ds_gate.sources.gitio import GitError, git
-from ds_gate.sources.quest import is_inside, locate
+from ds_gate.errors import QuestError
+from ds_gate.io.git import GitError, git
+from ds_gate.io.resources import data_dir
+from ds_gate.model.findings import CONTRACT, ERROR, Rule
+from ds_gate.sources.location import is_inside, locate
+
+INSTALL_FAILED = Rule("install.failed", ERROR, CONTRACT,
+    "a hook could not be installed into a quest of the home")
 
 HOOKS = ("pre-commit", "pre-push")
 MARKER = "ds-gate-managed-hook"

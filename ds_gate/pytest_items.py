@@ -93,9 +93,9 @@ def compute(paths: list[Path], home: str | None, require: bool, source: str = "f
             refs: list[str] | None = None) -> tuple[list[dict[str, Any]], list[Report]]:
     """(groups of items, the quests' reports), each quest read once."""
     from .errors import QuestError
-    from .gate import evaluate
-    from .memory import evaluate_lineage
-    from .sources.gitio import GitError
+    from .engine.gate import evaluate
+    from .engine.lineage import evaluate_lineage
+    from .io.git import GitError
 
     groups: list[dict[str, Any]] = []
     reports: list[Report] = []
@@ -116,8 +116,10 @@ def compute(paths: list[Path], home: str | None, require: bool, source: str = "f
             try:
                 report = evaluate(quest_path, "closure", require=require, home=quest_home, source=source, refs=refs)
             except (QuestError, GitError) as exc:
-                failure = Finding("input.unreadable", "error", str(quest_path), f"not a readable quest: {exc}",
-                                  hint="point --ds-gate at a quest root or a DeepScientist home")
+                from .rules.reading import INPUT_UNREADABLE
+
+                failure = INPUT_UNREADABLE.at(str(quest_path), f"not a readable quest: {exc}",
+                                              hint="point --ds-gate at a quest root or a DeepScientist home")
                 group(f"quest-{quest_path.name}", [_item("status", quest_path, [failure])])
                 continue
             reports.append(report)

@@ -34,7 +34,8 @@ from typing import Any
 
 from .errors import QuestError
 from .model import timestamp
-from .sources.memory import MEMORY_KINDS, card_files, card_tags, parse_card, resolve_home
+from .sources.paths import MEMORY_KINDS
+from .sources.memory import card_files, card_tags, parse_card, resolve_home
 
 SCOPES = ("global", "quest", "visible")
 MAX_LIMIT = 200
@@ -380,7 +381,7 @@ def list_knowledge_summaries(
     home_path = resolve_home(home)
     quest_path = None
     if quest is not None:
-        from .sources.quest import locate
+        from .sources.location import locate
 
         quest_path = locate(quest).root
     if scope == "quest" and quest_path is None:
@@ -445,7 +446,8 @@ def tags_for_stage(quest: Path | str, stage: str) -> tuple[list[str], bool]:
     """The RFC's stage-entry tags: the quest's domains (``brief.domains`` or ``domains`` in
     quest.yaml, also under ``startup_contract``) and ``stage:<stage>``; and whether the
     quest turned ``recall_priors`` on."""
-    from .sources.quest import coerce_toggle, locate, read_quest_yaml
+    from .sources.location import locate
+    from .sources.quest_yaml import coerce_toggle, read_quest_yaml
 
     meta, _ = read_quest_yaml(locate(quest).root)
     raw_contract = meta.get("startup_contract")

@@ -22,7 +22,14 @@ from datetime import date
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ds_gate.model import ERROR, WARNING, Finding
+from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
+
+WAIVER_INVALID = Rule("waiver.invalid", ERROR, DISCIPLINE,
+    "`.ds-gate.yaml` or a waiver in it is invalid (a waiver needs a rule, an id or path, and a reason); it waives nothing")
+WAIVER_EXPIRED = Rule("waiver.expired", ERROR, DISCIPLINE,
+    "a waiver past its `expires` date; it no longer waives anything")
+WAIVER_UNUSED = Rule("waiver.unused", WARNING, DISCIPLINE,
+    "a waiver that matches no finding")
 
 FILE = ".ds-gate.yaml"
 
@@ -73,7 +80,7 @@ def load_waivers(root: Path) -> tuple[list[Waiver], list[Finding]]:
         return [], [_invalid(f"{FILE} cannot be read: {exc}", None)]
 
     def line(parts: tuple[str | int, ...]) -> int | None:
-        from ds_gate.yamlpos import line_of
+        from ds_gate.io.yamldoc import line_of
 
         return line_of(text, parts)
 
@@ -92,28 +99,29 @@ def load_waivers(root: Path) -> tuple[list[Waiver], list[Finding]]:
 
 
 def _load(text: str) -> Any:
-    import yaml
-
+    from ds_gate.io.yamldoc import YamlError, load_yaml
     from ds_gate.sources.memory import FrontmatterError
-    from ds_gate.sources.quest import load_yaml
 
     try:
         return load_yaml(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise FrontmatterError(getattr(exc, "problem", None) or str(exc), mark.line + 1 if mark else None) from None
+    except YamlError as exc:
+        raise FrontmatterError(exc.problem, exc.line) from None
 
 
 def _schema(data: Any, line: Any) -> list[Finding]:
-    from ds_gate.checks.documents import findings_for
+    from ds_gate.rules.schema import schema_findings
 
-    found = findings_for("ds_gate_config", data, FILE, line, "waiver.invalid", document=FILE)
+    found = schema_findings("ds_gate_config", data, FILE, line, WAIVER_INVALID, document=FILE)
     return [dataclasses.replace(f, hint=(f.hint or "") + "; this waiver waives nothing until it is fixed") for f in found]
 
 
 def _invalid(message: str, line: int | None) -> Finding:
-    return Finding(rule="waiver.invalid", severity=ERROR, path=FILE, line=line, message=message,
-                   hint=f"fix {FILE}; until then no waiver in it applies")
+    return WAIVER_INVALID.at(
+        FILE,
+        message,
+        hint=f"fix {FILE}; until then no waiver in it applies",
+        line=line,
+    )
 
 
 def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: date | None = None, *, audit: bool = True) -> list[Finding]:
@@ -137,13 +145,21 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: date | 
     for w in waivers if audit else []:
         if w.expires is not None and w.expires < today:
             hit = " and no longer waives the finding it named" if w.index in expired_hit else ""
-            out.append(Finding(rule="waiver.expired", severity=ERROR, path=FILE, pointer=f"/waivers/{w.index}/expires",
-                               line=w.line, message=f"waivers[{w.index}] ({w.rule}, {w.id or w.path}) expired on {w.expires}{hit}",
-                               hint="fix what it waived, or renew it with a new expires date and a reason that still holds"))
+            out.append(WAIVER_EXPIRED.at(
+                FILE,
+                f"waivers[{w.index}] ({w.rule}, {w.id or w.path}) expired on {w.expires}{hit}",
+                hint="fix what it waived, or renew it with a new expires date and a reason that still holds",
+                pointer=f"/waivers/{w.index}/expires",
+                line=w.line,
+            ))
         elif w.index not in used:
-            out.append(Finding(rule="waiver.unused", severity=WARNING, path=FILE, pointer=f"/waivers/{w.index}", line=w.line,
-                               message=f"waivers[{w.index}] ({w.rule}, {w.id or w.path}) matches no finding",
-                               hint="remove it: what it waived is fixed (or the rule id or id is misspelt)"))
+            out.append(WAIVER_UNUSED.at(
+                FILE,
+                f"waivers[{w.index}] ({w.rule}, {w.id or w.path}) matches no finding",
+                hint="remove it: what it waived is fixed (or the rule id or id is misspelt)",
+                pointer=f"/waivers/{w.index}",
+                line=w.line,
+            ))
     return out
 
 

@@ -215,6 +215,6 @@ def test_the_checkpoint_fast_path_loads_no_heavy_module(gated, stage_a_run) -> N
                           capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout == ""
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-    assert "ds_gate.commit_hook" in imported
+    assert "ds_gate.engine.commit" in imported
     assert {"jsonschema", "yaml", "git", "pluggy"} & imported == set()
-    assert ("ds_gate.schemas" in imported) == stage_a_run  # the staged run really was validated
+    assert ("ds_gate.io.schemas" in imported) == stage_a_run  # the staged run really was validated

@@ -148,7 +148,7 @@ def test_no_command_opens_a_network_socket(make_quest, home, tmp_path, pytester,
 
 
 def test_schemas_refer_only_to_each_other() -> None:
-    from ds_gate import schemas
+    from ds_gate.io import schemas
 
     def refs(node):
         if isinstance(node, dict):

@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from ds_gate.checks.cards import card_findings, schema_findings
+from ds_gate.rules.cards import card_findings, card_schema_findings
 from ds_gate.example_quest import ExampleQuest
-from ds_gate.model import Card
-from ds_gate.sources.memory import card_tags, jsonable, kind_of, parse_card, read_cards, resolve_home
+from ds_gate.model.records import Card
+from ds_gate.sources.memory import card_tags, jsonable, parse_card, read_cards, resolve_home
+from ds_gate.sources.paths import kind_of
 
 KNOWLEDGE = """\
 ---
@@ -461,9 +462,9 @@ def test_a_good_experience_card_written_like_memory_service_passes(writer: Examp
 
 def test_schema_findings_of_a_knowledge_card() -> None:
     bad = {"type": "knowledge-cards", "quest_id": ["001"], "scope": "shared"}
-    assert sorted((f.rule, f.pointer) for f in schema_findings(bad, "x.md")) == [
+    assert sorted((f.rule, f.pointer) for f in card_schema_findings(bad, "x.md")) == [
         ("card.schema", "/id"), ("card.schema", "/quest_id"), ("card.schema", "/scope"), ("card.schema", "/type")]
-    assert schema_findings({"id": "knowledge-1", "confidence": 0}, "x.md") == []
+    assert card_schema_findings({"id": "knowledge-1", "confidence": 0}, "x.md") == []
 
 
 def test_an_experience_card_needs_both_claim_and_lineage() -> None:

@@ -1,36 +1,61 @@
-"""Rule ids are an API: everything emitted is registered, everything registered is documented."""
+"""Rule ids are an API: each is declared once, as an object, and the README's table is
+derived from those objects."""
 
 from __future__ import annotations
 
-import re
+import ast
+from collections import Counter
 
+import pytest
 from helpers import REPO
 
-from ds_gate.checks.documents import RULE_FOR_SCHEMA
-from ds_gate.rules import RULES
+from ds_gate.model.findings import ERROR, Rule, RuleConflict
+from ds_gate.rules.registry import builtin_rules, markdown_table
 
 
-def emitted_rule_ids() -> set[str]:
-    found: set[str] = set(RULE_FOR_SCHEMA.values())
-    for path in (REPO / "ds_gate").rglob("*.py"):
-        text = path.read_text()
-        found.update(re.findall(r'rule="([a-z0-9.-]+)"', text))
-        found.update(re.findall(r'"([a-z]+\.[a-z-]+)" if ', text))  # rule="a" if cond else "b"
-        found.update(re.findall(r'else "([a-z]+\.[a-z-]+)"', text))
-        found.update(re.findall(r'Finding\("([a-z]+\.[a-z-]+)"', text))
-        found.update(re.findall(r'\badd\(\s*"([a-z]+\.[a-z-]+)"', text))
-        found.update(re.findall(r'rule: str = "([a-z]+\.[a-z-]+)"', text))  # a helper's default rule  # a check's local add(rule, ...)
-        found.update(re.findall(r'_review_finding\(\s*review,\s*"([a-z]+\.[a-z-]+)"', text))
+def _calls(name: str) -> list[tuple[str, ast.Call]]:
+    found = []
+    for path in sorted((REPO / "ds_gate").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
+                found.append((str(path.relative_to(REPO)), node))
     return found
 
 
-def test_every_emitted_rule_id_is_registered() -> None:
-    emitted = emitted_rule_ids()
-    assert len(emitted) > 20
-    assert emitted - set(RULES) == set()
-    assert set(RULES) - emitted == set(), "registered but never emitted"
+def test_each_rule_id_is_declared_exactly_once_in_the_code() -> None:
+    ids = [node.args[0].value for _, node in _calls("Rule") if node.args and isinstance(node.args[0], ast.Constant)]
+    assert len(ids) > 40
+    assert [rule for rule, n in Counter(ids).items() if n > 1] == []
+    assert sorted(ids) == sorted(rule.id for rule in builtin_rules())
 
 
-def test_every_rule_id_is_documented_in_the_readme() -> None:
+def _reads_one_back(node: ast.Call) -> bool:
+    """``Finding(**data)``: a finding read back from JSON (the pytest plugin's workers)."""
+    return not node.args and [k.arg for k in node.keywords] == [None]
+
+
+def test_findings_are_made_only_from_rule_objects() -> None:
+    """No loose rule strings: a finding comes from ``Rule.at``, which ``model/findings.py`` defines."""
+    loose = [(path, node.lineno) for path, node in _calls("Finding")
+             if path != "ds_gate/model/findings.py" and not _reads_one_back(node)]
+    assert loose == []
+
+
+def test_the_readme_rules_table_is_the_generated_one() -> None:
     readme = (REPO / "README.md").read_text()
-    assert [rule for rule in RULES if f"`{rule}`" not in readme] == []
+    table = readme.split("<!-- rules-table:start -->\n", 1)[1].split("<!-- rules-table:end -->", 1)[0]
+    assert table == markdown_table(), "regenerate it: python -m ds_gate.rules.registry"
+
+
+def test_a_rule_id_cannot_be_declared_twice_differently() -> None:
+    first = Rule("test.twice", ERROR, "discipline", "first meaning")
+    assert Rule("test.twice", ERROR, "discipline", "first meaning") == first  # a re-import is fine
+    with pytest.raises(RuleConflict, match="test.twice"):
+        Rule("test.twice", ERROR, "contract", "another meaning")
+
+
+def test_a_rule_needs_a_known_severity_and_level() -> None:
+    with pytest.raises(ValueError, match="level"):
+        Rule("test.level", ERROR, "strict", "x")
+    with pytest.raises(ValueError, match="severity"):
+        Rule("test.severity", "fatal", "contract", "x")

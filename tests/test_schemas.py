@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from ds_gate import schemas
-from ds_gate.jsonpos import line_of, pointer
-from ds_gate.resources import data_dir
+from ds_gate.io import schemas
+from ds_gate.io.jsondoc import line_of, pointer
+from ds_gate.io.resources import data_dir
 
 RUN = "run-e79fde93"
 VALID = {

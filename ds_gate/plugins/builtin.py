@@ -1,7 +1,9 @@
 """ds-gate's own rules, as a plugin: the same hooks a lab's plugin implements.
 
 Plain functions, so calling them needs no pluggy; ``plugins.manager()`` marks them with
-``hookimpl`` when it registers this module (see ``plugins.hooks``).
+``hookimpl`` when it registers this module (see ``plugins.hooks``). The quest-wide work of
+the gate itself (coverage, the memory cards a quest's reviews name) is the engine's; what
+is here is what a plugin could replace or add to.
 """
 
 from __future__ import annotations
@@ -10,34 +12,34 @@ from typing import Any
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ds_gate.context import CheckContext
-    from ds_gate.model import Finding, Quest, Run
+    from ds_gate.model.findings import Finding
+    from ds_gate.model.records import Document, Run
 
+# Output formats by name, imported only when asked for.
+REPORTERS = {
+    "text": "ds_gate.reporters.text:TextReporter",
+    "json": "ds_gate.reporters.json:JsonReporter",
+    "github": "ds_gate.reporters.github:GithubReporter",
+}
 
 
 def ds_gate_run_is_completed(run: Run) -> bool:
-    from ds_gate.checks.coverage import is_completed
+    from ds_gate.rules.coverage import is_completed
 
     return is_completed(run)
 
 
 def ds_gate_finalization_patterns() -> list[str]:
-    from ds_gate.commit_hook import MANIFEST
+    from ds_gate.sources.paths import MANIFEST
 
     return [MANIFEST]
 
 
-def ds_gate_check_quest(quest: Quest, context: CheckContext) -> list[Finding]:
-    """The memory cards: the quest's own, and those its reviews say they wrote."""
-    from ds_gate.memory import quest_memory
+def ds_gate_check_record(record: Document) -> list[Finding]:
+    from ds_gate.rules.records import check_record
 
-    result = quest_memory(quest, context.reviews, context.home)
-    context.cards.extend(result.cards)
-    context.home_path = result.home
-    return result.findings
+    return check_record(record)
 
 
 def ds_gate_reporters() -> dict[str, Any]:
-    from ds_gate.reporters import BUILTIN
-
-    return dict(BUILTIN)
+    return dict(REPORTERS)

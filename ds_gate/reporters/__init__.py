@@ -9,14 +9,9 @@ from __future__ import annotations
 import importlib
 from typing import Any, Protocol
 
-from ds_gate.model import Report
+from ds_gate.model.reports import Report
 
-BUILTIN = {
-    "text": "ds_gate.reporters.text:TextReporter",
-    "json": "ds_gate.reporters.json:JsonReporter",
-    "github": "ds_gate.reporters.github:GithubReporter",
-}
-NAMES = tuple(BUILTIN)
+NAMES = ("text", "json", "github")
 
 
 class Reporter(Protocol):
@@ -35,7 +30,9 @@ def available() -> dict[str, Any]:
 
 def get(name: str) -> Reporter:
     """Built-in formats need no plugin manager (the commit hook prints with them)."""
-    target: Any = BUILTIN.get(name)
+    from ds_gate.plugins.builtin import REPORTERS
+
+    target: Any = REPORTERS.get(name)
     if target is None:
         target = available().get(name)
     if target is None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 
-from ds_gate.model import ERROR, WARNING, Finding, Report
+from ds_gate.model.findings import ERROR, WARNING, Finding
+from ds_gate.model.reports import GateReport, Report
 from ds_gate.reporters.text import summary_line
 
 _LEVEL = {ERROR: "error", WARNING: "warning"}
@@ -32,7 +33,7 @@ class GithubReporter:
         props = []
         if finding.path:
             path = finding.path
-            if report.quest is not None and not os.path.isabs(path):
+            if isinstance(report, GateReport) and not os.path.isabs(path):
                 path = os.path.relpath(report.quest.root / path)
             props.append(f"file={_prop(path)}")
             if finding.line:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from ds_gate.model import Report
+from ds_gate.model.reports import Report
 
 
 class JsonReporter:

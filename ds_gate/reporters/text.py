@@ -6,9 +6,20 @@ runs are shown as one table rather than one finding each, followed by the next s
 
 from __future__ import annotations
 
-from ds_gate.model import INFO, WARNING, Finding, Report, Run
+import functools
 
-_PENDING_RULE = "coverage.pending-run"
+from ds_gate.model.findings import INFO, WARNING, Finding
+from ds_gate.model.records import Card, Run
+from ds_gate.model.reports import (
+    DocumentsReport,
+    GateReport,
+    LineageReport,
+    RecallReport,
+    RecentReport,
+    Report,
+)
+
+PENDING_RULE = "coverage.pending-run"  # shown as one table, not one finding per run
 
 
 def _count(n: int, word: str) -> str:
@@ -16,16 +27,14 @@ def _count(n: int, word: str) -> str:
 
 
 def summary_line(report: Report) -> str:
-    errors = sum(f.fails for f in report.findings if f.rule != _PENDING_RULE)
+    errors = sum(f.fails for f in report.findings if f.rule != PENDING_RULE)
     warnings = sum(f.severity == WARNING and f.waived is None for f in report.findings)
     waived = sum(f.waived is not None for f in report.findings)
     verdict = "OK" if report.ok else "FAILED"
-    if report.command in ("closure", "commit-check", "pre-push") and report.quest is not None:
-        verdict = "PASSED" if report.ok else "REJECTED"
-        if not report.enforced:
-            verdict = "PASSED (gate off)"
     counts = [_count(errors, "error"), _count(warnings, "warning")] + ([f"{waived} waived"] if waived else [])
-    if report.quest is not None:
+    if isinstance(report, GateReport):
+        if report.scope.gates_pending:
+            verdict = ("PASSED" if report.ok else "REJECTED") if report.enforced else "PASSED (gate off)"
         counts.insert(0, f"{len(report.pending)} of {len(report.completed_runs)} completed runs pending distill review")
     return f"ds-gate {report.command}: {verdict} - {', '.join(counts)}"
 
@@ -76,63 +85,94 @@ def next_step(runs: list[Run]) -> list[str]:
     ]
 
 
-def result_lines(report: Report) -> list[str]:
-    """recall: rank, card, overlap and claim; recent: time, kind, id and summary."""
+def _finalizes(reasons: list[str], by: str) -> str:
+    what = "this push finalizes the quest: it sends " if by == "push" else "this commit finalizes the quest: it stages "
+    return what + "; ".join(reasons)
+
+
+def _cards_line(cards: list[Card], home: str) -> str:
+    lessons = sum(card.is_experience for card in cards)
+    return f"  memory cards checked: {len(cards)} ({lessons} with claim/lineage){home}"
+
+
+@functools.singledispatch
+def head_lines(report: Report) -> list[str]:
+    """What a report says before its findings: particular to each report type."""
+    return []
+
+
+@head_lines.register
+def _(report: DocumentsReport) -> list[str]:
+    return [_finalizes(report.finalization_reasons, "commit")] if report.finalization_reasons else []
+
+
+@head_lines.register
+def _(report: GateReport) -> list[str]:
+    out = []
+    quest, scope = report.quest, report.scope
+    if scope.shows_quest:
+        out.append(f"quest {quest.quest_id} at {quest.root} (experience_distill: {'on' if quest.experience_distill else 'off'})")
+        out.append(f"  workspaces: {', '.join(ws.rel for ws in quest.workspaces)}")
+    if report.cards and scope.shows_cards:
+        out.append(_cards_line(report.cards, f", home {report.home}" if report.home else ""))
+    if report.finalization_reasons and scope.finalizes:
+        out.append(_finalizes(report.finalization_reasons, scope.finalizes))
+        if report.pending and report.enforced:
+            out.append("(ordinary checkpoints are never blocked by pending runs; finalization commits are)")
+    return out
+
+
+@head_lines.register
+def _(report: LineageReport) -> list[str]:
+    out = [f"DeepScientist home {report.home}"] if report.home is not None else []
+    if report.cards:
+        out.append(_cards_line(report.cards, ""))
+    return out
+
+
+@head_lines.register
+def _(report: RecallReport) -> list[str]:
     lines = []
-    for n, item in enumerate(report.results or [], start=1):
-        if report.command == "recall":
-            why = f"{item['overlap']} tag(s): {', '.join(item['matched_tags'])}" if item["overlap"] else (
-                f"text match {item['lexical_score']:.2f}" if "lexical_score" in item else "recent")
-            lines.append(f"{n:>3}. {item['card_id']}  [{item['scope']}/{item['kind']}]  {item['title'] or ''}  ({why})")
-            if item.get("claim"):
-                lines.append(f"     claim: {item['claim']}")
-            lines.append(f"     {item['path']}")
-        else:
-            lines.append(f"{n:>3}. {item['updated_at'] or '-':<25}  {item['kind'] or '-':<9}  {item['artifact_id']}  "
-                         f"{(item.get('summary') or '')[:80]}")
-    if not lines:
-        lines.append("(nothing found)")
-    return lines
+    for n, item in enumerate(report.results, start=1):
+        why = f"{item['overlap']} tag(s): {', '.join(item['matched_tags'])}" if item["overlap"] else (
+            f"text match {item['lexical_score']:.2f}" if "lexical_score" in item else "recent")
+        lines.append(f"{n:>3}. {item['card_id']}  [{item['scope']}/{item['kind']}]  {item['title'] or ''}  ({why})")
+        if item.get("claim"):
+            lines.append(f"     claim: {item['claim']}")
+        lines.append(f"     {item['path']}")
+    return lines or ["(nothing found)"]
+
+
+@head_lines.register
+def _(report: RecentReport) -> list[str]:
+    lines = [f"{n:>3}. {item['updated_at'] or '-':<25}  {item['kind'] or '-':<9}  {item['artifact_id']}  "
+             f"{(item.get('summary') or '')[:80]}" for n, item in enumerate(report.results, start=1)]
+    return lines or ["(nothing found)"]
+
+
+def pending_lines(report: GateReport) -> list[str]:
+    """The pending runs as one table, and the call that covers them."""
+    if not (report.pending and report.scope.lists_pending):
+        return []
+    out = ["", f"pending distill review ({len(report.pending)} of {len(report.completed_runs)} completed runs):"]
+    waived = {f.subject: f.waived for f in report.findings if f.rule == PENDING_RULE and f.waived and f.subject}
+    out.extend(pending_table(report.pending, report.listed_by_invalid, waived))
+    unwaived = [run for run in report.pending if run.artifact_id not in waived]
+    if report.enforced and report.scope.gates_pending and unwaived:
+        out.append("")
+        out.extend(next_step(unwaived))
+    return out
 
 
 class TextReporter:
     def render(self, report: Report) -> str:
-        out: list[str] = []
-        quest = report.quest
-        if quest is not None and report.command != "commit-check":
-            toggle = "on" if quest.experience_distill else "off"
-            out.append(f"quest {quest.quest_id} at {quest.root} (experience_distill: {toggle})")
-            out.append(f"  workspaces: {', '.join(ws.rel for ws in quest.workspaces)}")
-        if report.command == "lineage" and report.home is not None:
-            out.append(f"DeepScientist home {report.home}")
-        if report.cards and report.command in ("check", "closure", "lineage"):
-            lessons = sum(card.is_experience for card in report.cards)
-            home = f", home {report.home}" if report.home and report.command != "lineage" else ""
-            out.append(f"  memory cards checked: {len(report.cards)} ({lessons} with claim/lineage){home}")
-        if report.finalization_reasons:
-            what = "this push finalizes the quest: it sends " if report.command == "pre-push" else \
-                "this commit finalizes the quest: it stages "
-            out.append(what + "; ".join(report.finalization_reasons))
-            if report.pending and report.enforced:
-                out.append("(ordinary checkpoints are never blocked by pending runs; finalization commits are)")
-
-        if report.results is not None:
-            out.extend(result_lines(report))
-        shown = [f for f in report.findings if f.rule != _PENDING_RULE and f.severity != INFO]
+        out = head_lines(report)
+        shown = [f for f in report.findings if f.rule != PENDING_RULE and f.severity != INFO]
         if shown:
             out.append("")
             out.extend(format_finding(f) for f in shown)
-
-        if quest is not None and report.pending and report.command in ("closure", "candidates", "commit-check", "pre-push"):
-            out.append("")
-            header = f"pending distill review ({len(report.pending)} of {len(report.completed_runs)} completed runs):"
-            out.append(header)
-            waived = {f.subject: f.waived for f in report.findings if f.rule == _PENDING_RULE and f.waived and f.subject}
-            out.extend(pending_table(report.pending, report.listed_by_invalid, waived))
-            unwaived = [run for run in report.pending if run.artifact_id not in waived]
-            if report.enforced and report.command != "candidates" and unwaived:
-                out.append("")
-                out.extend(next_step(unwaived))
+        if isinstance(report, GateReport):
+            out.extend(pending_lines(report))
         out.extend(f"note: {note}" for note in report.notes)
         out.append("")
         out.append(summary_line(report))

@@ -21,9 +21,15 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 
-from ds_gate.model import WARNING, Finding, Workspace
-from ds_gate.sources.artifacts import INDEX_NAME
-from ds_gate.sources.gitio import cat_file, cat_file_check, git, split_z
+from ds_gate.io.git import cat_file, cat_file_check, git, split_z
+from ds_gate.model.findings import Finding
+from ds_gate.model.records import Workspace
+from ds_gate.rules.reading import (
+    GIT_OBJECT_MISSING,
+    GIT_ONE_BRANCH,
+    PATH_SYMLINK_OUTSIDE_QUEST,
+)
+from ds_gate.sources.paths import INDEX_NAME
 
 DEFAULT_REFS = ("refs/heads", "refs/remotes")
 FETCH_HINT = ("fetch every branch (`git fetch origin '+refs/heads/*:refs/remotes/origin/*'`; in GitHub Actions "
@@ -78,11 +84,9 @@ class RefReader:
 
 
 def _missing(ref: str, what: str) -> Finding:
-    return Finding(
-        rule="git.object-missing",
-        severity=WARNING,
-        path=f"{ref}:{what}",
-        message=f"{ref}:{what} is not in this clone (a partial or shallow clone?); its artifacts are not read",
+    return GIT_OBJECT_MISSING.at(
+        f"{ref}:{what}",
+        f"{ref}:{what} is not in this clone (a partial or shallow clone?); its artifacts are not read",
         hint=FETCH_HINT,
     )
 
@@ -95,11 +99,9 @@ def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Seque
     branches = {_branch(name) for name, _ in refs if name.startswith(("refs/heads/", "refs/remotes/"))}
     if len(branches) <= 1:
         findings.append(
-            Finding(
-                rule="git.one-branch",
-                severity=WARNING,
-                path=None,
-                message=f"only {len(branches) or 'no'} branch{'es' if len(branches) > 1 else ''} visible in this clone: "
+            GIT_ONE_BRANCH.at(
+                None,
+                f"only {len(branches) or 'no'} branch{'es' if len(branches) > 1 else ''} visible in this clone: "
                 "runs recorded on other branches (idea/…, run/…, analysis/…, paper/…) are not seen",
                 hint=FETCH_HINT,
             )
@@ -153,10 +155,11 @@ def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Seque
                 if not file.endswith(".json") or mode == "40000":
                     continue
                 if mode == "120000":
-                    mine.append(Finding(rule="path.symlink-outside-quest", severity=WARNING,
-                                        path=ws.display(f"artifacts/{sub}/{file}"),
-                                        message=f"{ws.display(f'artifacts/{sub}/{file}')} is a symbolic link; not followed",
-                                        hint="commit the record itself, not a link to it"))
+                    mine.append(PATH_SYMLINK_OUTSIDE_QUEST.at(
+                        ws.display(f"artifacts/{sub}/{file}"),
+                        f"{ws.display(f'artifacts/{sub}/{file}')} is a symbolic link; not followed",
+                        hint="commit the record itself, not a link to it",
+                    ))
                     continue
                 if blob in served:
                     continue  # the same record, already handed over by an earlier ref

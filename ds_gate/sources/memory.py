@@ -24,13 +24,17 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from ds_gate.model import ERROR, Card, Finding
-from ds_gate.sources.artifacts import symlink_finding, unreadable
-from ds_gate.sources.quest import is_inside
+from ds_gate.model.findings import Finding
+from ds_gate.model.records import Card
+from ds_gate.rules.reading import (
+    CARD_FRONTMATTER_INVALID,
+    CARD_UNREADABLE,
+    symlink_outside,
+    unreadable,
+)
+from ds_gate.sources.location import is_inside
+from ds_gate.sources.paths import MEMORY_KINDS
 
-MEMORY_KINDS = ("papers", "ideas", "decisions", "episodes", "knowledge", "templates")
-SINGULAR = {"papers": "paper", "ideas": "idea", "decisions": "decision", "episodes": "episode", "knowledge": "knowledge",
-            "templates": "template"}
 HOME_VARIABLES = ("DEEPSCIENTIST_HOME", "DS_HOME")
 _NODE_BUDGET = 200_000  # values in one frontmatter: far above any real card, far below an alias bomb
 
@@ -141,17 +145,12 @@ def _block(lines: list[str], start: int) -> int | None:
 
 
 def _load_mapping(text: str, first_line: int) -> dict[str, Any]:
-    import yaml
-
-    from ds_gate.sources.quest import load_yaml
+    from ds_gate.io.yamldoc import YamlError, load_yaml
 
     try:
-        data = load_yaml(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = first_line + mark.line if mark is not None else first_line
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise FrontmatterError(f"the frontmatter is not valid YAML: {problem}", line) from None
+        data = load_yaml(text, first_line)
+    except YamlError as exc:
+        raise FrontmatterError(f"the frontmatter is not valid YAML: {exc.problem}", exc.line or first_line) from None
     except RecursionError:
         raise FrontmatterError("the frontmatter is nested too deeply", first_line) from None
     if data is None:
@@ -212,7 +211,7 @@ def parse_card(raw: bytes, *, path: Path, display: str, scope: str, kind: str) -
 
 def _broken(path: Path, display: str, scope: str, kind: str, message: str, line: int | None,
             hint: str = "fix the YAML between the `---` lines (DeepScientist writes it with yaml.safe_dump)") -> Card:
-    finding = Finding(rule="card.frontmatter-invalid", severity=ERROR, path=display, line=line, message=message, hint=hint)
+    finding = CARD_FRONTMATTER_INVALID.at(display, message, hint=hint, line=line)
     return Card(path=path, display=display, scope=scope, kind=kind, meta={}, body="", findings=[finding], broken=True)
 
 
@@ -223,7 +222,7 @@ def _contained(path: Path, contain: Path, display: str, findings: list[Finding])
     """True when the real path (symbolic links resolved) stays inside ``contain``; else a finding."""
     real = Path(os.path.realpath(path))
     if not is_inside(contain, real):
-        findings.append(symlink_finding(display, str(real), str(contain), "memory cards"))
+        findings.append(symlink_outside(display, str(real), str(contain), "memory cards"))
         return False
     return True
 
@@ -265,7 +264,7 @@ def _md_files(folder: Path, kind: str, contain: Path, base: Path | None, finding
 
 
 def _unreadable(display: str, exc: OSError) -> Finding:
-    return unreadable(display, exc, rule="card.unreadable")
+    return unreadable(display, exc, CARD_UNREADABLE)
 
 
 def read_cards(root: Path, *, scope: str, contain: Path, base: Path | None) -> tuple[list[Card], list[Finding]]:
@@ -283,14 +282,3 @@ def read_cards(root: Path, *, scope: str, contain: Path, base: Path | None) -> t
         if card is not None:
             cards.append(card)
     return cards, findings
-
-
-def kind_of(rel: str) -> str | None:
-    """The memory kind of a path relative to a memory root (``knowledge/x.md``), or None
-    when MemoryService would not read it as a card."""
-    parts = rel.split("/")
-    if not parts[-1].endswith(".md") or parts[0] not in MEMORY_KINDS:
-        return None
-    if len(parts) == 2 or (len(parts) == 3 and parts[0] == "ideas"):
-        return parts[0]
-    return None

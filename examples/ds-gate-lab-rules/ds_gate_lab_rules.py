@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 
 from ds_gate.hookspecs import hookimpl
-from ds_gate.model import ERROR, Finding
+from ds_gate.model.findings import ERROR, Finding
 
 
 @hookimpl

@@ -8,34 +8,14 @@ times loads that quest once.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
-from ds_gate.checks.coverage import RunIndex
 from ds_gate.errors import QuestError
-from ds_gate.model import Card, Finding, Quest, same_quest
+from ds_gate.model.findings import Finding
+from ds_gate.model.records import Card, Quest, same_quest
+from ds_gate.sources.location import is_inside
 from ds_gate.sources.memory import display_path, read_cards, resolve_home
-from ds_gate.sources.quest import is_inside
-
-
-class QuestRuns(RunIndex):
-    """The runs of one quest, by artifact id and by experiment run_id, as lineage names them."""
-
-    def __init__(self, quest: Quest) -> None:
-        super().__init__(quest)
-        self.quest_id = quest.quest_id
-
-    def resolve(self, name: str) -> str | None:
-        """The artifact id a lineage ``run`` names (its artifact id or its experiment run_id)."""
-        if name in self.runs:
-            return name
-        same = self.by_run_id.get(name)
-        return sorted(same)[0] if same else None
-
-    def close_match(self, name: str) -> str | None:
-        import difflib
-
-        found = difflib.get_close_matches(name, [*self.runs, *self.by_run_id], n=1, cutoff=0.8)
-        return found[0] if found else None
 
 
 def valid_quest_id(value: str) -> bool:
@@ -43,14 +23,19 @@ def valid_quest_id(value: str) -> bool:
     return bool(value) and value not in (".", "..") and not any(c in value for c in "/\\\0") and value == value.strip()
 
 
+LoadQuest = Callable[[Path], Quest]
+
+
 class Home:
-    def __init__(self, path: Path | str | None = None, *, base: Path | None = None) -> None:
-        """``base``: the folder card paths are shown relative to (absolute outside it)."""
+    def __init__(self, path: Path | str | None = None, *, base: Path | None = None, load: LoadQuest | None = None) -> None:
+        """``base``: the folder card paths are shown relative to (absolute outside it).
+        ``load``: reads another quest of the home (its runs), when a lineage names one."""
         self.path = resolve_home(path)
         self.base = base
+        self.load = load
         self._cards: list[Card] | None = None
         self.findings: list[Finding] = []
-        self._quests: dict[str, QuestRuns | str] = {}
+        self._quests: dict[str, Quest | str] = {}
         self._loaded: list[Quest] = []
 
     def register(self, quest: Quest) -> None:
@@ -72,17 +57,17 @@ class Home:
     def display(self, path: Path) -> str:
         return display_path(path, self.base)
 
-    def quest_runs(self, quest_id: str) -> QuestRuns | str:
-        """The runs of ``<home>/quests/<quest_id>``, or why they cannot be read."""
+    def quest(self, quest_id: str) -> Quest | str:
+        """``<home>/quests/<quest_id>`` (its runs), or why it cannot be read; each read once."""
         key = quest_id.strip()
         for quest in self._loaded:
             if same_quest(key, quest.quest_id):
-                return self._quests.setdefault(key, QuestRuns(quest))
+                return quest
         if key not in self._quests:
             self._quests[key] = self._load(key)
         return self._quests[key]
 
-    def _load(self, quest_id: str) -> QuestRuns | str:
+    def _load(self, quest_id: str) -> Quest | str:
         if not valid_quest_id(quest_id):
             return f"{quest_id!r} is not a quest id (it must be one folder name, with no '/' or '..')"
         quests = self.path / "quests"
@@ -95,13 +80,12 @@ class Home:
         real = Path(os.path.realpath(folder))
         if not is_inside(self.path, real):
             return f"{self.display(folder)} is a symbolic link out of the home; not followed"
-        from ds_gate.loader import load_quest
-
+        if self.load is None:
+            return f"quest {quest_id} was not read (no loader given)"
         try:
-            quest = load_quest(folder, runs_only=True)
+            return self.load(folder)
         except QuestError as exc:
             return f"quest {quest_id} cannot be read: {exc}"
-        return QuestRuns(quest)
 
 
 def _subfolders(folder: Path) -> list[Path]:

@@ -1,14 +1,17 @@
-"""Line numbers for JSON pointers: the ``json`` module parses, but never says where.
+"""JSON as ds-gate reads it: strict parsing, pointers, and the line a pointer leads to.
 
-Used only when a finding needs a line, so it favours being obviously right over speed.
+The ``json`` module parses but never says where; ``line_of`` is used only when a finding
+needs a line, so it favours being obviously right over speed.
 It walks the text along the pointer, skipping sibling values without building them;
 with duplicate keys it follows the last one, as ``json.loads`` does.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from json.decoder import scanstring  # type: ignore[attr-defined]  # public since 2.6, absent from typeshed
+from typing import Any
 
 _WS = " \t\r\n"
 
@@ -103,3 +106,29 @@ def line_of(text: str, parts: Sequence[str | int]) -> int | None:
     except (ValueError, IndexError):
         return None
     return text.count("\n", 0, i) + 1
+
+
+def place(raw: bytes | None, path: tuple[str | int, ...]) -> int | None:
+    """Line of ``path`` in a record's bytes (the nearest existing parent for a missing key)."""
+    if raw is None:
+        return None
+    text = raw.decode("utf-8", "replace")
+    for cut in range(len(path), -1, -1):
+        line = line_of(text, path[:cut])
+        if line is not None:
+            return line
+    return None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON (NaN and Infinity are Python's extensions)")
+
+
+_STRICT = json.JSONDecoder(parse_constant=_no_constant)
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads`` without NaN/Infinity: DeepScientist writes strict JSON, and a NaN
+    compares false with everything, so it would slip past every range rule. One decoder
+    for all: ``json.loads`` with a keyword builds a new one per call."""
+    return _STRICT.decode(text if isinstance(text, str) else text.decode("utf-8"))

@@ -115,3 +115,10 @@ def cat_file_check(cwd: Path | str, names: Iterable[str]) -> dict[str, tuple[str
         parts = line.split(" ")
         result[name] = (parts[0], parts[1]) if len(parts) == 2 and parts[1] != "missing" else None
     return result
+
+
+def staged_names(cwd: Path | str) -> list[str]:
+    """Paths (relative to the workspace top) added, copied, modified or retyped in the index:
+    what a commit stages, honouring the hook's ``GIT_INDEX_FILE``."""
+    out = git(["diff", "--cached", "--name-only", "-z", "--no-renames", "--diff-filter=ACMRT"], cwd, staged=True)
+    return split_z(out)

@@ -18,9 +18,23 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ds_gate import schemas
-from ds_gate.jsonpos import pointer
-from ds_gate.model import ERROR, WARNING, Card, Decision, Finding, text_of
+from ds_gate.io import schemas
+from ds_gate.io.jsondoc import pointer
+from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
+from ds_gate.model.records import Card, Decision, text_of
+
+CARD_SCHEMA = Rule("card.schema", ERROR, DISCIPLINE,
+    "a card's frontmatter breaks `schemas/knowledge_card.schema.json`")
+CARD_EXPERIENCE_SCHEMA = Rule("card.experience-schema", ERROR, DISCIPLINE,
+    "an experience card breaks `schemas/experience_card.schema.json` (empty claim, bad lineage entry)")
+CARD_QUEST_SCOPE_LESSON = Rule("card.quest-scope-lesson", WARNING, DISCIPLINE,
+    "a lesson in quest scope with no global copy; promote it")
+CARD_HOME_MISSING = Rule("card.home-missing", WARNING, DISCIPLINE,
+    "no home, so the global cards reviews name were not checked")
+REVIEW_MISSING_CARD = Rule("review.missing-card", ERROR, DISCIPLINE,
+    "a `cards_written` entry names a card that does not exist in its scope")
+REVIEW_DUPLICATE_CARD = Rule("review.duplicate-card", ERROR, DISCIPLINE,
+    "a `new` card repeats an existing card (body or title) and no neighbor decision names it")
 
 _SPACE = re.compile(r"\s+")
 Line = Callable[[tuple[str | int, ...]], "int | None"]
@@ -31,17 +45,17 @@ def normalise(text: str) -> str:
     return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
 
 
-def schema_findings(meta: Mapping[str, Any], display: str | None, line: Line | None = None) -> list[Finding]:
+def card_schema_findings(meta: Mapping[str, Any], display: str | None, line: Line | None = None) -> list[Finding]:
     """Frontmatter against the card schemas: ``card.schema`` for what every card needs,
     ``card.experience-schema`` for what only a lesson needs."""
-    from ds_gate.checks.documents import findings_for
+    from ds_gate.rules.schema import schema_findings
 
     experience = "claim" in meta or "lineage" in meta
 
-    def rule(err: schemas.SchemaError) -> str:
-        return "card.schema" if not experience or err.schema_path[:1] == ("allOf",) else "card.experience-schema"
+    def rule(err: schemas.SchemaError) -> Rule:
+        return CARD_SCHEMA if not experience or err.schema_path[:1] == ("allOf",) else CARD_EXPERIENCE_SCHEMA
 
-    return findings_for("experience_card" if experience else "knowledge_card", dict(meta), display, line, rule,
+    return schema_findings("experience_card" if experience else "knowledge_card", dict(meta), display, line, rule,
                         subject=text_of(meta.get("id")), document="the frontmatter")
 
 
@@ -49,7 +63,7 @@ def card_findings(card: Card) -> list[Finding]:
     """What is wrong with one card on its own: unreadable frontmatter, or its schema."""
     if card.broken:
         return list(card.findings)
-    return [*card.findings, *schema_findings(card.meta, card.display, card.line)]
+    return [*card.findings, *card_schema_findings(card.meta, card.display, card.line)]
 
 
 class CardIndex:
@@ -123,7 +137,7 @@ def review_findings(reviews: Iterable[Decision], quest_cards: CardIndex, global_
                 elsewhere = other is not None and card_id.strip() in other.by_id
                 out.findings.append(
                     _review_finding(
-                        review, "review.missing-card", where,
+                        review, REVIEW_MISSING_CARD, where,
                         f"cards_written[{i}] names {scope} card {card_id!r}, but no card in the {scope} memory has that id"
                         + (f" (it is in the {'quest' if scope == 'global' else 'global'} memory)" if elsewhere else ""),
                         f"set scope: {'quest' if scope == 'global' else 'global'}" if elsewhere else
@@ -141,7 +155,7 @@ def review_findings(reviews: Iterable[Decision], quest_cards: CardIndex, global_
                 names = ", ".join(f"{o.card_id} ({o.display}, same {what})" for o, what in unnamed)
                 out.findings.append(
                     _review_finding(
-                        review, "review.duplicate-card", ("cards_written", i),
+                        review, REVIEW_DUPLICATE_CARD, ("cards_written", i),
                         f"new card {card_id} repeats an existing card: {names}",
                         f"decide against it first: add neighbor_decisions: [{{candidate_card_id: {unnamed[0][0].card_id}, "
                         "decision: patch | new | neighbor_but_separate, target_run_id, reason}], or patch that card instead",
@@ -150,21 +164,18 @@ def review_findings(reviews: Iterable[Decision], quest_cards: CardIndex, global_
     return out
 
 
-def _review_finding(review: Decision, rule: str, where: tuple[str | int, ...], message: str, hint: str) -> Finding:
-    from ds_gate.checks.documents import place
+def _review_finding(review: Decision, rule: Rule, where: tuple[str | int, ...], message: str, hint: str) -> Finding:
+    from ds_gate.io.jsondoc import place
 
-    return Finding(rule=rule, severity=ERROR, path=review.path, pointer=pointer(where), line=place(review.raw, where),
-                   message=message, hint=hint)
+    return rule.at(review.path, message, hint=hint, pointer=pointer(where), line=place(review.raw, where))
 
 
 def quest_scope_findings(quest_cards: Iterable[Card], global_ids: set[str]) -> list[Finding]:
     """A lesson in quest scope that was never promoted to global."""
     return [
-        Finding(
-            rule="card.quest-scope-lesson",
-            severity=WARNING,
-            path=card.display,
-            message=f"lesson {card.card_id or card.display} is kept in quest scope, where the next quest never reads it",
+        CARD_QUEST_SCOPE_LESSON.at(
+            card.display,
+            f"lesson {card.card_id or card.display} is kept in quest scope, where the next quest never reads it",
             hint="promote it (memory.promote_to_global) or write it with scope=global, as the experience-distill RFC asks",
             subject=card.card_id,
         )

@@ -16,14 +16,60 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ds_gate.jsonpos import pointer
-from ds_gate.model import ERROR, WARNING, Card, Finding, same_quest
+from ds_gate.io.jsondoc import pointer
+from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
+from ds_gate.model.records import Card, Quest, same_quest
+from ds_gate.rules.coverage import RunIndex
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from ds_gate.home import QuestRuns
+LINEAGE_NOT_ORIGIN = Rule("lineage.not-origin", ERROR, DISCIPLINE,
+    "the first lineage entry is not the quest the card came from")
+LINEAGE_ORIGIN_UNKNOWN = Rule("lineage.origin-unknown", WARNING, DISCIPLINE,
+    "no `quest_id` and no `promoted_from`: the origin cannot be checked")
+LINEAGE_UNKNOWN_QUEST = Rule("lineage.unknown-quest", ERROR, DISCIPLINE,
+    "a lineage entry names a quest the home does not hold (or not a quest id)")
+LINEAGE_UNKNOWN_RUN = Rule("lineage.unknown-run", ERROR, DISCIPLINE,
+    "a lineage entry names a run that is not a run of its quest (with a did-you-mean)")
+LINEAGE_REPEATED_ENTRY = Rule("lineage.repeated-entry", ERROR, DISCIPLINE,
+    "a lineage entry repeats an earlier (quest, run) pair")
+
+class QuestRuns(RunIndex):
+    """The runs of one quest, by artifact id and by experiment run_id, as lineage names them."""
+
+    def __init__(self, quest: Quest) -> None:
+        super().__init__(quest)
+        self.quest_id = quest.quest_id
+
+    def resolve(self, name: str) -> str | None:
+        """The artifact id a lineage ``run`` names (its artifact id or its experiment run_id)."""
+        if name in self.runs:
+            return name
+        same = self.by_run_id.get(name)
+        return sorted(same)[0] if same else None
+
+    def close_match(self, name: str) -> str | None:
+        import difflib
+
+        found = difflib.get_close_matches(name, [*self.runs, *self.by_run_id], n=1, cutoff=0.8)
+        return found[0] if found else None
+
 
 RunsOf = Callable[[str], "QuestRuns | str | None"]  # None: cannot be checked here (no home)
+
+
+def runs_by_quest(quest_of: Callable[[str], Quest | str]) -> Callable[[str], QuestRuns | str]:
+    """The runs of the quest a lineage entry names (``quest_of`` reads it, or says why not),
+    indexed once per quest however many entries name it."""
+    built: dict[int, QuestRuns] = {}
+
+    def runs_of(quest_id: str) -> QuestRuns | str:
+        quest = quest_of(quest_id)
+        if isinstance(quest, str):
+            return quest
+        if id(quest) not in built:
+            built[id(quest)] = QuestRuns(quest)
+        return built[id(quest)]
+
+    return runs_of
 
 
 def _entry_text(entry: object, key: str) -> str | None:
@@ -36,19 +82,19 @@ def chain_findings(card: Card, runs_of: RunsOf) -> list[Finding]:
         return []
     found: list[Finding] = []
 
-    def add(rule: str, severity: str, where: tuple[str | int, ...], message: str, hint: str) -> None:
-        found.append(Finding(rule=rule, severity=severity, path=card.display, pointer=pointer(where),
-                             line=card.line(where), message=message, hint=hint, subject=card.card_id))
+    def add(rule: Rule, where: tuple[str | int, ...], message: str, hint: str) -> None:
+        found.append(rule.at(card.display, message, hint=hint, pointer=pointer(where), line=card.line(where),
+                             subject=card.card_id))
 
     first_quest = _entry_text(card.lineage[0], "quest")
     origins = card.origin_quests()
     if first_quest is not None:
         if not origins:
-            add("lineage.origin-unknown", WARNING, ("lineage", 0, "quest"),
+            add(LINEAGE_ORIGIN_UNKNOWN, ("lineage", 0, "quest"),
                 "the card has no quest_id and no promoted_from, so its origin quest cannot be checked",
                 "record quest_id: '<the quest that learned this>' in the card's frontmatter")
         elif not any(same_quest(first_quest, o) for o in origins):
-            add("lineage.not-origin", ERROR, ("lineage", 0, "quest"),
+            add(LINEAGE_NOT_ORIGIN, ("lineage", 0, "quest"),
                 f"lineage[0] is quest {first_quest!r}, but the card came from quest {' / '.join(origins)}",
                 f"put the origin first: lineage[0] must name quest {origins[0]!r} and the run the lesson was learned "
                 "from; later quests append their entries after it")
@@ -63,13 +109,13 @@ def chain_findings(card: Card, runs_of: RunsOf) -> list[Finding]:
         if runs is None:
             pass  # unverifiable, said once by the caller; repeats are still caught by name
         elif isinstance(runs, str):
-            add("lineage.unknown-quest", ERROR, ("lineage", i, "quest"), f"lineage[{i}] names quest {quest!r}: {runs}",
+            add(LINEAGE_UNKNOWN_QUEST, ("lineage", i, "quest"), f"lineage[{i}] names quest {quest!r}: {runs}",
                 "name a quest of this DeepScientist home (pass --home if the home is elsewhere)")
         else:
             resolved = runs.resolve(run)
             if resolved is None:
                 close = runs.close_match(run)
-                add("lineage.unknown-run", ERROR, ("lineage", i, "run"),
+                add(LINEAGE_UNKNOWN_RUN, ("lineage", i, "run"),
                     f"lineage[{i}] names run {run!r}, which is not a run of quest {quest}",
                     f"did you mean {close}?" if close else
                     f"name a run recorded in quest {quest} (its artifact id run-xxxxxxxx or its run_id)")
@@ -78,7 +124,7 @@ def chain_findings(card: Card, runs_of: RunsOf) -> list[Finding]:
             quest = runs.quest_id
         key = (quest.lstrip("0") if quest.isdigit() else quest, identity)
         if key in seen:
-            add("lineage.repeated-entry", ERROR, ("lineage", i),
+            add(LINEAGE_REPEATED_ENTRY, ("lineage", i),
                 f"lineage[{i}] repeats lineage[{seen[key]}] (quest {quest}, run {identity})",
                 f"remove lineage[{i}]: each (quest, run) pair appears once in a card's lineage")
         else:

@@ -1,4 +1,4 @@
-"""Plain data shared by every layer: what a quest holds and what the gate concludes.
+"""What a quest holds, as plain data shared by every layer.
 
 Records are kept *slim*: a run is a handful of strings, not the whole JSON document,
 because real run records carry metric tables and a quest can hold tens of thousands.
@@ -11,57 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.errors import QuestError
+from ds_gate.model.findings import ERROR, Finding
 
 __all__ = ["QuestError"]  # re-exported: the model is where users look for it
-
-# Bumped only when a key of the JSON output changes meaning or disappears.
-SCHEMA_VERSION = 1
-
-ERROR = "error"
-WARNING = "warning"
-INFO = "info"
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One thing the user should know, placed precisely enough to fix without searching.
-
-    ``rule`` is a stable id (part of the JSON API); ``path`` is relative to the quest
-    root (or as given on the command line for ``validate``); ``pointer`` is an RFC 6901
-    JSON pointer into that file; ``line`` is 1-based and may be unknown.
-    """
-
-    rule: str
-    severity: str
-    path: str | None
-    message: str
-    hint: str | None = None
-    pointer: str = ""
-    line: int | None = None
-    subject: str | None = None  # the artifact, run or card id it is about, when not the file's stem
-    waived: str | None = None  # the reason of the waiver that covers it; a waived finding never fails
-
-    @property
-    def fails(self) -> bool:
-        return self.severity == ERROR and self.waived is None
-
-    def sort_key(self) -> tuple[str, int, str, str]:
-        """Reports list findings by file, then line: the order a reader fixes them in."""
-        return (self.path or "", self.line or 0, self.rule, self.pointer)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "rule": self.rule,
-            "severity": self.severity,
-            "path": self.path,
-            "pointer": self.pointer,
-            "line": self.line,
-            "message": self.message,
-            "hint": self.hint,
-            "subject": self.subject,
-            "waived": self.waived,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class Workspace:
@@ -100,6 +52,50 @@ class Run:
             "workspace": self.workspace,
             "path": self.path,
         }
+
+
+REVIEW_ACTION = "distill_review"
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One parsed record as the record checks see it, alive only while it is checked.
+
+    Checks (built-in and plugins') get the whole document, never only its bytes: nothing
+    parses a record twice.
+    """
+
+    kind: str | None  # the record's kind, or its folder's for a record without one
+    data: dict[str, Any]
+    raw: bytes  # for placing a finding on a line
+    display: str  # how findings name the file
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewFields:
+    """What the model keeps of a review: the runs it covers and the cards it names."""
+
+    is_review: bool
+    reviewed_run_ids: tuple[str, ...] = ()
+    cards_written: tuple[dict[str, Any], ...] = ()
+    neighbor_cards: frozenset[str] = frozenset()
+
+
+def review_fields(data: dict[str, Any]) -> ReviewFields:
+    """The review fields of a decision, read leniently (its schema reports what is wrong)."""
+    if data.get("action") != REVIEW_ACTION:
+        return ReviewFields(is_review=False)
+    reviewed = data.get("reviewed_run_ids")
+    cards = data.get("cards_written")
+    neighbours = data.get("neighbor_decisions")
+    return ReviewFields(
+        is_review=True,
+        reviewed_run_ids=tuple(r for r in reviewed if isinstance(r, str)) if isinstance(reviewed, list) else (),
+        cards_written=tuple(c if isinstance(c, dict) else {} for c in cards) if isinstance(cards, list) else (),  # keep indexes
+        neighbor_cards=frozenset(
+            n["candidate_card_id"] for n in neighbours if isinstance(n, dict) and isinstance(n.get("candidate_card_id"), str)
+        ) if isinstance(neighbours, list) else frozenset(),
+    )
 
 
 @dataclass(slots=True)
@@ -216,7 +212,7 @@ class Card:
     def line(self, parts: tuple[str | int, ...]) -> int | None:
         if not self.blocks:
             return None
-        from ds_gate.yamlpos import line_of
+        from ds_gate.io.yamldoc import line_of
 
         text, first = self.blocks[1] if parts and parts[0] in self.legacy_keys and len(self.blocks) > 1 else self.blocks[0]
         return line_of(text, parts, first)
@@ -266,62 +262,3 @@ class Review:
             "valid": self.valid,
             "reviewed_run_ids": list(self.reviewed_run_ids),
         }
-
-
-@dataclass(slots=True)
-class Report:
-    """The outcome of one command; reporters render it, adapters turn it into an exit code."""
-
-    command: str
-    ok: bool
-    findings: list[Finding]
-    quest: Quest | None = None
-    enforced: bool = False
-    completed_runs: list[Run] = field(default_factory=list)
-    pending: list[Run] = field(default_factory=list)
-    reviews: list[Review] = field(default_factory=list)
-    listed_by_invalid: dict[str, list[str]] = field(default_factory=dict)  # pending run -> invalid reviews naming it
-    finalization_reasons: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    home: Path | None = None  # the DeepScientist home whose memory was read, if any
-    cards: list[Card] = field(default_factory=list)  # the memory cards checked
-    results: list[dict[str, Any]] | None = None  # what `recall` and `recent` list, in order
-    request: dict[str, Any] | None = None  # what was asked for (recall's tags, kind, limit, ...)
-
-    @property
-    def errors(self) -> list[Finding]:
-        """Errors that fail the report (waived ones do not)."""
-        return [f for f in self.findings if f.fails]
-
-    @property
-    def pending_run_ids(self) -> list[str]:
-        return sorted(run.artifact_id for run in self.pending)
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "command": self.command, "ok": self.ok}
-        quest = self.quest
-        if quest is not None:
-            out.update(
-                quest_root=str(quest.root),
-                quest_id=quest.quest_id,
-                experience_distill=quest.experience_distill,
-                recall_priors=quest.recall_priors,
-                enforced=self.enforced,
-                workspaces=[ws.rel for ws in quest.workspaces],
-                completed_runs=[run.as_dict() for run in self.completed_runs],
-                pending_run_ids=self.pending_run_ids,
-                reviews=[review.as_dict() for review in self.reviews],
-            )
-        if self.command in ("commit-check", "pre-push"):
-            out["finalization"] = list(self.finalization_reasons)
-        if self.command in ("check", "closure", "lineage"):
-            out["home"] = str(self.home) if self.home is not None else None
-            out["cards"] = [card.as_dict() for card in self.cards]
-        if self.request is not None:
-            out["request"] = dict(self.request)
-        if self.results is not None:
-            out["results"] = list(self.results)
-        out["findings"] = [f.as_dict() for f in self.findings]
-        out["notes"] = list(self.notes)
-        return out
-

@@ -18,10 +18,10 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ds_gate.commit_hook import MANIFEST, QUEST_YAML, _finalizing_decision, _plugin_finalizing, _quest_status, is_artifact_record
-from ds_gate.model import Report
-from ds_gate.sources.gitio import cat_file, cat_file_check
+from ds_gate.io.git import cat_file, cat_file_check
+from ds_gate.model.reports import GateReport
 from ds_gate.sources.gitrefs import names_in_range, pushed_refs
+from ds_gate.sources.paths import MANIFEST, QUEST_YAML, is_artifact_record
 
 ZERO = frozenset({"0" * 40, "0" * 64})
 
@@ -36,29 +36,23 @@ def pushes_from(env: Mapping[str, str], stdin_text: str) -> list[tuple[str, str]
 
 
 def finalization_reasons(root: Path, tip: str) -> list[str]:
+    """Why the commits a push sends (up to ``tip``) finalize the quest ([] when they do not)."""
     names = names_in_range(root, tip)
     if not names:
         return []
+    from ds_gate.plugins import finalization_patterns
+    from ds_gate.rules.finalization import push_reasons
+
     wanted = [f"{tip}:{n}" for n in names if n == QUEST_YAML or (is_artifact_record(n) and n.startswith("artifacts/decisions/"))]
     blobs = cat_file(root, wanted)
-    reasons = []
-    if MANIFEST in names and cat_file_check(root, [f"{tip}:{MANIFEST}"]).get(f"{tip}:{MANIFEST}"):
-        reasons.append(f"{MANIFEST} (a paper bundle)")
-    if QUEST_YAML in names and _quest_status(blobs.get(f"{tip}:{QUEST_YAML}")) == "completed":
-        reasons.append(f"{QUEST_YAML} with status: completed")
-    for name in names:
-        raw = blobs.get(f"{tip}:{name}")
-        why = _finalizing_decision(raw) if raw is not None else None
-        if why:
-            reasons.append(f"{name} ({why})")
-    reasons.extend(f"{name} (a finalization file, by plugin pattern {pattern})" for name, pattern in _plugin_finalizing(names))
-    return reasons
+    manifest_at_tip = MANIFEST in names and bool(cat_file_check(root, [f"{tip}:{MANIFEST}"]).get(f"{tip}:{MANIFEST}"))
+    return push_reasons(names, tip, blobs, manifest_at_tip, finalization_patterns())
 
 
 def push_check(cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: bool = False,
-               refs: Sequence[str] | None = None) -> Report | None:
+               refs: Sequence[str] | None = None) -> GateReport | None:
     """The push's verdict, or None when it finalizes nothing."""
-    from ds_gate.sources.quest import locate
+    from ds_gate.sources.location import locate
 
     root = locate(cwd).root
     reasons: list[str] = []
@@ -66,14 +60,11 @@ def push_check(cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: b
         reasons.extend(f"{r} at {name}" for r in finalization_reasons(root, tip))
     if not reasons:
         return None
-    from ds_gate.gate import evaluate
-    from ds_gate.loader import load_quest
+    from ds_gate.engine.gate import evaluate, load_quest
+    from ds_gate.model.reports import SCOPES
 
     quest = load_quest(root, source="git", refs=refs, extra_tips=list(pushes))
-    report = evaluate(quest, "closure", require=require)
-    report.command = "pre-push"
-    report.finalization_reasons = reasons
-    return report
+    return evaluate(quest, SCOPES["pre-push"], require=require, finalization=reasons)
 
 
 def read_stdin() -> str:

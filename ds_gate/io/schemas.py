@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ds_gate.jsonpos import pointer as to_pointer
-from ds_gate.resources import data_dir
+from ds_gate.io.jsondoc import pointer as to_pointer
+from ds_gate.io.resources import data_dir
 
 SCHEMA_NAMES = ("decision", "distill_review", "run", "knowledge_card", "experience_card", "ds_gate_config")
 

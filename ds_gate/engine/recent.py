@@ -13,8 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.errors import QuestError
-from ds_gate.model import timestamp
-from ds_gate.sources.artifacts import ARTIFACT_DIRS, FolderReader, Reader, index_lines, loads, read_records
+from ds_gate.io.jsondoc import loads
+from ds_gate.model.records import timestamp
+from ds_gate.sources.folders import Reader
+from ds_gate.sources.paths import ARTIFACT_DIRS
+from ds_gate.sources.records import index_lines, read_records
 
 MAX_LIMIT = 200
 
@@ -25,20 +28,14 @@ def list_recent(quest: Path | str, kind: str | None = None, limit: int = 20, *, 
         raise QuestError(f"limit must be an integer from 1 to {MAX_LIMIT}, not {limit!r}")
     if kind is not None and kind not in ARTIFACT_DIRS:
         raise QuestError(f"kind must be one of {', '.join(ARTIFACT_DIRS)}, not {kind!r}")
-    from ds_gate.sources.quest import discover_workspaces, locate
+    from ds_gate.sources.location import discover_workspaces, locate
+    from ds_gate.sources.select import readers
 
     loc = locate(quest)
-    readers: list[Reader] = []
-    if source != "git":
-        workspaces, _ = discover_workspaces(loc)
-        readers.extend(FolderReader(ws, loc.root) for ws in workspaces)
-    if source != "folders":
-        from ds_gate.sources.gitrefs import DEFAULT_REFS, ref_readers
-
-        git_readers, _ = ref_readers(loc.root, refs or DEFAULT_REFS)
-        readers.extend(git_readers)
+    workspaces, _ = discover_workspaces(loc) if source != "git" else ([], [])
+    chosen, _ = readers(loc, workspaces, source, refs=refs)
     best: dict[str, dict[str, Any]] = {}
-    for reader in readers:
+    for reader in chosen:
         for rec in read_records(reader, ()):
             data = rec.data
             if data is None:
@@ -62,7 +59,7 @@ def list_recent(quest: Path | str, kind: str | None = None, limit: int = 20, *, 
 
 
 def _item(data: dict[str, Any], name: str, display: str, workspace: str) -> dict[str, Any] | None:
-    from ds_gate.sources.artifacts import record_kind
+    from ds_gate.sources.paths import record_kind
 
     kind = record_kind(data, name.split("/", 1)[0])
     aid = data.get("artifact_id") or data.get("id") or Path(name).stem

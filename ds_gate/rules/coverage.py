@@ -11,9 +11,14 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ds_gate.jsonpos import pointer
-from ds_gate.model import ERROR, Finding, Quest, Review, Run
-from ds_gate.checks.documents import place
+from ds_gate.io.jsondoc import place, pointer
+from ds_gate.model.findings import CONTRACT, DISCIPLINE, ERROR, Finding, Rule
+from ds_gate.model.records import Quest, Review, Run
+
+COVERAGE_PENDING_RUN = Rule("coverage.pending-run", ERROR, DISCIPLINE,
+    "a completed run no valid distill_review covers")
+REVIEW_UNKNOWN_RUN = Rule("review.unknown-run", ERROR, CONTRACT,
+    "a reviewed id is not a run artifact id of the quest (with a did-you-mean)")
 
 COMPLETED_RUN_KINDS = frozenset({"main_experiment", "analysis.slice", "experiment"})
 COMPLETED_STATUSES = frozenset({"completed", "success", "succeeded", "done"})
@@ -63,14 +68,12 @@ class RunIndex:
                 if close
                 else "list the artifact ids of runs recorded in this quest (see `ds-gate candidates`)"
             )
-        return Finding(
-            rule="review.unknown-run",
-            severity=ERROR,
-            path=path,
+        return REVIEW_UNKNOWN_RUN.at(
+            path,
+            message,
+            hint=hint,
             pointer=pointer(where),
             line=place(raw, where),
-            message=message,
-            hint=hint,
         )
 
 
@@ -108,5 +111,10 @@ def pending_finding(run: Run, listed_by_invalid: list[str], severity: str = ERRO
         hint = f"fix {', '.join(listed_by_invalid)} (see its findings) so it covers this run"
     else:
         hint = f"run the distill skill, then record decision(action='distill_review') with {run.artifact_id} in reviewed_run_ids"
-    return Finding(rule="coverage.pending-run", severity=severity, path=run.path, message=message, hint=hint,
-                   subject=run.artifact_id)
+    return COVERAGE_PENDING_RUN.at(
+        run.path,
+        message,
+        hint=hint,
+        subject=run.artifact_id,
+        severity=severity,
+    )

@@ -1,7 +1,8 @@
 """Build the ``Quest`` model once: sources in, slim deduplicated records out.
 
-Each record file is parsed, checked on its own (``checks.documents``) while the document
-is in hand, and reduced to a slim ``Run`` or ``Decision``; the document is then dropped.
+Each record file is parsed, checked on its own while the document is in hand (by the
+``check`` callback the caller passes: the built-in record rules and the plugins'), and
+reduced to a slim ``Run`` or ``Decision``; the document is then dropped.
 Copies of one artifact (a worktree's checkout inherits its parent branch's records and
 index lines) collapse to one: the newest ``updated_at`` wins, then ``created_at``, then
 the copy in the workspace the record says it was written in, then the earlier workspace.
@@ -10,38 +11,43 @@ the copy in the workspace the record says it was written in, then the earlier wo
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ds_gate.checks.documents import inspect_decision, inspect_run, place
-from ds_gate.model import WARNING, Decision, Finding, Quest, QuestError, Run, Workspace, text_of, timestamp
-from ds_gate.sources.artifacts import (
-    ARTIFACT_DIRS,
-    FolderReader,
-    IndexEntry,
-    Reader,
-    StagedReader,
-    folders_for,
-    parse_json_object,
-    read_index,
-    read_records,
-    record_kind,
-    unreadable,
+from ds_gate.io.jsondoc import place
+from ds_gate.model.findings import Finding
+from ds_gate.model.records import (
+    Decision,
+    Document,
+    Quest,
+    Run,
+    Workspace,
+    review_fields,
+    text_of,
+    timestamp,
 )
-from ds_gate.sources.gitio import GitError
-from ds_gate.sources.quest import (
+from ds_gate.rules.reading import INDEX_MISSING_RECORD, unreadable
+from ds_gate.rules.records import ARTIFACT_ID_MISMATCH
+from ds_gate.sources.folders import Reader
+from ds_gate.sources.location import discover_workspaces, is_inside, locate
+from ds_gate.sources.paths import ARTIFACT_DIRS, GATE_KINDS, record_kind
+from ds_gate.sources.quest_yaml import (
     coerce_toggle,
-    discover_workspaces,
-    is_inside,
-    locate,
     quest_id_of,
     read_quest_yaml,
     scalar_text,
     toggle_finding,
 )
+from ds_gate.sources.records import (
+    IndexEntry,
+    folders_for,
+    parse_json_object,
+    read_index,
+    read_records,
+)
+from ds_gate.sources.select import readers
 
-GATE_KINDS = ("run", "decision")
 MISSING_SHOWN = 100  # index.missing-record warnings listed per index file before a summary
 
 
@@ -61,9 +67,18 @@ class _Copies:
             self.best[artifact_id] = (item, home, order, findings)
 
 
+RecordCheck = Callable[[Document], list[Finding]]
+
+
+def _no_checks(doc: Document) -> list[Finding]:
+    return []
+
+
 class _Collector:
-    def __init__(self, root: Path, workspaces: list[Workspace], kinds: tuple[str, ...] = GATE_KINDS) -> None:
+    def __init__(self, root: Path, workspaces: list[Workspace], kinds: tuple[str, ...] = GATE_KINDS,
+                 check: RecordCheck = _no_checks) -> None:
         self.root = root
+        self.check = check
         self.kinds = kinds
         self.skip = folders_for(kinds)
         self.workspaces = workspaces
@@ -98,14 +113,12 @@ class _Collector:
             artifact_id = stem
         elif artifact_id != stem:
             self.findings.append(
-                Finding(
-                    rule="artifact.id-mismatch",
-                    severity=WARNING,
-                    path=display,
+                ARTIFACT_ID_MISMATCH.at(
+                    display,
+                    f"artifact_id {artifact_id!r} differs from the file name {filename!r}; using {artifact_id!r}",
+                    hint=f"DeepScientist names each record <artifact_id>.json; rename the file to {artifact_id}.json",
                     pointer="/artifact_id",
                     line=place(raw, ("artifact_id",)),
-                    message=f"artifact_id {artifact_id!r} differs from the file name {filename!r}; using {artifact_id!r}",
-                    hint=f"DeepScientist names each record <artifact_id>.json; rename the file to {artifact_id}.json",
                 )
             )
         home = data.get("workspace_rel_path") == ws.rel
@@ -121,9 +134,9 @@ class _Collector:
                 updated_at=text_of(data.get("updated_at")),
                 created_at=text_of(data.get("created_at")),
             )
-            self.runs.offer(artifact_id, run, home, order, inspect_run(data, raw, display))
+            self.runs.offer(artifact_id, run, home, order, self.check(Document(kind, data, raw, display)))
         elif kind == "decision":
-            check = inspect_decision(data, raw, display)
+            review = review_fields(data)
             decision = Decision(
                 artifact_id=artifact_id,
                 action=text_of(data.get("action")),
@@ -131,12 +144,12 @@ class _Collector:
                 path=display,
                 updated_at=text_of(data.get("updated_at")),
                 created_at=text_of(data.get("created_at")),
-                is_review=check.is_review,
-                findings=check.findings,
-                reviewed_run_ids=check.reviewed_run_ids,
-                raw=raw if check.is_review else None,
-                cards_written=check.cards_written,
-                neighbor_cards=check.neighbor_cards,
+                is_review=review.is_review,
+                findings=self.check(Document(kind, data, raw, display)),
+                reviewed_run_ids=review.reviewed_run_ids,
+                raw=raw if review.is_review else None,
+                cards_written=review.cards_written,
+                neighbor_cards=review.neighbor_cards,
             )
             self.decisions.offer(artifact_id, decision, home, order, [])
 
@@ -161,25 +174,21 @@ class _Collector:
             outside = entry.path is not None and not self._inside(entry.path, ws)
             where = f"{entry.path} (outside the quest, not read) or " if outside else ""
             self.findings.append(
-                Finding(
-                    rule="index.missing-record",
-                    severity=WARNING,
-                    path=ws.display("artifacts/_index.jsonl"),
-                    line=entry.line,
-                    message=f"the index lists {entry.kind} {entry.artifact_id} but no record file exists at {where}{expected}",
+                INDEX_MISSING_RECORD.at(
+                    ws.display("artifacts/_index.jsonl"),
+                    f"the index lists {entry.kind} {entry.artifact_id} but no record file exists at {where}{expected}",
                     hint="restore the record file from git (or the worktree that wrote it); without it the gate cannot see this "
                     + entry.kind,
+                    line=entry.line,
                 )
             )
 
         for where, count in per_index.items():
             if count > MISSING_SHOWN:
                 self.findings.append(
-                    Finding(
-                        rule="index.missing-record",
-                        severity=WARNING,
-                        path=where,
-                        message=f"... and {count - MISSING_SHOWN} more indexed runs or decisions of this index have no "
+                    INDEX_MISSING_RECORD.at(
+                        where,
+                        f"... and {count - MISSING_SHOWN} more indexed runs or decisions of this index have no "
                         f"record file ({count} in all; the first {MISSING_SHOWN} are listed)",
                         hint="the index is stale (or not DeepScientist's); the gate counts only records it can read",
                     )
@@ -214,9 +223,6 @@ class _Collector:
         return entry.artifact_id in (self.runs if entry.kind == "run" else self.decisions).best
 
 
-SOURCES = ("folders", "git", "both")
-
-
 def load_quest(
     path: Path | str,
     *,
@@ -225,6 +231,7 @@ def load_quest(
     source: str = "folders",
     refs: Sequence[str] | None = None,
     extra_tips: Sequence[tuple[str, str]] = (),
+    check: RecordCheck = _no_checks,
 ) -> Quest:
     """Read a quest from any path inside it.
 
@@ -232,10 +239,10 @@ def load_quest(
     folder: what the commit being made will hold. ``runs_only`` skips decisions, for
     callers that only resolve run ids (lineage entries naming another quest's runs).
     ``source``: the workspace folders, the tips of git refs (``refs`` patterns, default
-    every local and remote-tracking branch, plus ``extra_tips``), or both.
+    every local and remote-tracking branch, plus ``extra_tips``), or both. ``check``: the
+    record rules, run on each record file as it is read (none by default: a caller that
+    only resolves run ids does not pay for them; ``engine.gate.load_quest`` passes them).
     """
-    if source not in SOURCES:
-        raise ValueError(f"unknown source {source!r}; expected one of {SOURCES}")
     loc = locate(path)
     meta, findings = read_quest_yaml(loc.root)
     findings = loc.findings + findings
@@ -248,32 +255,13 @@ def load_quest(
     workspaces, ws_findings = discover_workspaces(loc)
     findings.extend(ws_findings)
 
-    collector = _Collector(loc.root, workspaces, ("run",) if runs_only else GATE_KINDS)
-    if source != "folders":
-        from ds_gate.sources.gitrefs import DEFAULT_REFS, ref_readers
-
-        if not loc.is_git:
-            raise QuestError(f"{loc.root}: the git source needs a git repository")
-        try:
-            readers, git_findings = ref_readers(loc.root, refs or DEFAULT_REFS, extra_tips, collector.skip)
-        except GitError as exc:
-            raise QuestError(f"cannot read the branches of {loc.root}: {exc}") from exc
-        findings.extend(git_findings)
-    folder_workspaces = workspaces if source != "git" else []
-    for ws in folder_workspaces:
-        reader: Reader
-        if staged and ws.path == loc.top:
-            try:
-                reader = StagedReader(ws)
-            except GitError as exc:
-                raise QuestError(f"cannot read the staged files of {ws.path}: {exc}") from exc
-        else:
-            reader = FolderReader(ws, loc.root)
+    collector = _Collector(loc.root, workspaces, ("run",) if runs_only else GATE_KINDS, check)
+    chosen, source_findings = readers(loc, workspaces, source, refs=refs, extra_tips=extra_tips, skip=collector.skip,
+                                      staged=staged)
+    findings.extend(source_findings)
+    for reader in chosen:
         collector.read(reader)
-    if source != "folders":
-        for git_reader in readers:
-            collector.read(git_reader)
-        workspaces = folder_workspaces + [git_reader.workspace for git_reader in readers]
+    workspaces = [reader.workspace for reader in chosen]
     collector.resolve_index()
 
     runs: dict[str, Run] = {}

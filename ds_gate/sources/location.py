@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from ds_gate.model import INFO, WARNING, Finding, QuestError, Workspace
-from ds_gate.sources.gitio import GitError, git
+from ds_gate.errors import QuestError
+from ds_gate.io.git import GitError, git
+from ds_gate.model.findings import INFO, Finding
+from ds_gate.model.records import Workspace
+from ds_gate.rules.reading import (
+    QUEST_NOT_GIT,
+    QUEST_RESEARCH_STATE_INVALID,
+    WORKSPACE_MISSING,
+    WORKSPACE_OUTSIDE_QUEST,
+)
 
 
 def is_inside(root: Path, path: Path) -> bool:
@@ -117,11 +123,9 @@ def _locate_by_folders(start: Path, error: GitError) -> Location:
         loc.registered = [(wt, branch, prunable) for wt, branch, prunable, _ in entries[1:]]
     except GitError as root_error:
         loc.findings.append(
-            Finding(
-                rule="quest.not-git",
-                severity=WARNING,
-                path=None,
-                message=f"git cannot read the quest ({root_error}); workspaces were found from folders only",
+            QUEST_NOT_GIT.at(
+                None,
+                f"git cannot read the quest ({root_error}); workspaces were found from folders only",
                 hint="registered worktrees outside .ds/worktrees/ are not visible; run ds-gate where git works",
             )
         )
@@ -131,127 +135,6 @@ def _locate_by_folders(start: Path, error: GitError) -> Location:
     else:
         loc.top = loc.root
     return loc
-
-
-# ---------------------------------------------------------------- quest.yaml
-
-
-def yaml_loader() -> Any:
-    import yaml
-
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def load_yaml(text: str) -> Any:
-    """Safe YAML only: tags such as ``!!python/object`` raise instead of constructing."""
-    import yaml
-
-    return yaml.load(text, Loader=yaml_loader())  # noqa: S506 - a SafeLoader
-
-
-def read_quest_yaml(root: Path) -> tuple[dict[str, Any], list[Finding]]:
-    path = root / "quest.yaml"
-    try:
-        if path.exists() and not path.is_file():
-            raise OSError("not a regular file")
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        return {}, [
-            Finding(
-                rule="quest.no-quest-yaml",
-                severity=WARNING,
-                path="quest.yaml",
-                message="the quest root has no quest.yaml; experience_distill and recall_priors count as off",
-                hint="run ds-gate on a DeepScientist quest root, or pass --require to enforce the gate anyway",
-            )
-        ]
-    except (OSError, UnicodeDecodeError) as exc:
-        return {}, [_quest_yaml_finding(f"quest.yaml cannot be read: {exc}", None)]
-    import yaml
-
-    try:
-        data = load_yaml(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        return {}, [_quest_yaml_finding(f"quest.yaml is not valid YAML: {problem}", line)]
-    if data is None:
-        return {}, []
-    if not isinstance(data, Mapping):
-        return {}, [_quest_yaml_finding(f"quest.yaml holds a {type(data).__name__}, not a mapping", 1)]
-    return dict(data), []
-
-
-def _quest_yaml_finding(message: str, line: int | None) -> Finding:
-    return Finding(
-        rule="quest.yaml-invalid",
-        severity=WARNING,
-        path="quest.yaml",
-        line=line,
-        message=message + "; experience_distill and recall_priors count as off",
-        hint="fix quest.yaml, or pass --require to enforce the gate regardless",
-    )
-
-
-_OFF_WORDS = {"off", "", "false", "no", "none", "null"}
-
-
-def coerce_toggle(value: Any) -> bool:
-    """PR #60's ``coerce_*_mode``: ``true``, ``"on"`` in any case, or ``{mode: <one of those>}``."""
-    if isinstance(value, Mapping):
-        value = value.get("mode")
-    if value is True:
-        return True
-    return isinstance(value, str) and value.strip().casefold() == "on"
-
-
-def _looks_off(value: Any) -> bool:
-    if isinstance(value, Mapping):
-        value = value.get("mode")
-    return value is None or value is False or (isinstance(value, str) and value.strip().casefold() in _OFF_WORDS)
-
-
-def toggle_finding(name: str, value: Any) -> Finding | None:
-    """A value that reads as off but was probably meant as on deserves a word."""
-    if coerce_toggle(value) or _looks_off(value):
-        return None
-    return Finding(
-        rule="quest.toggle-unrecognised",
-        severity=WARNING,
-        path="quest.yaml",
-        pointer=f"/startup_contract/{name}",
-        message=f"startup_contract.{name} is {short_repr(value)}, which DeepScientist reads as off",
-        hint=f"write `{name}: on` (or `{name}: {{mode: on}}`) to turn it on, or `off` to silence this",
-    )
-
-
-def short_repr(value: Any) -> str:
-    """A value as it may appear in a message: bounded, even for a YAML alias bomb."""
-    import reprlib
-
-    limits = reprlib.Repr()
-    limits.maxlevel, limits.maxlist, limits.maxdict, limits.maxstring, limits.maxother = 3, 5, 5, 80, 80
-    return limits.repr(value)
-
-
-def scalar_text(value: Any) -> str | None:
-    """YAML turns ``001`` into 1, ``on`` into True and timestamps into datetimes: make text again."""
-    if value is None or isinstance(value, (Mapping, list)):
-        return None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if hasattr(value, "isoformat"):
-        return str(value.isoformat())
-    return str(value)
-
-
-def quest_id_of(meta: Mapping[str, Any], root: Path) -> str:
-    value = meta.get("quest_id")
-    # `quest_id: 001` written by hand loads as int 1; the folder keeps the padding.
-    if isinstance(value, int) and not isinstance(value, bool) and root.name.isdigit() and int(root.name) == value:
-        return root.name
-    return scalar_text(value) or root.name
 
 
 # ---------------------------------------------------------------- workspaces
@@ -273,12 +156,11 @@ def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
     for wt, branch, prunable in loc.registered:
         if prunable or not wt.is_dir():
             findings.append(
-                Finding(
-                    rule="workspace.missing",
-                    severity=INFO,
-                    path=None,
-                    message=f"registered worktree {wt} no longer exists; skipped",
+                WORKSPACE_MISSING.at(
+                    None,
+                    f"registered worktree {wt} no longer exists; skipped",
                     hint="`git worktree prune` forgets it (ds-gate never changes the quest itself)",
+                    severity=INFO,
                 )
             )
             continue
@@ -299,11 +181,9 @@ def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
         resolved = path.resolve()
         if not is_inside(root, resolved):
             findings.append(
-                Finding(
-                    rule="workspace.outside-quest",
-                    severity=WARNING,
-                    path=None,
-                    message=f"{origin} {path} lies outside the quest folder; its artifacts are not read",
+                WORKSPACE_OUTSIDE_QUEST.at(
+                    None,
+                    f"{origin} {path} lies outside the quest folder; its artifacts are not read",
                     hint="DeepScientist keeps worktrees under .ds/worktrees/; move it there or record its runs in the quest",
                 )
             )
@@ -330,11 +210,9 @@ def _research_head(root: Path, findings: list[Finding]) -> Path | None:
         return None
     except (OSError, ValueError, RecursionError) as exc:
         findings.append(
-            Finding(
-                rule="quest.research-state-invalid",
-                severity=INFO,
-                path=".ds/research_state.json",
-                message=f"cannot read research_state.json ({exc}); research_head_worktree_root ignored",
+            QUEST_RESEARCH_STATE_INVALID.at(
+                ".ds/research_state.json",
+                f"cannot read research_state.json ({exc}); research_head_worktree_root ignored",
             )
         )
         return None

@@ -13,27 +13,37 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ds_gate.checks.documents import inspect_decision, inspect_run
-from ds_gate.model import ERROR, INFO, Finding, Quest, QuestError, Report
-from ds_gate.sources.artifacts import parse_json_object, record_kind
+from ds_gate.errors import QuestError
+from ds_gate.model.findings import ERROR, Finding
+from ds_gate.model.records import Document, Quest, review_fields
+from ds_gate.model.reports import DocumentsReport
+from ds_gate.rules.reading import INPUT_UNREADABLE
+from ds_gate.rules.records import REVIEW_RUNS_NOT_CHECKED
+from ds_gate.sources.paths import GATE_KINDS, record_kind
+from ds_gate.sources.records import parse_json_object
 
 if TYPE_CHECKING:
-    from ds_gate.checks.coverage import RunIndex
+    from ds_gate.rules.coverage import RunIndex
 
 
 @dataclass(frozen=True, slots=True)
-class Document:
+class GivenFile:
+    """A record file as given (named on the command line, or staged), not yet parsed."""
+
     display: str  # how findings name it
     raw: bytes
     folder: str  # the folder it sits in (decisions, runs, ...), to route a record with no kind
 
 
 def check_documents(
-    documents: Iterable[Document], quest_for: Callable[[Document], Quest | None]
+    documents: Iterable[GivenFile], quest_for: Callable[[GivenFile], Quest | None]
 ) -> tuple[list[Finding], int]:
     """Findings for the documents, and how many were run or decision records."""
+    from ds_gate.plugins import record_checker
+
+    check = record_checker()
     findings: list[Finding] = []
-    reviews: list[tuple[Document, tuple[str, ...]]] = []
+    reviews: list[tuple[GivenFile, tuple[str, ...]]] = []
     checked = 0
     for doc in documents:
         data, problem = parse_json_object(doc.raw, doc.display)
@@ -43,20 +53,17 @@ def check_documents(
             continue
         assert data is not None
         kind = record_kind(data, doc.folder)
-        if kind == "run":
-            findings.extend(inspect_run(data, doc.raw, doc.display))
-        elif kind == "decision":
-            check = inspect_decision(data, doc.raw, doc.display)
-            findings.extend(check.findings)
-            if check.is_review and check.reviewed_run_ids:
-                reviews.append((doc, check.reviewed_run_ids))
-        else:
+        if kind not in GATE_KINDS:
             continue
+        findings.extend(check(Document(kind, data, doc.raw, doc.display)))
+        review = review_fields(data) if kind == "decision" else None
+        if review is not None and review.is_review and review.reviewed_run_ids:
+            reviews.append((doc, review.reviewed_run_ids))
         checked += 1
 
     if not reviews:
         return findings, checked
-    from ds_gate.checks.coverage import RunIndex  # only a review needs the quest's runs
+    from ds_gate.rules.coverage import RunIndex  # only a review needs the quest's runs
 
     indexes: dict[Path, RunIndex] = {}
     for doc, reviewed in reviews:
@@ -68,11 +75,9 @@ def check_documents(
             reason = "it is not inside a quest"
         if quest is None:
             findings.append(
-                Finding(
-                    rule="review.runs-not-checked",
-                    severity=INFO,
-                    path=doc.display,
-                    message=f"reviewed_run_ids were not checked against runs: {reason}",
+                REVIEW_RUNS_NOT_CHECKED.at(
+                    doc.display,
+                    f"reviewed_run_ids were not checked against runs: {reason}",
                     hint="validate the review inside its quest to check that every reviewed id is a run",
                 )
             )
@@ -84,7 +89,7 @@ def check_documents(
 
 def _card(raw: bytes, path: Path, display: str) -> list[Finding] | None:
     """A memory card's findings, or None for Markdown with no frontmatter (not a card)."""
-    from ds_gate.checks.cards import card_findings
+    from ds_gate.rules.cards import card_findings
     from ds_gate.sources.memory import parse_card
 
     parent = path.resolve().parent
@@ -93,13 +98,13 @@ def _card(raw: bytes, path: Path, display: str) -> list[Finding] | None:
     return None if card is None else card_findings(card)
 
 
-def validate_files(paths: Iterable[str | Path]) -> tuple[Report, bool]:
+def validate_files(paths: Iterable[str | Path]) -> tuple[DocumentsReport, bool]:
     """The ``ds-gate validate`` core: (report, every file could be read)."""
     paths_list = list(paths)
-    from ds_gate.loader import load_quest
-    from ds_gate.sources.quest import locate
+    from ds_gate.engine.loader import load_quest
+    from ds_gate.sources.location import locate
 
-    documents: list[Document] = []
+    documents: list[GivenFile] = []
     findings: list[Finding] = []
     readable = True
     cards = 0
@@ -110,11 +115,9 @@ def validate_files(paths: Iterable[str | Path]) -> tuple[Report, bool]:
         except OSError as exc:
             readable = False
             findings.append(
-                Finding(
-                    rule="input.unreadable",
-                    severity=ERROR,
-                    path=str(given),
-                    message=f"cannot read {given}: {exc.strerror or exc}",
+                INPUT_UNREADABLE.at(
+                    str(given),
+                    f"cannot read {given}: {exc.strerror or exc}",
                     hint="check the path and its permissions",
                 )
             )
@@ -125,12 +128,12 @@ def validate_files(paths: Iterable[str | Path]) -> tuple[Report, bool]:
                 cards += 1
                 findings.extend(card_problems)
             continue
-        documents.append(Document(str(given), raw, path.resolve().parent.name))
+        documents.append(GivenFile(str(given), raw, path.resolve().parent.name))
 
     quests: dict[Path, Quest] = {}
     roots: dict[Path, Path | QuestError] = {}  # folder -> quest root: one git call per folder, not per file
 
-    def quest_for(doc: Document) -> Quest:
+    def quest_for(doc: GivenFile) -> Quest:
         folder = Path(doc.display).resolve().parent
         if folder not in roots:
             try:
@@ -148,5 +151,5 @@ def validate_files(paths: Iterable[str | Path]) -> tuple[Report, bool]:
     findings.extend(doc_findings)
     findings.sort(key=Finding.sort_key)
     notes = [f"{checked} run or decision records and {cards} memory cards of {len(paths_list)} files were validated"]
-    report = Report(command="validate", ok=not any(f.severity == ERROR for f in findings), findings=findings, notes=notes)
+    report = DocumentsReport(command="validate", ok=not any(f.severity == ERROR for f in findings), findings=findings, notes=notes)
     return report, readable

@@ -15,8 +15,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ds_gate.jsonpos import pointer
-from ds_gate.model import ERROR, Card, Finding, same_quest, text_of
+from ds_gate.io.jsondoc import pointer
+from ds_gate.model.findings import DISCIPLINE, ERROR, Finding, Rule
+from ds_gate.model.records import Card, same_quest, text_of
+
+PATCH_CLAIM_CHANGED = Rule("patch.claim-changed", ERROR, DISCIPLINE,
+    "a quest that does not own a card changed its claim")
+PATCH_CONFIDENCE_RAISED = Rule("patch.confidence-raised", ERROR, DISCIPLINE,
+    "a quest that does not own a card raised its confidence")
+PATCH_LINEAGE_REWRITTEN = Rule("patch.lineage-rewritten", ERROR, DISCIPLINE,
+    "a quest that does not own a card changed or removed earlier lineage entries")
 
 
 def owners(before: Mapping[str, Any]) -> list[str]:
@@ -61,9 +69,9 @@ def validate_cross_quest_patch(
     display = path if path is not None else (card.display if card is not None else None)
     found: list[Finding] = []
     if validate_after:
-        from ds_gate.checks.cards import schema_findings
+        from ds_gate.rules.cards import card_schema_findings
 
-        found.extend(schema_findings(new, display, card.line if card is not None else None))
+        found.extend(card_schema_findings(new, display, card.line if card is not None else None))
     if old is None:
         return found
     owning = owners(old)
@@ -72,31 +80,31 @@ def validate_cross_quest_patch(
     who = f"quest {patching_quest}" if patching_quest else "a quest that cannot be named"
     whose = ", ".join(owning)
 
-    def add(rule: str, where: tuple[str | int, ...], message: str, hint: str) -> None:
+    def add(rule: Rule, where: tuple[str | int, ...], message: str, hint: str) -> None:
         line = card.line(where) if card is not None else None
         subject = text_of(new.get("id"))
-        found.append(Finding(rule=rule, severity=ERROR, path=display, pointer=pointer(where), line=line, subject=subject,
-                             message=f"{who} patches a card owned by quest {whose}: {message}", hint=hint))
+        found.append(rule.at(display, f"{who} patches a card owned by quest {whose}: {message}", hint=hint,
+                             pointer=pointer(where), line=line, subject=subject))
 
     if old.get("claim") != new.get("claim"):
-        add("patch.claim-changed", ("claim",), f"the claim changed from {old.get('claim')!r} to {new.get('claim')!r}",
+        add(PATCH_CLAIM_CHANGED, ("claim",), f"the claim changed from {old.get('claim')!r} to {new.get('claim')!r}",
             "keep the claim word for word; a quest that disagrees writes a new card (action: new) and records a "
             "neighbor_decision against this one")
     before_conf, after_conf = _confidence(old), _confidence(new)
     if before_conf is not None and after_conf is not None and after_conf > before_conf:
-        add("patch.confidence-raised", ("confidence",),
+        add(PATCH_CONFIDENCE_RAISED, ("confidence",),
             f"confidence rose from {old.get('confidence')!r} to {new.get('confidence')!r}",
             "another quest may lower confidence or leave it, never raise it; add your run to lineage as evidence instead")
     old_lineage = _list(old.get("lineage"))
     new_lineage = _list(new.get("lineage"))
     for i, entry in enumerate(old_lineage):
         if i >= len(new_lineage):
-            add("patch.lineage-rewritten", ("lineage",),
+            add(PATCH_LINEAGE_REWRITTEN, ("lineage",),
                 f"lineage lost entries: it had {len(old_lineage)}, it now has {len(new_lineage)}",
                 "keep every earlier lineage entry as it was and append your own after them")
             break
         if new_lineage[i] != entry:
-            add("patch.lineage-rewritten", ("lineage", i), f"lineage[{i}] was rewritten (it was {entry!r})",
+            add(PATCH_LINEAGE_REWRITTEN, ("lineage", i), f"lineage[{i}] was rewritten (it was {entry!r})",
                 "restore the earlier entry exactly; a patch may only append entries after the existing ones")
             break
     return found

@@ -1,1 +1,0 @@
-"""Checks are pure: they take the model and return findings."""

@@ -1,0 +1,138 @@
+"""The commit hook: what a commit stages decides what is checked.
+
+DeepScientist checkpoints with ``git add -A && git commit`` and no ``--no-verify``; a
+failing hook makes the checkpoint silently not happen. So this hook never blocks an
+ordinary checkpoint because runs are pending (a run is pending from the moment it is
+recorded). It blocks only:
+
+1. staged run or decision records, or memory cards, that are invalid;
+2. staged cards that patch another quest's card against the RFC's patch rules (compared
+   with the card at ``HEAD``; the quest being committed is the patching quest);
+3. *finalization* commits while completed runs are pending: commits that stage the paper
+   bundle manifest, a ``quest.yaml`` whose status becomes ``completed``, or a decision
+   with action ``write``/``finalize`` or ``decision_scope: quest_completion``.
+
+The committing workspace is read as staged (git's index), the others from their folders,
+so a finalization commit passes exactly when it also stages the covering review.
+
+Speed: the common checkpoint stages none of these files and costs one ``git diff``;
+a checkpoint that stages a new record reads it and validates it on the schema fast path.
+Neither imports jsonschema, yaml or GitPython.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~3 ms per commit
+
+from ds_gate.io.git import cat_file, staged_names
+from ds_gate.sources.paths import MANIFEST, QUEST_YAML, is_artifact_record, is_card
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ds_gate.model.findings import Finding
+    from ds_gate.model.records import Quest
+    from ds_gate.model.reports import Report
+
+# Imports are deferred below the fast path: this module runs on every commit.
+
+
+def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool = False) -> Report | None:
+    """The hook's verdict, or None when the commit stages nothing the gate looks at."""
+    names = staged_names(cwd)
+    artifacts = [name for name in names if is_artifact_record(name)]
+    cards = [name for name in names if is_card(name)]
+    from ds_gate.plugins import finalization_patterns
+    from ds_gate.rules.finalization import commit_reasons, pattern_matches
+
+    patterns = finalization_patterns()
+    if not (artifacts or cards or QUEST_YAML in names or MANIFEST in names or pattern_matches(names, patterns)):
+        return None
+
+    wanted = [f":{name}" for name in artifacts]
+    for name in cards:
+        wanted += [f":{name}", f"HEAD:{name}"]
+    if QUEST_YAML in names:
+        wanted += [f":{QUEST_YAML}", f"HEAD:{QUEST_YAML}"]
+    blobs = cat_file(cwd, wanted, staged=True)
+    decisions = [name for name in artifacts if name.startswith("artifacts/decisions/")]
+    reasons = commit_reasons(names, blobs, decisions, patterns)
+    if not reasons and not validate and not cards:
+        return None
+
+    from ds_gate.sources.location import locate
+
+    loc = locate(cwd)
+    top_rel = loc.top.relative_to(loc.root).as_posix()
+    prefix = "" if top_rel == "." else f"{top_rel}/"
+    staged_quest: list[Quest] = []
+    card_findings = _card_findings(loc.root, loc.top, prefix, cards, blobs, validate) if cards else []
+
+    def quest() -> Quest:
+        if not staged_quest:
+            from ds_gate.engine.gate import load_quest
+
+            staged_quest.append(load_quest(cwd, staged=True))
+        return staged_quest[0]
+
+    from ds_gate.model.reports import SCOPES, DocumentsReport
+    from ds_gate.waivers import waive
+
+    card_findings = waive(card_findings, loc.root, audit=False)
+    notes: list[str] = []
+    if reasons:
+        from ds_gate.engine.gate import evaluate
+
+        closure = evaluate(quest(), SCOPES["commit-check"], require=require, finalization=reasons,
+                           staged_findings=card_findings)
+        if closure.enforced:
+            return closure
+        notes = closure.notes
+
+    findings: list[Finding] = list(card_findings)
+    if validate:
+        from ds_gate.engine.documents import GivenFile, check_documents
+
+        documents = [
+            GivenFile(prefix + name, raw, name.split("/")[1]) for name in artifacts if (raw := blobs[f":{name}"]) is not None
+        ]
+        doc_findings, _ = check_documents(documents, lambda _doc: quest())
+        findings.extend(waive(doc_findings, loc.root, audit=False))
+    return DocumentsReport(
+        command="commit-check",
+        ok=not any(f.fails for f in findings),
+        findings=findings,
+        finalization_reasons=reasons,
+        notes=notes,
+    )
+
+
+def _card_findings(root: Path, top: Path, prefix: str, names: list[str], blobs: dict[str, bytes | None],
+                   validate: bool) -> list[Finding]:
+    """Each staged card on its own (with ``validate``) and as a patch of its ``HEAD`` version."""
+    from ds_gate.rules.cards import card_findings
+    from ds_gate.rules.patch import validate_cross_quest_patch
+    from ds_gate.sources.memory import parse_card
+    from ds_gate.sources.paths import kind_of
+    from ds_gate.sources.quest_yaml import quest_id_of, read_quest_yaml
+
+    meta, _ = read_quest_yaml(root)
+    patching_quest = quest_id_of(meta, root)
+    found: list[Finding] = []
+    for name in names:
+        after_raw = blobs.get(f":{name}")
+        if after_raw is None:
+            continue
+        kind, display = kind_of(name[len("memory/"):]) or "", prefix + name
+        after = parse_card(after_raw, path=top / name, display=display, scope="quest", kind=kind)
+        if after is None:
+            continue  # no frontmatter: a note, not a card
+        if validate:
+            found.extend(card_findings(after))
+        if after.broken:
+            continue
+        before_raw = blobs.get(f"HEAD:{name}")
+        before = parse_card(before_raw, path=top / name, display=display, scope="quest", kind=kind) if before_raw else None
+        if before is not None and not before.broken:
+            found.extend(validate_cross_quest_patch(before, after, patching_quest, validate_after=False))
+    return found

@@ -1,0 +1,117 @@
+"""The one engine: every gate verdict over a quest comes from ``evaluate``.
+
+The CLI, the commit hook, the pre-push hook, the pytest plugin and the API call it with a
+``Scope`` and present the ``GateReport`` it returns without changing it. Scopes differ
+only in what fails them:
+
+- ``check``: invalid records and cards fail; pending runs are counted, not failed (a run
+  is pending from the moment it is recorded until someone distils it);
+- ``closure``, ``commit-check``, ``pre-push``: also fail while any completed run is
+  pending, when the quest turned ``experience_distill`` on (or ``require``);
+- ``candidates``: never fails; it lists what a distill review still has to cover.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ds_gate.engine import loader
+from ds_gate.model.findings import ERROR, INFO, Finding
+from ds_gate.model.records import Quest
+from ds_gate.model.reports import SCOPES, GateReport, Scope
+from ds_gate.rules.coverage import coverage, pending_finding
+
+COMMANDS = ("check", "closure", "candidates")
+OFF_NOTE = ("experience_distill is off for this quest, so the closure gate is not enforced "
+            "(turn it on in quest.yaml startup_contract, or pass --require)")
+
+
+def load_quest(path: Path | str, **options: Any) -> Quest:
+    """Read a quest with every record checked by the built-in rules and the plugins' (see
+    ``engine.loader.load_quest`` for the options)."""
+    from ds_gate.plugins import record_checker
+
+    return loader.load_quest(path, check=record_checker(), **options)
+
+
+def evaluate(
+    quest: Quest | Path | str,
+    command: str | Scope = "check",
+    *,
+    require: bool = False,
+    home: Path | str | None = None,
+    source: str = "folders",
+    refs: Sequence[str] | None = None,
+    finalization: Sequence[str] = (),
+    staged_findings: Iterable[Finding] = (),
+) -> GateReport:
+    """``home``: the DeepScientist home for global cards and other quests' runs (default:
+    ``$DEEPSCIENTIST_HOME``, ``$DS_HOME``, ``~/DeepScientist``). ``source``/``refs``: where
+    records are read when ``quest`` is a path (see ``load_quest``). ``finalization``: why
+    the commit or push being judged finalizes the quest. ``staged_findings``: what the
+    commit hook found in staged cards (already waived); they join the report after the
+    quest's own findings and fail it like them."""
+    scope = command if isinstance(command, Scope) else SCOPES.get(command) if command in COMMANDS else None
+    if scope is None:
+        raise ValueError(f"unknown command {command!r}; expected one of {COMMANDS}")
+    from ds_gate.model.context import CheckContext
+    from ds_gate.plugins import completed_rule, hooks
+
+    if not isinstance(quest, Quest):
+        quest = load_quest(quest, source=source, refs=refs)
+    cov = coverage(quest, completed_rule())
+    findings = list(quest.findings)
+    for decision in quest.decisions.values():
+        findings.extend(decision.findings)
+    findings.extend(cov.findings)
+    cards, home_path = [], None
+    if scope.reads_cards:  # candidates lists runs; cards and extra rules are for the other scopes
+        from ds_gate.engine.memory import quest_memory
+
+        memory = quest_memory(quest, cov.reviews, home)
+        findings.extend(memory.findings)
+        cards, home_path = memory.cards, memory.home
+        context = CheckContext(quest, cov.reviews, home, cards=cards, home_path=home_path)
+        for extra in hooks().ds_gate_check_quest(quest=quest, context=context):
+            findings.extend(extra or [])
+
+    enforced = quest.experience_distill or require
+    notes: list[str] = []
+    if scope.gates_pending:
+        severity = ERROR if enforced else INFO
+        findings.extend(pending_finding(run, cov.listed_by_invalid.get(run.artifact_id, []), severity) for run in cov.pending)
+        if not enforced:
+            notes.append(OFF_NOTE)
+    from ds_gate.waivers import waive
+
+    findings = waive(findings, quest.root)
+    findings.sort(key=Finding.sort_key)
+    known = set(findings)  # the quest's cards were read from their folder too
+    staged = [f for f in staged_findings if f not in known]
+
+    never_fails = not scope.can_fail or (scope.gates_pending and not enforced)
+    ok = (never_fails or not any(f.fails for f in findings)) and not any(f.fails for f in staged)
+    pending_ids = {run.artifact_id for run in cov.pending}
+    return GateReport(
+        command=scope.command,
+        scope=scope,
+        ok=ok,
+        findings=findings + staged,
+        quest=quest,
+        enforced=enforced,
+        completed_runs=sorted(cov.completed, key=lambda r: r.artifact_id),
+        pending=sorted(cov.pending, key=lambda r: r.artifact_id),
+        reviews=sorted(cov.reviews, key=lambda r: r.artifact_id),
+        listed_by_invalid={rid: reviews for rid, reviews in cov.listed_by_invalid.items() if rid in pending_ids},
+        finalization_reasons=list(finalization),
+        notes=notes,
+        home=home_path,
+        cards=cards,
+    )
+
+
+def list_distill_candidates(path: Path | str) -> GateReport:
+    """The RFC's ``artifact.list_distill_candidates()``: completed runs no review covers yet."""
+    return evaluate(path, "candidates")

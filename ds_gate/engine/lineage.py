@@ -1,0 +1,122 @@
+"""``ds-gate lineage``: the experience cards of a home (and of given quests), their
+lineage chains, and with ``--since`` every card of the home's memory changed since a git
+revision, judged by the cross-quest patch rules.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from ds_gate.errors import QuestError
+from ds_gate.model.findings import ERROR, Finding
+from ds_gate.model.records import Card
+from ds_gate.model.reports import LineageReport
+from ds_gate.sources.home import Home, quest_cards
+
+
+def evaluate_lineage(
+    home_dir: Path | str | None = None,
+    paths: list[Path | str] | tuple[Path | str, ...] = (),
+    *,
+    since: str | None = None,
+    patching_quest: str | None = None,
+) -> LineageReport:
+    """``ds-gate lineage``: every experience card of the home and of the given quests, and
+    with ``since``, every card of the home's memory changed since that git revision."""
+    from ds_gate.engine.loader import load_quest
+    from ds_gate.rules.cards import card_findings
+    from ds_gate.rules.lineage import chain_findings, runs_by_quest
+    from ds_gate.rules.patch import validate_cross_quest_patch
+
+    home = Home(home_dir, load=functools.partial(load_quest, runs_only=True))
+    home.base = home.path
+    if not home.exists and not paths:
+        raise QuestError(f"no DeepScientist home at {home.path} (pass --home DIR or set DEEPSCIENTIST_HOME)")
+    quests = [load_quest(p, runs_only=True) for p in paths]
+    for quest in quests:
+        home.register(quest)
+
+    runs_of = runs_by_quest(home.quest)
+    findings: list[Finding] = []
+    checked: list[Card] = []
+    if home.exists:
+        checked.extend(c for c in home.cards if c.is_experience or c.broken)
+        findings.extend(home.findings)
+    for quest in quests:
+        own, found = quest_cards(quest, base=home.path)
+        findings.extend(found)
+        checked.extend(c for c in own if c.is_experience or c.broken)
+    for card in checked:
+        findings.extend(card_findings(card))
+        findings.extend(chain_findings(card, runs_of))
+
+    notes: list[str] = []
+    if since is not None:
+        changed = changed_cards(home, since)
+        notes.append(f"{len(changed)} card(s) of {home.path / 'memory'} changed since {since}")
+        for before, after in changed:
+            if after.broken:
+                continue  # its frontmatter finding is reported with the home's cards
+            who = patching_quest or inferred_patcher(before, after)
+            findings.extend(validate_cross_quest_patch(before, after, who, validate_after=not after.is_experience))
+            if after not in checked:
+                checked.append(after)
+    findings.sort(key=Finding.sort_key)
+    return LineageReport(
+        command="lineage",
+        ok=not any(f.severity == ERROR for f in findings),
+        findings=findings,
+        notes=notes,
+        home=home.path,
+        cards=checked,
+    )
+
+
+def inferred_patcher(before: Card | None, after: Card) -> str | None:
+    """Which quest made a change, from the change itself: the one quest whose lineage entries
+    were appended, else a changed ``quest_id``; None (held to the strict rules) otherwise."""
+    if before is None:
+        return None
+    old = before.lineage
+    added = {str(e.get("quest")).strip() for e in after.lineage[len(old):] if isinstance(e, dict) and e.get("quest")}
+    if len(added) == 1:
+        return added.pop()
+    if after.quest_id and after.quest_id != before.quest_id:
+        return after.quest_id
+    return None
+
+
+def changed_cards(home: Home, since: str) -> list[tuple[Card | None, Card]]:
+    """(before at ``since``, now) for each card file of ``<home>/memory`` that changed."""
+    from ds_gate.io.git import GitError, cat_file, git, split_z
+    from ds_gate.sources.memory import parse_card
+    from ds_gate.sources.paths import kind_of
+
+    root = home.path / "memory"
+    if since.startswith("-"):
+        raise QuestError(f"--since {since!r} is not a git revision")
+    try:
+        git(["rev-parse", "--verify", "--quiet", f"{since}^{{commit}}"], root)
+        names = split_z(git(["diff", "--name-only", "-z", "--relative", "--no-renames", "--diff-filter=ACMRT", since, "--"],
+                            root))
+        names += split_z(git(["ls-files", "-z", "--others", "--exclude-standard"], root))  # new, not yet added
+    except GitError as exc:
+        raise QuestError(f"cannot compare {root} with {since}: {exc} (is the global memory a git repository?)") from exc
+    names = [n for n in names if kind_of(n) is not None]
+    blobs = cat_file(root, [f"{since}:./{n}" for n in names])
+    out: list[tuple[Card | None, Card]] = []
+    for name in names:
+        path = root / name
+        kind = kind_of(name) or ""
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            continue
+        after = parse_card(raw, path=path, display=home.display(path), scope="global", kind=kind)
+        if after is None:
+            continue
+        old = blobs.get(f"{since}:./{name}")
+        before = parse_card(old, path=path, display=home.display(path), scope="global", kind=kind) if old else None
+        out.append((before if before is not None and not before.broken else None, after))
+    return out

@@ -1,0 +1,99 @@
+"""The memory side of the gate: card checks for a quest (``check``/``closure``) and for a
+home (``ds-gate lineage``). Pure checks live in ``checks/``; this module decides which
+cards to read, reads each once, and puts the findings together.
+
+The home is read only when something needs it: a review naming a global card, or a
+quest-scope lesson (is it promoted already?). A home that does not exist, as in a CI
+clone of one quest, makes global entries unverifiable, which is one warning, not an
+error per card.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ds_gate.engine.loader import load_quest
+from ds_gate.model.findings import Finding
+from ds_gate.model.records import Card, Quest, Review
+from ds_gate.rules.cards import CARD_HOME_MISSING
+from ds_gate.sources.home import Home, quest_cards, valid_quest_id
+
+
+@dataclass(slots=True)
+class MemoryResult:
+    findings: list[Finding] = field(default_factory=list)
+    cards: list[Card] = field(default_factory=list)
+    home: Path | None = None
+
+
+def _home_missing(home: Home, what: str) -> Finding:
+    return CARD_HOME_MISSING.at(
+        None,
+        f"no DeepScientist home at {home.path}: {what} not checked",
+        hint="pass --home DIR, or set DEEPSCIENTIST_HOME, to check them",
+    )
+
+
+def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | None = None) -> MemoryResult:
+    """Card findings for ``check``/``closure``: the quest's own cards, and the cards its
+    valid reviews say they wrote."""
+    out = MemoryResult()
+    own, found = quest_cards(quest)
+    out.findings.extend(found)
+    out.cards.extend(own)
+    valid = [quest.decisions[r.artifact_id] for r in reviews if r.valid and r.artifact_id in quest.decisions]
+    entries = [e for d in valid for e in d.cards_written]
+    needs_global = any(e.get("scope") == "global" or e.get("action") == "new" for e in entries)
+    lessons = [c for c in own if c.is_experience and not c.broken]
+    if not (own or entries):
+        return out  # no card to look at: the card rules are not even imported
+    from ds_gate.rules.cards import (
+        CardIndex,
+        card_findings,
+        quest_scope_findings,
+        review_findings,
+    )
+    from ds_gate.rules.lineage import QuestRuns, chain_findings, runs_by_quest
+
+    home = Home(home_dir, base=quest.root, load=functools.partial(load_quest, runs_only=True))
+    home.register(quest)
+    quest_runs = runs_by_quest(home.quest)
+    global_index: CardIndex | None = None
+    if needs_global or lessons:
+        if home.exists:
+            global_index = CardIndex(home.cards)
+            out.findings.extend(home.findings)
+            out.home = home.path
+        elif any(e.get("scope") == "global" for e in entries):
+            out.findings.append(_home_missing(home, "the global cards its reviews name were"))
+
+    unverified: list[str] = []
+
+    def runs_of(quest_id: str) -> QuestRuns | str | None:
+        runs = quest_runs(quest_id)
+        if isinstance(runs, str) and not home.exists and valid_quest_id(quest_id.strip()):
+            unverified.append(quest_id)
+            return None  # a clone of one quest: other quests are simply not here
+        return runs
+
+    for card in own:
+        out.findings.extend(card_findings(card))
+        out.findings.extend(chain_findings(card, runs_of))
+    if lessons:
+        out.findings.extend(quest_scope_findings(lessons, set(global_index.by_id) if global_index else set()))
+
+    discipline = review_findings(valid, CardIndex(own), global_index, str(home.path / "memory"))
+    out.findings.extend(discipline.findings)
+    seen = {card.path for card in own}
+    for card in discipline.written:
+        if card.path in seen:
+            continue
+        seen.add(card.path)
+        out.cards.append(card)
+        out.findings.extend(card_findings(card))
+        out.findings.extend(chain_findings(card, runs_of))
+    if unverified:
+        out.findings.append(_home_missing(home, f"lineage links to quest {', '.join(sorted(set(unverified)))} were"))
+    return out

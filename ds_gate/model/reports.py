@@ -1,0 +1,154 @@
+"""What a command concludes, one type per kind of answer; reporters dispatch on the type.
+
+A report is built once, by the engine, and never rewritten: the commit hook, the pre-push
+hook, the CLI and the pytest plugin differ only in the ``Scope`` they ask for and in how
+they present the answer. The JSON form (``as_dict``) is an API: ``schema_version`` is
+bumped only when a key changes meaning or disappears.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ds_gate.model.findings import SCHEMA_VERSION, Finding
+from ds_gate.model.records import Card, Quest, Review, Run
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """What one gate run over a quest is for. The gate commands differ only in these."""
+
+    command: str
+    gates_pending: bool  # an enforced gate fails while a completed run is pending
+    lists_pending: bool  # the text report lists the pending runs
+    reads_cards: bool  # memory cards and the plugins' quest checks are part of it
+    shows_cards: bool  # the report names the home and the cards it checked
+    shows_quest: bool = True  # the text report opens with the quest and its workspaces
+    finalizes: str | None = None  # "commit" or "push": the report says what finalizes the quest
+    can_fail: bool = True
+
+
+SCOPES = {
+    "check": Scope("check", gates_pending=False, lists_pending=False, reads_cards=True, shows_cards=True),
+    "closure": Scope("closure", gates_pending=True, lists_pending=True, reads_cards=True, shows_cards=True),
+    "candidates": Scope("candidates", gates_pending=False, lists_pending=True, reads_cards=False, shows_cards=False,
+                        can_fail=False),
+    "commit-check": Scope("commit-check", gates_pending=True, lists_pending=True, reads_cards=True, shows_cards=False,
+                          shows_quest=False, finalizes="commit"),
+    "pre-push": Scope("pre-push", gates_pending=True, lists_pending=True, reads_cards=True, shows_cards=False,
+                      finalizes="push"),
+}
+
+
+@dataclass(slots=True, kw_only=True)
+class Report:
+    """The findings of one command; every report type has these."""
+
+    command: str
+    ok: bool
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Finding]:
+        """Errors that fail the report (waived ones do not)."""
+        return [f for f in self.findings if f.fails]
+
+    def body(self) -> dict[str, Any]:
+        """The keys between ``ok`` and ``findings``, particular to each report type."""
+        return {}
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "command": self.command, "ok": self.ok}
+        out.update(self.body())
+        out["findings"] = [f.as_dict() for f in self.findings]
+        out["notes"] = list(self.notes)
+        return out
+
+
+@dataclass(slots=True, kw_only=True)
+class DocumentsReport(Report):
+    """Documents checked on their own (``validate``, a checkpoint, ``install``)."""
+
+    finalization_reasons: list[str] | None = None  # set by the commit hook: what the commit finalizes
+
+    def body(self) -> dict[str, Any]:
+        return {} if self.finalization_reasons is None else {"finalization": list(self.finalization_reasons)}
+
+
+@dataclass(slots=True, kw_only=True)
+class GateReport(Report):
+    """One quest judged: coverage of its completed runs, and every finding about it."""
+
+    scope: Scope
+    quest: Quest
+    enforced: bool = False
+    completed_runs: list[Run] = field(default_factory=list)
+    pending: list[Run] = field(default_factory=list)
+    reviews: list[Review] = field(default_factory=list)
+    listed_by_invalid: dict[str, list[str]] = field(default_factory=dict)  # pending run -> invalid reviews naming it
+    finalization_reasons: list[str] = field(default_factory=list)
+    home: Path | None = None  # the DeepScientist home whose memory was read, if any
+    cards: list[Card] = field(default_factory=list)  # the memory cards checked
+
+    @property
+    def pending_run_ids(self) -> list[str]:
+        return sorted(run.artifact_id for run in self.pending)
+
+    def body(self) -> dict[str, Any]:
+        quest = self.quest
+        out: dict[str, Any] = {
+            "quest_root": str(quest.root),
+            "quest_id": quest.quest_id,
+            "experience_distill": quest.experience_distill,
+            "recall_priors": quest.recall_priors,
+            "enforced": self.enforced,
+            "workspaces": [ws.rel for ws in quest.workspaces],
+            "completed_runs": [run.as_dict() for run in self.completed_runs],
+            "pending_run_ids": self.pending_run_ids,
+            "reviews": [review.as_dict() for review in self.reviews],
+        }
+        if self.scope.finalizes:
+            out["finalization"] = list(self.finalization_reasons)
+        if self.scope.shows_cards:
+            out["home"] = str(self.home) if self.home is not None else None
+            out["cards"] = [card.as_dict() for card in self.cards]
+        return out
+
+
+@dataclass(slots=True, kw_only=True)
+class LineageReport(Report):
+    """The experience cards of a home (and of given quests), and their lineage chains."""
+
+    home: Path | None = None
+    cards: list[Card] = field(default_factory=list)
+
+    def body(self) -> dict[str, Any]:
+        return {"home": str(self.home) if self.home is not None else None, "cards": [card.as_dict() for card in self.cards]}
+
+
+@dataclass(slots=True, kw_only=True)
+class ListingReport(Report):
+    """An ordered listing (``recall``, ``recent``): what was asked for, and what was found."""
+
+    results: list[dict[str, Any]] = field(default_factory=list)
+    request: dict[str, Any] | None = None
+
+    def body(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.request is not None:
+            out["request"] = dict(self.request)
+        out["results"] = list(self.results)
+        return out
+
+
+@dataclass(slots=True, kw_only=True)
+class RecallReport(ListingReport):
+    """Memory cards ranked for recall."""
+
+
+@dataclass(slots=True, kw_only=True)
+class RecentReport(ListingReport):
+    """A quest's artifacts, newest first."""

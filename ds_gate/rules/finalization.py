@@ -1,0 +1,124 @@
+"""What finalizes a quest: the files whose arrival in a commit (or a push) means the work
+is being closed, so the closure gate must hold.
+
+Pure functions of paths and bytes; the commit hook and the pre-push hook read the bytes
+(from git's index, or from the pushed commits) and ask here. Finalizing:
+
+- the paper bundle manifest (``submit_paper_bundle`` writes it);
+- a ``quest.yaml`` whose status becomes ``completed`` (``complete_quest``);
+- a decision with action ``write``/``finalize`` or ``decision_scope: quest_completion``;
+- any file a plugin's ``ds_gate_finalization_patterns`` names.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ds_gate.sources.paths import MANIFEST, QUEST_YAML
+
+TYPE_CHECKING = False  # the commit hook imports this module; typing costs ~3 ms
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+FINALIZING_ACTIONS = frozenset({"write", "finalize"})
+COMPLETION_SCOPE = "quest_completion"
+_STATUS_LINE = re.compile(rb"^status:\s*['\"]?(\w+)['\"]?\s*(?:#.*)?$", re.MULTILINE)
+
+
+def quest_status(raw: bytes | None) -> str | None:
+    """A ``quest.yaml``'s status, if it could be ``completed``; a broken file is read by its
+    ``status:`` line, so a YAML slip elsewhere cannot hide a completion."""
+    if raw is None or b"completed" not in raw:
+        return None  # the only status that matters here is `completed`
+    from ds_gate.io.yamldoc import load_yaml
+    from ds_gate.sources.quest_yaml import scalar_text
+
+    try:
+        data = load_yaml(raw.decode("utf-8-sig", "replace"))
+        status = scalar_text(data.get("status")) if isinstance(data, dict) else None
+    except Exception:  # noqa: BLE001 - a YAML error of any kind; fall back to the line
+        match = _STATUS_LINE.search(raw)
+        status = match.group(1).decode() if match else None
+    return status.strip().casefold() if status else None
+
+
+def decision_reason(raw: bytes) -> str | None:
+    """Why a decision record finalizes the quest, or None."""
+    import json
+
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None  # validation reports it
+    if not isinstance(data, dict) or data.get("kind", "decision") != "decision":
+        return None
+    action = data.get("action")
+    if isinstance(action, str) and action.strip().casefold() in FINALIZING_ACTIONS:
+        return f"decision action '{action.strip()}'"
+    if data.get("decision_scope") == COMPLETION_SCOPE:
+        return f"decision_scope: {COMPLETION_SCOPE}"
+    return None
+
+
+def pattern_matches(names: Iterable[str], patterns: list[str]) -> list[tuple[str, str]]:
+    """(file, pattern) for each file a plugin's pattern names."""
+    if not patterns:
+        return []
+    import fnmatch
+
+    found = []
+    for name in names:
+        match = next((p for p in patterns if fnmatch.fnmatchcase(name, p)), None)
+        if match is not None:
+            found.append((name, match))
+    return found
+
+
+def manifest_reason() -> str:
+    return f"{MANIFEST} (a paper bundle)"
+
+
+def completed_reason() -> str:
+    return f"{QUEST_YAML} with status: completed"
+
+
+def plugin_reason(name: str, pattern: str) -> str:
+    return f"{name} (a finalization file, by plugin pattern {pattern})"
+
+
+def commit_reasons(names: list[str], blobs: Mapping[str, bytes | None], decisions: list[str],
+                   patterns: list[str]) -> list[str]:
+    """Why a commit finalizes the quest ([] when it does not). ``blobs`` holds the staged
+    (``:<path>``) and ``HEAD:<path>`` bytes of ``quest.yaml`` and the staged decisions."""
+    reasons: list[str] = []
+    if MANIFEST in names:
+        reasons.append(manifest_reason())
+    reasons.extend(plugin_reason(name, pattern) for name, pattern in pattern_matches(names, patterns))
+    if QUEST_YAML in names:
+        becomes = quest_status(blobs.get(f":{QUEST_YAML}")) == "completed"
+        already = quest_status(blobs.get(f"HEAD:{QUEST_YAML}")) == "completed"
+        if becomes and not already:
+            reasons.append(completed_reason())
+    for name in decisions:
+        raw = blobs.get(f":{name}")
+        why = decision_reason(raw) if raw is not None else None
+        if why:
+            reasons.append(f"{name} ({why})")
+    return reasons
+
+
+def push_reasons(names: list[str], tip: str, blobs: Mapping[str, bytes | None], manifest_at_tip: bool,
+                 patterns: list[str]) -> list[str]:
+    """Why the commits a push sends finalize the quest, judged at the pushed ``tip``."""
+    reasons: list[str] = []
+    if MANIFEST in names and manifest_at_tip:
+        reasons.append(manifest_reason())
+    if QUEST_YAML in names and quest_status(blobs.get(f"{tip}:{QUEST_YAML}")) == "completed":
+        reasons.append(completed_reason())
+    for name in names:
+        raw = blobs.get(f"{tip}:{name}")
+        why = decision_reason(raw) if raw is not None else None
+        if why:
+            reasons.append(f"{name} ({why})")
+    reasons.extend(plugin_reason(name, pattern) for name, pattern in pattern_matches(names, patterns))
+    return reasons

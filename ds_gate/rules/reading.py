@@ -1,0 +1,73 @@
+"""Rules about reading the input: what the sources report when a file, a folder or git
+cannot be read as DeepScientist wrote it.
+
+Declared here, not in ``sources/``: sources read bytes and know no rules; they make
+findings from these objects, so every rule id still has one home.
+"""
+
+from __future__ import annotations
+
+from ds_gate.model.findings import (
+    CONTRACT,
+    DISCIPLINE,
+    ERROR,
+    INFO,
+    WARNING,
+    Finding,
+    Rule,
+)
+
+ARTIFACT_INVALID_JSON = Rule("artifact.invalid-json", ERROR, CONTRACT,
+    "a record file is not UTF-8 JSON (truncated, mis-encoded)")
+ARTIFACT_NOT_OBJECT = Rule("artifact.not-object", ERROR, CONTRACT,
+    "a record file is JSON but not an object")
+ARTIFACT_UNREADABLE = Rule("artifact.unreadable", ERROR, CONTRACT,
+    "a record file or folder cannot be read")
+INDEX_INVALID_LINE = Rule("index.invalid-line", WARNING, DISCIPLINE,
+    "an `_index.jsonl` line is not a JSON object; skipped (records are still read)")
+INDEX_PARTIAL_LINE = Rule("index.partial-line", WARNING, DISCIPLINE,
+    "the last index line is incomplete (a write in progress); skipped")
+INDEX_MISSING_RECORD = Rule("index.missing-record", WARNING, DISCIPLINE,
+    "an indexed run or decision has no record file")
+QUEST_NO_QUEST_YAML = Rule("quest.no-quest-yaml", WARNING, DISCIPLINE,
+    "no `quest.yaml` at the root; toggles off")
+QUEST_YAML_INVALID = Rule("quest.yaml-invalid", WARNING, DISCIPLINE,
+    "`quest.yaml` cannot be parsed; toggles off")
+QUEST_TOGGLE_UNRECOGNISED = Rule("quest.toggle-unrecognised", WARNING, DISCIPLINE,
+    "a toggle value read as off that was probably meant as on")
+QUEST_NOT_GIT = Rule("quest.not-git", WARNING, DISCIPLINE,
+    "git cannot read the quest; workspaces found from folders only")
+QUEST_RESEARCH_STATE_INVALID = Rule("quest.research-state-invalid", INFO, DISCIPLINE,
+    "`.ds/research_state.json` cannot be read")
+WORKSPACE_OUTSIDE_QUEST = Rule("workspace.outside-quest", WARNING, DISCIPLINE,
+    "a worktree outside the quest folder; never read")
+WORKSPACE_MISSING = Rule("workspace.missing", WARNING, DISCIPLINE,
+    "a registered worktree whose folder is gone")
+PATH_SYMLINK_OUTSIDE_QUEST = Rule("path.symlink-outside-quest", WARNING, DISCIPLINE,
+    "a symbolic link out of the quest; never followed")
+GIT_ONE_BRANCH = Rule("git.one-branch", WARNING, DISCIPLINE,
+    "(`--from-git`) the clone shows one branch at most: runs on other branches are not visible")
+GIT_OBJECT_MISSING = Rule("git.object-missing", WARNING, DISCIPLINE,
+    "(`--from-git`) a branch tip, tree or record is not in this clone (partial or shallow)")
+CARD_FRONTMATTER_INVALID = Rule("card.frontmatter-invalid", ERROR, CONTRACT,
+    "a card's YAML frontmatter cannot be read (syntax, not a mapping, never closed, not UTF-8)")
+CARD_UNREADABLE = Rule("card.unreadable", ERROR, CONTRACT,
+    "a card file or memory folder cannot be read")
+INPUT_UNREADABLE = Rule("input.unreadable", ERROR, CONTRACT,
+    "a file named on the command line cannot be read (exit 2)")
+
+
+def unreadable(display: str, exc: OSError | Exception, rule: Rule = ARTIFACT_UNREADABLE, severity: str | None = None) -> Finding:
+    """A file or folder that exists but cannot be read (permissions): never called missing."""
+    reason = getattr(exc, "strerror", None) or str(exc)
+    return rule.at(display, f"cannot read {display}: {reason}", hint="check the file's permissions; ds-gate only reads it",
+                   severity=severity)
+
+
+def symlink_outside(display: str, target: str, outside: str = "the quest", what: str = "artifacts") -> Finding:
+    """A symbolic link out of what may be read: reported, never followed."""
+    return PATH_SYMLINK_OUTSIDE_QUEST.at(
+        display,
+        f"{display} is a symbolic link to {target}, outside {outside}; not followed",
+        hint=f"{what} must live inside {outside}; replace the link with the file itself",
+    )

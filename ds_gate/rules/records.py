@@ -1,0 +1,114 @@
+"""Rules about one artifact record on its own: its schema, and what must agree inside it.
+
+Pure functions of one ``Document`` (the parsed record, its bytes and where it lies), called
+for every record a source reads, as a plugin's ``ds_gate_check_record`` is. Rules that need
+the rest of the quest (does a reviewed run exist?) live in ``coverage``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ds_gate.io import schemas
+from ds_gate.io.jsondoc import place, pointer
+from ds_gate.model.findings import (
+    CONTRACT,
+    DISCIPLINE,
+    ERROR,
+    INFO,
+    WARNING,
+    Finding,
+    Rule,
+)
+from ds_gate.model.records import REVIEW_ACTION, Document, review_fields
+from ds_gate.rules.schema import schema_findings
+
+REVIEW_SCHEMA = Rule("review.schema", ERROR, CONTRACT,
+    "a distill_review breaks `schemas/distill_review.schema.json`")
+REVIEW_TARGET_NOT_REVIEWED = Rule("review.target-not-reviewed", ERROR, CONTRACT,
+    "a `cards_written` / `neighbor_decisions` entry targets a run the review does not list")
+REVIEW_ACTION_SPELLING = Rule("review.action-spelling", WARNING, DISCIPLINE,
+    "`Distill_Review` and the like: not a review, so it covers nothing")
+DECISION_SCHEMA = Rule("decision.schema", ERROR, CONTRACT,
+    "a decision breaks `schemas/decision.schema.json` (`verdict`, `action`, `reason`)")
+RUN_SCHEMA = Rule("run.schema", ERROR, CONTRACT,
+    "a run record breaks `schemas/run.schema.json` (`run_kind`)")
+ARTIFACT_ID_MISMATCH = Rule("artifact.id-mismatch", WARNING, DISCIPLINE,
+    "`artifact_id` differs from the file name")
+REVIEW_RUNS_NOT_CHECKED = Rule("review.runs-not-checked", INFO, DISCIPLINE,
+    "`validate` outside a quest could not check reviewed ids against runs")
+
+RULE_FOR_SCHEMA = {"distill_review": REVIEW_SCHEMA, "decision": DECISION_SCHEMA, "run": RUN_SCHEMA}
+
+
+def schema_name(data: dict[str, Any], kind: str) -> str | None:
+    if kind == "run":
+        return "run"
+    if kind == "decision":
+        return "distill_review" if data.get("action") == REVIEW_ACTION else "decision"
+    return None
+
+
+def record_schema_findings(name: str, data: dict[str, Any], raw: bytes | None, display: str) -> list[Finding]:
+    return schema_findings(name, data, display, lambda anchor: place(raw, anchor), RULE_FOR_SCHEMA[name])
+
+
+def check_decision(doc: Document) -> list[Finding]:
+    """A decision on its own: its schema (a review's, for a distill_review), a misspelt
+    review action, and review entries that target runs the review does not list."""
+    data, raw, display = doc.data, doc.raw, doc.display
+    action = data.get("action")
+    is_review = action == REVIEW_ACTION
+    found = record_schema_findings("distill_review" if is_review else "decision", data, raw, display)
+    if not is_review:
+        if isinstance(action, str) and action.strip().casefold() == REVIEW_ACTION:
+            found.append(
+                REVIEW_ACTION_SPELLING.at(
+                    display,
+                    f"action is {action!r}; only the exact `distill_review` marks a review, so it covers no run",
+                    hint="write `action: distill_review`",
+                    pointer="/action",
+                    line=place(raw, ("action",)),
+                )
+            )
+        return found
+    reviewed = review_fields(data).reviewed_run_ids
+    found.extend(_targets_reviewed(data, set(reviewed), raw, display))
+    return found
+
+
+def check_run(doc: Document) -> list[Finding]:
+    return record_schema_findings("run", doc.data, doc.raw, doc.display)
+
+
+def check_record(doc: Document) -> list[Finding]:
+    """The built-in record rules, by kind; other kinds have none."""
+    if doc.kind == "run":
+        return check_run(doc)
+    if doc.kind == "decision":
+        return check_decision(doc)
+    return []
+
+
+def _targets_reviewed(data: dict[str, Any], reviewed: set[str], raw: bytes | None, display: str) -> list[Finding]:
+    """Every card and neighbour decision must point at a run this review covers."""
+    found = []
+    for list_key in ("cards_written", "neighbor_decisions"):
+        entries = data.get(list_key)
+        if not isinstance(entries, list):
+            continue
+        for i, entry in enumerate(entries):
+            target = entry.get("target_run_id") if isinstance(entry, dict) else None
+            if not isinstance(target, str) or not target.strip() or target in reviewed:
+                continue
+            path = (list_key, i, "target_run_id")
+            found.append(
+                REVIEW_TARGET_NOT_REVIEWED.at(
+                    display,
+                    f"{schemas.label(path)} is {target!r}, which is not in reviewed_run_ids",
+                    hint=f"add {target!r} to reviewed_run_ids, or point target_run_id at a reviewed run",
+                    pointer=pointer(path),
+                    line=place(raw, path),
+                )
+            )
+    return found

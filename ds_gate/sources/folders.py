@@ -1,0 +1,107 @@
+"""Bytes of artifact records and index lines from a workspace's folder on disk.
+
+A reader knows one workspace and how to list and read ``artifacts/<dir>/<id>.json`` and
+``artifacts/_index.jsonl``; it knows nothing of what a valid record is. Every reader
+(folders, git's index, branch tips) gives the same answers from a different place, so
+the loader and every check work on any of them. Nothing is followed out of the quest.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterator
+from pathlib import Path
+from typing import Protocol
+
+from ds_gate.model.findings import ERROR, WARNING, Finding
+from ds_gate.model.records import Workspace
+from ds_gate.rules.reading import symlink_outside, unreadable
+from ds_gate.sources.location import is_inside
+from ds_gate.sources.paths import INDEX_NAME
+
+
+class Reader(Protocol):
+    workspace: Workspace
+    findings: list[Finding]
+
+    def index_bytes(self) -> bytes | None: ...
+
+    def record_names(self, skip: Collection[str]) -> list[str]: ...
+
+    def read_many(self, names: list[str]) -> Iterator[tuple[str, bytes | OSError]]: ...
+
+
+
+class FolderReader:
+    def __init__(self, workspace: Workspace, quest_root: Path) -> None:
+        self.workspace = workspace
+        self.root = quest_root
+        self.findings: list[Finding] = []
+        self._dir = self._checked(workspace.path / "artifacts", "artifacts")
+
+    def _checked(self, path: Path, rel: str) -> Path | None:
+        """``path`` if it may be read: missing is quiet, a link out of the quest is reported."""
+        if not path.is_symlink():
+            return path if path.exists() else None
+        real = Path(os.path.realpath(path))
+        if not is_inside(self.root, real):
+            self.findings.append(symlink_outside(self.workspace.display(rel), str(real)))
+            return None
+        return real if real.exists() else None
+
+    def _index_path(self) -> Path | None:
+        if self._dir is None:
+            return None
+        path = self._checked(self._dir / INDEX_NAME, f"artifacts/{INDEX_NAME}")
+        if path is None or not path.is_file():  # a FIFO would block the read forever
+            return None
+        return path
+
+    def index_bytes(self) -> bytes | None:
+        return b"".join(self.index_stream())
+
+    def index_stream(self) -> Iterator[bytes]:
+        path = self._index_path()
+        if path is None:
+            return
+        try:
+            with open(path, "rb") as handle:
+                yield from handle
+        except OSError as exc:
+            self.findings.append(unreadable(self.workspace.display(f"artifacts/{INDEX_NAME}"), exc, severity=WARNING))
+
+    def record_names(self, skip: Collection[str]) -> list[str]:
+        if self._dir is None:
+            return []
+        names: list[str] = []
+        try:
+            subdirs = sorted(e.name for e in os.scandir(self._dir) if e.is_dir() and e.name not in skip)
+        except OSError:
+            return []
+        for sub in subdirs:
+            folder = self._checked(self._dir / sub, f"artifacts/{sub}")
+            if folder is None:
+                continue
+            try:
+                entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            except OSError as exc:
+                self.findings.append(unreadable(self.workspace.display(f"artifacts/{sub}"), exc, severity=ERROR))
+                continue
+            for entry in entries:
+                if not entry.name.endswith(".json"):
+                    continue
+                rel = f"{sub}/{entry.name}"
+                if entry.is_symlink() and self._checked(Path(entry.path), f"artifacts/{rel}") is None:
+                    continue
+                if entry.is_file():
+                    names.append(rel)
+        return names
+
+    def read_many(self, names: list[str]) -> Iterator[tuple[str, bytes | OSError]]:
+        base = f"{self._dir}{os.sep}"  # plain strings: a Path per file costs more than the read
+        for name in names:
+            try:
+                with open(base + name, "rb") as handle:
+                    yield name, handle.read()
+            except OSError as exc:
+                yield name, exc

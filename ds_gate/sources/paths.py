@@ -1,0 +1,73 @@
+"""Which paths of a quest hold what: the one place that knows DeepScientist's layout.
+
+Record folders, the index, memory card folders, the paper bundle manifest: the loader,
+the commit hook, ``validate``, the memory reader and the pre-commit manifest's ``files``
+patterns all ask here. Imports nothing, because the commit hook asks on every commit.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~3 ms per commit
+if TYPE_CHECKING:
+    from typing import Any
+
+# artifact/schemas.py ARTIFACT_DIRS in DeepScientist: kind -> folder under artifacts/
+ARTIFACT_DIRS = {
+    "baseline": "baselines",
+    "idea": "ideas",
+    "decision": "decisions",
+    "progress": "progress",
+    "answer": "answers",
+    "milestone": "milestones",
+    "run": "runs",
+    "report": "reports",
+    "approval": "approvals",
+    "graph": "graphs",
+}
+KIND_OF_DIR = {folder: kind for kind, folder in ARTIFACT_DIRS.items()}
+INDEX_NAME = "_index.jsonl"
+GATE_KINDS = ("run", "decision")  # the kinds the gate judges; the commit hook validates their records
+MANIFEST = "paper/paper_bundle_manifest.json"
+QUEST_YAML = "quest.yaml"
+
+# MemoryService's card folders: <memory>/<kind>/*.md, plus <memory>/ideas/<idea_id>/*.md
+MEMORY_KINDS = ("papers", "ideas", "decisions", "episodes", "knowledge", "templates")
+SINGULAR = {"papers": "paper", "ideas": "idea", "decisions": "decision", "episodes": "episode", "knowledge": "knowledge",
+            "templates": "template"}
+
+
+def record_kind(data: dict[str, Any], folder: str) -> str | None:
+    """A record's kind; one without (invalid, and its schema says so) is taken from its folder."""
+    kind = data.get("kind")
+    return kind if isinstance(kind, str) else KIND_OF_DIR.get(folder)
+
+
+def is_artifact_record(name: str) -> bool:
+    """``artifacts/decisions/x.json`` or ``artifacts/runs/x.json``, directly in the folder."""
+    parts = name.split("/")
+    return len(parts) == 3 and parts[0] == "artifacts" and parts[1] in ("decisions", "runs") and parts[2].endswith(".json")
+
+
+def kind_of(rel: str) -> str | None:
+    """The memory kind of a path relative to a memory root (``knowledge/x.md``), or None
+    when MemoryService would not read it as a card."""
+    parts = rel.split("/")
+    if not parts[-1].endswith(".md") or parts[0] not in MEMORY_KINDS:
+        return None
+    if len(parts) == 2 or (len(parts) == 3 and parts[0] == "ideas"):
+        return parts[0]
+    return None
+
+
+def is_card(name: str) -> bool:
+    """``memory/<kind>/x.md`` (or ``memory/ideas/<idea>/x.md``): a quest-scope memory card."""
+    return name.startswith("memory/") and kind_of(name[len("memory/"):]) is not None
+
+
+def pre_commit_files_pattern() -> str:
+    """The ``files:`` regex of the ``ds-gate-validate`` pre-commit hook: exactly the paths
+    ``is_artifact_record`` and ``is_card`` accept, below any folder (a worktree's)."""
+    plain = "|".join(k for k in MEMORY_KINDS if k != "ideas")
+    return (r"(^|/)artifacts/(decisions|runs)/[^/]+\.json$"
+            rf"|(^|/)memory/({plain})/[^/]+\.md$"
+            r"|(^|/)memory/ideas/([^/]+/)?[^/]+\.md$")

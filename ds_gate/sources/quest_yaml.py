@@ -1,0 +1,114 @@
+"""What a quest's ``quest.yaml`` says: its id, status and the experience-distill toggles,
+read the way DeepScientist (and PR #60's ``coerce_*_mode``) reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ds_gate.model.findings import Finding
+from ds_gate.rules.reading import (
+    QUEST_NO_QUEST_YAML,
+    QUEST_TOGGLE_UNRECOGNISED,
+    QUEST_YAML_INVALID,
+)
+
+
+def read_quest_yaml(root: Path) -> tuple[dict[str, Any], list[Finding]]:
+    path = root / "quest.yaml"
+    try:
+        if path.exists() and not path.is_file():
+            raise OSError("not a regular file")
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return {}, [
+            QUEST_NO_QUEST_YAML.at(
+                "quest.yaml",
+                "the quest root has no quest.yaml; experience_distill and recall_priors count as off",
+                hint="run ds-gate on a DeepScientist quest root, or pass --require to enforce the gate anyway",
+            )
+        ]
+    except (OSError, UnicodeDecodeError) as exc:
+        return {}, [_quest_yaml_finding(f"quest.yaml cannot be read: {exc}", None)]
+    from ds_gate.io.yamldoc import YamlError, load_yaml
+
+    try:
+        data = load_yaml(text)
+    except YamlError as exc:
+        return {}, [_quest_yaml_finding(f"quest.yaml is not valid YAML: {exc.problem}", exc.line)]
+    if data is None:
+        return {}, []
+    if not isinstance(data, Mapping):
+        return {}, [_quest_yaml_finding(f"quest.yaml holds a {type(data).__name__}, not a mapping", 1)]
+    return dict(data), []
+
+
+def _quest_yaml_finding(message: str, line: int | None) -> Finding:
+    return QUEST_YAML_INVALID.at(
+        "quest.yaml",
+        message + "; experience_distill and recall_priors count as off",
+        hint="fix quest.yaml, or pass --require to enforce the gate regardless",
+        line=line,
+    )
+
+
+_OFF_WORDS = {"off", "", "false", "no", "none", "null"}
+
+
+def coerce_toggle(value: Any) -> bool:
+    """PR #60's ``coerce_*_mode``: ``true``, ``"on"`` in any case, or ``{mode: <one of those>}``."""
+    if isinstance(value, Mapping):
+        value = value.get("mode")
+    if value is True:
+        return True
+    return isinstance(value, str) and value.strip().casefold() == "on"
+
+
+def _looks_off(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        value = value.get("mode")
+    return value is None or value is False or (isinstance(value, str) and value.strip().casefold() in _OFF_WORDS)
+
+
+def toggle_finding(name: str, value: Any) -> Finding | None:
+    """A value that reads as off but was probably meant as on deserves a word."""
+    if coerce_toggle(value) or _looks_off(value):
+        return None
+    return QUEST_TOGGLE_UNRECOGNISED.at(
+        "quest.yaml",
+        f"startup_contract.{name} is {short_repr(value)}, which DeepScientist reads as off",
+        hint=f"write `{name}: on` (or `{name}: {{mode: on}}`) to turn it on, or `off` to silence this",
+        pointer=f"/startup_contract/{name}",
+    )
+
+
+def short_repr(value: Any) -> str:
+    """A value as it may appear in a message: bounded, even for a YAML alias bomb."""
+    import reprlib
+
+    limits = reprlib.Repr()
+    limits.maxlevel, limits.maxlist, limits.maxdict, limits.maxstring, limits.maxother = 3, 5, 5, 80, 80
+    return limits.repr(value)
+
+
+def scalar_text(value: Any) -> str | None:
+    """YAML turns ``001`` into 1, ``on`` into True and timestamps into datetimes: make text again."""
+    if value is None or isinstance(value, (Mapping, list)):
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if hasattr(value, "isoformat"):
+        return str(value.isoformat())
+    return str(value)
+
+
+def quest_id_of(meta: Mapping[str, Any], root: Path) -> str:
+    value = meta.get("quest_id")
+    # `quest_id: 001` written by hand loads as int 1; the folder keeps the padding.
+    if isinstance(value, int) and not isinstance(value, bool) and root.name.isdigit() and int(root.name) == value:
+        return root.name
+    return scalar_text(value) or root.name
+
+

@@ -1,0 +1,161 @@
+"""Records and index lines as parsed documents, from any reader: the loader's input.
+
+Records are yielded one at a time so a quest with tens of thousands of runs never holds
+more than one parsed document.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ds_gate.io.jsondoc import loads
+from ds_gate.model.findings import Finding
+from ds_gate.rules.reading import (
+    ARTIFACT_INVALID_JSON,
+    ARTIFACT_NOT_OBJECT,
+    INDEX_INVALID_LINE,
+    INDEX_PARTIAL_LINE,
+    unreadable,
+)
+from ds_gate.sources.folders import Reader
+from ds_gate.sources.paths import ARTIFACT_DIRS, INDEX_NAME
+
+
+def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, Finding | None]:
+    """A record file as a dict, or a finding that says where it stops being JSON."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return None, ARTIFACT_INVALID_JSON.at(
+            display,
+            f"not UTF-8 text (byte {exc.start})",
+            hint="artifact records are UTF-8 JSON; rewrite the file with DeepScientist or fix its encoding",
+            line=raw.count(b"\n", 0, exc.start) + 1,
+        )
+    try:
+        data = loads(text)
+    except json.JSONDecodeError as exc:
+        return None, ARTIFACT_INVALID_JSON.at(
+            display,
+            f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
+            hint="the file may be truncated by an interrupted write; restore it from git or re-record the artifact",
+            line=exc.lineno,
+        )
+    except RecursionError:
+        return None, ARTIFACT_INVALID_JSON.at(
+            display,
+            "JSON nested too deeply to read",
+            hint="an artifact record is a flat JSON object; this file is not one",
+        )
+    except ValueError as exc:  # NaN / Infinity
+        return None, ARTIFACT_INVALID_JSON.at(
+            display,
+            f"invalid JSON: {exc}",
+            hint="write null (or a number) instead; DeepScientist's records are strict JSON",
+        )
+    if not isinstance(data, dict):
+        return None, ARTIFACT_NOT_OBJECT.at(
+            display,
+            f"an artifact record must be a JSON object, this is a {type(data).__name__}",
+            hint="restore the record from git or re-record the artifact",
+            line=1,
+        )
+    return data, None
+
+
+@dataclass(slots=True)
+class RecordFile:
+    """One parsed record file, alive only while the loader looks at it."""
+
+    name: str  # below artifacts/, e.g. "runs/run-51c9ad07.json"
+    display: str  # quest-relative path, for findings
+    data: dict[str, Any] | None
+    raw: bytes
+    problem: Finding | None
+
+
+def folders_for(kinds: Collection[str]) -> frozenset[str]:
+    """The folders to skip when only ``kinds`` matter: those DeepScientist reserves for other
+    kinds. Unknown folders (a fork's, an older layout's) are read, so no run hides there."""
+    return frozenset(folder for kind, folder in ARTIFACT_DIRS.items() if kind not in kinds) | {"science"}
+
+
+def read_records(reader: Reader, skip: Collection[str]) -> Iterator[RecordFile]:
+    """Every ``artifacts/<folder>/<name>.json`` outside the ``skip`` folders, parsed."""
+    names = reader.record_names(skip)
+    for name, raw in reader.read_many(names):
+        display = reader.workspace.display(f"artifacts/{name}")
+        if isinstance(raw, OSError):
+            yield RecordFile(name, display, None, b"", unreadable(display, raw))
+            continue
+        data, problem = parse_json_object(raw, display)
+        yield RecordFile(name, display, data, raw, problem)
+
+
+@dataclass(slots=True)
+class IndexEntry:
+    artifact_id: str
+    kind: str
+    path: str | None
+    line: int
+
+
+def index_lines(reader: Reader) -> Iterator[bytes]:
+    """The index a line at a time (with its newline): a folder's is streamed from the file,
+    so a 50 MB index is never held whole."""
+    stream = getattr(reader, "index_stream", None)
+    if stream is not None:
+        yield from stream()
+        return
+    raw = reader.index_bytes()
+    if raw:
+        import io
+
+        yield from io.BytesIO(raw)
+
+
+def read_index(reader: Reader, kinds: Collection[str] | None) -> Iterator[IndexEntry | Finding]:
+    """Index lines of the wanted kinds; malformed lines become warnings, never stop the read.
+
+    The index only adds what the record files cannot say (a record that was indexed but
+    is gone), so a bad line is a warning: the records themselves are still read.
+    """
+    display = reader.workspace.display(f"artifacts/{INDEX_NAME}")
+    for number, line in enumerate(index_lines(reader), start=1):
+        if number == 1 and line.startswith(b"\xef\xbb\xbf"):
+            line = line[3:]
+        if not line.strip():
+            continue
+        try:
+            entry = loads(line)
+        except (ValueError, RecursionError) as exc:
+            partial = not line.endswith(b"\n")  # the last line, unfinished: a writer may be mid-append
+            yield (INDEX_PARTIAL_LINE if partial else INDEX_INVALID_LINE).at(
+                display,
+                (
+                    "the last line has no newline and is not complete JSON (a write in progress?); skipped"
+                    if partial
+                    else f"line is not valid JSON ({exc}); skipped"
+                ),
+                hint="the record files are still read; rewrite or delete the broken index line",
+                line=number,
+            )
+            continue
+        if not isinstance(entry, dict):
+            yield INDEX_INVALID_LINE.at(
+                display,
+                f"line is a JSON {type(entry).__name__}, not an object; skipped",
+                hint="each index line is one JSON object describing one artifact",
+                line=number,
+            )
+            continue
+        kind, artifact_id = entry.get("kind"), entry.get("artifact_id")
+        if not isinstance(kind, str) or not isinstance(artifact_id, str):
+            continue
+        if kinds is not None and kind not in kinds:
+            continue
+        path = entry.get("path")
+        yield IndexEntry(artifact_id, kind, path if isinstance(path, str) else None, number)

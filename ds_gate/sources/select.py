@@ -1,0 +1,64 @@
+"""Where a quest's records are read from: the one choice ``load`` and ``recent`` share.
+
+``folders``: the root and every worktree folder (a local quest); ``git``: the tips of git
+refs (a CI clone has branches but no worktree folders); ``both``. The committing
+workspace may be read from git's index instead of its folder (the commit hook).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from ds_gate.errors import QuestError
+from ds_gate.io.git import GitError
+from ds_gate.model.findings import Finding
+from ds_gate.model.records import Workspace
+from ds_gate.sources.folders import FolderReader, Reader
+from ds_gate.sources.location import Location
+
+SOURCES = {
+    "folders": "the root and every worktree folder",
+    "git": "the tips of git branches (local and remote-tracking, or --refs)",
+    "both": "the worktree folders and the tips of git branches",
+}
+
+
+def readers(
+    loc: Location,
+    workspaces: list[Workspace],
+    source: str = "folders",
+    *,
+    refs: Sequence[str] | None = None,
+    extra_tips: Sequence[tuple[str, str]] = (),
+    skip: Collection[str] = (),
+    staged: bool = False,
+) -> tuple[list[Reader], list[Finding]]:
+    """The readers of ``source``, folders first; ``staged`` reads the workspace ``loc`` was
+    entered from as git's index holds it."""
+    if source not in SOURCES:
+        raise ValueError(f"unknown source {source!r}; expected one of {tuple(SOURCES)}")
+    out: list[Reader] = []
+    findings: list[Finding] = []
+    if source != "git":
+        for ws in workspaces:
+            if staged and ws.path == loc.top:
+                from ds_gate.sources.staged import StagedReader
+
+                try:
+                    out.append(StagedReader(ws))
+                except GitError as exc:
+                    raise QuestError(f"cannot read the staged files of {ws.path}: {exc}") from exc
+            else:
+                out.append(FolderReader(ws, loc.root))
+    if source != "folders":
+        from ds_gate.sources.gitrefs import DEFAULT_REFS, ref_readers
+
+        if not loc.is_git:
+            raise QuestError(f"{loc.root}: the git source needs a git repository")
+        try:
+            git_readers, git_findings = ref_readers(loc.root, refs or DEFAULT_REFS, extra_tips, skip)
+        except GitError as exc:
+            raise QuestError(f"cannot read the branches of {loc.root}: {exc}") from exc
+        out.extend(git_readers)
+        findings.extend(git_findings)
+    return out, findings

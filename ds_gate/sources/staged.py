@@ -1,0 +1,55 @@
+"""The committing workspace as git's index holds it: what the commit being made will hold.
+
+The commit hook reads the committing workspace this way (honouring the hook's
+``GIT_INDEX_FILE``), so "the covering review is staged" means exactly that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+
+from ds_gate.io.git import cat_file, git, split_z
+from ds_gate.model.findings import Finding
+from ds_gate.model.records import Workspace
+from ds_gate.rules.reading import symlink_outside
+from ds_gate.sources.paths import INDEX_NAME
+
+
+class StagedReader:
+    """The committing workspace as git's index holds it (honours the hook's GIT_INDEX_FILE)."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self.findings: list[Finding] = []
+        self._entries: dict[str, str] = {}  # path below artifacts/ -> blob id
+        out = git(["ls-files", "-s", "-z", "--", "artifacts"], workspace.path, staged=True)
+        for item in split_z(out):
+            meta, _, path = item.partition("\t")
+            mode, blob, _stage = meta.split(" ")
+            if not path.startswith("artifacts/"):
+                continue
+            rel = path[len("artifacts/") :]
+            if mode == "120000":
+                self.findings.append(symlink_outside(workspace.display(path), "a staged symbolic link"))
+                continue
+            self._entries[rel] = blob
+
+    def index_bytes(self) -> bytes | None:
+        blob = self._entries.get(INDEX_NAME)
+        if blob is None:
+            return None
+        return cat_file(self.workspace.path, [blob]).get(blob)
+
+    def record_names(self, skip: Collection[str]) -> list[str]:
+        names = []
+        for rel in self._entries:
+            sub, sep, name = rel.partition("/")
+            if sep and "/" not in name and name.endswith(".json") and sub not in skip:
+                names.append(rel)
+        return sorted(names)
+
+    def read_many(self, names: list[str]) -> Iterator[tuple[str, bytes | OSError]]:
+        blobs = cat_file(self.workspace.path, [self._entries[n] for n in names])
+        for name in names:
+            data = blobs.get(self._entries[name])
+            yield name, data if data is not None else FileNotFoundError(f"blob {self._entries[name]} is missing")
