@@ -1,0 +1,29 @@
+"""The JSON Schemas ds-gate ships, by short name, and local ``$ref`` resolution."""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+from ds_gate.io.resources import data_dir
+
+SCHEMA_NAMES = ("decision", "distill_review", "run", "knowledge_card", "experience_card", "ds_gate_config")
+
+
+@functools.cache
+def load(name: str) -> dict[str, Any]:
+    """A schema by short name (``distill_review``) or file name."""
+    file = name if name.endswith(".json") else f"{name}.schema.json"
+    schema: dict[str, Any] = json.loads((data_dir("schemas") / file).read_text(encoding="utf-8"))
+    return schema
+
+
+def resolve(ref: str, base: str) -> tuple[str, Any]:
+    """Resolve a local ``$ref`` (``other.schema.json#/x`` or ``#/x``) to (file, subschema)."""
+    target, _, fragment = ref.partition("#")
+    file = target or base
+    node: Any = load(file)
+    for part in [p for p in fragment.split("/") if p]:
+        node = node[part.replace("~1", "/").replace("~0", "~")]
+    return file, node
