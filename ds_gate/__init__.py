@@ -9,7 +9,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 _API = {
-    "load_quest": "ds_gate.engine.loader",
+    "load_quest": "ds_gate.engine.gate",
     "evaluate": "ds_gate.engine.gate",
     "list_distill_candidates": "ds_gate.engine.gate",
     "validate_files": "ds_gate.engine.documents",
@@ -20,7 +20,7 @@ _API = {
     "read_cards": "ds_gate.sources.memory",
     "parse_card": "ds_gate.sources.memory",
     "resolve_home": "ds_gate.sources.memory",
-    "Card": "ds_gate.model",
+    "Card": "ds_gate.model.records",
     "hookimpl": "ds_gate.hookspecs",
     "list_knowledge_summaries": "ds_gate.recall",
     "normalize_tags": "ds_gate.recall",
@@ -29,10 +29,14 @@ _API = {
     "load_waivers": "ds_gate.waivers",
     "coerce_toggle": "ds_gate.sources.quest_yaml",
     "is_completed": "ds_gate.rules.coverage",
-    "Finding": "ds_gate.model",
-    "Quest": "ds_gate.model",
-    "Report": "ds_gate.model",
-    "Run": "ds_gate.model",
+    "Finding": "ds_gate.model.findings",
+    "Rule": "ds_gate.model.findings",
+    "CheckContext": "ds_gate.model.context",
+    "Document": "ds_gate.model.records",
+    "Quest": "ds_gate.model.records",
+    "Report": "ds_gate.model.reports",
+    "GateReport": "ds_gate.model.reports",
+    "Run": "ds_gate.model.records",
     "QuestError": "ds_gate.errors",
 }
 __all__ = sorted(_API)

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ds_gate.errors import QuestError
-from ds_gate.io.git import GitError, git
 from ds_gate.io.resources import data_dir
 from ds_gate.model.findings import CONTRACT, ERROR, Rule
 from ds_gate.sources.location import is_inside, locate
@@ -44,15 +43,20 @@ class Installed:
 
 
 def hooks_dir(quest: Path | str) -> tuple[Path, Path]:
-    """(quest root, hooks folder) for any path inside a quest."""
+    """(quest root, hooks folder) for any path inside a quest.
+
+    GitPython asks git here: install runs once, by hand, so its import cost does not
+    matter, and it gives one typed error for every way the repository can be unusable."""
     loc = locate(quest)
     if not loc.is_git:
         raise QuestError(f"{loc.root} is not a git repository; there is no hooks folder to install into")
+    import git as gitpython
+
     try:
-        out = git(["rev-parse", "--path-format=absolute", "--git-common-dir", "--git-path", "hooks"], loc.root)
-    except GitError as exc:
+        out = gitpython.Repo(loc.root).git.rev_parse("--path-format=absolute", "--git-common-dir", "--git-path", "hooks")
+    except gitpython.exc.GitError as exc:
         raise QuestError(f"{loc.root}: git cannot locate the hooks folder: {exc}") from exc
-    common, hooks = (Path(line).resolve() for line in out.decode().splitlines()[:2])
+    common, hooks = (Path(line).resolve() for line in out.splitlines()[:2])
     if not (is_inside(common, hooks) or is_inside(loc.root, hooks)):
         raise QuestError(
             f"{loc.root}: git runs hooks from {hooks} (core.hooksPath), outside this quest; installing there "

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.errors import QuestError
-from ds_gate.model.findings import ERROR, Finding
+from ds_gate.model.findings import Finding, breaks_contract
 
 __all__ = ["QuestError"]  # re-exported: the model is where users look for it
 
@@ -121,7 +121,8 @@ class Decision:
 
     @property
     def schema_valid(self) -> bool:
-        return not any(f.severity == ERROR for f in self.findings)
+        """Accepted as DeepScientist's validator would accept it (no contract rule broken)."""
+        return not any(breaks_contract(f) for f in self.findings)
 
 
 def timestamp(value: str | None) -> float:

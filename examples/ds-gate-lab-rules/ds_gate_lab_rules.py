@@ -12,10 +12,12 @@
 
 from __future__ import annotations
 
-import json
+from ds_gate import Rule, hookimpl
+from ds_gate.model import DISCIPLINE, ERROR
 
-from ds_gate.hookspecs import hookimpl
-from ds_gate.model.findings import ERROR, Finding
+# A rule is declared once; its id is part of the lab's JSON output, so it never changes.
+REVIEW_NEEDS_NOTES = Rule("lab.review-needs-notes", ERROR, DISCIPLINE,
+                          "a distill_review that does not say in `notes` what to remember about the review")
 
 
 @hookimpl
@@ -33,25 +35,17 @@ def ds_gate_finalization_patterns():
 
 
 @hookimpl
-def ds_gate_check_quest(quest, context):
-    findings = []
-    for decision in quest.decisions.values():
-        if not decision.is_review or decision.raw is None:
-            continue
-        notes = json.loads(decision.raw).get("notes")
-        if not isinstance(notes, str) or not notes.strip():
-            findings.append(
-                Finding(
-                    rule="lab.review-needs-notes",
-                    severity=ERROR,
-                    path=decision.path,
-                    pointer="/notes",
-                    message=f"{decision.artifact_id} has no notes",
-                    hint="say in notes what the lab should remember about this review",
-                    subject=decision.artifact_id,
-                )
-            )
-    return findings
+def ds_gate_check_record(record):
+    """Called for every record, with the parsed document: nothing is read twice."""
+    data = record.data
+    if record.kind != "decision" or data.get("action") != "distill_review":
+        return []
+    notes = data.get("notes")
+    if isinstance(notes, str) and notes.strip():
+        return []
+    artifact_id = data.get("artifact_id")
+    return [REVIEW_NEEDS_NOTES.at(record.display, f"{artifact_id} has no notes", pointer="/notes", subject=artifact_id,
+                                  hint="say in notes what the lab should remember about this review")]
 
 
 class CountReporter:
