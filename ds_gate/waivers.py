@@ -63,13 +63,19 @@ def load_waivers(root: Path) -> tuple[list[Waiver], list[Finding]]:
     path = root / FILE
     if not path.is_file():
         return [], []
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        return [], [_invalid(f"{FILE} cannot be read: {exc}", None)]
+    return parse_waivers(text)
+
+
+def parse_waivers(text: str) -> tuple[list[Waiver], list[Finding]]:
+    """The waivers a ``.ds-gate.yaml`` text declares, and what is wrong with it."""
     from ds_gate.sources.memory import FrontmatterError, jsonable
 
     try:
-        text = path.read_text(encoding="utf-8-sig")
         data = _load(text)
-    except (OSError, UnicodeDecodeError) as exc:
-        return [], [_invalid(f"{FILE} cannot be read: {exc}", None)]
     except FrontmatterError as exc:
         return [], [_invalid(f"{FILE} is not valid YAML: {exc}", exc.line)]
     if data is None:
