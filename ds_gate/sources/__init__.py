@@ -1,1 +1,3 @@
-"""Sources read bytes from the filesystem and git; they know nothing of the gate's rules."""
+"""Where records and cards come from: folders, git's index, branch tips, memory folders,
+``quest.yaml``, the home. Sources read bytes and report what they could not read (with the
+rules of ``rules.reading``); they never judge a record."""
