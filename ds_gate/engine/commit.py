@@ -37,17 +37,28 @@ if TYPE_CHECKING:
 # Imports are deferred below the fast path: this module runs on every commit.
 
 
+def _plugin_patterns(names: list[str]) -> list[str]:
+    """The plugins' finalization patterns when one names a staged file, else []: an ordinary
+    checkpoint without plugins imports neither pluggy nor the finalization rules."""
+    from ds_gate.plugins import finalization_patterns
+
+    patterns = finalization_patterns() if names else []
+    if not patterns:
+        return []
+    from ds_gate.rules.finalization import pattern_matches
+
+    return patterns if pattern_matches(names, patterns) else []
+
+
 def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool = False) -> Report | None:
     """The hook's verdict, or None when the commit stages nothing the gate looks at."""
     names = staged_names(cwd)
     artifacts = [name for name in names if is_artifact_record(name)]
     cards = [name for name in names if is_card(name)]
-    from ds_gate.plugins import finalization_patterns
-    from ds_gate.rules.finalization import commit_reasons, pattern_matches
-
-    patterns = finalization_patterns()
-    if not (artifacts or cards or QUEST_YAML in names or MANIFEST in names or pattern_matches(names, patterns)):
+    patterns = _plugin_patterns(names)
+    if not (artifacts or cards or QUEST_YAML in names or MANIFEST in names or patterns):
         return None
+    from ds_gate.rules.finalization import commit_reasons
 
     wanted = [f":{name}" for name in artifacts]
     for name in cards:

@@ -134,7 +134,8 @@ class _Collector:
                 updated_at=text_of(data.get("updated_at")),
                 created_at=text_of(data.get("created_at")),
             )
-            self.runs.offer(artifact_id, run, home, order, self.check(Document(kind, data, raw, display)))
+            checked = self.check(Document(kind, data, raw, display)) if self.check is not _no_checks else []
+            self.runs.offer(artifact_id, run, home, order, checked)
         elif kind == "decision":
             review = review_fields(data)
             decision = Decision(

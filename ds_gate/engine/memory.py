@@ -17,7 +17,6 @@ from pathlib import Path
 from ds_gate.engine.loader import load_quest
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card, Quest, Review
-from ds_gate.rules.cards import CARD_HOME_MISSING
 from ds_gate.sources.home import Home, quest_cards, valid_quest_id
 
 
@@ -29,6 +28,10 @@ class MemoryResult:
 
 
 def _home_missing(home: Home, what: str) -> Finding:
+    from ds_gate.rules.cards import (
+        CARD_HOME_MISSING,  # the card rules load only when there are cards
+    )
+
     return CARD_HOME_MISSING.at(
         None,
         f"no DeepScientist home at {home.path}: {what} not checked",

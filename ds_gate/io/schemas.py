@@ -17,11 +17,14 @@ import functools
 from typing import Any
 
 from ds_gate.io.jsondoc import pointer as to_pointer
-from ds_gate.io.schema_explain import SchemaError, explain, label
 from ds_gate.io.schema_fast import Unsupported, compile_schema, fast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ds_gate.io.schema_explain import SchemaError
 from ds_gate.io.schema_files import SCHEMA_NAMES, load
 
-__all__ = ["SCHEMA_NAMES", "SchemaError", "Unsupported", "compile_schema", "errors", "fast", "label", "load", "validator"]
+__all__ = ["SCHEMA_NAMES", "Unsupported", "compile_schema", "errors", "fast", "label", "load", "validator"]
 
 
 @functools.cache
@@ -42,5 +45,15 @@ def errors(name: str, instance: Any) -> list[SchemaError]:
     accept = fast(name)
     if accept is not None and accept(instance):
         return []
+    from ds_gate.io.schema_explain import (
+        explain,  # only a rejected document needs words
+    )
     found = [explain(name, err) for err in validator(name).iter_errors(instance)]
     return sorted(set(found), key=lambda e: (to_pointer(e.path), e.message))
+
+
+def label(path: tuple[str | int, ...] | list[str | int]) -> str:
+    """``("cards_written", 0, "card_id")`` -> ``cards_written[0].card_id``: how people say it."""
+    from ds_gate.io.schema_explain import label as say
+
+    return say(path)

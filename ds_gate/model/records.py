@@ -57,7 +57,7 @@ class Run:
 REVIEW_ACTION = "distill_review"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class Document:
     """One parsed record as the record checks see it, alive only while it is checked.
 
@@ -71,7 +71,7 @@ class Document:
     display: str  # how findings name the file
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class ReviewFields:
     """What the model keeps of a review: the runs it covers and the cards it names."""
 

@@ -42,7 +42,7 @@ SCOPES = {
 }
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class Report:
     """The findings of one command; every report type has these."""
 
@@ -68,7 +68,7 @@ class Report:
         return out
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class DocumentsReport(Report):
     """Documents checked on their own (``validate``, a checkpoint, ``install``)."""
 
@@ -78,7 +78,7 @@ class DocumentsReport(Report):
         return {} if self.finalization_reasons is None else {"finalization": list(self.finalization_reasons)}
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class GateReport(Report):
     """One quest judged: coverage of its completed runs, and every finding about it."""
 
@@ -118,7 +118,7 @@ class GateReport(Report):
         return out
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class LineageReport(Report):
     """The experience cards of a home (and of given quests), and their lineage chains."""
 
@@ -129,7 +129,7 @@ class LineageReport(Report):
         return {"home": str(self.home) if self.home is not None else None, "cards": [card.as_dict() for card in self.cards]}
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class ListingReport(Report):
     """An ordered listing (``recall``, ``recent``): what was asked for, and what was found."""
 
@@ -144,11 +144,11 @@ class ListingReport(Report):
         return out
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class RecallReport(ListingReport):
     """Memory cards ranked for recall."""
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class RecentReport(ListingReport):
     """A quest's artifacts, newest first."""

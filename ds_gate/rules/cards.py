@@ -12,13 +12,16 @@
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ds_gate.io.schema_explain import SchemaError
+
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ds_gate.io import schemas
 from ds_gate.io.jsondoc import pointer
 from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
 from ds_gate.model.records import Card, Decision, text_of
@@ -52,7 +55,7 @@ def card_schema_findings(meta: Mapping[str, Any], display: str | None, line: Lin
 
     experience = "claim" in meta or "lineage" in meta
 
-    def rule(err: schemas.SchemaError) -> Rule:
+    def rule(err: SchemaError) -> Rule:
         return CARD_SCHEMA if not experience or err.schema_path[:1] == ("allOf",) else CARD_EXPERIENCE_SCHEMA
 
     return schema_findings("experience_card" if experience else "knowledge_card", dict(meta), display, line, rule,

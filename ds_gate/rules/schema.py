@@ -6,6 +6,10 @@ a file under a rule, so every schema-backed rule reads the same way.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ds_gate.io.schema_explain import SchemaError
+
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +23,7 @@ def schema_findings(
     instance: Any,
     display: str | None,
     line: Callable[[tuple[str | int, ...]], int | None] | None,
-    rule: Rule | Callable[[schemas.SchemaError], Rule],
+    rule: Rule | Callable[[SchemaError], Rule],
     *,
     subject: str | None = None,
     document: str = "the record",
