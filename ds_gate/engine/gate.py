@@ -68,7 +68,7 @@ def evaluate(
     findings.extend(cov.findings)
     cards, home_path = [], None
     if scope.reads_cards:  # candidates lists runs; cards and extra rules are for the other scopes
-        from ds_gate.engine.memory import quest_memory
+        from ds_gate.engine.quest_memory import quest_memory
 
         memory = quest_memory(quest, cov.reviews, home)
         findings.extend(memory.findings)

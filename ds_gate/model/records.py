@@ -242,7 +242,6 @@ class Quest:
     decisions: dict[str, Decision]
     findings: list[Finding]  # found while reading (unreadable files, stale paths, ...)
     is_git: bool = True
-    cards: list[Card] | None = None  # the quest's own memory cards, read when a check needs them
 
 
 @dataclass(slots=True)

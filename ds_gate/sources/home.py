@@ -96,9 +96,5 @@ def _subfolders(folder: Path) -> list[Path]:
 
 
 def quest_cards(quest: Quest, base: Path | None = None) -> tuple[list[Card], list[Finding]]:
-    """The quest's own memory cards (``<quest_root>/memory``), read once per Quest."""
-    if quest.cards is not None:
-        return quest.cards, []
-    cards, findings = read_cards(quest.root / "memory", scope="quest", contain=quest.root, base=base or quest.root)
-    quest.cards = cards
-    return cards, findings
+    """The quest's own memory cards (``<quest_root>/memory``)."""
+    return read_cards(quest.root / "memory", scope="quest", contain=quest.root, base=base or quest.root)
