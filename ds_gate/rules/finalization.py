@@ -86,6 +86,17 @@ def plugin_reason(name: str, pattern: str) -> str:
     return f"{name} (a finalization file, by plugin pattern {pattern})"
 
 
+def _decision_reasons(names: Iterable[str], blobs: Mapping[str, bytes | None], rev: str) -> list[str]:
+    """The finalizing decisions among ``names``, read as ``<rev><name>`` from ``blobs``."""
+    reasons = []
+    for name in names:
+        raw = blobs.get(f"{rev}{name}")
+        why = decision_reason(raw) if raw is not None else None
+        if why:
+            reasons.append(f"{name} ({why})")
+    return reasons
+
+
 def commit_reasons(names: list[str], blobs: Mapping[str, bytes | None], decisions: list[str],
                    patterns: list[str]) -> list[str]:
     """Why a commit finalizes the quest ([] when it does not). ``blobs`` holds the staged
@@ -99,11 +110,7 @@ def commit_reasons(names: list[str], blobs: Mapping[str, bytes | None], decision
         already = quest_status(blobs.get(f"HEAD:{QUEST_YAML}")) == "completed"
         if becomes and not already:
             reasons.append(completed_reason())
-    for name in decisions:
-        raw = blobs.get(f":{name}")
-        why = decision_reason(raw) if raw is not None else None
-        if why:
-            reasons.append(f"{name} ({why})")
+    reasons.extend(_decision_reasons(decisions, blobs, ":"))
     return reasons
 
 
@@ -115,10 +122,6 @@ def push_reasons(names: list[str], tip: str, blobs: Mapping[str, bytes | None], 
         reasons.append(manifest_reason())
     if QUEST_YAML in names and quest_status(blobs.get(f"{tip}:{QUEST_YAML}")) == "completed":
         reasons.append(completed_reason())
-    for name in names:
-        raw = blobs.get(f"{tip}:{name}")
-        why = decision_reason(raw) if raw is not None else None
-        if why:
-            reasons.append(f"{name} ({why})")
+    reasons.extend(_decision_reasons(names, blobs, f"{tip}:"))
     reasons.extend(plugin_reason(name, pattern) for name, pattern in pattern_matches(names, patterns))
     return reasons
