@@ -3,7 +3,7 @@
 Registered through the ``pytest11`` entry point, so it is loaded whenever pytest runs in
 an environment where ds-gate is installed. It is opt-in: without ``--ds-gate`` (or the
 ``ds_gate_paths`` ini option) it adds its options and nothing else, and imports nothing
-beyond pytest; the gate itself (``ds_gate.pytest_items``) loads only when asked for.
+beyond pytest; the gate itself (``ds_gate.pytest.items``) loads only when asked for.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def pytest_configure(config: pytest.Config) -> None:
     options = settings(config)
     if not options["paths"]:
         return
-    from .pytest_items import GateSession
+    from ds_gate.pytest.items import GateSession
 
     config.pluginmanager.register(GateSession(config, **options), PLUGIN_NAME)
 

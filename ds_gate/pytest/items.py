@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from .model import Finding, Report
+from ds_gate.model import Finding, Report
 
 RESULTS_KEY = "ds_gate_results"
 PENDING = "coverage.pending-run"
@@ -92,10 +92,10 @@ def _is_home(path: Path) -> bool:
 def compute(paths: list[Path], home: str | None, require: bool, source: str = "folders",
             refs: list[str] | None = None) -> tuple[list[dict[str, Any]], list[Report]]:
     """(groups of items, the quests' reports), each quest read once."""
-    from .errors import QuestError
-    from .engine.gate import evaluate
-    from .engine.lineage import evaluate_lineage
-    from .io.git import GitError
+    from ds_gate.errors import QuestError
+    from ds_gate.engine.gate import evaluate
+    from ds_gate.engine.lineage import evaluate_lineage
+    from ds_gate.io.git import GitError
 
     groups: list[dict[str, Any]] = []
     reports: list[Report] = []
@@ -116,7 +116,7 @@ def compute(paths: list[Path], home: str | None, require: bool, source: str = "f
             try:
                 report = evaluate(quest_path, "closure", require=require, home=quest_home, source=source, refs=refs)
             except (QuestError, GitError) as exc:
-                from .rules.reading import INPUT_UNREADABLE
+                from ds_gate.rules.reading import INPUT_UNREADABLE
 
                 failure = INPUT_UNREADABLE.at(str(quest_path), f"not a readable quest: {exc}",
                                               hint="point --ds-gate at a quest root or a DeepScientist home")
@@ -137,7 +137,7 @@ class CheckItem(pytest.Item):
         self.findings = [Finding(**f) for f in spec["findings"]]
 
     def runtest(self) -> None:
-        from .reporters.text import format_finding
+        from ds_gate.reporters.text import format_finding
 
         shown = [f for f in self.findings if not f.fails]
         if shown or self.spec["note"]:
@@ -149,7 +149,7 @@ class CheckItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CheckFailed):
-            from .reporters.text import format_finding
+            from ds_gate.reporters.text import format_finding
 
             return "\n".join(format_finding(f) for f in excinfo.value.findings)
         return str(super().repr_failure(excinfo))
