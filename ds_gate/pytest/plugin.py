@@ -3,66 +3,54 @@
 Registered through the ``pytest11`` entry point, so it is loaded whenever pytest runs in
 an environment where ds-gate is installed. It is opt-in: without ``--ds-gate`` (or the
 ``ds_gate_paths`` ini option) it adds its options and nothing else, and imports nothing
-beyond pytest; the gate itself (``ds_gate.pytest.items``) loads only when asked for.
+beyond pytest and ``commands.options`` (``GateOptions`` and the options' help, which cost
+nothing pytest has not loaded already); the gate itself (``ds_gate.pytest.items``) loads
+only when asked for.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ds_gate.commands.flags import PYTEST
+from ds_gate.commands.options import GateOptions
+
 PLUGIN_NAME = "ds-gate-session"
+
+# GateOptions field -> how pytest parses its flag (the flag, its help and its ini come from flags.PYTEST)
+ACTIONS: dict[str, dict[str, Any]] = {
+    "paths": {"action": "append", "default": [], "metavar": "PATH"},
+    "home": {"metavar": "DIR"},
+    "require": {"action": "store_true", "default": None},  # None: not given, the ini decides
+    "source": {"action": "store_const", "const": "git", "default": None},
+    "refs": {"action": "append", "default": [], "metavar": "PATTERN"},
+}
+# GateOptions field -> its ini's type and default
+INI: dict[str, dict[str, Any]] = {
+    "paths": {"type": "paths", "default": []},
+    "home": {"default": ""},
+    "require": {"type": "bool", "default": False},
+    "source": {"type": "bool", "default": False},
+}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ds-gate", "experience-distillation gate for DeepScientist quests")
-    group.addoption(
-        "--ds-gate",
-        action="append",
-        default=[],
-        metavar="PATH",
-        dest="ds_gate_paths",
-        help="check this quest (or every quest of this DeepScientist home), one test item per check; repeatable",
-    )
-    group.addoption("--ds-gate-home", metavar="DIR", dest="ds_gate_home",
-                    help="the DeepScientist home for global cards (default: $DEEPSCIENTIST_HOME, $DS_HOME, ~/DeepScientist)")
-    group.addoption("--ds-gate-require", action="store_true", default=None, dest="ds_gate_require",
-                    help="enforce the closure gate even where experience_distill is off")
-    group.addoption("--ds-gate-from-git", action="store_const", const="git", default=None, dest="ds_gate_source",
-                    help="read artifacts from the tips of git branches (a CI clone has no worktree folders)")
-    group.addoption("--ds-gate-refs", action="append", default=[], metavar="PATTERN", dest="ds_gate_refs",
-                    help="with --ds-gate-from-git: the refs to read (repeatable; default: refs/heads and refs/remotes)")
-    parser.addini("ds_gate_paths", "quests or DeepScientist homes to check (as --ds-gate)", type="paths", default=[])
-    parser.addini("ds_gate_home", "the DeepScientist home (as --ds-gate-home)", default="")
-    parser.addini("ds_gate_require", "enforce the gate even where experience_distill is off", type="bool", default=False)
-    parser.addini("ds_gate_from_git", "read artifacts from the tips of git branches (as --ds-gate-from-git)", type="bool",
-                  default=False)
-
-
-def settings(config: pytest.Config) -> dict[str, Any]:
-    """paths, home, require, source, refs: options win over ini values; ini paths are
-    relative to the ini file."""
-    paths = [Path(p) for p in config.getoption("ds_gate_paths") or []] or [Path(p) for p in config.getini("ds_gate_paths")]
-    require = config.getoption("ds_gate_require")
-    source = config.getoption("ds_gate_source") or ("git" if config.getini("ds_gate_from_git") else "folders")
-    return {
-        "paths": paths,
-        "home": config.getoption("ds_gate_home") or config.getini("ds_gate_home") or None,
-        "require": bool(config.getini("ds_gate_require") if require is None else require),
-        "source": source,
-        "refs": config.getoption("ds_gate_refs") or None,
-    }
+    for field, how in ACTIONS.items():
+        group.addoption(PYTEST[field]["flag"], dest=f"ds_gate_{field}", help=PYTEST[field]["help"], **how)
+    for field, how in INI.items():
+        parser.addini(PYTEST[field]["ini"], PYTEST[field]["ini_help"], **how)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    options = settings(config)
-    if not options["paths"]:
+    options = GateOptions.from_pytest(config)
+    if not options.paths:
         return
     from ds_gate.pytest.items import GateSession
 
-    config.pluginmanager.register(GateSession(config, **options), PLUGIN_NAME)
+    config.pluginmanager.register(GateSession(config, options), PLUGIN_NAME)
 
 
 def _session(request: pytest.FixtureRequest) -> Any:
