@@ -58,7 +58,7 @@ def test_failures_read_as_domain_messages_without_a_traceback(pytester, quest) -
     assert f"artifacts/runs/{pending}.json: error [coverage.pending-run]" in text
     assert f"artifacts/decisions/{broken}.json:" in text and "[decision.schema] `verdict` must not be empty" in text
     assert "at /verdict" in text and "hint:" in text
-    assert "Traceback" not in text and "ds_gate/pytest_items.py" not in text and "raise CheckFailed" not in text
+    assert "Traceback" not in text and "ds_gate/pytest/items.py" not in text and "raise CheckFailed" not in text
 
 
 def test_a_home_collects_every_quest_and_the_lineage_of_its_cards(pytester, make_quest, home) -> None:
@@ -94,7 +94,7 @@ def test_the_same_outcomes_under_xdist_from_one_read_of_the_quest(pytester, ques
     q = quest[0]
     # count how often the quests are read, in every process (xdist workers get -p too)
     pytester.makepyfile(countreads=f"""
-        import ds_gate.pytest_items as items
+        import ds_gate.pytest.items as items
         real = items.compute
         def counted(*args, **kwargs):
             with open({str(pytester.path / "reads.log")!r}, "a") as log:
@@ -143,8 +143,8 @@ def test_without_the_option_the_plugin_adds_nothing(pytester) -> None:
         import sys
 
         def test_the_gate_was_not_loaded():
-            assert "ds_gate.pytest_plugin" in sys.modules  # registered by its entry point ...
-            heavy = {"ds_gate.pytest_items", "ds_gate.gate", "ds_gate.loader", "jsonschema", "git"}
+            assert "ds_gate.pytest.plugin" in sys.modules  # registered by its entry point ...
+            heavy = {"ds_gate.pytest.items", "ds_gate.engine.gate", "ds_gate.engine.loader", "ds_gate.model", "jsonschema", "git"}
             assert heavy.isdisjoint(sys.modules)  # ... and nothing else of ds-gate was imported
     """)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")

@@ -26,7 +26,8 @@ from typing import Any
 
 import pytest
 
-from .model import Finding, Report
+from ds_gate.commands.options import GateOptions
+from ds_gate.model import Finding, GateReport, LineageReport
 
 RESULTS_KEY = "ds_gate_results"
 PENDING = "coverage.pending-run"
@@ -42,10 +43,9 @@ def _item(name: str, file: Path | str | None, findings: list[Finding], note: str
     return {"name": name, "file": str(file) if file else None, "findings": [f.as_dict() for f in findings], "note": note}
 
 
-def quest_items(report: Report) -> list[dict[str, Any]]:
+def quest_items(report: GateReport) -> list[dict[str, Any]]:
     """Every finding of a quest's closure report, given to exactly one item."""
     quest = report.quest
-    assert quest is not None
     left = list(report.findings)
 
     def take(match: Any) -> list[Finding]:
@@ -74,7 +74,7 @@ def quest_items(report: Report) -> list[dict[str, Any]]:
     return items
 
 
-def lineage_items(report: Report) -> list[dict[str, Any]]:
+def lineage_items(report: LineageReport) -> list[dict[str, Any]]:
     left = list(report.findings)
     items = []
     for card in report.cards:
@@ -89,16 +89,16 @@ def _is_home(path: Path) -> bool:
     return (path / "quests").is_dir() and not (path / "quest.yaml").exists()
 
 
-def compute(paths: list[Path], home: str | None, require: bool, source: str = "folders",
-            refs: list[str] | None = None) -> tuple[list[dict[str, Any]], list[Report]]:
+def compute(options: GateOptions) -> tuple[list[dict[str, Any]], list[GateReport]]:
     """(groups of items, the quests' reports), each quest read once."""
-    from .errors import QuestError
-    from .engine.gate import evaluate
-    from .engine.lineage import evaluate_lineage
-    from .io.git import GitError
+    from ds_gate.engine.gate import evaluate
+    from ds_gate.engine.lineage import evaluate_lineage
+    from ds_gate.errors import QuestError
+    from ds_gate.io.git import GitError
 
+    home, require, source, refs = options.home, options.require, options.source, options.refs
     groups: list[dict[str, Any]] = []
-    reports: list[Report] = []
+    reports: list[GateReport] = []
     names: set[str] = set()
 
     def group(name: str, items: list[dict[str, Any]]) -> None:
@@ -108,22 +108,21 @@ def compute(paths: list[Path], home: str | None, require: bool, source: str = "f
         names.add(name)
         groups.append({"name": name, "items": items})
 
-    for given in paths:
-        path = given.expanduser().resolve()
+    for given in options.paths:
+        path = Path(given).expanduser().resolve()
         targets = [(p, home or str(path)) for p in sorted((path / "quests").iterdir()) if p.is_dir()] if _is_home(path) \
             else [(path, home)]
         for quest_path, quest_home in targets:
             try:
                 report = evaluate(quest_path, "closure", require=require, home=quest_home, source=source, refs=refs)
             except (QuestError, GitError) as exc:
-                from .rules.reading import INPUT_UNREADABLE
+                from ds_gate.rules.reading import INPUT_UNREADABLE
 
                 failure = INPUT_UNREADABLE.at(str(quest_path), f"not a readable quest: {exc}",
                                               hint="point --ds-gate at a quest root or a DeepScientist home")
                 group(f"quest-{quest_path.name}", [_item("status", quest_path, [failure])])
                 continue
             reports.append(report)
-            assert report.quest is not None
             group(f"quest-{report.quest.quest_id}", quest_items(report))
         if _is_home(path):
             group("home", lineage_items(evaluate_lineage(home or path)))
@@ -137,7 +136,7 @@ class CheckItem(pytest.Item):
         self.findings = [Finding(**f) for f in spec["findings"]]
 
     def runtest(self) -> None:
-        from .reporters.text import format_finding
+        from ds_gate.reporters.text import format_finding
 
         shown = [f for f in self.findings if not f.fails]
         if shown or self.spec["note"]:
@@ -149,7 +148,7 @@ class CheckItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CheckFailed):
-            from .reporters.text import format_finding
+            from ds_gate.reporters.text import format_finding
 
             return "\n".join(format_finding(f) for f in excinfo.value.findings)
         return str(super().repr_failure(excinfo))
@@ -171,19 +170,17 @@ class QuestCollector(pytest.Collector):
 class GateSession:
     """Registered on pytest's plugin manager when ``--ds-gate`` is given."""
 
-    def __init__(self, config: pytest.Config, paths: list[Path], home: str | None, require: bool,
-                 source: str = "folders", refs: list[str] | None = None) -> None:
+    def __init__(self, config: pytest.Config, options: GateOptions) -> None:
         self.config = config
-        self.options: dict[str, Any] = {"home": home, "require": require, "source": source, "refs": refs}
-        self.paths = paths
-        self.reports: list[Report] | None = None
+        self.options = options
+        self.reports: list[GateReport] | None = None
         self.results_file: str | None = None
         workerinput = getattr(config, "workerinput", None)
         if workerinput is not None and RESULTS_KEY in workerinput:
             with open(workerinput[RESULTS_KEY], encoding="utf-8") as f:
                 self.groups: list[dict[str, Any]] = json.load(f)
         else:
-            self.groups, self.reports = compute(paths, **self.options)
+            self.groups, self.reports = compute(options)
             if config.pluginmanager.hasplugin("xdist"):
                 fd, self.results_file = tempfile.mkstemp(prefix="ds-gate-", suffix=".json")
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -206,9 +203,9 @@ class GateSession:
             except OSError:
                 pass
 
-    def first_report(self) -> Report:
+    def first_report(self) -> GateReport:
         if self.reports is None:  # an xdist worker: the fixtures read the quest themselves, once
-            _, self.reports = compute(self.paths, **self.options)
+            _, self.reports = compute(self.options)
         if not self.reports:
             pytest.fail("ds-gate: no readable quest among --ds-gate paths", pytrace=False)
         return self.reports[0]

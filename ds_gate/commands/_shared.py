@@ -1,0 +1,52 @@
+"""What every command shares: exit codes, the output formats, printing a report, the source options.
+
+Imported by each command module at start-up, so it imports nothing beyond ``sys``; the
+reporters load when a report is printed.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ds_gate.commands.flags import (
+    CLI_ALSO_GIT,
+    CLI_FROM_GIT,
+    CLI_HOME,
+    CLI_REFS,
+    REQUIRE,
+)
+
+TYPE_CHECKING = False  # typing costs ~3 ms on the commit hook's path
+if TYPE_CHECKING:
+    import argparse
+
+    from ds_gate.model import Report
+
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+FORMATS = ("text", "json", "github")
+HOME_HELP = CLI_HOME
+REQUIRE_HELP = REQUIRE
+PATH_HELP = "any path inside the quest (default: .)"
+
+
+def emit(report: Report, fmt: str) -> None:
+    """Render with the chosen reporter; flushed here so a closed pipe surfaces as BrokenPipeError in ``main``."""
+    from ds_gate import reporters
+
+    sys.stdout.write(reporters.get(fmt).render(report))
+    sys.stdout.flush()
+
+
+def verdict(report: Report) -> int:
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def source_options(p: argparse.ArgumentParser) -> None:
+    """Where artifacts are read: worktree folders (default), branch tips, or both."""
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--from-git", dest="source", action="store_const", const="git", default="folders",
+                       help=CLI_FROM_GIT)
+    where.add_argument("--also-git", dest="source", action="store_const", const="both", help=CLI_ALSO_GIT)
+    p.add_argument("--refs", action="append", metavar="PATTERN", help=CLI_REFS)

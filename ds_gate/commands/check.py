@@ -1,0 +1,52 @@
+"""``check``, ``closure`` and ``candidates``: one gate over a quest, three scopes of it.
+
+They differ only in the ``Scope`` the engine applies (``model.reports.SCOPES``), so one
+module registers all three and one ``run`` serves them.
+"""
+
+from __future__ import annotations
+
+from ds_gate.commands._shared import (
+    HOME_HELP,
+    PATH_HELP,
+    REQUIRE_HELP,
+    emit,
+    source_options,
+    verdict,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+    from ds_gate.commands._shared import Subparsers
+
+# name, help, whether it can fail (and so takes --require and --home)
+GATES = (
+    ("check", "validate every decision and report distill coverage (fails on invalid artifacts only)", True),
+    ("closure", "the finalization gate: fails while any completed run lacks a distill_review", True),
+    ("candidates", "list the completed runs no distill_review covers yet", False),
+)
+
+
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
+    for name, help_text, can_fail in GATES:
+        p = subparsers.add_parser(name, parents=[common], help=help_text, description=help_text)
+        p.add_argument("path", nargs="?", default=".", help=PATH_HELP)
+        source_options(p)
+        if can_fail:
+            p.add_argument("--require", action="store_true", help=REQUIRE_HELP)
+            p.add_argument("--home", metavar="DIR", help=HOME_HELP)
+        p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ds_gate.commands.options import GateOptions
+    from ds_gate.engine.gate import evaluate
+
+    options = GateOptions.from_args(args)
+    [path] = options.paths
+    report = evaluate(path, args.command, require=options.require, home=options.home, source=options.source,
+                      refs=options.refs)
+    emit(report, options.format)
+    return verdict(report)

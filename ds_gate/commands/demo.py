@@ -1,0 +1,21 @@
+"""``demo``: build an example quest and show the gate reject it, then pass (``ds_gate.demo`` does the work)."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+    from ds_gate.commands._shared import Subparsers
+
+
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser("demo", parents=[common], help="build an example quest and show the gate reject, then pass")
+    p.add_argument("--dir", metavar="DIR", help="build the example here and keep it (default: a temporary folder)")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ds_gate.demo import run_demo
+
+    return run_demo(args.dir, fmt=args.format)

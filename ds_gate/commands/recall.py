@@ -1,0 +1,61 @@
+"""``recall``: lessons from memory cards, for an agent about to start a stage."""
+
+from __future__ import annotations
+
+from ds_gate.commands._shared import EXIT_OK, HOME_HELP, emit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+    from ds_gate.commands._shared import Subparsers
+
+PRIORS_OFF = ("recall_priors is off for this quest, so stage entry recalls nothing (turn it on in quest.yaml "
+              "startup_contract); use --tags to recall anyway")
+
+
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser(
+        "recall",
+        parents=[common],
+        help="recall lessons: memory cards ranked by tag overlap, then recency (the RFC's list_knowledge_summaries)",
+    )
+    p.add_argument("--tags", default="", help="domain tags, comma-separated (normalised like the cards' tags)")
+    p.add_argument("--kind", help="only this memory kind (knowledge, papers, ...); applied before --limit")
+    p.add_argument("--limit", type=int, default=20, help="how many (1..200; default 20)")
+    p.add_argument("--scope", choices=("global", "quest", "visible"), default="visible",
+                   help="global memory, the quest's, or both plus other quests' (default: visible)")
+    p.add_argument("--query", help="free text: cards with no shared tag are ranked after the rest by a text match (bm25)")
+    p.add_argument("--quest", metavar="PATH", help="the quest whose memory is in scope (default: none, or . with --for-stage)")
+    p.add_argument("--home", metavar="DIR", help=HOME_HELP)
+    p.add_argument("--jsonl", action="append", metavar="PATH", help="also recall from a ScienceClaw findings.jsonl")
+    p.add_argument("--for-stage", metavar="STAGE", help="tags from the quest (its domains and stage:STAGE), when "
+                   "recall_priors is on")
+    p.add_argument("--refresh", action="store_true", help="re-check every card file against the cache")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Recall never fails: an empty answer is an answer, and a quest that turned priors off
+    gets a note saying so rather than an error."""
+    from ds_gate.model import RecallReport
+    from ds_gate.recall import list_knowledge_summaries, tags_for_stage
+
+    tags = [t for t in (args.tags or "").split(",") if t.strip()]
+    notes: list[str] = []
+    if args.for_stage:
+        stage_tags, on = tags_for_stage(args.quest or ".", args.for_stage)
+        if not on:
+            notes.append(PRIORS_OFF)
+            report = RecallReport(command="recall", ok=True, findings=[], notes=notes, results=[],
+                                  request={"domain_tags": tags, "for_stage": args.for_stage})
+            emit(report, args.format)
+            return EXIT_OK
+        tags = stage_tags + tags
+        notes.append(f"domain tags for stage {args.for_stage}: {', '.join(tags)}")
+    quest = args.quest if args.quest or args.scope == "quest" or args.for_stage else None
+    results = list_knowledge_summaries(tags, args.kind, args.limit, home=args.home, quest=quest or None,
+                                       scope=args.scope, query=args.query, jsonl=args.jsonl or (), refresh=args.refresh)
+    request = {"domain_tags": tags, "kind": args.kind, "limit": args.limit, "scope": args.scope, "query": args.query}
+    emit(RecallReport(command="recall", ok=True, findings=[], notes=notes, results=results, request=request), args.format)
+    return EXIT_OK
