@@ -11,7 +11,7 @@ import argparse
 import sys
 
 from ds_gate import __version__
-from ds_gate.commands import COMMANDS
+from ds_gate.commands import COMMANDS, MODULE_OF
 from ds_gate.commands._shared import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, FORMATS
 
 TYPE_CHECKING = False  # typing costs ~3 ms on the commit hook's path
@@ -19,9 +19,10 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Every command's parser, even for a run of one: ``ds-gate --help`` lists them all, and
-    each command module imports only argparse-level things until its ``run`` is called."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Every command's parser, or with ``only`` (a command module's name) that module's alone:
+    parsing one command needs only its own parser, and the commit hook runs on every commit.
+    Each command module imports only argparse-level things until its ``run`` is called."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--format", default="text", metavar="FORMAT", help=f"output format: {', '.join(FORMATS)}, or one a plugin adds (default: text)"
@@ -34,15 +35,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ds-gate {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in (only,) if only else COMMANDS:
         module = f"ds_gate.commands.{name}"
         __import__(module)  # the import statement's path, which -X importtime reports (import_module's is not)
         sys.modules[module].register(sub, common)
     return parser
 
 
+def _command_module(argv: Sequence[str]) -> str | None:
+    """The module of the command ``argv`` names first, or None (help, version, a typo)."""
+    first = next((arg for arg in argv if not arg.startswith("-")), None)
+    return MODULE_OF.get(first) if first is not None and first == argv[0] else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_module(argv) if argv else None)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help/--version exit 0, usage errors exit 2
