@@ -18,10 +18,16 @@ from pathlib import Path
 
 import pytest
 
-from ds_gate.rules.cards import card_findings, card_schema_findings
 from ds_gate.example_quest import ExampleQuest
 from ds_gate.model.records import Card
-from ds_gate.sources.memory import card_tags, jsonable, parse_card, read_cards, resolve_home
+from ds_gate.rules.cards import card_findings, card_schema_findings
+from ds_gate.sources.memory import (
+    card_tags,
+    jsonable,
+    parse_card,
+    read_cards,
+    resolve_home,
+)
 from ds_gate.sources.paths import kind_of
 
 KNOWLEDGE = """\

@@ -13,7 +13,12 @@ import pytest
 import yaml
 
 from ds_gate.cli import main
-from ds_gate.recall import _INDEXES, list_knowledge_summaries, normalize_tag, normalize_tags
+from ds_gate.recall import (
+    _INDEXES,
+    list_knowledge_summaries,
+    normalize_tag,
+    normalize_tags,
+)
 
 
 @pytest.fixture(autouse=True)

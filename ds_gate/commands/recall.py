@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     """Recall never fails: an empty answer is an answer, and a quest that turned priors off
     gets a note saying so rather than an error."""
     from ds_gate.model import RecallReport
-    from ds_gate.recall import list_knowledge_summaries, tags_for_stage
+    from ds_gate.recall.api import list_knowledge_summaries, tags_for_stage
 
     tags = [t for t in (args.tags or "").split(",") if t.strip()]
     notes: list[str] = []

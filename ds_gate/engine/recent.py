@@ -15,17 +15,15 @@ from typing import Any
 from ds_gate.errors import QuestError
 from ds_gate.io.jsondoc import loads
 from ds_gate.model.records import timestamp
+from ds_gate.model.reports import check_limit
 from ds_gate.sources.folders import Reader
 from ds_gate.sources.paths import ARTIFACT_DIRS
 from ds_gate.sources.records import index_lines, read_records
 
-MAX_LIMIT = 200
-
 
 def list_recent(quest: Path | str, kind: str | None = None, limit: int = 20, *, source: str = "folders",
                 refs: Sequence[str] | None = None) -> list[dict[str, Any]]:
-    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
-        raise QuestError(f"limit must be an integer from 1 to {MAX_LIMIT}, not {limit!r}")
+    check_limit(limit)
     if kind is not None and kind not in ARTIFACT_DIRS:
         raise QuestError(f"kind must be one of {', '.join(ARTIFACT_DIRS)}, not {kind!r}")
     from ds_gate.sources.location import discover_workspaces, locate

@@ -129,6 +129,18 @@ class LineageReport(Report):
         return {"home": str(self.home) if self.home is not None else None, "cards": [card.as_dict() for card in self.cards]}
 
 
+MAX_LIMIT = 200  # the most a listing (recall, recent) returns: enough to read, bounded for an agent's context
+
+
+def check_limit(limit: object) -> int:
+    """A listing's ``limit`` (1..MAX_LIMIT), or the error a caller sees (exit 2)."""
+    from ds_gate.errors import QuestError
+
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
+        raise QuestError(f"limit must be an integer from 1 to {MAX_LIMIT}, not {limit!r}")
+    return limit
+
+
 @dataclass(kw_only=True, eq=False, repr=False)
 class ListingReport(Report):
     """An ordered listing (``recall``, ``recent``): what was asked for, and what was found."""

@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ds_gate.sources.paths import is_artifact_record, is_card, kind_of, pre_commit_files_pattern
+from ds_gate.sources.paths import (
+    is_artifact_record,
+    is_card,
+    kind_of,
+    pre_commit_files_pattern,
+)
 
 MANIFEST = Path(__file__).resolve().parents[2] / ".pre-commit-hooks.yaml"
 

@@ -1,0 +1,105 @@
+"""The RFC's ``memory.list_knowledge_summaries(domain_tags, kind, limit)`` and the
+stage-entry tags: what callers use; the index does the work, once per process."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ds_gate.errors import QuestError
+from ds_gate.model.reports import check_limit
+from ds_gate.recall.cache import Cache
+from ds_gate.recall.index import Index, Root
+from ds_gate.recall.tags import normalize_tags
+from ds_gate.sources.memory import resolve_home
+from ds_gate.sources.paths import MEMORY_KINDS
+
+SCOPES = ("global", "quest", "visible")
+_INDEXES: dict[tuple[Any, ...], Index] = {}
+
+
+def _roots(home: Path, quest: Path | None, scope: str) -> list[Root]:
+    roots: list[Root] = []
+    if scope in ("global", "visible"):
+        roots.append(Root(home / "memory", "global", home))
+    if scope in ("quest", "visible") and quest is not None:
+        roots.append(Root(quest / "memory", "quest", quest))
+    if scope == "visible":
+        try:
+            others = sorted(p for p in (home / "quests").iterdir() if p.is_dir())
+        except OSError:
+            others = []
+        roots.extend(Root(p / "memory", "shared_quest", p) for p in others if quest is None or p.resolve() != quest)
+    return roots
+
+
+def list_knowledge_summaries(
+    domain_tags: Iterable[str] | str | None = (),
+    kind: str | None = None,
+    limit: int = 20,
+    *,
+    home: Path | str | None = None,
+    quest: Path | str | None = None,
+    scope: str = "visible",
+    query: str | None = None,
+    jsonl: Sequence[Path | str] = (),
+    refresh: bool = False,
+    cache: bool = True,
+) -> list[dict[str, Any]]:
+    """Cards whose tags overlap ``domain_tags``, best first (see the module docstring)."""
+    if isinstance(domain_tags, str):
+        domain_tags = domain_tags.split(",")
+    check_limit(limit)
+    if scope not in SCOPES:
+        raise QuestError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
+    if kind is not None and kind not in MEMORY_KINDS and not jsonl:
+        raise QuestError(f"kind must be one of {', '.join(MEMORY_KINDS)}, not {kind!r}")
+    home_path = resolve_home(home)
+    quest_path = None
+    if quest is not None:
+        from ds_gate.sources.location import locate
+
+        quest_path = locate(quest).root
+    if scope == "quest" and quest_path is None:
+        raise QuestError("scope 'quest' needs a quest (--quest PATH)")
+    sources = [Path(p) for p in jsonl]
+    for source in sources:
+        if not source.is_file():
+            raise QuestError(f"cannot read {source}: no such file")
+    key = (str(home_path), str(quest_path), scope, tuple(str(p) for p in sources), cache)
+    roots = _roots(home_path, quest_path, scope)  # each call: a quest added since is seen
+    index = _INDEXES.get(key)
+    if index is None:
+        index = Index(roots, Cache(home_path / ".ds-gate" if cache else None), sources)
+        index.build()
+        _INDEXES[key] = index
+    else:
+        index.roots = roots
+        if refresh or index.signature() != index.stamp:
+            index.build()
+    return index.rank(normalize_tags(domain_tags or ()), kind, limit, query)
+
+
+
+
+def tags_for_stage(quest: Path | str, stage: str) -> tuple[list[str], bool]:
+    """The RFC's stage-entry tags: the quest's domains (``brief.domains`` or ``domains`` in
+    quest.yaml, also under ``startup_contract``) and ``stage:<stage>``; and whether the
+    quest turned ``recall_priors`` on."""
+    from ds_gate.sources.location import locate
+    from ds_gate.sources.quest_yaml import coerce_toggle, read_quest_yaml
+
+    meta, _ = read_quest_yaml(locate(quest).root)
+    raw_contract = meta.get("startup_contract")
+    contract: dict[str, Any] = raw_contract if isinstance(raw_contract, dict) else {}
+    domains: list[str] = []
+    for holder in (meta, contract):
+        brief = holder.get("brief")
+        for found in (holder.get("domains"), brief.get("domains") if isinstance(brief, dict) else None):
+            if isinstance(found, list):
+                domains.extend(str(d) for d in found if isinstance(d, (str, int)))  # never a nested value
+            elif isinstance(found, str):
+                domains.extend(found.split(","))
+    tags = list(normalize_tags([*domains, f"stage:{stage}"]))
+    return tags, coerce_toggle(contract.get("recall_priors"))

@@ -1,0 +1,47 @@
+"""ScienceClaw's evolving memory (``findings.jsonl``) as recallable cards."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ds_gate.errors import QuestError
+from ds_gate.model.records import timestamp
+from ds_gate.recall.entries import Entry
+from ds_gate.recall.tags import normalize_tags
+from ds_gate.sources.memory import card_tags
+
+JSONL_TYPES = ("finding", "ideation", "strategy", "pitfall")
+_TEXT_KEYS = ("content", "text", "finding", "summary", "description", "insight", "title")
+
+
+def read_jsonl(path: Path) -> list[Entry]:
+    """ScienceClaw's evolving memory (``findings.jsonl``) as cards: one record per line,
+    ``type`` in finding/ideation/strategy/pitfall, with ``tags``, ``date``, ``project``.
+    A record without an id gets a deterministic one from its content."""
+    import hashlib
+
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise QuestError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    out = []
+    for number, line in enumerate(raw.decode("utf-8", "replace").splitlines(), start=1):
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(data, dict):
+            continue
+        text = next((data[k] for k in _TEXT_KEYS if isinstance(data.get(k), str) and data[k].strip()), "")
+        kind = data.get("type") or data.get("kind") or "finding"
+        given = data.get("id")
+        card_id = given if isinstance(given, str) and given.strip() else \
+            f"{kind}-{hashlib.sha256(line.strip().encode()).hexdigest()[:8]}"
+        tags = card_tags(data.get("tags"))
+        date = data.get("date") if isinstance(data.get("date"), str) else None
+        title = data.get("title") if isinstance(data.get("title"), str) else text[:80]
+        project = data.get("project")
+        out.append(Entry(card_id, title, text, tags, frozenset(normalize_tags(tags)), str(kind), "jsonl",
+                         str(project) if project is not None else None, date, f"{path}:{number}", text, timestamp(date)))
+    return out
