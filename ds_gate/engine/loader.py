@@ -74,7 +74,10 @@ def _no_checks(doc: Document) -> list[Finding]:
     return []
 
 
-class _Collector:
+class Collector:
+    """Records from any readers, checked as they are read, one winning copy per artifact id;
+    index lines whose record no reader had are followed (inside the quest) or reported."""
+
     def __init__(self, root: Path, workspaces: list[Workspace], kinds: tuple[str, ...] = GATE_KINDS,
                  check: RecordCheck = _no_checks) -> None:
         self.root = root
@@ -256,7 +259,7 @@ def load_quest(
     workspaces, ws_findings = discover_workspaces(loc)
     findings.extend(ws_findings)
 
-    collector = _Collector(loc.root, workspaces, ("run",) if runs_only else GATE_KINDS, check)
+    collector = Collector(loc.root, workspaces, ("run",) if runs_only else GATE_KINDS, check)
     chosen, source_findings = readers(loc, workspaces, source, refs=refs, extra_tips=extra_tips, skip=collector.skip,
                                       staged=staged)
     findings.extend(source_findings)

@@ -41,7 +41,7 @@ QUEST_RESEARCH_STATE_INVALID = Rule("quest.research-state-invalid", INFO, DISCIP
     "`.ds/research_state.json` cannot be read")
 WORKSPACE_OUTSIDE_QUEST = Rule("workspace.outside-quest", WARNING, DISCIPLINE,
     "a worktree outside the quest folder; never read")
-WORKSPACE_MISSING = Rule("workspace.missing", WARNING, DISCIPLINE,
+WORKSPACE_MISSING = Rule("workspace.missing", INFO, DISCIPLINE,
     "a registered worktree whose folder is gone")
 PATH_SYMLINK_OUTSIDE_QUEST = Rule("path.symlink-outside-quest", WARNING, DISCIPLINE,
     "a symbolic link out of the quest; never followed")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ds_gate.errors import QuestError
 from ds_gate.io.git import GitError, git
-from ds_gate.model.findings import INFO, Finding
+from ds_gate.model.findings import Finding
 from ds_gate.model.records import Workspace
 from ds_gate.rules.reading import (
     QUEST_NOT_GIT,
@@ -160,7 +160,6 @@ def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
                     None,
                     f"registered worktree {wt} no longer exists; skipped",
                     hint="`git worktree prune` forgets it (ds-gate never changes the quest itself)",
-                    severity=INFO,
                 )
             )
             continue

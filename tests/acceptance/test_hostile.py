@@ -252,3 +252,31 @@ def test_a_quest_and_a_home_on_a_read_only_mount(make_quest, home) -> None:
         assert out["ok"] is True and "Traceback" not in done.stderr
         if args[0] == "recall":
             assert [r["title"] for r in out["results"]] == ["A lesson"]  # no cache could be written; recall still works
+
+
+def test_an_unreadable_card_is_a_finding(quest) -> None:
+    card = quest.root / "memory" / "knowledge" / "secret.md"
+    card.parent.mkdir(parents=True)
+    card.write_text("---\nid: knowledge-1\ntitle: t\n---\nbody\n")
+    card.chmod(0)
+    try:
+        done = subprocess.run(as_unprivileged([sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"]),
+                              capture_output=True, text=True)
+    finally:
+        card.chmod(0o644)
+    assert "Traceback" not in done.stderr
+    findings = json.loads(done.stdout)["findings"]
+    assert done.returncode == 1 and [f["rule"] for f in findings] == ["card.unreadable"]
+    assert findings[0]["path"] == "memory/knowledge/secret.md" and "Permission denied" in findings[0]["message"]
+
+
+def test_a_quest_whose_hooks_cannot_be_installed_is_an_install_failure(quest, tmp_path) -> None:
+    home = quest.root.parent.parent
+    elsewhere = tmp_path / "shared-hooks"
+    subprocess.run(["git", "config", "core.hooksPath", str(elsewhere)], cwd=quest.root, check=True)
+    done = subprocess.run([sys.executable, "-m", "ds_gate", "install", "--home", str(home), "--format", "json"],
+                          capture_output=True, text=True)
+    assert "Traceback" not in done.stderr and not elsewhere.exists()  # nothing written outside the quest
+    findings = json.loads(done.stdout)["findings"]
+    assert done.returncode == 1 and [f["rule"] for f in findings] == ["install.failed"]
+    assert "core.hooksPath" in findings[0]["message"]

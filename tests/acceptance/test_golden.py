@@ -1,7 +1,7 @@
 """The JSON (and text) ds-gate prints is an API: byte-identical across refactors.
 
-Golden copies live in ``tests/golden``; the large quest's outputs are kept as digests.
-Rewrite them only for a deliberate change: ``python tests/golden_quests.py``.
+Golden copies live in ``tests/acceptance/golden``; the large quest's outputs are kept as digests.
+Rewrite them only for a deliberate change: ``python tests/acceptance/golden_quests.py``.
 """
 
 from __future__ import annotations

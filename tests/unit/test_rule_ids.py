@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
+from pathlib import Path
 
 import pytest
-from helpers import REPO
 
 from ds_gate.model.findings import ERROR, Rule, RuleConflict
 from ds_gate.rules.registry import builtin_rules, markdown_table
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _calls(name: str) -> list[tuple[str, ast.Call]]:

@@ -138,7 +138,7 @@ def outputs(base: Path) -> dict[str, str]:
     return found
 
 
-if __name__ == "__main__":  # python tests/golden_quests.py: rewrite the golden files
+if __name__ == "__main__":  # python tests/acceptance/golden_quests.py: rewrite the golden files
     import os
     import tempfile
 

@@ -1,0 +1,186 @@
+"""What the sources report when input cannot be read as DeepScientist wrote it
+(``rules.reading``), driven on in-memory bytes and readers; a few need a real folder."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Collection, Iterator
+from pathlib import Path
+
+import pytest
+from rulecases import ROOT, fired, raw_of
+
+from ds_gate.engine.documents import GivenFile, check_documents, validate_files
+from ds_gate.engine.loader import Collector
+from ds_gate.model.findings import INFO, WARNING, Finding
+from ds_gate.model.records import Workspace
+from ds_gate.sources.folders import FolderReader
+from ds_gate.sources.location import Location, discover_workspaces
+from ds_gate.sources.memory import parse_card
+from ds_gate.sources.quest_yaml import read_quest_yaml, toggle_finding
+from ds_gate.sources.records import parse_json_object, read_index, read_records
+
+FAILS = {
+    "artifact.invalid-json", "artifact.not-object", "artifact.unreadable", "artifact.id-mismatch", "index.invalid-line",
+    "index.partial-line", "index.missing-record", "quest.no-quest-yaml", "quest.yaml-invalid", "quest.toggle-unrecognised",
+    "quest.research-state-invalid", "workspace.outside-quest", "workspace.missing", "path.symlink-outside-quest",
+    "card.frontmatter-invalid", "input.unreadable", "review.runs-not-checked",
+}
+PASSES = set(FAILS)
+RUN = {"kind": "run", "artifact_id": "run-1", "run_kind": "main_experiment", "status": "completed"}
+
+
+class MemoryReader:
+    """A workspace held in memory: a real alternative source (like git's index), not a mock.
+    ``ref`` is set, as for a branch tip, so index paths are never followed on disk."""
+
+    def __init__(self, records: dict[str, bytes | OSError], index: bytes | None = None) -> None:
+        self.workspace = Workspace(ROOT, "branch", ref="refs/heads/branch")
+        self.findings: list[Finding] = []
+        self.records = records
+        self.index = index
+
+    def index_bytes(self) -> bytes | None:
+        return self.index
+
+    def record_names(self, skip: Collection[str]) -> list[str]:
+        return sorted(name for name in self.records if name.split("/")[0] not in skip)
+
+    def read_many(self, names: list[str]) -> Iterator[tuple[str, bytes | OSError]]:
+        for name in names:
+            yield name, self.records[name]
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    (raw_of(RUN), []),
+    (b'{"kind": "run", "run_id": ', ["artifact.invalid-json"]),
+    (b'{"kind": "run", "x": NaN}', ["artifact.invalid-json"]),
+    (b'\xff\xfe{"kind": "run"}', ["artifact.invalid-json"]),
+    (b"[1, 2]", ["artifact.not-object"]),
+], ids=["valid", "truncated", "NaN", "not UTF-8", "a list"])
+def test_a_record_file_that_is_not_a_json_object(raw: bytes, expected: list[str]) -> None:
+    data, problem = parse_json_object(raw, "artifacts/runs/run-1.json")
+    assert fired([problem] if problem else []) == expected
+    assert (data is None) == bool(expected)
+
+
+def test_a_record_that_cannot_be_read_is_unreadable_not_missing() -> None:
+    reader = MemoryReader({"runs/run-1.json": raw_of(RUN), "runs/run-2.json": PermissionError(13, "Permission denied")})
+    files = list(read_records(reader, ()))
+    assert [fired([f.problem]) if f.problem else [] for f in files] == [[], ["artifact.unreadable"]]
+    assert "Permission denied" in files[1].problem.message  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("index", "expected"), [
+    (b'{"artifact_id": "run-1", "kind": "run"}\n', []),
+    (b"not json\n", ["index.invalid-line"]),
+    (b"[1]\n", ["index.invalid-line"]),
+    (b'{"artifact_id": "run-1", "kind": "run"}\n{"artifact_id": "run-2", "ki', ["index.partial-line"]),
+], ids=["valid", "not JSON", "not an object", "an unfinished last line"])
+def test_index_lines(index: bytes, expected: list[str]) -> None:
+    found = [item for item in read_index(MemoryReader({}, index), None) if isinstance(item, Finding)]
+    assert fired(found) == expected and all(f.severity == WARNING for f in found)
+
+
+def _collect(reader: MemoryReader) -> list[Finding]:
+    collector = Collector(ROOT, [Workspace(ROOT, ".")])
+    collector.read(reader)
+    collector.resolve_index()
+    return collector.findings
+
+
+def test_an_indexed_run_without_its_record_is_missing() -> None:
+    index = json.dumps({"artifact_id": "run-2", "kind": "run", "path": "/elsewhere/run-2.json"}).encode() + b"\n"
+    assert fired(_collect(MemoryReader({"runs/run-1.json": raw_of(RUN)}, index))) == ["index.missing-record"]
+    indexed = json.dumps({"artifact_id": "run-1", "kind": "run"}).encode() + b"\n"
+    assert _collect(MemoryReader({"runs/run-1.json": raw_of(RUN)}, indexed)) == []
+
+
+def test_a_record_whose_artifact_id_differs_from_its_file_name() -> None:
+    assert fired(_collect(MemoryReader({"runs/run-9.json": raw_of(RUN)}))) == ["artifact.id-mismatch"]
+    assert _collect(MemoryReader({"runs/run-1.json": raw_of(RUN)})) == []
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("on", []), ({"mode": "ON"}, []), ("off", []), (None, []), (False, []),
+    ("yes", ["quest.toggle-unrecognised"]), ({"mode": "enabled"}, ["quest.toggle-unrecognised"]),
+])
+def test_a_toggle_read_as_off_but_meant_as_on(value: object, expected: list[str]) -> None:
+    finding = toggle_finding("experience_distill", value)
+    assert fired([finding] if finding else []) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("quest_id: '001'\nstatus: active\n", []),
+    (None, ["quest.no-quest-yaml"]),
+    ("quest_id: [unclosed\n", ["quest.yaml-invalid"]),
+    ("- a list\n", ["quest.yaml-invalid"]),
+], ids=["valid", "missing", "not YAML", "not a mapping"])
+def test_quest_yaml(tmp_path: Path, text: str | None, expected: list[str]) -> None:
+    if text is not None:
+        (tmp_path / "quest.yaml").write_text(text)
+    _, found = read_quest_yaml(tmp_path)
+    assert fired(found) == expected
+
+
+def test_registered_worktrees_outside_the_quest_or_gone(tmp_path: Path) -> None:
+    root = tmp_path / "quest"
+    (root / ".ds" / "worktrees" / "idea").mkdir(parents=True)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    loc = Location(root=root, top=root, is_git=True, registered=[(outside, "b1", False), (root / ".ds" / "gone", "b2", True)])
+    workspaces, found = discover_workspaces(loc)
+    assert fired(found) == ["workspace.missing", "workspace.outside-quest"]
+    assert [f.severity for f in sorted(found, key=lambda f: f.rule)] == [INFO, WARNING]
+    assert [ws.rel for ws in workspaces] == [".", ".ds/worktrees/idea"]
+    assert discover_workspaces(Location(root=root, top=root, is_git=True))[1] == []
+
+
+def test_a_research_state_that_cannot_be_read(tmp_path: Path) -> None:
+    (tmp_path / ".ds").mkdir()
+    (tmp_path / ".ds" / "research_state.json").write_text("{not json")
+    assert fired(discover_workspaces(Location(root=tmp_path, top=tmp_path, is_git=False))[1]) == ["quest.research-state-invalid"]
+    (tmp_path / ".ds" / "research_state.json").write_text('{"research_head_worktree_root": null}')
+    assert discover_workspaces(Location(root=tmp_path, top=tmp_path, is_git=False))[1] == []
+
+
+def test_a_symbolic_link_out_of_the_quest_is_never_followed(tmp_path: Path) -> None:
+    root, outside = tmp_path / "quest", tmp_path / "outside"
+    (outside / "runs").mkdir(parents=True)
+    (outside / "runs" / "run-1.json").write_bytes(raw_of(RUN))
+    root.mkdir()
+    os.symlink(outside, root / "artifacts")
+    reader = FolderReader(Workspace(root, "."), root)
+    assert fired(reader.findings) == ["path.symlink-outside-quest"] and reader.record_names(()) == []
+    (root / "artifacts").unlink()
+    (root / "artifacts").mkdir()
+    assert FolderReader(Workspace(root, "."), root).findings == []
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    (b"---\nid: knowledge-1\ntitle: t\n---\nbody\n", []),
+    (b"---\nid: [unclosed\n---\nbody\n", ["card.frontmatter-invalid"]),
+    (b"---\nid: knowledge-1\n", ["card.frontmatter-invalid"]),
+    (b"---\n- a\n- list\n---\n", ["card.frontmatter-invalid"]),
+], ids=["valid", "not YAML", "never closed", "not a mapping"])
+def test_card_frontmatter(raw: bytes, expected: list[str]) -> None:
+    card = parse_card(raw, path=Path("/nowhere/k.md"), display="memory/knowledge/k.md", scope="quest", kind="knowledge")
+    assert card is not None and fired(card.findings) == expected and card.broken == bool(expected)
+
+
+def test_a_review_validated_outside_a_quest_says_its_runs_were_not_checked() -> None:
+    review = {"kind": "decision", "action": "distill_review", "verdict": "covered", "reason": "r",
+              "reviewed_run_ids": ["run-1"], "cards_written": [], "reason_if_empty": "nothing"}
+    found, checked = check_documents([GivenFile("review.json", raw_of(review), "decisions")], lambda doc: None)
+    assert fired(found) == ["review.runs-not-checked"] and checked == 1 and found[0].severity == INFO
+    plain = dict(review, action="continue")
+    assert check_documents([GivenFile("d.json", raw_of(plain), "decisions")], lambda doc: None)[0] == []
+
+
+def test_a_file_named_on_the_command_line_that_does_not_exist(tmp_path: Path) -> None:
+    report, readable = validate_files([tmp_path / "nope.json"])
+    assert fired(report.findings) == ["input.unreadable"] and not readable
+    (tmp_path / "run-1.json").write_bytes(raw_of(RUN))
+    report, readable = validate_files([tmp_path / "run-1.json"])
+    assert report.findings == [] and readable

@@ -1,0 +1,54 @@
+"""Rules about one record on its own (``rules.records``), driven on in-memory documents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rulecases import RUN_ID, document, fired, review_data
+
+from ds_gate.rules.records import check_record
+
+RUN = {"kind": "run", "artifact_id": RUN_ID, "run_id": "main-001", "run_kind": "main_experiment", "status": "completed"}
+DECISION = {"kind": "decision", "artifact_id": "decision-2", "verdict": "good", "action": "launch_experiment", "reason": "go"}
+
+# (id, the record, the rules it must fire); an empty list is a passing case
+CASES: list[tuple[str, dict[str, Any], list[str]]] = [
+    ("a valid run", RUN, []),
+    ("a run without run_kind", {k: v for k, v in RUN.items() if k != "run_kind"}, ["run.schema"]),
+    ("a valid decision", DECISION, []),
+    ("a decision without reason", {k: v for k, v in DECISION.items() if k != "reason"}, ["decision.schema"]),
+    ("a valid review", review_data(), []),
+    ("a review with no reviewed runs", review_data(reviewed_run_ids=[], cards_written=[], reason_if_empty="x"),
+     ["review.schema"]),
+    ("an empty cards_written without a reason", review_data(cards_written=[]), ["review.schema"]),
+    ("an empty cards_written with its reason", review_data(cards_written=[], reason_if_empty="nothing reusable"), []),
+    ("a review card in an unknown scope", review_data(cards_written=[
+        {"card_id": "k", "scope": "team", "action": "new", "target_run_id": RUN_ID}]), ["review.schema"]),
+    ("a card targeting a run the review does not list", review_data(cards_written=[
+        {"card_id": "k", "scope": "global", "action": "new", "target_run_id": "run-00000000"}]),
+     ["review.target-not-reviewed"]),
+    ("a neighbour decision targeting an unlisted run", review_data(neighbor_decisions=[
+        {"candidate_card_id": "k0", "decision": "new", "reason": "r", "target_run_id": "run-00000000"}]),
+     ["review.target-not-reviewed"]),
+    ("distill_review spelt in another case", dict(DECISION, action="Distill_Review"), ["review.action-spelling"]),
+    ("distill_review spelt with a space", dict(DECISION, action=" distill_review "), ["review.action-spelling"]),
+]
+FAILS = {rule for _, _, rules in CASES for rule in rules}
+PASSES = {"run.schema", "decision.schema", "review.schema", "review.target-not-reviewed", "review.action-spelling"}
+
+
+@pytest.mark.parametrize(("data", "expected"), [(d, e) for _, d, e in CASES], ids=[c[0] for c in CASES])
+def test_record_rules(data: dict[str, Any], expected: list[str]) -> None:
+    assert fired(check_record(document(data))) == expected
+
+
+def test_a_finding_is_placed_on_the_line_of_its_pointer() -> None:
+    data = review_data(cards_written=[{"card_id": "k", "scope": "global", "action": "new", "target_run_id": "run-0"}])
+    [finding] = check_record(document(data))
+    assert finding.pointer == "/cards_written/0/target_run_id"
+    assert finding.line == document(data).raw.decode().splitlines().index('      "target_run_id": "run-0"') + 1
+
+
+def test_other_kinds_have_no_built_in_record_rules() -> None:
+    assert check_record(document({"kind": "idea", "title": 3}, display="artifacts/ideas/i.json")) == []
