@@ -30,7 +30,7 @@ class Workspace:
         return rel_inside if self.rel == "." else f"{self.rel}/{rel_inside}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Run:
     """A ``kind: run`` record, whatever its status: identity is ``artifact_id``."""
 
