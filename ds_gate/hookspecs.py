@@ -25,7 +25,7 @@ __all__ = ["CheckContext", "hookimpl", "hookspec"]
 
 if TYPE_CHECKING:
     from ds_gate.model.findings import Finding
-    from ds_gate.model.records import Document, Quest, Run
+    from ds_gate.model.records import Card, Document, Quest, Run
 
 PROJECT = "ds_gate"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -58,6 +58,20 @@ def ds_gate_check_record(record: Document) -> list[Finding]:  # type: ignore[emp
     every record ``validate`` and the commit hook check). ``record.data`` is the parsed
     document: never parse ``record.raw`` again, it is there to place a finding on a line.
     Declare your rules with ``ds_gate.Rule`` and build findings with ``RULE.at(...)``."""
+
+
+@hookspec
+def ds_gate_check_card(card: Card) -> list[Finding]:  # type: ignore[empty-body]
+    """Findings about one memory card on its own (``card.meta`` is its frontmatter as JSON
+    values, ``card.body`` its text; ``card.line(("key",))`` places a finding): every card a
+    quest check, ``lineage``, ``validate`` or the commit hook reads."""
+
+
+@hookspec
+def ds_gate_check_patch(before: Card | None, after: Card, patching_quest: str | None) -> list[Finding]:  # type: ignore[empty-body]
+    """Findings about a change to a card (``before`` is None for a new card): the commit
+    hook's staged cards against ``HEAD``, and ``lineage --since``. ``patching_quest`` is the
+    quest making the change, None when it cannot be named."""
 
 
 @hookspec

@@ -121,14 +121,14 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
 def _card_findings(root: Path, top: Path, prefix: str, names: list[str], blobs: dict[str, bytes | None],
                    validate: bool) -> list[Finding]:
     """Each staged card on its own (with ``validate``) and as a patch of its ``HEAD`` version."""
-    from ds_gate.rules.cards import card_findings
-    from ds_gate.rules.patch import validate_cross_quest_patch
+    from ds_gate.plugins import card_checker, patch_checker
     from ds_gate.sources.memory import parse_card
     from ds_gate.sources.paths import kind_of
     from ds_gate.sources.quest_yaml import quest_id_of, read_quest_yaml
 
     meta, _ = read_quest_yaml(root)
     patching_quest = quest_id_of(meta, root)
+    check_card, check_patch = card_checker(), patch_checker()
     found: list[Finding] = []
     for name in names:
         after_raw = blobs.get(f":{name}")
@@ -139,11 +139,10 @@ def _card_findings(root: Path, top: Path, prefix: str, names: list[str], blobs: 
         if after is None:
             continue  # no frontmatter: a note, not a card
         if validate:
-            found.extend(card_findings(after))
+            found.extend(check_card(after))
         if after.broken:
             continue
         before_raw = blobs.get(f"HEAD:{name}")
         before = parse_card(before_raw, path=top / name, display=display, scope="quest", kind=kind) if before_raw else None
-        if before is not None and not before.broken:
-            found.extend(validate_cross_quest_patch(before, after, patching_quest, validate_after=False))
+        found.extend(check_patch(before, after, patching_quest))
     return found

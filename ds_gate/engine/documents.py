@@ -89,13 +89,13 @@ def check_documents(
 
 def _card(raw: bytes, path: Path, display: str) -> list[Finding] | None:
     """A memory card's findings, or None for Markdown with no frontmatter (not a card)."""
-    from ds_gate.rules.cards import card_findings
+    from ds_gate.plugins import card_checker
     from ds_gate.sources.memory import parse_card
 
     parent = path.resolve().parent
     kind = parent.parent.name if parent.parent.name == "ideas" else parent.name
     card = parse_card(raw, path=path, display=display, scope="", kind=kind)
-    return None if card is None else card_findings(card)
+    return None if card is None else card_checker()(card)
 
 
 def validate_files(paths: Iterable[str | Path]) -> tuple[DocumentsReport, bool]:

@@ -25,9 +25,8 @@ def evaluate_lineage(
     """``ds-gate lineage``: every experience card of the home and of the given quests, and
     with ``since``, every card of the home's memory changed since that git revision."""
     from ds_gate.engine.loader import load_quest
-    from ds_gate.rules.cards import card_findings
+    from ds_gate.plugins import card_checker, patch_checker
     from ds_gate.rules.lineage import chain_findings, runs_by_quest
-    from ds_gate.rules.patch import validate_cross_quest_patch
 
     home = Home(home_dir, load=functools.partial(load_quest, runs_only=True))
     home.base = home.path
@@ -47,8 +46,9 @@ def evaluate_lineage(
         own, found = quest_cards(quest, base=home.path)
         findings.extend(found)
         checked.extend(c for c in own if c.is_experience or c.broken)
+    check_card, check_patch = card_checker(), patch_checker()
     for card in checked:
-        findings.extend(card_findings(card))
+        findings.extend(check_card(card))
         findings.extend(chain_findings(card, runs_of))
 
     notes: list[str] = []
@@ -59,7 +59,9 @@ def evaluate_lineage(
             if after.broken:
                 continue  # its frontmatter finding is reported with the home's cards
             who = patching_quest or inferred_patcher(before, after)
-            findings.extend(validate_cross_quest_patch(before, after, who, validate_after=not after.is_experience))
+            if not after.is_experience:  # a lesson was checked with the home's cards above
+                findings.extend(check_card(after))
+            findings.extend(check_patch(before, after, who))
             if after not in checked:
                 checked.append(after)
     findings.sort(key=Finding.sort_key)

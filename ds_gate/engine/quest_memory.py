@@ -52,17 +52,14 @@ def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | Non
     lessons = [c for c in own if c.is_experience and not c.broken]
     if not (own or entries):
         return out  # no card to look at: the card rules are not even imported
-    from ds_gate.rules.cards import (
-        CardIndex,
-        card_findings,
-        quest_scope_findings,
-        review_findings,
-    )
+    from ds_gate.plugins import card_checker
+    from ds_gate.rules.cards import CardIndex, quest_scope_findings, review_findings
     from ds_gate.rules.lineage import QuestRuns, chain_findings, runs_by_quest
 
     home = Home(home_dir, base=quest.root, load=functools.partial(load_quest, runs_only=True))
     home.register(quest)
     quest_runs = runs_by_quest(home.quest)
+    check_card = card_checker()
     global_index: CardIndex | None = None
     if needs_global or lessons:
         if home.exists:
@@ -82,7 +79,7 @@ def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | Non
         return runs
 
     for card in own:
-        out.findings.extend(card_findings(card))
+        out.findings.extend(check_card(card))
         out.findings.extend(chain_findings(card, runs_of))
     if lessons:
         out.findings.extend(quest_scope_findings(lessons, set(global_index.by_id) if global_index else set()))
@@ -95,7 +92,7 @@ def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | Non
             continue
         seen.add(card.path)
         out.cards.append(card)
-        out.findings.extend(card_findings(card))
+        out.findings.extend(check_card(card))
         out.findings.extend(chain_findings(card, runs_of))
     if unverified:
         out.findings.append(_home_missing(home, f"lineage links to quest {', '.join(sorted(set(unverified)))} were"))

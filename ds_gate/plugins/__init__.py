@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import pluggy
 
     from ds_gate.model.findings import Finding
-    from ds_gate.model.records import Document, Run
+    from ds_gate.model.records import Card, Document, Run
 
 GROUP = "ds_gate"
 
@@ -108,22 +108,41 @@ def completed_rule() -> Any:
     return is_completed
 
 
-def record_checker() -> Callable[[Document], list[Finding]]:
-    """``record -> findings``: the built-in record rules and every plugin's, in that order.
+def _checker(hook_name: str, builtin: Callable[..., list[Finding]], names: tuple[str, ...]) -> Callable[..., list[Finding]]:
+    """A check hook as one positional callable: the built-in rules' findings, then every plugin's.
 
-    The built-in function itself when no plugin adds record rules: no hook call per record."""
-    from ds_gate.rules.records import check_record
-
+    ``builtin`` itself when no plugin implements the hook: no hook call per record or card."""
     if not any_installed():
-        return check_record
-    hook = manager().hook.ds_gate_check_record
+        return builtin
+    hook = getattr(manager().hook, hook_name)
     if [impl.plugin_name for impl in hook.get_hookimpls()] == ["builtin"]:
-        return check_record
+        return builtin
 
-    def check(record: Document) -> list[Finding]:
-        return [f for found in reversed(hook(record=record)) for f in found or []]  # built-in first
+    def check(*args: Any) -> list[Finding]:
+        return [f for found in reversed(hook(**dict(zip(names, args, strict=True)))) for f in found or []]  # built-in first
 
     return check
+
+
+def record_checker() -> Callable[[Document], list[Finding]]:
+    """``record -> findings`` (``ds_gate_check_record``)."""
+    from ds_gate.rules.records import check_record
+
+    return _checker("ds_gate_check_record", check_record, ("record",))
+
+
+def card_checker() -> Callable[[Card], list[Finding]]:
+    """``card -> findings`` (``ds_gate_check_card``)."""
+    from ds_gate.rules.cards import card_findings
+
+    return _checker("ds_gate_check_card", card_findings, ("card",))
+
+
+def patch_checker() -> Callable[[Card | None, Card, str | None], list[Finding]]:
+    """``(before, after, patching quest) -> findings`` (``ds_gate_check_patch``)."""
+    from ds_gate.rules.patch import check_patch
+
+    return _checker("ds_gate_check_patch", check_patch, ("before", "after", "patching_quest"))
 
 
 def finalization_patterns() -> list[str]:

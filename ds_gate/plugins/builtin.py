@@ -13,7 +13,7 @@ from typing import Any
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ds_gate.model.findings import Finding
-    from ds_gate.model.records import Document, Run
+    from ds_gate.model.records import Card, Document, Run
 
 # Output formats by name, imported only when asked for.
 REPORTERS = {
@@ -39,6 +39,18 @@ def ds_gate_check_record(record: Document) -> list[Finding]:
     from ds_gate.rules.records import check_record
 
     return check_record(record)
+
+
+def ds_gate_check_card(card: Card) -> list[Finding]:
+    from ds_gate.rules.cards import card_findings
+
+    return card_findings(card)
+
+
+def ds_gate_check_patch(before: Card | None, after: Card, patching_quest: str | None) -> list[Finding]:
+    from ds_gate.rules.patch import check_patch
+
+    return check_patch(before, after, patching_quest)
 
 
 def ds_gate_reporters() -> dict[str, Any]:

@@ -108,3 +108,11 @@ def validate_cross_quest_patch(
                 "restore the earlier entry exactly; a patch may only append entries after the existing ones")
             break
     return found
+
+
+def check_patch(before: Card | None, after: Card, patching_quest: str | None) -> list[Finding]:
+    """The patch rules alone, as the commit hook and ``lineage --since`` apply them (the card
+    itself is checked on its own elsewhere); a new card patches nothing."""
+    if before is None or before.broken or after.broken:
+        return []
+    return validate_cross_quest_patch(before, after, patching_quest, validate_after=False)

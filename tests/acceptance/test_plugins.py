@@ -136,3 +136,54 @@ def test_the_example_plugin_adds_a_finalization_file_to_the_commit_hook(quest, p
     assert "submission/final.pdf (a finalization file, by plugin pattern submission/*)" in output
     monkeypatch.delenv("PYTHONPATH")
     assert commit(q.root, "submission").returncode == 0  # without the plugin it is an ordinary file
+
+
+CARD_RULES = '''
+from ds_gate import Rule, hookimpl
+from ds_gate.model import DISCIPLINE, ERROR
+
+NO_SECRETS = Rule("lab.card-secret", ERROR, DISCIPLINE, "a card whose text holds an API key")
+KEEP_TITLE = Rule("lab.title-changed", ERROR, DISCIPLINE, "a change that renames a card")
+
+
+@hookimpl
+def ds_gate_check_card(card):
+    if "sk-" in card.body:
+        return [NO_SECRETS.at(card.display, "the card holds what looks like an API key", subject=card.card_id)]
+    return []
+
+
+@hookimpl
+def ds_gate_check_patch(before, after, patching_quest):
+    if before is not None and before.title != after.title:
+        return [KEEP_TITLE.at(after.display, f"the title changed from {before.title!r}", pointer="/title")]
+    return []
+'''
+
+
+def test_a_plugin_checks_every_card_and_every_card_change(tmp_path, make_quest, monkeypatch) -> None:
+    """Card and patch rules reach every place a card is read: check, validate, the commit hook."""
+    from helpers import commit
+
+    from ds_gate.cli import main
+
+    site = installed(tmp_path / "site", "card_rules", CARD_RULES)
+    quest = make_quest()
+    card = quest.card_path("quest", "Key")
+    quest.card("quest", "Key", body="Context: the key sk-12345 was used.")
+    with_plugin = json.loads(ds_gate(["check", str(quest.root), "--format", "json"], site).stdout)
+    assert [f["rule"] for f in with_plugin["findings"]] == ["lab.card-secret"]
+    assert json.loads(ds_gate(["check", str(quest.root), "--format", "json"], None).stdout)["findings"] == []
+    assert "[lab.card-secret]" in ds_gate(["validate", str(card)], site).stdout
+
+    card.write_text(card.read_text().replace("sk-12345", "a key"))
+    quest.card("quest", "Lesson", claim="Lower is steadier.", lineage=[{"quest": "001", "run": quest.run(quest.root, "m")}])
+    assert main(["install", str(quest.root)]) == 0
+    assert commit(quest.root, "cards").returncode == 0
+    lesson = quest.card_path("quest", "Lesson")
+    lesson.write_text(lesson.read_text().replace("title: Lesson\n", "title: Lesson, renamed\n"))
+    monkeypatch.setenv("PYTHONPATH", str(site))  # git passes it on to the hook
+    rejected = commit(quest.root, "rename")
+    assert rejected.returncode != 0 and "[lab.title-changed]" in rejected.stdout + rejected.stderr
+    monkeypatch.delenv("PYTHONPATH")
+    assert commit(quest.root, "rename").returncode == 0  # the owner's own edit, without the lab's rule
