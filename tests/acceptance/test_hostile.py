@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from corpus import CASES, alias_bomb
@@ -214,17 +215,21 @@ def as_unprivileged(args: list[str]) -> list[str]:
     return ["setpriv", f"--bounding-set={drop}", f"--inh-caps={drop}", *args]
 
 
-def test_an_unreadable_record_is_a_finding(quest) -> None:
-    record = next((quest.root / "artifacts" / "runs").glob("*.json"))
-    record.chmod(0)
+def check_with_unreadable(quest: Any, path: Path) -> tuple[int, list[dict[str, Any]]]:
+    """``ds-gate check`` on the quest, unprivileged, while ``path`` cannot be read: (exit, findings)."""
+    path.chmod(0)
     try:
         done = subprocess.run(as_unprivileged([sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"]),
                               capture_output=True, text=True)
     finally:
-        record.chmod(0o644)
+        path.chmod(0o644)
     assert "Traceback" not in done.stderr
-    findings = json.loads(done.stdout)["findings"]
-    assert done.returncode == 1 and [f["rule"] for f in findings] == ["artifact.unreadable"]
+    return done.returncode, json.loads(done.stdout)["findings"]
+
+
+def test_an_unreadable_record_is_a_finding(quest) -> None:
+    code, findings = check_with_unreadable(quest, next((quest.root / "artifacts" / "runs").glob("*.json")))
+    assert code == 1 and [f["rule"] for f in findings] == ["artifact.unreadable"]
     assert "Permission denied" in findings[0]["message"]
 
 
@@ -258,15 +263,8 @@ def test_an_unreadable_card_is_a_finding(quest) -> None:
     card = quest.root / "memory" / "knowledge" / "secret.md"
     card.parent.mkdir(parents=True)
     card.write_text("---\nid: knowledge-1\ntitle: t\n---\nbody\n")
-    card.chmod(0)
-    try:
-        done = subprocess.run(as_unprivileged([sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"]),
-                              capture_output=True, text=True)
-    finally:
-        card.chmod(0o644)
-    assert "Traceback" not in done.stderr
-    findings = json.loads(done.stdout)["findings"]
-    assert done.returncode == 1 and [f["rule"] for f in findings] == ["card.unreadable"]
+    code, findings = check_with_unreadable(quest, card)
+    assert code == 1 and [f["rule"] for f in findings] == ["card.unreadable"]
     assert findings[0]["path"] == "memory/knowledge/secret.md" and "Permission denied" in findings[0]["message"]
 
 

@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.model.findings import Finding
-from ds_gate.model.records import Card, Decision, Document, Quest, Run, Workspace, review_fields
+from ds_gate.model.records import (
+    Card,
+    Decision,
+    Document,
+    Quest,
+    Run,
+    Workspace,
+    review_fields,
+)
 
 ROOT = Path("/nowhere/quests/001")
 RUN_ID = "run-51c9ad07"

@@ -10,7 +10,12 @@ import pytest
 from rulecases import RUN_ID, card, decision, fired, quest, review_data, run
 
 from ds_gate.engine.quest_memory import quest_memory
-from ds_gate.rules.cards import CardIndex, card_findings, quest_scope_findings, review_findings
+from ds_gate.rules.cards import (
+    CardIndex,
+    card_findings,
+    quest_scope_findings,
+    review_findings,
+)
 from ds_gate.rules.coverage import coverage
 from ds_gate.rules.lineage import QuestRuns, chain_findings
 from ds_gate.rules.patch import validate_cross_quest_patch
