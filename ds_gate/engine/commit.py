@@ -109,6 +109,11 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
         ]
         doc_findings, _ = check_documents(documents, lambda _doc: quest())
         findings.extend(waive(doc_findings, loc.root, audit=False))
+    from ds_gate.rules.policy import CHECKPOINT, FINALIZATION, apply_policy, demoted_note
+
+    findings, demoted = apply_policy(findings, FINALIZATION if reasons else CHECKPOINT)
+    if demoted:
+        notes.append(demoted_note(demoted))
     return DocumentsReport(
         command="commit-check",
         ok=not any(f.fails for f in findings),

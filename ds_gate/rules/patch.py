@@ -16,14 +16,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from ds_gate.io.jsondoc import pointer
-from ds_gate.model.findings import DISCIPLINE, ERROR, Finding, Rule
+from ds_gate.model.findings import CONTRACT, ERROR, Finding, Rule
 from ds_gate.model.records import Card, same_quest, text_of
 
-PATCH_CLAIM_CHANGED = Rule("patch.claim-changed", ERROR, DISCIPLINE,
+PATCH_CLAIM_CHANGED = Rule("patch.claim-changed", ERROR, CONTRACT,
     "a quest that does not own a card changed its claim")
-PATCH_CONFIDENCE_RAISED = Rule("patch.confidence-raised", ERROR, DISCIPLINE,
+PATCH_CONFIDENCE_RAISED = Rule("patch.confidence-raised", ERROR, CONTRACT,
     "a quest that does not own a card raised its confidence")
-PATCH_LINEAGE_REWRITTEN = Rule("patch.lineage-rewritten", ERROR, DISCIPLINE,
+PATCH_LINEAGE_REWRITTEN = Rule("patch.lineage-rewritten", ERROR, CONTRACT,
     "a quest that does not own a card changed or removed earlier lineage entries")
 
 

@@ -183,7 +183,5 @@ def test_a_plugin_checks_every_card_and_every_card_change(tmp_path, make_quest, 
     lesson = quest.card_path("quest", "Lesson")
     lesson.write_text(lesson.read_text().replace("title: Lesson\n", "title: Lesson, renamed\n"))
     monkeypatch.setenv("PYTHONPATH", str(site))  # git passes it on to the hook
-    rejected = commit(quest.root, "rename")
-    assert rejected.returncode != 0 and "[lab.title-changed]" in rejected.stdout + rejected.stderr
-    monkeypatch.delenv("PYTHONPATH")
-    assert commit(quest.root, "rename").returncode == 0  # the owner's own edit, without the lab's rule
+    done = commit(quest.root, "rename")  # a lab's (discipline) rule never blocks an ordinary checkpoint ...
+    assert done.returncode == 0 and "warning [lab.title-changed]" in done.stdout + done.stderr  # ... it warns

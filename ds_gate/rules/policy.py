@@ -1,0 +1,48 @@
+"""What blocks which commit: one table over rule levels, not conditions spread through the hook.
+
+DeepScientist checkpoints with ``git add -A`` and moves on when the commit fails, so a
+blocked ordinary checkpoint stays blocked at every later checkpoint of that worktree. An
+ordinary checkpoint is therefore blocked only by what DeepScientist itself would refuse
+(*contract* rules); ds-gate's stricter *discipline* rules are printed there as warnings,
+and fail everything that judges the quest as a whole: ``check``, ``closure``,
+``validate``, finalization commits and the pre-push gate.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ds_gate.model.findings import CONTRACT, DISCIPLINE, ERROR, WARNING, Finding, declared_rules
+
+BLOCK, WARN = "block", "warn"
+CHECKPOINT, FINALIZATION = "ordinary checkpoint", "finalization commit"
+
+# (kind of commit, rule level) -> what an error of that level does to the commit
+POLICY = {
+    (CHECKPOINT, CONTRACT): BLOCK,
+    (CHECKPOINT, DISCIPLINE): WARN,
+    (FINALIZATION, CONTRACT): BLOCK,
+    (FINALIZATION, DISCIPLINE): BLOCK,
+}
+
+
+def level_of(finding: Finding) -> str:
+    """A finding's level; a rule nobody declared (a plugin's loose id) counts as discipline."""
+    rule = declared_rules().get(finding.rule)
+    return rule.level if rule is not None else DISCIPLINE
+
+
+def apply_policy(findings: list[Finding], commit: str) -> tuple[list[Finding], int]:
+    """The findings as the commit treats them, and how many errors became warnings."""
+    out, demoted = [], 0
+    for finding in findings:
+        if finding.severity == ERROR and POLICY[(commit, level_of(finding))] == WARN:
+            finding = dataclasses.replace(finding, severity=WARNING)
+            demoted += 1
+        out.append(finding)
+    return out, demoted
+
+
+def demoted_note(count: int) -> str:
+    return (f"{count} finding(s) of ds-gate's stricter (discipline) rules are warnings on an ordinary checkpoint, "
+            "which DeepScientist accepts; check, closure and finalization commits fail on them")
