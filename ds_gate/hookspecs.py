@@ -53,6 +53,13 @@ def ds_gate_finalization_patterns() -> list[str]:  # type: ignore[empty-body]
 
 
 @hookspec
+def ds_gate_decision_actions() -> list[str]:  # type: ignore[empty-body]
+    """Decision actions the quest's DeepScientist accepts besides main's ``DECISION_ACTIONS``
+    and ``distill_review`` (a fork's own, e.g. med-deepscientist's ``controller_backoff_pending``).
+    All plugins' lists count; an action in none of them is ``decision.unknown-action``."""
+
+
+@hookspec
 def ds_gate_check_record(record: Document) -> list[Finding]:  # type: ignore[empty-body]
     """Findings about one record on its own (every run and decision record a source reads,
     every record ``validate`` and the commit hook check). ``record.data`` is the parsed

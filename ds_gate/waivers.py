@@ -175,3 +175,17 @@ def waive(findings: list[Finding], root: Path, *, audit: bool = True) -> list[Fi
         return findings
     waivers, problems = load_waivers(root)
     return apply_waivers(findings, waivers, audit=audit) + (problems if audit else [])
+
+
+def config_actions(root: Path) -> list[str]:
+    """``decision_actions`` of the quest's ``.ds-gate.yaml``: a fork's extra decision actions.
+    A broken file adds none (``check`` reports it through the waivers)."""
+    path = root / FILE
+    if not path.is_file():
+        return []
+    try:
+        data = _load(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return []
+    actions = data.get("decision_actions") if isinstance(data, dict) else None
+    return [a.strip() for a in actions if isinstance(a, str) and a.strip()] if isinstance(actions, list) else []

@@ -107,9 +107,14 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
         documents = [
             GivenFile(prefix + name, raw, name.split("/")[1]) for name in artifacts if (raw := blobs[f":{name}"]) is not None
         ]
-        doc_findings, _ = check_documents(documents, lambda _doc: quest())
+        doc_findings, _ = check_documents(documents, lambda _doc: quest(), loc.root)
         findings.extend(waive(doc_findings, loc.root, audit=False))
-    from ds_gate.rules.policy import CHECKPOINT, FINALIZATION, apply_policy, demoted_note
+    from ds_gate.rules.policy import (
+        CHECKPOINT,
+        FINALIZATION,
+        apply_policy,
+        demoted_note,
+    )
 
     findings, demoted = apply_policy(findings, FINALIZATION if reasons else CHECKPOINT)
     if demoted:

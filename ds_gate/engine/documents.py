@@ -36,12 +36,14 @@ class GivenFile:
 
 
 def check_documents(
-    documents: Iterable[GivenFile], quest_for: Callable[[GivenFile], Quest | None]
+    documents: Iterable[GivenFile], quest_for: Callable[[GivenFile], Quest | None], root: Path | None = None
 ) -> tuple[list[Finding], int]:
-    """Findings for the documents, and how many were run or decision records."""
+    """Findings for the documents, and how many were run or decision records. ``root``: the
+    quest whose ``.ds-gate.yaml`` says which extra decision actions its DeepScientist accepts."""
     from ds_gate.plugins import record_checker
+    from ds_gate.rules.vocabulary import kind_finding
 
-    check = record_checker()
+    check = record_checker(root)
     findings: list[Finding] = []
     reviews: list[tuple[GivenFile, tuple[str, ...]]] = []
     checked = 0
@@ -52,6 +54,11 @@ def check_documents(
             checked += 1
             continue
         assert data is not None
+        unknown = kind_finding(data.get("kind"), doc.raw, doc.display)
+        if unknown is not None:
+            findings.append(unknown)
+            checked += 1
+            continue
         kind = record_kind(data, doc.folder)
         if kind not in GATE_KINDS:
             continue
@@ -147,7 +154,7 @@ def validate_files(paths: Iterable[str | Path]) -> tuple[DocumentsReport, bool]:
             quests[root] = load_quest(root)
         return quests[root]
 
-    doc_findings, checked = check_documents(documents, quest_for)
+    doc_findings, checked = check_documents(documents, quest_for, Path.cwd())
     findings.extend(doc_findings)
     findings.sort(key=Finding.sort_key)
     notes = [f"{checked} run or decision records and {cards} memory cards of {len(paths_list)} files were validated"]

@@ -33,7 +33,7 @@ def load_quest(path: Path | str, **options: Any) -> Quest:
     ``engine.loader.load_quest`` for the options)."""
     from ds_gate.plugins import record_checker
 
-    return loader.load_quest(path, check=record_checker(), **options)
+    return loader.load_quest(path, checker=record_checker, **options)
 
 
 def evaluate(

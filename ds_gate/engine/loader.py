@@ -29,6 +29,7 @@ from ds_gate.model.records import (
 )
 from ds_gate.rules.reading import INDEX_MISSING_RECORD, unreadable
 from ds_gate.rules.records import ARTIFACT_ID_MISMATCH
+from ds_gate.rules.vocabulary import kind_finding
 from ds_gate.sources.folders import Reader
 from ds_gate.sources.location import discover_workspaces, is_inside, locate
 from ds_gate.sources.paths import ARTIFACT_DIRS, GATE_KINDS, record_kind
@@ -89,6 +90,7 @@ class Collector:
         self.runs = _Copies()
         self.decisions = _Copies()
         self.findings: list[Finding] = []
+        self.refused: set[str] = set()
         self.index_entries: list[tuple[Workspace, IndexEntry]] = []
 
     def read(self, reader: Reader) -> None:
@@ -108,6 +110,12 @@ class Collector:
     def add(self, ws: Workspace, name: str, display: str, data: dict[str, Any], raw: bytes) -> None:
         folder, _, filename = name.partition("/")
         stem = filename.removesuffix(".json")
+        unknown = kind_finding(data.get("kind"), raw, display)
+        if unknown is not None:  # DeepScientist refuses such a record: the gate reads nothing of it
+            if display not in self.refused:  # once, though the index may lead to it again
+                self.refused.add(display)
+                self.findings.append(unknown)
+            return
         kind = record_kind(data, folder)
         if kind not in self.kinds:
             return
@@ -235,7 +243,7 @@ def load_quest(
     source: str = "folders",
     refs: Sequence[str] | None = None,
     extra_tips: Sequence[tuple[str, str]] = (),
-    check: RecordCheck = _no_checks,
+    checker: Callable[[Path], RecordCheck] | None = None,
 ) -> Quest:
     """Read a quest from any path inside it.
 
@@ -243,9 +251,10 @@ def load_quest(
     folder: what the commit being made will hold. ``runs_only`` skips decisions, for
     callers that only resolve run ids (lineage entries naming another quest's runs).
     ``source``: the workspace folders, the tips of git refs (``refs`` patterns, default
-    every local and remote-tracking branch, plus ``extra_tips``), or both. ``check``: the
-    record rules, run on each record file as it is read (none by default: a caller that
-    only resolves run ids does not pay for them; ``engine.gate.load_quest`` passes them).
+    every local and remote-tracking branch, plus ``extra_tips``), or both. ``checker``: given
+    the quest root, the record rules to run on each record file as it is read (none by
+    default: a caller that only resolves run ids does not pay for them;
+    ``engine.gate.load_quest`` passes them).
     """
     loc = locate(path)
     meta, findings = read_quest_yaml(loc.root)
@@ -259,6 +268,7 @@ def load_quest(
     workspaces, ws_findings = discover_workspaces(loc)
     findings.extend(ws_findings)
 
+    check = checker(loc.root) if checker is not None else _no_checks
     collector = Collector(loc.root, workspaces, ("run",) if runs_only else GATE_KINDS, check)
     chosen, source_findings = readers(loc, workspaces, source, refs=refs, extra_tips=extra_tips, skip=collector.skip,
                                       staged=staged)

@@ -17,6 +17,7 @@ from ds_gate.errors import QuestError
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~3 ms per commit
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
     from typing import Any
 
     import pluggy
@@ -124,11 +125,29 @@ def _checker(hook_name: str, builtin: Callable[..., list[Finding]], names: tuple
     return check
 
 
-def record_checker() -> Callable[[Document], list[Finding]]:
-    """``record -> findings`` (``ds_gate_check_record``)."""
-    from ds_gate.rules.records import check_record
+def known_actions(root: Path | None = None) -> frozenset[str]:
+    """The decision actions a quest's DeepScientist accepts: main's, ``distill_review``,
+    every plugin's ``ds_gate_decision_actions`` and the quest's ``.ds-gate.yaml``."""
+    from ds_gate.rules.vocabulary import DECISION_ACTIONS
 
-    return _checker("ds_gate_check_record", check_record, ("record",))
+    actions = set(DECISION_ACTIONS)
+    if any_installed():
+        actions.update(a for offered in hooks().ds_gate_decision_actions() for a in offered or [] if isinstance(a, str))
+    if root is not None:
+        from ds_gate.waivers import config_actions
+
+        actions.update(config_actions(root))
+    return frozenset(actions)
+
+
+def record_checker(root: Path | None = None) -> Callable[[Document], list[Finding]]:
+    """``record -> findings`` (``ds_gate_check_record``), with the actions of the quest at ``root``."""
+    from ds_gate.rules.records import check_record
+    from ds_gate.rules.vocabulary import DECISION_ACTIONS
+
+    actions = known_actions(root)
+    builtin = check_record if actions == DECISION_ACTIONS else functools.partial(check_record, actions=actions)
+    return _checker("ds_gate_check_record", builtin, ("record",))
 
 
 def card_checker() -> Callable[[Card], list[Finding]]:

@@ -35,6 +35,12 @@ def ds_gate_finalization_patterns() -> list[str]:
     return [MANIFEST]
 
 
+def ds_gate_decision_actions() -> list[str]:
+    from ds_gate.rules.vocabulary import DECISION_ACTIONS
+
+    return sorted(DECISION_ACTIONS)
+
+
 def ds_gate_check_record(record: Document) -> list[Finding]:
     from ds_gate.rules.records import check_record
 

@@ -12,7 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 
-from ds_gate.model.findings import CONTRACT, DISCIPLINE, ERROR, WARNING, Finding, declared_rules
+from ds_gate.model.findings import (
+    CONTRACT,
+    DISCIPLINE,
+    ERROR,
+    WARNING,
+    Finding,
+    declared_rules,
+)
 
 BLOCK, WARN = "block", "warn"
 CHECKPOINT, FINALIZATION = "ordinary checkpoint", "finalization commit"

@@ -7,6 +7,7 @@ the rest of the quest (does a reviewed run exist?) live in ``coverage``.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from ds_gate.io import schemas
@@ -22,13 +23,12 @@ from ds_gate.model.findings import (
 )
 from ds_gate.model.records import REVIEW_ACTION, Document, review_fields
 from ds_gate.rules.schema import schema_findings
+from ds_gate.rules.vocabulary import DECISION_ACTIONS, action_finding
 
 REVIEW_SCHEMA = Rule("review.schema", ERROR, CONTRACT,
     "a distill_review breaks `schemas/distill_review.schema.json`")
 REVIEW_TARGET_NOT_REVIEWED = Rule("review.target-not-reviewed", ERROR, CONTRACT,
     "a `cards_written` / `neighbor_decisions` entry targets a run the review does not list")
-REVIEW_ACTION_SPELLING = Rule("review.action-spelling", WARNING, DISCIPLINE,
-    "`Distill_Review` and the like: not a review, so it covers nothing")
 DECISION_SCHEMA = Rule("decision.schema", ERROR, CONTRACT,
     "a decision breaks `schemas/decision.schema.json` (`verdict`, `action`, `reason`)")
 RUN_SCHEMA = Rule("run.schema", ERROR, CONTRACT,
@@ -53,24 +53,17 @@ def record_schema_findings(name: str, data: dict[str, Any], raw: bytes | None, d
     return schema_findings(name, data, display, lambda anchor: place(raw, anchor), RULE_FOR_SCHEMA[name])
 
 
-def check_decision(doc: Document) -> list[Finding]:
-    """A decision on its own: its schema (a review's, for a distill_review), a misspelt
-    review action, and review entries that target runs the review does not list."""
+def check_decision(doc: Document, actions: Collection[str] = DECISION_ACTIONS) -> list[Finding]:
+    """A decision on its own: its schema (a review's, for a distill_review), an action
+    DeepScientist does not accept, and review entries that target runs the review does not list."""
     data, raw, display = doc.data, doc.raw, doc.display
     action = data.get("action")
     is_review = action == REVIEW_ACTION
     found = record_schema_findings("distill_review" if is_review else "decision", data, raw, display)
+    unknown = action_finding(action, actions, raw, display)
+    if unknown is not None:
+        found.append(unknown)
     if not is_review:
-        if isinstance(action, str) and action.strip().casefold() == REVIEW_ACTION:
-            found.append(
-                REVIEW_ACTION_SPELLING.at(
-                    display,
-                    f"action is {action!r}; only the exact `distill_review` marks a review, so it covers no run",
-                    hint="write `action: distill_review`",
-                    pointer="/action",
-                    line=place(raw, ("action",)),
-                )
-            )
         return found
     reviewed = review_fields(data).reviewed_run_ids
     found.extend(_targets_reviewed(data, set(reviewed), raw, display))
@@ -81,12 +74,13 @@ def check_run(doc: Document) -> list[Finding]:
     return record_schema_findings("run", doc.data, doc.raw, doc.display)
 
 
-def check_record(doc: Document) -> list[Finding]:
-    """The built-in record rules, by kind; other kinds have none."""
+def check_record(doc: Document, actions: Collection[str] = DECISION_ACTIONS) -> list[Finding]:
+    """The built-in record rules, by kind; other kinds have none. ``actions``: the decision
+    actions this quest's DeepScientist accepts (its plugins and ``.ds-gate.yaml`` add some)."""
     if doc.kind == "run":
         return check_run(doc)
     if doc.kind == "decision":
-        return check_decision(doc)
+        return check_decision(doc, actions)
     return []
 
 

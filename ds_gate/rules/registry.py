@@ -11,6 +11,7 @@ from ds_gate.model.findings import Rule, declared_rules
 MODULES = (
     "ds_gate.rules.coverage",
     "ds_gate.rules.records",
+    "ds_gate.rules.vocabulary",
     "ds_gate.rules.reading",
     "ds_gate.rules.cards",
     "ds_gate.rules.lineage",

@@ -153,4 +153,4 @@ if __name__ == "__main__":  # python tests/acceptance/golden_quests.py: rewrite 
                 digests.append(f"{digest(text)}  {name}")
             else:
                 (GOLDEN / name).write_text(text)
-        (GOLDEN / "large.sha256").write_text("\n".join(digests) + "\n")
+        (GOLDEN / "large.sha256").write_text("\n".join(sorted(digests, key=lambda line: line.split()[1])) + "\n")

@@ -65,7 +65,7 @@ def test_a_paper_bundle_commit_from_a_worktree_is_rejected_until_its_review_is_s
     assert head_subject(paper) == "paper: bundle"
 
 
-@pytest.mark.parametrize("kind", ["quest.yaml completed", "write decision", "Finalize decision", "quest_completion decision"])
+@pytest.mark.parametrize("kind", ["quest.yaml completed", "write decision", "finalize decision", "quest_completion decision"])
 def test_every_kind_of_finalization_commit_is_gated(gated, kind) -> None:
     quest, idea, paper, run = gated
     where = quest.root
@@ -74,8 +74,8 @@ def test_every_kind_of_finalization_commit_is_gated(gated, kind) -> None:
     elif kind == "write decision":
         quest.decision(idea, "write")
         where = idea
-    elif kind == "Finalize decision":
-        quest.decision(where, "Finalize")
+    elif kind == "finalize decision":
+        quest.decision(where, "finalize")
     else:  # what complete_quest records
         quest.decision(where, "stop", status="completed", decision_scope="quest_completion")
     rejected = commit(where, "finalize")
@@ -85,6 +85,18 @@ def test_every_kind_of_finalization_commit_is_gated(gated, kind) -> None:
     assert commit(paper, "artifact: decision review").returncode == 0
     accepted = commit(where, "finalize")
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+
+
+def test_a_finalize_action_deepscientist_refuses_blocks_even_an_ordinary_checkpoint(gated) -> None:
+    """``Finalize`` is no action of DeepScientist's (it compares exactly): a hand-written record it
+    would refuse, so the checkpoint is blocked for that, whatever the runs (issue 13)."""
+    quest, idea, paper, run = gated
+    quest.review(paper, [run])
+    assert commit(paper, "artifact: decision review").returncode == 0
+    quest.decision(quest.root, "Finalize")
+    rejected = commit(quest.root, "finalize")
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0 and "[decision.unknown-action]" in output and "did you mean finalize?" in output
 
 
 def test_a_review_left_unstaged_does_not_cover_the_commit_that_finalizes(gated) -> None:

@@ -114,13 +114,16 @@ def test_a_near_miss_artifact_id_gets_a_did_you_mean_too(make_quest) -> None:
     assert finding.hint == f"did you mean {run}?"
 
 
-def test_a_misspelled_review_action_is_flagged_and_covers_nothing(make_quest) -> None:
+@pytest.mark.parametrize("action", ["Distill_Review", "distill_review ", "distill-review", "distil_review"])
+def test_a_misspelled_review_action_is_refused_with_a_did_you_mean_and_covers_nothing(make_quest, action) -> None:
+    """DeepScientist's artifact.record refuses an action it does not know (issue 13)."""
     quest = make_quest()
     run = quest.run(quest.root, "main-001")
-    quest.record(quest.root, "decision", review_payload(run, action="Distill_Review"))
+    quest.record(quest.root, "decision", review_payload(run, action=action))
     report = evaluate(quest.root, "closure")
     assert report.pending_run_ids == [run] and report.reviews == []
-    assert "review.action-spelling" in [f.rule for f in report.findings]
+    [finding] = [f for f in report.findings if f.rule == "decision.unknown-action"]
+    assert finding.severity == "error" and finding.pointer == "/action" and finding.hint == "did you mean distill_review?"
 
 
 def test_every_error_of_a_review_is_reported_not_just_the_first(make_quest) -> None:
@@ -137,11 +140,29 @@ def test_every_error_of_a_review_is_reported_not_just_the_first(make_quest) -> N
 def test_other_decisions_get_the_base_decision_schema(make_quest) -> None:
     quest = make_quest()
     quest.record(quest.root, "decision", {"action": "launch_experiment", "verdict": "good"})
-    quest.decision(quest.root, "controller_backoff_pending")  # a fork's action is fine
     report = evaluate(quest.root, "check")
     (finding,) = report.errors
     assert (finding.rule, finding.pointer, finding.message) == ("decision.schema", "/reason", "`reason` is required")
     assert not report.ok
+
+
+def test_a_forks_action_is_accepted_once_the_quest_names_it(make_quest) -> None:
+    """med-deepscientist adds actions; a quest on such a fork lists them in .ds-gate.yaml."""
+    quest = make_quest()
+    quest.decision(quest.root, "controller_backoff_pending")
+    [finding] = evaluate(quest.root, "check").errors
+    assert finding.rule == "decision.unknown-action" and "decision_actions" in (finding.hint or "")
+    (quest.root / ".ds-gate.yaml").write_text("decision_actions: [controller_backoff_pending]\n")
+    assert evaluate(quest.root, "check").errors == []
+
+
+@pytest.mark.parametrize(("kind", "guess"), [("decisions", "decision"), ("Decision", "decision"), ("runn", "run")])
+def test_an_unknown_kind_is_refused_with_a_did_you_mean(make_quest, kind, guess) -> None:
+    quest = make_quest()
+    quest.record(quest.root, "decision", {"kind": kind, "action": "continue", "verdict": "good", "reason": "r"})
+    [finding] = evaluate(quest.root, "check").errors
+    assert finding.rule == "artifact.unknown-kind" and finding.hint == f"did you mean {guess}?"
+    assert finding.pointer == "/kind" and finding.line == 2
 
 
 def test_a_run_record_without_run_kind_is_invalid(make_quest) -> None:

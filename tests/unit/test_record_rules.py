@@ -8,6 +8,7 @@ import pytest
 from rulecases import RUN_ID, document, fired, review_data
 
 from ds_gate.rules.records import check_record
+from ds_gate.rules.vocabulary import kind_finding
 
 RUN = {"kind": "run", "artifact_id": RUN_ID, "run_id": "main-001", "run_kind": "main_experiment", "status": "completed"}
 DECISION = {"kind": "decision", "artifact_id": "decision-2", "verdict": "good", "action": "launch_experiment", "reason": "go"}
@@ -31,11 +32,12 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
     ("a neighbour decision targeting an unlisted run", review_data(neighbor_decisions=[
         {"candidate_card_id": "k0", "decision": "new", "reason": "r", "target_run_id": "run-00000000"}]),
      ["review.target-not-reviewed"]),
-    ("distill_review spelt in another case", dict(DECISION, action="Distill_Review"), ["review.action-spelling"]),
-    ("distill_review spelt with a space", dict(DECISION, action=" distill_review "), ["review.action-spelling"]),
+    ("distill_review spelt in another case", dict(DECISION, action="Distill_Review"), ["decision.unknown-action"]),
+    ("distill_review spelt with a space", dict(DECISION, action=" distill_review "), ["decision.unknown-action"]),
+    ("an action of no DeepScientist", dict(DECISION, action="launch_rocket"), ["decision.unknown-action"]),
 ]
-FAILS = {rule for _, _, rules in CASES for rule in rules}
-PASSES = {"run.schema", "decision.schema", "review.schema", "review.target-not-reviewed", "review.action-spelling"}
+FAILS = {rule for _, _, rules in CASES for rule in rules} | {"artifact.unknown-kind"}
+PASSES = {"artifact.unknown-kind", "run.schema", "decision.schema", "review.schema", "review.target-not-reviewed", "decision.unknown-action"}
 
 
 @pytest.mark.parametrize(("data", "expected"), [(d, e) for _, d, e in CASES], ids=[c[0] for c in CASES])
@@ -52,3 +54,20 @@ def test_a_finding_is_placed_on_the_line_of_its_pointer() -> None:
 
 def test_other_kinds_have_no_built_in_record_rules() -> None:
     assert check_record(document({"kind": "idea", "title": 3}, display="artifacts/ideas/i.json")) == []
+
+
+def test_a_forks_actions_are_accepted_when_given() -> None:
+    fork = dict(DECISION, action="controller_backoff_pending")
+    assert fired(check_record(document(fork))) == ["decision.unknown-action"]
+    assert check_record(document(fork), actions={"controller_backoff_pending", "continue"}) == []
+
+
+@pytest.mark.parametrize(("kind", "expected"), [("decision", None), ("science.claim", None), ("decisions", "decision"),
+                                                ("Decision", "decision"), ("runs", "run"), ("zzz", None)])
+def test_unknown_kinds_get_a_did_you_mean(kind: str, expected: str | None) -> None:
+    finding = kind_finding(kind, None, "x.json")
+    if kind in ("decision", "science.claim"):
+        assert finding is None
+    else:
+        assert finding is not None and finding.rule == "artifact.unknown-kind"
+        assert finding.hint == (f"did you mean {expected}?" if expected else finding.hint) and finding.pointer == "/kind"

@@ -1,0 +1,78 @@
+"""The words DeepScientist accepts: artifact kinds and decision actions.
+
+``artifact.record`` refuses a record of an unknown kind, and a decision whose action is
+not one of ``DECISION_ACTIONS`` (main's list, which PR #60 extends with
+``distill_review``). Forks add actions of their own; a plugin's
+``ds_gate_decision_actions`` and ``decision_actions`` in ``.ds-gate.yaml`` add them here.
+A near miss gets a did-you-mean, because a misspelt ``distill_review`` reviews nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from ds_gate.io.jsondoc import place
+from ds_gate.model.findings import CONTRACT, ERROR, Finding, Rule
+from ds_gate.sources.paths import ARTIFACT_DIRS, KIND_OF_DIR
+
+DECISION_UNKNOWN_ACTION = Rule("decision.unknown-action", ERROR, CONTRACT,
+    "a decision `action` DeepScientist does not accept (with a did-you-mean; plugins and `.ds-gate.yaml` add actions)")
+ARTIFACT_UNKNOWN_KIND = Rule("artifact.unknown-kind", ERROR, CONTRACT,
+    "a record `kind` DeepScientist does not accept (with a did-you-mean)")
+
+# artifact/schemas.py DECISION_ACTIONS on DeepScientist main, plus PR #60's distill_review
+DECISION_ACTIONS = frozenset({
+    "continue", "launch_experiment", "launch_analysis_campaign", "branch", "prepare_branch", "activate_branch",
+    "reuse_baseline", "attach_baseline", "publish_baseline", "waive_baseline", "iterate", "reset", "stop", "write",
+    "finalize", "request_user_decision", "distill_review",
+})
+SCIENCE_KINDS = frozenset({"science.package_check", "science.computational_run", "science.dataset_analysis",
+                           "science.parameter_sweep", "science.validation_result", "science.claim"})
+KINDS = frozenset(ARTIFACT_DIRS) | SCIENCE_KINDS
+
+
+def _squash(word: str) -> str:
+    return word.strip().casefold().replace("-", "_").replace(" ", "_")
+
+
+def did_you_mean(given: str, known: Collection[str], aliases: dict[str, str] | None = None) -> str | None:
+    """The known word ``given`` most likely meant: the same up to case, spacing and ``-``/``_``
+    (or an alias such as a folder name), else a close spelling."""
+    squashed = _squash(given)
+    by_squash = {_squash(word): word for word in known} | {_squash(a): w for a, w in (aliases or {}).items()}
+    if squashed in by_squash:
+        return by_squash[squashed]
+    import difflib
+
+    close = difflib.get_close_matches(squashed, list(by_squash), n=1, cutoff=0.75)
+    return by_squash[close[0]] if close else None
+
+
+def action_finding(action: object, actions: Collection[str], raw: bytes | None, display: str) -> Finding | None:
+    """An unknown decision action; a missing or empty one is the schema's to report."""
+    if not isinstance(action, str) or not action.strip() or action in actions:
+        return None
+    guess = did_you_mean(action, actions)
+    return DECISION_UNKNOWN_ACTION.at(
+        display,
+        f"action {action!r} is not a decision action DeepScientist accepts, so artifact.record refuses it"
+        + ("; it reviews nothing" if guess == "distill_review" else ""),
+        hint=f"did you mean {guess}?" if guess else
+        "use one of DeepScientist's DECISION_ACTIONS; a fork's own actions go in .ds-gate.yaml decision_actions",
+        pointer="/action",
+        line=place(raw, ("action",)),
+    )
+
+
+def kind_finding(kind: object, raw: bytes | None, display: str) -> Finding | None:
+    """A ``kind`` DeepScientist does not know (``decisions``, ``Decision``); a missing one is the schema's."""
+    if not isinstance(kind, str) or kind in KINDS:
+        return None
+    guess = did_you_mean(kind, KINDS, KIND_OF_DIR)
+    return ARTIFACT_UNKNOWN_KIND.at(
+        display,
+        f"kind {kind!r} is not an artifact kind DeepScientist accepts, so artifact.record refuses it and the gate skips it",
+        hint=f"did you mean {guess}?" if guess else f"use one of: {', '.join(sorted(ARTIFACT_DIRS))}",
+        pointer="/kind",
+        line=place(raw, ("kind",)),
+    )
