@@ -58,6 +58,8 @@ def explain(name: str, err: Any) -> SchemaError:
         message = f"{field} is {instance!r}; expected one of: {', '.join(map(str, value))}"
     elif keyword in ("minimum", "maximum"):
         message = f"{field} is {instance!r}, {'below the minimum' if keyword == 'minimum' else 'above the maximum'} {value}"
+    elif keyword == "anyOf" and (instance in ("", 0, None, [], {}) or (isinstance(instance, str) and not instance.strip())):
+        message = f"{field} must not be empty"  # every accepted form is some non-empty value
     elif keyword == "const":
         message = f"{field} must be {value!r}, not {instance!r}"
     else:

@@ -126,13 +126,6 @@ class Rule:
         return {"id": self.id, "severity": self.severity, "level": self.level, "summary": self.summary}
 
 
-def breaks_contract(finding: Finding) -> bool:
-    """An error of a *contract* rule: something DeepScientist itself would refuse. Only such
-    errors make a review invalid; a lab's stricter rule fails the gate, not the coverage."""
-    rule = _REGISTRY.get(finding.rule)
-    return finding.severity == ERROR and rule is not None and rule.level == CONTRACT
-
-
 def declared_rules() -> dict[str, Rule]:
     """Every rule declared so far (import ``ds_gate.rules.registry`` for all of ds-gate's)."""
     return dict(_REGISTRY)

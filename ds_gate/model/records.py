@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.errors import QuestError
-from ds_gate.model.findings import Finding, breaks_contract
+from ds_gate.model.findings import Finding
 
 __all__ = ["QuestError"]  # re-exported: the model is where users look for it
 
@@ -119,10 +119,6 @@ class Decision:
     cards_written: tuple[dict[str, Any], ...] = ()  # a review's entries, for card discipline
     neighbor_cards: frozenset[str] = frozenset()  # candidate_card_id of its neighbor_decisions
 
-    @property
-    def schema_valid(self) -> bool:
-        """Accepted as DeepScientist's validator would accept it (no contract rule broken)."""
-        return not any(breaks_contract(f) for f in self.findings)
 
 
 def timestamp(value: str | None) -> float:

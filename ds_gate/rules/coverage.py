@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ds_gate.io.jsondoc import place, pointer
 from ds_gate.model.findings import CONTRACT, DISCIPLINE, ERROR, Finding, Rule
 from ds_gate.model.records import Quest, Review, Run
+from ds_gate.rules.records import INVALIDATE_REVIEW
 
 COVERAGE_PENDING_RUN = Rule("coverage.pending-run", ERROR, DISCIPLINE,
     "a completed run no valid distill_review covers")
@@ -89,7 +90,8 @@ def coverage(quest: Quest, completed: Callable[[Run], bool] = is_completed) -> C
             continue
         unknown = index.unknown(decision.reviewed_run_ids, decision.path, decision.raw)
         findings.extend(unknown)
-        valid = decision.schema_valid and not unknown
+        accepted = not any(f.severity == ERROR and f.rule in INVALIDATE_REVIEW for f in decision.findings)
+        valid = accepted and not unknown
         reviews.append(Review(decision.artifact_id, decision.path, decision.workspace, valid, decision.reviewed_run_ids))
         for rid in decision.reviewed_run_ids:
             if valid:

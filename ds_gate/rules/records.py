@@ -23,7 +23,11 @@ from ds_gate.model.findings import (
 )
 from ds_gate.model.records import REVIEW_ACTION, Document, review_fields
 from ds_gate.rules.schema import schema_findings
-from ds_gate.rules.vocabulary import DECISION_ACTIONS, action_finding
+from ds_gate.rules.vocabulary import (
+    DECISION_ACTIONS,
+    DECISION_UNKNOWN_ACTION,
+    action_finding,
+)
 
 REVIEW_SCHEMA = Rule("review.schema", ERROR, CONTRACT,
     "a distill_review breaks `schemas/distill_review.schema.json`")
@@ -35,9 +39,17 @@ RUN_SCHEMA = Rule("run.schema", ERROR, CONTRACT,
     "a run record breaks `schemas/run.schema.json` (`run_kind`)")
 ARTIFACT_ID_MISMATCH = Rule("artifact.id-mismatch", WARNING, DISCIPLINE,
     "`artifact_id` differs from the file name")
+REVIEW_CARD_ID_MISSING = Rule("review.card-id-missing", ERROR, DISCIPLINE,
+    "a `cards_written` entry without a `card_id`: nothing about its card can be checked (PR #60 accepts it)")
+REVIEW_REASON_NOT_TEXT = Rule("review.reason-not-text", WARNING, DISCIPLINE,
+    "a `reason_if_empty` that is not text (DeepScientist reads `str(value)`, so it passes there)")
 REVIEW_RUNS_NOT_CHECKED = Rule("review.runs-not-checked", INFO, DISCIPLINE,
     "`validate` outside a quest could not check reviewed ids against runs")
 
+# The rules whose error makes a review cover nothing: PR #60's validator, and a card that
+# cannot be found. A plugin's rule fails the gate but leaves the coverage alone.
+INVALIDATE_REVIEW = frozenset(rule.id for rule in (
+    REVIEW_SCHEMA, DECISION_SCHEMA, REVIEW_TARGET_NOT_REVIEWED, DECISION_UNKNOWN_ACTION, REVIEW_CARD_ID_MISSING))
 RULE_FOR_SCHEMA = {"distill_review": REVIEW_SCHEMA, "decision": DECISION_SCHEMA, "run": RUN_SCHEMA}
 
 
@@ -67,6 +79,29 @@ def check_decision(doc: Document, actions: Collection[str] = DECISION_ACTIONS) -
         return found
     reviewed = review_fields(data).reviewed_run_ids
     found.extend(_targets_reviewed(data, set(reviewed), raw, display))
+    found.extend(_review_discipline(data, raw, display))
+    return found
+
+
+def _review_discipline(data: dict[str, Any], raw: bytes | None, display: str) -> list[Finding]:
+    """What ds-gate asks of a review beyond PR #60's validator: a card_id for every card
+    (else the card cannot be found), and a reason that is text."""
+    found = []
+    cards = data.get("cards_written")
+    for i, entry in enumerate(cards if isinstance(cards, list) else []):
+        card_id = entry.get("card_id") if isinstance(entry, dict) else None
+        if isinstance(entry, dict) and not (isinstance(card_id, str) and card_id.strip()):
+            where = ("cards_written", i, "card_id")
+            found.append(REVIEW_CARD_ID_MISSING.at(
+                display, f"cards_written[{i}] has no card_id, so its card cannot be found or checked",
+                hint="add card_id: the id of the memory card written, e.g. knowledge-04942297",
+                pointer=pointer(where), line=place(raw, where)))
+    reason = data.get("reason_if_empty")
+    if cards == [] and reason and not isinstance(reason, str):
+        found.append(REVIEW_REASON_NOT_TEXT.at(
+            display, f"reason_if_empty is {reason!r}, not text; DeepScientist reads it as {str(reason)!r}",
+            hint="say in words why no card was worth writing", pointer="/reason_if_empty",
+            line=place(raw, ("reason_if_empty",))))
     return found
 
 

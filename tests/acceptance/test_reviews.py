@@ -42,7 +42,7 @@ INVALID = {
     "card action": ({"cards_written": [{"card_id": "k", "scope": "quest", "action": "rewrite", "target_run_id": "RUN"}]},
                     "review.schema", "/cards_written/0/action"),
     "card without id": ({"cards_written": [{"scope": "quest", "action": "new", "target_run_id": "RUN"}]},
-                        "review.schema", "/cards_written/0/card_id"),
+                        "review.card-id-missing", "/cards_written/0/card_id"),
     "card target not reviewed": ({"cards_written": [{"card_id": "k", "scope": "global", "action": "new", "target_run_id": "run-ffffffff"}]},
                                  "review.target-not-reviewed", "/cards_written/0/target_run_id"),
     "neighbour decision value": ({"neighbor_decisions": [{"candidate_card_id": "k", "decision": "merge", "target_run_id": "RUN", "reason": "r"}]},
@@ -131,7 +131,7 @@ def test_every_error_of_a_review_is_reported_not_just_the_first(make_quest) -> N
     run = quest.run(quest.root, "main-001")
     bad = review_payload(run, verdict="", reason=None, cards_written=[{"scope": "team"}], neighbor_decisions=[{}])
     quest.record(quest.root, "decision", bad)
-    findings = [f for f in evaluate(quest.root, "check").findings if f.rule == "review.schema"]
+    findings = [f for f in evaluate(quest.root, "check").findings if f.rule in ("review.schema", "review.card-id-missing")]
     pointers = {f.pointer for f in findings}
     assert {"/verdict", "/reason", "/cards_written/0/scope", "/cards_written/0/card_id", "/cards_written/0/action",
             "/cards_written/0/target_run_id", "/neighbor_decisions/0/decision", "/neighbor_decisions/0/reason"} <= pointers

@@ -32,12 +32,22 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
     ("a neighbour decision targeting an unlisted run", review_data(neighbor_decisions=[
         {"candidate_card_id": "k0", "decision": "new", "reason": "r", "target_run_id": "run-00000000"}]),
      ["review.target-not-reviewed"]),
+    ("a card without card_id (PR #60 accepts it)", review_data(cards_written=[
+        {"scope": "global", "action": "new", "target_run_id": RUN_ID}]), ["review.card-id-missing"]),
+    ("a card with an empty card_id", review_data(cards_written=[
+        {"card_id": " ", "scope": "global", "action": "new", "target_run_id": RUN_ID}]), ["review.card-id-missing"]),
+    ("a numeric reason_if_empty", review_data(cards_written=[], reason_if_empty=3), ["review.reason-not-text"]),
+    ("a zero reason_if_empty", review_data(cards_written=[], reason_if_empty=0), ["review.schema"]),
+    ("a false reason_if_empty", review_data(cards_written=[], reason_if_empty=False), ["review.schema"]),
+    ("a null reason_if_empty", {**review_data(cards_written=[]), "reason_if_empty": None}, ["review.schema"]),
+    ("a blank reason_if_empty", review_data(cards_written=[], reason_if_empty="  "), ["review.schema"]),
+    ("null neighbor_decisions (DeepScientist: none)", {**review_data(), "neighbor_decisions": None}, []),
     ("distill_review spelt in another case", dict(DECISION, action="Distill_Review"), ["decision.unknown-action"]),
     ("distill_review spelt with a space", dict(DECISION, action=" distill_review "), ["decision.unknown-action"]),
     ("an action of no DeepScientist", dict(DECISION, action="launch_rocket"), ["decision.unknown-action"]),
 ]
 FAILS = {rule for _, _, rules in CASES for rule in rules} | {"artifact.unknown-kind"}
-PASSES = {"artifact.unknown-kind", "run.schema", "decision.schema", "review.schema", "review.target-not-reviewed", "decision.unknown-action"}
+PASSES = {"review.card-id-missing", "review.reason-not-text", "artifact.unknown-kind", "run.schema", "decision.schema", "review.schema", "review.target-not-reviewed", "decision.unknown-action"}
 
 
 @pytest.mark.parametrize(("data", "expected"), [(d, e) for _, d, e in CASES], ids=[c[0] for c in CASES])
@@ -71,3 +81,8 @@ def test_unknown_kinds_get_a_did_you_mean(kind: str, expected: str | None) -> No
     else:
         assert finding is not None and finding.rule == "artifact.unknown-kind"
         assert finding.hint == (f"did you mean {expected}?" if expected else finding.hint) and finding.pointer == "/kind"
+
+
+def test_an_empty_reason_says_so_in_words() -> None:
+    [finding] = check_record(document(review_data(cards_written=[], reason_if_empty="")))
+    assert (finding.pointer, finding.message) == ("/reason_if_empty", "`reason_if_empty` must not be empty")
