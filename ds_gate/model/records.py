@@ -238,6 +238,7 @@ class Quest:
     decisions: dict[str, Decision]
     findings: list[Finding]  # found while reading (unreadable files, stale paths, ...)
     is_git: bool = True
+    indexed_run_ids: frozenset[str] = frozenset()  # runs an index line names, their record file gone or not
 
 
 @dataclass(slots=True)

@@ -43,6 +43,7 @@ class RunIndex:
 
     def __init__(self, quest: Quest) -> None:
         self.runs = quest.runs
+        self.indexed = quest.indexed_run_ids  # an index line proves a run existed, its record gone or not
         self.by_run_id: dict[str, list[str]] = defaultdict(list)
         for run in quest.runs.values():
             if run.run_id:
@@ -50,7 +51,8 @@ class RunIndex:
 
     def unknown(self, reviewed_run_ids: tuple[str, ...], path: str, raw: bytes | None) -> list[Finding]:
         """One finding per reviewed id that is not a run of the quest, with a did-you-mean."""
-        return [self._finding(rid, i, path, raw) for i, rid in enumerate(reviewed_run_ids) if rid not in self.runs]
+        return [self._finding(rid, i, path, raw) for i, rid in enumerate(reviewed_run_ids)
+                if rid not in self.runs and rid not in self.indexed]
 
     def _finding(self, run_id: str, index: int, path: str, raw: bytes | None) -> Finding:
         where = ("reviewed_run_ids", index)

@@ -1,13 +1,13 @@
 """The RFC's ``validate_cross_quest_patch``: what a quest may change in another quest's card.
 
-The owners of a card are the quests in its lineage before the patch. A quest that owns
-the card may change anything (a same-quest edit). Any other quest may only add evidence:
-the claim stays word for word, confidence does not go up (a missing confidence counts as
-0, as in PR #60), and lineage entries are only appended, so the old lineage is a prefix
-of the new one. A card with no lineage before (or no card before) has no owners.
-
-Where the issue and PR #60 differ, the issue stands: PR #60 treats a card owned by
-{A, B} as foreign even to A; here A owns it.
+The owners of a card are the quests in its lineage before the patch. As in PR #60, an
+edit is free only when they are exactly the patching quest (or there are none: no
+lineage, or no card before). Otherwise, and so as soon as a second quest has appended
+its evidence, nobody may do more than add evidence: the claim stays (compared after
+stripping surrounding whitespace, as DeepScientist does), confidence does not go up (a
+missing confidence counts as 0), and lineage entries are only appended, so the old
+lineage is a prefix of the new one. Quest ids compare as text, as DeepScientist compares
+them: ``quest: 1`` is not quest ``'001'``.
 """
 
 from __future__ import annotations
@@ -34,6 +34,10 @@ def owners(before: Mapping[str, Any]) -> list[str]:
         if isinstance(quest, (str, int)) and not isinstance(quest, bool) and str(quest).strip() and str(quest).strip() not in out:
             out.append(str(quest).strip())
     return out
+
+
+def _stripped(value: Any) -> Any:
+    return value.strip() if isinstance(value, str) else value
 
 
 def _list(value: Any) -> list[Any]:
@@ -75,18 +79,21 @@ def validate_cross_quest_patch(
     if old is None:
         return found
     owning = owners(old)
-    if not owning or (patching_quest is not None and any(same_quest(patching_quest.strip(), o) for o in owning)):
+    patcher = patching_quest.strip() if patching_quest is not None else None
+    if not owning or (patcher is not None and set(owning) == {patcher}):
         return found
-    who = f"quest {patching_quest}" if patching_quest else "a quest that cannot be named"
-    whose = ", ".join(owning)
+    who = f"quest {patcher}" if patcher else "a quest that cannot be named"
+    whose = f"quest {owning[0]}" if len(owning) == 1 else f"quests {', '.join(owning)} (once two quests own it, neither edits it freely)"
+    if patcher is not None and patcher not in owning and any(same_quest(patcher, o) for o in owning):
+        whose += f"; quest ids compare as text, as DeepScientist compares them, so {patcher!r} is not one of them"
 
     def add(rule: Rule, where: tuple[str | int, ...], message: str, hint: str) -> None:
         line = card.line(where) if card is not None else None
         subject = text_of(new.get("id"))
-        found.append(rule.at(display, f"{who} patches a card owned by quest {whose}: {message}", hint=hint,
+        found.append(rule.at(display, f"{who} patches a card owned by {whose}: {message}", hint=hint,
                              pointer=pointer(where), line=line, subject=subject))
 
-    if old.get("claim") != new.get("claim"):
+    if _stripped(old.get("claim")) != _stripped(new.get("claim")):
         add(PATCH_CLAIM_CHANGED, ("claim",), f"the claim changed from {old.get('claim')!r} to {new.get('claim')!r}",
             "keep the claim word for word; a quest that disagrees writes a new card (action: new) and records a "
             "neighbor_decision against this one")

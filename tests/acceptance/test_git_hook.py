@@ -230,3 +230,24 @@ def test_the_checkpoint_fast_path_loads_no_heavy_module(gated, stage_a_run) -> N
     assert "ds_gate.engine.commit" in imported
     assert {"jsonschema", "yaml", "git", "pluggy"} & imported == set()
     assert ("ds_gate.io.schemas" in imported) == stage_a_run  # the staged run really was validated
+
+
+def test_a_review_deepscientist_accepts_never_blocks_a_checkpoint_but_cannot_finalize(gated) -> None:
+    """Issue 13: a review with a card entry lacking card_id is accepted by DeepScientist (PR #60
+    does not check card_id) and is only ds-gate's discipline: the checkpoint commits with a
+    warning, so do later ones; the finalization that relies on it is rejected, naming both."""
+    quest, idea, paper, run = gated
+    review = quest.review(paper, [run], cards=[{"scope": "global", "action": "new", "target_run_id": run}])
+    done = commit(paper, "artifact: decision review")
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert f"artifacts/decisions/{review}.json" in output and "warning [review.card-id-missing]" in output
+    (paper / "notes.md").write_text("progress\n")
+    later = commit(paper, "notes")  # DeepScientist's next `git add -A` checkpoint is not stuck behind it
+    assert later.returncode == 0, later.stdout + later.stderr
+    write_manifest(paper)
+    rejected = commit(paper, "paper: bundle")
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0 and head_subject(paper) == "notes"
+    assert f"error [review.card-id-missing]" in output and f"artifacts/decisions/{review}.json" in output
+    assert run in output and "pending distill review" in output

@@ -63,15 +63,43 @@ def test_dropping_entries_and_adding_confidence_where_there_was_none() -> None:
     assert [f.rule for f in raised] == ["patch.confidence-raised"]
 
 
-def test_owners_may_change_anything_and_new_cards_have_no_before() -> None:
+def test_a_sole_owner_may_change_anything_and_new_cards_have_no_before() -> None:
     rewrite = patched(claim="Different claim.", confidence=1.0, lineage=[{"quest": "001", "run": "run-aaaa0003"}])
     assert ds_gate.validate_cross_quest_patch(ORIGIN, rewrite, "001") == []
-    assert ds_gate.validate_cross_quest_patch(ORIGIN, rewrite, "1") == []  # YAML's `quest: 001` read as 1
-    # 002 appended its entry, so 002 owns the card now (the issue's rule; PR #60 would refuse)
-    assert ds_gate.validate_cross_quest_patch(APPENDED, patched(claim="Refined.", lineage=APPENDED["lineage"]), "002") == []
     assert ds_gate.validate_cross_quest_patch(None, ORIGIN, "009") == []
     # an unknown patching quest is held to the strict rules
     assert [f.rule for f in ds_gate.validate_cross_quest_patch(ORIGIN, patched(claim="x"), None)] == ["patch.claim-changed"]
+
+
+def test_quest_ids_compare_as_text_as_deepscientist_compares_them() -> None:
+    """YAML reads ``quest: 001`` as 1; DeepScientist compares text, so quest 1 is not the owner '001' (issue 13)."""
+    [finding] = ds_gate.validate_cross_quest_patch(ORIGIN, patched(claim="Different claim."), "1")
+    assert finding.rule == "patch.claim-changed" and "compare as text" in finding.message
+
+
+def test_a_claim_changed_only_in_surrounding_whitespace_is_the_same_claim() -> None:
+    assert ds_gate.validate_cross_quest_patch(ORIGIN, patched(claim=f"  {ORIGIN['claim']}\n"), "002") == []
+
+
+CO_OWNED_CHANGES = {
+    "claim edit": ({"claim": "Refined."}, "patch.claim-changed"),
+    "lineage shrink": ({"lineage": ORIGIN["lineage"]}, "patch.lineage-rewritten"),
+    "confidence raise": ({"confidence": 0.9}, "patch.confidence-raised"),
+}
+
+
+@pytest.mark.parametrize("owner", ["001", "002"])
+@pytest.mark.parametrize("change", sorted(CO_OWNED_CHANGES))
+def test_once_two_quests_own_a_card_neither_edits_it_freely(owner: str, change: str) -> None:
+    """002 appended its evidence, so 001 and 002 both own the card: as in PR #60, neither may
+    change the claim, drop lineage entries or raise the confidence (issue 13)."""
+    changes, rule = CO_OWNED_CHANGES[change]
+    after = dict(copy.deepcopy(APPENDED), **changes)
+    found = ds_gate.validate_cross_quest_patch(APPENDED, after, owner)
+    assert [f.rule for f in found] == [rule]
+    assert "quests 001, 002 (once two quests own it" in found[0].message
+    appended_again = dict(copy.deepcopy(APPENDED), lineage=[*APPENDED["lineage"], {"quest": owner, "run": "run-cccc0003"}])
+    assert ds_gate.validate_cross_quest_patch(APPENDED, appended_again, owner) == []  # more evidence is always fine
 
 
 def test_the_after_side_is_validated_first() -> None:

@@ -188,3 +188,36 @@ def test_check_passes_with_pending_runs_but_closure_does_not(make_quest, capsys)
     assert main(["check", str(quest.root)]) == 0
     assert "1 of 1 completed runs pending distill review" in capsys.readouterr().out
     assert main(["closure", str(quest.root)]) == 1
+
+
+def test_null_neighbor_decisions_count_as_none(make_quest) -> None:
+    quest = make_quest()
+    run = quest.run(quest.root, "main-001")
+    payload = review_payload(run, cards_written=[], reason_if_empty="nothing reusable")
+    payload["neighbor_decisions"] = None  # review_payload drops a None; DeepScientist writes it as null
+    quest.record(quest.root, "decision", payload)
+    report = evaluate(quest.root, "closure")
+    assert report.ok and report.pending_run_ids == [] and [r.valid for r in report.reviews] == [True]
+
+
+def test_a_numeric_reason_if_empty_is_a_warning_not_an_error(make_quest) -> None:
+    """DeepScientist reads str(3) == '3': it accepts the review; ds-gate asks for words."""
+    quest = make_quest()
+    run = quest.run(quest.root, "main-001")
+    quest.record(quest.root, "decision", review_payload(run, cards_written=[], neighbor_decisions=[], reason_if_empty=3))
+    report = evaluate(quest.root, "closure")
+    assert report.ok and report.pending_run_ids == []
+    assert [(f.rule, f.severity, f.pointer) for f in report.findings] == [("review.reason-not-text", "warning",
+                                                                          "/reason_if_empty")]
+
+
+def test_a_review_citing_a_run_whose_record_was_deleted_still_covers_its_runs(make_quest) -> None:
+    """The index line proves the run existed: the record's loss is reported, the review stays valid."""
+    quest = make_quest()
+    kept, lost = quest.run(quest.root, "main-001"), quest.run(quest.root, "main-002")
+    quest.record(quest.root, "decision", review_payload(kept, reviewed_run_ids=[kept, lost], cards_written=[],
+                                                        neighbor_decisions=[], reason_if_empty="nothing reusable"))
+    (quest.root / "artifacts" / "runs" / f"{lost}.json").unlink()
+    report = evaluate(quest.root, "closure")
+    assert report.ok and report.pending_run_ids == [] and [r.valid for r in report.reviews] == [True]
+    assert [f.rule for f in report.findings] == ["index.missing-record"] and lost in report.findings[0].message
