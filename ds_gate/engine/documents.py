@@ -105,8 +105,9 @@ def _card(raw: bytes, path: Path, display: str) -> list[Finding] | None:
     return None if card is None else card_checker()(card)
 
 
-def validate_files(paths: Iterable[str | Path]) -> tuple[DocumentsReport, bool]:
-    """The ``ds-gate validate`` core: (report, every file could be read)."""
+def validate_files(paths: Iterable[str | Path], *, checkpoint: bool = False) -> tuple[DocumentsReport, bool]:
+    """The ``ds-gate validate`` core: (report, every file could be read). ``checkpoint``: the
+    files are what an ordinary checkpoint stages, judged by the commit policy's table."""
     paths_list = list(paths)
     from ds_gate.engine.loader import load_quest
     from ds_gate.sources.location import locate
@@ -158,5 +159,10 @@ def validate_files(paths: Iterable[str | Path]) -> tuple[DocumentsReport, bool]:
     findings.extend(doc_findings)
     findings.sort(key=Finding.sort_key)
     notes = [f"{checked} run or decision records and {cards} memory cards of {len(paths_list)} files were validated"]
+    if checkpoint:
+        from ds_gate.rules.policy import CHECKPOINT, apply_policy, demoted_note
+
+        findings, demoted = apply_policy(findings, CHECKPOINT)
+        notes.extend([demoted_note(demoted)] if demoted else [])
     report = DocumentsReport(command="validate", ok=not any(f.severity == ERROR for f in findings), findings=findings, notes=notes)
     return report, readable

@@ -218,3 +218,15 @@ def test_lineage_since_a_revision_that_does_not_exist_is_a_usage_error(versioned
     assert main(["lineage", "--home", str(versioned_home), "--since", "no-such-rev"]) == 2
     assert "cannot compare" in capsys.readouterr().err
     assert main(["lineage", "--home", str(versioned_home), "--since", "--output=x"]) == 2
+
+
+def test_the_hook_refuses_a_co_owners_claim_edit(borrowing) -> None:
+    """Once 002 appended its evidence the card has two owners: 002 may append, not rewrite (issue 13)."""
+    quest, card = borrowing
+    write_card(card, APPENDED)
+    assert commit(quest.root, "memory: confirm in 002").returncode == 0
+    write_card(card, dict(copy.deepcopy(APPENDED), claim="Rewritten by a co-owner."))
+    rejected = commit(quest.root, "memory: reword")
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0 and head_subject(quest.root) == "memory: confirm in 002"
+    assert "[patch.claim-changed]" in output and "quests 001, 002" in output

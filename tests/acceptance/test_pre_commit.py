@@ -80,6 +80,18 @@ def test_the_validate_hook_rejects_an_invalid_staged_review(quest) -> None:
     assert "[review.schema]" in output and "[review.unknown-run]" in output and f"did you mean {run}?" in output
 
 
+def test_the_validate_hook_lets_a_review_deepscientist_accepts_through(quest) -> None:
+    """Issue 13: a card entry without card_id is ds-gate's discipline, not DeepScientist's: the
+    checkpoint commits; the full gate still fails on it."""
+    run = quest.run(quest.root, "main-001")
+    assert commit(quest.root, "record").returncode == 0
+    quest.review(quest.root, [run], cards=[{"scope": "global", "action": "new", "target_run_id": run}])
+    done = commit(quest.root, "artifact: decision review")
+    assert done.returncode == 0, done.stdout + done.stderr
+    failed = pre_commit(quest.root, "run", "ds-gate-closure-full", "--hook-stage", "manual")
+    assert failed.returncode != 0 and "[review.card-id-missing]" in failed.stdout
+
+
 def test_the_manual_stage_runs_the_full_closure_gate(quest) -> None:
     run = quest.run(quest.root, "main-001")
     assert commit(quest.root, "record").returncode == 0

@@ -8,7 +8,7 @@ import pytest
 from rulecases import RUN_ID, document, fired, review_data
 
 from ds_gate.rules.records import check_record
-from ds_gate.rules.vocabulary import kind_finding
+from ds_gate.rules.vocabulary import DECISION_ACTIONS, KINDS, kind_finding
 
 RUN = {"kind": "run", "artifact_id": RUN_ID, "run_id": "main-001", "run_kind": "main_experiment", "status": "completed"}
 DECISION = {"kind": "decision", "artifact_id": "decision-2", "verdict": "good", "action": "launch_experiment", "reason": "go"}
@@ -86,3 +86,14 @@ def test_unknown_kinds_get_a_did_you_mean(kind: str, expected: str | None) -> No
 def test_an_empty_reason_says_so_in_words() -> None:
     [finding] = check_record(document(review_data(cards_written=[], reason_if_empty="")))
     assert (finding.pointer, finding.message) == ("/reason_if_empty", "`reason_if_empty` must not be empty")
+
+
+@pytest.mark.parametrize("action", sorted(DECISION_ACTIONS))
+def test_every_action_deepscientist_accepts_is_accepted(action: str) -> None:
+    data = review_data() if action == "distill_review" else dict(DECISION, action=action)
+    assert check_record(document(data)) == []
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_every_kind_deepscientist_accepts_is_accepted(kind: str) -> None:
+    assert kind_finding(kind, None, "x.json") is None
