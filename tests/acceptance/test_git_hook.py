@@ -249,5 +249,5 @@ def test_a_review_deepscientist_accepts_never_blocks_a_checkpoint_but_cannot_fin
     rejected = commit(paper, "paper: bundle")
     output = rejected.stdout + rejected.stderr
     assert rejected.returncode != 0 and head_subject(paper) == "notes"
-    assert f"error [review.card-id-missing]" in output and f"artifacts/decisions/{review}.json" in output
+    assert "error [review.card-id-missing]" in output and f"artifacts/decisions/{review}.json" in output
     assert run in output and "pending distill review" in output
