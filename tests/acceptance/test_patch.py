@@ -230,3 +230,26 @@ def test_the_hook_refuses_a_co_owners_claim_edit(borrowing) -> None:
     output = rejected.stdout + rejected.stderr
     assert rejected.returncode != 0 and head_subject(quest.root) == "memory: confirm in 002"
     assert "[patch.claim-changed]" in output and "quests 001, 002" in output
+
+
+@pytest.mark.parametrize("owner", ["001", "002"])
+@pytest.mark.parametrize("change", [*sorted(CO_OWNED_CHANGES), "whitespace around the claim"])
+def test_the_hook_holds_each_co_owner_to_appending(make_quest, owner: str, change: str) -> None:
+    """In quest 001 or 002, each holding the card both own: a claim edit, a lineage shrink
+    or a confidence raise is refused; whitespace around the claim is no change (issue 13)."""
+    quest = make_quest(owner)
+    assert main(["install", str(quest.root)]) == 0
+    card = quest.root / "memory" / "knowledge" / "shared.md"
+    write_card(card, APPENDED)
+    assert commit(quest.root, "memory: the shared lesson").returncode == 0
+    if change in CO_OWNED_CHANGES:
+        changes, rule = CO_OWNED_CHANGES[change]
+    else:
+        changes, rule = {"claim": f"  {APPENDED['claim']}  "}, None
+    write_card(card, dict(copy.deepcopy(APPENDED), **changes))
+    done = commit(quest.root, "memory: edit")
+    output = done.stdout + done.stderr
+    if rule is None:
+        assert done.returncode == 0, output
+    else:
+        assert done.returncode != 0 and f"[{rule}]" in output and f"quest {owner} patches a card owned by quests 001, 002" in output

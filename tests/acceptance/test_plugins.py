@@ -185,3 +185,15 @@ def test_a_plugin_checks_every_card_and_every_card_change(tmp_path, make_quest, 
     monkeypatch.setenv("PYTHONPATH", str(site))  # git passes it on to the hook
     done = commit(quest.root, "rename")  # a lab's (discipline) rule never blocks an ordinary checkpoint ...
     assert done.returncode == 0 and "warning [lab.title-changed]" in done.stdout + done.stderr  # ... it warns
+
+
+def test_a_plugin_adds_the_decision_actions_of_a_fork(tmp_path, make_quest) -> None:
+    """med-deepscientist's actions, from an installed plugin (issue 13)."""
+    site = installed(tmp_path / "site", "fork_actions", "from ds_gate import hookimpl\n\n@hookimpl\n"
+                     "def ds_gate_decision_actions():\n    return ['controller_backoff_pending']\n")
+    quest = make_quest()
+    quest.decision(quest.root, "controller_backoff_pending")
+    without = json.loads(ds_gate(["check", str(quest.root), "--format", "json"], None).stdout)
+    assert [f["rule"] for f in without["findings"]] == ["decision.unknown-action"]
+    done = ds_gate(["check", str(quest.root), "--format", "json"], site)
+    assert done.returncode == 0 and json.loads(done.stdout)["findings"] == []
