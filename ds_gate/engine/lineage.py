@@ -28,11 +28,11 @@ def evaluate_lineage(
     from ds_gate.plugins import card_checker, patch_checker
     from ds_gate.rules.lineage import chain_findings, runs_by_quest
 
-    home = Home(home_dir, load=functools.partial(load_quest, runs_only=True))
+    quests = [load_quest(p, runs_only=True) for p in paths]
+    home = Home(home_dir, load=functools.partial(load_quest, runs_only=True), quest=quests[0].root if quests else None)
     home.base = home.path
     if not home.exists and not paths:
         raise QuestError(f"no DeepScientist home at {home.path} (pass --home DIR or set DEEPSCIENTIST_HOME)")
-    quests = [load_quest(p, runs_only=True) for p in paths]
     for quest in quests:
         home.register(quest)
 

@@ -56,7 +56,7 @@ def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | Non
     from ds_gate.rules.cards import CardIndex, quest_scope_findings, review_findings
     from ds_gate.rules.lineage import QuestRuns, chain_findings, runs_by_quest
 
-    home = Home(home_dir, base=quest.root, load=functools.partial(load_quest, runs_only=True))
+    home = Home(home_dir, base=quest.root, load=functools.partial(load_quest, runs_only=True), quest=quest.root)
     home.register(quest)
     quest_runs = runs_by_quest(home.quest)
     check_card = card_checker()

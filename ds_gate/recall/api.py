@@ -55,12 +55,12 @@ def list_knowledge_summaries(
         raise QuestError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
     if kind is not None and kind not in MEMORY_KINDS and not jsonl:
         raise QuestError(f"kind must be one of {', '.join(MEMORY_KINDS)}, not {kind!r}")
-    home_path = resolve_home(home)
     quest_path = None
     if quest is not None:
         from ds_gate.sources.location import locate
 
         quest_path = locate(quest).root
+    home_path = resolve_home(home, quest_path)
     if scope == "quest" and quest_path is None:
         raise QuestError("scope 'quest' needs a quest (--quest PATH)")
     sources = [Path(p) for p in jsonl]

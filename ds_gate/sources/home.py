@@ -27,10 +27,12 @@ LoadQuest = Callable[[Path], Quest]
 
 
 class Home:
-    def __init__(self, path: Path | str | None = None, *, base: Path | None = None, load: LoadQuest | None = None) -> None:
+    def __init__(self, path: Path | str | None = None, *, base: Path | None = None, load: LoadQuest | None = None,
+                 quest: Path | None = None) -> None:
         """``base``: the folder card paths are shown relative to (absolute outside it).
-        ``load``: reads another quest of the home (its runs), when a lineage names one."""
-        self.path = resolve_home(path)
+        ``load``: reads another quest of the home (its runs), when a lineage names one.
+        ``quest``: a quest root, whose own home is the default (see ``resolve_home``)."""
+        self.path = resolve_home(path, quest)
         self.base = base
         self.load = load
         self._cards: list[Card] | None = None

@@ -39,14 +39,20 @@ HOME_VARIABLES = ("DEEPSCIENTIST_HOME", "DS_HOME")
 _NODE_BUDGET = 200_000  # values in one frontmatter: far above any real card, far below an alias bomb
 
 
-def resolve_home(given: str | os.PathLike[str] | None = None) -> Path:
-    """``--home``, else ``$DEEPSCIENTIST_HOME``, else ``$DS_HOME``, else ``~/DeepScientist``."""
+def resolve_home(given: str | os.PathLike[str] | None = None, quest: Path | None = None) -> Path:
+    """``--home``, else ``$DEEPSCIENTIST_HOME``, else ``$DS_HOME``, else the home the quest
+    lies in (``<home>/quests/<id>`` with a ``<home>/memory``), else ``~/DeepScientist``.
+
+    The quest's own home comes before ``~``: a researcher who keeps DeepScientist elsewhere
+    and runs ds-gate on one of its quests means that home, not an empty default."""
     if given is not None and str(given).strip():
         return Path(given).expanduser().resolve()
     for name in HOME_VARIABLES:
         value = os.environ.get(name, "").strip()
         if value:
             return Path(value).expanduser().resolve()
+    if quest is not None and quest.parent.name == "quests" and (quest.parent.parent / "memory").is_dir():
+        return quest.parent.parent.resolve()
     return (Path.home() / "DeepScientist").resolve()
 
 

@@ -176,3 +176,29 @@ def test_without_a_home_links_to_other_quests_are_one_warning(tmp_path, gate_jso
         ("lineage.unknown-run", "error", "/lineage/2/run"),  # its own quest is still checked
     ]
     assert "lineage links to quest 002" in next(f["message"] for f in out["findings"] if f["rule"] == "card.home-missing")
+
+
+def test_a_quest_finds_the_home_it_lies_in_when_nothing_names_one(tmp_path, monkeypatch) -> None:
+    """Issue 14: ``<tmp>/DS/quests/001`` with ``HOME`` elsewhere and no variables is in ``<tmp>/DS``."""
+    import json as _json
+    import subprocess
+    import sys
+
+    from ds_gate.example_quest import ExampleQuest
+
+    home = tmp_path / "DS"
+    quest = ExampleQuest(home / "quests" / "001").create()
+    run = quest.run(quest.root, "main-001")
+    quest.review(quest.root, [run])  # writes a global lesson into <tmp>/DS/memory and names it
+    monkeypatch.setenv("HOME", str(tmp_path / "elsewhere"))
+    for name in ("DEEPSCIENTIST_HOME", "DS_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    done = subprocess.run([sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"],
+                          capture_output=True, text=True)
+    out = _json.loads(done.stdout)
+    assert done.returncode == 0 and out["home"] == str(home.resolve())
+    assert "card.home-missing" not in {f["rule"] for f in out["findings"]}
+    lineage = subprocess.run([sys.executable, "-m", "ds_gate", "lineage", "001", "--format", "json"],
+                             capture_output=True, text=True, cwd=home / "quests")
+    assert lineage.returncode == 0, lineage.stderr
+    assert _json.loads(lineage.stdout)["home"] == str(home.resolve())
