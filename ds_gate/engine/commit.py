@@ -101,6 +101,14 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
         notes = closure.notes
 
     findings: list[Finding] = list(card_findings)
+    if QUEST_YAML in names and blobs.get(f":{QUEST_YAML}") is not None:
+        from ds_gate.sources.quest_yaml import parse_quest_yaml
+
+        import dataclasses
+
+        staged_yaml = blobs[f":{QUEST_YAML}"] or b""
+        findings.extend(dataclasses.replace(f, path=prefix + QUEST_YAML)
+                        for f in parse_quest_yaml(staged_yaml.decode("utf-8-sig", "replace"))[1])
     if validate:
         from ds_gate.engine.documents import GivenFile, check_documents
 

@@ -78,6 +78,8 @@ def evaluate(
             findings.extend(extra or [])
 
     enforced = quest.experience_distill or require
+    if scope.gates_pending and not require:
+        _refuse_unseen_toggle(quest)
     notes: list[str] = []
     if scope.gates_pending:
         severity = ERROR if enforced else INFO
@@ -110,6 +112,21 @@ def evaluate(
         home=home_path,
         cards=cards,
     )
+
+
+def _refuse_unseen_toggle(quest: Quest) -> None:
+    """A ``quest.yaml`` that cannot be read hides whether the gate is on: a gate that passes
+    then is worse than none (DeepScientist's own ``complete_quest`` raises on such a quest)."""
+    from ds_gate.errors import QuestError
+    from ds_gate.rules.reading import QUEST_YAML_INVALID
+
+    for finding in quest.findings:
+        if finding.rule == QUEST_YAML_INVALID.id:
+            where = f"{quest.root / 'quest.yaml'}" + (f":{finding.line}" if finding.line else "")
+            problem = finding.message.split("; experience_distill")[0]
+            raise QuestError(f"{where}: {problem}. The gate cannot tell whether experience_distill is on, so it "
+                             "does not pass: fix quest.yaml (DeepScientist's complete_quest fails on it too), "
+                             "or pass --require to enforce the gate regardless")
 
 
 def list_distill_candidates(path: Path | str) -> GateReport:

@@ -32,6 +32,11 @@ def read_quest_yaml(root: Path) -> tuple[dict[str, Any], list[Finding]]:
         ]
     except (OSError, UnicodeDecodeError) as exc:
         return {}, [_quest_yaml_finding(f"quest.yaml cannot be read: {exc}", None)]
+    return parse_quest_yaml(text)
+
+
+def parse_quest_yaml(text: str) -> tuple[dict[str, Any], list[Finding]]:
+    """A ``quest.yaml`` text's mapping, or what keeps it from being one (``quest.yaml-invalid``)."""
     from ds_gate.io.yamldoc import YamlError, load_yaml
 
     try:

@@ -9,6 +9,7 @@ from helpers import git
 
 from ds_gate import coerce_toggle, evaluate, load_quest
 from ds_gate.cli import main
+from ds_gate.errors import QuestError
 
 ON = {
     "true": "experience_distill: true",
@@ -115,16 +116,39 @@ def test_only_the_quest_roots_yaml_counts_not_a_worktrees_stale_copy(make_quest)
         assert load_quest(start).experience_distill is False
 
 
-def test_a_missing_or_broken_quest_yaml_reads_as_off_and_says_where(make_quest) -> None:
+def test_a_broken_quest_yaml_stops_closure_and_says_where(make_quest) -> None:
+    """Issue 14: a gate that cannot read the toggle does not pass; ``check`` keeps a warning."""
     quest = make_quest(quest_yaml="startup_contract:\n  experience_distill: on\n  bad: [unclosed\n")
-    report = evaluate(quest.root, "closure")
+    report = evaluate(quest.root, "check")
     (finding,) = [f for f in report.findings if f.rule == "quest.yaml-invalid"]
     assert finding.path == "quest.yaml" and finding.line is not None and finding.line >= 3
-    assert report.ok and not report.enforced
+    assert finding.severity == "warning"
+    with pytest.raises(QuestError, match=r"quest\.yaml:\d+: quest\.yaml is not valid YAML: .*--require"):
+        evaluate(quest.root, "closure")
+    assert main(["closure", str(quest.root)]) == 2
+    assert main(["closure", str(quest.root), "--require"]) in (0, 1)  # enforced regardless: a verdict, not a guess
 
     (quest.root / "quest.yaml").unlink()
     report = evaluate(quest.root, "closure")
     assert "quest.no-quest-yaml" in [f.rule for f in report.findings] and not report.enforced
+
+
+def test_a_broken_quest_yaml_lets_checkpoints_through_and_stops_finalization(make_quest) -> None:
+    from helpers import commit, head_subject
+
+    quest = make_quest()
+    assert main(["install", str(quest.root)]) == 0
+    quest.run(quest.root, "main-001")
+    assert commit(quest.root, "record").returncode == 0
+    (quest.root / "quest.yaml").write_text("startup_contract:\n  experience_distill: on\n  bad: [unclosed\n")
+    done = commit(quest.root, "quest: edit")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "quest.yaml:4: warning [quest.yaml-invalid]" in done.stdout + done.stderr  # the line YAML stops on
+    (quest.root / "paper").mkdir()
+    (quest.root / "paper" / "paper_bundle_manifest.json").write_text("{}\n")
+    rejected = commit(quest.root, "paper: bundle")
+    assert rejected.returncode != 0 and head_subject(quest.root) == "quest: edit"
+    assert "cannot tell whether experience_distill is on" in rejected.stdout + rejected.stderr
 
 
 def test_unsafe_yaml_tags_are_never_constructed(make_quest, tmp_path) -> None:
