@@ -32,6 +32,8 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--for-stage", metavar="STAGE", help="tags from the quest (its domains and stage:STAGE), when "
                    "recall_priors is on")
     p.add_argument("--refresh", action="store_true", help="re-check every card file against the cache")
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the cache (in $DS_GATE_CACHE_DIR, else $XDG_CACHE_HOME/ds-gate or ~/.cache/ds-gate)")
     p.set_defaults(handler=run)
 
 
@@ -55,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
         notes.append(f"domain tags for stage {args.for_stage}: {', '.join(tags)}")
     quest = args.quest if args.quest or args.scope == "quest" or args.for_stage else None
     results = list_knowledge_summaries(tags, args.kind, args.limit, home=args.home, quest=quest or None,
-                                       scope=args.scope, query=args.query, jsonl=args.jsonl or (), refresh=args.refresh)
+                                       scope=args.scope, query=args.query, jsonl=args.jsonl or (), refresh=args.refresh,
+                                       cache=not args.no_cache)
     request = {"domain_tags": tags, "kind": args.kind, "limit": args.limit, "scope": args.scope, "query": args.query}
     emit(RecallReport(command="recall", ok=True, findings=[], notes=notes, results=results, request=request), args.format)
     return EXIT_OK

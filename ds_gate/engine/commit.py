@@ -102,9 +102,9 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
 
     findings: list[Finding] = list(card_findings)
     if QUEST_YAML in names and blobs.get(f":{QUEST_YAML}") is not None:
-        from ds_gate.sources.quest_yaml import parse_quest_yaml
-
         import dataclasses
+
+        from ds_gate.sources.quest_yaml import parse_quest_yaml
 
         staged_yaml = blobs[f":{QUEST_YAML}"] or b""
         findings.extend(dataclasses.replace(f, path=prefix + QUEST_YAML)

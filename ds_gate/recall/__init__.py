@@ -10,9 +10,9 @@ time, over the last 500 files only. Here:
   ``limit``; nothing is truncated before ranking; every card file is read.
 - **A lexical fallback** (``query=``): cards with no tag overlap rank after every
   overlapping card, by SQLite FTS5 ``bm25()`` over title, claim and body.
-- **Speed**: cards are parsed with the C YAML loader; a cache under the home
-  (``<home>/.ds-gate/recall-cache.sqlite3``) keeps each parsed card keyed by (path,
-  ``mtime_ns``, size). SQLite makes it atomic and safe with two processes at once; a
+- **Speed**: cards are parsed with the C YAML loader; a cache in the user's cache folder
+  (``io.cache_dir``, one file per home; never in the home) keeps each parsed card keyed by
+  (path, ``mtime_ns``, size). SQLite makes it atomic and safe with two processes at once; a
   corrupt cache is rebuilt. Within a process the index stays in memory and is revalidated
   from the stamps of the memory folders and their ``_index.jsonl`` (MemoryService appends
   to it on every write); ``refresh=True`` re-stats every file.

@@ -71,7 +71,10 @@ def list_knowledge_summaries(
     roots = _roots(home_path, quest_path, scope)  # each call: a quest added since is seen
     index = _INDEXES.get(key)
     if index is None:
-        index = Index(roots, Cache(home_path / ".ds-gate" if cache else None), sources)
+        from ds_gate.io.cache_dir import cache_name, user_cache_dir
+
+        store = Cache(user_cache_dir(), cache_name("recall", home_path)) if cache else Cache(None)
+        index = Index(roots, store, sources)
         index.build()
         _INDEXES[key] = index
     else:

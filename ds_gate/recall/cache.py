@@ -1,4 +1,4 @@
-"""Parsed cards by (path, mtime_ns, size), in SQLite under the home; never required.
+"""Parsed cards by (path, mtime_ns, size), in SQLite in the user's cache folder; never required.
 
 SQLite makes it atomic and safe with two processes at once; a corrupt cache is rebuilt,
 an unwritable home only costs speed.
@@ -16,13 +16,13 @@ CACHE_VERSION = 2
 
 
 class Cache:
-    """Parsed cards by (path, mtime_ns, size), in SQLite under the home; never required."""
+    """Parsed cards by (path, mtime_ns, size), in SQLite in the user's cache folder; never required."""
 
-    def __init__(self, folder: Path | None) -> None:
+    def __init__(self, folder: Path | None, name: str = CACHE_NAME) -> None:
         self.db: sqlite3.Connection | None = None
         if folder is None:
             return
-        path = folder / CACHE_NAME
+        path = folder / name
         for attempt in range(2):
             try:
                 folder.mkdir(parents=True, exist_ok=True)

@@ -33,8 +33,8 @@ def snapshot(root: Path, *, leave: tuple[str, ...] = ()) -> dict[str, tuple[str,
 
 COMMANDS = ["check", "closure", "candidates", "validate", "commit-check", "commit-check-card", "lineage", "from-git",
             "recent", "recall", "install", "pre-push"]
-# what a command may write: install its hooks, recall its cache (in the home, never in a quest)
-WRITES = {"install": ("quests/001/.git/hooks",), "recall": (".ds-gate",)}
+# what a command may write: install its hooks; nothing else writes in the home (recall's cache is in the user's cache folder)
+WRITES = {"install": ("quests/001/.git/hooks",)}
 
 
 @pytest.mark.parametrize("command", COMMANDS)

@@ -4,6 +4,7 @@ every card read, and a cache that is never wrong and never in the way."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -140,8 +141,10 @@ def test_scienceclaw_jsonl_records_are_recalled(home, tmp_path) -> None:
 def test_the_cache_is_used_refreshed_and_survives_corruption(home) -> None:
     path = card(home, "k-1", ["topic:a"], "2026-01-01T00:00:00+00:00", claim="first")
     assert list_knowledge_summaries(["topic:a"], home=home)[0]["claim"] == "first"
-    cache = home / ".ds-gate" / "recall-cache.sqlite3"
-    assert cache.is_file()
+    from ds_gate.io.cache_dir import cache_name, user_cache_dir
+
+    cache = user_cache_dir() / cache_name("recall", home.resolve())
+    assert cache.is_file() and not (home / ".ds-gate").exists()  # never in the home (issue 14)
     before = path.read_bytes()
     card(home, "k-1", ["topic:a"], "2026-01-02T00:00:00+00:00", claim="second")  # an in-place rewrite
     _INDEXES.clear()
@@ -252,3 +255,25 @@ def test_the_labelled_evaluation_set_prefers_ds_gate_over_the_plain_rfc_ranking(
     again = subprocess.run([sys.executable, str(REPO / "eval" / "recall" / "run.py"), "--json"], capture_output=True,
                            text=True, cwd=REPO)
     assert again.stdout == done.stdout  # deterministic
+
+
+def test_a_second_process_reads_the_cache_from_the_user_cache_folder(home, tmp_path) -> None:
+    """Issue 14: the cache lives in $DS_GATE_CACHE_DIR, and a new process really uses it: a
+    row changed behind the card's back (same path, mtime and size) is what it recalls."""
+    import sqlite3
+
+    card(home, "k-1", ["topic:a"], "2026-01-01T00:00:00+00:00", claim="from the file")
+    env = {**os.environ, "DS_GATE_CACHE_DIR": str(tmp_path / "cache")}
+    args = [sys.executable, "-m", "ds_gate", "recall", "--tags", "topic:a", "--home", str(home), "--format", "json"]
+
+    def recalled(*extra: str) -> str:
+        done = subprocess.run([*args, *extra], capture_output=True, text=True, env=env, check=True)
+        return str(json.loads(done.stdout)["results"][0]["claim"])
+
+    assert recalled() == "from the file"
+    [db] = list((tmp_path / "cache").glob("recall-*.sqlite3"))
+    with sqlite3.connect(db) as conn:
+        (entry,) = conn.execute("SELECT entry FROM cards").fetchone()
+        conn.execute("UPDATE cards SET entry = ?", (entry.replace("from the file", "from the cache"),))
+    assert recalled() == "from the cache"
+    assert recalled("--no-cache") == "from the file"
