@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import random
 import shutil
+import os
 import statistics
 import sys
 import tempfile
@@ -60,6 +61,7 @@ def main() -> int:
         base = Path(tempfile.mkdtemp(prefix="ds-gate-recall-"))
         try:
             home = make_home(base / "home", size)
+            os.environ["DS_GATE_CACHE_DIR"] = str(base / "cache")  # cold means no cache file: a fresh folder
             query = ["topic:t3", "stage:experiment"]
             recall._INDEXES.clear()
             start = time.perf_counter()
