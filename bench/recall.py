@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import argparse
 import random
-import shutil
 import os
+import shutil
 import statistics
 import sys
 import tempfile
