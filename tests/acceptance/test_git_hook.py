@@ -251,3 +251,28 @@ def test_a_review_deepscientist_accepts_never_blocks_a_checkpoint_but_cannot_fin
     assert rejected.returncode != 0 and head_subject(paper) == "notes"
     assert "error [review.card-id-missing]" in output and f"artifacts/decisions/{review}.json" in output
     assert run in output and "pending distill review" in output
+
+
+def test_a_hook_whose_python_is_gone_blocks_only_finalization(gated, monkeypatch) -> None:
+    """Issue 14: the virtual environment that ran `ds-gate install` was deleted and no ds-gate
+    is on PATH. Ordinary checkpoints commit with one warning; a finalization commit is blocked."""
+    quest, idea, paper, run = gated
+    hook = quest.root / ".git" / "hooks" / "pre-commit"
+    text = hook.read_text()
+    hook.write_text(text.replace(text.split("DS_GATE_PYTHON=", 1)[1].split("\n", 1)[0], "'/gone/venv/bin/python'", 1))
+    monkeypatch.setenv("PATH", "/usr/local/bin:/usr/bin:/bin")  # git, sh and grep; no ds-gate
+    quest.run(paper, "main-002")
+    quest.decision(paper, "continue")
+    done = commit(paper, "experiment: record main main-002")
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert output.count("ds-gate: warning:") == 1 and "ds-gate install" in output
+    quest.decision(paper, "write")
+    rejected = commit(paper, "artifact: decision write")
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0 and "may finalize the quest: artifacts/decisions/" in output
+    assert "pip install ds-gate && ds-gate install" in output
+    git(paper, "reset", "-q")
+    write_manifest(paper)
+    rejected = commit(paper, "paper: bundle", MANIFEST)
+    assert rejected.returncode != 0 and f"may finalize the quest: {MANIFEST}" in rejected.stdout + rejected.stderr
