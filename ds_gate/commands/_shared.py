@@ -44,9 +44,12 @@ def verdict(report: Report) -> int:
 
 
 def source_options(p: argparse.ArgumentParser) -> None:
-    """Where artifacts are read: worktree folders (default), branch tips, or both."""
+    """Where artifacts are read: the folders plus unchecked-out branch tips (default), the folders, branch tips, or both."""
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--from-git", dest="source", action="store_const", const="git", default="folders",
+    where.add_argument("--from-git", dest="source", action="store_const", const="git", default="auto",
                        help=CLI_FROM_GIT)
+    where.add_argument("--from-folders", dest="source", action="store_const", const="folders",
+                       help="read artifacts from the worktree folders only (default: the folders, plus every branch tip "
+                       "no folder has checked out, read from git objects: what a fresh clone needs)")
     where.add_argument("--also-git", dest="source", action="store_const", const="both", help=CLI_ALSO_GIT)
     p.add_argument("--refs", action="append", metavar="PATTERN", help=CLI_REFS)

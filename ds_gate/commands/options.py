@@ -27,7 +27,7 @@ class GateOptions:
     paths: tuple[Path | str, ...]  # CLI: the one path as given; pytest: quests or homes, ini ones relative to the ini file
     home: str | None = None
     require: bool = False
-    source: str = "folders"  # folders, git or both (sources.select.SOURCES)
+    source: str = "auto"  # auto, folders, git or both (sources.select.SOURCES)
     refs: tuple[str, ...] | None = None  # None: the source's default refs
     format: str = "text"
 
@@ -60,6 +60,6 @@ class GateOptions:
             paths=tuple(Path(p) for p in option("paths") or []) or tuple(Path(p) for p in ini("paths")),
             home=option("home") or ini("home") or None,
             require=bool(ini("require") if require is None else require),
-            source=option("source") or ("git" if ini("source") else "folders"),
+            source=option("source") or ("git" if ini("source") else "auto"),
             refs=tuple(option("refs")) or None,
         )

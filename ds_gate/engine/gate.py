@@ -42,7 +42,7 @@ def evaluate(
     *,
     require: bool = False,
     home: Path | str | None = None,
-    source: str = "folders",
+    source: str = "auto",
     refs: Sequence[str] | None = None,
     finalization: Sequence[str] = (),
     staged_findings: Iterable[Finding] = (),
@@ -80,7 +80,9 @@ def evaluate(
     enforced = quest.experience_distill or require
     if scope.gates_pending and not require:
         _refuse_unseen_toggle(quest)
-    notes: list[str] = []
+    if scope.can_fail and quest.is_git:
+        findings.extend(_partial_clone(quest, scope))
+    notes: list[str] = list(quest.notes)
     if scope.gates_pending:
         severity = ERROR if enforced else INFO
         findings.extend(pending_finding(run, cov.listed_by_invalid.get(run.artifact_id, []), severity) for run in cov.pending)
@@ -112,6 +114,28 @@ def evaluate(
         home=home_path,
         cards=cards,
     )
+
+
+FETCH_ALL = ("fetch all branches (`git fetch --unshallow origin '+refs/heads/*:refs/remotes/origin/*'`, or "
+             "`fetch-depth: 0` in actions/checkout)")
+
+
+def _partial_clone(quest: Quest, scope: Scope) -> list[Finding]:
+    """A clone that cannot show every branch may hide runs: the gate stops (exit 2) rather
+    than pass on what it can see; ``check`` says so and goes on."""
+    from ds_gate.sources.gitrefs import clone_blindness
+
+    blind = clone_blindness(quest.root)
+    if blind is None:
+        return []
+    if scope.gates_pending:
+        from ds_gate.errors import QuestError
+
+        raise QuestError(f"{quest.root}: {blind}, so runs recorded on the branches it lacks cannot be seen and the "
+                         f"gate does not pass on the rest: {FETCH_ALL}")
+    from ds_gate.rules.reading import GIT_ONE_BRANCH
+
+    return [GIT_ONE_BRANCH.at(None, f"{blind}: runs recorded on branches it lacks are not seen", hint=FETCH_ALL)]
 
 
 def _refuse_unseen_toggle(quest: Quest) -> None:

@@ -21,7 +21,7 @@ from ds_gate.sources.paths import ARTIFACT_DIRS
 from ds_gate.sources.records import index_lines, read_records
 
 
-def list_recent(quest: Path | str, kind: str | None = None, limit: int = 20, *, source: str = "folders",
+def list_recent(quest: Path | str, kind: str | None = None, limit: int = 20, *, source: str = "auto",
                 refs: Sequence[str] | None = None) -> list[dict[str, Any]]:
     check_limit(limit)
     if kind is not None and kind not in ARTIFACT_DIRS:

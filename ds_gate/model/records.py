@@ -239,6 +239,7 @@ class Quest:
     findings: list[Finding]  # found while reading (unreadable files, stale paths, ...)
     is_git: bool = True
     indexed_run_ids: frozenset[str] = frozenset()  # runs an index line names, their record file gone or not
+    notes: list[str] = field(default_factory=list)  # what the reader did that a reader of the report should know
 
 
 @dataclass(slots=True)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 
-from ds_gate.io.git import cat_file, cat_file_check, git, split_z
+from ds_gate.io.git import GitError, cat_file, cat_file_check, git, split_z
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Workspace
 from ds_gate.rules.reading import (
@@ -74,6 +74,10 @@ class RefReader:
     def index_bytes(self) -> bytes | None:
         return self._blobs.get(self._index) if self._index else None
 
+    def has_artifacts(self) -> bool:
+        """Records, an index, or a finding about what could not be read: worth reading."""
+        return bool(self._entries) or self._index is not None or bool(self.findings)
+
     def record_names(self, skip: Collection[str]) -> list[str]:
         return sorted(n for n in self._entries if n.split("/", 1)[0] not in skip)
 
@@ -91,13 +95,46 @@ def _missing(ref: str, what: str) -> Finding:
     )
 
 
+def unchecked_refs(root: Path, checked_out: Collection[str]) -> list[tuple[str, str]]:
+    """The branch tips no workspace folder has checked out: the local branches no worktree
+    has out, and the remote-tracking branches with no local branch of their name. In a
+    fresh clone these hold the runs; in a local quest with its worktrees there are none."""
+    refs = list_refs(root, DEFAULT_REFS)
+    local = {name.removeprefix("refs/heads/") for name, _ in refs if name.startswith("refs/heads/")}
+    out = []
+    for name, oid in refs:
+        if name.startswith("refs/heads/"):
+            if name.removeprefix("refs/heads/") not in checked_out:
+                out.append((name, oid))
+        elif _branch(name) not in local and _branch(name) not in checked_out:
+            out.append((name, oid))
+    return out
+
+
+def clone_blindness(root: Path) -> str | None:
+    """Why this clone cannot show every branch (shallow, or fetching one branch), or None.
+    A quest with no remote is the original, not a clone: it sees everything it has."""
+    shallow = git(["rev-parse", "--is-shallow-repository"], root).strip() == b"true"
+    try:
+        specs = git(["config", "--get-regexp", r"^remote\..*\.fetch$"], root).decode("utf-8", "replace").splitlines()
+    except GitError:
+        specs = []  # no remote at all
+    if shallow:
+        return "this clone is shallow (fetched with a depth)"
+    if specs and not any(spec.split(" ", 1)[-1].lstrip("+").startswith("refs/heads/*:") for spec in specs):
+        return "this clone fetches only some branches (--single-branch)"
+    return None
+
+
 def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Sequence[tuple[str, str]] = (),
-                skip: Collection[str] = ()) -> tuple[list[RefReader], list[Finding]]:
-    """A reader per ref (``extra`` adds (name, commit) pairs, e.g. a commit being pushed)."""
-    refs = list_refs(root, patterns) + list(extra)
+                skip: Collection[str] = (), *, explicit: Sequence[tuple[str, str]] | None = None
+                ) -> tuple[list[RefReader], list[Finding]]:
+    """A reader per ref (``extra`` adds (name, commit) pairs, e.g. a commit being pushed);
+    ``explicit`` reads just those refs, with no warning about how many branches there are."""
+    refs = (list(explicit) if explicit is not None else list_refs(root, patterns)) + list(extra)
     findings: list[Finding] = []
     branches = {_branch(name) for name, _ in refs if name.startswith(("refs/heads/", "refs/remotes/"))}
-    if len(branches) <= 1:
+    if explicit is None and len(branches) <= 1:
         findings.append(
             GIT_ONE_BRANCH.at(
                 None,

@@ -17,6 +17,7 @@ from ds_gate.sources.folders import FolderReader, Reader
 from ds_gate.sources.location import Location
 
 SOURCES = {
+    "auto": "the worktree folders, plus every branch tip no worktree folder has checked out (a fresh clone's runs)",
     "folders": "the root and every worktree folder",
     "git": "the tips of git branches (local and remote-tracking, or --refs)",
     "both": "the worktree folders and the tips of git branches",
@@ -26,7 +27,7 @@ SOURCES = {
 def readers(
     loc: Location,
     workspaces: list[Workspace],
-    source: str = "folders",
+    source: str = "auto",
     *,
     refs: Sequence[str] | None = None,
     extra_tips: Sequence[tuple[str, str]] = (),
@@ -34,7 +35,8 @@ def readers(
     staged: bool = False,
 ) -> tuple[list[Reader], list[Finding]]:
     """The readers of ``source``, folders first; ``staged`` reads the workspace ``loc`` was
-    entered from as git's index holds it."""
+    entered from as git's index holds it. ``auto`` adds a branch tip only when it holds
+    artifacts, so a local quest with all its worktrees reads exactly its folders."""
     if source not in SOURCES:
         raise ValueError(f"unknown source {source!r}; expected one of {tuple(SOURCES)}")
     out: list[Reader] = []
@@ -50,6 +52,18 @@ def readers(
                     raise QuestError(f"cannot read the staged files of {ws.path}: {exc}") from exc
             else:
                 out.append(FolderReader(ws, loc.root))
+    if source == "auto":
+        if loc.is_git:
+            from ds_gate.sources.gitrefs import ref_readers, unchecked_refs
+
+            try:
+                tips = unchecked_refs(loc.root, loc.checked_out)
+                extra, found = ref_readers(loc.root, skip=skip, explicit=tips) if tips else ([], [])
+            except GitError as exc:
+                raise QuestError(f"cannot read the branches of {loc.root}: {exc}") from exc
+            out.extend(reader for reader in extra if reader.has_artifacts())
+            findings.extend(found)
+        return out, findings
     if source != "folders":
         from ds_gate.sources.gitrefs import DEFAULT_REFS, ref_readers
 

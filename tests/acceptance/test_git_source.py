@@ -51,8 +51,12 @@ def test_a_clone_hides_the_runs_from_folders_but_not_from_branches(original, tmp
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(quest.root), str(clone))
     assert not (clone / ".ds" / "worktrees").exists()
-    code, from_folders = gate_json("closure", str(clone))
-    assert code == 0 and from_folders["completed_runs"] == []  # the gap this source closes
+    code, from_folders = gate_json("closure", str(clone), "--from-folders")
+    assert code == 0 and from_folders["completed_runs"] == []  # the gap the git source closes
+
+    code, by_default = gate_json("closure", str(clone))  # issue 14: a clone's branches are read unasked
+    assert code == 1 and summary(by_default) == summary(on_original)
+    assert any("branch tip(s) no worktree folder has checked out" in note for note in by_default["notes"])
 
     code, from_git = gate_json("closure", str(clone), "--from-git")
     assert code == 1
@@ -96,14 +100,20 @@ def test_a_review_only_on_a_remote_tracking_branch_covers_its_runs(make_quest, t
     assert code == 1 and out["pending_run_ids"] == [run]
 
 
-def test_a_single_branch_shallow_clone_warns_that_other_branches_are_not_visible(original, tmp_path, gate_json) -> None:
+@pytest.mark.parametrize("how", [("--depth", "1"), ("--single-branch",), ("--depth", "1", "--no-single-branch")])
+def test_a_clone_that_cannot_show_every_branch_stops_the_gate(original, tmp_path, gate_json, how) -> None:
+    """Issue 14: closure (and the pre-push gate) cannot know what the missing branches hold: exit 2
+    with the fetch advice; check goes on with a warning."""
     quest = original[0]
-    clone = tmp_path / "shallow"
-    git(tmp_path, "clone", "-q", "--depth", "1", "--single-branch", f"file://{quest.root}", str(clone))
-    code, out = gate_json("closure", str(clone), "--from-git")
+    clone = tmp_path / "partial"
+    git(tmp_path, "clone", "-q", *how, f"file://{quest.root}", str(clone))
+    for args in (["closure", str(clone)], ["closure", str(clone), "--from-git"]):
+        done = subprocess.run([sys.executable, "-m", "ds_gate", *args], capture_output=True, text=True)
+        assert done.returncode == 2 and "fetch-depth: 0" in done.stderr and "--unshallow" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+    code, out = gate_json("check", str(clone))
     warning = next(f for f in out["findings"] if f["rule"] == "git.one-branch")
     assert warning["severity"] == "warning" and "fetch-depth: 0" in warning["hint"]
-    assert "Traceback" not in json.dumps(out)
 
 
 def test_missing_objects_are_findings_not_tracebacks(original, tmp_path, gate_json) -> None:
@@ -192,3 +202,20 @@ def test_the_git_processes_do_not_grow_with_the_number_of_branches(original, tmp
     for i in range(40):
         git(quest.root, "branch", f"extra/{i}", "idea/001-a")
     assert calls() == few <= 10
+
+
+def test_a_finalization_push_from_a_shallow_clone_stops_with_the_fetch_advice(original, tmp_path) -> None:
+    """Issue 14: the pre-push gate of a clone that cannot see every branch does not pass."""
+    quest = original[0]
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(quest.root), str(remote))
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{remote}", str(clone))
+    (clone / "paper").mkdir()
+    (clone / "paper" / "paper_bundle_manifest.json").write_text("{}\n")
+    git(clone, "add", "-A")
+    git(clone, "commit", "-q", "--no-verify", "-m", "paper: bundle")
+    tip = git(clone, "rev-parse", "HEAD").stdout.strip()
+    done = subprocess.run([sys.executable, "-m", "ds_gate", "pre-push", "origin", str(remote)], cwd=clone,
+                          input=f"refs/heads/main {tip} refs/heads/main {'0' * 40}\n", capture_output=True, text=True)
+    assert done.returncode == 2 and "fetch-depth: 0" in done.stderr and "shallow" in done.stderr, done.stderr
