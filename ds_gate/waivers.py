@@ -47,7 +47,7 @@ class Waiver:
     def matches(self, finding: Finding) -> bool:
         if finding.rule != self.rule:
             return False
-        if self.path is not None and finding.path != self.path:
+        if self.path is not None and finding.path != self.path and tree_path(finding.path) != tree_path(self.path):
             return False
         if self.id is not None:
             stem = PurePosixPath(finding.path).stem if finding.path else None
@@ -56,6 +56,20 @@ class Waiver:
 
     def describe(self) -> str:
         return f"{self.reason} (waiver {FILE} waivers[{self.index}]" + (f", until {self.expires})" if self.expires else ")")
+
+
+def tree_path(path: str | None) -> str | None:
+    """A finding's path as the quest's tree holds it, whatever the source read it from:
+    ``<ref>:artifacts/…`` (the git source) and ``.ds/worktrees/<slug>/artifacts/…`` (a
+    worktree folder) are both ``artifacts/…``, so a waiver means the same locally and in CI."""
+    if path is None:
+        return None
+    if path.startswith("refs/") and ":" in path:
+        path = path.split(":", 1)[1]
+    parts = path.split("/")
+    if len(parts) > 3 and parts[0] == ".ds" and parts[1] == "worktrees":
+        path = "/".join(parts[3:])
+    return path
 
 
 def load_waivers(root: Path) -> tuple[list[Waiver], list[Finding]]:

@@ -93,4 +93,5 @@ def load_quest(
         is_git=loc.is_git,
         indexed_run_ids=frozenset(entry.artifact_id for _, entry in collector.index_entries if entry.kind == "run"),
         notes=notes,
+        root_branch=loc.root_branch,
     )

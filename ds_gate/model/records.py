@@ -240,6 +240,7 @@ class Quest:
     is_git: bool = True
     indexed_run_ids: frozenset[str] = frozenset()  # runs an index line names, their record file gone or not
     notes: list[str] = field(default_factory=list)  # what the reader did that a reader of the report should know
+    root_branch: str | None = None  # the branch the root has checked out: a branch tip's files are there too
 
 
 @dataclass(slots=True)

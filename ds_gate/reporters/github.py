@@ -23,6 +23,25 @@ def _prop(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _branch_of(ref: str) -> str:
+    if ref.startswith("refs/heads/"):
+        return ref.removeprefix("refs/heads/")
+    return ref.split("/", 3)[3] if ref.startswith("refs/remotes/") and ref.count("/") >= 3 else ref
+
+
+def _checkout_path(report: Report, path: str | None) -> tuple[str | None, str | None]:
+    """(a file GitHub can show, or None; where the finding is when it is not in the checkout).
+
+    A finding read from a branch tip (``<ref>:<path>``) is in the checkout when that branch is
+    the one checked out; otherwise GitHub has no such file, and the message names the ref."""
+    if not path or not path.startswith("refs/") or ":" not in path:
+        return path, None
+    ref, inside = path.split(":", 1)
+    if isinstance(report, GateReport) and report.quest.root_branch == _branch_of(ref):
+        return inside, None
+    return None, path
+
+
 class GithubReporter:
     def render(self, report: Report) -> str:
         lines = [self._annotation(report, f) for f in report.findings]
@@ -31,15 +50,15 @@ class GithubReporter:
 
     def _annotation(self, report: Report, finding: Finding) -> str:
         props = []
-        if finding.path:
-            path = finding.path
+        path, elsewhere = _checkout_path(report, finding.path)
+        if path:
             if isinstance(report, GateReport) and not os.path.isabs(path):
                 path = os.path.relpath(report.quest.root / path)
             props.append(f"file={_prop(path)}")
             if finding.line:
                 props.append(f"line={finding.line}")
         props.append(f"title={_prop(finding.rule)}")
-        message = finding.message + (f" (at {finding.pointer})" if finding.pointer else "")
+        message = (f"{elsewhere}: " if elsewhere else "") + finding.message + (f" (at {finding.pointer})" if finding.pointer else "")
         if finding.waived is not None:  # still shown, as a notice: the audit trail of the waiver
             props[-1] = f"title={_prop(finding.rule + ' (waived)')}"
             message += f"\nwaived: {finding.waived}"

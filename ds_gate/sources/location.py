@@ -42,6 +42,7 @@ class Location:
     registered: list[tuple[Path, str | None, bool]] = field(default_factory=list)  # path, branch, prunable
     findings: list[Finding] = field(default_factory=list)
     checked_out: set[str] = field(default_factory=set)  # branches some worktree (the root's included) has out
+    root_branch: str | None = None  # the branch the quest root has checked out
 
 
 def _worktree_list(path: Path) -> list[tuple[Path, str | None, bool, bool]]:
@@ -92,7 +93,8 @@ def locate(path: Path | str) -> Location:
     if not entries or entries[0][3]:
         raise QuestError(f"{start}: a bare git repository is not a quest (no working tree)")
     root = entries[0][0].resolve()
-    loc = Location(root=root, top=root, is_git=True, checked_out={b for _, b, _, _ in entries if b})
+    loc = Location(root=root, top=root, is_git=True, checked_out={b for _, b, _, _ in entries if b},
+                   root_branch=entries[0][1])
     for wt, branch, prunable, _ in entries[1:]:
         loc.registered.append((wt, branch, prunable))
     # the workspace holding `start`: the deepest worktree that contains it
@@ -123,6 +125,7 @@ def _locate_by_folders(start: Path, error: GitError) -> Location:
         loc.is_git = True
         loc.registered = [(wt, branch, prunable) for wt, branch, prunable, _ in entries[1:]]
         loc.checked_out = {branch for _, branch, _, _ in entries if branch}
+        loc.root_branch = entries[0][1] if entries else None
     except GitError as root_error:
         loc.findings.append(
             QUEST_NOT_GIT.at(

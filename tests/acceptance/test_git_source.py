@@ -219,3 +219,53 @@ def test_a_finalization_push_from_a_shallow_clone_stops_with_the_fetch_advice(or
     done = subprocess.run([sys.executable, "-m", "ds_gate", "pre-push", "origin", str(remote)], cwd=clone,
                           input=f"refs/heads/main {tip} refs/heads/main {'0' * 40}\n", capture_output=True, text=True)
     assert done.returncode == 2 and "fetch-depth: 0" in done.stderr and "shallow" in done.stderr, done.stderr
+
+
+def test_a_path_waiver_holds_locally_and_in_a_clone_and_annotations_point_where_github_can(original, tmp_path,
+                                                                                          gate_json) -> None:
+    """Issue 14: a waiver written from the local path of a finding waives the same finding read
+    from a branch tip; a GitHub annotation names a file only when the checkout has it."""
+    quest, (first, second, third), review = original
+    local = f".ds/worktrees/analysis-c-s1/artifacts/runs/{third}.json"
+    (quest.root / ".ds-gate.yaml").write_text(
+        f"waivers:\n  - rule: coverage.pending-run\n    path: {local}\n    reason: a smoke slice\n")
+    quest.checkpoint(quest.root, "waiver")
+    code, here = gate_json("closure", str(quest.root))
+    assert code == 0 and here["ok"] is True
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(quest.root), str(clone))
+    for args in ([], ["--from-git"]):
+        code, there = gate_json("closure", str(clone), *args)
+        assert code == 0 and there["ok"] is True, args
+        [pending] = [f for f in there["findings"] if f["rule"] == "coverage.pending-run"]
+        assert pending["waived"] and pending["path"].endswith(f":artifacts/runs/{third}.json")
+    done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(clone), "--format", "github"],
+                          capture_output=True, text=True, cwd=clone)
+    [line] = [x for x in done.stdout.splitlines() if "coverage.pending-run" in x]
+    assert "file=" not in line and f"refs/remotes/origin/analysis/idea-a/c-s1:artifacts/runs/{third}.json" in line
+
+
+def test_the_readme_ci_recipe_works_as_written_on_a_fresh_clone(original, tmp_path) -> None:
+    """Issue 14: the README's GitHub Actions steps, run as written in a fresh clone of every
+    branch (what `fetch-depth: 0` gives): the pending run is found and named."""
+    import re
+
+    from helpers import REPO
+
+    quest, (first, second, third), review = original
+    readme = (REPO / "README.md").read_text()
+    recipe = readme.split("A GitHub Actions job:", 1)[1].split("```", 2)[1]
+    assert "fetch-depth: 0" in recipe
+    steps = [m.strip() for m in re.findall(r"- run: (.+)", recipe) if not m.startswith("pip install ds-gate")]
+    clone = tmp_path / "checkout"
+    git(tmp_path, "clone", "-q", str(quest.root), str(clone))
+    results = {}
+    for step in steps:
+        command = step.split("&& ", 1)[-1].split("#", 1)[0].strip()  # the install part is this environment's
+        results[command] = subprocess.run(command, shell=True, cwd=clone, capture_output=True, text=True)
+    annotations = results["ds-gate closure --format github"]
+    assert annotations.returncode == 1 and "::error" in annotations.stdout and third in annotations.stdout
+    assert results["ds-gate closure --format json > ds-gate.json"].returncode == 1
+    assert json.loads((clone / "ds-gate.json").read_text())["pending_run_ids"] == [third]
+    junit = results["pytest --ds-gate=. --junitxml=ds-gate.xml"]
+    assert junit.returncode == 1 and third in (clone / "ds-gate.xml").read_text()

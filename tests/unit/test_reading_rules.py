@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from rulecases import ROOT, fired, raw_of
 
-from ds_gate.engine.documents import GivenFile, check_documents, validate_files
 from ds_gate.engine.collector import Collector
+from ds_gate.engine.documents import GivenFile, check_documents, validate_files
 from ds_gate.model.findings import INFO, WARNING, Finding
 from ds_gate.model.records import Workspace
 from ds_gate.sources.folders import FolderReader
