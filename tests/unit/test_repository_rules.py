@@ -1,0 +1,153 @@
+"""The rules only a real folder or git repository can produce, driven on the smallest real
+one in ``tmp_path``: nothing of git or the filesystem is mocked. Each rule fires on a broken
+repository and stays quiet on the same repository made whole, so these rules need not wait
+for the acceptance suite to be tested.
+
+- ``git.one-branch`` / ``git.object-missing``: ``sources.gitrefs.ref_readers`` over a repository
+  with one branch, then two; with a record's blob deleted from ``.git/objects`` (as a partial
+  clone lacks it), and a pushed tip that is not in the clone.
+- ``quest.not-git``: ``sources.location.locate`` on a quest folder without git, then after
+  ``git init``.
+- ``card.unreadable``: ``sources.memory.read_cards`` on a card file that cannot be opened (a
+  dangling link inside the quest; root reads any file, so permissions cannot make one here).
+- ``install.failed``: ``ds-gate install --home`` over a home holding a quest whose ``.git`` is a
+  left-over empty folder, next to a quest it can install into.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rulecases import fired, raw_of
+
+from ds_gate.model.findings import ERROR, WARNING, Finding
+from ds_gate.sources.gitrefs import ref_readers
+from ds_gate.sources.location import locate
+from ds_gate.sources.memory import read_cards
+
+FAILS = {"git.one-branch", "git.object-missing", "quest.not-git", "card.unreadable", "install.failed"}
+PASSES = set(FAILS)
+RUN = {"kind": "run", "artifact_id": "run-1", "run_id": "main-001", "run_kind": "main_experiment", "status": "completed"}
+
+GateJson = Callable[..., tuple[int, dict[str, Any]]]
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Real git (isolated from the user's configuration by ``tests/conftest.py``)."""
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def committed_quest(root: Path) -> Path:
+    """A quest repository with one run record committed on ``main``."""
+    (root / "artifacts" / "runs").mkdir(parents=True)
+    (root / "artifacts" / "runs" / "run-1.json").write_bytes(raw_of(RUN))
+    (root / "quest.yaml").write_text("quest_id: '001'\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "record run-1")
+    return root
+
+
+def all_findings(root: Path, extra: list[tuple[str, str]] | None = None) -> tuple[list[Finding], list[str]]:
+    """Every finding of the branch-tip source, and the record names its readers hand over."""
+    readers, found = ref_readers(root, extra=extra or [])
+    names = [f"{r.workspace.ref}:{name}" for r in readers for name in r.record_names(())]
+    return found + [f for r in readers for f in r.findings], names
+
+
+def test_a_clone_with_one_branch_warns_that_other_branches_are_unseen(tmp_path: Path) -> None:
+    """A CI clone that fetched one branch cannot see runs recorded on the others."""
+    root = committed_quest(tmp_path / "quest")
+    found, names = all_findings(root)
+    assert fired(found) == ["git.one-branch"]
+    [warning] = found
+    assert warning.severity == WARNING and warning.path is None and "fetch-depth: 0" in (warning.hint or "")
+    assert names == ["refs/heads/main:runs/run-1.json"]  # what it can see is still read
+    git(root, "branch", "idea/001-a")
+    assert all_findings(root)[0] == []
+
+
+def test_a_record_whose_blob_is_not_in_the_clone_is_missing_not_a_traceback(tmp_path: Path) -> None:
+    """A partial clone lacks blobs; the record is reported where it is, and left out."""
+    root = committed_quest(tmp_path / "quest")
+    git(root, "branch", "idea/001-a")
+    assert "git.object-missing" not in fired(all_findings(root)[0])
+    blob = git(root, "rev-parse", "main:artifacts/runs/run-1.json")
+    (root / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    found, names = all_findings(root)
+    missing = [f for f in found if f.rule == "git.object-missing"]
+    # the blob is shared by both tips, so it is asked for once, through the first ref that carries it
+    assert [(f.path, f.severity) for f in missing] == [("refs/heads/idea/001-a:artifacts/runs/run-1.json", WARNING)]
+    assert names == [] and "fetch" in (missing[0].hint or "")
+
+
+def test_a_pushed_tip_that_is_not_in_the_clone_is_missing(tmp_path: Path) -> None:
+    """``extra`` tips (a commit being pushed) are checked like refs: an absent commit is named."""
+    root = committed_quest(tmp_path / "quest")
+    git(root, "branch", "idea/001-a")
+    head = git(root, "rev-parse", "HEAD")
+    assert all_findings(root, [("refs/heads/run/main-002", head)])[0] == []
+    found, _ = all_findings(root, [("refs/heads/run/main-002", "0" * 40)])
+    assert [(f.rule, f.path) for f in found] == [("git.object-missing", "refs/heads/run/main-002:")]
+
+
+def test_a_quest_git_cannot_read_is_found_from_its_folders(tmp_path: Path) -> None:
+    """A quest copied without ``.git``: its workspaces come from folders, and it says so once."""
+    root = tmp_path / "quest"
+    (root / ".ds" / "worktrees" / "idea-a").mkdir(parents=True)
+    (root / "quest.yaml").write_text("quest_id: '001'\n")
+    loc = locate(root / ".ds" / "worktrees" / "idea-a")
+    assert fired(loc.findings) == ["quest.not-git"] and not loc.is_git
+    assert loc.findings[0].severity == WARNING and loc.findings[0].path is None
+    assert (loc.root, loc.top) == (root.resolve(), (root / ".ds" / "worktrees" / "idea-a").resolve())
+    git(root, "init", "-q")
+    loc = locate(root)
+    assert loc.findings == [] and loc.is_git
+
+
+def test_a_card_that_cannot_be_opened_is_unreadable_not_skipped(tmp_path: Path) -> None:
+    """A card file MemoryService lists but nobody can open is an error naming the file."""
+    root = tmp_path / "quest"
+    folder = root / "memory" / "knowledge"
+    folder.mkdir(parents=True)
+    os.symlink(folder / "moved-away.md", folder / "lesson.md")  # inside the quest, pointing at nothing
+    cards, found = read_cards(root / "memory", scope="quest", contain=root, base=root)
+    assert cards == [] and fired(found) == ["card.unreadable"]
+    [finding] = found
+    assert (finding.path, finding.severity, finding.line) == ("memory/knowledge/lesson.md", ERROR, None)
+    assert "No such file or directory" in finding.message
+    (folder / "lesson.md").unlink()
+    (folder / "lesson.md").write_text("---\nid: knowledge-1\ntitle: t\n---\nbody\n")
+    cards, found = read_cards(root / "memory", scope="quest", contain=root, base=root)
+    assert found == [] and [c.card_id for c in cards] == ["knowledge-1"]
+
+
+@pytest.mark.parametrize("broken", [False, True], ids=["every quest a repository", "one with an empty .git"])
+def test_a_quest_of_a_home_that_cannot_take_the_hook_is_an_install_failure(
+    tmp_path: Path, gate_json: GateJson, broken: bool
+) -> None:
+    """One bad quest is a finding; every other quest of the home still gets its hook."""
+    home = tmp_path / "home"
+    good = home / "quests" / "001"
+    good.mkdir(parents=True)
+    git(good, "init", "-q")
+    if broken:
+        bad = home / "quests" / "002"
+        (bad / ".git").mkdir(parents=True)  # an interrupted clone leaves this behind
+        (bad / "quest.yaml").write_text("quest_id: '002'\n")
+    code, out = gate_json("install", "--home", str(home))
+    assert (good / ".git" / "hooks" / "pre-commit").is_file()
+    found = [(f["rule"], f["severity"], f["path"]) for f in out["findings"]]
+    if broken:
+        assert code == 1 and out["ok"] is False and found == [("install.failed", ERROR, None)]
+        assert "quests/002 is not a git repository" in out["findings"][0]["message"]
+        assert not (bad / ".git" / "hooks").exists()
+    else:
+        assert code == 0 and found == []
+    assert [note.split()[:2] for note in out["notes"]] == [["installed", str(good.resolve() / ".git" / "hooks" / hook)]
+                                                           for hook in ("pre-commit", "pre-push")]
