@@ -112,7 +112,11 @@ def parse_waivers(text: str) -> tuple[list[Waiver], list[Finding]]:
     for i, entry in enumerate(data.get("waivers") or []):
         if i in bad:
             continue
-        expires = date.fromisoformat(entry["expires"]) if entry.get("expires") else None
+        try:
+            expires = date.fromisoformat(entry["expires"]) if entry.get("expires") else None
+        except ValueError:  # the schema's pattern admits 2026-02-30
+            problems.append(_invalid(f"waivers[{i}].expires is {entry['expires']!r}, which is no date", line(("waivers", i))))
+            continue
         waivers.append(Waiver(i, entry["rule"].strip(), entry["reason"].strip(), entry.get("id"), entry.get("path"), expires,
                               line(("waivers", i))))
     return waivers, problems
@@ -153,15 +157,14 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: date | 
     expired_hit: set[int] = set()
     out: list[Finding] = []
     for finding in findings:
-        waiver = next((w for w in waivers if w.matches(finding)), None)
-        if waiver is None:
-            out.append(finding)
-        elif waiver.expires is not None and waiver.expires < today:
-            expired_hit.add(waiver.index)
-            out.append(finding)
+        matching = [w for w in waivers if w.matches(finding)]
+        live = [w for w in matching if w.expires is None or w.expires >= today]  # a renewed waiver beats an expired one
+        if live:
+            used.add(live[0].index)
+            out.append(dataclasses.replace(finding, waived=live[0].describe()))
         else:
-            used.add(waiver.index)
-            out.append(dataclasses.replace(finding, waived=waiver.describe()))
+            expired_hit.update(w.index for w in matching)
+            out.append(finding)
     for w in waivers if audit else []:
         if w.expires is not None and w.expires < today:
             hit = " and no longer waives the finding it named" if w.index in expired_hit else ""

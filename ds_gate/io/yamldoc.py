@@ -40,6 +40,8 @@ def load_yaml(text: str, first_line: int = 1) -> Any:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise YamlError(problem, first_line + mark.line if mark is not None else None) from None
+    except (ValueError, OverflowError) as exc:  # a value YAML parses but cannot build, e.g. the date 2026-02-30
+        raise YamlError(f"a value cannot be read: {exc}", None) from None
 
 
 @functools.lru_cache(maxsize=8)

@@ -10,7 +10,7 @@ from collections.abc import Collection, Iterator
 
 from rulecases import ROOT, fired, raw_of
 
-from ds_gate.engine.loader import MISSING_SHOWN, Collector
+from ds_gate.engine.collector import MISSING_SHOWN, Collector
 from ds_gate.model.findings import ERROR, WARNING, Finding
 from ds_gate.model.records import Workspace
 

@@ -184,3 +184,12 @@ def test_a_file_named_on_the_command_line_that_does_not_exist(tmp_path: Path) ->
     (tmp_path / "run-1.json").write_bytes(raw_of(RUN))
     report, readable = validate_files([tmp_path / "run-1.json"])
     assert report.findings == [] and readable
+
+
+def test_an_impossible_date_in_yaml_is_a_finding_not_a_crash(tmp_path: Path) -> None:
+    """PyYAML parses 2026-02-30 as a timestamp and then fails to build it: bad input, not a bug."""
+    card = parse_card(b"---\nid: k\ncreated_at: 2026-02-30\n---\nbody\n", path=Path("/nowhere/k.md"),
+                      display="memory/knowledge/k.md", scope="quest", kind="knowledge")
+    assert card is not None and fired(card.findings) == ["card.frontmatter-invalid"]
+    (tmp_path / "quest.yaml").write_text("quest_id: '001'\ncreated_at: 2026-02-30\n")
+    assert fired(read_quest_yaml(tmp_path)[1]) == ["quest.yaml-invalid"]

@@ -11,13 +11,7 @@ from pathlib import Path
 from ds_gate.rules.registry import builtin_rules
 
 HERE = Path(__file__).resolve().parent
-ACCEPTANCE_ONLY = {
-    "git.one-branch": "tests/acceptance/test_git_source.py (a single-branch clone)",
-    "git.object-missing": "tests/acceptance/test_git_source.py (a shallow clone)",
-    "quest.not-git": "tests/acceptance/test_collection.py and tests/acceptance/test_hostile.py (a quest without git)",
-    "card.unreadable": "tests/acceptance/test_hostile.py::test_an_unreadable_card_is_a_finding (root's DAC override dropped)",
-    "install.failed": "tests/acceptance/test_hostile.py::test_a_quest_whose_hooks_cannot_be_installed_is_an_install_failure",
-}
+ACCEPTANCE_ONLY: dict[str, str] = {}  # none left: test_repository_rules.py drives the git and folder rules too
 
 
 def _covered(name: str) -> set[str]:

@@ -48,3 +48,18 @@ def test_a_waiver_that_matches_nothing_is_a_warning_and_only_when_audited() -> N
     waivers, _ = parse_waivers("waivers:\n  - rule: run.schema\n    id: run-1\n    reason: stale\n")
     assert fired(apply_waivers([PENDING], waivers, TODAY)) == ["coverage.pending-run", "waiver.unused"]
     assert fired(apply_waivers([PENDING], waivers, TODAY, audit=False)) == ["coverage.pending-run"]
+
+
+def test_a_renewed_waiver_holds_though_an_expired_one_for_the_same_finding_comes_first() -> None:
+    waivers, _ = parse_waivers("waivers:\n  - rule: coverage.pending-run\n    id: run-1\n    reason: old\n"
+                               "    expires: 2026-11-01\n  - rule: coverage.pending-run\n    id: run-1\n    reason: renewed\n"
+                               "    expires: 2026-12-31\n")
+    out = apply_waivers([PENDING], waivers, TODAY)
+    assert [(f.rule, f.fails) for f in out] == [("coverage.pending-run", False), ("waiver.expired", True)]
+    assert "renewed" in (out[0].waived or "")
+
+
+def test_an_impossible_expiry_date_is_an_invalid_waiver_not_a_crash() -> None:
+    waivers, problems = parse_waivers("waivers:\n  - rule: coverage.pending-run\n    id: run-1\n    reason: r\n"
+                                      "    expires: '2026-02-30'\n")
+    assert waivers == [] and fired(problems) == ["waiver.invalid"] and "no date" in problems[0].message
