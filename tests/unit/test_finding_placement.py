@@ -24,8 +24,8 @@ import pytest
 from rulecases import ROOT, RUN_ID, decision, document, quest, raw_of, review_data, run
 from test_repository_rules import FAILS as REPOSITORY_RULES
 
-from ds_gate.engine.documents import GivenFile, check_documents, validate_files
 from ds_gate.engine.collector import Collector
+from ds_gate.engine.documents import GivenFile, check_documents, validate_files
 from ds_gate.engine.quest_memory import quest_memory
 from ds_gate.model.findings import ERROR, INFO, WARNING, Finding
 from ds_gate.model.records import Card, Quest, Workspace
