@@ -113,15 +113,27 @@ def unchecked_refs(root: Path, checked_out: Collection[str]) -> list[tuple[str, 
 
 def clone_blindness(root: Path) -> str | None:
     """Why this clone cannot show every branch (shallow, or fetching one branch), or None.
-    A quest with no remote is the original, not a clone: it sees everything it has."""
-    shallow = git(["rev-parse", "--is-shallow-repository"], root).strip() == b"true"
-    try:
-        specs = git(["config", "--get-regexp", r"^remote\..*\.fetch$"], root).decode("utf-8", "replace").splitlines()
-    except GitError:
-        specs = []  # no remote at all
+    A quest with no remote is the original, not a clone: it sees everything it has.
+
+    Read from ``.git`` itself where it is a folder (no process on the closure's path), else
+    asked of git."""
+    git_dir = root / ".git"
+    if git_dir.is_dir() and (git_dir / "config").is_file():
+        shallow = (git_dir / "shallow").is_file()
+        import re
+
+        text = (git_dir / "config").read_text(encoding="utf-8", errors="replace")
+        specs = re.findall(r"^\s*fetch\s*=\s*(\S+)", text, re.MULTILINE)
+    else:
+        shallow = git(["rev-parse", "--is-shallow-repository"], root).strip() == b"true"
+        try:
+            out = git(["config", "--get-regexp", r"^remote\..*\.fetch$"], root).decode("utf-8", "replace")
+            specs = [line.split(" ", 1)[-1] for line in out.splitlines()]
+        except GitError:
+            specs = []  # no remote at all
     if shallow:
         return "this clone is shallow (fetched with a depth)"
-    if specs and not any(spec.split(" ", 1)[-1].lstrip("+").startswith("refs/heads/*:") for spec in specs):
+    if specs and not any(spec.lstrip("+").startswith("refs/heads/*:") for spec in specs):
         return "this clone fetches only some branches (--single-branch)"
     return None
 
