@@ -46,7 +46,7 @@ WORKSPACE_MISSING = Rule("workspace.missing", INFO, DISCIPLINE,
 PATH_SYMLINK_OUTSIDE_QUEST = Rule("path.symlink-outside-quest", WARNING, DISCIPLINE,
     "a symbolic link out of the quest; never followed")
 GIT_ONE_BRANCH = Rule("git.one-branch", WARNING, DISCIPLINE,
-    "(`--from-git`) the clone shows one branch at most: runs on other branches are not visible")
+    "the clone shows one branch at most, or is shallow: runs on other branches are not visible (closure stops, exit 2)")
 GIT_OBJECT_MISSING = Rule("git.object-missing", WARNING, DISCIPLINE,
     "(`--from-git`) a branch tip, tree or record is not in this clone (partial or shallow)")
 CARD_FRONTMATTER_INVALID = Rule("card.frontmatter-invalid", ERROR, CONTRACT,
