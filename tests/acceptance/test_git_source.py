@@ -269,3 +269,15 @@ def test_the_readme_ci_recipe_works_as_written_on_a_fresh_clone(original, tmp_pa
     assert json.loads((clone / "ds-gate.json").read_text())["pending_run_ids"] == [third]
     junit = results["pytest --ds-gate=. --junitxml=ds-gate.xml"]
     assert junit.returncode == 1 and third in (clone / "ds-gate.xml").read_text()
+
+
+def test_an_annotation_for_the_checked_out_branch_points_at_the_file(make_quest, tmp_path) -> None:
+    quest = make_quest()
+    run = quest.run(quest.root, "main-001")
+    quest.checkpoint(quest.root, "record")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(quest.root), str(clone))
+    done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", ".", "--from-git", "--format", "github"],
+                          capture_output=True, text=True, cwd=clone)
+    [line] = [x for x in done.stdout.splitlines() if "coverage.pending-run" in x]
+    assert f"file=artifacts/runs/{run}.json" in line  # main is checked out: GitHub can show the file
