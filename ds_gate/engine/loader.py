@@ -1,11 +1,8 @@
-"""Build the ``Quest`` model once: sources in, slim deduplicated records out.
+"""Build the ``Quest`` model once: where the quest is, what its ``quest.yaml`` says, which
+readers to read (``sources.select``), and the collector's slim, deduplicated records.
 
-Each record file is parsed, checked on its own while the document is in hand (by the
-``check`` callback the caller passes: the built-in record rules and the plugins'), and
-reduced to a slim ``Run`` or ``Decision``; the document is then dropped.
-Copies of one artifact (a worktree's checkout inherits its parent branch's records and
-index lines) collapse to one: the newest ``updated_at`` wins, then ``created_at``, then
-the copy in the workspace the record says it was written in, then the earlier workspace.
+Each record is checked while its document is in hand, by the ``checker`` the caller passes
+(the built-in record rules and the plugins'); callers that only resolve run ids pass none.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ writes them, with no git and no files. ``fired`` lists the rules of a result."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -63,3 +63,25 @@ def quest(runs: Iterable[Run] = (), decisions: Iterable[Decision] = (), quest_id
 
 def card(meta: dict[str, Any], *, scope: str = "global", body: str = "Context: ...", display: str = "memory/knowledge/c.md") -> Card:
     return Card(path=Path("/nowhere") / display, display=display, scope=scope, kind="knowledge", meta=meta, body=body)
+
+
+class MemoryReader:
+    """A branch tip's ``artifacts/`` held in memory: the loader's Reader protocol over a dict
+    (an OSError stands for a file that cannot be read); a real alternative source, like git's
+    index, not a mock. ``ref`` is set, so index paths are never followed on disk."""
+
+    def __init__(self, records: dict[str, bytes | OSError], index: bytes | None = None, branch: str = "branch") -> None:
+        self.workspace = Workspace(ROOT, f"refs/heads/{branch}", branch=branch, ref=f"refs/heads/{branch}")
+        self.findings: list[Finding] = []
+        self.records = records
+        self.index = index
+
+    def index_bytes(self) -> bytes | None:
+        return self.index
+
+    def record_names(self, skip: Collection[str]) -> list[str]:
+        return sorted(name for name in self.records if name.split("/")[0] not in skip)
+
+    def read_many(self, names: list[str]) -> Iterator[tuple[str, bytes | OSError]]:
+        for name in names:
+            yield name, self.records[name]

@@ -14,14 +14,24 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rulecases import ROOT, RUN_ID, decision, document, quest, raw_of, review_data, run
+from rulecases import (
+    ROOT,
+    RUN_ID,
+    MemoryReader,
+    decision,
+    document,
+    quest,
+    raw_of,
+    review_data,
+    run,
+)
 from test_repository_rules import FAILS as REPOSITORY_RULES
 
 from ds_gate.engine.collector import Collector
@@ -129,28 +139,6 @@ RECORDS = [
 # ---------------------------------------------------------------- reading
 
 
-class HeldReader:
-    """A branch tip's ``artifacts/`` held in memory: the loader's Reader protocol over a dict
-    (an OSError stands for a file that cannot be read). ``ref`` is set, so index paths are
-    never followed on disk."""
-
-    def __init__(self, records: dict[str, bytes | OSError], index: bytes | None = None) -> None:
-        self.workspace = Workspace(ROOT, "refs/heads/idea", branch="idea", ref="refs/heads/idea")
-        self.findings: list[Finding] = []
-        self.records = records
-        self.index = index
-
-    def index_bytes(self) -> bytes | None:
-        return self.index
-
-    def record_names(self, skip: Collection[str]) -> list[str]:
-        return sorted(name for name in self.records if name.split("/")[0] not in skip)
-
-    def read_many(self, names: list[str]) -> Iterator[tuple[str, bytes | OSError]]:
-        for name in names:
-            yield name, self.records[name]
-
-
 TIP = "refs/heads/idea:artifacts/"
 
 
@@ -159,7 +147,7 @@ def loaded(records: dict[str, bytes | OSError], index: bytes | None = None) -> F
 
     def run_it(_: Path) -> list[Finding]:
         collector = Collector(ROOT, [Workspace(ROOT, ".")])
-        collector.read(HeldReader(records, index))
+        collector.read(MemoryReader(records, index, branch="idea"))
         collector.resolve_index()
         return collector.findings
 
@@ -175,11 +163,11 @@ def parsed(raw: bytes) -> Findings:
 
 
 def read(records: dict[str, bytes | OSError]) -> Findings:
-    return lambda _: [f.problem for f in read_records(HeldReader(records), ()) if f.problem]
+    return lambda _: [f.problem for f in read_records(MemoryReader(records, branch="idea"), ()) if f.problem]
 
 
 def indexed(index: bytes) -> Findings:
-    return lambda _: [item for item in read_index(HeldReader({}, index), None) if isinstance(item, Finding)]
+    return lambda _: [item for item in read_index(MemoryReader({}, index, branch="idea"), None) if isinstance(item, Finding)]
 
 
 def index_of(*ids: str) -> bytes:

@@ -6,12 +6,11 @@ and must not silently count (or vanish)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterator
 
-from rulecases import ROOT, fired, raw_of
+from rulecases import ROOT, MemoryReader, fired, raw_of
 
 from ds_gate.engine.collector import MISSING_SHOWN, Collector
-from ds_gate.model.findings import ERROR, WARNING, Finding
+from ds_gate.model.findings import ERROR, WARNING
 from ds_gate.model.records import Workspace
 
 FAILS = {"index.missing-record", "artifact.id-mismatch", "artifact.unknown-kind", "artifact.unreadable"}
@@ -19,32 +18,11 @@ PASSES = set(FAILS)
 RUN = {"kind": "run", "artifact_id": "run-1", "run_id": "main-001", "run_kind": "main_experiment", "status": "completed"}
 
 
-class TipReader:
-    """A branch tip held in memory (the Reader protocol of ``sources.folders``); ``ref`` is
-    set, so the collector never follows an index path onto this machine's disk."""
-
-    def __init__(self, branch: str, records: dict[str, bytes | OSError], index: bytes | None = None) -> None:
-        self.workspace = Workspace(ROOT, f"refs/heads/{branch}", branch=branch, ref=f"refs/heads/{branch}")
-        self.findings: list[Finding] = []
-        self.records = records
-        self.index = index
-
-    def index_bytes(self) -> bytes | None:
-        return self.index
-
-    def record_names(self, skip: Collection[str]) -> list[str]:
-        return sorted(name for name in self.records if name.split("/")[0] not in skip)
-
-    def read_many(self, names: list[str]) -> Iterator[tuple[str, bytes | OSError]]:
-        for name in names:
-            yield name, self.records[name]
-
-
 def lines(*entries: dict[str, str]) -> bytes:
     return b"".join(json.dumps(e).encode() + b"\n" for e in entries)
 
 
-def collect(*readers: TipReader) -> Collector:
+def collect(*readers: MemoryReader) -> Collector:
     collector = Collector(ROOT, [Workspace(ROOT, ".")])
     for reader in readers:
         collector.read(reader)
@@ -56,63 +34,63 @@ def test_past_a_hundred_missing_records_the_rest_are_summed_up() -> None:
     """A stale index of thousands of lines must not bury the report: the first ones are
     listed at their lines, the rest counted in one finding."""
     index = lines(*({"artifact_id": f"run-{i:04d}", "kind": "run"} for i in range(MISSING_SHOWN + 5)))
-    found = collect(TipReader("main", {}, index)).findings
+    found = collect(MemoryReader({}, index, branch="main")).findings
     assert fired(found) == ["index.missing-record"] * (MISSING_SHOWN + 1)
     assert [f.line for f in found[:MISSING_SHOWN]] == list(range(1, MISSING_SHOWN + 1))
     summary = found[-1]
     assert summary.line is None and summary.severity == WARNING and "and 5 more" in summary.message
     exactly = lines(*({"artifact_id": f"run-{i:04d}", "kind": "run"} for i in range(MISSING_SHOWN)))
-    assert all("more" not in f.message for f in collect(TipReader("main", {}, exactly)).findings)
+    assert all("more" not in f.message for f in collect(MemoryReader({}, exactly, branch="main")).findings)
 
 
 def test_a_missing_record_is_reported_once_however_many_indexes_name_it() -> None:
     """Branches inherit index lines, so one lost record must not become one warning per branch."""
     index = lines({"artifact_id": "run-2", "kind": "run"})
-    found = collect(TipReader("main", {}, index), TipReader("idea", {}, index)).findings
+    found = collect(MemoryReader({}, index, branch="main"), MemoryReader({}, index, branch="idea")).findings
     assert [(f.rule, f.path) for f in found] == [("index.missing-record", "refs/heads/main:artifacts/_index.jsonl")]
 
 
 def test_a_record_found_on_another_tip_is_not_missing() -> None:
     """A worktree's branch inherits its parent's index lines; one copy anywhere is enough."""
     index = lines({"artifact_id": "run-1", "kind": "run"})
-    assert collect(TipReader("main", {}, index), TipReader("idea", {"runs/run-1.json": raw_of(RUN)})).findings == []
+    assert collect(MemoryReader({}, index, branch="main"), MemoryReader({"runs/run-1.json": raw_of(RUN)}, branch="idea")).findings == []
 
 
 def test_an_index_path_outside_the_quest_is_named_and_not_read() -> None:
     """The index may say where the record was written on another machine; that is shown, never opened."""
     index = lines({"artifact_id": "run-2", "kind": "run", "path": "/somewhere/else/run-2.json"})
-    [finding] = collect(TipReader("main", {}, index)).findings
+    [finding] = collect(MemoryReader({}, index, branch="main")).findings
     assert "/somewhere/else/run-2.json (outside the quest, not read)" in finding.message
 
 
 def test_only_runs_and_decisions_of_the_index_are_looked_for() -> None:
     """The gate judges runs and decisions; an idea's missing file is not its business."""
     index = lines({"artifact_id": "idea-1", "kind": "idea"}, {"artifact_id": "decision-1", "kind": "decision"})
-    found = collect(TipReader("main", {}, index)).findings
+    found = collect(MemoryReader({}, index, branch="main")).findings
     assert [(f.rule, f.line) for f in found] == [("index.missing-record", 2)]
 
 
 def test_a_misnamed_record_counts_under_its_artifact_id() -> None:
     """DeepScientist names a record after its artifact_id; reviews name that id, so the gate uses it."""
-    collector = collect(TipReader("main", {"runs/run-9.json": raw_of(RUN)}))
+    collector = collect(MemoryReader({"runs/run-9.json": raw_of(RUN)}, branch="main"))
     assert fired(collector.findings) == ["artifact.id-mismatch"] and list(collector.runs.best) == ["run-1"]
-    nameless = collect(TipReader("main", {"runs/run-9.json": raw_of({k: v for k, v in RUN.items() if k != "artifact_id"})}))
+    nameless = collect(MemoryReader({"runs/run-9.json": raw_of({k: v for k, v in RUN.items() if k != "artifact_id"})}, branch="main"))
     assert nameless.findings == [] and list(nameless.runs.best) == ["run-9"]  # the file name is its id
 
 
 def test_a_record_of_an_unknown_kind_is_reported_and_not_counted() -> None:
     """DeepScientist refuses it, so it cannot be a completed run the gate waits for."""
-    collector = collect(TipReader("main", {"runs/run-1.json": raw_of(dict(RUN, kind="Run"))}))
+    collector = collect(MemoryReader({"runs/run-1.json": raw_of(dict(RUN, kind="Run"))}, branch="main"))
     assert fired(collector.findings) == ["artifact.unknown-kind"] and collector.runs.best == {}
     assert collector.findings[0].hint == "did you mean run?"
-    assert list(collect(TipReader("main", {"runs/run-1.json": raw_of(RUN)})).runs.best) == ["run-1"]
+    assert list(collect(MemoryReader({"runs/run-1.json": raw_of(RUN)}, branch="main")).runs.best) == ["run-1"]
 
 
 def test_an_unreadable_record_is_an_error_and_the_others_are_still_read() -> None:
     """A file that exists but cannot be read is not "missing", and does not stop the read."""
-    collector = collect(TipReader("main", {"runs/run-1.json": raw_of(RUN),
-                                           "runs/run-2.json": PermissionError(13, "Permission denied")}))
+    collector = collect(MemoryReader({"runs/run-1.json": raw_of(RUN),
+                                           "runs/run-2.json": PermissionError(13, "Permission denied")}, branch="main"))
     assert [(f.rule, f.severity, f.path) for f in collector.findings] == [
         ("artifact.unreadable", ERROR, "refs/heads/main:artifacts/runs/run-2.json")]
     assert list(collector.runs.best) == ["run-1"]
-    assert collect(TipReader("main", {"runs/run-1.json": raw_of(RUN)})).findings == []
+    assert collect(MemoryReader({"runs/run-1.json": raw_of(RUN)}, branch="main")).findings == []

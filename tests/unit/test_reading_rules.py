@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import pytest
-from rulecases import ROOT, fired, raw_of
+from rulecases import ROOT, MemoryReader, fired, raw_of
 
 from ds_gate.engine.collector import Collector
 from ds_gate.engine.documents import GivenFile, check_documents, validate_files
@@ -29,27 +28,6 @@ FAILS = {
 }
 PASSES = set(FAILS)
 RUN = {"kind": "run", "artifact_id": "run-1", "run_kind": "main_experiment", "status": "completed"}
-
-
-class MemoryReader:
-    """A workspace held in memory: a real alternative source (like git's index), not a mock.
-    ``ref`` is set, as for a branch tip, so index paths are never followed on disk."""
-
-    def __init__(self, records: dict[str, bytes | OSError], index: bytes | None = None) -> None:
-        self.workspace = Workspace(ROOT, "branch", ref="refs/heads/branch")
-        self.findings: list[Finding] = []
-        self.records = records
-        self.index = index
-
-    def index_bytes(self) -> bytes | None:
-        return self.index
-
-    def record_names(self, skip: Collection[str]) -> list[str]:
-        return sorted(name for name in self.records if name.split("/")[0] not in skip)
-
-    def read_many(self, names: list[str]) -> Iterator[tuple[str, bytes | OSError]]:
-        for name in names:
-            yield name, self.records[name]
 
 
 @pytest.mark.parametrize(("raw", "expected"), [
