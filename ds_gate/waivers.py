@@ -75,8 +75,13 @@ def tree_path(path: str | None) -> str | None:
 def load_waivers(root: Path) -> tuple[list[Waiver], list[Finding]]:
     """The quest's waivers and what is wrong with its ``.ds-gate.yaml``."""
     path = root / FILE
-    if not path.is_file():
+    if not path.is_file() and not path.is_symlink():
         return [], []
+    from ds_gate.sources.location import linked_outside
+
+    target = linked_outside(root, path)
+    if target is not None:
+        return [], [_invalid(f"{FILE} is a symbolic link to {target}, outside the quest; not followed", None)]
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
@@ -188,7 +193,7 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: date | 
 
 def waive(findings: list[Finding], root: Path, *, audit: bool = True) -> list[Finding]:
     """Apply the quest's ``.ds-gate.yaml`` waivers (marked, never dropped)."""
-    if not (root / FILE).is_file():
+    if not (root / FILE).is_file() and not (root / FILE).is_symlink():
         return findings
     waivers, problems = load_waivers(root)
     return apply_waivers(findings, waivers, audit=audit) + (problems if audit else [])
@@ -198,7 +203,9 @@ def config_actions(root: Path) -> list[str]:
     """``decision_actions`` of the quest's ``.ds-gate.yaml``: a fork's extra decision actions.
     A broken file adds none (``check`` reports it through the waivers)."""
     path = root / FILE
-    if not path.is_file():
+    from ds_gate.sources.location import linked_outside
+
+    if not path.is_file() or linked_outside(root, path) is not None:
         return []
     try:
         data = _load(path.read_text(encoding="utf-8-sig"))

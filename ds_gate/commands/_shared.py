@@ -32,11 +32,17 @@ PATH_HELP = "any path inside the quest (default: .)"
 
 
 def emit(report: Report, fmt: str) -> None:
-    """Render with the chosen reporter; flushed here so a closed pipe surfaces as BrokenPipeError in ``main``."""
+    """Render with the chosen reporter and write it; a reader that closed the pipe does not change the exit code."""
     from ds_gate import reporters
 
-    sys.stdout.write(reporters.get(fmt).render(report))
-    sys.stdout.flush()
+    text = reporters.get(fmt).render(report)
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head`: the reader left, the verdict still stands (exit 1 stays 1)
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit flush cannot fail again
 
 
 def verdict(report: Report) -> int:

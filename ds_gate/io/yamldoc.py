@@ -20,6 +20,35 @@ class YamlError(ValueError):
         self.line = line
 
 
+MAX_DEPTH = 1000  # far beyond any real card or quest.yaml; the C parser overflows its stack at ~25,000
+
+
+def nesting_depth(text: str) -> int:
+    """How deep ``text`` nests flow collections (``[[[…``) and compact sequences (``- - - …``),
+    the two ways a short text nests deep. Measured before parsing, because the C parser
+    recurses without a bound and a deep enough text kills the process, not just the parse."""
+    if text.count("[") + text.count("{") < MAX_DEPTH and text.count("- ") < MAX_DEPTH:
+        return 0  # the common case, decided by two C-speed counts
+    deepest = depth = 0
+    quote = ""
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth = max(depth - 1, 0)
+    for line in text.splitlines():
+        stripped, dashes = line.lstrip(" "), 0
+        while stripped.startswith("- "):
+            stripped, dashes = stripped[2:].lstrip(" "), dashes + 1
+        deepest = max(deepest, dashes)
+    return deepest
+
+
 def yaml_loader() -> Any:
     import yaml
 
@@ -34,6 +63,8 @@ def load_yaml(text: str, first_line: int = 1) -> Any:
     """
     import yaml
 
+    if nesting_depth(text) > MAX_DEPTH:
+        raise YamlError(f"nested deeper than {MAX_DEPTH} levels; not read", first_line)
     try:
         return yaml.load(text, Loader=yaml_loader())  # noqa: S506 - a SafeLoader
     except yaml.YAMLError as exc:

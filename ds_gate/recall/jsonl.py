@@ -29,7 +29,7 @@ def read_jsonl(path: Path) -> list[Entry]:
     for number, line in enumerate(raw.decode("utf-8", "replace").splitlines(), start=1):
         try:
             data = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # a broken or absurdly nested line is skipped, as a bad line is
             continue
         if not isinstance(data, dict):
             continue

@@ -34,6 +34,14 @@ def is_inside(root: Path, path: Path) -> bool:
         return False
 
 
+def linked_outside(root: Path, path: Path) -> str | None:
+    """Where ``path`` leads when it is a symbolic link out of ``root`` (never followed), else None."""
+    if not path.is_symlink():
+        return None
+    real = os.path.realpath(path)
+    return None if is_inside(root, Path(real)) else real
+
+
 @dataclass(slots=True)
 class Location:
     root: Path
@@ -206,6 +214,12 @@ def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
 
 def _research_head(root: Path, findings: list[Finding]) -> Path | None:
     path = root / ".ds" / "research_state.json"
+    target = linked_outside(root, path)
+    if target is not None:
+        findings.append(QUEST_RESEARCH_STATE_INVALID.at(
+            ".ds/research_state.json", f".ds/research_state.json is a symbolic link to {target}, outside the quest; not followed",
+            hint="keep .ds/research_state.json inside the quest; research_head_worktree_root is ignored until then"))
+        return None
     try:
         if path.exists() and not path.is_file():
             raise OSError("not a regular file")

@@ -18,6 +18,11 @@ from ds_gate.rules.reading import (
 
 def read_quest_yaml(root: Path) -> tuple[dict[str, Any], list[Finding]]:
     path = root / "quest.yaml"
+    from ds_gate.sources.location import linked_outside
+
+    target = linked_outside(root, path)
+    if target is not None:  # never followed: the toggles are then unknown, and closure stops on it
+        return {}, [_quest_yaml_finding(f"quest.yaml is a symbolic link to {target}, outside the quest; not followed", None)]
     try:
         if path.exists() and not path.is_file():
             raise OSError("not a regular file")

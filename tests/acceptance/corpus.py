@@ -55,6 +55,16 @@ def quest_yaml(quest: ExampleQuest, text: str) -> None:
     (quest.root / "quest.yaml").write_text(text)
 
 
+def link_out(quest: ExampleQuest, name: str, text: str) -> None:
+    """``name`` in the quest replaced by a symbolic link to a file outside it."""
+    outside = quest.root.parent / f"outside-{name.replace('/', '-')}"
+    outside.write_text(text)
+    target = quest.root / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.unlink(missing_ok=True)
+    os.symlink(outside, target)
+
+
 def symlink_artifacts_out(quest: ExampleQuest) -> None:
     outside = quest.root.parent / "elsewhere-artifacts"
     os.rename(quest.root / "artifacts", outside)
@@ -153,4 +163,19 @@ CASES = [
     Case("lineage 10000 entries", lambda q: lineage_of(q, [{"quest": "001", "run": f"run-{i}"} for i in range(10000)]),
          "lineage.unknown-run", 1),
     Case("lineage entry not a mapping", lambda q: lineage_of(q, ["001/run-1"]), "card.experience-schema", 1),
+    # nesting the C YAML parser would recurse through until the process dies (issue 15)
+    Case("card nested 30000 deep", lambda q: card(q, "---\nid: k\ntags: " + "[" * 30000 + "]" * 30000 + "\n---\n"),
+         "card.frontmatter-invalid", 1),
+    Case("card compact sequences 30000 deep", lambda q: card(q, "---\nid: k\ntags:\n  " + "- " * 30000 + "x\n---\n"),
+         "card.frontmatter-invalid", 1),
+    Case("quest.yaml nested 30000 deep", lambda q: quest_yaml(q, "status: " + "{a: " * 30000 + "1" + "}" * 30000 + "\n"),
+         "quest.yaml-invalid", 0),
+    # files that are read whole, linked out of the quest: never followed (issue 15)
+    Case("quest.yaml linked out", lambda q: link_out(q, "quest.yaml", "startup_contract: {experience_distill: off}\n"),
+         "quest.yaml-invalid", 0),
+    Case("research_state.json linked out", lambda q: link_out(q, ".ds/research_state.json", '{"research_head_worktree_root": "/"}'),
+         "quest.research-state-invalid", 0),
+    Case(".ds-gate.yaml linked out", lambda q: link_out(q, ".ds-gate.yaml", "waivers: []\n"), "waiver.invalid", 1),
+    Case(".ds-gate.yaml nested 30000 deep", lambda q: (q.root / ".ds-gate.yaml").write_text("waivers: " + "[" * 30000),
+         "waiver.invalid", 1),
 ]

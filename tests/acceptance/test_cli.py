@@ -148,3 +148,15 @@ def test_the_console_script_runs_and_shows_help() -> None:
         assert command in done.stdout
     version = subprocess.run([sys.executable, "-m", "ds_gate", "--version"], capture_output=True, text=True)
     assert version.returncode == 0 and version.stdout.startswith("ds-gate ")
+
+
+def test_a_closed_pipe_keeps_the_verdicts_exit_code(make_quest) -> None:
+    """Issue 15: `ds-gate closure | head -0` used to exit 0 on a rejected gate."""
+    import subprocess
+    import sys
+
+    quest = make_quest()
+    quest.run(quest.root, "main-001")
+    done = subprocess.run(["bash", "-c", f'"{sys.executable}" -m ds_gate closure "{quest.root}" | head -c 0; '
+                                         'echo "${PIPESTATUS[0]}"'], capture_output=True, text=True)
+    assert done.stdout.strip() == "1" and "Traceback" not in done.stderr and "internal error" not in done.stderr

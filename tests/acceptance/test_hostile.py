@@ -278,3 +278,19 @@ def test_a_quest_whose_hooks_cannot_be_installed_is_an_install_failure(quest, tm
     findings = json.loads(done.stdout)["findings"]
     assert done.returncode == 1 and [f["rule"] for f in findings] == ["install.failed"]
     assert "core.hooksPath" in findings[0]["message"]
+
+
+def test_a_quest_yaml_nested_past_the_parsers_stack_stops_closure_without_a_crash(quest) -> None:
+    """Issue 15: ~25,000 levels overflowed the C parser's stack (a segfault, exit -11)."""
+    (quest.root / "quest.yaml").write_text("startup_contract: " + "[" * 30000 + "]" * 30000 + "\n")
+    done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(quest.root)], capture_output=True, text=True)
+    assert done.returncode == 2 and "nested deeper than 1000 levels" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_quest_yaml_linked_out_of_the_quest_is_not_followed_and_stops_closure(quest) -> None:
+    """Issue 15: the toggle was taken from the outside file (here: off, so the gate passed)."""
+    from corpus import link_out
+
+    link_out(quest, "quest.yaml", "startup_contract: {experience_distill: off}\n")
+    done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(quest.root)], capture_output=True, text=True)
+    assert done.returncode == 2 and "symbolic link" in done.stderr and "not followed" in done.stderr
