@@ -100,8 +100,12 @@ class FolderReader:
     def read_many(self, names: list[str]) -> Iterator[tuple[str, bytes | OSError]]:
         base = f"{self._dir}{os.sep}"  # plain strings: a Path per file costs more than the read
         for name in names:
+            data: bytes | OSError
             try:
                 with open(base + name, "rb") as handle:
-                    yield name, handle.read()
+                    data = handle.read()
+            except FileNotFoundError:
+                continue  # gone since it was listed: DeepScientist renamed or deleted it mid-read; not an error
             except OSError as exc:
-                yield name, exc
+                data = exc
+            yield name, data

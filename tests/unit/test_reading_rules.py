@@ -171,3 +171,15 @@ def test_an_impossible_date_in_yaml_is_a_finding_not_a_crash(tmp_path: Path) -> 
     assert card is not None and fired(card.findings) == ["card.frontmatter-invalid"]
     (tmp_path / "quest.yaml").write_text("quest_id: '001'\ncreated_at: 2026-02-30\n")
     assert fired(read_quest_yaml(tmp_path)[1]) == ["quest.yaml-invalid"]
+
+
+def test_a_record_that_vanishes_between_listing_and_reading_is_skipped_not_an_error(tmp_path: Path) -> None:
+    """Issue 15: DeepScientist writes while the gate reads; a file gone since the listing is no finding."""
+    (tmp_path / "artifacts" / "runs").mkdir(parents=True)
+    for name in ("run-1", "run-2"):
+        (tmp_path / "artifacts" / "runs" / f"{name}.json").write_bytes(raw_of(dict(RUN, artifact_id=name)))
+    reader = FolderReader(Workspace(tmp_path, "."), tmp_path)
+    names = reader.record_names(())
+    (tmp_path / "artifacts" / "runs" / "run-2.json").unlink()
+    assert [name for name, _ in reader.read_many(names)] == ["runs/run-1.json"]
+    assert [f.problem for f in read_records(reader, ())] == [None]
