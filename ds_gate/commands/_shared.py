@@ -36,6 +36,8 @@ def emit(report: Report, fmt: str) -> None:
     from ds_gate import reporters
 
     text = reporters.get(fmt).render(report)
+    if sys.stdout is None:  # started with stdout closed (`>&-`): nothing to print to, the verdict stands
+        return
     try:
         sys.stdout.write(text)
         sys.stdout.flush()

@@ -160,3 +160,6 @@ def test_a_closed_pipe_keeps_the_verdicts_exit_code(make_quest) -> None:
     done = subprocess.run(["bash", "-c", f'"{sys.executable}" -m ds_gate closure "{quest.root}" | head -c 0; '
                                          'echo "${PIPESTATUS[0]}"'], capture_output=True, text=True)
     assert done.stdout.strip() == "1" and "Traceback" not in done.stderr and "internal error" not in done.stderr
+    closed = subprocess.run(["bash", "-c", f'"{sys.executable}" -m ds_gate closure "{quest.root}" >&-; echo "$?" >&2'],
+                            capture_output=True, text=True)
+    assert closed.stderr.strip().splitlines()[-1] == "1" and "internal error" not in closed.stderr
