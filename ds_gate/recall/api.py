@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.errors import QuestError
-from ds_gate.model.reports import check_limit
+from ds_gate.model.reports import MAX_LIMIT, check_limit
 from ds_gate.recall.cache import Cache
 from ds_gate.recall.index import Index, Root
 from ds_gate.recall.tags import normalize_tags
 from ds_gate.sources.memory import resolve_home
 from ds_gate.sources.paths import MEMORY_KINDS
+
+__all__ = ["MAX_LIMIT", "SCOPES", "list_knowledge_summaries", "tags_for_stage"]  # MAX_LIMIT: re-exported
 
 SCOPES = ("global", "quest", "visible")
 _INDEXES: dict[tuple[Any, ...], Index] = {}

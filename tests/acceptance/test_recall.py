@@ -277,3 +277,10 @@ def test_a_second_process_reads_the_cache_from_the_user_cache_folder(home, tmp_p
         conn.execute("UPDATE cards SET entry = ?", (entry.replace("from the file", "from the cache"),))
     assert recalled() == "from the cache"
     assert recalled("--no-cache") == "from the file"
+
+
+def test_every_name_the_package_exports_resolves() -> None:
+    import ds_gate.recall as package
+
+    assert package.MAX_LIMIT == 200
+    assert all(getattr(package, name) is not None for name in package.__all__)
