@@ -143,11 +143,12 @@ def _refuse_unseen_toggle(quest: Quest) -> None:
     then is worse than none (DeepScientist's own ``complete_quest`` raises on such a quest)."""
     from ds_gate.errors import QuestError
     from ds_gate.rules.reading import QUEST_YAML_INVALID
+    from ds_gate.sources.quest_yaml import TOGGLES_OFF
 
     for finding in quest.findings:
         if finding.rule == QUEST_YAML_INVALID.id:
             where = f"{quest.root / 'quest.yaml'}" + (f":{finding.line}" if finding.line else "")
-            problem = finding.message.split("; experience_distill")[0]
+            problem = finding.message.removesuffix(TOGGLES_OFF)
             raise QuestError(f"{where}: {problem}. The gate cannot tell whether experience_distill is on, so it "
                              "does not pass: fix quest.yaml (DeepScientist's complete_quest fails on it too), "
                              "or pass --require to enforce the gate regardless")

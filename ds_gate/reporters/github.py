@@ -11,6 +11,7 @@ import os
 from ds_gate.model.findings import ERROR, WARNING, Finding
 from ds_gate.model.reports import GateReport, Report
 from ds_gate.reporters.text import summary_line
+from ds_gate.sources.paths import branch_of
 
 _LEVEL = {ERROR: "error", WARNING: "warning"}
 
@@ -23,12 +24,6 @@ def _prop(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _branch_of(ref: str) -> str:
-    if ref.startswith("refs/heads/"):
-        return ref.removeprefix("refs/heads/")
-    return ref.split("/", 3)[3] if ref.startswith("refs/remotes/") and ref.count("/") >= 3 else ref
-
-
 def _checkout_path(report: Report, path: str | None) -> tuple[str | None, str | None]:
     """(a file GitHub can show, or None; where the finding is when it is not in the checkout).
 
@@ -37,7 +32,7 @@ def _checkout_path(report: Report, path: str | None) -> tuple[str | None, str | 
     if not path or not path.startswith("refs/") or ":" not in path:
         return path, None
     ref, inside = path.split(":", 1)
-    if isinstance(report, GateReport) and report.quest.root_branch == _branch_of(ref):
+    if isinstance(report, GateReport) and report.quest.root_branch == branch_of(ref):
         return inside, None
     return None, path
 

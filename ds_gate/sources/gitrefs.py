@@ -29,7 +29,7 @@ from ds_gate.rules.reading import (
     GIT_ONE_BRANCH,
     PATH_SYMLINK_OUTSIDE_QUEST,
 )
-from ds_gate.sources.paths import INDEX_NAME
+from ds_gate.sources.paths import INDEX_NAME, branch_of
 
 DEFAULT_REFS = ("refs/heads", "refs/remotes")
 FETCH_HINT = ("fetch every branch (`git fetch origin '+refs/heads/*:refs/remotes/origin/*'`; in GitHub Actions "
@@ -106,7 +106,7 @@ def unchecked_refs(root: Path, checked_out: Collection[str]) -> list[tuple[str, 
         if name.startswith("refs/heads/"):
             if name.removeprefix("refs/heads/") not in checked_out:
                 out.append((name, oid))
-        elif _branch(name) not in local and _branch(name) not in checked_out:
+        elif branch_of(name) not in local and branch_of(name) not in checked_out:
             out.append((name, oid))
     return out
 
@@ -145,7 +145,7 @@ def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Seque
     ``explicit`` reads just those refs, with no warning about how many branches there are."""
     refs = (list(explicit) if explicit is not None else list_refs(root, patterns)) + list(extra)
     findings: list[Finding] = []
-    branches = {_branch(name) for name, _ in refs if name.startswith(("refs/heads/", "refs/remotes/"))}
+    branches = {branch_of(name) for name, _ in refs if name.startswith(("refs/heads/", "refs/remotes/"))}
     if explicit is None and len(branches) <= 1:
         findings.append(
             GIT_ONE_BRANCH.at(
@@ -183,7 +183,7 @@ def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Seque
     served: set[str] = set()
     plans: list[tuple[Workspace, dict[str, str], str | None, list[Finding]]] = []
     for name, oid in refs:
-        ws = Workspace(path=root, rel=name, branch=_branch(name), ref=name)
+        ws = Workspace(path=root, rel=name, branch=branch_of(name), ref=name)
         found = tops.get(f"{oid}:artifacts")
         mine: list[Finding] = []
         if found is None or found[1] != "tree" or found[0] not in layout:
@@ -229,13 +229,6 @@ def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Seque
             del entries[name]
         readers.append(RefReader(ws, entries, blobs, index, mine))
     return readers, findings
-
-
-def _branch(ref: str) -> str:
-    """``refs/heads/idea/x`` and ``refs/remotes/origin/idea/x`` are both branch ``idea/x``."""
-    if ref.startswith("refs/remotes/"):
-        return ref.split("/", 3)[3] if ref.count("/") >= 3 else ref
-    return ref.removeprefix("refs/heads/")
 
 
 def _has_commit(root: Path, oid: str) -> bool:

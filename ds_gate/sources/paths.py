@@ -36,6 +36,13 @@ SINGULAR = {"papers": "paper", "ideas": "idea", "decisions": "decision", "episod
             "templates": "template"}
 
 
+def branch_of(ref: str) -> str:
+    """``refs/heads/idea/x`` and ``refs/remotes/origin/idea/x`` are both branch ``idea/x``."""
+    if ref.startswith("refs/remotes/"):
+        return ref.split("/", 3)[3] if ref.count("/") >= 3 else ref
+    return ref.removeprefix("refs/heads/")
+
+
 def record_kind(data: dict[str, Any], folder: str) -> str | None:
     """A record's kind; one without (invalid, and its schema says so) is taken from its folder."""
     kind = data.get("kind")

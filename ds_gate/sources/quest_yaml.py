@@ -55,10 +55,13 @@ def parse_quest_yaml(text: str) -> tuple[dict[str, Any], list[Finding]]:
     return dict(data), []
 
 
+TOGGLES_OFF = "; experience_distill and recall_priors count as off"
+
+
 def _quest_yaml_finding(message: str, line: int | None) -> Finding:
     return QUEST_YAML_INVALID.at(
         "quest.yaml",
-        message + "; experience_distill and recall_priors count as off",
+        message + TOGGLES_OFF,
         hint="fix quest.yaml, or pass --require to enforce the gate regardless",
         line=line,
     )

@@ -52,27 +52,21 @@ def readers(
                     raise QuestError(f"cannot read the staged files of {ws.path}: {exc}") from exc
             else:
                 out.append(FolderReader(ws, loc.root))
-    if source == "auto":
-        if loc.is_git:
-            from ds_gate.sources.gitrefs import ref_readers, unchecked_refs
-
-            try:
-                tips = unchecked_refs(loc.root, loc.checked_out)
-                extra, found = ref_readers(loc.root, skip=skip, explicit=tips) if tips else ([], [])
-            except GitError as exc:
-                raise QuestError(f"cannot read the branches of {loc.root}: {exc}") from exc
-            out.extend(reader for reader in extra if reader.has_artifacts())
-            findings.extend(found)
+    if source == "folders" or (source == "auto" and not loc.is_git):
         return out, findings
-    if source != "folders":
-        from ds_gate.sources.gitrefs import DEFAULT_REFS, ref_readers
+    if not loc.is_git:
+        raise QuestError(f"{loc.root}: the git source needs a git repository")
+    from ds_gate.sources.gitrefs import DEFAULT_REFS, ref_readers, unchecked_refs
 
-        if not loc.is_git:
-            raise QuestError(f"{loc.root}: the git source needs a git repository")
-        try:
-            git_readers, git_findings = ref_readers(loc.root, refs or DEFAULT_REFS, extra_tips, skip)
-        except GitError as exc:
-            raise QuestError(f"cannot read the branches of {loc.root}: {exc}") from exc
-        out.extend(git_readers)
-        findings.extend(git_findings)
+    try:
+        if source == "auto":  # only the tips no folder has out, and only those holding artifacts
+            tips = unchecked_refs(loc.root, loc.checked_out)
+            tip_readers, tip_findings = ref_readers(loc.root, skip=skip, explicit=tips) if tips else ([], [])
+            tip_readers = [reader for reader in tip_readers if reader.has_artifacts()]
+        else:
+            tip_readers, tip_findings = ref_readers(loc.root, refs or DEFAULT_REFS, extra_tips, skip)
+    except GitError as exc:
+        raise QuestError(f"cannot read the branches of {loc.root}: {exc}") from exc
+    out.extend(tip_readers)
+    findings.extend(tip_findings)
     return out, findings
