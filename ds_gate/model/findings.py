@@ -126,6 +126,11 @@ class Rule:
         return {"id": self.id, "severity": self.severity, "level": self.level, "summary": self.summary}
 
 
+def rule_named(rule_id: str) -> Rule | None:
+    """The rule declared under ``rule_id`` (a plugin's too, once its module is loaded)."""
+    return _REGISTRY.get(rule_id)
+
+
 def declared_rules() -> dict[str, Rule]:
     """Every rule declared so far (import ``ds_gate.rules.registry`` for all of ds-gate's)."""
     return dict(_REGISTRY)

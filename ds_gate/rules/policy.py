@@ -18,7 +18,7 @@ from ds_gate.model.findings import (
     ERROR,
     WARNING,
     Finding,
-    declared_rules,
+    rule_named,
 )
 
 BLOCK, WARN = "block", "warn"
@@ -35,7 +35,7 @@ POLICY = {
 
 def level_of(finding: Finding) -> str:
     """A finding's level; a rule nobody declared (a plugin's loose id) counts as discipline."""
-    rule = declared_rules().get(finding.rule)
+    rule = rule_named(finding.rule)
     return rule.level if rule is not None else DISCIPLINE
 
 
