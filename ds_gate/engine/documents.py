@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ds_gate.errors import QuestError
 from ds_gate.model.findings import ERROR, Finding
-from ds_gate.model.records import Document, Quest, review_fields
+from ds_gate.model.records import Card, Document, Quest, review_fields
 from ds_gate.model.reports import DocumentsReport
 from ds_gate.rules.reading import INPUT_UNREADABLE
 from ds_gate.rules.records import REVIEW_RUNS_NOT_CHECKED
@@ -94,15 +94,14 @@ def check_documents(
     return findings, checked
 
 
-def _card(raw: bytes, path: Path, display: str) -> list[Finding] | None:
+def _card(raw: bytes, path: Path, display: str, check: Callable[[Card], list[Finding]]) -> list[Finding] | None:
     """A memory card's findings, or None for Markdown with no frontmatter (not a card)."""
-    from ds_gate.plugins import card_checker
     from ds_gate.sources.memory import parse_card
 
     parent = path.resolve().parent
     kind = parent.parent.name if parent.parent.name == "ideas" else parent.name
     card = parse_card(raw, path=path, display=display, scope="", kind=kind)
-    return None if card is None else card_checker()(card)
+    return None if card is None else check(card)
 
 
 def validate_files(paths: Iterable[str | Path], *, checkpoint: bool = False) -> tuple[DocumentsReport, bool]:
@@ -116,6 +115,7 @@ def validate_files(paths: Iterable[str | Path], *, checkpoint: bool = False) -> 
     findings: list[Finding] = []
     readable = True
     cards = 0
+    check_card: Callable[[Card], list[Finding]] | None = None  # built on the first card, once
     for given in paths_list:
         path = Path(given)
         try:
@@ -131,7 +131,11 @@ def validate_files(paths: Iterable[str | Path], *, checkpoint: bool = False) -> 
             )
             continue
         if path.suffix == ".md":
-            card_problems = _card(raw, path, str(given))
+            if check_card is None:
+                from ds_gate.plugins import card_checker
+
+                check_card = card_checker()
+            card_problems = _card(raw, path, str(given), check_card)
             if card_problems is not None:
                 cards += 1
                 findings.extend(card_problems)
