@@ -45,18 +45,21 @@ class Installed:
 def hooks_dir(quest: Path | str) -> tuple[Path, Path]:
     """(quest root, hooks folder) for any path inside a quest.
 
-    GitPython asks git here: install runs once, by hand, so its import cost does not
-    matter, and it gives one typed error for every way the repository can be unusable."""
+    git is asked through ``ds_gate.io.git`` like everywhere else (absolute git, no program
+    the quest's config names runs), and ``locate`` has already refused a ``.git`` pointer
+    that leads to another repository, so the hooks land in this quest or nowhere."""
+    from ds_gate.io.git import GitError, git
+
     loc = locate(quest)
     if not loc.is_git:
         raise QuestError(f"{loc.root} is not a git repository; there is no hooks folder to install into")
-    import git as gitpython
-
     try:
-        out = gitpython.Repo(loc.root).git.rev_parse("--path-format=absolute", "--git-common-dir", "--git-path", "hooks")
-    except gitpython.exc.GitError as exc:
+        out = git(["rev-parse", "--path-format=absolute", "--git-common-dir", "--git-path", "hooks"], loc.root)
+    except GitError as exc:
         raise QuestError(f"{loc.root}: git cannot locate the hooks folder: {exc}") from exc
-    common, hooks = (Path(line).resolve() for line in out.splitlines()[:2])
+    common, hooks = (Path(os.fsdecode(line)).resolve() for line in out.splitlines()[:2])
+    if not is_inside(loc.root, common):
+        raise QuestError(f"{loc.root}: its git folder is {common}, outside the quest; hooks are not installed there")
     if not (is_inside(common, hooks) or is_inside(loc.root, hooks)):
         raise QuestError(
             f"{loc.root}: git runs hooks from {hooks} (core.hooksPath), outside this quest; installing there "

@@ -90,35 +90,47 @@ def inferred_patcher(before: Card | None, after: Card) -> str | None:
 
 
 def changed_cards(home: Home, since: str) -> list[tuple[Card | None, Card]]:
-    """(before at ``since``, now) for each card file of ``<home>/memory`` that changed."""
-    from ds_gate.io.git import GitError, cat_file, git, split_z
-    from ds_gate.sources.memory import parse_card
-    from ds_gate.sources.paths import kind_of
+    """(before at ``since``, now) for each card file of ``<home>/memory`` that changed.
+
+    Plumbing only: the revision's tree is listed with ``ls-tree`` and each card file is
+    hashed here as git would hash it, so no git process reads the work tree (which would run
+    the memory repository's clean filters and refresh its index)."""
+    from ds_gate.io.git import GitError, blob_id, cat_file, git, split_z
+    from ds_gate.sources.memory import card_files, parse_card
 
     root = home.path / "memory"
     if since.startswith("-"):
         raise QuestError(f"--since {since!r} is not a git revision")
     try:
-        git(["rev-parse", "--verify", "--quiet", f"{since}^{{commit}}"], root)
-        names = split_z(git(["diff", "--name-only", "-z", "--relative", "--no-renames", "--diff-filter=ACMRT", since, "--"],
-                            root))
-        names += split_z(git(["ls-files", "-z", "--others", "--exclude-standard"], root))  # new, not yet added
+        commit = git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{since}^{{commit}}"], root).strip().decode()
+        object_format = git(["rev-parse", "--show-object-format"], root).strip().decode()
+        listing = split_z(git(["ls-tree", "-r", "-z", "--full-name", f"{commit}:./"], root))
     except GitError as exc:
         raise QuestError(f"cannot compare {root} with {since}: {exc} (is the global memory a git repository?)") from exc
-    names = [n for n in names if kind_of(n) is not None]
-    blobs = cat_file(root, [f"{since}:./{n}" for n in names])
-    out: list[tuple[Card | None, Card]] = []
-    for name in names:
-        path = root / name
-        kind = kind_of(name) or ""
+    then: dict[str, str] = {}
+    for entry in listing:
+        meta, _, name = entry.partition("\t")
+        mode_type_id = meta.split(" ")
+        if len(mode_type_id) == 3 and mode_type_id[1] == "blob":
+            then[name] = mode_type_id[2]
+    found: list[Finding] = []  # unreadable or linked-out files are reported with the home's cards
+    changed: list[tuple[Path, str, bytes, str | None]] = []
+    for path, kind in card_files(root, home.path, home.base, found):
         try:
             raw = path.read_bytes()
         except OSError:
             continue
-        after = parse_card(raw, path=path, display=home.display(path), scope="global", kind=kind)
+        old_id = then.get(path.relative_to(root).as_posix())
+        if old_id != blob_id(raw, object_format):
+            changed.append((path, kind, raw, old_id))
+    blobs = cat_file(root, [old_id for *_, old_id in changed if old_id])
+    out: list[tuple[Card | None, Card]] = []
+    for path, kind, raw, old_id in changed:
+        display = home.display(path)
+        after = parse_card(raw, path=path, display=display, scope="global", kind=kind)
         if after is None:
             continue
-        old = blobs.get(f"{since}:./{name}")
-        before = parse_card(old, path=path, display=home.display(path), scope="global", kind=kind) if old else None
+        old = blobs.get(old_id) if old_id else None
+        before = parse_card(old, path=path, display=display, scope="global", kind=kind) if old else None
         out.append((before if before is not None and not before.broken else None, after))
     return out

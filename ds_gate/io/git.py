@@ -1,13 +1,20 @@
-"""The one door to git: plain subprocess calls, safe for a read-only tool.
+"""The one door to git: plain subprocess calls, safe for a read-only tool on a hostile quest.
 
 Not GitPython: importing it costs ~90 ms, more than the whole commit-hook budget, and
-everything ds-gate asks of git is a handful of porcelain commands.
+everything ds-gate asks of git is a handful of plumbing commands.
 
-Every call runs with ``GIT_OPTIONAL_LOCKS=0`` (no opportunistic index refresh, so
-reading never writes the quest) and ``core.fsmonitor=false`` (a quest's config cannot
-make ds-gate start a program). The ``GIT_*`` variables git exports to hooks are dropped
-so ``-C``/``cwd`` decide which repository is read; only the hook's own index reads keep
-``GIT_INDEX_FILE``, because during ``git commit`` the staged state may live in a
+A quest's ``.git/config`` is written by an agent ds-gate does not trust, and git runs
+programs named there (gpg for ``log.showSignature``, fsmonitor, filters, diff drivers,
+pagers, transports). Every call therefore goes through ``argv()``/``_env()``, which switch
+off each program-running setting on the command line (``-c`` beats the quest's config and
+anything it ``include``s), forbid every transport (``protocol.allow=never``: a promisor
+clone cannot lazily fetch), and run ``git`` from an absolute path resolved once, before
+any ``cwd`` change, from absolute ``PATH`` entries only (an empty entry would otherwise
+mean "the quest"). Commands that would read the work tree through filters (``diff REV``,
+``status``) are never run: callers compare blobs with plumbing. ``GIT_OPTIONAL_LOCKS=0``
+keeps reads from refreshing the index. The ``GIT_*`` variables git exports to hooks are
+dropped so ``-C``/``cwd`` decide which repository is read; only the hook's own index reads
+keep ``GIT_INDEX_FILE``, because during ``git commit`` the staged state may live in a
 temporary index.
 """
 
@@ -22,31 +29,76 @@ if TYPE_CHECKING:  # pathlib costs ~4 ms to import; the commit hook's fast path 
     from collections.abc import Iterable, Sequence
     from pathlib import Path
 
-_KEEP = (
-    "GIT_CONFIG_",
+_KEEP = (  # the user's own settings (never the quest's): where git is and which config files it reads
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_NOSYSTEM",
+    "GIT_CONFIG_SYSTEM",
     "GIT_EXEC_PATH",
     "GIT_CEILING_DIRECTORIES",
     "GIT_DISCOVERY_ACROSS_FILESYSTEM",
-    "GIT_SSH",
-    "GIT_ASKPASS",
-    "GIT_ALLOW_PROTOCOL",
 )
-_SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.quotepath=off")
+# Each setting git 2.39 knows that makes a read-only command start a program, switched off.
+# Per-driver settings (filter.<x>.clean, diff.<x>.textconv) cannot be named here: the
+# commands ds-gate runs never apply filters, and diffs carry --no-ext-diff --no-textconv.
+SAFE_CONFIG = {
+    "core.fsmonitor": "false",
+    "core.sshCommand": "false",
+    "core.askPass": "false",
+    "core.gitProxy": "false",
+    "core.alternateRefsCommand": "false",
+    "core.quotepath": "off",
+    "log.showSignature": "false",
+    "gpg.program": "false",
+    "gpg.ssh.program": "false",
+    "gpg.x509.program": "false",
+    "diff.external": "false",
+    "credential.helper": "",
+    "protocol.allow": "never",
+    "uploadpack.packObjectsHook": "false",
+    "gc.auto": "0",
+    "maintenance.auto": "false",
+    "fetch.recurseSubmodules": "false",
+}
+DIFF_SAFETY = ("--no-ext-diff", "--no-textconv")  # for every diff/log: no diff driver runs
+_GIT: dict[str, str] = {}  # PATH -> git's absolute path, resolved once per process (and PATH)
 
 
 class GitError(Exception):
     """git failed, or is missing; the message is git's own first line."""
 
 
+def executable() -> str:
+    """``git``'s absolute path from the absolute entries of ``PATH``; never a relative one."""
+    search = os.environ.get("PATH", os.defpath)
+    if search not in _GIT:
+        for folder in search.split(os.pathsep):
+            candidate = os.path.join(folder, "git")
+            if os.path.isabs(folder) and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+                _GIT[search] = candidate
+                break
+        else:
+            raise GitError("git is not installed or not on PATH (only absolute PATH entries are searched)")
+    return _GIT[search]
+
+
+def argv(args: Sequence[str]) -> list[str]:
+    """The full command line for ``git args``: absolute git, no pager, every safety override."""
+    safety = [item for key, value in SAFE_CONFIG.items() for item in ("-c", f"{key}={value}")]
+    return [executable(), "--no-pager", *safety, *args]
+
+
 def _env(keep_index: bool) -> dict[str, str]:
     env = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith("GIT_") or key.startswith(_KEEP) or (keep_index and key == "GIT_INDEX_FILE")
+        if not key.startswith("GIT_") or key in _KEEP or (keep_index and key == "GIT_INDEX_FILE")
     }
     env["GIT_OPTIONAL_LOCKS"] = "0"
     env["GIT_TERMINAL_PROMPT"] = "0"
-    env["GIT_NO_LAZY_FETCH"] = "1"  # a partial clone must not fetch missing objects (git >= 2.44)
+    env["GIT_NO_LAZY_FETCH"] = "1"  # a partial clone must not fetch missing objects (git >= 2.39.4)
+    env["GIT_PROTOCOL_FROM_USER"] = "0"
+    env["GIT_NO_REPLACE_OBJECTS"] = "1"  # refs/replace/ in the quest must not swap the objects read
+    env["GIT_ALLOW_PROTOCOL"] = "none"  # beats the quest's protocol.<name>.allow: no transport at all
     return env
 
 
@@ -54,7 +106,7 @@ def git(args: Sequence[str], cwd: Path | str, *, staged: bool = False, stdin: by
     """Run ``git args`` in ``cwd`` and return stdout; ``staged`` keeps the hook's index."""
     try:
         proc = subprocess.run(
-            ["git", *_SAFE_CONFIG, *args],
+            argv(args),
             cwd=cwd,
             input=stdin,
             capture_output=True,
@@ -62,13 +114,24 @@ def git(args: Sequence[str], cwd: Path | str, *, staged: bool = False, stdin: by
             check=False,
         )
     except FileNotFoundError as exc:
-        raise GitError("git is not installed or not on PATH") from exc
+        if not os.path.isdir(cwd):
+            raise GitError(f"{cwd} does not exist") from exc
+        raise GitError(f"git could not be started ({executable()}: {exc.strerror})") from exc
     except NotADirectoryError as exc:
         raise GitError(f"{cwd} is not a directory") from exc
+    except PermissionError as exc:
+        raise GitError(f"{cwd} cannot be entered ({exc.strerror})") from exc
     if proc.returncode != 0:
         message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitError(message[0] if message else f"git {args[0]} exited {proc.returncode}")
     return proc.stdout
+
+
+def blob_id(data: bytes, object_format: str = "sha1") -> str:
+    """The id git gives ``data`` as a blob (``git hash-object`` without filters), computed here."""
+    import hashlib
+
+    return hashlib.new(object_format, b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def split_z(output: bytes) -> list[str]:
@@ -120,5 +183,6 @@ def cat_file_check(cwd: Path | str, names: Iterable[str]) -> dict[str, tuple[str
 def staged_names(cwd: Path | str) -> list[str]:
     """Paths (relative to the workspace top) added, copied, modified or retyped in the index:
     what a commit stages, honouring the hook's ``GIT_INDEX_FILE``."""
-    out = git(["diff", "--cached", "--name-only", "-z", "--no-renames", "--diff-filter=ACMRT"], cwd, staged=True)
+    out = git(["diff", "--cached", *DIFF_SAFETY, "--name-only", "-z", "--no-renames", "--diff-filter=ACMRT"], cwd,
+              staged=True)
     return split_z(out)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 
-from ds_gate.io.git import GitError, cat_file, cat_file_check, git, split_z
+from ds_gate.io.git import DIFF_SAFETY, GitError, cat_file, cat_file_check, git, split_z
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Workspace
 from ds_gate.rules.reading import (
@@ -247,5 +247,6 @@ def pushed_refs(stdin_text: str) -> list[tuple[str, str, str, str]]:
 
 def names_in_range(root: Path, tip: str) -> list[str]:
     """Files touched by the commits of ``tip`` that no remote-tracking ref has yet."""
-    return sorted(set(split_z(git(["log", "-z", "--format=", "--name-only", "--no-renames", tip, "--not", "--remotes"],
-                                  root))))
+    out = git(["log", "--no-show-signature", *DIFF_SAFETY, "-z", "--format=", "--name-only", "--no-renames", tip, "--not",
+               "--remotes"], root)
+    return sorted(set(split_z(out)))

@@ -76,6 +76,17 @@ def _worktree_list(path: Path) -> list[tuple[Path, str | None, bool, bool]]:
     return entries
 
 
+def _git_pointer(start: Path) -> str:
+    """The file that sent git elsewhere: a ``.git`` file (``gitdir:``) or ``.git/commondir``."""
+    for folder in (start, *start.parents):
+        dotgit = folder / ".git"
+        if dotgit.is_file() or dotgit.is_symlink():
+            return str(dotgit)
+        if dotgit.is_dir():
+            return str(dotgit / "commondir") if (dotgit / "commondir").exists() else str(dotgit)
+    return "a git pointer above it"
+
+
 def _folder_root(path: Path) -> Path | None:
     parts = path.parts
     for i in range(len(parts) - 3, 0, -1):
@@ -101,6 +112,12 @@ def locate(path: Path | str) -> Location:
     if not entries or entries[0][3]:
         raise QuestError(f"{start}: a bare git repository is not a quest (no working tree)")
     root = entries[0][0].resolve()
+    if not is_inside(root, start):
+        raise QuestError(
+            f"{start}: git says this folder's repository is {root}, which is neither it nor a folder above it; "
+            f"{_git_pointer(start)} points there. ds-gate reads only the quest it is given: remove the pointer "
+            "(a quest is its own git repository) or pass the quest root itself"
+        )
     loc = Location(root=root, top=root, is_git=True, checked_out={b for _, b, _, _ in entries if b},
                    root_branch=entries[0][1])
     for wt, branch, prunable, _ in entries[1:]:
