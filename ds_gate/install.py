@@ -113,7 +113,12 @@ def install_home(home: Path | str) -> tuple[list[Installed], list[str], list[str
     installed: list[Installed] = []
     skipped: list[str] = []
     failed: list[str] = []
+    home_real = Path(os.path.realpath(quests_dir.parent))
     for quest in sorted(p for p in quests_dir.iterdir() if p.is_dir()):
+        real = Path(os.path.realpath(quest))
+        if quest.is_symlink() and not is_inside(home_real, real):
+            skipped.append(f"skipped {quest}: a symbolic link to {real}, outside the home (not followed)")
+            continue
         if not (quest / ".git").exists():
             skipped.append(f"skipped {quest}: not a git repository")
             continue

@@ -48,9 +48,10 @@ def list_recent(quest: Path | str, kind: str | None = None, limit: int = 20, *, 
             if kind is not None and line.get("kind") != kind:
                 continue
             aid = line.get("artifact_id")
-            if isinstance(aid, str) and aid not in best:
-                best[aid] = {"artifact_id": aid, "kind": line.get("kind"), "status": line.get("status"),
-                             "updated_at": line.get("updated_at"), "summary": line.get("summary"),
+            if isinstance(aid, str) and aid not in best:  # an index line is the agent's text: only strings kept
+                text = {key: value if isinstance(value := line.get(key), str) else None
+                        for key in ("kind", "status", "updated_at", "summary")}
+                best[aid] = {"artifact_id": aid, **text, "summary": (text["summary"] or "")[:400] or None,
                              "workspace": reader.workspace.rel, "path": None}
     ordered = sorted(best.values(), key=lambda i: (-timestamp(i["updated_at"]), i["artifact_id"]))
     return ordered[:limit]

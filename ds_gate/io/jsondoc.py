@@ -66,7 +66,7 @@ def _member_start(text: str, i: int, key: str | int) -> int | None:
     opener = text[i]
     i = _skip_ws(text, i + 1)
     if opener == "[":
-        if not isinstance(key, int) and not (isinstance(key, str) and key.isdigit()):
+        if not isinstance(key, int) and not (isinstance(key, str) and key.isascii() and key.isdigit()):
             return None
         wanted, index = int(key), 0
         while i < len(text) and text[i] != "]":

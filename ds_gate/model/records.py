@@ -124,7 +124,7 @@ class Decision:
 def timestamp(value: str | None) -> float:
     """An ISO 8601 time as seconds since the epoch (naive = UTC); missing or unparseable
     sorts oldest. One reading for deduplication, recall and recent."""
-    if not value:
+    if not value or not isinstance(value, str):  # `updated_at: 5` in an index line sorts oldest too
         return float("-inf")
     from datetime import datetime, timezone
 
@@ -139,7 +139,7 @@ def timestamp(value: str | None) -> float:
 
 def same_quest(a: str, b: str) -> bool:
     """Quest ids compare as text, except that YAML turns an unquoted ``001`` into 1."""
-    return a == b or (a.isdigit() and b.isdigit() and int(a) == int(b))
+    return a == b or (a.isascii() and a.isdigit() and b.isascii() and b.isdigit() and int(a) == int(b))
 
 
 def text_of(value: Any) -> str | None:

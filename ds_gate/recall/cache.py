@@ -1,22 +1,27 @@
-"""Parsed cards by (path, mtime_ns, size), in SQLite in the user's cache folder; never required.
+"""Parsed cards by (path, mtime_ns, size, inode), in SQLite in the user's cache folder; never required.
 
 SQLite makes it atomic and safe with two processes at once; a corrupt cache is rebuilt,
-an unwritable home only costs speed.
+an unwritable home only costs speed. The cache is only used when neither its folder nor
+its files are symbolic links and the folder is the user's own and not writable by others:
+a quest's agent must not be able to point the cache at a file it wants overwritten, or
+hand recall rows it wrote itself. A row is used only when the card file's stat still
+matches it, and a row that does not decode is re-read from the card.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
 CACHE_NAME = "recall-cache.sqlite3"
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 
 
 class Cache:
-    """Parsed cards by (path, mtime_ns, size), in SQLite in the user's cache folder; never required."""
+    """Parsed cards by (path, mtime_ns, size, inode), in SQLite in the user's cache folder; never required."""
 
     def __init__(self, folder: Path | None, name: str = CACHE_NAME) -> None:
         self.db: sqlite3.Connection | None = None
@@ -25,17 +30,21 @@ class Cache:
         path = folder / name
         for attempt in range(2):
             try:
-                folder.mkdir(parents=True, exist_ok=True)
+                folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+                if not trusted(folder, name):
+                    return
                 db = sqlite3.connect(path, timeout=10, isolation_level=None)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
                 db.execute("CREATE TABLE IF NOT EXISTS cards (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, "
-                           "entry TEXT)")
+                           "ino INTEGER, entry TEXT)")
                 row = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
                 if row is None:
                     db.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(CACHE_VERSION),))
                 elif row[0] != str(CACHE_VERSION):
-                    db.execute("DELETE FROM cards")
+                    db.execute("DROP TABLE cards")
+                    db.execute("CREATE TABLE cards (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ino INTEGER, "
+                               "entry TEXT)")
                     db.execute("UPDATE meta SET value=? WHERE key='version'", (str(CACHE_VERSION),))
                 db.execute("SELECT count(*) FROM cards").fetchone()
                 self.db = db
@@ -50,14 +59,15 @@ class Cache:
             except OSError:
                 return  # a read-only home: recall works, uncached
 
-    def load(self, paths: Sequence[str]) -> dict[str, tuple[int, int, str]]:
+    def load(self, paths: Sequence[str]) -> dict[str, tuple[object, object, object, object]]:
+        """Rows as stored: the caller compares each with the file's stat (a row may hold anything)."""
         if self.db is None or not paths:
             return {}
         try:
-            rows = self.db.execute("SELECT path, mtime_ns, size, entry FROM cards").fetchall()
+            rows = self.db.execute("SELECT path, mtime_ns, size, ino, entry FROM cards").fetchall()
         except sqlite3.DatabaseError:
             return {}
-        return {p: (m, s, e) for p, m, s, e in rows}
+        return {p: (m, s, i, e) for p, m, s, i, e in rows if isinstance(p, str)}
 
     def forget(self, roots: list[Path], present: set[str]) -> None:
         """Drop the rows of cards that were removed from the folders just scanned."""
@@ -73,12 +83,32 @@ class Cache:
         except sqlite3.Error:
             pass
 
-    def store(self, rows: list[tuple[str, int, int, str]]) -> None:
+    def store(self, rows: list[tuple[str, int, int, int, str]]) -> None:
         if self.db is None or not rows:
             return
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
-                self.db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?)", rows)
+                self.db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?, ?)", rows)
         except sqlite3.Error:
             pass  # another process holds it longer than the timeout: the next run stores them
+
+
+def trusted(folder: Path, name: str) -> bool:
+    """The cache folder is a real folder of this user, writable by no one else, and the cache
+    files in it are not symbolic links."""
+    try:
+        info = os.lstat(folder)
+        if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+            return False
+        if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & 0o022):
+            return False
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                if stat.S_ISLNK(os.lstat(folder / f"{name}{suffix}").st_mode):
+                    return False
+            except FileNotFoundError:
+                pass
+    except OSError:
+        return False
+    return True

@@ -68,10 +68,16 @@ def encode(entry: Entry | None) -> str:
 
 
 def decode(text: str, scope: str, path: str) -> Entry | None:
+    """A cache row back into an Entry; ValueError for anything ``encode`` would not have written."""
     data = json.loads(text)
     if data is None:
         return None
+    if not isinstance(data, list) or len(data) != 8:
+        raise ValueError("not a cache row")
     card_id, title, claim, tags, kind, quest_id, updated, body = data
+    if not (isinstance(tags, list) and all(isinstance(t, str) for t in tags)
+            and all(v is None or isinstance(v, str) for v in (card_id, title, claim, kind, quest_id, updated, body))):
+        raise ValueError("not a cache row")
     tags = tuple(tags)
     return Entry(card_id, title, claim, tags, frozenset(normalize_tags(tags)), kind, scope, quest_id, updated, path, body,
                  timestamp(updated))

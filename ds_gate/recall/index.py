@@ -70,7 +70,7 @@ class Index:
         for root in self.roots:
             files.extend((path, kind, root.scope) for path, kind in card_files(root.memory, root.contain, None, findings))
         cached = self.cache.load([str(p) for p, _, _ in files])
-        fresh: list[tuple[str, int, int, str]] = []
+        fresh: list[tuple[str, int, int, int, str]] = []
         entries: list[Entry] = []
         for path, kind, scope in files:
             key = str(path)
@@ -78,17 +78,21 @@ class Index:
                 st = os.stat(path)
             except OSError:
                 continue
-            hit = cached.get(key)
-            if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
-                entry = decode(hit[2], scope, key)
-            else:
+            row = cached.get(key)
+            entry, fresh_read = None, True
+            if row is not None and row[:3] == (st.st_mtime_ns, st.st_size, st.st_ino) and isinstance(row[3], str):
+                try:
+                    entry, fresh_read = decode(row[3], scope, key), False
+                except (ValueError, RecursionError):  # a row this version did not write: read the card instead
+                    pass
+            if fresh_read:
                 try:
                     raw = path.read_bytes()
                 except OSError:
                     continue
                 card = parse_card(raw, path=path, display=key, scope=scope, kind=kind)
                 entry = entry_from_card(card, scope) if card is not None else None
-                fresh.append((key, st.st_mtime_ns, st.st_size, encode(entry)))
+                fresh.append((key, st.st_mtime_ns, st.st_size, st.st_ino, encode(entry)))
             if entry is not None:
                 entries.append(entry)
         self.cache.store(fresh)

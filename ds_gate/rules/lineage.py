@@ -122,7 +122,7 @@ def chain_findings(card: Card, runs_of: RunsOf) -> list[Finding]:
             else:
                 identity = resolved
             quest = runs.quest_id
-        key = (quest.lstrip("0") if quest.isdigit() else quest, identity)
+        key = (quest.lstrip("0") if quest.isascii() and quest.isdigit() else quest, identity)
         if key in seen:
             add(LINEAGE_REPEATED_ENTRY, ("lineage", i),
                 f"lineage[{i}] repeats lineage[{seen[key]}] (quest {quest}, run {identity})",

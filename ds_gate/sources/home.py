@@ -19,8 +19,11 @@ from ds_gate.sources.memory import display_path, read_cards, resolve_home
 
 
 def valid_quest_id(value: str) -> bool:
-    """One path component: a lineage entry must never lead a path out of ``<home>/quests``."""
-    return bool(value) and value not in (".", "..") and not any(c in value for c in "/\\\0") and value == value.strip()
+    """One path component: a lineage entry must never lead a path out of ``<home>/quests``
+    (``²`` is a digit to ``str.isdigit`` but not to ``int``; names past 255 bytes make
+    every file-system call fail)."""
+    return (bool(value) and value not in (".", "..") and not any(c in value for c in "/\\\0") and value == value.strip()
+            and len(value.encode("utf-8", "surrogateescape")) <= 255)  # longer cannot be a folder name
 
 
 LoadQuest = Callable[[Path], Quest]
@@ -74,9 +77,9 @@ class Home:
             return f"{quest_id!r} is not a quest id (it must be one folder name, with no '/' or '..')"
         quests = self.path / "quests"
         folder = quests / quest_id
-        if not folder.is_dir() and quest_id.isdigit():  # `quest: 1` for the folder 001
-            folder = next((p for p in sorted(_subfolders(quests)) if p.name.isdigit() and int(p.name) == int(quest_id)),
-                          folder)
+        if not folder.is_dir() and quest_id.isascii() and quest_id.isdigit():  # `quest: 1` for the folder 001
+            folder = next((p for p in sorted(_subfolders(quests)) if p.name.isascii() and p.name.isdigit()
+                           and int(p.name) == int(quest_id)), folder)
         if not folder.is_dir():
             return f"no quest {quest_id} in {self.display(quests)}"
         real = Path(os.path.realpath(folder))

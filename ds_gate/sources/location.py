@@ -255,7 +255,15 @@ def _research_head(root: Path, findings: list[Finding]) -> Path | None:
     if not isinstance(head, str) or not head.strip():
         return None
     candidate = Path(head) if os.path.isabs(head) else root / head
-    if candidate.is_dir():
+    if _is_dir(candidate):
         return candidate
     rebased = _rebase_stale(root, head)
-    return rebased if rebased is not None and rebased.is_dir() else None
+    return rebased if rebased is not None and _is_dir(rebased) else None
+
+
+def _is_dir(path: Path) -> bool:
+    """``Path.is_dir`` that says no, rather than raising, for a name too long or a folder it cannot enter."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False

@@ -120,7 +120,7 @@ def scalar_text(value: Any) -> str | None:
 def quest_id_of(meta: Mapping[str, Any], root: Path) -> str:
     value = meta.get("quest_id")
     # `quest_id: 001` written by hand loads as int 1; the folder keeps the padding.
-    if isinstance(value, int) and not isinstance(value, bool) and root.name.isdigit() and int(root.name) == value:
+    if isinstance(value, int) and not isinstance(value, bool) and root.name.isascii() and root.name.isdigit() and int(root.name) == value:
         return root.name
     return scalar_text(value) or root.name
 

@@ -88,6 +88,11 @@ def deleted_worktree(quest: ExampleQuest) -> None:
     shutil.rmtree(path)
 
 
+def research_state(quest: ExampleQuest, state: dict) -> None:
+    (quest.root / ".ds").mkdir(exist_ok=True)
+    (quest.root / ".ds" / "research_state.json").write_text(json.dumps(state))
+
+
 def lineage_of(quest: ExampleQuest, entries: list, promoted: str | None = None) -> None:
     import yaml
 
@@ -178,4 +183,23 @@ CASES = [
     Case(".ds-gate.yaml linked out", lambda q: link_out(q, ".ds-gate.yaml", "waivers: []\n"), "waiver.invalid", 1),
     Case(".ds-gate.yaml nested 30000 deep", lambda q: (q.root / ".ds-gate.yaml").write_text("waivers: " + "[" * 30000),
          "waiver.invalid", 1),
+    # issue 15.10: values that once ended in exit 3
+    Case("lineage quest is a superscript digit", lambda q: lineage_of(q, [{"quest": "\u00b2", "run": "run-1"}]),
+         "lineage.unknown-quest", 1, ("lineage",)),
+    Case("lineage quest 300 characters", lambda q: lineage_of(q, [{"quest": "q" * 300, "run": "run-1"}]),
+         "lineage.unknown-quest", 1, ("lineage",)),
+    Case("research_head_worktree_root 300 characters", lambda q: research_state(q, {"research_head_worktree_root": "/" + "w" * 300}),
+         None, 0),
+    Case("index path 300 characters", lambda q: append(index(q), json.dumps(
+        {"artifact_id": "run-long", "kind": "run", "path": "a/" + "p" * 300 + ".json"}).encode() + b"\n"), None, 0),
+    Case("index updated_at is a number (recent)", lambda q: append(index(q), b'{"artifact_id": "run-n", "kind": "run", '
+         b'"updated_at": 5}\n'), None, 0, ("recent",)),
+    Case("index kind is a list (recent)", lambda q: append(index(q), b'{"artifact_id": "run-k", "kind": ["run"]}\n'),
+         None, 0, ("recent",)),
+    Case("record 5000-digit integer", lambda q: run_record(q).write_text(
+        run_record(q).read_text().rstrip().rstrip("}") + ', "n": ' + "9" * 5000 + "}"), "artifact.invalid-json", 1),
+    Case("card 5000-digit integer", lambda q: card(q, "---\nid: k\ntitle: t\nclaim: c\nn: " + "9" * 5000 + "\n---\nb\n"),
+         None, 1),
+    Case("waiver expires on an impossible date", lambda q: (q.root / ".ds-gate.yaml").write_text(
+        "waivers:\n  - rule: coverage.pending\n    reason: r\n    expires: 2026-02-30\n"), "waiver.invalid", 1),
 ]

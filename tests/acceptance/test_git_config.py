@@ -225,3 +225,13 @@ def test_a_planted_git_pointer_to_another_quest_is_refused(pointer, make_quest, 
         err = capsys.readouterr().err
         assert str(named) in err and "Traceback" not in err
     assert sorted(p.name for p in (b.root / ".git" / "hooks").iterdir()) == hooks_before
+
+
+def test_a_missing_folder_is_not_reported_as_git_missing(tmp_path) -> None:
+    """Issue 15.15: the message names what is wrong (the folder), not git."""
+    from ds_gate.io.git import GitError
+    from ds_gate.io.git import git as run_git
+
+    with pytest.raises(GitError) as caught:
+        run_git(["rev-parse", "--git-dir"], tmp_path / "no-such-folder")
+    assert "does not exist" in str(caught.value) and "not installed" not in str(caught.value)

@@ -181,6 +181,19 @@ def test_install_home_covers_every_quest_and_skips_other_folders(home, make_ques
     assert "skipped" in out and "notes" in out
 
 
+def test_install_home_does_not_follow_a_quest_link_out_of_the_home(home, tmp_path, capsys) -> None:
+    """Issue 15.15: ``quests/<link>`` to a repository elsewhere is skipped, its hooks untouched."""
+    from ds_gate.example_quest import ExampleQuest
+
+    elsewhere = ExampleQuest(tmp_path / "elsewhere" / "009", "009").create()
+    (home / "quests" / "009").symlink_to(elsewhere.root)
+    hooks_before = sorted(p.name for p in (elsewhere.root / ".git" / "hooks").iterdir())
+    assert main(["install", "--home", str(home)]) == 0
+    out = capsys.readouterr().out
+    assert "outside the home (not followed)" in out
+    assert sorted(p.name for p in (elsewhere.root / ".git" / "hooks").iterdir()) == hooks_before
+
+
 def test_install_refuses_a_hooks_path_outside_the_quest(make_quest, tmp_path, capsys) -> None:
     quest = make_quest()
     git(quest.root, "config", "core.hooksPath", str(tmp_path / "shared-hooks"))

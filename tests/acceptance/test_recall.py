@@ -284,3 +284,46 @@ def test_every_name_the_package_exports_resolves() -> None:
 
     assert package.MAX_LIMIT == 200
     assert all(getattr(package, name) is not None for name in package.__all__)
+
+
+@pytest.mark.parametrize("row", ["[[[", '["only", "two"]', '[1, 2, 3, 4, 5, 6, 7, 8]', "5", '"text"'])
+def test_a_corrupt_cache_row_is_read_again_from_the_card(home, tmp_path, row) -> None:
+    """Issue 15.10/15.15: a row recall did not write (same stat, bad entry) costs a re-read, never exit 3."""
+    import sqlite3
+
+    card(home, "k-1", ["topic:a"], "2026-01-01T00:00:00+00:00", claim="from the file")
+    env = {**os.environ, "DS_GATE_CACHE_DIR": str(tmp_path / "cache")}
+    args = [sys.executable, "-m", "ds_gate", "recall", "--tags", "topic:a", "--home", str(home), "--format", "json"]
+    assert subprocess.run(args, capture_output=True, env=env).returncode == 0
+    [db] = list((tmp_path / "cache").glob("recall-*.sqlite3"))
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE cards SET entry = ?", (row,))
+    for extra in ([], ["--refresh"]):
+        done = subprocess.run([*args, *extra], capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["results"][0]["claim"] == "from the file"
+
+
+def test_the_cache_is_never_written_through_a_symbolic_link(home, tmp_path) -> None:
+    """Issue 15.15: a planted link (the cache folder, or the cache file) is not followed: recall
+    runs uncached and the link's target is untouched."""
+    from ds_gate.io.cache_dir import cache_name
+
+    card(home, "k-1", ["topic:a"], "2026-01-01T00:00:00+00:00", claim="c")
+    target = tmp_path / "victim"
+    target.mkdir()
+    args = [sys.executable, "-m", "ds_gate", "recall", "--tags", "topic:a", "--home", str(home), "--format", "json"]
+    linked_folder = tmp_path / "linked-cache"
+    linked_folder.symlink_to(target)
+    done = subprocess.run(args, capture_output=True, text=True, env={**os.environ, "DS_GATE_CACHE_DIR": str(linked_folder)})
+    assert done.returncode == 0 and json.loads(done.stdout)["results"][0]["claim"] == "c"
+    assert list(target.iterdir()) == []
+
+    folder = tmp_path / "cache"
+    folder.mkdir(mode=0o700)
+    victim = target / "precious.txt"
+    victim.write_text("keep me\n")
+    (folder / cache_name("recall", home.resolve())).symlink_to(victim)
+    done = subprocess.run(args, capture_output=True, text=True, env={**os.environ, "DS_GATE_CACHE_DIR": str(folder)})
+    assert done.returncode == 0 and json.loads(done.stdout)["results"][0]["claim"] == "c"
+    assert victim.read_text() == "keep me\n" and sorted(p.name for p in target.iterdir()) == ["precious.txt"]
