@@ -206,7 +206,7 @@ class Collector:
         if entry.path is None or not self._inside(entry.path, ws):
             return False
         full = Path(os.path.realpath(entry.path if os.path.isabs(entry.path) else ws.path / entry.path))
-        if not full.is_file():  # only regular files: a FIFO or device would block or never end
+        if not os.path.isfile(full):  # only regular files (a FIFO would block); an unreadable folder says False
             return False
         display = full.relative_to(self.root).as_posix()
         try:

@@ -29,10 +29,8 @@ if TYPE_CHECKING:  # pathlib costs ~4 ms to import; the commit hook's fast path 
     from collections.abc import Iterable, Sequence
     from pathlib import Path
 
-_KEEP = (  # the user's own settings (never the quest's): where git is and which config files it reads
-    "GIT_CONFIG_GLOBAL",
-    "GIT_CONFIG_NOSYSTEM",
-    "GIT_CONFIG_SYSTEM",
+_KEEP = (  # the user's own settings (never the quest's): where git is, which config it reads
+    "GIT_CONFIG",  # GIT_CONFIG_GLOBAL/SYSTEM/NOSYSTEM/COUNT/KEY_n/VALUE_n/PARAMETERS: ds-gate's -c still wins
     "GIT_EXEC_PATH",
     "GIT_CEILING_DIRECTORIES",
     "GIT_DISCOVERY_ACROSS_FILESYSTEM",
@@ -91,7 +89,7 @@ def _env(keep_index: bool) -> dict[str, str]:
     env = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith("GIT_") or key in _KEEP or (keep_index and key == "GIT_INDEX_FILE")
+        if not key.startswith("GIT_") or key.startswith(_KEEP) or (keep_index and key == "GIT_INDEX_FILE")
     }
     env["GIT_OPTIONAL_LOCKS"] = "0"
     env["GIT_TERMINAL_PROMPT"] = "0"

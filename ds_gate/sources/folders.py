@@ -40,20 +40,25 @@ class FolderReader:
         self._dir = self._checked(workspace.path / "artifacts", "artifacts")
 
     def _checked(self, path: Path, rel: str) -> Path | None:
-        """``path`` if it may be read: missing is quiet, a link out of the quest is reported."""
-        if not path.is_symlink():
-            return path if path.exists() else None
-        real = Path(os.path.realpath(path))
-        if not is_inside(self.root, real):
-            self.findings.append(symlink_outside(self.workspace.display(rel), str(real)))
+        """``path`` if it may be read: missing is quiet, a link out of the quest is reported,
+        and so is a path the user may not look at (an unreadable folder is never "empty")."""
+        try:
+            if not path.is_symlink():
+                return path if path.exists() else None
+            real = Path(os.path.realpath(path))
+            if not is_inside(self.root, real):
+                self.findings.append(symlink_outside(self.workspace.display(rel), str(real)))
+                return None
+            return real if real.exists() else None
+        except OSError as exc:
+            self.findings.append(unreadable(self.workspace.display(rel), exc, severity=ERROR))
             return None
-        return real if real.exists() else None
 
     def _index_path(self) -> Path | None:
         if self._dir is None:
             return None
         path = self._checked(self._dir / INDEX_NAME, f"artifacts/{INDEX_NAME}")
-        if path is None or not path.is_file():  # a FIFO would block the read forever
+        if path is None or not os.path.isfile(path):  # a FIFO would block the read forever
             return None
         return path
 
@@ -76,7 +81,8 @@ class FolderReader:
         names: list[str] = []
         try:
             subdirs = sorted(e.name for e in os.scandir(self._dir) if e.is_dir() and e.name not in skip)
-        except OSError:
+        except OSError as exc:
+            self.findings.append(unreadable(self.workspace.display("artifacts"), exc, severity=ERROR))
             return []
         for sub in subdirs:
             folder = self._checked(self._dir / sub, f"artifacts/{sub}")

@@ -19,6 +19,7 @@ from ds_gate.io.git import GitError, git
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Workspace
 from ds_gate.rules.reading import (
+    ARTIFACT_UNREADABLE,
     QUEST_NOT_GIT,
     QUEST_RESEARCH_STATE_INVALID,
     WORKSPACE_MISSING,
@@ -125,7 +126,7 @@ def locate(path: Path | str) -> Location:
     # the workspace holding `start`: the deepest worktree that contains it
     best = root
     for wt, _, _, _ in entries:
-        if wt.exists():
+        if _is_dir(wt):
             resolved = wt.resolve()
             if is_inside(resolved, start) and len(resolved.parts) > len(best.parts):
                 best = resolved
@@ -184,7 +185,12 @@ def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
     findings: list[Finding] = []
     candidates: list[tuple[Path, str | None, str]] = [(root, None, "quest root")]
     for wt, branch, prunable in loc.registered:
-        if prunable or not wt.is_dir():
+        if not prunable and _unenterable(wt):
+            findings.append(ARTIFACT_UNREADABLE.at(
+                None, f"cannot enter the registered worktree {wt}: {_unenterable(wt)}; its artifacts are not read",
+                hint="check the folder's permissions; ds-gate only reads it"))
+            continue
+        if prunable or not _is_dir(wt):
             findings.append(
                 WORKSPACE_MISSING.at(
                     None,
@@ -197,8 +203,13 @@ def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
     wt_dir = root / ".ds" / "worktrees"
     try:
         folders = sorted(entry.path for entry in os.scandir(wt_dir) if entry.is_dir())
-    except OSError:
+    except FileNotFoundError:
         folders = []
+    except OSError as exc:
+        folders = []
+        findings.append(ARTIFACT_UNREADABLE.at(
+            None, f"cannot list {wt_dir.relative_to(root).as_posix()}: {exc.strerror}; worktrees there are not read",
+            hint="check the folder's permissions; ds-gate only reads it"))
     candidates.extend((Path(p), None, "folder under .ds/worktrees") for p in folders)
     head = _research_head(root, findings)
     if head is not None:
@@ -231,7 +242,12 @@ def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
 
 def _research_head(root: Path, findings: list[Finding]) -> Path | None:
     path = root / ".ds" / "research_state.json"
-    target = linked_outside(root, path)
+    try:
+        target = linked_outside(root, path)
+    except OSError as exc:  # .ds cannot be entered
+        findings.append(QUEST_RESEARCH_STATE_INVALID.at(".ds/research_state.json", f"cannot read .ds: {exc.strerror}; "
+                                                        "research_head_worktree_root ignored"))
+        return None
     if target is not None:
         findings.append(QUEST_RESEARCH_STATE_INVALID.at(
             ".ds/research_state.json", f".ds/research_state.json is a symbolic link to {target}, outside the quest; not followed",
@@ -259,6 +275,17 @@ def _research_head(root: Path, findings: list[Finding]) -> Path | None:
         return candidate
     rebased = _rebase_stale(root, head)
     return rebased if rebased is not None and _is_dir(rebased) else None
+
+
+def _unenterable(path: Path) -> str | None:
+    """Why a folder that exists cannot be listed (permissions), or None."""
+    try:
+        os.scandir(path).close()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
 
 
 def _is_dir(path: Path) -> bool:

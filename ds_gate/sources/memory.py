@@ -236,11 +236,17 @@ def _contained(path: Path, contain: Path, display: str, findings: list[Finding])
 def card_files(root: Path, contain: Path, base: Path | None, findings: list[Finding]) -> list[tuple[Path, str]]:
     """(file, kind) of every ``*.md`` MemoryService would list or read, in a stable order."""
     out: list[tuple[Path, str]] = []
-    if not root.is_dir() or not _contained(root, contain, display_path(root, base), findings):
+    if not os.path.isdir(root) or not _contained(root, contain, display_path(root, base), findings):
         return out
     for kind in MEMORY_KINDS:
         folder = root / kind
-        if not folder.is_dir() or not _contained(folder, contain, display_path(folder, base), findings):
+        try:
+            if not folder.is_dir():
+                continue
+        except OSError as exc:  # the memory folder cannot be entered: say so, never "no cards"
+            findings.append(_unreadable(display_path(root, base), exc))
+            return out
+        if not _contained(folder, contain, display_path(folder, base), findings):
             continue
         out.extend(_md_files(folder, kind, contain, base, findings, nested=kind == "ideas"))
     return out

@@ -294,3 +294,63 @@ def test_a_quest_yaml_linked_out_of_the_quest_is_not_followed_and_stops_closure(
     link_out(quest, "quest.yaml", "startup_contract: {experience_distill: off}\n")
     done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(quest.root)], capture_output=True, text=True)
     assert done.returncode == 2 and "symbolic link" in done.stderr and "not followed" in done.stderr
+
+
+UNREADABLE = ["worktree", "artifacts", "runs", ".ds", "memory"]
+
+
+@pytest.fixture
+def shared_quest(tmp_path_factory):
+    """A quest any user may read (tmp_path is root-only), and a git config trusting it."""
+    import stat
+    import tempfile
+
+    from ds_gate.example_quest import ExampleQuest
+
+    base = Path(tempfile.mkdtemp(prefix="ds-gate-perm-"))
+    base.chmod(0o755)
+    quest = ExampleQuest(base / "home" / "quests" / "001", "001").create()
+    wt = quest.worktree("idea-a", "idea/001-a")
+    quest.run(wt, "main-001")
+    quest.checkpoint(wt, "record")
+    quest.run(quest.root, "main-002")
+    quest.card("quest", "A lesson", claim="c")
+    quest.checkpoint(quest.root, "record")
+    config = base / "gitconfig"
+    config.write_text("[safe]\n\tdirectory = *\n")
+    for folder, dirs, files in os.walk(base):
+        for name in [*dirs, *files]:
+            path = Path(folder) / name
+            if not path.is_symlink():
+                path.chmod(path.stat().st_mode | stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
+                           | (0o111 if path.is_dir() else 0))
+    yield quest, wt, config
+    for folder, dirs, _ in os.walk(base):
+        for name in dirs:
+            (Path(folder) / name).chmod(0o755)
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.parametrize("target", UNREADABLE)
+def test_a_folder_the_user_cannot_read_is_a_finding_and_closure_fails_closed(target, shared_quest) -> None:
+    """Issue 15.10: ``chmod 000`` on a worktree, ``artifacts``, ``runs``, ``.ds`` or ``memory``. Run
+    as an unprivileged user (root reads through permissions): never exit 3, never passes blind."""
+    quest, wt, config = shared_quest
+    folder = {"worktree": wt, "artifacts": quest.root / "artifacts", "runs": quest.root / "artifacts" / "runs",
+              ".ds": quest.root / ".ds", "memory": quest.root / "memory"}[target]
+    as_user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+    env = {**os.environ, "HOME": str(config.parent), "GIT_CONFIG_GLOBAL": str(config), "DS_GATE_CACHE_DIR": "",
+           "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    folder.chmod(0o000)
+    try:
+        results = {cmd: subprocess.run([*as_user, sys.executable, "-m", "ds_gate", cmd, str(quest.root), "--format", "json"],
+                                       capture_output=True, text=True, env=env) for cmd in ("check", "closure", "recent")}
+    finally:
+        folder.chmod(0o755)
+    for cmd, done in results.items():
+        assert done.returncode in (0, 1), (cmd, done.stderr)
+        assert "Traceback" not in done.stderr
+        json.loads(done.stdout)
+    closure = json.loads(results["closure"].stdout)
+    assert results["closure"].returncode == 1
+    assert any("cannot" in f["message"] for f in closure["findings"]), closure["findings"]
