@@ -29,6 +29,21 @@ def _indent(text: str) -> str:
 
 
 def run_demo(directory: str | None = None, *, fmt: str = "text") -> int:
+    """The demo's git calls and its hook see the demo's home and no user git config; the
+    caller's environment is restored afterwards (the API may be called from a longer process)."""
+    names = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "DEEPSCIENTIST_HOME")
+    saved = {name: os.environ.get(name) for name in names}
+    try:
+        return _run_demo(directory, fmt)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _run_demo(directory: str | None, fmt: str) -> int:
     from ds_gate.engine.gate import evaluate
     from ds_gate.example_quest import CheckpointRejected, ExampleQuest
     from ds_gate.install import install

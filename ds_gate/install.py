@@ -108,18 +108,22 @@ def install(quest: Path | str) -> list[Installed]:
 def install_home(home: Path | str) -> tuple[list[Installed], list[str], list[str]]:
     """Every quest under ``<home>/quests``: (installed, skipped folders, failures), one line each."""
     quests_dir = Path(home).expanduser() / "quests"
-    if not quests_dir.is_dir():
+    if not os.path.isdir(quests_dir):
         raise QuestError(f"{quests_dir} does not exist; --home takes a DeepScientist home (the folder holding quests/)")
     installed: list[Installed] = []
     skipped: list[str] = []
     failed: list[str] = []
     home_real = Path(os.path.realpath(quests_dir.parent))
-    for quest in sorted(p for p in quests_dir.iterdir() if p.is_dir()):
+    try:
+        quests = sorted(Path(e.path) for e in os.scandir(quests_dir) if e.is_dir())
+    except OSError as exc:
+        raise QuestError(f"cannot list {quests_dir}: {exc.strerror or exc}") from exc
+    for quest in quests:
         real = Path(os.path.realpath(quest))
         if quest.is_symlink() and not is_inside(home_real, real):
             skipped.append(f"skipped {quest}: a symbolic link to {real}, outside the home (not followed)")
             continue
-        if not (quest / ".git").exists():
+        if not os.path.lexists(quest / ".git"):
             skipped.append(f"skipped {quest}: not a git repository")
             continue
         try:

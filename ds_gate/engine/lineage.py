@@ -96,7 +96,8 @@ def changed_cards(home: Home, since: str) -> list[tuple[Card | None, Card]]:
     hashed here as git would hash it, so no git process reads the work tree (which would run
     the memory repository's clean filters and refresh its index)."""
     from ds_gate.io.git import GitError, blob_id, cat_file, git, split_z
-    from ds_gate.sources.memory import card_files, parse_card
+    from ds_gate.sources.card_files import card_files
+    from ds_gate.sources.memory import parse_card
 
     root = home.path / "memory"
     if since.startswith("-"):

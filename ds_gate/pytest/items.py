@@ -85,8 +85,17 @@ def lineage_items(report: LineageReport) -> list[dict[str, Any]]:
     return items
 
 
+def _quest_folders(quests: Path) -> list[Path]:
+    """The home's quest folders; a home the user cannot list is read as one quest path,
+    whose evaluation then says what it cannot read."""
+    try:
+        return sorted(Path(e.path) for e in os.scandir(quests) if e.is_dir())
+    except OSError:
+        return [quests]
+
+
 def _is_home(path: Path) -> bool:
-    return (path / "quests").is_dir() and not (path / "quest.yaml").exists()
+    return os.path.isdir(path / "quests") and not os.path.lexists(path / "quest.yaml")
 
 
 def compute(options: GateOptions) -> tuple[list[dict[str, Any]], list[GateReport]]:
@@ -110,8 +119,7 @@ def compute(options: GateOptions) -> tuple[list[dict[str, Any]], list[GateReport
 
     for given in options.paths:
         path = Path(given).expanduser().resolve()
-        targets = [(p, home or str(path)) for p in sorted((path / "quests").iterdir()) if p.is_dir()] if _is_home(path) \
-            else [(path, home)]
+        targets = [(p, home or str(path)) for p in _quest_folders(path / "quests")] if _is_home(path) else [(path, home)]
         for quest_path, quest_home in targets:
             try:
                 report = evaluate(quest_path, "closure", require=require, home=quest_home, source=source, refs=refs)

@@ -3,11 +3,13 @@ stage-entry tags: what callers use; the index does the work, once per process.""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ds_gate.errors import QuestError
+from ds_gate.io import fs
 from ds_gate.model.reports import MAX_LIMIT, check_limit
 from ds_gate.recall.cache import Cache
 from ds_gate.recall.index import Index, Root
@@ -67,8 +69,9 @@ def list_knowledge_summaries(
         raise QuestError("scope 'quest' needs a quest (--quest PATH)")
     sources = [Path(p) for p in jsonl]
     for source in sources:
-        if not source.is_file():
-            raise QuestError(f"cannot read {source}: no such file")
+        if not os.path.isfile(source):
+            problem = fs.hidden(source)
+            raise QuestError(f"cannot read {source}: {problem.strerror if problem else 'no such file'}")
     key = (str(home_path), str(quest_path), scope, tuple(str(p) for p in sources), cache)
     roots = _roots(home_path, quest_path, scope)  # each call: a quest added since is seen
     index = _INDEXES.get(key)

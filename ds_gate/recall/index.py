@@ -18,7 +18,8 @@ from typing import Any
 from ds_gate.recall.cache import Cache
 from ds_gate.recall.entries import Entry, decode, encode, entry_from_card
 from ds_gate.recall.jsonl import read_jsonl
-from ds_gate.sources.memory import card_files, parse_card
+from ds_gate.sources.card_files import card_files
+from ds_gate.sources.memory import parse_card
 from ds_gate.sources.paths import MEMORY_KINDS
 
 _WORD = re.compile(r"\w+", re.UNICODE)

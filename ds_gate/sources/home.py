@@ -12,10 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ds_gate.errors import QuestError
+from ds_gate.io import fs
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card, Quest, same_quest
+from ds_gate.sources.card_files import display_path
 from ds_gate.sources.location import is_inside
-from ds_gate.sources.memory import display_path, read_cards, resolve_home
+from ds_gate.sources.memory import read_cards, resolve_home
 
 
 def valid_quest_id(value: str) -> bool:
@@ -49,7 +51,10 @@ class Home:
 
     @property
     def exists(self) -> bool:
-        return (self.path / "memory").is_dir() or (self.path / "quests").is_dir()
+        """A home is there when its memory or quests folder is, or when one is present but
+        hidden (the card reader then says it cannot read it, never "no cards")."""
+        memory, quests = self.path / "memory", self.path / "quests"
+        return fs.is_dir(memory) or fs.is_dir(quests) or fs.hidden(memory) is not None
 
     @property
     def cards(self) -> list[Card]:
@@ -77,10 +82,12 @@ class Home:
             return f"{quest_id!r} is not a quest id (it must be one folder name, with no '/' or '..')"
         quests = self.path / "quests"
         folder = quests / quest_id
-        if not folder.is_dir() and quest_id.isascii() and quest_id.isdigit():  # `quest: 1` for the folder 001
+        if not fs.is_dir(folder) and quest_id.isascii() and quest_id.isdigit():  # `quest: 1` for the folder 001
             folder = next((p for p in sorted(_subfolders(quests)) if p.name.isascii() and p.name.isdigit()
                            and int(p.name) == int(quest_id)), folder)
-        if not folder.is_dir():
+        if not fs.is_dir(folder):
+            if fs.hidden(folder) is not None:
+                return f"{self.display(folder)} cannot be read: {fs.hidden(folder)}"
             return f"no quest {quest_id} in {self.display(quests)}"
         real = Path(os.path.realpath(folder))
         if not is_inside(self.path, real):

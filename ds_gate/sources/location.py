@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ds_gate.errors import QuestError
+from ds_gate.io import fs
 from ds_gate.io.git import GitError, git
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Workspace
@@ -126,7 +127,7 @@ def locate(path: Path | str) -> Location:
     # the workspace holding `start`: the deepest worktree that contains it
     best = root
     for wt, _, _, _ in entries:
-        if _is_dir(wt):
+        if fs.is_dir(wt):
             resolved = wt.resolve()
             if is_inside(resolved, start) and len(resolved.parts) > len(best.parts):
                 best = resolved
@@ -190,7 +191,7 @@ def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
                 None, f"cannot enter the registered worktree {wt}: {_unenterable(wt)}; its artifacts are not read",
                 hint="check the folder's permissions; ds-gate only reads it"))
             continue
-        if prunable or not _is_dir(wt):
+        if prunable or not fs.is_dir(wt):
             findings.append(
                 WORKSPACE_MISSING.at(
                     None,
@@ -271,10 +272,10 @@ def _research_head(root: Path, findings: list[Finding]) -> Path | None:
     if not isinstance(head, str) or not head.strip():
         return None
     candidate = Path(head) if os.path.isabs(head) else root / head
-    if _is_dir(candidate):
+    if fs.is_dir(candidate):
         return candidate
     rebased = _rebase_stale(root, head)
-    return rebased if rebased is not None and _is_dir(rebased) else None
+    return rebased if rebased is not None and fs.is_dir(rebased) else None
 
 
 def _unenterable(path: Path) -> str | None:
@@ -286,11 +287,3 @@ def _unenterable(path: Path) -> str | None:
     except OSError as exc:
         return exc.strerror or str(exc)
     return None
-
-
-def _is_dir(path: Path) -> bool:
-    """``Path.is_dir`` that says no, rather than raising, for a name too long or a folder it cannot enter."""
-    try:
-        return path.is_dir()
-    except OSError:
-        return False

@@ -18,22 +18,16 @@ from __future__ import annotations
 
 import math
 import os
-import stat
 from collections.abc import Mapping
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from ds_gate.io import fs
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card
-from ds_gate.rules.reading import (
-    CARD_FRONTMATTER_INVALID,
-    CARD_UNREADABLE,
-    symlink_outside,
-    unreadable,
-)
-from ds_gate.sources.location import is_inside
-from ds_gate.sources.paths import MEMORY_KINDS
+from ds_gate.rules.reading import CARD_FRONTMATTER_INVALID
+from ds_gate.sources.card_files import card_files, display_path, unreadable_card
 
 HOME_VARIABLES = ("DEEPSCIENTIST_HOME", "DS_HOME")
 _NODE_BUDGET = 200_000  # values in one frontmatter: far above any real card, far below an alias bomb
@@ -51,19 +45,9 @@ def resolve_home(given: str | os.PathLike[str] | None = None, quest: Path | None
         value = os.environ.get(name, "").strip()
         if value:
             return Path(value).expanduser().resolve()
-    if quest is not None and quest.parent.name == "quests" and (quest.parent.parent / "memory").is_dir():
+    if quest is not None and quest.parent.name == "quests" and fs.is_dir(quest.parent.parent / "memory"):
         return quest.parent.parent.resolve()
     return (Path.home() / "DeepScientist").resolve()
-
-
-def display_path(path: Path, base: Path | None) -> str:
-    """Relative to the report's base folder when inside it, else absolute."""
-    if base is not None and is_inside(base, path):
-        return path.relative_to(base).as_posix()
-    return str(path)
-
-
-# ---------------------------------------------------------------- values
 
 
 class FrontmatterTooLarge(ValueError):
@@ -224,61 +208,6 @@ def _broken(path: Path, display: str, scope: str, kind: str, message: str, line:
 # ---------------------------------------------------------------- folders
 
 
-def _contained(path: Path, contain: Path, display: str, findings: list[Finding]) -> bool:
-    """True when the real path (symbolic links resolved) stays inside ``contain``; else a finding."""
-    real = Path(os.path.realpath(path))
-    if not is_inside(contain, real):
-        findings.append(symlink_outside(display, str(real), str(contain), "memory cards"))
-        return False
-    return True
-
-
-def card_files(root: Path, contain: Path, base: Path | None, findings: list[Finding]) -> list[tuple[Path, str]]:
-    """(file, kind) of every ``*.md`` MemoryService would list or read, in a stable order."""
-    out: list[tuple[Path, str]] = []
-    if not os.path.isdir(root) or not _contained(root, contain, display_path(root, base), findings):
-        return out
-    for kind in MEMORY_KINDS:
-        folder = root / kind
-        try:
-            if not folder.is_dir():
-                continue
-        except OSError as exc:  # the memory folder cannot be entered: say so, never "no cards"
-            findings.append(_unreadable(display_path(root, base), exc))
-            return out
-        if not _contained(folder, contain, display_path(folder, base), findings):
-            continue
-        out.extend(_md_files(folder, kind, contain, base, findings, nested=kind == "ideas"))
-    return out
-
-
-def _md_files(folder: Path, kind: str, contain: Path, base: Path | None, findings: list[Finding],
-              nested: bool) -> list[tuple[Path, str]]:
-    out: list[tuple[Path, str]] = []
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError as exc:
-        findings.append(_unreadable(display_path(folder, base), exc))
-        return out
-    for entry in entries:
-        path = Path(entry.path)
-        if entry.name.endswith(".md"):
-            if not _contained(path, contain, display_path(path, base), findings):
-                continue
-            try:
-                if stat.S_ISREG(os.stat(path).st_mode):  # never a FIFO or device: reading would block
-                    out.append((path, kind))
-            except OSError as exc:
-                findings.append(_unreadable(display_path(path, base), exc))
-        elif nested and entry.is_dir() and _contained(path, contain, display_path(path, base), findings):
-            out.extend(_md_files(path, kind, contain, base, findings, nested=False))
-    return out
-
-
-def _unreadable(display: str, exc: OSError) -> Finding:
-    return unreadable(display, exc, CARD_UNREADABLE)
-
-
 def read_cards(root: Path, *, scope: str, contain: Path, base: Path | None) -> tuple[list[Card], list[Finding]]:
     """Every card under a memory root (``<home>/memory`` or ``<quest>/memory``)."""
     findings: list[Finding] = []
@@ -288,7 +217,7 @@ def read_cards(root: Path, *, scope: str, contain: Path, base: Path | None) -> t
         try:
             raw = path.read_bytes()
         except OSError as exc:
-            findings.append(_unreadable(display, exc))
+            findings.append(unreadable_card(display, exc))
             continue
         card = parse_card(raw, path=path, display=display, scope=scope, kind=kind)
         if card is not None:

@@ -340,7 +340,7 @@ def test_a_folder_the_user_cannot_read_is_a_finding_and_closure_fails_closed(tar
               ".ds": quest.root / ".ds", "memory": quest.root / "memory"}[target]
     as_user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
     env = {**os.environ, "HOME": str(config.parent), "GIT_CONFIG_GLOBAL": str(config), "DS_GATE_CACHE_DIR": "",
-           "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+           "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "DEEPSCIENTIST_HOME": str(quest.root.parent.parent)}
     folder.chmod(0o000)
     try:
         results = {cmd: subprocess.run([*as_user, sys.executable, "-m", "ds_gate", cmd, str(quest.root), "--format", "json"],
@@ -354,3 +354,33 @@ def test_a_folder_the_user_cannot_read_is_a_finding_and_closure_fails_closed(tar
     closure = json.loads(results["closure"].stdout)
     assert results["closure"].returncode == 1
     assert any("cannot" in f["message"] for f in closure["findings"]), closure["findings"]
+
+
+def test_a_home_under_a_folder_the_user_cannot_enter_is_a_finding(shared_quest, tmp_path_factory) -> None:
+    """CI found this: ``$DEEPSCIENTIST_HOME`` under a root-only folder made ``Path.is_dir``
+    raise, and ``check`` exit 3. The cards are then unreadable (an error), never "none"."""
+    import tempfile
+
+    quest, _, config = shared_quest
+    private = Path(tempfile.mkdtemp(prefix="ds-gate-private-"))
+    (private / "home" / "memory" / "knowledge").mkdir(parents=True)
+    private.chmod(0o700)
+    as_user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+    if not as_user:
+        private.chmod(0o000)
+    env = {**os.environ, "HOME": str(config.parent), "GIT_CONFIG_GLOBAL": str(config), "DS_GATE_CACHE_DIR": "",
+           "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "DEEPSCIENTIST_HOME": str(private / "home")}
+    try:
+        results = {cmd: subprocess.run([*as_user, sys.executable, "-m", "ds_gate", *argv, "--format", "json"],
+                                       capture_output=True, text=True, env=env)
+                   for cmd, argv in {"check": ["check", str(quest.root)], "closure": ["closure", str(quest.root)],
+                                     "lineage": ["lineage"]}.items()}
+    finally:
+        private.chmod(0o700)
+        shutil.rmtree(private, ignore_errors=True)
+    for cmd, done in results.items():
+        assert done.returncode == 1, (cmd, done.returncode, done.stderr)
+        assert "Traceback" not in done.stderr
+        report = json.loads(done.stdout)
+        assert any(f["rule"] == "card.unreadable" and "Permission denied" in f["message"] for f in report["findings"]), \
+            (cmd, report["findings"])
