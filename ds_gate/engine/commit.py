@@ -7,7 +7,8 @@ recorded). It blocks only:
 
 1. staged run or decision records, or memory cards, that are invalid;
 2. staged cards that patch another quest's card against the RFC's patch rules (compared
-   with the card at ``HEAD``; the quest being committed is the patching quest);
+   with the card at ``HEAD``; the patching quest is named by its folder under
+   ``<home>/quests`` and ``quest.yaml`` at ``HEAD``, never by what the commit stages);
 3. *finalization* commits while completed runs are pending: commits that stage the paper
    bundle manifest, a ``quest.yaml`` whose status becomes ``completed``, or a decision
    with action ``write``/``finalize`` or ``decision_scope: quest_completion``.
@@ -63,7 +64,7 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     wanted = [f":{name}" for name in artifacts]
     for name in cards:
         wanted += [f":{name}", f"HEAD:{name}"]
-    if QUEST_YAML in names:
+    if QUEST_YAML in names or cards:  # HEAD's quest.yaml names the committing quest (patch rules)
         wanted += [f":{QUEST_YAML}", f"HEAD:{QUEST_YAML}"]
     blobs = cat_file(cwd, wanted, staged=True)
     decisions = [name for name in artifacts if name.startswith("artifacts/decisions/")]
@@ -77,7 +78,8 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     top_rel = loc.top.relative_to(loc.root).as_posix()
     prefix = "" if top_rel == "." else f"{top_rel}/"
     staged_quest: list[Quest] = []
-    card_findings = _card_findings(loc.root, loc.top, prefix, cards, blobs, validate) if cards else []
+    notes: list[str] = []
+    card_findings = _card_findings(loc.root, loc.top, prefix, cards, blobs, validate, notes) if cards else []
 
     def quest() -> Quest:
         if not staged_quest:
@@ -90,7 +92,6 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     from ds_gate.waivers import waive
 
     card_findings = waive(card_findings, loc.root, audit=False)
-    notes: list[str] = []
     if reasons:
         from ds_gate.engine.gate import evaluate
 
@@ -98,7 +99,7 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
                            staged_findings=card_findings)
         if closure.enforced:
             return closure
-        notes = closure.notes
+        notes += closure.notes
 
     findings: list[Finding] = list(card_findings)
     if QUEST_YAML in names and blobs.get(f":{QUEST_YAML}") is not None:
@@ -137,15 +138,14 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
 
 
 def _card_findings(root: Path, top: Path, prefix: str, names: list[str], blobs: dict[str, bytes | None],
-                   validate: bool) -> list[Finding]:
+                   validate: bool, notes: list[str]) -> list[Finding]:
     """Each staged card on its own (with ``validate``) and as a patch of its ``HEAD`` version."""
     from ds_gate.plugins import card_checker, patch_checker
     from ds_gate.sources.memory import parse_card
     from ds_gate.sources.paths import kind_of
-    from ds_gate.sources.quest_yaml import quest_id_of, read_quest_yaml
+    from ds_gate.sources.quest_yaml import committing_quest
 
-    meta, _ = read_quest_yaml(root)
-    patching_quest = quest_id_of(meta, root)
+    patching_quest, why = committing_quest(root, blobs.get(f"HEAD:{QUEST_YAML}"))
     check_card, check_patch = card_checker(), patch_checker()
     found: list[Finding] = []
     for name in names:
@@ -162,5 +162,8 @@ def _card_findings(root: Path, top: Path, prefix: str, names: list[str], blobs: 
             continue
         before_raw = blobs.get(f"HEAD:{name}")
         before = parse_card(before_raw, path=top / name, display=display, scope="quest", kind=kind) if before_raw else None
-        found.extend(check_patch(before, after, patching_quest))
+        patch = check_patch(before, after, patching_quest)
+        if patch and why and why not in notes:
+            notes.append(why)
+        found.extend(patch)
     return found

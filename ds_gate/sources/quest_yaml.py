@@ -125,3 +125,22 @@ def quest_id_of(meta: Mapping[str, Any], root: Path) -> str:
     return scalar_text(value) or root.name
 
 
+
+
+def committing_quest(root: Path, head_yaml: bytes | None) -> tuple[str | None, str | None]:
+    """(the quest a commit is made by, or None; why it is None) for the patch rules.
+
+    Only what the commit itself cannot change counts: the quest's folder name under
+    ``<home>/quests/`` and ``quest_id`` in ``quest.yaml`` at ``HEAD``. The working or staged
+    ``quest.yaml`` would let a quest pose as a card's owner in the very commit that rewrites
+    the card. When the two disagree, nobody is named and the strict rules apply."""
+    folder = root.name if root.parent.name == "quests" else None
+    declared = None
+    if head_yaml:
+        meta, _ = parse_quest_yaml(head_yaml.decode("utf-8-sig", "replace"))
+        if meta.get("quest_id") is not None:
+            declared = quest_id_of(meta, root)
+    if folder is not None and declared is not None and folder != declared:
+        return None, (f"quest.yaml at HEAD names quest {declared!r} but the quest's folder is quests/{folder}; "
+                      "the patch rules treat the commit as made by a quest that cannot be named")
+    return folder or declared, None

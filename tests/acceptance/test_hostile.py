@@ -301,14 +301,10 @@ UNREADABLE = ["worktree", "artifacts", "runs", ".ds", "memory"]
 
 @pytest.fixture
 def shared_quest(tmp_path_factory):
-    """A quest any user may read (tmp_path is root-only), and a git config trusting it."""
-    import stat
-    import tempfile
-
+    """A quest with a worktree, a run in each and a lesson, and a git config for it."""
     from ds_gate.example_quest import ExampleQuest
 
-    base = Path(tempfile.mkdtemp(prefix="ds-gate-perm-"))
-    base.chmod(0o755)
+    base = tmp_path_factory.mktemp("perm")
     quest = ExampleQuest(base / "home" / "quests" / "001", "001").create()
     wt = quest.worktree("idea-a", "idea/001-a")
     quest.run(wt, "main-001")
@@ -318,17 +314,7 @@ def shared_quest(tmp_path_factory):
     quest.checkpoint(quest.root, "record")
     config = base / "gitconfig"
     config.write_text("[safe]\n\tdirectory = *\n")
-    for folder, dirs, files in os.walk(base):
-        for name in [*dirs, *files]:
-            path = Path(folder) / name
-            if not path.is_symlink():
-                path.chmod(path.stat().st_mode | stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
-                           | (0o111 if path.is_dir() else 0))
-    yield quest, wt, config
-    for folder, dirs, _ in os.walk(base):
-        for name in dirs:
-            (Path(folder) / name).chmod(0o755)
-    shutil.rmtree(base, ignore_errors=True)
+    return quest, wt, config
 
 
 @pytest.mark.parametrize("target", UNREADABLE)
@@ -338,12 +324,11 @@ def test_a_folder_the_user_cannot_read_is_a_finding_and_closure_fails_closed(tar
     quest, wt, config = shared_quest
     folder = {"worktree": wt, "artifacts": quest.root / "artifacts", "runs": quest.root / "artifacts" / "runs",
               ".ds": quest.root / ".ds", "memory": quest.root / "memory"}[target]
-    as_user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
     env = {**os.environ, "HOME": str(config.parent), "GIT_CONFIG_GLOBAL": str(config), "DS_GATE_CACHE_DIR": "",
            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "DEEPSCIENTIST_HOME": str(quest.root.parent.parent)}
     folder.chmod(0o000)
     try:
-        results = {cmd: subprocess.run([*as_user, sys.executable, "-m", "ds_gate", cmd, str(quest.root), "--format", "json"],
+        results = {cmd: subprocess.run(as_unprivileged([sys.executable, "-m", "ds_gate", cmd, str(quest.root), "--format", "json"]),
                                        capture_output=True, text=True, env=env) for cmd in ("check", "closure", "recent")}
     finally:
         folder.chmod(0o755)
@@ -359,25 +344,19 @@ def test_a_folder_the_user_cannot_read_is_a_finding_and_closure_fails_closed(tar
 def test_a_home_under_a_folder_the_user_cannot_enter_is_a_finding(shared_quest, tmp_path_factory) -> None:
     """CI found this: ``$DEEPSCIENTIST_HOME`` under a root-only folder made ``Path.is_dir``
     raise, and ``check`` exit 3. The cards are then unreadable (an error), never "none"."""
-    import tempfile
-
     quest, _, config = shared_quest
-    private = Path(tempfile.mkdtemp(prefix="ds-gate-private-"))
+    private = tmp_path_factory.mktemp("private")
     (private / "home" / "memory" / "knowledge").mkdir(parents=True)
-    private.chmod(0o700)
-    as_user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
-    if not as_user:
-        private.chmod(0o000)
+    private.chmod(0o000)
     env = {**os.environ, "HOME": str(config.parent), "GIT_CONFIG_GLOBAL": str(config), "DS_GATE_CACHE_DIR": "",
            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "DEEPSCIENTIST_HOME": str(private / "home")}
     try:
-        results = {cmd: subprocess.run([*as_user, sys.executable, "-m", "ds_gate", *argv, "--format", "json"],
+        results = {cmd: subprocess.run(as_unprivileged([sys.executable, "-m", "ds_gate", *argv, "--format", "json"]),
                                        capture_output=True, text=True, env=env)
                    for cmd, argv in {"check": ["check", str(quest.root)], "closure": ["closure", str(quest.root)],
                                      "lineage": ["lineage"]}.items()}
     finally:
         private.chmod(0o700)
-        shutil.rmtree(private, ignore_errors=True)
     for cmd, done in results.items():
         assert done.returncode == 1, (cmd, done.returncode, done.stderr)
         assert "Traceback" not in done.stderr

@@ -187,6 +187,59 @@ def test_the_hook_validates_a_staged_card(borrowing) -> None:
     assert checked["ok"] is False and "card.experience-schema" in {f["rule"] for f in checked["findings"]}
 
 
+def _set_quest_id(quest: ExampleQuest, quest_id: str) -> None:
+    path = quest.root / "quest.yaml"
+    meta = yaml.safe_load(path.read_text())
+    meta["quest_id"] = quest_id
+    path.write_text(yaml.safe_dump(meta, sort_keys=False))
+
+
+@pytest.mark.parametrize("staged", [False, True], ids=["quest.yaml-unstaged", "quest.yaml-staged"])
+def test_a_quest_cannot_pose_as_the_owner_in_the_commit_that_patches(borrowing, staged) -> None:
+    """Issue 15.8: quest 002 rewrites ``quest_id`` to 001 (the card's owner) in the same
+    commit, or leaves it unstaged, and rewrites 001's claim. The hook names the committing
+    quest from what the commit cannot change (its folder, ``HEAD:quest.yaml``)."""
+    quest, card = borrowing
+    _set_quest_id(quest, "001")
+    write_card(card, patched(claim="Something else."))
+    if staged:
+        rejected = commit(quest.root, "memory: patch as 001")
+    else:
+        rejected = commit(quest.root, "memory: patch as 001", "memory")
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0, output
+    assert "[patch.claim-changed]" in output and "quest 002 patches a card owned by quest 001" in output
+    assert head_subject(quest.root) == "memory: copy 001's lesson"
+
+
+def test_a_committed_identity_that_disagrees_with_the_folder_gets_the_strict_rules(borrowing) -> None:
+    """The pose committed first (an ordinary checkpoint may change quest.yaml): HEAD then
+    says 001 but the folder is quests/002, so nobody is named and the claim stays."""
+    quest, card = borrowing
+    _set_quest_id(quest, "001")
+    done = commit(quest.root, "quest: rename")
+    assert done.returncode == 0, done.stdout + done.stderr
+    write_card(card, patched(claim="Something else."))
+    rejected = commit(quest.root, "memory: patch as 001")
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0 and "[patch.claim-changed]" in output
+    assert "a quest that cannot be named" in output and "quests/002" in output  # the note says why
+    write_card(card, APPENDED)  # adding evidence stays open to anyone
+    assert commit(quest.root, "memory: confirm").returncode == 0
+
+
+def test_the_owner_in_its_own_folder_still_edits_freely(make_quest) -> None:
+    """The rule does not lock the owner out: quest 001 (folder and HEAD agree) rewrites its card."""
+    quest = make_quest("001")
+    assert main(["install", str(quest.root)]) == 0
+    card = quest.root / "memory" / "knowledge" / "sparse-routing-needs-load-balancing.md"
+    write_card(card, ORIGIN)
+    assert commit(quest.root, "memory: lesson").returncode == 0
+    write_card(card, patched(claim="Refined by its owner.", confidence=0.95))
+    done = commit(quest.root, "memory: refine")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 # ---------------------------------------------------------------- a global memory under git
 
 
