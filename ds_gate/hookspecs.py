@@ -48,7 +48,7 @@ def ds_gate_finalization_patterns() -> list[str]:  # type: ignore[empty-body]
     staging makes a commit a finalization commit. All plugins' patterns count.
 
     Built in: ``paper/paper_bundle_manifest.json``. A ``quest.yaml`` whose status becomes
-    completed and write/finalize/quest_completion decisions are always finalizing.
+    completed and finalize/quest_completion decisions are always finalizing.
     """
 
 

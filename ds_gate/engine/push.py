@@ -2,7 +2,7 @@
 
 A push finalizes when the commits it sends (those no remote-tracking ref has yet) touch a
 finalization file and the pushed tip holds it finalizing: the paper bundle manifest, a
-``quest.yaml`` whose status is ``completed``, a write/finalize or quest_completion
+``quest.yaml`` whose status is ``completed``, a finalize or quest_completion
 decision, or a plugin's pattern. Then the closure gate runs over the git source (every
 branch tip, plus the commits being pushed), so it sees what the remote will see; an
 ordinary push is never blocked because runs are pending.

@@ -6,7 +6,10 @@ Pure functions of paths and bytes; the commit hook and the pre-push hook read th
 
 - the paper bundle manifest (``submit_paper_bundle`` writes it);
 - a ``quest.yaml`` whose status becomes ``completed`` (``complete_quest``);
-- a decision with action ``write``/``finalize`` or ``decision_scope: quest_completion``;
+- a decision with action ``finalize`` or ``decision_scope: quest_completion`` (``write`` is
+  routing guidance, as PR #60 reads it: an agent records it long before any paper, and
+  since DeepScientist re-stages an uncommitted record at every checkpoint, gating it
+  blocked every later checkpoint of that workspace);
 - any file a plugin's ``ds_gate_finalization_patterns`` names.
 """
 
@@ -20,7 +23,7 @@ TYPE_CHECKING = False  # the commit hook imports this module; typing costs ~3 ms
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-FINALIZING_ACTIONS = frozenset({"write", "finalize"})
+FINALIZING_ACTIONS = frozenset({"finalize"})
 COMPLETION_SCOPE = "quest_completion"
 _STATUS_LINE = re.compile(rb"^status:\s*['\"]?(\w+)['\"]?\s*(?:#.*)?$", re.MULTILINE)
 

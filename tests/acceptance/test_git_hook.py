@@ -65,15 +65,12 @@ def test_a_paper_bundle_commit_from_a_worktree_is_rejected_until_its_review_is_s
     assert head_subject(paper) == "paper: bundle"
 
 
-@pytest.mark.parametrize("kind", ["quest.yaml completed", "write decision", "finalize decision", "quest_completion decision"])
+@pytest.mark.parametrize("kind", ["quest.yaml completed", "finalize decision", "quest_completion decision"])
 def test_every_kind_of_finalization_commit_is_gated(gated, kind) -> None:
     quest, idea, paper, run = gated
     where = quest.root
     if kind == "quest.yaml completed":
         quest.write_quest_yaml(status="completed")
-    elif kind == "write decision":
-        quest.decision(idea, "write")
-        where = idea
     elif kind == "finalize decision":
         quest.decision(where, "finalize")
     else:  # what complete_quest records
@@ -85,6 +82,22 @@ def test_every_kind_of_finalization_commit_is_gated(gated, kind) -> None:
     assert commit(paper, "artifact: decision review").returncode == 0
     accepted = commit(where, "finalize")
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+
+
+def test_a_write_decision_is_routing_not_closure_and_never_blocks_a_checkpoint(gated) -> None:
+    """Issue 16.2: an agent records ``write`` long before any paper; DeepScientist re-stages
+    the uncommitted record at every checkpoint, so gating it blocked them all. As in PR #60,
+    ``write`` is routing guidance: checkpoints pass while the run is pending."""
+    quest, idea, _paper, run = gated
+    quest.decision(idea, "write")
+    first = commit(idea, "artifact: decision write")
+    assert first.returncode == 0, first.stdout + first.stderr
+    quest.run(idea, "main-002")
+    later = commit(idea, "experiment: record main main-002")
+    assert later.returncode == 0, later.stdout + later.stderr
+    assert head_subject(idea) == "experiment: record main main-002"
+    closure = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(quest.root)], capture_output=True, text=True)
+    assert closure.returncode == 1 and run in closure.stdout  # still pending: only finalization is gated
 
 
 def test_a_finalize_action_deepscientist_refuses_blocks_even_an_ordinary_checkpoint(gated) -> None:
@@ -280,8 +293,8 @@ def test_a_hook_whose_python_is_gone_blocks_only_finalization(gated, monkeypatch
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
     assert output.count("ds-gate: warning:") == 1 and "ds-gate install" in output
-    quest.decision(paper, "write")
-    rejected = commit(paper, "artifact: decision write")
+    quest.decision(paper, "finalize")
+    rejected = commit(paper, "artifact: decision finalize")
     output = rejected.stdout + rejected.stderr
     assert rejected.returncode != 0 and "may finalize the quest: artifacts/decisions/" in output
     assert "pip install ds-gate && ds-gate install" in output
