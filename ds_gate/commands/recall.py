@@ -29,8 +29,9 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--quest", metavar="PATH", help="the quest whose memory is in scope (default: none, or . with --for-stage)")
     p.add_argument("--home", metavar="DIR", help=HOME_HELP)
     p.add_argument("--jsonl", action="append", metavar="PATH", help="also recall from a ScienceClaw findings.jsonl")
-    p.add_argument("--for-stage", metavar="STAGE", help="tags from the quest (its domains and stage:STAGE), when "
-                   "recall_priors is on")
+    p.add_argument("--for-stage", metavar="STAGE", nargs="?", const="",
+                   help="tags from the quest when recall_priors is on: stage:STAGE (default: its active_anchor), its "
+                   "domains and its own cards' most used tags")
     p.add_argument("--refresh", action="store_true", help="re-check every card file against the cache")
     p.add_argument("--no-cache", action="store_true",
                    help="neither read nor write the cache (in $DS_GATE_CACHE_DIR, else $XDG_CACHE_HOME/ds-gate or ~/.cache/ds-gate)")
@@ -41,24 +42,31 @@ def run(args: argparse.Namespace) -> int:
     """Recall never fails: an empty answer is an answer, and a quest that turned priors off
     gets a note saying so rather than an error."""
     from ds_gate.model import RecallReport
-    from ds_gate.recall.api import list_knowledge_summaries, tags_for_stage
+    from ds_gate.recall.api import list_knowledge_summaries
 
     tags = [t for t in (args.tags or "").split(",") if t.strip()]
     notes: list[str] = []
-    if args.for_stage:
-        stage_tags, on = tags_for_stage(args.quest or ".", args.for_stage)
-        if not on:
+    staged: dict[str, object] = {}
+    if args.for_stage is not None:
+        from ds_gate.recall.stage import stage_entry_tags
+
+        entry = stage_entry_tags(args.quest or ".", args.for_stage)
+        staged = {"for_stage": entry.stage, "tag_sources": entry.sources}
+        if not entry.recall_priors:
             notes.append(PRIORS_OFF)
             report = RecallReport(command="recall", ok=True, findings=[], notes=notes, results=[],
-                                  request={"domain_tags": tags, "for_stage": args.for_stage})
+                                  request={"domain_tags": tags, **staged})
             emit(report, args.format)
             return EXIT_OK
-        tags = stage_tags + tags
-        notes.append(f"domain tags for stage {args.for_stage}: {', '.join(tags)}")
-    quest = args.quest if args.quest or args.scope == "quest" or args.for_stage else None
+        if tags:
+            entry.sources["--tags"] = tags
+        tags = entry.tags
+        notes.append(entry.describe())
+    quest = args.quest if args.quest or args.scope == "quest" or args.for_stage is not None else None
     results = list_knowledge_summaries(tags, args.kind, args.limit, home=args.home, quest=quest or None,
                                        scope=args.scope, query=args.query, jsonl=args.jsonl or (), refresh=args.refresh,
                                        cache=not args.no_cache)
-    request = {"domain_tags": tags, "kind": args.kind, "limit": args.limit, "scope": args.scope, "query": args.query}
+    request = {"domain_tags": tags, "kind": args.kind, "limit": args.limit, "scope": args.scope, "query": args.query,
+               **staged}
     emit(RecallReport(command="recall", ok=True, findings=[], notes=notes, results=results, request=request), args.format)
     return EXIT_OK

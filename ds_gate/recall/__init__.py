@@ -18,14 +18,15 @@ time, over the last 500 files only. Here:
   to it on every write); ``refresh=True`` re-stats every file.
 
 Modules: ``tags`` (normalisation), ``entries`` (the slim card), ``cache`` (SQLite),
-``index`` (ranking), ``jsonl`` (ScienceClaw's findings), ``api`` (the calls below).
+``index`` (ranking), ``jsonl`` (ScienceClaw's findings), ``stage`` (stage-entry tags from
+the quest), ``api`` (the calls below).
 Names are re-exported lazily: ``import ds_gate.recall`` loads no SQLite.
 """
 
 from __future__ import annotations
 
 _NAMES = {
-    "list_knowledge_summaries": "api", "tags_for_stage": "api", "SCOPES": "api", "_INDEXES": "api",
+    "list_knowledge_summaries": "api", "tags_for_stage": "api", "stage_entry_tags": "stage", "StageTags": "stage", "SCOPES": "api", "_INDEXES": "api",
     "MAX_LIMIT": "api", "normalize_tag": "tags", "normalize_tags": "tags", "Entry": "entries", "Cache": "cache",
     "CACHE_NAME": "cache", "CACHE_VERSION": "cache", "Index": "index", "Root": "index", "read_jsonl": "jsonl",
     "JSONL_TYPES": "jsonl",

@@ -89,25 +89,10 @@ def list_knowledge_summaries(
     return index.rank(normalize_tags(domain_tags or ()), kind, limit, query)
 
 
+def tags_for_stage(quest: Path | str, stage: str | None = None) -> tuple[list[str], bool]:
+    """The RFC's stage-entry tags and whether the quest turned ``recall_priors`` on (see
+    ``recall.stage``: domains, ``stage:<stage>`` and the quest's own card tags)."""
+    from ds_gate.recall.stage import stage_entry_tags
 
-
-def tags_for_stage(quest: Path | str, stage: str) -> tuple[list[str], bool]:
-    """The RFC's stage-entry tags: the quest's domains (``brief.domains`` or ``domains`` in
-    quest.yaml, also under ``startup_contract``) and ``stage:<stage>``; and whether the
-    quest turned ``recall_priors`` on."""
-    from ds_gate.sources.location import locate
-    from ds_gate.sources.quest_yaml import coerce_toggle, read_quest_yaml
-
-    meta, _ = read_quest_yaml(locate(quest).root)
-    raw_contract = meta.get("startup_contract")
-    contract: dict[str, Any] = raw_contract if isinstance(raw_contract, dict) else {}
-    domains: list[str] = []
-    for holder in (meta, contract):
-        brief = holder.get("brief")
-        for found in (holder.get("domains"), brief.get("domains") if isinstance(brief, dict) else None):
-            if isinstance(found, list):
-                domains.extend(str(d) for d in found if isinstance(d, (str, int)))  # never a nested value
-            elif isinstance(found, str):
-                domains.extend(found.split(","))
-    tags = list(normalize_tags([*domains, f"stage:{stage}"]))
-    return tags, coerce_toggle(contract.get("recall_priors"))
+    found = stage_entry_tags(quest, stage)
+    return found.tags, found.recall_priors

@@ -203,7 +203,29 @@ def test_for_stage_uses_the_quests_domains_when_recall_priors_is_on(make_quest, 
     quest.write_quest_yaml(startup_contract={"recall_priors": "on", "brief": {"domains": ["Domain:Vision"]}})
     code, out = gate_json("recall", "--for-stage", "experiment", "--quest", str(quest.root))
     assert [r["card_id"] for r in out["results"]] == ["k-domain", "k-stage"]
-    assert out["notes"] == ["domain tags for stage experiment: domain:vision, stage:experiment"]
+    assert out["notes"] == ["domain tags for stage experiment: stage:experiment, domain:vision "
+                            "(stage: stage:experiment; domains: domain:vision)"]
+    assert out["request"]["tag_sources"] == {"stage": ["stage:experiment"], "domains": ["domain:vision"], "quest cards": []}
+
+
+def test_stage_entry_tags_come_from_the_active_anchor_and_the_quests_own_cards(make_quest, home, gate_json) -> None:
+    """Issue 16.5: with no stage named, the stage is the quest's ``active_anchor``; the tags its
+    own cards use most join the domains, and the report says where each tag came from."""
+    quest = make_quest()
+    quest.write_quest_yaml(active_anchor="decision", startup_contract={"recall_priors": "on"})
+    quest.card("quest", "Own lesson one", claim="c", tags=["topic:routing", "topic:moe"])
+    quest.card("quest", "Own lesson two", claim="c", tags=["topic:routing"])
+    card(home, "k-routing", ["topic:routing"], "2026-01-01T00:00:00+00:00")
+    card(home, "k-decision", ["stage:decision"], "2026-01-02T00:00:00+00:00")
+    card(home, "k-other", ["topic:vision"], "2026-01-03T00:00:00+00:00")
+    code, out = gate_json("recall", "--for-stage", "--quest", str(quest.root), "--scope", "global")
+    assert code == 0
+    assert out["request"]["for_stage"] == "decision"
+    assert out["request"]["tag_sources"] == {"stage": ["stage:decision"], "domains": [],
+                                             "quest cards": ["topic:routing", "topic:moe"]}
+    assert out["request"]["domain_tags"] == ["stage:decision", "topic:routing", "topic:moe"]
+    assert [r["card_id"] for r in out["results"]][:2] == ["k-decision", "k-routing"]  # k-other shares no tag
+    assert "quest cards: topic:routing, topic:moe" in out["notes"][0]
 
 
 def test_recent_lists_artifacts_of_every_workspace_newest_first(make_quest, gate_json) -> None:

@@ -1,0 +1,77 @@
+"""The RFC's stage-entry tags (``recall_priors_rule``), assembled from the quest itself.
+
+The rule asks the agent to build ``domain_tags`` from the brief's domains, the current
+stage and "relevant tool/type tags" before calling ``list_knowledge_summaries``. An agent
+that reads only tool results should not have to guess them, so they come from what the
+quest already says: its domains (``domains`` / ``brief.domains`` in ``quest.yaml`` or its
+``startup_contract``), its stage (``active_anchor`` unless one is named), and the tags its
+own memory cards use most. Each group is kept apart so the caller can show where every
+tag came from.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ds_gate.recall.tags import normalize_tags
+
+CARD_TAGS = 8  # the quest's most used card tags: enough to find neighbours, few enough to stay relevant
+
+
+@dataclass
+class StageTags:
+    stage: str | None
+    recall_priors: bool
+    sources: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def tags(self) -> list[str]:
+        """Every tag once, stage first, then domains, then the quest's card tags."""
+        return list(normalize_tags([t for group in self.sources.values() for t in group]))
+
+    def describe(self) -> str:
+        parts = [f"{name}: {', '.join(tags)}" for name, tags in self.sources.items() if tags]
+        where = f"stage {self.stage}" if self.stage else "stage entry"
+        return f"domain tags for {where}: {', '.join(self.tags) or '(none)'}" + (f" ({'; '.join(parts)})" if parts else "")
+
+
+def _domains(meta: dict[str, Any], contract: dict[str, Any]) -> list[str]:
+    domains: list[str] = []
+    for holder in (meta, contract):
+        brief = holder.get("brief")
+        for found in (holder.get("domains"), brief.get("domains") if isinstance(brief, dict) else None):
+            if isinstance(found, list):
+                domains.extend(str(d) for d in found if isinstance(d, (str, int)) and not isinstance(d, bool))
+            elif isinstance(found, str):
+                domains.extend(found.split(","))
+    return list(normalize_tags(domains))
+
+
+def _card_tags(root: Path) -> list[str]:
+    from ds_gate.sources.memory import card_tags, read_cards
+
+    cards, _ = read_cards(root / "memory", scope="quest", contain=root, base=root)
+    counts: Counter[str] = Counter()
+    for card in cards:
+        counts.update(set(normalize_tags(card_tags(card.meta.get("tags")))))
+    return [tag for tag, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:CARD_TAGS]]
+
+
+def stage_entry_tags(quest: Path | str, stage: str | None = None) -> StageTags:
+    """The tags for entering ``stage`` (default: the quest's ``active_anchor``)."""
+    from ds_gate.sources.location import locate
+    from ds_gate.sources.quest_yaml import coerce_toggle, read_quest_yaml, scalar_text
+
+    root = locate(quest).root
+    meta, _ = read_quest_yaml(root)
+    raw_contract = meta.get("startup_contract")
+    contract: dict[str, Any] = raw_contract if isinstance(raw_contract, dict) else {}
+    name = (stage or "").strip() or (scalar_text(meta.get("active_anchor")) or "").strip() or None
+    out = StageTags(stage=name, recall_priors=coerce_toggle(contract.get("recall_priors")))
+    out.sources["stage"] = list(normalize_tags([f"stage:{name}"])) if name else []
+    out.sources["domains"] = _domains(meta, contract)
+    out.sources["quest cards"] = _card_tags(root)
+    return out
