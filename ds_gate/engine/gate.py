@@ -82,6 +82,8 @@ def evaluate(
         _refuse_unseen_toggle(quest)
     if scope.can_fail and quest.is_git:
         findings.extend(_partial_clone(quest, scope))
+        if scope.gates_pending:
+            _refuse_unread_objects(findings)
     notes: list[str] = list(quest.notes)
     if scope.gates_pending:
         severity = ERROR if enforced else INFO
@@ -123,7 +125,7 @@ FETCH_ALL = ("fetch all branches (`git fetch --unshallow origin '+refs/heads/*:r
 def _partial_clone(quest: Quest, scope: Scope) -> list[Finding]:
     """A clone that cannot show every branch may hide runs: the gate stops (exit 2) rather
     than pass on what it can see; ``check`` says so and goes on."""
-    from ds_gate.sources.gitrefs import clone_blindness
+    from ds_gate.sources.clone import clone_blindness
 
     blind = clone_blindness(quest.root)
     if blind is None:
@@ -136,6 +138,25 @@ def _partial_clone(quest: Quest, scope: Scope) -> list[Finding]:
     from ds_gate.rules.reading import GIT_ONE_BRANCH
 
     return [GIT_ONE_BRANCH.at(None, f"{blind}: runs recorded on branches it lacks are not seen", hint=FETCH_ALL)]
+
+
+def _refuse_unread_objects(findings: list[Finding]) -> None:
+    """Git objects the gate could not read (a partial clone's, damaged ones) may hold runs:
+    like a shallow clone, the gate stops (exit 2) rather than pass on the rest."""
+    from ds_gate.rules.reading import GIT_OBJECT_CORRUPT, GIT_OBJECT_MISSING
+
+    unread = [f for f in findings if f.rule in (GIT_OBJECT_MISSING.id, GIT_OBJECT_CORRUPT.id)]
+    if not unread:
+        return
+    from ds_gate.errors import QuestError
+    from ds_gate.sources.clone import REFETCH
+
+    shown = ", ".join(str(f.path) for f in unread[:5]) + (f" and {len(unread) - 5} more" if len(unread) > 5 else "")
+    fix = "restore them (`git fsck` names the damaged ones)" if all(f.rule == GIT_OBJECT_CORRUPT.id for f in unread) \
+        else REFETCH
+    raise QuestError(f"{len(unread)} git object(s) the gate must read are missing or damaged ({shown}), so the runs "
+                     f"they hold cannot be seen and the gate does not pass on the rest: {fix}; `ds-gate check` "
+                     "lists them all")
 
 
 def _refuse_unseen_toggle(quest: Quest) -> None:

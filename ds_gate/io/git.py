@@ -26,8 +26,11 @@ import subprocess
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~3 ms per commit
 
 if TYPE_CHECKING:  # pathlib costs ~4 ms to import; the commit hook's fast path never needs it
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Collection, Iterable, Sequence
     from pathlib import Path
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 _KEEP = (  # the user's own settings (never the quest's): where git is, which config it reads
     "GIT_CONFIG",  # GIT_CONFIG_GLOBAL/SYSTEM/NOSYSTEM/COUNT/KEY_n/VALUE_n/PARAMETERS: ds-gate's -c still wins
@@ -100,10 +103,10 @@ def _env(keep_index: bool) -> dict[str, str]:
     return env
 
 
-def git(args: Sequence[str], cwd: Path | str, *, staged: bool = False, stdin: bytes | None = None) -> bytes:
-    """Run ``git args`` in ``cwd`` and return stdout; ``staged`` keeps the hook's index."""
+def _run(args: Sequence[str], cwd: Path | str, *, staged: bool = False,
+         stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     try:
-        proc = subprocess.run(
+        return subprocess.run(
             argv(args),
             cwd=cwd,
             input=stdin,
@@ -119,9 +122,19 @@ def git(args: Sequence[str], cwd: Path | str, *, staged: bool = False, stdin: by
         raise GitError(f"{cwd} is not a directory") from exc
     except PermissionError as exc:
         raise GitError(f"{cwd} cannot be entered ({exc.strerror})") from exc
+
+
+def _failure(proc: subprocess.CompletedProcess[bytes], args: Sequence[str]) -> GitError:
+    message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    fatal = [line for line in message if line.startswith(("fatal:", "error:"))]
+    return GitError((fatal or message or [f"git {args[0]} exited {proc.returncode}"])[0])
+
+
+def git(args: Sequence[str], cwd: Path | str, *, staged: bool = False, stdin: bytes | None = None) -> bytes:
+    """Run ``git args`` in ``cwd`` and return stdout; ``staged`` keeps the hook's index."""
+    proc = _run(args, cwd, staged=staged, stdin=stdin)
     if proc.returncode != 0:
-        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(message[0] if message else f"git {args[0]} exited {proc.returncode}")
+        raise _failure(proc, args)
     return proc.stdout
 
 
@@ -136,46 +149,112 @@ def split_z(output: bytes) -> list[str]:
     return [item.decode("utf-8", "surrogateescape") for item in output.split(b"\0") if item]
 
 
-def cat_file(cwd: Path | str, names: Iterable[str], *, staged: bool = False) -> dict[str, bytes | None]:
-    """Read many objects (``<rev>:<path>``, ``:<path>``, or ids) with one git process.
+# An object git cannot read (corrupt, or absent from a partial clone that may not fetch)
+# ends ``cat-file --batch`` early: the one it stopped on is taken as unreadable and the
+# rest asked again. A partial clone's known-absent objects are never asked for (callers
+# pass them as ``absent``), so retries stay rare; past this many, git itself is broken.
+_MAX_RETRIES = 64
 
-    A name git cannot resolve maps to None, so callers tell "absent" from "empty".
-    """
+
+def _names(names: Iterable[str]) -> list[str]:
     wanted = list(dict.fromkeys(names))
-    if not wanted:
-        return {}
     if any("\n" in name for name in wanted):
         raise GitError("object names cannot contain newlines")
-    out = git(["cat-file", "--batch"], cwd, staged=staged, stdin="".join(f"{n}\n" for n in wanted).encode())
-    result: dict[str, bytes | None] = {}
+    return wanted
+
+
+def _batches(cwd: Path | str, names: Iterable[str], mode: str, parse: Callable[[bytes, list[str], dict[str, T]], int],
+             staged: bool, absent: Collection[str]) -> dict[str, T | None]:
+    wanted = _names(names)
+    result: dict[str, T | None] = {name: None for name in wanted if name in absent}
+    todo = [name for name in wanted if name not in absent]
+    for _ in range(_MAX_RETRIES):
+        if not todo:
+            return result
+        args = ["cat-file", mode]
+        proc = _run(args, cwd, staged=staged, stdin="".join(f"{n}\n" for n in todo).encode())
+        done = parse(proc.stdout, todo, result)  # type: ignore[arg-type]
+        if done == len(todo):
+            return result
+        if proc.returncode == 0:
+            raise GitError(f"git cat-file ended early without an error, after {done} of {len(todo)} objects")
+        result[todo[done]] = None  # the object git stopped on cannot be read
+        todo = todo[done + 1 :]
+    raise _failure(proc, ["cat-file"])
+
+
+def _parse_contents(out: bytes, names: list[str], result: dict[str, bytes | None]) -> int:
+    """Fill ``result`` from ``--batch`` output; how many names it answered in full."""
     pos = 0
-    for name in wanted:
-        end = out.index(b"\n", pos)
+    for done, name in enumerate(names):
+        end = out.find(b"\n", pos)
+        if end < 0:
+            return done
         header = out[pos:end].split(b" ")
         pos = end + 1
         if len(header) < 3 or header[-1] in (b"missing", b"ambiguous"):
             result[name] = None
             continue
         size = int(header[2])
+        if pos + size + 1 > len(out):
+            return done  # the content was cut off: git stopped inside it
         result[name] = out[pos : pos + size]
         pos += size + 1  # content is followed by a newline
-    return result
+    return len(names)
+
+
+def _parse_checks(out: bytes, names: list[str], result: dict[str, tuple[str, str] | None]) -> int:
+    lines = out.split(b"\n")
+    complete = lines[:-1]  # the last item follows the last newline: empty, or a cut-off line
+    for name, line in zip(names, complete, strict=False):
+        parts = line.decode("utf-8", "surrogateescape").split(" ")
+        result[name] = (parts[0], parts[1]) if len(parts) == 2 and parts[1] != "missing" else None
+    return min(len(complete), len(names))
+
+
+def cat_file(cwd: Path | str, names: Iterable[str], *, staged: bool = False,
+             absent: Collection[str] = ()) -> dict[str, bytes | None]:
+    """Read many objects (``<rev>:<path>``, ``:<path>``, or ids) with one git process.
+
+    A name git cannot resolve or read (missing, corrupt) maps to None, so callers tell
+    "absent" from "empty". ``absent``: ids known to be missing (``missing_objects``), not
+    asked for.
+    """
+    return _batches(cwd, names, "--batch", _parse_contents, staged, absent)
 
 
 def cat_file_check(cwd: Path | str, names: Iterable[str]) -> dict[str, tuple[str, str] | None]:
     """(object id, type) of many objects with one git process; None for a missing one."""
-    wanted = list(dict.fromkeys(names))
+    return _batches(cwd, names, "--batch-check=%(objectname) %(objecttype)", _parse_checks, False, ())
+
+
+def missing_objects(cwd: Path | str, starts: Iterable[str]) -> set[str]:
+    """The objects below ``starts`` (tree or commit ids) this repository lacks, listed
+    without fetching them: a partial clone's reads must skip these, because asking git for
+    one makes it try the promisor remote, fail, and stop."""
+    wanted = _names(starts)
     if not wanted:
-        return {}
-    if any("\n" in name for name in wanted):
-        raise GitError("object names cannot contain newlines")
-    out = git(["cat-file", "--batch-check=%(objectname) %(objecttype)"], cwd,
-              stdin="".join(f"{n}\n" for n in wanted).encode()).decode("utf-8", "surrogateescape")
-    result: dict[str, tuple[str, str] | None] = {}
-    for name, line in zip(wanted, out.splitlines(), strict=False):
-        parts = line.split(" ")
-        result[name] = (parts[0], parts[1]) if len(parts) == 2 and parts[1] != "missing" else None
-    return result
+        return set()
+    out = git(["rev-list", "--objects", "--no-walk", "--missing=print", "--stdin"], cwd,
+              stdin="".join(f"{n}\n" for n in wanted).encode())
+    return {line[1:].decode() for line in out.split(b"\n") if line.startswith(b"?")}
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    """``git version 2.39.5`` (or ``2.39.5.windows.1``, ``2.40.0-rc1``) → (2, 39, 5)."""
+    words = text.split()
+    out: list[int] = []
+    for part in (words[2] if len(words) > 2 else "").split("."):
+        digits = part.split("-")[0]
+        if not digits.isdigit():
+            break
+        out.append(int(digits))
+    return tuple(out)
+
+
+def version(cwd: Path | str = ".") -> tuple[int, ...]:
+    """The version of the git ds-gate runs."""
+    return parse_version(git(["--version"], cwd).decode("utf-8", "replace"))
 
 
 def staged_names(cwd: Path | str) -> list[str]:

@@ -48,7 +48,13 @@ PATH_SYMLINK_OUTSIDE_QUEST = Rule("path.symlink-outside-quest", WARNING, DISCIPL
 GIT_ONE_BRANCH = Rule("git.one-branch", WARNING, DISCIPLINE,
     "the clone shows one branch at most, or is shallow: runs on other branches are not visible (closure stops, exit 2)")
 GIT_OBJECT_MISSING = Rule("git.object-missing", WARNING, DISCIPLINE,
-    "(`--from-git`) a branch tip, tree or record is not in this clone (partial or shallow)")
+    "a branch tip, tree or record read from git is not in this clone (partial or shallow) or cannot be read "
+    "(closure stops, exit 2)")
+GIT_OBJECT_CORRUPT = Rule("git.object-corrupt", WARNING, DISCIPLINE,
+    "a tree read from git is damaged, so its records cannot be listed (closure stops, exit 2)")
+GIT_SYMLINK_IN_TREE = Rule("git.symlink-in-tree", ERROR, DISCIPLINE,
+    "a branch's tree holds a symbolic link where DeepScientist keeps the artifacts folder, a record folder, "
+    "the index or a record: the runs behind it cannot be read")
 CARD_FRONTMATTER_INVALID = Rule("card.frontmatter-invalid", ERROR, CONTRACT,
     "a card's YAML frontmatter cannot be read (syntax, not a mapping, never closed, not UTF-8)")
 CARD_UNREADABLE = Rule("card.unreadable", ERROR, CONTRACT,

@@ -7,13 +7,14 @@ every selected ref without a checkout, and yields the same readers as the folder
 so every check works on either.
 
 Cost does not grow with processes: four ``git cat-file`` batches in all, whatever the
-number of refs (the ``artifacts`` tree of each tip, those trees, their sub-trees, the
-blobs). Trees and blobs shared by many branches (the usual case: a branch inherits its
+number of refs (the root tree of each tip, the ``artifacts`` trees, their sub-trees, the
+blobs; ``sources.gittrees`` walks them). Trees and blobs shared by many branches (the usual case: a branch inherits its
 parent's records) are read once, and a blob carried by several refs is handed to the
 checks once, by the first ref that carries it.
 
-Missing objects (a partial clone) and refs whose tips are missing are findings with a
-hint, never a traceback; a partial clone is never made to fetch (``GIT_NO_LAZY_FETCH``).
+Missing or damaged objects, and refs whose tips are missing, are findings with a hint,
+never a traceback; a partial clone is never made to fetch (``GIT_NO_LAZY_FETCH``, and the
+objects it lacks are listed first and never asked for).
 """
 
 from __future__ import annotations
@@ -21,19 +22,15 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 
-from ds_gate.io.git import DIFF_SAFETY, GitError, cat_file, cat_file_check, git, split_z
+from ds_gate.io.git import DIFF_SAFETY, cat_file, git, missing_objects, split_z
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Workspace
-from ds_gate.rules.reading import (
-    GIT_OBJECT_MISSING,
-    GIT_ONE_BRANCH,
-    PATH_SYMLINK_OUTSIDE_QUEST,
-)
+from ds_gate.rules.reading import GIT_ONE_BRANCH
+from ds_gate.sources.clone import is_partial, refuse_unsafe_partial
+from ds_gate.sources.gittrees import FETCH_HINT, TreeWalk, missing
 from ds_gate.sources.paths import INDEX_NAME, branch_of
 
 DEFAULT_REFS = ("refs/heads", "refs/remotes")
-FETCH_HINT = ("fetch every branch (`git fetch origin '+refs/heads/*:refs/remotes/origin/*'`; in GitHub Actions "
-              "`actions/checkout` with `fetch-depth: 0`), or choose refs with --refs")
 
 
 def list_refs(root: Path, patterns: Sequence[str] = DEFAULT_REFS) -> list[tuple[str, str]]:
@@ -47,17 +44,6 @@ def list_refs(root: Path, patterns: Sequence[str] = DEFAULT_REFS) -> list[tuple[
         if kind == "commit" and not any(symref):
             refs.append((name, oid))
     return refs
-
-
-def parse_tree(data: bytes, id_bytes: int) -> Iterator[tuple[str, str, str]]:
-    """(mode, name, object id) of each entry of a raw tree object."""
-    i, end = 0, len(data)
-    while i < end:
-        space = data.index(b" ", i)
-        nul = data.index(b"\0", space)
-        oid = data[nul + 1 : nul + 1 + id_bytes].hex()
-        yield data[i:space].decode(), data[space + 1 : nul].decode("utf-8", "surrogateescape"), oid
-        i = nul + 1 + id_bytes
 
 
 class RefReader:
@@ -87,14 +73,6 @@ class RefReader:
             yield name, data if data is not None else FileNotFoundError(f"object {self._entries[name]} is missing")
 
 
-def _missing(ref: str, what: str) -> Finding:
-    return GIT_OBJECT_MISSING.at(
-        f"{ref}:{what}",
-        f"{ref}:{what} is not in this clone (a partial or shallow clone?); its artifacts are not read",
-        hint=FETCH_HINT,
-    )
-
-
 def unchecked_refs(root: Path, checked_out: Collection[str]) -> list[tuple[str, str]]:
     """The branch tips no workspace folder has checked out: the local branches no worktree
     has out, and the remote-tracking branches with no local branch of their name. In a
@@ -109,33 +87,6 @@ def unchecked_refs(root: Path, checked_out: Collection[str]) -> list[tuple[str, 
         elif branch_of(name) not in local and branch_of(name) not in checked_out:
             out.append((name, oid))
     return out
-
-
-def clone_blindness(root: Path) -> str | None:
-    """Why this clone cannot show every branch (shallow, or fetching one branch), or None.
-    A quest with no remote is the original, not a clone: it sees everything it has.
-
-    Read from ``.git`` itself where it is a folder (no process on the closure's path), else
-    asked of git."""
-    git_dir = root / ".git"
-    if git_dir.is_dir() and (git_dir / "config").is_file():
-        shallow = (git_dir / "shallow").is_file()
-        import re
-
-        text = (git_dir / "config").read_text(encoding="utf-8", errors="replace")
-        specs = re.findall(r"^\s*fetch\s*=\s*(\S+)", text, re.MULTILINE)
-    else:
-        shallow = git(["rev-parse", "--is-shallow-repository"], root).strip() == b"true"
-        try:
-            out = git(["config", "--get-regexp", r"^remote\..*\.fetch$"], root).decode("utf-8", "replace")
-            specs = [line.split(" ", 1)[-1] for line in out.splitlines()]
-        except GitError:
-            specs = []  # no remote at all
-    if shallow:
-        return "this clone is shallow (fetched with a depth)"
-    if specs and not any(spec.lstrip("+").startswith("refs/heads/*:") for spec in specs):
-        return "this clone fetches only some branches (--single-branch)"
-    return None
 
 
 def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Sequence[tuple[str, str]] = (),
@@ -157,82 +108,35 @@ def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Seque
         )
     if not refs:
         return [], findings
-    id_bytes = len(refs[0][1]) // 2
-    tops = cat_file_check(root, [f"{oid}:artifacts" for _, oid in refs])
-    tree_ids = {found[0] for found in tops.values() if found is not None and found[1] == "tree"}
-    trees = cat_file(root, sorted(tree_ids))
-    sub_ids: set[str] = set()
-    layout: dict[str, tuple[dict[str, str], str | None]] = {}  # artifacts tree -> ({sub: tree}, index blob)
-    for tid in tree_ids:
-        data = trees.get(tid)
-        if data is None:
-            continue
-        subs: dict[str, str] = {}
-        index = None
-        for mode, name, oid in parse_tree(data, id_bytes):
-            if mode == "40000" and name not in skip:
-                subs[name] = oid
-                sub_ids.add(oid)
-            elif name == INDEX_NAME and mode.startswith("100"):
-                index = oid
-        layout[tid] = (subs, index)
-    sub_trees = cat_file(root, sorted(sub_ids))
+    partial = is_partial(root)
+    if partial:
+        refuse_unsafe_partial(root)
+    walk = TreeWalk(root, len(refs[0][1]) // 2, skip)
+    tops = walk.artifacts_trees(refs)
+    tree_ids = {tid for tid, _ in tops.values() if tid}
+    if partial:  # ask git only for what the clone holds: asking for an absent object ends the batch
+        walk.absent = missing_objects(root, sorted(tree_ids))
+    walk.read_layouts(tree_ids)
 
-    readers: list[RefReader] = []
-    wanted_blobs: set[str] = set()
-    served: set[str] = set()
     plans: list[tuple[Workspace, dict[str, str], str | None, list[Finding]]] = []
-    for name, oid in refs:
-        ws = Workspace(path=root, rel=name, branch=branch_of(name), ref=name)
-        found = tops.get(f"{oid}:artifacts")
-        mine: list[Finding] = []
-        if found is None or found[1] != "tree" or found[0] not in layout:
-            if found is not None and found[0] not in layout:
-                mine.append(_missing(name, "artifacts"))
-            elif found is None and not _has_commit(root, oid):
-                mine.append(_missing(name, ""))
-            plans.append((ws, {}, None, mine))
-            continue
-        subs, index = layout[found[0]]
-        entries: dict[str, str] = {}
-        for sub, sub_id in subs.items():
-            data = sub_trees.get(sub_id)
-            if data is None:
-                mine.append(_missing(name, f"artifacts/{sub}"))
-                continue
-            for mode, file, blob in parse_tree(data, id_bytes):
-                if not file.endswith(".json") or mode == "40000":
-                    continue
-                if mode == "120000":
-                    mine.append(PATH_SYMLINK_OUTSIDE_QUEST.at(
-                        ws.display(f"artifacts/{sub}/{file}"),
-                        f"{ws.display(f'artifacts/{sub}/{file}')} is a symbolic link; not followed",
-                        hint="commit the record itself, not a link to it",
-                    ))
-                    continue
-                if blob in served:
-                    continue  # the same record, already handed over by an earlier ref
-                served.add(blob)
-                entries[f"{sub}/{file}"] = blob
-        wanted_blobs.update(entries.values())
-        if index is not None and index not in served:
-            served.add(index)
-            wanted_blobs.add(index)
-        else:
-            index = None
-        plans.append((ws, entries, index, mine))
-    blobs = cat_file(root, sorted(wanted_blobs))
+    served: set[str] = set()
+    for name, _ in refs:
+        tid, mine = tops[name]
+        entries, index = walk.entries(name, tid, served, mine) if tid else ({}, None)
+        plans.append((Workspace(path=root, rel=name, branch=branch_of(name), ref=name), entries, index, mine))
+    wanted = {blob for _, entries, index, _ in plans for blob in [*entries.values(), *([index] if index else [])]}
+    blobs = cat_file(root, sorted(wanted), absent=walk.absent)
+    readers: list[RefReader] = []
     for ws, entries, index, mine in plans:
-        missing = sorted(n for n, b in entries.items() if blobs.get(b) is None)
-        for name in missing:
-            mine.append(_missing(ws.ref or ws.rel, f"artifacts/{name}"))
+        ref = ws.ref or ws.rel
+        for name in sorted(n for n, b in entries.items() if blobs.get(b) is None):
+            mine.append(missing(ref, f"artifacts/{name}"))
             del entries[name]
+        if index is not None and blobs.get(index) is None:
+            mine.append(missing(ref, f"artifacts/{INDEX_NAME}"))
+            index = None
         readers.append(RefReader(ws, entries, blobs, index, mine))
     return readers, findings
-
-
-def _has_commit(root: Path, oid: str) -> bool:
-    return bool(cat_file_check(root, [oid]).get(oid))
 
 
 def pushed_refs(stdin_text: str) -> list[tuple[str, str, str, str]]:

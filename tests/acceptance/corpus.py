@@ -93,6 +93,19 @@ def research_state(quest: ExampleQuest, state: dict) -> None:
     (quest.root / ".ds" / "research_state.json").write_text(json.dumps(state))
 
 
+def corrupt_branch_tree(quest: ExampleQuest) -> None:
+    """A branch no folder has checked out whose ``artifacts/runs`` tree object holds bytes
+    that are not a tree (git hands them out as they are). ``main`` shares the tree, but is
+    read from its folder."""
+    import zlib
+
+    quest.git(quest.root, "branch", "idea/damaged")
+    tree = quest.git(quest.root, "rev-parse", "idea/damaged:artifacts/runs")
+    loose = quest.root / ".git" / "objects" / tree[:2] / tree[2:]
+    loose.chmod(0o644)
+    loose.write_bytes(zlib.compress(b"tree 20\x00garbage-not-a-tree!"))
+
+
 def lineage_of(quest: ExampleQuest, entries: list, promoted: str | None = None) -> None:
     import yaml
 
@@ -200,6 +213,7 @@ CASES = [
         run_record(q).read_text().rstrip().rstrip("}") + ', "n": ' + "9" * 5000 + "}"), "artifact.invalid-json", 1),
     Case("card 5000-digit integer", lambda q: card(q, "---\nid: k\ntitle: t\nclaim: c\nn: " + "9" * 5000 + "\n---\nb\n"),
          None, 1),
+    Case("a branch's runs tree object is corrupt", corrupt_branch_tree, "git.object-corrupt", 0),
     Case("waiver expires on an impossible date", lambda q: (q.root / ".ds-gate.yaml").write_text(
         "waivers:\n  - rule: coverage.pending\n    reason: r\n    expires: 2026-02-30\n"), "waiver.invalid", 1),
 ]

@@ -4,6 +4,7 @@ see exactly what the folder source sees on the original quest."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -116,7 +117,9 @@ def test_a_clone_that_cannot_show_every_branch_stops_the_gate(original, tmp_path
     assert warning["severity"] == "warning" and "fetch-depth: 0" in warning["hint"]
 
 
-def test_missing_objects_are_findings_not_tracebacks(original, tmp_path, gate_json) -> None:
+def test_missing_objects_are_findings_and_stop_closure(original, tmp_path, gate_json) -> None:
+    """Issue 15.13: an object the clone lacks may hold a run; check names it, closure stops (exit 2)
+    as for a shallow clone rather than pass on the rest."""
     quest, (first, second, third), review = original
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(quest.root), str(clone))  # a local clone keeps loose objects loose
@@ -124,11 +127,61 @@ def test_missing_objects_are_findings_not_tracebacks(original, tmp_path, gate_js
     loose = clone / ".git" / "objects" / blob[:2] / blob[2:]
     assert loose.is_file()
     loose.unlink()  # as a partial clone would lack it
-    code, out = gate_json("closure", str(clone), "--from-git")
+    code, out = gate_json("check", str(clone), "--from-git")
     missing = [f for f in out["findings"] if f["rule"] == "git.object-missing"]
     assert [f["path"] for f in missing] == [f"refs/remotes/origin/analysis/idea-a/c-s1:artifacts/runs/{third}.json"]
     assert "fetch" in missing[0]["hint"] and missing[0]["severity"] == "warning"
     assert third not in [r["artifact_id"] for r in out["completed_runs"]]
+    for args in (["closure", str(clone), "--from-git"], ["closure", str(clone)]):
+        done = subprocess.run([sys.executable, "-m", "ds_gate", *args], capture_output=True, text=True)
+        assert done.returncode == 2 and f"c-s1:artifacts/runs/{third}.json" in done.stderr, done.stderr
+        assert "does not pass" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_real_partial_clone_is_read_without_fetching_and_stops_closure(original, tmp_path, gate_json) -> None:
+    """Issue 15.13: a real promisor clone (``--filter=blob:none``) lacks the blobs of every branch
+    but the checked-out one. Asking git for one makes it reach for the remote and stop the whole
+    batch; ds-gate lists the absent objects first, never asks for them, fetches nothing, and
+    reports each; closure stops with the refetch advice."""
+    quest, (first, second, third), review = original
+    git(quest.root, "config", "uploadpack.allowFilter", "true")
+    clone = tmp_path / "partial"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{quest.root}", str(clone))
+    assert git(clone, "config", "remote.origin.promisor").stdout.strip() == "true"
+    objects = sorted(p.name for p in (clone / ".git" / "objects" / "pack").iterdir())
+    done = subprocess.run([sys.executable, "-m", "ds_gate", "check", str(clone)], capture_output=True, text=True)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    code, out = gate_json("check", str(clone))
+    assert code == 0, out["findings"]
+    missing = {f["path"] for f in out["findings"] if f["rule"] == "git.object-missing"}
+    for run in (first, second, third):  # each branch's record blobs, named where they are
+        assert any(path.endswith(f"artifacts/runs/{run}.json") for path in missing), (run, missing)
+    assert sorted(p.name for p in (clone / ".git" / "objects" / "pack").iterdir()) == objects  # nothing fetched
+    done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(clone)], capture_output=True, text=True)
+    assert done.returncode == 2 and "--refetch" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    git(clone, "fetch", "-q", "--refetch", "--no-filter", "origin")  # the advice, followed: the gate sees every run again
+    code, out = gate_json("closure", str(clone))
+    assert code == 1 and out["pending_run_ids"] == [third]
+    assert not [f for f in out["findings"] if f["rule"] == "git.object-missing"]
+
+
+def test_a_symlinked_runs_folder_on_a_branch_fails_closure_instead_of_hiding_its_runs(original, tmp_path,
+                                                                                     gate_json) -> None:
+    """Issue 15.7: ``artifacts/runs`` committed as a link (to a folder inside the quest) is read
+    by the folder source but is only a link in git: --from-git used to pass with 0 runs."""
+    quest, (first, second, third), review = original
+    slice_ws = quest.root / ".ds" / "worktrees" / "analysis-c-s1"
+    os.rename(slice_ws / "artifacts" / "runs", slice_ws / "kept-runs")
+    os.symlink("../kept-runs", slice_ws / "artifacts" / "runs")
+    git(slice_ws, "add", "-A")
+    git(slice_ws, "commit", "-q", "--no-verify", "-m", "runs behind a link")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(quest.root), str(clone))
+    code, out = gate_json("closure", str(clone), "--from-git")
+    assert code == 1
+    linked = [f for f in out["findings"] if f["rule"] == "git.symlink-in-tree"]
+    assert [(f["path"], f["severity"]) for f in linked] == [
+        ("refs/remotes/origin/analysis/idea-a/c-s1:artifacts/runs", "error")]
 
 
 def test_the_pre_push_hook_gates_a_finalization_push(original, tmp_path) -> None:

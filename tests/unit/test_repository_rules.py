@@ -6,6 +6,10 @@ for the acceptance suite to be tested.
 - ``git.one-branch`` / ``git.object-missing``: ``sources.gitrefs.ref_readers`` over a repository
   with one branch, then two; with a record's blob deleted from ``.git/objects`` (as a partial
   clone lacks it), and a pushed tip that is not in the clone.
+- ``git.object-corrupt``: the same, with a branch's ``artifacts/runs`` tree object replaced by bytes
+  that are not a tree (issue 15.10).
+- ``git.symlink-in-tree``: the same, with ``artifacts``, ``artifacts/runs`` or a record committed
+  as a symbolic link on one branch (issue 15.7).
 - ``quest.not-git``: ``sources.location.locate`` on a quest folder without git, then after
   ``git init``.
 - ``card.unreadable``: ``sources.memory.read_cards`` on a card file that cannot be opened (a
@@ -30,7 +34,8 @@ from ds_gate.sources.gitrefs import ref_readers
 from ds_gate.sources.location import locate
 from ds_gate.sources.memory import read_cards
 
-FAILS = {"git.one-branch", "git.object-missing", "quest.not-git", "card.unreadable", "install.failed"}
+FAILS = {"git.one-branch", "git.object-missing", "git.object-corrupt", "git.symlink-in-tree", "quest.not-git",
+         "card.unreadable", "install.failed"}
 PASSES = set(FAILS)
 RUN = {"kind": "run", "artifact_id": "run-1", "run_id": "main-001", "run_kind": "main_experiment", "status": "completed"}
 
@@ -94,6 +99,52 @@ def test_a_pushed_tip_that_is_not_in_the_clone_is_missing(tmp_path: Path) -> Non
     assert all_findings(root, [("refs/heads/run/main-002", head)])[0] == []
     found, _ = all_findings(root, [("refs/heads/run/main-002", "0" * 40)])
     assert [(f.rule, f.path) for f in found] == [("git.object-missing", "refs/heads/run/main-002:")]
+
+
+def test_a_tree_object_that_is_not_a_tree_is_corrupt_not_a_traceback(tmp_path: Path) -> None:
+    """Issue 15.10: git hands out a damaged object's bytes as they are; the walk names the tree
+    and reads every other ref."""
+    import zlib
+
+    root = committed_quest(tmp_path / "quest")
+    git(root, "checkout", "-q", "-b", "idea/001-a")
+    (root / "artifacts" / "runs" / "run-2.json").write_bytes(raw_of({**RUN, "artifact_id": "run-2"}))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "record run-2")
+    git(root, "checkout", "-q", "main")
+    assert fired(all_findings(root)[0]) == []
+    tree = git(root, "rev-parse", "idea/001-a:artifacts/runs")
+    loose = root / ".git" / "objects" / tree[:2] / tree[2:]
+    loose.chmod(0o644)
+    loose.write_bytes(zlib.compress(b"tree 20\x00garbage-not-a-tree!"))
+    found, names = all_findings(root)
+    [corrupt] = [f for f in found if f.rule == "git.object-corrupt"]
+    assert (corrupt.path, corrupt.severity) == ("refs/heads/idea/001-a:artifacts/runs", WARNING)
+    assert "git fsck" in (corrupt.hint or "")
+    assert names == ["refs/heads/main:runs/run-1.json"]  # the healthy branch is still read
+
+
+@pytest.mark.parametrize("link", ["artifacts", "artifacts/runs", "artifacts/runs/run-2.json"])
+def test_a_symbolic_link_committed_where_the_layout_has_a_folder_or_record_is_an_error(tmp_path: Path,
+                                                                                        link: str) -> None:
+    """Issue 15.7: git cannot show what a committed link points to, so the runs behind it would
+    be skipped silently; the link is an error naming the ref and the path."""
+    root = committed_quest(tmp_path / "quest")
+    git(root, "checkout", "-q", "-b", "idea/001-a")
+    real = root / "elsewhere"
+    os.rename(root / link, real) if link != "artifacts/runs/run-2.json" else real.write_bytes(
+        raw_of({**RUN, "artifact_id": "run-2"}))
+    os.symlink(os.path.relpath(real, (root / link).parent), root / link)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "link")
+    git(root, "checkout", "-q", "main")
+    found, _ = all_findings(root)
+    [linked] = [f for f in found if f.rule == "git.symlink-in-tree"]
+    assert (linked.path, linked.severity) == (f"refs/heads/idea/001-a:{link}", ERROR)
+    assert "symbolic link" in linked.message and "commit" in (linked.hint or "")
+    git(root, "branch", "-D", "idea/001-a")
+    git(root, "branch", "idea/001-a")
+    assert "git.symlink-in-tree" not in fired(all_findings(root)[0])
 
 
 def test_a_quest_git_cannot_read_is_found_from_its_folders(tmp_path: Path) -> None:

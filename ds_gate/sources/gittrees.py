@@ -1,0 +1,174 @@
+"""The ``artifacts`` trees of many branch tips, walked in a few ``cat-file`` batches.
+
+Kept apart from the refs (``gitrefs``) because this is where a hostile or damaged
+repository shows: a tree whose bytes are not a tree, an object the clone lacks, or a
+symbolic link committed where DeepScientist keeps a folder or a record. Each becomes a
+finding naming the ref and the path; none is skipped silently, because a link git cannot
+follow hides the runs behind it from ``--from-git`` while the folder reader would see them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+from pathlib import Path
+
+from ds_gate.io.git import cat_file
+from ds_gate.model.findings import Finding
+from ds_gate.rules.reading import (
+    GIT_OBJECT_CORRUPT,
+    GIT_OBJECT_MISSING,
+    GIT_SYMLINK_IN_TREE,
+)
+from ds_gate.sources.paths import INDEX_NAME, KIND_OF_DIR
+
+FETCH_HINT = ("fetch every branch (`git fetch origin '+refs/heads/*:refs/remotes/origin/*'`; in GitHub Actions "
+              "`actions/checkout` with `fetch-depth: 0`), or choose refs with --refs")
+LINK, FOLDER = "120000", "40000"
+
+
+class CorruptObject(ValueError):
+    """A git object whose bytes are not what its type says (a damaged tree)."""
+
+
+def parse_tree(data: bytes, id_bytes: int) -> Iterator[tuple[str, str, str]]:
+    """(mode, name, object id) of each entry of a raw tree object; CorruptObject when the
+    bytes are not a tree (git hands out a damaged object's bytes as they are)."""
+    i, end = 0, len(data)
+    while i < end:
+        space = data.find(b" ", i)
+        nul = data.find(b"\0", space + 1) if space > i else -1
+        mode = data[i:space]
+        if nul < 0 or nul + 1 + id_bytes > end or not mode.isdigit():
+            raise CorruptObject(f"not a tree: the entry at byte {i} is malformed")
+        yield mode.decode(), data[space + 1 : nul].decode("utf-8", "surrogateescape"), data[nul + 1 : nul + 1 + id_bytes].hex()
+        i = nul + 1 + id_bytes
+
+
+def missing(ref: str, what: str) -> Finding:
+    return GIT_OBJECT_MISSING.at(
+        f"{ref}:{what}",
+        f"{ref}:{what} is not in this clone (a partial or shallow clone?) or git cannot read it; "
+        "its artifacts are not read",
+        hint=FETCH_HINT,
+    )
+
+
+def corrupt(ref: str, what: str, problem: str) -> Finding:
+    return GIT_OBJECT_CORRUPT.at(
+        f"{ref}:{what}", f"{ref}:{what} is a damaged git object ({problem}); its artifacts are not read",
+        hint="run `git fsck` in the quest and restore the object from a healthy clone (`git fetch` from it)",
+    )
+
+
+def linked(ref: str, what: str, expected: str) -> Finding:
+    return GIT_SYMLINK_IN_TREE.at(
+        f"{ref}:{what}",
+        f"{ref}:{what} is a symbolic link where DeepScientist keeps {expected}: git does not show what it points "
+        "to, so the runs behind it cannot be read",
+        hint=f"commit {expected} itself, not a link to it",
+    )
+
+
+class TreeWalk:
+    """Each distinct tree read once; each problem in a shared tree reported once, by the
+    first ref that carries it (as a shared record is handed to the checks once)."""
+
+    def __init__(self, root: Path, id_bytes: int, skip: Collection[str], absent: Collection[str] = ()) -> None:
+        self.root = root
+        self.id_bytes = id_bytes
+        self.skip = skip
+        self.absent = absent  # ids a partial clone lacks: never asked for
+        self.layout: dict[str, tuple[dict[str, str], str | None, list[tuple[str, str, str]]]] = {}
+        self.sub_trees: dict[str, bytes | None] = {}
+        self.reported: set[tuple[str, str]] = set()
+
+    def _tree(self, data: bytes) -> list[tuple[str, str, str]]:
+        return list(parse_tree(data, self.id_bytes))
+
+    def artifacts_trees(self, refs: list[tuple[str, str]]) -> dict[str, tuple[str, list[Finding]]]:
+        """ref -> (its ``artifacts`` tree id, "" when it has none that can be read; findings)."""
+        roots = cat_file(self.root, [f"{oid}^{{tree}}" for _, oid in refs])
+        out: dict[str, tuple[str, list[Finding]]] = {}
+        for name, oid in refs:
+            data = roots.get(f"{oid}^{{tree}}")
+            if data is None:
+                out[name] = ("", [missing(name, "")])
+                continue
+            try:
+                entry = next(((mode, tid) for mode, file, tid in self._tree(data) if file == "artifacts"), None)
+            except CorruptObject as exc:
+                out[name] = ("", [corrupt(name, "", str(exc))])
+                continue
+            if entry is not None and entry[0] == LINK:
+                out[name] = ("", [linked(name, "artifacts", "the artifacts folder")])
+            else:
+                out[name] = (entry[1] if entry is not None and entry[0] == FOLDER else "", [])
+        return out
+
+    def read_layouts(self, tree_ids: Collection[str]) -> None:
+        """Each artifacts tree's record folders, index and problems; then every record folder."""
+        trees = cat_file(self.root, sorted(tree_ids), absent=self.absent)
+        for tid in tree_ids:
+            data = trees.get(tid)
+            problems: list[tuple[str, str, str]] = []  # (kind, path below artifacts/, detail)
+            subs: dict[str, str] = {}
+            index = None
+            try:
+                entries = self._tree(data) if data is not None else []
+            except CorruptObject as exc:
+                entries, problems = [], [("corrupt", "", str(exc))]
+            if data is None:
+                problems.append(("missing", "", ""))
+            for mode, name, oid in entries:
+                if name in self.skip:
+                    continue
+                if mode == FOLDER:
+                    subs[name] = oid
+                elif name == INDEX_NAME and mode.startswith("100"):
+                    index = oid
+                elif mode == LINK and (name in KIND_OF_DIR or name == INDEX_NAME):
+                    problems.append(("link", name, "the index" if name == INDEX_NAME else f"the {name} folder"))
+            self.layout[tid] = (subs, index, problems)
+        wanted = {sub for subs, _, _ in self.layout.values() for sub in subs.values()}
+        self.sub_trees = cat_file(self.root, sorted(wanted), absent=self.absent)
+
+    def _report(self, ref: str, where: str, kind: str, what: str, detail: str, mine: list[Finding]) -> None:
+        if (where, what) in self.reported:
+            return
+        self.reported.add((where, what))
+        path = f"artifacts/{what}".rstrip("/")
+        mine.append(missing(ref, path) if kind == "missing" else corrupt(ref, path, detail) if kind == "corrupt"
+                    else linked(ref, path, detail))
+
+    def entries(self, ref: str, tid: str, served: set[str], mine: list[Finding]) -> tuple[dict[str, str], str | None]:
+        """The record blobs of one ref (path below ``artifacts/`` -> blob id) that no earlier
+        ref handed over, and its index blob; problems go to ``mine``."""
+        subs, index, problems = self.layout[tid]
+        for kind, what, detail in problems:
+            self._report(ref, tid, kind, what, detail, mine)
+        entries: dict[str, str] = {}
+        for sub, sub_id in subs.items():
+            data = self.sub_trees.get(sub_id)
+            try:
+                listing = self._tree(data) if data is not None else None
+            except CorruptObject as exc:
+                self._report(ref, sub_id, "corrupt", sub, str(exc), mine)
+                continue
+            if listing is None:
+                self._report(ref, sub_id, "missing", sub, "", mine)
+                continue
+            for mode, file, blob in listing:
+                if not file.endswith(".json") or mode == FOLDER:
+                    continue
+                if mode == LINK:
+                    self._report(ref, sub_id, "link", f"{sub}/{file}", "the record", mine)
+                    continue
+                if blob in served:
+                    continue  # the same record, already handed over by an earlier ref
+                served.add(blob)
+                entries[f"{sub}/{file}"] = blob
+        if index is not None and index in served:
+            index = None
+        elif index is not None:
+            served.add(index)
+        return entries, index
