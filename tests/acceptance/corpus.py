@@ -213,6 +213,10 @@ CASES = [
         run_record(q).read_text().rstrip().rstrip("}") + ', "n": ' + "9" * 5000 + "}"), "artifact.invalid-json", 1),
     Case("card 5000-digit integer", lambda q: card(q, "---\nid: k\ntitle: t\nclaim: c\nn: " + "9" * 5000 + "\n---\nb\n"),
          None, 1),
+    Case("card tags a string of 30000 brackets", lambda q: card(q, '---\nid: k\ntitle: t\ntags: "' + "[" * 30000 + '"\n---\nb\n'),
+         None, 0),
+    Case("card tags a string of 30000 brackets (recall)",
+         lambda q: card(q, '---\nid: k\ntitle: t\ntags: "' + "[" * 30000 + '"\n---\nb\n'), None, 0, ("recall", "--quest")),
     Case("a branch's runs tree object is corrupt", corrupt_branch_tree, "git.object-corrupt", 0),
     Case("waiver expires on an impossible date", lambda q: (q.root / ".ds-gate.yaml").write_text(
         "waivers:\n  - rule: coverage.pending\n    reason: r\n    expires: 2026-02-30\n"), "waiver.invalid", 1),
