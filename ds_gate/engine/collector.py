@@ -17,10 +17,13 @@ from typing import Any
 from ds_gate.io.jsondoc import place
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import (
+    DECISION_ENCODING,
+    REVIEW_ACTION,
     Decision,
     Document,
     Run,
     Workspace,
+    review_encoding,
     review_fields,
     text_of,
     timestamp,
@@ -75,6 +78,8 @@ class Collector:
         self.check = check
         self.kinds = kinds
         self.skip = folders_for(kinds)
+        # reports are read for the reviews among them; an index line cannot say which those are
+        self.index_kinds = tuple(kind for kind in kinds if kind != "report")
         self.workspaces = workspaces
         self.order = {ws.rel: i for i, ws in enumerate(workspaces)}
         self.runs = _Copies()
@@ -90,7 +95,7 @@ class Collector:
                 self.findings.append(rec.problem)
             elif rec.data is not None:
                 self.add(ws, rec.name, rec.display, rec.data, rec.raw)
-        for item in read_index(reader, self.kinds):
+        for item in read_index(reader, self.index_kinds):
             if isinstance(item, Finding):
                 self.findings.append(item)
             else:
@@ -107,8 +112,8 @@ class Collector:
                 self.findings.append(unknown)
             return
         kind = record_kind(data, folder)
-        if kind not in self.kinds:
-            return
+        if kind not in self.kinds or (kind == "report" and review_encoding(data, kind) is None):
+            return  # a report that is no review: DeepScientist's own business
         artifact_id = data.get("artifact_id") or data.get("id")
         if not isinstance(artifact_id, str) or not artifact_id.strip():
             artifact_id = stem
@@ -137,11 +142,11 @@ class Collector:
             )
             checked = self.check(Document(kind, data, raw, display)) if self.check is not no_checks else []
             self.runs.offer(artifact_id, run, home, order, checked)
-        elif kind == "decision":
-            review = review_fields(data)
+        else:  # a decision, or a review recorded as a report
+            review = review_fields(data, kind)
             decision = Decision(
                 artifact_id=artifact_id,
-                action=text_of(data.get("action")),
+                action=text_of(data.get("action")) if kind == "decision" else REVIEW_ACTION,
                 workspace=ws.rel,
                 path=display,
                 updated_at=text_of(data.get("updated_at")),
@@ -152,6 +157,7 @@ class Collector:
                 raw=raw if review.is_review else None,
                 cards_written=review.cards_written,
                 neighbor_cards=review.neighbor_cards,
+                encoding=review_encoding(data, kind) or DECISION_ENCODING,
             )
             self.decisions.offer(artifact_id, decision, home, order, [])
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ds_gate.errors import QuestError
 from ds_gate.model.findings import ERROR, Finding
-from ds_gate.model.records import Card, Document, Quest, review_fields
+from ds_gate.model.records import Card, Document, Quest, review_encoding, review_fields
 from ds_gate.model.reports import DocumentsReport
 from ds_gate.rules.reading import INPUT_UNREADABLE
 from ds_gate.rules.records import REVIEW_RUNS_NOT_CHECKED
@@ -60,10 +60,10 @@ def check_documents(
             checked += 1
             continue
         kind = record_kind(data, doc.folder)
-        if kind not in GATE_KINDS:
-            continue
+        if kind not in GATE_KINDS or (kind == "report" and review_encoding(data, kind) is None):
+            continue  # a report that is no review: main requires nothing of it
         findings.extend(check(Document(kind, data, doc.raw, doc.display)))
-        review = review_fields(data) if kind == "decision" else None
+        review = review_fields(data, kind)
         if review is not None and review.is_review and review.reviewed_run_ids:
             reviews.append((doc, review.reviewed_run_ids))
         checked += 1

@@ -8,7 +8,7 @@ from typing import Any
 
 from ds_gate.io.resources import data_dir
 
-SCHEMA_NAMES = ("decision", "distill_review", "run", "knowledge_card", "experience_card", "ds_gate_config")
+SCHEMA_NAMES = ("decision", "distill_review", "distill_review_report", "run", "knowledge_card", "experience_card", "ds_gate_config")
 
 
 @functools.cache

@@ -55,6 +55,20 @@ class Run:
 
 
 REVIEW_ACTION = "distill_review"
+# How a review is recorded. The RFC's ``kind: decision, action: distill_review`` needs PR #60
+# (DeepScientist main refuses the action); main's ``artifact.record`` stores a
+# ``kind: report`` with ``report_type: distill_review`` unchanged and requires nothing of it.
+DECISION_ENCODING, REPORT_ENCODING = "decision", "report"
+REVIEW_REPORT_TYPE = REVIEW_ACTION
+
+
+def review_encoding(data: dict[str, Any], kind: str | None) -> str | None:
+    """Which encoding of a review ``data`` is, or None when it is no review."""
+    if kind == "decision" and data.get("action") == REVIEW_ACTION:
+        return DECISION_ENCODING
+    if kind == "report" and data.get("report_type") == REVIEW_REPORT_TYPE:
+        return REPORT_ENCODING
+    return None
 
 
 @dataclass(slots=True, eq=False)
@@ -81,9 +95,10 @@ class ReviewFields:
     neighbor_cards: frozenset[str] = frozenset()
 
 
-def review_fields(data: dict[str, Any]) -> ReviewFields:
-    """The review fields of a decision, read leniently (its schema reports what is wrong)."""
-    if data.get("action") != REVIEW_ACTION:
+def review_fields(data: dict[str, Any], kind: str | None = "decision") -> ReviewFields:
+    """The review fields of a review in either encoding, read leniently (its schema reports
+    what is wrong)."""
+    if review_encoding(data, kind) is None:
         return ReviewFields(is_review=False)
     reviewed = data.get("reviewed_run_ids")
     cards = data.get("cards_written")
@@ -118,6 +133,7 @@ class Decision:
     raw: bytes | None = None
     cards_written: tuple[dict[str, Any], ...] = ()  # a review's entries, for card discipline
     neighbor_cards: frozenset[str] = frozenset()  # candidate_card_id of its neighbor_decisions
+    encoding: str = DECISION_ENCODING  # a review recorded as a report is kept here too
 
 
 

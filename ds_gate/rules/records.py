@@ -8,6 +8,7 @@ the rest of the quest (does a reviewed run exist?) live in ``coverage``.
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import replace
 from typing import Any
 
 from ds_gate.io import schemas
@@ -21,7 +22,13 @@ from ds_gate.model.findings import (
     Finding,
     Rule,
 )
-from ds_gate.model.records import REVIEW_ACTION, Document, review_fields
+from ds_gate.model.records import (
+    REPORT_ENCODING,
+    REVIEW_ACTION,
+    Document,
+    review_encoding,
+    review_fields,
+)
 from ds_gate.rules.schema import schema_findings
 from ds_gate.rules.vocabulary import (
     DECISION_ACTIONS,
@@ -50,7 +57,9 @@ REVIEW_RUNS_NOT_CHECKED = Rule("review.runs-not-checked", INFO, DISCIPLINE,
 # cannot be found. A plugin's rule fails the gate but leaves the coverage alone.
 INVALIDATE_REVIEW = frozenset(rule.id for rule in (
     REVIEW_SCHEMA, DECISION_SCHEMA, REVIEW_TARGET_NOT_REVIEWED, DECISION_UNKNOWN_ACTION, REVIEW_CARD_ID_MISSING))
-RULE_FOR_SCHEMA = {"distill_review": REVIEW_SCHEMA, "decision": DECISION_SCHEMA, "run": RUN_SCHEMA}
+RULE_FOR_SCHEMA = {"distill_review": REVIEW_SCHEMA, "distill_review_report": REVIEW_SCHEMA, "decision": DECISION_SCHEMA,
+                   "run": RUN_SCHEMA}
+AS_REPORT = " (a review recorded as a `report_type: distill_review` report)"
 
 
 def schema_name(data: dict[str, Any], kind: str) -> str | None:
@@ -58,6 +67,8 @@ def schema_name(data: dict[str, Any], kind: str) -> str | None:
         return "run"
     if kind == "decision":
         return "distill_review" if data.get("action") == REVIEW_ACTION else "decision"
+    if kind == "report" and review_encoding(data, kind) == REPORT_ENCODING:
+        return "distill_review_report"
     return None
 
 
@@ -105,6 +116,17 @@ def _review_discipline(data: dict[str, Any], raw: bytes | None, display: str) ->
     return found
 
 
+def check_review_report(doc: Document) -> list[Finding]:
+    """A review in main's encoding: the same review rules as a distill_review decision, with
+    the same ids; each message says which encoding it read. Main requires nothing else of a
+    report, so there is no verdict, action or reason to check."""
+    data, raw, display = doc.data, doc.raw, doc.display
+    found = record_schema_findings("distill_review_report", data, raw, display)
+    found.extend(_targets_reviewed(data, set(review_fields(data, "report").reviewed_run_ids), raw, display))
+    found.extend(_review_discipline(data, raw, display))
+    return [replace(f, message=f.message + AS_REPORT) for f in found]
+
+
 def check_run(doc: Document) -> list[Finding]:
     return record_schema_findings("run", doc.data, doc.raw, doc.display)
 
@@ -116,6 +138,8 @@ def check_record(doc: Document, actions: Collection[str] = DECISION_ACTIONS) -> 
         return check_run(doc)
     if doc.kind == "decision":
         return check_decision(doc, actions)
+    if doc.kind == "report" and review_encoding(doc.data, "report") is not None:
+        return check_review_report(doc)
     return []
 
 

@@ -26,7 +26,8 @@ ARTIFACT_DIRS = {
 }
 KIND_OF_DIR = {folder: kind for kind, folder in ARTIFACT_DIRS.items()}
 INDEX_NAME = "_index.jsonl"
-GATE_KINDS = ("run", "decision")  # the kinds the gate judges; the commit hook validates their records
+GATE_KINDS = ("run", "decision", "report")  # the kinds the gate reads (a report only when it is a review)
+RECORD_FOLDERS = ("decisions", "reports", "runs")
 MANIFEST = "paper/paper_bundle_manifest.json"
 QUEST_YAML = "quest.yaml"
 
@@ -50,9 +51,9 @@ def record_kind(data: dict[str, Any], folder: str) -> str | None:
 
 
 def is_artifact_record(name: str) -> bool:
-    """``artifacts/decisions/x.json`` or ``artifacts/runs/x.json``, directly in the folder."""
+    """``artifacts/{decisions,reports,runs}/x.json``, directly in the folder."""
     parts = name.split("/")
-    return len(parts) == 3 and parts[0] == "artifacts" and parts[1] in ("decisions", "runs") and parts[2].endswith(".json")
+    return len(parts) == 3 and parts[0] == "artifacts" and parts[1] in RECORD_FOLDERS and parts[2].endswith(".json")
 
 
 def kind_of(rel: str) -> str | None:
@@ -75,6 +76,6 @@ def pre_commit_files_pattern() -> str:
     """The ``files:`` regex of the ``ds-gate-validate`` pre-commit hook: exactly the paths
     ``is_artifact_record`` and ``is_card`` accept, below any folder (a worktree's)."""
     plain = "|".join(k for k in MEMORY_KINDS if k != "ideas")
-    return (r"(^|/)artifacts/(decisions|runs)/[^/]+\.json$"
+    return (rf"(^|/)artifacts/({'|'.join(RECORD_FOLDERS)})/[^/]+\.json$"
             rf"|(^|/)memory/({plain})/[^/]+\.md$"
             r"|(^|/)memory/ideas/([^/]+/)?[^/]+\.md$")

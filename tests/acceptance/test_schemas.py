@@ -24,6 +24,14 @@ VALID = {
                                 "target_run_id": RUN, "reason": "different mechanism"}],
         "notes": "demo",
     },
+    "distill_review_report": {
+        "kind": "report", "artifact_id": "report-5be8d1f0", "report_type": "distill_review",
+        "reviewed_run_ids": [RUN],
+        "cards_written": [{"card_id": "knowledge-14ff84d4", "scope": "global", "action": "new", "target_run_id": RUN}],
+        "neighbor_decisions": [{"candidate_card_id": "knowledge-0000aaaa", "decision": "neighbor_but_separate",
+                                "target_run_id": RUN, "reason": "different mechanism"}],
+        "notes": "demo",
+    },
     "decision": {"kind": "decision", "artifact_id": "decision-80379c60", "verdict": "good", "action": "launch_experiment",
                  "reason": "Idea is promising."},
     "run": {"kind": "run", "artifact_id": "run-51c9ad07", "run_id": "main-001", "run_kind": "main_experiment", "status": "completed"},
@@ -83,7 +91,7 @@ def test_the_fast_path_agrees_with_jsonschema_on_every_single_edit(name) -> None
     authority = schemas.validator(name)
     base = VALID[name]
     docs = [base, *mutations(base)]
-    if name == "distill_review":  # the conditional branch: empty cards_written
+    if name in ("distill_review", "distill_review_report"):  # the conditional branch: empty cards_written
         empty = dict(base, cards_written=[], reason_if_empty="nothing reusable")
         docs += [empty, *mutations(empty)]
     disagreements = [d for d in docs if fast(d) != authority.is_valid(d)]

@@ -29,7 +29,8 @@ PATHS = [
     ("memory/ideas/note.md", True),
     (".ds/worktrees/w/memory/episodes/e.md", True),
     ("artifacts/runs/nested/run-1.json", False),
-    ("artifacts/reports/r.json", False),
+    ("artifacts/reports/r.json", True),  # a review may be recorded as a report (issue 16.1)
+    ("artifacts/graphs/g.json", False),
     ("artifacts/runs/run-1.json.bak", False),
     ("artifacts/_index.jsonl", False),
     ("memory/knowledge/_index.jsonl", False),
