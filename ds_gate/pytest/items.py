@@ -28,6 +28,7 @@ import pytest
 
 from ds_gate.commands.options import GateOptions
 from ds_gate.model import Finding, GateReport, LineageReport
+from ds_gate.pytest.guard import is_home, quest_folders
 
 RESULTS_KEY = "ds_gate_results"
 PENDING = "coverage.pending-run"
@@ -85,19 +86,6 @@ def lineage_items(report: LineageReport) -> list[dict[str, Any]]:
     return items
 
 
-def _quest_folders(quests: Path) -> list[Path]:
-    """The home's quest folders; a home the user cannot list is read as one quest path,
-    whose evaluation then says what it cannot read."""
-    try:
-        return sorted(Path(e.path) for e in os.scandir(quests) if e.is_dir())
-    except OSError:
-        return [quests]
-
-
-def _is_home(path: Path) -> bool:
-    return os.path.isdir(path / "quests") and not os.path.lexists(path / "quest.yaml")
-
-
 def compute(options: GateOptions) -> tuple[list[dict[str, Any]], list[GateReport]]:
     """(groups of items, the quests' reports), each quest read once."""
     from ds_gate.engine.gate import evaluate
@@ -119,7 +107,7 @@ def compute(options: GateOptions) -> tuple[list[dict[str, Any]], list[GateReport
 
     for given in options.paths:
         path = Path(given).expanduser().resolve()
-        targets = [(p, home or str(path)) for p in _quest_folders(path / "quests")] if _is_home(path) else [(path, home)]
+        targets = [(p, home or str(path)) for p in quest_folders(path / "quests")] if is_home(path) else [(path, home)]
         for quest_path, quest_home in targets:
             try:
                 report = evaluate(quest_path, "closure", require=require, home=quest_home, source=source, refs=refs)
@@ -132,7 +120,7 @@ def compute(options: GateOptions) -> tuple[list[dict[str, Any]], list[GateReport
                 continue
             reports.append(report)
             group(f"quest-{report.quest.quest_id}", quest_items(report))
-        if _is_home(path):
+        if is_home(path):
             group("home", lineage_items(evaluate_lineage(home or path)))
     return groups, reports
 

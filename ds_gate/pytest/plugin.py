@@ -6,6 +6,10 @@ an environment where ds-gate is installed. It is opt-in: without ``--ds-gate`` (
 beyond pytest and ``commands.options`` (``GateOptions`` and the options' help, which cost
 nothing pytest has not loaded already); the gate itself (``ds_gate.pytest.items``) loads
 only when asked for.
+
+Under ``--ds-gate`` it first refuses (exit 2) a session that would import the quest's
+``conftest.py`` or test files (``ds_gate.pytest.guard``): before pytest loads the first
+conftest, and again once the collection args are final.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from ds_gate.commands.flags import PYTEST
 from ds_gate.commands.options import GateOptions
 
 PLUGIN_NAME = "ds-gate-session"
+REFUSED = pytest.StashKey[str]()  # why the session would import the quest's code
+REFUSED_EXIT = 2  # ds-gate's "cannot check" code (errors.QuestError); pytest's INTERRUPTED: nothing ran
 
 # GateOptions field -> how pytest parses its flag (the flag, its help and its ini come from flags.PYTEST)
 ACTIONS: dict[str, dict[str, Any]] = {
@@ -44,10 +50,39 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         parser.addini(PYTEST[field]["ini"], PYTEST[field]["ini_help"], **how)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """The earliest hook that knows the rootdir and the args, and it runs before pytest's own
+    implementation imports the initial conftests: a quest's conftest must never load. A
+    refused session loads no conftest at all; ``pytest_configure`` then ends it."""
+    paths = getattr(early_config.known_args_namespace, "ds_gate_paths", None) or early_config.getini(PYTEST["paths"]["ini"])
+    if not paths:
+        return
+    from ds_gate.pytest import guard
+
+    why = guard.refusal(paths, base=early_config.invocation_params.dir, rootdir=early_config.rootpath,
+                        inifile=early_config.inipath, args=guard.early_args(early_config),
+                        pyargs=bool(early_config.known_args_namespace.pyargs))
+    if why is not None:
+        early_config.known_args_namespace.noconftest = True  # read by pytest's implementation, which runs next
+        early_config.stash[REFUSED] = why
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     options = GateOptions.from_pytest(config)
     if not options.paths:
         return
+    from ds_gate.pytest import guard
+
+    # asked again with the final args: the paths of a lab's own tests are collected too
+    why = config.stash.get(REFUSED, None) or guard.refusal(
+        options.paths, base=config.invocation_params.dir, rootdir=config.rootpath, inifile=config.inipath,
+        args=config.args, pyargs=bool(config.option.pyargs))
+    if why is not None:
+        if getattr(config.option, "help", False):  # --help shows the help (no conftest loaded, no quest read)
+            return
+        pytest.exit(why, returncode=REFUSED_EXIT)
     from ds_gate.pytest.items import GateSession
 
     config.pluginmanager.register(GateSession(config, options), PLUGIN_NAME)

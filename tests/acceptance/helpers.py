@@ -20,3 +20,29 @@ def commit(cwd: Path, message: str, *paths: str) -> subprocess.CompletedProcess[
 
 def head_subject(cwd: Path) -> str:
     return git(cwd, "log", "-1", "--format=%s").stdout.strip()
+
+
+def readme_ci_steps() -> list[str]:
+    """The README's GitHub Actions ``run:`` steps as written, each without its install part
+    (this environment's), ``pip install ds-gate`` left out."""
+    import re
+
+    readme = (REPO / "README.md").read_text()
+    recipe = readme.split("A GitHub Actions job:", 1)[1].split("```", 2)[1]
+    assert "fetch-depth: 0" in recipe
+    steps = [m.strip() for m in re.findall(r"- run: (.+)", recipe) if not m.startswith("pip install ds-gate")]
+    return [step.removeprefix("pip install 'ds-gate[test]' && ").split(" #", 1)[0].strip() for step in steps]
+
+
+def run_step(command: str, cwd: Path, tmp: Path) -> subprocess.CompletedProcess[str]:
+    """A recipe step in a shell at ``cwd``, as CI runs it; ``mktemp`` makes its folders in ``tmp``."""
+    import os
+
+    return subprocess.run(command, shell=True, cwd=cwd, capture_output=True, text=True, env={**os.environ, "TMPDIR": str(tmp)})
+
+
+def readme_pytest_block() -> str:
+    """The shell block of the README's "In CI with pytest" section, as written."""
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("## In CI with pytest", 1)[1]
+    return section.split("```sh\n", 1)[1].split("```", 1)[0]

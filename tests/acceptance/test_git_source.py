@@ -300,28 +300,24 @@ def test_a_path_waiver_holds_locally_and_in_a_clone_and_annotations_point_where_
 
 def test_the_readme_ci_recipe_works_as_written_on_a_fresh_clone(original, tmp_path) -> None:
     """Issue 14: the README's GitHub Actions steps, run as written in a fresh clone of every
-    branch (what `fetch-depth: 0` gives): the pending run is found and named."""
-    import re
-
-    from helpers import REPO
+    branch (what `fetch-depth: 0` gives): the pending run is found and named. Issue 15: the
+    pytest step runs from an empty folder, with no conftest, and leaves no cache behind."""
+    from helpers import readme_ci_steps, run_step
 
     quest, (first, second, third), review = original
-    readme = (REPO / "README.md").read_text()
-    recipe = readme.split("A GitHub Actions job:", 1)[1].split("```", 2)[1]
-    assert "fetch-depth: 0" in recipe
-    steps = [m.strip() for m in re.findall(r"- run: (.+)", recipe) if not m.startswith("pip install ds-gate")]
     clone = tmp_path / "checkout"
     git(tmp_path, "clone", "-q", str(quest.root), str(clone))
-    results = {}
-    for step in steps:
-        command = step.split("&& ", 1)[-1].split("#", 1)[0].strip()  # the install part is this environment's
-        results[command] = subprocess.run(command, shell=True, cwd=clone, capture_output=True, text=True)
+    (tmp_path / "runner-temp").mkdir()
+    results = {step: run_step(step, clone, tmp_path / "runner-temp") for step in readme_ci_steps()}
     annotations = results["ds-gate closure --format github"]
     assert annotations.returncode == 1 and "::error" in annotations.stdout and third in annotations.stdout
     assert results["ds-gate closure --format json > ds-gate.json"].returncode == 1
     assert json.loads((clone / "ds-gate.json").read_text())["pending_run_ids"] == [third]
-    junit = results["pytest --ds-gate=. --junitxml=ds-gate.xml"]
-    assert junit.returncode == 1 and third in (clone / "ds-gate.xml").read_text()
+    [junit] = [done for step, done in results.items() if step.startswith("q=") and " pytest " in step]
+    assert "--noconftest" in junit.args and "--rootdir=." in junit.args and 'cd "$(mktemp -d)"' in junit.args
+    assert junit.returncode == 1, junit.stdout + junit.stderr
+    assert third in (clone / "ds-gate.xml").read_text()
+    assert not (clone / ".pytest_cache").exists() and len(list((tmp_path / "runner-temp").iterdir())) == 1
 
 
 def test_an_annotation_for_the_checked_out_branch_points_at_the_file(make_quest, tmp_path) -> None:
