@@ -57,7 +57,7 @@ def evaluate(
     if scope is None:
         raise ValueError(f"unknown command {command!r}; expected one of {COMMANDS}")
     from ds_gate.model.context import CheckContext
-    from ds_gate.plugins import completed_rule, hooks
+    from ds_gate.plugins import completed_rule, hooks, review_encoding_for
 
     if not isinstance(quest, Quest):
         quest = load_quest(quest, source=source, refs=refs)
@@ -115,6 +115,7 @@ def evaluate(
         notes=notes,
         home=home_path,
         cards=cards,
+        review_encoding=review_encoding_for(quest.root),
     )
 
 

@@ -92,6 +92,7 @@ class GateReport(Report):
     finalization_reasons: list[str] = field(default_factory=list)
     home: Path | None = None  # the DeepScientist home whose memory was read, if any
     cards: list[Card] = field(default_factory=list)  # the memory cards checked
+    review_encoding: str = "report"  # how this quest's DeepScientist records a review (model.review_call)
 
     @property
     def pending_run_ids(self) -> list[str]:

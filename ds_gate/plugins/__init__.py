@@ -140,6 +140,22 @@ def known_actions(root: Path | None = None) -> frozenset[str]:
     return frozenset(actions)
 
 
+def review_encoding_for(root: Path | None = None) -> str:
+    """How this quest's DeepScientist can record a review: as the RFC's ``distill_review``
+    decision when a plugin or ``.ds-gate.yaml`` says its DeepScientist has that action
+    (PR #60, a fork), else as main's ``report`` (main refuses the action)."""
+    from ds_gate.model.records import DECISION_ENCODING, REPORT_ENCODING, REVIEW_ACTION
+
+    offered: set[str] = set()
+    if any_installed():
+        offered.update(a for found in hooks().ds_gate_decision_actions() for a in found or [] if isinstance(a, str))
+    if root is not None:
+        from ds_gate.waivers import config_actions
+
+        offered.update(config_actions(root))
+    return DECISION_ENCODING if REVIEW_ACTION in offered else REPORT_ENCODING
+
+
 def record_checker(root: Path | None = None) -> Callable[[Document], list[Finding]]:
     """``record -> findings`` (``ds_gate_check_record``), with the actions of the quest at ``root``."""
     from ds_gate.rules.records import check_record

@@ -36,9 +36,10 @@ def ds_gate_finalization_patterns() -> list[str]:
 
 
 def ds_gate_decision_actions() -> list[str]:
-    from ds_gate.rules.vocabulary import DECISION_ACTIONS
+    """Main's actions: so a plugin offering ``distill_review`` says its DeepScientist has it."""
+    from ds_gate.rules.vocabulary import MAIN_DECISION_ACTIONS
 
-    return sorted(DECISION_ACTIONS)
+    return sorted(MAIN_DECISION_ACTIONS)
 
 
 def ds_gate_check_record(record: Document) -> list[Finding]:

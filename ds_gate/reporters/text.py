@@ -74,15 +74,11 @@ def pending_table(runs: list[Run], listed_by_invalid: dict[str, list[str]] | Non
     return lines
 
 
-def next_step(runs: list[Run]) -> list[str]:
-    ids = ", ".join(repr(run.artifact_id) for run in runs)
-    return [
-        "next: run the distill skill over these runs, then record a review that covers them:",
-        "  artifact.record(kind='decision', action='distill_review', verdict='covered', reason='...',",
-        f"                  reviewed_run_ids=[{ids}],",
-        "                  cards_written=[{card_id, scope, action, target_run_id}, ...])",
-        "  (or cards_written=[] with reason_if_empty='...' when no lesson is worth a card)",
-    ]
+def next_step(runs: list[Run], encoding: str) -> list[str]:
+    from ds_gate.model.review_call import record_call
+
+    return ["next: run the distill skill over these runs, then record a review that covers them:",
+            *(f"  {line}" for line in record_call([run.artifact_id for run in runs], encoding))]
 
 
 def _finalizes(reasons: list[str], by: str) -> str:
@@ -158,15 +154,30 @@ def pending_lines(report: GateReport) -> list[str]:
     waived = {f.subject: f.waived for f in report.findings if f.rule == PENDING_RULE and f.waived and f.subject}
     out.extend(pending_table(report.pending, report.listed_by_invalid, waived))
     unwaived = [run for run in report.pending if run.artifact_id not in waived]
-    if report.enforced and report.scope.gates_pending and unwaived:
+    refused = report.scope.finalizes and not report.ok  # the call is at the top already (rejection_head)
+    if report.enforced and report.scope.gates_pending and unwaived and not refused:
         out.append("")
-        out.extend(next_step(unwaived))
+        out.extend(next_step(unwaived, report.review_encoding))
     return out
+
+
+def rejection_head(report: GateReport) -> list[str]:
+    """For a commit or push the gate refuses, read by an agent that sees only the hook's
+    stderr: the verdict and the count first, then the ids, then the call that fixes it."""
+    unwaived = [run for run in report.pending
+                if not any(f.rule == PENDING_RULE and f.subject == run.artifact_id and f.waived for f in report.findings)]
+    out = [summary_line(report)]
+    if unwaived and report.enforced:
+        out.append(f"pending runs: {', '.join(run.artifact_id for run in unwaived)}")
+        out.extend(next_step(unwaived, report.review_encoding))
+    return [*out, ""]
 
 
 class TextReporter:
     def render(self, report: Report) -> str:
         out = head_lines(report)
+        if isinstance(report, GateReport) and report.scope.finalizes and not report.ok:
+            out = rejection_head(report) + out
         shown = [f for f in report.findings if f.rule != PENDING_RULE and f.severity != INFO]
         if shown:
             out.append("")

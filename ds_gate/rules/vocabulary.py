@@ -20,12 +20,14 @@ DECISION_UNKNOWN_ACTION = Rule("decision.unknown-action", ERROR, CONTRACT,
 ARTIFACT_UNKNOWN_KIND = Rule("artifact.unknown-kind", ERROR, CONTRACT,
     "a record `kind` DeepScientist does not accept (with a did-you-mean)")
 
-# artifact/schemas.py DECISION_ACTIONS on DeepScientist main, plus PR #60's distill_review
-DECISION_ACTIONS = frozenset({
+# artifact/schemas.py DECISION_ACTIONS on DeepScientist main (b366244)
+MAIN_DECISION_ACTIONS = frozenset({
     "continue", "launch_experiment", "launch_analysis_campaign", "branch", "prepare_branch", "activate_branch",
     "reuse_baseline", "attach_baseline", "publish_baseline", "waive_baseline", "iterate", "reset", "stop", "write",
-    "finalize", "request_user_decision", "distill_review",
+    "finalize", "request_user_decision",
 })
+# ... plus PR #60's distill_review, which ds-gate always reads (a fork or a later release may have it)
+DECISION_ACTIONS = MAIN_DECISION_ACTIONS | {"distill_review"}
 SCIENCE_KINDS = frozenset({"science.package_check", "science.computational_run", "science.dataset_analysis",
                            "science.parameter_sweep", "science.validation_result", "science.claim"})
 KINDS = frozenset(ARTIFACT_DIRS) | SCIENCE_KINDS

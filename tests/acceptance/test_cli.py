@@ -46,7 +46,11 @@ def test_text_output_lists_every_pending_run_with_what_to_do_next(pending_quest,
     out = capsys.readouterr().out
     assert all(run in out for run in runs)
     assert "main-029" in out and ".ds/worktrees/idea-a" in out
-    assert "action='distill_review'" in out and "REJECTED" in out
+    assert "'report_type': 'distill_review'" in out and "REJECTED" in out  # main's encoding (issue 16.1)
+    assert "action='distill_review'" not in out and "'action': 'distill_review'" not in out
+    (quest.root / ".ds-gate.yaml").write_text("decision_actions: [distill_review]\n")  # a DeepScientist with PR #60
+    assert main(["closure", str(quest.root)]) == 1
+    assert "'kind': 'decision', 'action': 'distill_review'" in capsys.readouterr().out
 
 
 def test_check_fails_on_invalid_artifacts_only(pending_quest, gate_json) -> None:

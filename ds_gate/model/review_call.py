@@ -1,0 +1,59 @@
+"""The review an agent can record, as a payload and as the exact tool call.
+
+One place says what a review looks like in each encoding, so the closure's "next:" line,
+the commit hook's rejection, the MCP server's ``check_closure`` and ``draft_distill_review``
+all tell the agent the same call. On DeepScientist main the RFC's call
+(``kind: decision, action: distill_review``) is refused, so the default is main's
+encoding; the RFC's is given only where the quest's DeepScientist has the action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ds_gate.model.records import DECISION_ENCODING, REPORT_ENCODING, REVIEW_ACTION, REVIEW_REPORT_TYPE
+
+CARD_ENTRY = "{card_id, scope, action, target_run_id}"
+
+
+def draft_payload(run_ids: Sequence[str], encoding: str = REPORT_ENCODING) -> dict[str, Any]:
+    """A review of ``run_ids`` for ``artifact.record(payload=...)``, to be completed: the
+    cards written (or a reason none was), and the neighbour decisions.
+
+    ``suppress_if_semantically_equivalent`` is off because main otherwise drops a second
+    review recorded in the same stage as "semantically equivalent" to the first."""
+    if encoding not in (REPORT_ENCODING, DECISION_ENCODING):
+        raise ValueError(f"unknown review encoding {encoding!r}; expected {REPORT_ENCODING!r} or {DECISION_ENCODING!r}")
+    head: dict[str, Any] = (
+        {"kind": "report", "report_type": REVIEW_REPORT_TYPE}
+        if encoding == REPORT_ENCODING
+        else {"kind": "decision", "action": REVIEW_ACTION, "verdict": "covered", "reason": ""}
+    )
+    return {
+        **head,
+        "summary": f"distill review of {len(run_ids)} run(s): {', '.join(run_ids)}",
+        "reviewed_run_ids": list(run_ids),
+        "cards_written": [],
+        "neighbor_decisions": [],
+        "reason_if_empty": "",
+        "suppress_if_semantically_equivalent": False,
+    }
+
+
+def record_call(run_ids: Sequence[str], encoding: str = REPORT_ENCODING) -> list[str]:
+    """The call that covers ``run_ids``, as lines an agent can copy (a Python-like literal,
+    as DeepScientist's tools are written in its prompts)."""
+    ids = ", ".join(repr(run_id) for run_id in run_ids)
+    if encoding == DECISION_ENCODING:
+        head = ["artifact.record(payload={'kind': 'decision', 'action': 'distill_review', 'verdict': 'covered',",
+                "                         'reason': '...',"]
+    else:
+        head = ["artifact.record(payload={'kind': 'report', 'report_type': 'distill_review',"]
+    return [
+        *head,
+        f"                         'reviewed_run_ids': [{ids}],",
+        f"                         'cards_written': [{CARD_ENTRY}, ...],",
+        "                         'suppress_if_semantically_equivalent': False})",
+        "(or 'cards_written': [] with 'reason_if_empty': '...' when no lesson is worth a card)",
+    ]
