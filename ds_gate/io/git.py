@@ -29,6 +29,8 @@ if TYPE_CHECKING:  # pathlib costs ~4 ms to import; the commit hook's fast path 
     from collections.abc import Iterable, Sequence
     from pathlib import Path
 
+    from ds_gate.io.fs import TooLarge
+
 _KEEP = (  # the user's own settings (never the quest's): where git is, which config it reads
     "GIT_CONFIG",  # GIT_CONFIG_GLOBAL/SYSTEM/NOSYSTEM/COUNT/KEY_n/VALUE_n/PARAMETERS: ds-gate's -c still wins
     "GIT_EXEC_PATH",
@@ -136,16 +138,43 @@ def split_z(output: bytes) -> list[str]:
     return [item.decode("utf-8", "surrogateescape") for item in output.split(b"\0") if item]
 
 
-def cat_file(cwd: Path | str, names: Iterable[str], *, staged: bool = False) -> dict[str, bytes | None]:
+def cat_file(cwd: Path | str, names: Iterable[str], *, staged: bool = False,
+             bounded: bool = True) -> dict[str, bytes | TooLarge | None]:
     """Read many objects (``<rev>:<path>``, ``:<path>``, or ids) with one git process.
 
-    A name git cannot resolve maps to None, so callers tell "absent" from "empty".
+    A name git cannot resolve maps to None, so callers tell "absent" from "empty". With
+    ``bounded`` (blobs: records, cards, YAML), sizes are asked first (``--batch-check``, one
+    more process, a few ms) and an object over the file limit maps to a ``TooLarge`` and is
+    never read: a 1 GB blob costs what a 1 GB file does, nothing, and the verdict is the
+    folder source's. Trees are read unbounded (git's own structure, listed not held twice).
     """
     wanted = list(dict.fromkeys(names))
     if not wanted:
         return {}
     if any("\n" in name for name in wanted):
         raise GitError("object names cannot contain newlines")
+    if not bounded:
+        return _batch(cwd, wanted, staged)
+    from ds_gate.io.fs import TooLarge, max_file_bytes
+
+    limit = max_file_bytes()
+    out = git(["cat-file", "--batch-check=%(objectname) %(objectsize)"], cwd, staged=staged,
+              stdin="".join(f"{n}\n" for n in wanted).encode())
+    result: dict[str, bytes | TooLarge | None] = {}
+    found: dict[str, str] = {}  # name -> object id, to read by id (the index cannot change in between)
+    for name, line in zip(wanted, out.split(b"\n"), strict=False):
+        parts = line.split(b" ")  # "<id> <size>", or "<name> missing" (a name may hold spaces)
+        if len(parts) != 2 or not parts[1].isdigit():
+            result[name] = None
+        elif int(parts[1]) > limit:
+            result[name] = TooLarge(int(parts[1]), limit, name)
+        else:
+            found[name] = parts[0].decode()
+    blobs = _batch(cwd, list(dict.fromkeys(found.values())), staged) if found else {}
+    return {name: blobs.get(found[name]) if name in found else result.get(name) for name in wanted}
+
+
+def _batch(cwd: Path | str, wanted: list[str], staged: bool) -> dict[str, bytes | None]:
     out = git(["cat-file", "--batch"], cwd, staged=staged, stdin="".join(f"{n}\n" for n in wanted).encode())
     result: dict[str, bytes | None] = {}
     pos = 0

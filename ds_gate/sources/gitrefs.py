@@ -21,13 +21,15 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 
+from ds_gate.io.fs import TooLarge
 from ds_gate.io.git import DIFF_SAFETY, GitError, cat_file, cat_file_check, git, split_z
-from ds_gate.model.findings import Finding
+from ds_gate.model.findings import WARNING, Finding
 from ds_gate.model.records import Workspace
 from ds_gate.rules.reading import (
     GIT_OBJECT_MISSING,
     GIT_ONE_BRANCH,
     PATH_SYMLINK_OUTSIDE_QUEST,
+    too_large,
 )
 from ds_gate.sources.paths import INDEX_NAME, branch_of
 
@@ -63,7 +65,7 @@ def parse_tree(data: bytes, id_bytes: int) -> Iterator[tuple[str, str, str]]:
 class RefReader:
     """One ref's ``artifacts/`` as the loader's Reader: names and bytes from git objects."""
 
-    def __init__(self, workspace: Workspace, entries: dict[str, str], blobs: dict[str, bytes | None],
+    def __init__(self, workspace: Workspace, entries: dict[str, str], blobs: dict[str, bytes | TooLarge | None],
                  index_blob: str | None, findings: list[Finding]) -> None:
         self.workspace = workspace
         self.findings = findings
@@ -72,7 +74,8 @@ class RefReader:
         self._index = index_blob
 
     def index_bytes(self) -> bytes | None:
-        return self._blobs.get(self._index) if self._index else None
+        data = self._blobs.get(self._index) if self._index else None
+        return data if isinstance(data, bytes) else None
 
     def has_artifacts(self) -> bool:
         """Records, an index, or a finding about what could not be read: worth reading."""
@@ -118,11 +121,11 @@ def clone_blindness(root: Path) -> str | None:
     Read from ``.git`` itself where it is a folder (no process on the closure's path), else
     asked of git."""
     git_dir = root / ".git"
-    if git_dir.is_dir() and (git_dir / "config").is_file():
+    text = _small_file(git_dir / "config") if git_dir.is_dir() else None
+    if text is not None:
         shallow = (git_dir / "shallow").is_file()
         import re
 
-        text = (git_dir / "config").read_text(encoding="utf-8", errors="replace")
         specs = re.findall(r"^\s*fetch\s*=\s*(\S+)", text, re.MULTILINE)
     else:
         shallow = git(["rev-parse", "--is-shallow-repository"], root).strip() == b"true"
@@ -136,6 +139,16 @@ def clone_blindness(root: Path) -> str | None:
     if specs and not any(spec.lstrip("+").startswith("refs/heads/*:") for spec in specs):
         return "this clone fetches only some branches (--single-branch)"
     return None
+
+
+def _small_file(path: Path) -> str | None:
+    """A file's text, or None when it is missing, not a regular file or over the size limit."""
+    from ds_gate.io import fs
+
+    try:
+        return fs.read_file(path).decode("utf-8", "replace")
+    except OSError:
+        return None
 
 
 def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Sequence[tuple[str, str]] = (),
@@ -160,12 +173,12 @@ def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Seque
     id_bytes = len(refs[0][1]) // 2
     tops = cat_file_check(root, [f"{oid}:artifacts" for _, oid in refs])
     tree_ids = {found[0] for found in tops.values() if found is not None and found[1] == "tree"}
-    trees = cat_file(root, sorted(tree_ids))
+    trees = cat_file(root, sorted(tree_ids), bounded=False)
     sub_ids: set[str] = set()
     layout: dict[str, tuple[dict[str, str], str | None]] = {}  # artifacts tree -> ({sub: tree}, index blob)
     for tid in tree_ids:
         data = trees.get(tid)
-        if data is None:
+        if not isinstance(data, bytes):
             continue
         subs: dict[str, str] = {}
         index = None
@@ -176,7 +189,7 @@ def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Seque
             elif name == INDEX_NAME and mode.startswith("100"):
                 index = oid
         layout[tid] = (subs, index)
-    sub_trees = cat_file(root, sorted(sub_ids))
+    sub_trees = cat_file(root, sorted(sub_ids), bounded=False)
 
     readers: list[RefReader] = []
     wanted_blobs: set[str] = set()
@@ -197,7 +210,7 @@ def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Seque
         entries: dict[str, str] = {}
         for sub, sub_id in subs.items():
             data = sub_trees.get(sub_id)
-            if data is None:
+            if not isinstance(data, bytes):
                 mine.append(_missing(name, f"artifacts/{sub}"))
                 continue
             for mode, file, blob in parse_tree(data, id_bytes):
@@ -221,12 +234,16 @@ def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Seque
         else:
             index = None
         plans.append((ws, entries, index, mine))
-    blobs = cat_file(root, sorted(wanted_blobs))
+    blobs = cat_file(root, sorted(wanted_blobs))  # a blob over the size limit is a TooLarge, never read
     for ws, entries, index, mine in plans:
         missing = sorted(n for n, b in entries.items() if blobs.get(b) is None)
         for name in missing:
             mine.append(_missing(ws.ref or ws.rel, f"artifacts/{name}"))
             del entries[name]
+        held = blobs.get(index) if index else None
+        if isinstance(held, TooLarge):  # a git index is held whole, so the file limit applies (a warning, as the folder's)
+            mine.append(too_large(ws.display(f"artifacts/{INDEX_NAME}"), held, severity=WARNING))
+            index = None
         readers.append(RefReader(ws, entries, blobs, index, mine))
     return readers, findings
 
