@@ -74,6 +74,16 @@ def _script(name: str) -> str:
     return template.replace("'@DS_GATE_PYTHON@'", shlex.quote(sys.executable))
 
 
+def _hook_text(hook: Path) -> str:
+    """An existing hook's text; one over the size limit is not ds-gate's (it is chained, unread)."""
+    from ds_gate.io import fs
+
+    try:
+        return fs.read_file(hook).decode("utf-8", "replace")
+    except fs.TooLarge:
+        return ""
+
+
 def install(quest: Path | str) -> list[Installed]:
     root, folder = hooks_dir(quest)
     folder.mkdir(parents=True, exist_ok=True)
@@ -83,7 +93,7 @@ def install(quest: Path | str) -> list[Installed]:
         chained: Path | None = None
         updated = False
         if hook.exists() or hook.is_symlink():
-            current = hook.read_text(encoding="utf-8", errors="replace") if hook.is_file() else ""
+            current = _hook_text(hook) if hook.is_file() else ""
             if MARKER in current:
                 updated = True
                 if (folder / f"{name}{CHAIN_SUFFIX}").exists():

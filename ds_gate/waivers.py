@@ -82,8 +82,12 @@ def load_waivers(root: Path) -> tuple[list[Waiver], list[Finding]]:
     target = linked_outside(root, path)
     if target is not None:
         return [], [_invalid(f"{FILE} is a symbolic link to {target}, outside the quest; not followed", None)]
+    from ds_gate.io import fs
+
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = fs.read_file(path).decode("utf-8-sig")
+    except fs.TooLarge as exc:
+        return [], [_invalid(f"{FILE} is {exc.strerror}", None)]
     except (OSError, UnicodeDecodeError) as exc:
         return [], [_invalid(f"{FILE} cannot be read: {exc}", None)]
     return parse_waivers(text)
@@ -203,12 +207,13 @@ def config_actions(root: Path) -> list[str]:
     """``decision_actions`` of the quest's ``.ds-gate.yaml``: a fork's extra decision actions.
     A broken file adds none (``check`` reports it through the waivers)."""
     path = root / FILE
+    from ds_gate.io import fs
     from ds_gate.sources.location import linked_outside
 
     if not path.is_file() or linked_outside(root, path) is not None:
         return []
     try:
-        data = _load(path.read_text(encoding="utf-8-sig"))
+        data = _load(fs.read_file(path).decode("utf-8-sig"))
     except (OSError, UnicodeDecodeError, ValueError):
         return []
     actions = data.get("decision_actions") if isinstance(data, dict) else None

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ds_gate.io import fs
 from ds_gate.io.jsondoc import place
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import (
@@ -216,10 +217,11 @@ class Collector:
             return False
         display = full.relative_to(self.root).as_posix()
         try:
-            raw = full.read_bytes()
-        except OSError as exc:  # it exists but cannot be read: say that, not "missing"
-            if not any(f.rule == "artifact.unreadable" and f.path == display for f in self.findings):
-                self.findings.append(unreadable(display, exc))
+            raw = fs.read_file(full, follow=False)  # resolved above: a link swapped in since is not followed
+        except OSError as exc:  # it exists but cannot be read (or is over the size limit): say that, not "missing"
+            refused = unreadable(display, exc)
+            if not any(f.rule == refused.rule and f.path == display for f in self.findings):
+                self.findings.append(refused)
             return True
         owner = max((w for w in self.workspaces if is_inside(w.path, full)), key=lambda w: len(w.path.parts))
         data, problem = parse_json_object(raw, display)

@@ -31,6 +31,7 @@ from ds_gate.sources.paths import MANIFEST, QUEST_YAML, is_artifact_record, is_c
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from ds_gate.io.fs import TooLarge
     from ds_gate.model.findings import Finding
     from ds_gate.model.records import Quest
     from ds_gate.model.reports import Report
@@ -105,18 +106,25 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     if QUEST_YAML in names and blobs.get(f":{QUEST_YAML}") is not None:
         import dataclasses
 
-        from ds_gate.sources.quest_yaml import parse_quest_yaml
+        from ds_gate.sources.quest_yaml import parse_quest_yaml, too_large_finding
 
         staged_yaml = blobs[f":{QUEST_YAML}"] or b""
-        findings.extend(dataclasses.replace(f, path=prefix + QUEST_YAML)
-                        for f in parse_quest_yaml(staged_yaml.decode("utf-8-sig", "replace"))[1])
+        found = ([too_large_finding(staged_yaml)] if isinstance(staged_yaml, OSError)
+                 else parse_quest_yaml(staged_yaml.decode("utf-8-sig", "replace"))[1])
+        findings.extend(dataclasses.replace(f, path=prefix + QUEST_YAML) for f in found)
     if validate:
         from ds_gate.engine.documents import GivenFile, check_documents
+        from ds_gate.rules.reading import unreadable
 
-        documents = [
-            GivenFile(prefix + name, raw, name.split("/")[1]) for name in artifacts if (raw := blobs[f":{name}"]) is not None
-        ]
-        doc_findings, _ = check_documents(documents, lambda _doc: quest(), loc.root)
+        documents: list[GivenFile] = []
+        doc_findings: list[Finding] = []
+        for name in artifacts:
+            raw = blobs[f":{name}"]
+            if isinstance(raw, bytes):
+                documents.append(GivenFile(prefix + name, raw, name.split("/")[1]))
+            elif raw is not None:  # over the size limit, never read: input.too-large, as from the folder
+                doc_findings.append(unreadable(prefix + name, raw))
+        doc_findings += check_documents(documents, lambda _doc: quest(), loc.root)[0]
         findings.extend(waive(doc_findings, loc.root, audit=False))
     from ds_gate.rules.policy import (
         CHECKPOINT,
@@ -137,10 +145,11 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     )
 
 
-def _card_findings(root: Path, top: Path, prefix: str, names: list[str], blobs: dict[str, bytes | None],
+def _card_findings(root: Path, top: Path, prefix: str, names: list[str], blobs: dict[str, bytes | TooLarge | None],
                    validate: bool, notes: list[str]) -> list[Finding]:
     """Each staged card on its own (with ``validate``) and as a patch of its ``HEAD`` version."""
     from ds_gate.plugins import card_checker, patch_checker
+    from ds_gate.rules.reading import unreadable
     from ds_gate.sources.memory import parse_card
     from ds_gate.sources.paths import kind_of
     from ds_gate.sources.quest_yaml import committing_quest
@@ -153,6 +162,9 @@ def _card_findings(root: Path, top: Path, prefix: str, names: list[str], blobs: 
         if after_raw is None:
             continue
         kind, display = kind_of(name[len("memory/"):]) or "", prefix + name
+        if isinstance(after_raw, OSError):  # over the size limit, never read
+            found.append(unreadable(display, after_raw))
+            continue
         after = parse_card(after_raw, path=top / name, display=display, scope="quest", kind=kind)
         if after is None:
             continue  # no frontmatter: a note, not a card
@@ -161,6 +173,8 @@ def _card_findings(root: Path, top: Path, prefix: str, names: list[str], blobs: 
         if after.broken:
             continue
         before_raw = blobs.get(f"HEAD:{name}")
+        if not isinstance(before_raw, bytes):  # none at HEAD, or over the size limit there (never read)
+            before_raw = None
         before = parse_card(before_raw, path=top / name, display=display, scope="quest", kind=kind) if before_raw else None
         patch = check_patch(before, after, patching_quest)
         if patch and why and why not in notes:

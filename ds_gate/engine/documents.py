@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ds_gate.errors import QuestError
+from ds_gate.io import fs
 from ds_gate.model.findings import ERROR, Finding
 from ds_gate.model.records import Card, Document, Quest, review_encoding, review_fields
 from ds_gate.model.reports import DocumentsReport
-from ds_gate.rules.reading import INPUT_UNREADABLE
+from ds_gate.rules.reading import INPUT_UNREADABLE, too_large
 from ds_gate.rules.records import REVIEW_RUNS_NOT_CHECKED
 from ds_gate.sources.paths import GATE_KINDS, record_kind
 from ds_gate.sources.records import parse_json_object
@@ -119,14 +120,18 @@ def validate_files(paths: Iterable[str | Path], *, checkpoint: bool = False) -> 
     for given in paths_list:
         path = Path(given)
         try:
-            raw = path.read_bytes()
-        except OSError as exc:
+            raw = fs.read_file(path)
+        except fs.TooLarge as exc:  # a finding like any record's, not a usage error: the file is there
+            findings.append(too_large(str(given), exc))
+            continue
+        except OSError as exc:  # missing, unreadable, or not a regular file (a FIFO, /dev/zero): exit 2
             readable = False
             findings.append(
                 INPUT_UNREADABLE.at(
                     str(given),
                     f"cannot read {given}: {exc.strerror or exc}",
-                    hint="check the path and its permissions",
+                    hint="name a regular file (a pipe or device is never read)" if isinstance(exc, fs.NotRegular)
+                    else "check the path and its permissions",
                 )
             )
             continue

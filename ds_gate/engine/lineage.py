@@ -95,6 +95,7 @@ def changed_cards(home: Home, since: str) -> list[tuple[Card | None, Card]]:
     Plumbing only: the revision's tree is listed with ``ls-tree`` and each card file is
     hashed here as git would hash it, so no git process reads the work tree (which would run
     the memory repository's clean filters and refresh its index)."""
+    from ds_gate.io import fs
     from ds_gate.io.git import GitError, blob_id, cat_file, git, split_z
     from ds_gate.sources.card_files import card_files
     from ds_gate.sources.memory import parse_card
@@ -118,8 +119,8 @@ def changed_cards(home: Home, since: str) -> list[tuple[Card | None, Card]]:
     changed: list[tuple[Path, str, bytes, str | None]] = []
     for path, kind in card_files(root, home.path, home.base, found):
         try:
-            raw = path.read_bytes()
-        except OSError:
+            raw = fs.read_file(path)
+        except OSError:  # reported with the home's cards (an unreadable or too large card)
             continue
         old_id = then.get(path.relative_to(root).as_posix())
         if old_id != blob_id(raw, object_format):
@@ -132,6 +133,8 @@ def changed_cards(home: Home, since: str) -> list[tuple[Card | None, Card]]:
         if after is None:
             continue
         old = blobs.get(old_id) if old_id else None
+        if not isinstance(old, bytes):  # missing, or a blob over the size limit (never read): no "before"
+            old = None
         before = parse_card(old, path=path, display=display, scope="global", kind=kind) if old else None
         out.append((before if before is not None and not before.broken else None, after))
     return out

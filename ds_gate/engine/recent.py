@@ -74,6 +74,8 @@ def _item(data: dict[str, Any], name: str, display: str, workspace: str) -> dict
 def _index_lines(reader: Reader) -> Iterator[dict[str, Any]]:
     """The index's object lines, streamed (broken lines are ``check``'s to report)."""
     for line in index_lines(reader):
+        if not isinstance(line, bytes):
+            continue  # a line too long to read
         try:
             data = loads(line)
         except (ValueError, RecursionError):

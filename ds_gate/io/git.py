@@ -28,9 +28,9 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~3 ms 
 if TYPE_CHECKING:  # pathlib costs ~4 ms to import; the commit hook's fast path never needs it
     from collections.abc import Callable, Collection, Iterable, Sequence
     from pathlib import Path
-    from typing import TypeVar
+    from typing import Any
 
-    T = TypeVar("T")
+    from ds_gate.io.fs import TooLarge
 
 _KEEP = (  # the user's own settings (never the quest's): where git is, which config it reads
     "GIT_CONFIG",  # GIT_CONFIG_GLOBAL/SYSTEM/NOSYSTEM/COUNT/KEY_n/VALUE_n/PARAMETERS: ds-gate's -c still wins
@@ -163,17 +163,17 @@ def _names(names: Iterable[str]) -> list[str]:
     return wanted
 
 
-def _batches(cwd: Path | str, names: Iterable[str], mode: str, parse: Callable[[bytes, list[str], dict[str, T]], int],
-             staged: bool, absent: Collection[str]) -> dict[str, T | None]:
+def _batches(cwd: Path | str, names: Iterable[str], mode: str, parse: Callable[[bytes, list[str], dict[str, Any]], int],
+             staged: bool, absent: Collection[str]) -> dict[str, Any]:
     wanted = _names(names)
-    result: dict[str, T | None] = {name: None for name in wanted if name in absent}
+    result: dict[str, Any] = {name: None for name in wanted if name in absent}
     todo = [name for name in wanted if name not in absent]
     for _ in range(_MAX_RETRIES):
         if not todo:
             return result
         args = ["cat-file", mode]
         proc = _run(args, cwd, staged=staged, stdin="".join(f"{n}\n" for n in todo).encode())
-        done = parse(proc.stdout, todo, result)  # type: ignore[arg-type]
+        done = parse(proc.stdout, todo, result)
         if done == len(todo):
             return result
         if proc.returncode == 0:
@@ -183,7 +183,7 @@ def _batches(cwd: Path | str, names: Iterable[str], mode: str, parse: Callable[[
     raise _failure(proc, ["cat-file"])
 
 
-def _parse_contents(out: bytes, names: list[str], result: dict[str, bytes | None]) -> int:
+def _parse_contents(out: bytes, names: list[str], result: dict[str, Any]) -> int:
     """Fill ``result`` from ``--batch`` output; how many names it answered in full."""
     pos = 0
     for done, name in enumerate(names):
@@ -203,7 +203,7 @@ def _parse_contents(out: bytes, names: list[str], result: dict[str, bytes | None
     return len(names)
 
 
-def _parse_checks(out: bytes, names: list[str], result: dict[str, tuple[str, str] | None]) -> int:
+def _parse_checks(out: bytes, names: list[str], result: dict[str, Any]) -> int:
     lines = out.split(b"\n")
     complete = lines[:-1]  # the last item follows the last newline: empty, or a cut-off line
     for name, line in zip(names, complete, strict=False):
@@ -212,15 +212,36 @@ def _parse_checks(out: bytes, names: list[str], result: dict[str, tuple[str, str
     return min(len(complete), len(names))
 
 
-def cat_file(cwd: Path | str, names: Iterable[str], *, staged: bool = False,
-             absent: Collection[str] = ()) -> dict[str, bytes | None]:
+def cat_file(cwd: Path | str, names: Iterable[str], *, staged: bool = False, absent: Collection[str] = (),
+             bounded: bool = True) -> dict[str, bytes | TooLarge | None]:
     """Read many objects (``<rev>:<path>``, ``:<path>``, or ids) with one git process.
 
     A name git cannot resolve or read (missing, corrupt) maps to None, so callers tell
     "absent" from "empty". ``absent``: ids known to be missing (``missing_objects``), not
-    asked for.
+    asked for. With ``bounded`` (blobs: records, cards, YAML), sizes are asked first
+    (``--batch-check``, one more process, a few ms) and an object over the file limit maps
+    to a ``TooLarge`` and is never read: a 1 GB blob costs what a 1 GB file does, nothing,
+    and the verdict is the folder source's. Trees are read unbounded (git's own structure).
     """
-    return _batches(cwd, names, "--batch", _parse_contents, staged, absent)
+    wanted = _names(names)
+    if not bounded:
+        return dict(_batches(cwd, wanted, "--batch", _parse_contents, staged, absent))
+    from ds_gate.io.fs import TooLarge, max_file_bytes
+
+    limit = max_file_bytes()
+    sizes = _batches(cwd, wanted, "--batch-check=%(objectname) %(objectsize)", _parse_checks, staged, absent)
+    result: dict[str, bytes | TooLarge | None] = {}
+    found: dict[str, str] = {}  # name -> object id, to read by id (the index cannot change in between)
+    for name in wanted:
+        got = sizes.get(name)
+        if got is None or not got[1].isdigit():
+            result[name] = None
+        elif int(got[1]) > limit:
+            result[name] = TooLarge(int(got[1]), limit, name)
+        else:
+            found[name] = got[0]
+    blobs = _batches(cwd, list(dict.fromkeys(found.values())), "--batch", _parse_contents, staged, ()) if found else {}
+    return {name: blobs.get(found[name]) if name in found else result.get(name) for name in wanted}
 
 
 def cat_file_check(cwd: Path | str, names: Iterable[str]) -> dict[str, tuple[str, str] | None]:

@@ -12,7 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ds_gate.model.records import DECISION_ENCODING, REPORT_ENCODING, REVIEW_ACTION, REVIEW_REPORT_TYPE
+from ds_gate.model.records import (
+    DECISION_ENCODING,
+    REPORT_ENCODING,
+    REVIEW_ACTION,
+    REVIEW_REPORT_TYPE,
+)
 
 CARD_ENTRY = "{card_id, scope, action, target_run_id}"
 

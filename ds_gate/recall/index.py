@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ds_gate.io import fs
 from ds_gate.recall.cache import Cache
 from ds_gate.recall.entries import Entry, decode, encode, entry_from_card
 from ds_gate.recall.jsonl import read_jsonl
@@ -88,8 +89,8 @@ class Index:
                     pass
             if fresh_read:
                 try:
-                    raw = path.read_bytes()
-                except OSError:
+                    raw = fs.read_file(path)
+                except OSError:  # unreadable or over the size limit: `check` reports it, recall skips it
                     continue
                 card = parse_card(raw, path=path, display=key, scope=scope, kind=kind)
                 entry = entry_from_card(card, scope) if card is not None else None

@@ -21,8 +21,12 @@ def read_jsonl(path: Path) -> list[Entry]:
     A record without an id gets a deterministic one from its content."""
     import hashlib
 
+    from ds_gate.io import fs
+
     try:
-        raw = path.read_bytes()
+        raw = fs.read_file(path)  # held whole (every line becomes an entry): the size limit applies
+    except fs.TooLarge as exc:
+        raise QuestError(f"{path} is {exc.strerror}; raise the limit with {fs.MAX_FILE_VARIABLE}=<megabytes>") from exc
     except OSError as exc:
         raise QuestError(f"cannot read {path}: {exc.strerror or exc}") from exc
     out = []

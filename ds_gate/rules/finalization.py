@@ -28,10 +28,11 @@ COMPLETION_SCOPE = "quest_completion"
 _STATUS_LINE = re.compile(rb"^status:\s*['\"]?(\w+)['\"]?\s*(?:#.*)?$", re.MULTILINE)
 
 
-def quest_status(raw: bytes | None) -> str | None:
+def quest_status(raw: bytes | OSError | None) -> str | None:
     """A ``quest.yaml``'s status, if it could be ``completed``; a broken file is read by its
-    ``status:`` line, so a YAML slip elsewhere cannot hide a completion."""
-    if raw is None or b"completed" not in raw:
+    ``status:`` line, so a YAML slip elsewhere cannot hide a completion. One over the size
+    limit (an ``OSError``, never read) has none: it is reported, and closure stops on it."""
+    if not isinstance(raw, bytes) or b"completed" not in raw:
         return None  # the only status that matters here is `completed`
     from ds_gate.io.yamldoc import load_yaml
     from ds_gate.sources.quest_yaml import scalar_text
@@ -89,18 +90,18 @@ def plugin_reason(name: str, pattern: str) -> str:
     return f"{name} (a finalization file, by plugin pattern {pattern})"
 
 
-def _decision_reasons(names: Iterable[str], blobs: Mapping[str, bytes | None], rev: str) -> list[str]:
+def _decision_reasons(names: Iterable[str], blobs: Mapping[str, bytes | OSError | None], rev: str) -> list[str]:
     """The finalizing decisions among ``names``, read as ``<rev><name>`` from ``blobs``."""
     reasons = []
     for name in names:
         raw = blobs.get(f"{rev}{name}")
-        why = decision_reason(raw) if raw is not None else None
+        why = decision_reason(raw) if isinstance(raw, bytes) else None  # over the size limit: reported, not read
         if why:
             reasons.append(f"{name} ({why})")
     return reasons
 
 
-def commit_reasons(names: list[str], blobs: Mapping[str, bytes | None], decisions: list[str],
+def commit_reasons(names: list[str], blobs: Mapping[str, bytes | OSError | None], decisions: list[str],
                    patterns: list[str]) -> list[str]:
     """Why a commit finalizes the quest ([] when it does not). ``blobs`` holds the staged
     (``:<path>``) and ``HEAD:<path>`` bytes of ``quest.yaml`` and the staged decisions."""
@@ -117,7 +118,7 @@ def commit_reasons(names: list[str], blobs: Mapping[str, bytes | None], decision
     return reasons
 
 
-def push_reasons(names: list[str], tip: str, blobs: Mapping[str, bytes | None], manifest_at_tip: bool,
+def push_reasons(names: list[str], tip: str, blobs: Mapping[str, bytes | OSError | None], manifest_at_tip: bool,
                  patterns: list[str]) -> list[str]:
     """Why the commits a push sends finalize the quest, judged at the pushed ``tip``."""
     reasons: list[str] = []

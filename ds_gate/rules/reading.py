@@ -7,6 +7,7 @@ findings from these objects, so every rule id still has one home.
 
 from __future__ import annotations
 
+from ds_gate.io.fs import DEFAULT_MAX_FILE_MB, MAX_FILE_VARIABLE, TooLarge
 from ds_gate.model.findings import (
     CONTRACT,
     DISCIPLINE,
@@ -60,11 +61,21 @@ CARD_FRONTMATTER_INVALID = Rule("card.frontmatter-invalid", ERROR, CONTRACT,
 CARD_UNREADABLE = Rule("card.unreadable", ERROR, CONTRACT,
     "a card file or memory folder cannot be read")
 INPUT_UNREADABLE = Rule("input.unreadable", ERROR, CONTRACT,
-    "a file named on the command line cannot be read (exit 2)")
+    "a file named on the command line cannot be read, or is not a regular file (exit 2)")
+# Discipline, not contract: DeepScientist would accept a large record, so an ordinary
+# checkpoint only warns; check, closure and finalization fail closed on a record unseen.
+INPUT_TOO_LARGE = Rule("input.too-large", ERROR, DISCIPLINE,
+    f"a record, card or file named on the command line is larger than the limit ({DEFAULT_MAX_FILE_MB} MB by default, "
+    f"`{MAX_FILE_VARIABLE}`); not read")
+TOO_LARGE_HINT = (f"DeepScientist's records and cards are small; if this file is meant to be this large, raise the "
+                  f"limit, e.g. {MAX_FILE_VARIABLE}=256")
 
 
 def unreadable(display: str, exc: OSError | Exception, rule: Rule = ARTIFACT_UNREADABLE, severity: str | None = None) -> Finding:
-    """A file or folder that exists but cannot be read (permissions): never called missing."""
+    """A file or folder that exists but cannot be read (permissions): never called missing.
+    One larger than the limit is ``input.too-large``, whatever the caller's rule."""
+    if isinstance(exc, TooLarge):
+        return too_large(display, exc, severity)
     reason = getattr(exc, "strerror", None) or str(exc)
     return rule.at(display, f"cannot read {display}: {reason}", hint="check the file's permissions; ds-gate only reads it",
                    severity=severity)
@@ -77,3 +88,8 @@ def symlink_outside(display: str, target: str, outside: str = "the quest", what:
         f"{display} is a symbolic link to {target}, outside {outside}; not followed",
         hint=f"{what} must live inside {outside}; replace the link with the file itself",
     )
+
+
+def too_large(display: str, exc: TooLarge, severity: str | None = None) -> Finding:
+    """A file or git blob refused for its size: what was not read, and how to allow it."""
+    return INPUT_TOO_LARGE.at(display, f"{display} is {exc.strerror}", hint=TOO_LARGE_HINT, severity=severity)

@@ -27,9 +27,9 @@ class CloneConfig:
 
     def __init__(self, root: Path) -> None:
         git_dir = root / ".git"
-        if git_dir.is_dir() and (git_dir / "config").is_file():  # no process on the closure's path
+        text = _small_file(git_dir / "config") if git_dir.is_dir() else None
+        if text is not None:  # read from .git itself: no process on the closure's path
             self.shallow = (git_dir / "shallow").is_file()
-            text = (git_dir / "config").read_text(encoding="utf-8", errors="replace")
             self.fetch_specs = re.findall(r"^\s*fetch\s*=\s*(\S+)", text, re.MULTILINE)
             self.partial = bool(re.search(r"^\s*(promisor\s*=\s*true|partialclone\s*=)", text,
                                           re.MULTILINE | re.IGNORECASE))
@@ -44,6 +44,16 @@ class CloneConfig:
         self.fetch_specs = [value for key, value, *_ in pairs if key.endswith(".fetch")]
         self.partial = any(key.endswith(".partialclone") or (key.endswith(".promisor") and value == "true")
                            for key, value, *_ in pairs)
+
+
+def _small_file(path: Path) -> str | None:
+    """A file's text, or None when it is missing, not a regular file or over the size limit."""
+    from ds_gate.io import fs
+
+    try:
+        return fs.read_file(path).decode("utf-8", "replace")
+    except OSError:
+        return None
 
 
 def clone_blindness(root: Path) -> str | None:

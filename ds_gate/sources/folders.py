@@ -13,6 +13,8 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Protocol
 
+from ds_gate.io import fs
+from ds_gate.io.fs import TooLarge
 from ds_gate.model.findings import ERROR, WARNING, Finding
 from ds_gate.model.records import Workspace
 from ds_gate.rules.reading import symlink_outside, unreadable
@@ -24,7 +26,7 @@ class Reader(Protocol):
     workspace: Workspace
     findings: list[Finding]
 
-    def index_bytes(self) -> bytes | None: ...
+    def index_bytes(self) -> bytes | None: ...  # a reader may stream it instead: ``index_stream()``
 
     def record_names(self, skip: Collection[str]) -> list[str]: ...
 
@@ -57,21 +59,23 @@ class FolderReader:
     def _index_path(self) -> Path | None:
         if self._dir is None:
             return None
-        path = self._checked(self._dir / INDEX_NAME, f"artifacts/{INDEX_NAME}")
-        if path is None or not os.path.isfile(path):  # a FIFO would block the read forever
-            return None
-        return path
+        return self._checked(self._dir / INDEX_NAME, f"artifacts/{INDEX_NAME}")
 
     def index_bytes(self) -> bytes | None:
-        return b"".join(self.index_stream())
+        return b"".join(line for line in self.index_stream() if isinstance(line, bytes))
 
-    def index_stream(self) -> Iterator[bytes]:
+    def index_stream(self) -> Iterator[bytes | TooLarge]:
+        """The index a line at a time: streamed, so it may be larger than a record (see
+        ``io.fs.stream_lines``); a line too long to hold comes as a ``TooLarge``. Not a
+        regular file (a FIFO would block): nothing to read. Larger still: a warning."""
         path = self._index_path()
         if path is None:
             return
         try:
-            with open(path, "rb") as handle:
-                yield from handle
+            # _checked resolved any link: a link swapped in since is refused, not followed
+            yield from fs.stream_lines(path, follow=False)
+        except (FileNotFoundError, fs.NotRegular):
+            return  # gone, or not an index DeepScientist wrote (a FIFO, a folder): nothing to read
         except OSError as exc:
             self.findings.append(unreadable(self.workspace.display(f"artifacts/{INDEX_NAME}"), exc, severity=WARNING))
 
@@ -108,8 +112,7 @@ class FolderReader:
         for name in names:
             data: bytes | OSError
             try:
-                with open(base + name, "rb") as handle:
-                    data = handle.read()
+                data = fs.read_file(base + name)  # a link inside the quest is followed, as listed
             except FileNotFoundError:
                 continue  # gone since it was listed: DeepScientist renamed or deleted it mid-read; not an error
             except OSError as exc:

@@ -22,10 +22,11 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 
+from ds_gate.io.fs import TooLarge
 from ds_gate.io.git import DIFF_SAFETY, cat_file, git, missing_objects, split_z
-from ds_gate.model.findings import Finding
+from ds_gate.model.findings import WARNING, Finding
 from ds_gate.model.records import Workspace
-from ds_gate.rules.reading import GIT_ONE_BRANCH
+from ds_gate.rules.reading import GIT_ONE_BRANCH, too_large
 from ds_gate.sources.clone import is_partial, refuse_unsafe_partial
 from ds_gate.sources.gittrees import FETCH_HINT, TreeWalk, missing
 from ds_gate.sources.paths import INDEX_NAME, branch_of
@@ -49,7 +50,7 @@ def list_refs(root: Path, patterns: Sequence[str] = DEFAULT_REFS) -> list[tuple[
 class RefReader:
     """One ref's ``artifacts/`` as the loader's Reader: names and bytes from git objects."""
 
-    def __init__(self, workspace: Workspace, entries: dict[str, str], blobs: dict[str, bytes | None],
+    def __init__(self, workspace: Workspace, entries: dict[str, str], blobs: dict[str, bytes | TooLarge | None],
                  index_blob: str | None, findings: list[Finding]) -> None:
         self.workspace = workspace
         self.findings = findings
@@ -58,7 +59,8 @@ class RefReader:
         self._index = index_blob
 
     def index_bytes(self) -> bytes | None:
-        return self._blobs.get(self._index) if self._index else None
+        data = self._blobs.get(self._index) if self._index else None
+        return data if isinstance(data, bytes) else None
 
     def has_artifacts(self) -> bool:
         """Records, an index, or a finding about what could not be read: worth reading."""
@@ -125,7 +127,7 @@ def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Seque
         entries, index = walk.entries(name, tid, served, mine) if tid else ({}, None)
         plans.append((Workspace(path=root, rel=name, branch=branch_of(name), ref=name), entries, index, mine))
     wanted = {blob for _, entries, index, _ in plans for blob in [*entries.values(), *([index] if index else [])]}
-    blobs = cat_file(root, sorted(wanted), absent=walk.absent)
+    blobs = cat_file(root, sorted(wanted), absent=walk.absent)  # a blob over the size limit is a TooLarge, never read
     readers: list[RefReader] = []
     for ws, entries, index, mine in plans:
         ref = ws.ref or ws.rel
@@ -134,6 +136,10 @@ def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Seque
             del entries[name]
         if index is not None and blobs.get(index) is None:
             mine.append(missing(ref, f"artifacts/{INDEX_NAME}"))
+            index = None
+        held = blobs.get(index) if index else None
+        if isinstance(held, TooLarge):  # a git index is held whole, so the file limit applies (a warning, as the folder's)
+            mine.append(too_large(ws.display(f"artifacts/{INDEX_NAME}"), held, severity=WARNING))
             index = None
         readers.append(RefReader(ws, entries, blobs, index, mine))
     return readers, findings

@@ -87,11 +87,11 @@ class TreeWalk:
 
     def artifacts_trees(self, refs: list[tuple[str, str]]) -> dict[str, tuple[str, list[Finding]]]:
         """ref -> (its ``artifacts`` tree id, "" when it has none that can be read; findings)."""
-        roots = cat_file(self.root, [f"{oid}^{{tree}}" for _, oid in refs])
+        roots = cat_file(self.root, [f"{oid}^{{tree}}" for _, oid in refs], bounded=False)
         out: dict[str, tuple[str, list[Finding]]] = {}
         for name, oid in refs:
             data = roots.get(f"{oid}^{{tree}}")
-            if data is None:
+            if not isinstance(data, bytes):
                 out[name] = ("", [missing(name, "")])
                 continue
             try:
@@ -107,9 +107,10 @@ class TreeWalk:
 
     def read_layouts(self, tree_ids: Collection[str]) -> None:
         """Each artifacts tree's record folders, index and problems; then every record folder."""
-        trees = cat_file(self.root, sorted(tree_ids), absent=self.absent)
+        trees = cat_file(self.root, sorted(tree_ids), absent=self.absent, bounded=False)
         for tid in tree_ids:
-            data = trees.get(tid)
+            got = trees.get(tid)
+            data = got if isinstance(got, bytes) else None
             problems: list[tuple[str, str, str]] = []  # (kind, path below artifacts/, detail)
             subs: dict[str, str] = {}
             index = None
@@ -130,7 +131,8 @@ class TreeWalk:
                     problems.append(("link", name, "the index" if name == INDEX_NAME else f"the {name} folder"))
             self.layout[tid] = (subs, index, problems)
         wanted = {sub for subs, _, _ in self.layout.values() for sub in subs.values()}
-        self.sub_trees = cat_file(self.root, sorted(wanted), absent=self.absent)
+        listed = cat_file(self.root, sorted(wanted), absent=self.absent, bounded=False)
+        self.sub_trees = {tid: data if isinstance(data, bytes) else None for tid, data in listed.items()}
 
     def _report(self, ref: str, where: str, kind: str, what: str, detail: str, mine: list[Finding]) -> None:
         if (where, what) in self.reported:

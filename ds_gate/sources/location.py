@@ -255,9 +255,7 @@ def _research_head(root: Path, findings: list[Finding]) -> Path | None:
             hint="keep .ds/research_state.json inside the quest; research_head_worktree_root is ignored until then"))
         return None
     try:
-        if path.exists() and not path.is_file():
-            raise OSError("not a regular file")
-        state = json.loads(path.read_bytes())
+        state = json.loads(fs.read_file(path))  # never a FIFO, never past the size limit
     except FileNotFoundError:
         return None
     except (OSError, ValueError, RecursionError) as exc:

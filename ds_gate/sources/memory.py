@@ -215,8 +215,8 @@ def read_cards(root: Path, *, scope: str, contain: Path, base: Path | None) -> t
     for path, kind in card_files(root, contain, base, findings):
         display = display_path(path, base)
         try:
-            raw = path.read_bytes()
-        except OSError as exc:
+            raw = fs.read_file(path)  # links were checked to stay inside by card_files
+        except OSError as exc:  # unreadable, swapped for a FIFO since listed, or over the size limit
             findings.append(unreadable_card(display, exc))
             continue
         card = parse_card(raw, path=path, display=display, scope=scope, kind=kind)

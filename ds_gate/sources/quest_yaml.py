@@ -8,11 +8,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ds_gate.io import fs
 from ds_gate.model.findings import Finding
 from ds_gate.rules.reading import (
     QUEST_NO_QUEST_YAML,
     QUEST_TOGGLE_UNRECOGNISED,
     QUEST_YAML_INVALID,
+    TOO_LARGE_HINT,
 )
 
 
@@ -24,9 +26,7 @@ def read_quest_yaml(root: Path) -> tuple[dict[str, Any], list[Finding]]:
     if target is not None:  # never followed: the toggles are then unknown, and closure stops on it
         return {}, [_quest_yaml_finding(f"quest.yaml is a symbolic link to {target}, outside the quest; not followed", None)]
     try:
-        if path.exists() and not path.is_file():
-            raise OSError("not a regular file")
-        text = path.read_text(encoding="utf-8-sig")
+        text = fs.read_file(path).decode("utf-8-sig")
     except FileNotFoundError:
         return {}, [
             QUEST_NO_QUEST_YAML.at(
@@ -35,9 +35,17 @@ def read_quest_yaml(root: Path) -> tuple[dict[str, Any], list[Finding]]:
                 hint="run ds-gate on a DeepScientist quest root, or pass --require to enforce the gate anyway",
             )
         ]
+    except fs.TooLarge as exc:
+        return {}, [too_large_finding(exc)]
     except (OSError, UnicodeDecodeError) as exc:
         return {}, [_quest_yaml_finding(f"quest.yaml cannot be read: {exc}", None)]
     return parse_quest_yaml(text)
+
+
+def too_large_finding(exc: OSError) -> Finding:
+    """``quest.yaml`` over the size limit: the toggles are then unknown, as for one that does
+    not parse, so closure stops on it (``quest.yaml-invalid``), and the hint says how to allow it."""
+    return QUEST_YAML_INVALID.at("quest.yaml", f"quest.yaml is {exc.strerror}" + TOGGLES_OFF, hint=TOO_LARGE_HINT)
 
 
 def parse_quest_yaml(text: str) -> tuple[dict[str, Any], list[Finding]]:
@@ -127,7 +135,7 @@ def quest_id_of(meta: Mapping[str, Any], root: Path) -> str:
 
 
 
-def committing_quest(root: Path, head_yaml: bytes | None) -> tuple[str | None, str | None]:
+def committing_quest(root: Path, head_yaml: bytes | OSError | None) -> tuple[str | None, str | None]:
     """(the quest a commit is made by, or None; why it is None) for the patch rules.
 
     Only what the commit itself cannot change counts: the quest's folder name under
@@ -135,6 +143,9 @@ def committing_quest(root: Path, head_yaml: bytes | None) -> tuple[str | None, s
     ``quest.yaml`` would let a quest pose as a card's owner in the very commit that rewrites
     the card. When the two disagree, nobody is named and the strict rules apply."""
     folder = root.name if root.parent.name == "quests" else None
+    if isinstance(head_yaml, OSError):  # over the size limit: who it names is unknown, so nobody is named
+        return None, (f"quest.yaml at HEAD is {head_yaml.strerror}; the patch rules treat the commit as made by a "
+                      "quest that cannot be named")
     declared = None
     if head_yaml:
         meta, _ = parse_quest_yaml(head_yaml.decode("utf-8-sig", "replace"))

@@ -11,6 +11,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ds_gate.io.fs import TooLarge
 from ds_gate.io.jsondoc import loads
 from ds_gate.model.findings import Finding
 from ds_gate.rules.reading import (
@@ -103,9 +104,10 @@ class IndexEntry:
     line: int
 
 
-def index_lines(reader: Reader) -> Iterator[bytes]:
+def index_lines(reader: Reader) -> Iterator[bytes | TooLarge]:
     """The index a line at a time (with its newline): a folder's is streamed from the file,
-    so a 50 MB index is never held whole."""
+    so a 50 MB index is never held whole; a line longer than the file limit comes as a
+    ``TooLarge`` in its place (skipped unread, and line numbers stay right)."""
     stream = getattr(reader, "index_stream", None)
     if stream is not None:
         yield from stream()
@@ -125,6 +127,11 @@ def read_index(reader: Reader, kinds: Collection[str] | None) -> Iterator[IndexE
     """
     display = reader.workspace.display(f"artifacts/{INDEX_NAME}")
     for number, line in enumerate(index_lines(reader), start=1):
+        if isinstance(line, TooLarge):
+            yield INDEX_INVALID_LINE.at(display, f"line is {line.strerror}; skipped",
+                                        hint="an index line describes one artifact in a few hundred bytes; "
+                                        "this one is not DeepScientist's", line=number)
+            continue
         if number == 1 and line.startswith(b"\xef\xbb\xbf"):
             line = line[3:]
         if not line.strip():

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 
+from ds_gate.io.fs import TooLarge
 from ds_gate.io.git import cat_file, git, split_z
-from ds_gate.model.findings import Finding
+from ds_gate.model.findings import WARNING, Finding
 from ds_gate.model.records import Workspace
-from ds_gate.rules.reading import symlink_outside
+from ds_gate.rules.reading import symlink_outside, too_large
 from ds_gate.sources.paths import INDEX_NAME
 
 
@@ -38,7 +39,11 @@ class StagedReader:
         blob = self._entries.get(INDEX_NAME)
         if blob is None:
             return None
-        return cat_file(self.workspace.path, [blob]).get(blob)
+        data = cat_file(self.workspace.path, [blob]).get(blob)
+        if isinstance(data, TooLarge):  # held whole, so the file limit applies: a warning, as for any index
+            self.findings.append(too_large(self.workspace.display(f"artifacts/{INDEX_NAME}"), data, severity=WARNING))
+            return None
+        return data
 
     def record_names(self, skip: Collection[str]) -> list[str]:
         names = []
@@ -49,6 +54,7 @@ class StagedReader:
         return sorted(names)
 
     def read_many(self, names: list[str]) -> Iterator[tuple[str, bytes | OSError]]:
+        """Each record's bytes; a blob over the size limit comes as a ``TooLarge`` (never read)."""
         blobs = cat_file(self.workspace.path, [self._entries[n] for n in names])
         for name in names:
             data = blobs.get(self._entries[name])

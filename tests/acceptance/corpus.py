@@ -106,6 +106,18 @@ def corrupt_branch_tree(quest: ExampleQuest) -> None:
     loose.write_bytes(zlib.compress(b"tree 20\x00garbage-not-a-tree!"))
 
 
+GB = 1 << 30
+
+
+def sparse(path: Path, size: int = GB, prefix: bytes = b"{") -> None:
+    """``path`` replaced by ``size`` bytes that cost no disk: ``prefix``, then a hole of zeros.
+    Read whole, a 1 GB sparse record once cost 2.1 GB of memory (issue 15, class 12)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as out:
+        out.write(prefix)
+        out.truncate(size)
+
+
 def lineage_of(quest: ExampleQuest, entries: list, promoted: str | None = None) -> None:
     import yaml
 
@@ -218,6 +230,17 @@ CASES = [
     Case("card tags a string of 30000 brackets (recall)",
          lambda q: card(q, '---\nid: k\ntitle: t\ntags: "' + "[" * 30000 + '"\n---\nb\n'), None, 0, ("recall", "--quest")),
     Case("a branch's runs tree object is corrupt", corrupt_branch_tree, "git.object-corrupt", 0),
+    # files larger than the limit (64 MB): refused from their size, never read (issue 15, class 12)
+    Case("record sparse 1 GB", lambda q: sparse(run_record(q), prefix=b'{"kind": "run", "summary": "'), "input.too-large", 1),
+    Case("card sparse 1 GB", lambda q: sparse(q.root / "memory" / "knowledge" / "big.md", prefix=b"---\nid: k\n"),
+         "input.too-large", 1),
+    Case("quest.yaml sparse 1 GB", lambda q: sparse(q.root / "quest.yaml", prefix=b"quest_id: '001'\n"), "quest.yaml-invalid", 0),
+    Case("research_state.json sparse 1 GB", lambda q: sparse(q.root / ".ds" / "research_state.json"),
+         "quest.research-state-invalid", 0),
+    Case(".ds-gate.yaml sparse 1 GB", lambda q: sparse(q.root / ".ds-gate.yaml", prefix=b"waivers: []\n"), "waiver.invalid", 1),
+    Case("index sparse 2 GB, past its 1 GB cap", lambda q: sparse(index(q), 2 * GB, index(q).read_bytes()),
+         "input.too-large", 0),
+    Case("index line of 100 MB", lambda q: sparse(index(q), 100 << 20, index(q).read_bytes()), "index.invalid-line", 0),
     Case("waiver expires on an impossible date", lambda q: (q.root / ".ds-gate.yaml").write_text(
         "waivers:\n  - rule: coverage.pending\n    reason: r\n    expires: 2026-02-30\n"), "waiver.invalid", 1),
 ]

@@ -37,6 +37,7 @@ from test_repository_rules import FAILS as REPOSITORY_RULES
 from ds_gate.engine.collector import Collector
 from ds_gate.engine.documents import GivenFile, check_documents, validate_files
 from ds_gate.engine.quest_memory import quest_memory
+from ds_gate.io.fs import max_file_bytes
 from ds_gate.model.findings import ERROR, INFO, WARNING, Finding
 from ds_gate.model.records import Card, Quest, Workspace
 from ds_gate.rules.cards import (
@@ -247,6 +248,20 @@ def validated(write: bool) -> Findings:
     return run_it
 
 
+def oversized(big: bool) -> Findings:
+    """A record one byte over the size limit (sparse: it costs no disk, and is never read)."""
+
+    def run_it(folder: Path) -> list[Finding]:
+        path = folder / "run-1.json"
+        path.write_bytes(raw_of(RUN))
+        if big:
+            with path.open("r+b") as out:
+                out.truncate(max_file_bytes() + 1)
+        return validate_files([path])[0].findings
+
+    return run_it
+
+
 REVIEW = review_data(cards_written=[], reason_if_empty="nothing")
 
 
@@ -306,6 +321,7 @@ READING = [
     Case("path.symlink-outside-quest", "a card linked out of the quest", linked_card(False), linked_card(True),
          Where("memory/knowledge/lesson.md", severity=WARNING)),
     Case("input.unreadable", "a file named that does not exist", validated(False), validated(True), Where("{tmp}/run-1.json")),
+    Case("input.too-large", "a record one byte over the limit", oversized(True), oversized(False), Where("{tmp}/run-1.json")),
     Case("review.runs-not-checked", "a review validated outside a quest", given_review(None), given_review(quest([run()])),
          Where("review.json", severity=INFO)),
 ]

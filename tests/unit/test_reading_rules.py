@@ -24,7 +24,7 @@ FAILS = {
     "artifact.invalid-json", "artifact.not-object", "artifact.unreadable", "artifact.id-mismatch", "index.invalid-line",
     "index.partial-line", "index.missing-record", "quest.no-quest-yaml", "quest.yaml-invalid", "quest.toggle-unrecognised",
     "quest.research-state-invalid", "workspace.outside-quest", "workspace.missing", "path.symlink-outside-quest",
-    "card.frontmatter-invalid", "input.unreadable", "review.runs-not-checked",
+    "card.frontmatter-invalid", "input.unreadable", "review.runs-not-checked", "input.too-large",
 }
 PASSES = set(FAILS)
 RUN = {"kind": "run", "artifact_id": "run-1", "run_kind": "main_experiment", "status": "completed"}
@@ -183,3 +183,107 @@ def test_a_record_that_vanishes_between_listing_and_reading_is_skipped_not_an_er
     (tmp_path / "artifacts" / "runs" / "run-2.json").unlink()
     assert [name for name, _ in reader.read_many(names)] == ["runs/run-1.json"]
     assert [f.problem for f in read_records(reader, ())] == [None]
+
+
+# ---------------------------------------------------------------- the size limit (issue 15, class 12)
+
+MB = 1 << 20
+
+
+def sparse(path: Path, size: int, prefix: bytes = b"{") -> Path:
+    """A file of ``size`` bytes that costs no disk: ``prefix``, then a hole of zeros."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as out:
+        out.write(prefix)
+        out.truncate(size)
+    return path
+
+
+def test_a_record_over_the_size_limit_is_too_large_and_one_at_the_limit_is_read(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("DS_GATE_MAX_FILE_MB", "1")
+    runs = tmp_path / "artifacts" / "runs"
+    runs.mkdir(parents=True)
+    raw = raw_of(RUN)
+    (runs / "run-1.json").write_bytes(raw + b" " * (MB - len(raw)))  # exactly the limit: still JSON, still read
+    sparse(runs / "run-2.json", MB + 1, raw_of(dict(RUN, artifact_id="run-2")))
+    files = list(read_records(FolderReader(Workspace(tmp_path, "."), tmp_path), ()))
+    assert [fired([f.problem]) if f.problem else [] for f in files] == [[], ["input.too-large"]]
+    problem = files[1].problem
+    assert problem is not None and problem.severity == "error" and "DS_GATE_MAX_FILE_MB" in (problem.hint or "")
+    assert problem.message == "artifacts/runs/run-2.json is larger than 1 MB (1.0 MB), not read"
+    assert files[1].raw == b""  # nothing of it is held
+
+
+def test_the_limit_comes_from_the_environment_and_a_bad_value_is_a_usage_error(monkeypatch) -> None:
+    from ds_gate.errors import QuestError
+    from ds_gate.io.fs import DEFAULT_MAX_FILE_MB, max_file_bytes
+
+    monkeypatch.delenv("DS_GATE_MAX_FILE_MB", raising=False)
+    assert max_file_bytes() == DEFAULT_MAX_FILE_MB * MB == 64 * MB
+    monkeypatch.setenv("DS_GATE_MAX_FILE_MB", " 0.5 ")
+    assert max_file_bytes() == MB // 2
+    for bad in ("0", "-3", "lots", "nan", "inf"):
+        monkeypatch.setenv("DS_GATE_MAX_FILE_MB", bad)
+        with pytest.raises(QuestError, match="DS_GATE_MAX_FILE_MB must be a positive number"):
+            max_file_bytes()
+
+
+def test_a_fifo_a_device_or_a_folder_is_refused_without_being_read(tmp_path: Path) -> None:
+    """A FIFO with no writer would block ``open`` itself; ``/dev/zero`` would never end."""
+    from ds_gate.io.fs import NotRegular, read_file
+
+    os.mkfifo(tmp_path / "pipe.json")
+    for path, kind in ((tmp_path / "pipe.json", "a named pipe"), ("/dev/zero", "a character device"),
+                       (tmp_path, "a directory")):
+        with pytest.raises(NotRegular, match=f"not a regular file \\({kind}\\)"):
+            read_file(path)
+
+
+def test_a_link_is_followed_only_when_the_caller_says_so(tmp_path: Path) -> None:
+    from ds_gate.io.fs import read_file
+
+    (tmp_path / "real.json").write_bytes(b"{}")
+    os.symlink(tmp_path / "real.json", tmp_path / "link.json")
+    assert read_file(tmp_path / "link.json") == b"{}"
+    with pytest.raises(OSError):
+        read_file(tmp_path / "link.json", follow=False)  # O_NOFOLLOW: a path the caller resolved stays resolved
+
+
+def test_validate_refuses_a_device_as_unreadable_and_a_large_file_as_too_large(tmp_path: Path, monkeypatch) -> None:
+    report, readable = validate_files(["/dev/zero"])
+    assert fired(report.findings) == ["input.unreadable"] and not readable  # exit 2: the caller named the wrong thing
+    assert "not a regular file (a character device)" in report.findings[0].message
+    monkeypatch.setenv("DS_GATE_MAX_FILE_MB", "1")
+    report, readable = validate_files([sparse(tmp_path / "run-1.json", 2 * MB, raw_of(RUN))])
+    assert fired(report.findings) == ["input.too-large"] and readable  # a finding like any record's (exit 1)
+
+
+def test_an_index_line_over_the_limit_is_skipped_unread_and_later_lines_keep_their_numbers(tmp_path: Path,
+                                                                                         monkeypatch) -> None:
+    monkeypatch.setenv("DS_GATE_MAX_FILE_MB", "1")
+    (tmp_path / "artifacts").mkdir()
+    good = b'{"artifact_id": "run-1", "kind": "run"}\n'
+    (tmp_path / "artifacts" / "_index.jsonl").write_bytes(good + b"x" * (2 * MB) + b"\n" + b"not json\n" + good)
+    reader = FolderReader(Workspace(tmp_path, "."), tmp_path)
+    items = list(read_index(reader, None))
+    found = [(f.rule, f.line) for f in items if isinstance(f, Finding)]
+    assert found == [("index.invalid-line", 2), ("index.invalid-line", 3)]
+    assert "larger than 1 MB (2.0 MB)" in items[1].message  # type: ignore[union-attr]
+    assert [e.line for e in items if not isinstance(e, Finding)] == [1, 4]
+
+
+def test_an_index_is_streamed_so_it_may_be_larger_than_a_record_but_not_without_bound(tmp_path: Path,
+                                                                                      monkeypatch) -> None:
+    from ds_gate.io.fs import INDEX_FACTOR
+
+    monkeypatch.setenv("DS_GATE_MAX_FILE_MB", "1")
+    index = tmp_path / "artifacts" / "_index.jsonl"
+    line = b'{"artifact_id": "run-1", "kind": "run"}\n'
+    index.parent.mkdir()
+    index.write_bytes(line * (2 * MB // len(line)))  # twice the file limit: read, a line at a time
+    reader = FolderReader(Workspace(tmp_path, "."), tmp_path)
+    assert not any(isinstance(i, Finding) for i in read_index(reader, None)) and reader.findings == []
+    sparse(index, INDEX_FACTOR * MB + 1)
+    reader = FolderReader(Workspace(tmp_path, "."), tmp_path)
+    assert list(read_index(reader, None)) == []
+    assert fired(reader.findings) == ["input.too-large"] and reader.findings[0].severity == WARNING
