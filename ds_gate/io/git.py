@@ -133,20 +133,30 @@ def blob_id(data: bytes, object_format: str = "sha1") -> str:
 
 
 def split_z(output: bytes) -> list[str]:
+    """NUL-separated names as str, any bytes kept: a byte that is not UTF-8 becomes a lone
+    surrogate (``surrogateescape``, as ``os.listdir`` does), so the name still opens the file
+    and reporters show it as ``\\xff``."""
     return [item.decode("utf-8", "surrogateescape") for item in output.split(b"\0") if item]
 
 
+def _name_bytes(names: list[str]) -> bytes:
+    """cat-file's line protocol: one object name a line. Only ids and ``<rev>:<fixed path>``
+    are ever sent (quest paths are turned into blob ids first), so a newline is a caller's bug."""
+    if any("\n" in name for name in names):
+        raise GitError("object names cannot contain newlines")
+    return "".join(f"{n}\n" for n in names).encode("utf-8", "surrogateescape")
+
+
 def cat_file(cwd: Path | str, names: Iterable[str], *, staged: bool = False) -> dict[str, bytes | None]:
-    """Read many objects (``<rev>:<path>``, ``:<path>``, or ids) with one git process.
+    """Read many objects (ids, or ``<rev>:<path>`` of a fixed path) with one git process;
+    a path from a quest is read by the blob id ``staged_changes`` or ``read_paths`` finds.
 
     A name git cannot resolve maps to None, so callers tell "absent" from "empty".
     """
     wanted = list(dict.fromkeys(names))
     if not wanted:
         return {}
-    if any("\n" in name for name in wanted):
-        raise GitError("object names cannot contain newlines")
-    out = git(["cat-file", "--batch"], cwd, staged=staged, stdin="".join(f"{n}\n" for n in wanted).encode())
+    out = git(["cat-file", "--batch"], cwd, staged=staged, stdin=_name_bytes(wanted))
     result: dict[str, bytes | None] = {}
     pos = 0
     for name in wanted:
@@ -167,10 +177,8 @@ def cat_file_check(cwd: Path | str, names: Iterable[str]) -> dict[str, tuple[str
     wanted = list(dict.fromkeys(names))
     if not wanted:
         return {}
-    if any("\n" in name for name in wanted):
-        raise GitError("object names cannot contain newlines")
     out = git(["cat-file", "--batch-check=%(objectname) %(objecttype)"], cwd,
-              stdin="".join(f"{n}\n" for n in wanted).encode()).decode("utf-8", "surrogateescape")
+              stdin=_name_bytes(wanted)).decode("utf-8", "surrogateescape")
     result: dict[str, tuple[str, str] | None] = {}
     for name, line in zip(wanted, out.splitlines(), strict=False):
         parts = line.split(" ")
@@ -178,9 +186,48 @@ def cat_file_check(cwd: Path | str, names: Iterable[str]) -> dict[str, tuple[str
     return result
 
 
-def staged_names(cwd: Path | str) -> list[str]:
-    """Paths (relative to the workspace top) added, copied, modified or retyped in the index:
-    what a commit stages, honouring the hook's ``GIT_INDEX_FILE``."""
-    out = git(["diff", "--cached", *DIFF_SAFETY, "--name-only", "-z", "--no-renames", "--diff-filter=ACMRT"], cwd,
-              staged=True)
-    return split_z(out)
+def staged_changes(cwd: Path | str) -> dict[str, tuple[str | None, str]]:
+    """Each path (relative to the workspace top) added, copied, modified or retyped in the
+    index, honouring the hook's ``GIT_INDEX_FILE``: (its blob id at ``HEAD`` or None, its
+    staged blob id). The ids come with the names, so no staged path (it may hold a newline
+    or bytes that are not UTF-8) is ever sent to cat-file as ``:<path>``."""
+    out = git(["diff", "--cached", *DIFF_SAFETY, "--raw", "--no-abbrev", "-z", "--no-renames", "--diff-filter=ACMRT"],
+              cwd, staged=True)
+    fields = out.split(b"\0")
+    changes: dict[str, tuple[str | None, str]] = {}
+    for meta, path in zip(fields[0::2], fields[1::2], strict=False):  # ":<old mode> <new mode> <old> <new> <status>", path
+        parts = meta.decode("ascii", "replace").split(" ")
+        if len(parts) == 5 and path:
+            old = parts[2] if parts[0] != ":000000" and parts[2].strip("0") else None
+            changes[path.decode("utf-8", "surrogateescape")] = (old, parts[3])
+    return changes
+
+
+def path_blobs(cwd: Path | str, rev: str, paths: Iterable[str]) -> dict[str, str]:
+    """The blob id of each of ``paths`` (relative to the top) at ``rev``; an absent path is left out.
+
+    Names travel NUL-separated (``-z``) and the pathspecs are the paths' folders, literal and
+    top-relative, so no quest path is parsed as a line, a pattern or an object name."""
+    wanted = set(paths)
+    if not wanted:
+        return {}
+    specs = sorted({f":(top,literal){path.rpartition('/')[0] or path}" for path in wanted})
+    found: dict[str, str] = {}
+    for item in split_z(git(["ls-tree", "-r", "-z", "--full-tree", rev, "--", *specs], cwd)):
+        meta, _, path = item.partition("\t")
+        parts = meta.split(" ")  # <mode> <type> <id>
+        if path in wanted and len(parts) == 3 and parts[1] == "blob":
+            found[path] = parts[2]
+    return found
+
+
+def read_paths(cwd: Path | str, rev: str, paths: Iterable[str]) -> dict[str, bytes | None]:
+    """The bytes of each of ``paths`` at ``rev`` (None when absent, or when ``rev`` does not
+    exist), whatever the path holds: listed with ``ls-tree -z``, read by blob id."""
+    wanted = list(dict.fromkeys(paths))
+    try:
+        ids = path_blobs(cwd, rev, wanted)
+    except GitError:
+        ids = {}
+    blobs = cat_file(cwd, sorted(set(ids.values())))
+    return {path: blobs.get(ids[path]) if path in ids else None for path in wanted}
