@@ -48,6 +48,14 @@ def _command_module(argv: Sequence[str]) -> str | None:
     return MODULE_OF.get(first) if first is not None and first == argv[0] else None
 
 
+def _say(message: str) -> None:
+    """One line on stderr: a message may quote a quest's path or value, escaped like any report."""
+    from ds_gate.reporters.escape import printable
+
+    if sys.stderr is not None:
+        print(printable(message), file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_command_module(argv) if argv else None)
@@ -65,11 +73,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 reporters.get(args.format)
             except ValueError as exc:
-                print(f"ds-gate {args.command}: error: {exc}", file=sys.stderr)
+                _say(f"ds-gate {args.command}: error: {exc}")
                 return EXIT_USAGE
         return int(args.handler(args))
     except (QuestError, GitError) as exc:
-        print(f"ds-gate: {exc}", file=sys.stderr)
+        _say(f"ds-gate: {exc}")
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
@@ -81,10 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             traceback.print_exc()
             return EXIT_INTERNAL
-        print(
-            f"ds-gate: internal error: {type(exc).__name__}: {exc} (rerun with --debug to see the traceback)",
-            file=sys.stderr,
-        )
+        _say(f"ds-gate: internal error: {type(exc).__name__}: {exc} (rerun with --debug to see the traceback)")
         return EXIT_INTERNAL
 
 

@@ -19,6 +19,7 @@ from ds_gate.commands.flags import (
 TYPE_CHECKING = False  # typing costs ~3 ms on the commit hook's path
 if TYPE_CHECKING:
     import argparse
+    from typing import TextIO
 
     from ds_gate.model import Report
 
@@ -35,16 +36,31 @@ def emit(report: Report, fmt: str) -> None:
     """Render with the chosen reporter and write it; a reader that closed the pipe does not change the exit code."""
     from ds_gate import reporters
 
-    text = reporters.get(fmt).render(report)
+    reporter = reporters.get(fmt)
+    text = reporter.render(report)
     if sys.stdout is None:  # started with stdout closed (`>&-`): nothing to print to, the verdict stands
         return
     try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        write(sys.stdout, text, getattr(reporter, "encoding", None))
     except BrokenPipeError:  # `| head`: the reader left, the verdict still stands (exit 1 stays 1)
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit flush cannot fail again
+
+
+def write(stream: TextIO, text: str, encoding: str | None = None) -> None:
+    """Write ``text`` so that no character can make writing fail, in any locale: in the
+    format's own encoding when it has one (JSON: UTF-8, so it stays valid JSON in ``LC_ALL=C``
+    or a Latin-1 terminal), else the stream's, with what that cannot hold written as ``\\u20ac``.
+    The reporters have already escaped what came from the quest; this is the last line."""
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # a StringIO put in place by a caller: it holds str, nothing to encode
+        stream.write(text)
+        stream.flush()
+        return
+    stream.flush()
+    buffer.write(text.encode(encoding or stream.encoding or "utf-8", "backslashreplace"))
+    buffer.flush()
 
 
 def verdict(report: Report) -> int:

@@ -122,7 +122,7 @@ class Collector:
             self.findings.append(
                 ARTIFACT_ID_MISMATCH.at(
                     display,
-                    f"artifact_id {artifact_id!r} differs from the file name {filename!r}; using {artifact_id!r}",
+                    f"artifact_id {artifact_id!r} differs from the file name '{filename}'; using {artifact_id!r}",
                     hint=f"DeepScientist names each record <artifact_id>.json; rename the file to {artifact_id}.json",
                     pointer="/artifact_id",
                     line=place(raw, ("artifact_id",)),

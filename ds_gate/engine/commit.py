@@ -25,7 +25,8 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~3 ms per commit
 
-from ds_gate.io.git import cat_file, staged_names
+from ds_gate.io.git import cat_file
+from ds_gate.io.gitpaths import staged_changes
 from ds_gate.sources.paths import MANIFEST, QUEST_YAML, is_artifact_record, is_card
 
 if TYPE_CHECKING:
@@ -54,7 +55,8 @@ def _plugin_patterns(names: list[str]) -> list[str]:
 
 def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool = False) -> Report | None:
     """The hook's verdict, or None when the commit stages nothing the gate looks at."""
-    names = staged_names(cwd)
+    changes = staged_changes(cwd)
+    names = list(changes)
     artifacts = [name for name in names if is_artifact_record(name)]
     cards = [name for name in names if is_card(name)]
     patterns = _plugin_patterns(names)
@@ -62,12 +64,15 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
         return None
     from ds_gate.rules.finalization import commit_reasons
 
-    wanted = [f":{name}" for name in artifacts]
+    # keyed ":<path>" and "HEAD:<path>" as git names them, but read by blob id: a quest's path
+    # (a newline, bytes that are not UTF-8) never enters cat-file's line protocol
+    ids = {f":{name}": changes[name][1] for name in artifacts}
     for name in cards:
-        wanted += [f":{name}", f"HEAD:{name}"]
-    if QUEST_YAML in names or cards:  # HEAD's quest.yaml names the committing quest (patch rules)
-        wanted += [f":{QUEST_YAML}", f"HEAD:{QUEST_YAML}"]
-    blobs = cat_file(cwd, wanted, staged=True)
+        ids[f":{name}"], ids[f"HEAD:{name}"] = changes[name][1], changes[name][0] or ""
+    fixed = [f":{QUEST_YAML}", f"HEAD:{QUEST_YAML}"] if QUEST_YAML in names or cards else []  # HEAD's names the quest
+    found = cat_file(cwd, [*fixed, *(oid for oid in ids.values() if oid)], staged=True)
+    blobs = {name: found.get(oid) if oid else None for name, oid in ids.items()}
+    blobs.update((name, found.get(name)) for name in fixed)
     decisions = [name for name in artifacts if name.startswith("artifacts/decisions/")]
     reasons = commit_reasons(names, blobs, decisions, patterns)
     if not reasons and not validate and not cards:
@@ -109,9 +114,9 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
         from ds_gate.sources.quest_yaml import parse_quest_yaml, too_large_finding
 
         staged_yaml = blobs[f":{QUEST_YAML}"] or b""
-        found = ([too_large_finding(staged_yaml)] if isinstance(staged_yaml, OSError)
-                 else parse_quest_yaml(staged_yaml.decode("utf-8-sig", "replace"))[1])
-        findings.extend(dataclasses.replace(f, path=prefix + QUEST_YAML) for f in found)
+        yaml_findings = ([too_large_finding(staged_yaml)] if isinstance(staged_yaml, OSError)
+                         else parse_quest_yaml(staged_yaml.decode("utf-8-sig", "replace"))[1])
+        findings.extend(dataclasses.replace(f, path=prefix + QUEST_YAML) for f in yaml_findings)
     if validate:
         from ds_gate.engine.documents import GivenFile, check_documents
         from ds_gate.rules.reading import unreadable

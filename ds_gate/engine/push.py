@@ -18,7 +18,8 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ds_gate.io.git import cat_file, cat_file_check
+from ds_gate.io.git import cat_file_check
+from ds_gate.io.gitpaths import read_paths
 from ds_gate.model.reports import GateReport
 from ds_gate.sources.gitrefs import names_in_range, pushed_refs
 from ds_gate.sources.paths import MANIFEST, QUEST_YAML, is_artifact_record
@@ -43,8 +44,8 @@ def finalization_reasons(root: Path, tip: str) -> list[str]:
     from ds_gate.plugins import finalization_patterns
     from ds_gate.rules.finalization import push_reasons
 
-    wanted = [f"{tip}:{n}" for n in names if n == QUEST_YAML or (is_artifact_record(n) and n.startswith("artifacts/decisions/"))]
-    blobs = cat_file(root, wanted)
+    wanted = [n for n in names if n == QUEST_YAML or (is_artifact_record(n) and n.startswith("artifacts/decisions/"))]
+    blobs = {f"{tip}:{n}": raw for n, raw in read_paths(root, tip, wanted).items()}  # by blob id: any name reads
     manifest_at_tip = MANIFEST in names and bool(cat_file_check(root, [f"{tip}:{MANIFEST}"]).get(f"{tip}:{MANIFEST}"))
     return push_reasons(names, tip, blobs, manifest_at_tip, finalization_patterns())
 

@@ -21,4 +21,4 @@ def user_cache_dir() -> Path:
 
 def cache_name(prefix: str, key: Path | str) -> str:
     """A file name per cached thing (a home, a quest), from its resolved path."""
-    return f"{prefix}-{hashlib.sha256(str(key).encode()).hexdigest()[:16]}.sqlite3"
+    return f"{prefix}-{hashlib.sha256(os.fsencode(str(key))).hexdigest()[:16]}.sqlite3"

@@ -157,6 +157,8 @@ _MAX_RETRIES = 64
 
 
 def _names(names: Iterable[str]) -> list[str]:
+    """cat-file's line protocol: one object name a line. Only ids and ``<rev>:<fixed path>``
+    are ever sent (quest paths are turned into blob ids first), so a newline is a caller's bug."""
     wanted = list(dict.fromkeys(names))
     if any("\n" in name for name in wanted):
         raise GitError("object names cannot contain newlines")
@@ -172,7 +174,7 @@ def _batches(cwd: Path | str, names: Iterable[str], mode: str, parse: Callable[[
         if not todo:
             return result
         args = ["cat-file", mode]
-        proc = _run(args, cwd, staged=staged, stdin="".join(f"{n}\n" for n in todo).encode())
+        proc = _run(args, cwd, staged=staged, stdin="".join(f"{n}\n" for n in todo).encode("utf-8", "surrogateescape"))
         done = parse(proc.stdout, todo, result)
         if done == len(todo):
             return result
@@ -276,11 +278,3 @@ def parse_version(text: str) -> tuple[int, ...]:
 def version(cwd: Path | str = ".") -> tuple[int, ...]:
     """The version of the git ds-gate runs."""
     return parse_version(git(["--version"], cwd).decode("utf-8", "replace"))
-
-
-def staged_names(cwd: Path | str) -> list[str]:
-    """Paths (relative to the workspace top) added, copied, modified or retyped in the index:
-    what a commit stages, honouring the hook's ``GIT_INDEX_FILE``."""
-    out = git(["diff", "--cached", *DIFF_SAFETY, "--name-only", "-z", "--no-renames", "--diff-filter=ACMRT"], cwd,
-              staged=True)
-    return split_z(out)

@@ -41,7 +41,12 @@ class CheckFailed(Exception):
 
 
 def _item(name: str, file: Path | str | None, findings: list[Finding], note: str = "") -> dict[str, Any]:
-    return {"name": name, "file": str(file) if file else None, "findings": [f.as_dict() for f in findings], "note": note}
+    """An item's spec; its name (ids and card names from the quest) is escaped, since pytest
+    prints node ids raw on the terminal."""
+    from ds_gate.reporters.escape import printable
+
+    return {"name": printable(name), "file": str(file) if file else None, "findings": [f.as_dict() for f in findings],
+            "note": printable(note)}
 
 
 def quest_items(report: GateReport) -> list[dict[str, Any]]:

@@ -84,6 +84,7 @@ class Cache:
             pass
 
     def store(self, rows: list[tuple[str, int, int, int, str]]) -> None:
+        rows = [row for row in rows if _is_utf8(row[0])]
         if self.db is None or not rows:
             return
         try:
@@ -92,6 +93,16 @@ class Cache:
                 self.db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?, ?)", rows)
         except sqlite3.Error:
             pass  # another process holds it longer than the timeout: the next run stores them
+
+
+def _is_utf8(path: str) -> bool:
+    """SQLite holds UTF-8 text: a card whose file name has a byte that is not UTF-8 (a lone
+    surrogate here) is not cached, only read again each time."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def trusted(folder: Path, name: str) -> bool:

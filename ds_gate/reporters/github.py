@@ -10,6 +10,7 @@ import os
 
 from ds_gate.model.findings import ERROR, WARNING, Finding
 from ds_gate.model.reports import GateReport, Report
+from ds_gate.reporters.escape import printable
 from ds_gate.reporters.text import summary_line
 from ds_gate.sources.paths import branch_of
 
@@ -17,6 +18,8 @@ _LEVEL = {ERROR: "error", WARNING: "warning"}
 
 
 def _data(text: str) -> str:
+    """A workflow command's message: GitHub's own escapes for ``%`` and the line breaks the
+    reporter puts there (quest text reaches here through ``printable`` already)."""
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
@@ -40,7 +43,7 @@ def _checkout_path(report: Report, path: str | None) -> tuple[str | None, str | 
 class GithubReporter:
     def render(self, report: Report) -> str:
         lines = [self._annotation(report, f) for f in report.findings]
-        lines.append(summary_line(report))
+        lines.append(printable(summary_line(report)))
         return "\n".join(lines) + "\n"
 
     def _annotation(self, report: Report, finding: Finding) -> str:
@@ -49,15 +52,17 @@ class GithubReporter:
         if path:
             if isinstance(report, GateReport) and not os.path.isabs(path):
                 path = os.path.relpath(report.quest.root / path)
-            props.append(f"file={_prop(path)}")
+            props.append(f"file={_prop(printable(path))}")
             if finding.line:
                 props.append(f"line={finding.line}")
-        props.append(f"title={_prop(finding.rule)}")
-        message = (f"{elsewhere}: " if elsewhere else "") + finding.message + (f" (at {finding.pointer})" if finding.pointer else "")
+        rule = printable(finding.rule)
+        props.append(f"title={_prop(rule)}")
+        message = printable((f"{elsewhere}: " if elsewhere else "") + finding.message
+                            + (f" (at {finding.pointer})" if finding.pointer else ""))
         if finding.waived is not None:  # still shown, as a notice: the audit trail of the waiver
-            props[-1] = f"title={_prop(finding.rule + ' (waived)')}"
-            message += f"\nwaived: {finding.waived}"
+            props[-1] = f"title={_prop(rule + ' (waived)')}"
+            message += f"\nwaived: {printable(finding.waived)}"
             return f"::notice {','.join(props)}::{_data(message)}"
         if finding.hint:
-            message += f"\nhint: {finding.hint}"
+            message += f"\nhint: {printable(finding.hint)}"
         return f"::{_LEVEL.get(finding.severity, 'notice')} {','.join(props)}::{_data(message)}"

@@ -10,8 +10,13 @@ from __future__ import annotations
 import json
 
 from ds_gate.model.reports import Report
+from ds_gate.reporters.escape import json_safe
 
 
 class JsonReporter:
+    encoding = "utf-8"  # JSON is UTF-8 (RFC 8259), whatever the locale: ``emit`` writes it so
+
     def render(self, report: Report) -> str:
-        return json.dumps(report.as_dict(), ensure_ascii=False) + "\n"
+        """Control characters are JSON's to escape; a byte of a file name that is not UTF-8
+        (a lone surrogate) becomes the visible ``\\xff``, so the output always encodes."""
+        return json_safe(json.dumps(report.as_dict(), ensure_ascii=False)) + "\n"

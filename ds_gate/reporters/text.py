@@ -18,6 +18,7 @@ from ds_gate.model.reports import (
     RecentReport,
     Report,
 )
+from ds_gate.reporters.escape import printable
 
 PENDING_RULE = "coverage.pending-run"  # shown as one table, not one finding per run
 
@@ -40,17 +41,19 @@ def summary_line(report: Report) -> str:
 
 
 def format_finding(finding: Finding) -> str:
-    where = finding.path or "(quest)"
+    """A finding as a few lines; each field is escaped on its own, because the line breaks
+    here are ours and any in a file name or a quoted value are the quest's."""
+    where = printable(finding.path) if finding.path else "(quest)"
     if finding.line:
         where += f":{finding.line}"
     severity = f"waived {finding.severity}" if finding.waived is not None else finding.severity
-    text = f"{where}: {severity} [{finding.rule}] {finding.message}"
+    text = f"{where}: {severity} [{printable(finding.rule)}] {printable(finding.message)}"
     if finding.pointer:
-        text += f"\n    at {finding.pointer}"
+        text += f"\n    at {printable(finding.pointer)}"
     if finding.waived is not None:
-        text += f"\n    waived: {finding.waived}"
+        text += f"\n    waived: {printable(finding.waived)}"
     elif finding.hint:
-        text += f"\n    hint: {finding.hint}"
+        text += f"\n    hint: {printable(finding.hint)}"
     return text
 
 
@@ -58,8 +61,9 @@ def pending_table(runs: list[Run], listed_by_invalid: dict[str, list[str]] | Non
                   waived: dict[str, str] | None = None) -> list[str]:
     listed_by_invalid = listed_by_invalid or {}
     waived = waived or {}
-    rows = [
-        (run.artifact_id, run.run_id or "-", run.run_kind or "-", "(root)" if run.workspace == "." else run.workspace)
+    rows = [  # escaped before the columns are measured, so an escaped id still lines up
+        (printable(run.artifact_id), printable(run.run_id or "-"), printable(run.run_kind or "-"),
+         "(root)" if run.workspace == "." else printable(run.workspace))
         for run in runs
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
@@ -175,16 +179,18 @@ def rejection_head(report: GateReport) -> list[str]:
 
 class TextReporter:
     def render(self, report: Report) -> str:
-        out = head_lines(report)
+        """Every line escaped (``printable``): a quest's names, ids and values cannot break a
+        line, move the cursor or colour the terminal; the line breaks are the reporter's own."""
+        out = [printable(line) for line in head_lines(report)]
         if isinstance(report, GateReport) and report.scope.finalizes and not report.ok:
-            out = rejection_head(report) + out
+            out = [printable(line) for line in rejection_head(report)] + out
         shown = [f for f in report.findings if f.rule != PENDING_RULE and f.severity != INFO]
         if shown:
             out.append("")
             out.extend(format_finding(f) for f in shown)
         if isinstance(report, GateReport):
-            out.extend(pending_lines(report))
-        out.extend(f"note: {note}" for note in report.notes)
+            out.extend(printable(line) for line in pending_lines(report))
+        out.extend(printable(f"note: {note}") for note in report.notes)
         out.append("")
-        out.append(summary_line(report))
+        out.append(printable(summary_line(report)))
         return "\n".join(out).lstrip("\n") + "\n"

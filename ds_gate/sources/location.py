@@ -56,15 +56,16 @@ class Location:
 
 
 def _worktree_list(path: Path) -> list[tuple[Path, str | None, bool, bool]]:
-    """Parse ``git worktree list --porcelain``: (path, branch, prunable, bare), main first."""
-    out = git(["worktree", "list", "--porcelain"], path).decode("utf-8", "surrogateescape")
+    """Parse ``git worktree list --porcelain -z``: (path, branch, prunable, bare), main first.
+    NUL-terminated, so a worktree path holding a newline is still one path."""
+    out = git(["worktree", "list", "--porcelain", "-z"], path)
     entries: list[tuple[Path, str | None, bool, bool]] = []
-    for block in out.split("\n\n"):
+    for block in out.split(b"\0\0"):
         wt: Path | None = None
         branch: str | None = None
         prunable = bare = False
-        for line in block.splitlines():
-            key, _, value = line.partition(" ")
+        for line in block.split(b"\0"):
+            key, _, value = line.decode("utf-8", "surrogateescape").partition(" ")
             if key == "worktree":
                 wt = Path(value)
             elif key == "branch":

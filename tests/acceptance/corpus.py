@@ -88,6 +88,21 @@ def deleted_worktree(quest: ExampleQuest) -> None:
     shutil.rmtree(path)
 
 
+def renamed_record(quest: ExampleQuest, name: bytes) -> None:
+    """A copy of the run record under a name DeepScientist never writes (issue 15.11)."""
+    record = run_record(quest)
+    (record.parent / os.fsdecode(name)).write_bytes(record.read_bytes())
+
+
+def hostile_values(quest: ExampleQuest) -> None:
+    """ANSI and CR in the values a report quotes: run_id, summary, status, kind (issue 15)."""
+    data = json.loads(run_record(quest).read_text())
+    data.update(run_id="main-\x1b[31m001\r", summary="\x1b[2J\rwiped")
+    run_record(quest).write_text(json.dumps(data))
+    other = dict(data, artifact_id="run-esc", status="completed\x1b[31m\r", kind="run\x1b[31m")
+    (run_record(quest).parent / "run-esc.json").write_text(json.dumps(other))
+
+
 def research_state(quest: ExampleQuest, state: dict) -> None:
     (quest.root / ".ds").mkdir(exist_ok=True)
     (quest.root / ".ds" / "research_state.json").write_text(json.dumps(state))
@@ -241,6 +256,17 @@ CASES = [
     Case("index sparse 2 GB, past its 1 GB cap", lambda q: sparse(index(q), 2 * GB, index(q).read_bytes()),
          "input.too-large", 0),
     Case("index line of 100 MB", lambda q: sparse(index(q), 100 << 20, index(q).read_bytes()), "index.invalid-line", 0),
+    # file names and values an agent chose (issue 15.11, 15): read, judged, shown escaped
+    Case("record name with a newline", lambda q: renamed_record(q, b"run-a\nb.json"), "artifact.id-mismatch", 0),
+    Case("record name not utf-8", lambda q: renamed_record(q, b"run-\xff\xfe.json"), "artifact.id-mismatch", 0),
+    Case("record name with ESC and CR", lambda q: renamed_record(q, b"run-\x1b[31m\r.json"), "artifact.id-mismatch", 0),
+    Case("card name with a newline", lambda q: card(q, "---\nid: k\ntitle: [\n---\n", "a\nb.md"), "card.frontmatter-invalid", 1),
+    Case("card name not utf-8", lambda q: card(q, "---\nid: k\ntitle: [\n---\n", os.fsdecode(b"\xff.md")),
+         "card.frontmatter-invalid", 1),
+    Case("record values with ANSI and CR", hostile_values, "artifact.unknown-kind", 1, ("closure",)),
+    Case("index line with ANSI, CR and a lone surrogate", lambda q: append(index(q), json.dumps(
+        {"artifact_id": "run-\x1b[2J\r", "kind": "run", "summary": "\x1b[31mred", "path": "/q/\udcff\n.json"}).encode()
+        + b"\n"), None, 0, ("recent",)),
     Case("waiver expires on an impossible date", lambda q: (q.root / ".ds-gate.yaml").write_text(
         "waivers:\n  - rule: coverage.pending\n    reason: r\n    expires: 2026-02-30\n"), "waiver.invalid", 1),
 ]

@@ -43,6 +43,10 @@ def test_every_bad_input_ends_in_findings_not_a_traceback(case, quest, capsys) -
         assert case.rule in {f["rule"] for f in report["findings"]}
     for finding in report["findings"]:
         assert finding["message"] and len(finding["message"]) < 2000  # bounded, even for an alias bomb
+    out.encode("utf-8")  # no lone surrogate (a name that is not UTF-8): writable in any locale
+    assert main([*case.command, str(quest.root)]) == case.exit
+    text = capsys.readouterr().out
+    assert "\x1b" not in text and "\r" not in text  # what the quest holds cannot drive the terminal
     assert not Path("pwned").exists() and not (quest.root / "pwned").exists()  # no YAML tag was ever constructed
 
 

@@ -1,0 +1,51 @@
+"""The one escaping place (``reporters/escape.py``) and the writer at the CLI's edge."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+
+import pytest
+
+from ds_gate.commands._shared import write
+from ds_gate.reporters.escape import json_safe, printable
+
+
+@pytest.mark.parametrize(("raw", "shown"), [
+    ("run-a\nb.json", "run-a\\nb.json"),
+    ("red\x1b[31m\rover", "red\\x1b[31m\\rover"),
+    ("tab\there", "tab\\there"),
+    (os.fsdecode(b"\xff\xfe.json"), "\\xff\\xfe.json"),  # bytes that were not UTF-8: shown as the bytes
+    ("\x00\x7f\x85\x9f", "\\x00\\x7f\\x85\\x9f"),  # NUL, DEL and C1 controls
+    ("lone \ud800", "lone \\ud800"),  # a surrogate JSON's \\ud800 made, not a byte
+])
+def test_printable_escapes_what_would_split_a_line_or_drive_a_terminal(raw, shown) -> None:
+    assert printable(raw) == shown
+    printable(raw).encode("utf-8")  # always encodable
+
+
+@pytest.mark.parametrize("text", ["plain ascii", "中文\u3000全角 space", "emoji \U0001f600", "back\\slash", ""])
+def test_printable_leaves_ordinary_text_as_it_is(text) -> None:
+    assert printable(text) is text  # the same object: golden output cannot change
+
+
+def test_json_safe_turns_lone_surrogates_into_visible_escapes_and_keeps_json_valid() -> None:
+    value = {"path": os.fsdecode(b"artifacts/runs/\xff.json"), "summary": "\x1b[31m\r", "odd": "\ud800", "zh": "中文"}
+    out = json_safe(json.dumps(value, ensure_ascii=False))
+    back = json.loads(out.encode("utf-8"))
+    assert back == {"path": "artifacts/runs/\\xff.json", "summary": "\x1b[31m\r", "odd": "\\ud800", "zh": "中文"}
+    plain = json.dumps({"a": "b"}, ensure_ascii=False)
+    assert json_safe(plain) is plain
+
+
+def test_write_escapes_what_the_stream_cannot_encode_and_json_stays_utf8() -> None:
+    ascii_stream = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+    write(ascii_stream, "学习 ok\n")
+    assert ascii_stream.buffer.getvalue() == b"\\u5b66\\u4e60 ok\n"
+    latin = io.TextIOWrapper(io.BytesIO(), encoding="latin-1")
+    write(latin, '{"t": "学"}\n', "utf-8")
+    assert json.loads(latin.buffer.getvalue().decode("utf-8")) == {"t": "学"}
+    plain = io.StringIO()
+    write(plain, "no buffer\n")
+    assert plain.getvalue() == "no buffer\n"
