@@ -1,4 +1,4 @@
-"""``install``: the git pre-commit hook into one quest, or into every quest of a home."""
+"""``install``: the git hooks into one quest or every quest of a home; with ``--agent``, the distill skill."""
 
 from __future__ import annotations
 
@@ -13,15 +13,22 @@ if TYPE_CHECKING:
 
 def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     p = subparsers.add_parser("install", parents=[common],
-                              help="install the git pre-commit hook into a quest (or every quest of a home)")
+                              help="install the git hooks into a quest (or every quest of a home), "
+                              "or with --agent the distill skill")
     p.add_argument("path", nargs="?", default=".", help=PATH_HELP)
-    p.add_argument("--home", metavar="DIR", help="install into every quest under DIR/quests/")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--home", metavar="DIR", help="install the hooks into every quest under DIR/quests/")
+    what.add_argument("--agent", action="store_true",
+                      help="instead of the hooks, write the ds-gate-distill skill into the quest's .codex/, .opencode/ "
+                      "and .kimi/ skill folders, and print the MCP server entries to add to the runner configuration")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Reported like any other command, so ``--format json`` works for provisioning scripts;
     a quest of a home that could not take the hook is a finding, the others still get it."""
+    if args.agent:
+        return _agent(args)
     from ds_gate.install import INSTALL_FAILED, install, install_home
     from ds_gate.model import DocumentsReport
 
@@ -32,5 +39,28 @@ def run(args: argparse.Namespace) -> int:
     findings = [INSTALL_FAILED.at(None, line) for line in failed]
     notes = [item.describe() for item in done] + skipped
     report = DocumentsReport(command="install", ok=not failed, findings=findings, notes=notes)
+    emit(report, args.format)
+    return verdict(report)
+
+
+def _agent(args: argparse.Namespace) -> int:
+    """Only the skill files: the hooks are a separate, explicit ``install``, and the runner
+    configuration belongs to the user, so its entries are printed, never written."""
+    from ds_gate.agent_skill import SKILL_NAME, install_skill, mcp_entries
+    from ds_gate.model import AgentInstallReport
+
+    root, files = install_skill(args.path)
+    notes = [
+        "the MCP server needs the optional extra in that Python: pip install 'ds-gate[mcp]'",
+        "DeepScientist's Claude and Kimi runners start only their built-in MCP servers: there the skill's "
+        "ds_gate.* calls go through the CLI (ds-gate candidates, recall --for-stage, closure) run with bash_exec; "
+        "Claude reads no skill folder (README, 'For the agent')",
+    ]
+    report = AgentInstallReport(
+        command="install", ok=True, notes=notes, quest=root, skill=SKILL_NAME,
+        written=[f.path for f in files if f.state != "unchanged"],
+        unchanged=[f.path for f in files if f.state == "unchanged"],
+        mcp_servers=mcp_entries(),
+    )
     emit(report, args.format)
     return verdict(report)

@@ -30,6 +30,7 @@ from ds_gate.model.records import (
 )
 from ds_gate.model.reports import (
     SCOPES,
+    AgentInstallReport,
     DocumentsReport,
     GateReport,
     LineageReport,
@@ -41,8 +42,8 @@ from ds_gate.model.reports import (
 )
 
 __all__ = [
-    "CONTRACT", "DISCIPLINE", "ERROR", "INFO", "SCHEMA_VERSION", "SCOPES", "WARNING", "Card", "Decision",
-    "DocumentsReport", "Finding", "GateReport", "LineageReport", "ListingReport", "Quest", "QuestError",
+    "CONTRACT", "DISCIPLINE", "ERROR", "INFO", "SCHEMA_VERSION", "SCOPES", "WARNING", "AgentInstallReport", "Card",
+    "Decision", "DocumentsReport", "Finding", "GateReport", "LineageReport", "ListingReport", "Quest", "QuestError",
     "RecallReport", "RecentReport", "Report", "Review", "Rule", "Run", "Scope", "Workspace", "same_quest", "text_of",
     "timestamp",
 ]

@@ -79,6 +79,27 @@ class DocumentsReport(Report):
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
+class AgentInstallReport(Report):
+    """``install --agent``: the skill files written into a quest, and the MCP entries the user adds
+    (printed, never written: they belong to the user's runner configuration, not to the quest)."""
+
+    quest: Path
+    skill: str
+    written: list[Path] = field(default_factory=list)  # created, or replaced with ds-gate's bytes
+    unchanged: list[Path] = field(default_factory=list)  # already held these exact bytes
+    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)  # runner -> {file, entry, snippet}
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "quest_root": str(self.quest),
+            "skill": self.skill,
+            "written": [str(p) for p in self.written],
+            "unchanged": [str(p) for p in self.unchanged],
+            "mcp_servers": {name: dict(entry) for name, entry in self.mcp_servers.items()},
+        }
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
 class GateReport(Report):
     """One quest judged: coverage of its completed runs, and every finding about it."""
 

@@ -11,6 +11,7 @@ import functools
 from ds_gate.model.findings import INFO, WARNING, Finding
 from ds_gate.model.records import Card, Run
 from ds_gate.model.reports import (
+    AgentInstallReport,
     DocumentsReport,
     GateReport,
     LineageReport,
@@ -104,6 +105,16 @@ def head_lines(report: Report) -> list[str]:
 @head_lines.register
 def _(report: DocumentsReport) -> list[str]:
     return [_finalizes(report.finalization_reasons, "commit")] if report.finalization_reasons else []
+
+
+@head_lines.register
+def _(report: AgentInstallReport) -> list[str]:
+    out = [f"{'unchanged' if path in report.unchanged else 'wrote'} {path}"
+           for path in sorted((*report.written, *report.unchanged))]
+    labels = {"codex": "Codex", "opencode": "OpenCode"}
+    for name, entry in report.mcp_servers.items():
+        out += ["", f"{labels.get(name, name)}: add to {entry['file']}:", "", entry["snippet"].rstrip("\n")]
+    return [*out, ""]
 
 
 @head_lines.register

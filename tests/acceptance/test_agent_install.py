@@ -1,0 +1,173 @@
+"""``ds-gate install --agent``: the distill skill lands in the quest's three skill overlay folders
+and nowhere else, a rerun changes nothing, and the MCP entries are printed, never written."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ds_gate.agent_skill import OVERLAYS, SKILL_NAME, TOOLS, skill_bytes
+from ds_gate.cli import main
+
+SKILL_FILES = tuple(f"quests/001/{overlay}/skills/{SKILL_NAME}/SKILL.md" for overlay in OVERLAYS)
+
+
+def snapshot(root: Path) -> dict[str, tuple[str, int]]:
+    """Content hash and mtime of every file below ``root``, ``.git`` included."""
+    state = {}
+    for folder, _, files in os.walk(root):
+        for name in files:
+            path = Path(folder) / name
+            if not path.is_symlink():
+                state[path.relative_to(root).as_posix()] = (hashlib.sha256(path.read_bytes()).hexdigest(),
+                                                            path.stat().st_mtime_ns)
+    return state
+
+
+def test_writes_exactly_the_three_skill_files_from_a_worktree(make_quest, home, capsys) -> None:
+    quest = make_quest()
+    wt = quest.worktree("idea-a", "idea/001-a")
+    run = quest.run(wt, "main-001")
+    quest.checkpoint(wt, "record")
+    quest.review(wt, [run])
+    before = snapshot(home)
+    assert main(["install", "--agent", str(wt / "artifacts")]) == 0  # any folder inside the quest
+    after = snapshot(home)
+    assert {name for name in after if before.get(name) != after[name]} == set(SKILL_FILES)
+    assert set(before) <= set(after)  # nothing removed; the hooks folder untouched (no hook installed)
+    for name in SKILL_FILES:
+        assert (home / name).read_bytes() == skill_bytes()
+    out = capsys.readouterr().out
+    assert out.count("wrote ") == 3 and "[mcp_servers.ds_gate]" in out and '"mcp": {' in out
+    assert not (quest.root / ".git" / "hooks" / "pre-commit").exists()
+
+
+def test_a_second_run_changes_nothing_and_says_unchanged(make_quest, home, capsys) -> None:
+    quest = make_quest()
+    assert main(["install", "--agent", str(quest.root)]) == 0
+    capsys.readouterr()
+    before = snapshot(home)
+    assert main(["install", "--agent", str(quest.root)]) == 0
+    assert snapshot(home) == before  # same bytes and same mtimes: nothing rewritten
+    out = capsys.readouterr().out
+    assert out.count("unchanged ") == 3 and "wrote " not in out
+
+
+def test_an_outdated_skill_is_replaced_and_reported_written(make_quest, gate_json) -> None:
+    quest = make_quest()
+    target = quest.root / ".opencode" / "skills" / SKILL_NAME / "SKILL.md"
+    target.parent.mkdir(parents=True)
+    target.write_text("---\nname: ds-gate-distill\ndescription: an old version\n---\n")
+    code, out = gate_json("install", "--agent", str(quest.root))
+    assert code == 0 and target.read_bytes() == skill_bytes()
+    assert out["written"] == [str(quest.root / overlay / "skills" / SKILL_NAME / "SKILL.md") for overlay in OVERLAYS]
+    assert out["unchanged"] == []
+
+
+def test_the_skill_is_a_runner_skill_that_names_every_tool() -> None:
+    text = skill_bytes().decode("utf-8")
+    front, body = re.match(r"---\n(.*?)\n---\n(.*)", text, re.S).groups()  # type: ignore[union-attr]
+    meta = yaml.safe_load(front)
+    # the Agent Skills rules OpenCode enforces (Codex and Kimi read the same two keys)
+    assert meta["name"] == SKILL_NAME and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", meta["name"])
+    assert 0 < len(meta["description"]) <= 1024
+    for tool in TOOLS:
+        assert f"ds_gate.{tool}(" in body, tool
+    for needed in ("artifact.record(payload=", 'scope="global"', "memory.write(", "neighbor_but_separate",
+                   "lineage", "claim", "artifact.submit_paper_bundle", "artifact.complete_quest", "--no-verify",
+                   '"report_type": "distill_review"', '"suppress_if_semantically_equivalent": false',
+                   "ds-gate candidates", "ds-gate recall --for-stage", "ds-gate closure"):
+        assert needed in body, needed
+
+
+def test_json_lists_the_files_and_the_mcp_entries(make_quest, gate_json) -> None:
+    quest = make_quest()
+    code, out = gate_json("install", "--agent", str(quest.root))
+    assert code == 0 and out["ok"] and out["schema_version"] == 1 and out["command"] == "install"
+    assert out["quest_root"] == str(quest.root.resolve()) and out["skill"] == SKILL_NAME
+    assert len(out["written"]) == 3 and out["unchanged"] == []
+    command = [sys.executable, "-m", "ds_gate", "mcp"]
+    codex, opencode = out["mcp_servers"]["codex"], out["mcp_servers"]["opencode"]
+    assert codex["entry"]["command"] == command[0] and codex["entry"]["args"] == command[1:]
+    assert opencode["entry"] == {"type": "local", "command": command, "enabled": True}
+    assert json.loads(opencode["snippet"]) == {"mcp": {"ds_gate": opencode["entry"]}}
+    tomllib = pytest.importorskip("tomllib")
+    table = tomllib.loads(codex["snippet"])["mcp_servers"]["ds_gate"]
+    assert table["command"] == command[0] and table["args"] == command[1:]
+    assert set(table["tools"]) == set(TOOLS)
+    _, again = gate_json("install", "--agent", str(quest.root))
+    assert again["written"] == [] and len(again["unchanged"]) == 3
+
+
+def test_the_printed_command_runs_this_installation() -> None:
+    """``python -m ds_gate`` is the command the MCP entries give: it must start this ds-gate."""
+    done = subprocess.run([sys.executable, "-m", "ds_gate", "--version"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stdout.startswith("ds-gate ")
+
+
+@pytest.mark.parametrize("link", [".codex", ".opencode/skills", f".kimi/skills/{SKILL_NAME}/SKILL.md"])
+def test_a_link_out_of_the_quest_is_refused_and_nothing_is_written(make_quest, home, tmp_path, link, capsys) -> None:
+    quest = make_quest()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = outside / "SKILL.md" if link.endswith(".md") else outside
+    path = quest.root / link
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target)
+    before = snapshot(home)
+    assert main(["install", "--agent", str(quest.root)]) == 2
+    err = capsys.readouterr().err
+    assert "outside the quest" in err and "Traceback" not in err
+    assert snapshot(home) == before  # checked before anything is written: no overlay got the skill
+    assert list(outside.iterdir()) == []
+
+
+def test_a_link_inside_the_quest_is_followed(make_quest) -> None:
+    quest = make_quest()
+    (quest.root / ".codex" / "skills").mkdir(parents=True)
+    (quest.root / ".opencode").mkdir()
+    (quest.root / ".opencode" / "skills").symlink_to(quest.root / ".codex" / "skills")  # shared skills
+    assert main(["install", "--agent", str(quest.root)]) == 0
+    assert (quest.root / ".codex" / "skills" / SKILL_NAME / "SKILL.md").read_bytes() == skill_bytes()
+    assert (quest.root / ".opencode" / "skills").is_symlink()
+
+
+def test_other_skills_in_the_overlays_are_left_alone(make_quest, home) -> None:
+    quest = make_quest()
+    kept = {}
+    for overlay, name in ((".codex", "other-skill"), (".codex", "deepscientist-experiment"), (".kimi", "mine")):
+        folder = quest.root / overlay / "skills" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: someone else's\n---\n")
+        (folder / "notes.txt").write_text("keep me\n")
+        kept[folder] = snapshot(folder)
+    assert main(["install", "--agent", str(quest.root)]) == 0
+    assert all(snapshot(folder) == state for folder, state in kept.items())
+
+
+def test_a_file_where_the_skill_folder_should_be_is_refused(make_quest, capsys) -> None:
+    quest = make_quest()
+    (quest.root / ".codex").write_text("not a folder\n")
+    assert main(["install", "--agent", str(quest.root)]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+    assert not (quest.root / ".opencode").exists()
+
+
+def test_usage_errors_exit_2_without_a_traceback(tmp_path, home, capsys) -> None:
+    assert main(["install", "--agent", "--home", str(home)]) == 2  # one quest's skill, or a home's hooks
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    subprocess.run(["git", "init", "-q", str(plain)], check=True)
+    assert main(["install", "--agent", str(plain)]) == 2  # a git repository that is not a quest
+    assert main(["install", "--agent", str(tmp_path / "missing")]) == 2
+    err = capsys.readouterr().err
+    assert "no quest.yaml" in err and "Traceback" not in err
+    assert not (plain / ".codex").exists()
