@@ -186,10 +186,34 @@ class ExampleQuest:
         payload = {"action": action, "verdict": "good", "reason": f"{action} now.", **extra}
         return str(self.record(workspace, "decision", payload)["artifact_id"])
 
+    def artifact_record(self, workspace: Path, payload: dict[str, Any]) -> dict[str, Any]:
+        """``artifact.record(payload=...)`` as DeepScientist main answers it: its
+        ``validate_artifact_payload`` first (a known kind; a decision needs ``verdict``,
+        ``action`` and ``reason`` and one of main's actions; a run needs ``run_kind``), then the
+        record file and its index line. No checkpoint: callers make one, as main does after."""
+        from ds_gate.rules.vocabulary import MAIN_DECISION_ACTIONS
+
+        kind = payload.get("kind")
+        errors = []
+        if kind not in ARTIFACT_DIRS:
+            errors.append(f"Unknown artifact kind: {kind}")
+        elif kind == "decision":
+            errors += [f"Decision artifact requires `{f}`." for f in ("verdict", "action", "reason") if not payload.get(f)]
+            if payload.get("action") and payload["action"] not in MAIN_DECISION_ACTIONS:
+                errors.append(f"Unknown decision action: {payload['action']}")
+        elif kind == "run" and not payload.get("run_kind"):
+            errors.append("Run artifact requires `run_kind`.")
+        if errors:
+            return {"ok": False, "errors": errors, "warnings": []}
+        body = {k: v for k, v in payload.items() if k != "kind"}
+        record = self.record(workspace, str(kind), body)
+        return {"ok": True, "artifact_id": record["artifact_id"], "record": record}
+
     def review(self, workspace: Path, reviewed: list[str], *, cards: list[dict[str, Any]] | None = None,
-               **extra: Any) -> str:
+               encoding: str = "decision", **extra: Any) -> str:
         """A distill_review covering ``reviewed``; by default it writes one new global lesson
-        per run (into the home's memory, when there is a home) and names it."""
+        per run (into the home's memory, when there is a home) and names it. ``encoding``:
+        ``decision`` (the RFC's, PR #60) or ``report`` (what DeepScientist main accepts)."""
         if cards is None:
             cards = []
             for run in reviewed:
@@ -198,16 +222,20 @@ class ExampleQuest:
                     self.card("global", f"Lesson from {run}", card_id=card_id, claim=f"What {run} taught.",
                               lineage=[{"quest": self.quest_id, "run": run}], body=f"Context: {run}.\n\nObservation: ...")
                 cards.append({"card_id": card_id, "scope": "global", "action": "new", "target_run_id": run})
+        head: dict[str, Any] = (
+            {"report_type": "distill_review", "summary": f"{len(reviewed)} run(s) distilled",
+             "suppress_if_semantically_equivalent": False}
+            if encoding == "report"
+            else {"action": "distill_review", "verdict": "covered", "reason": f"{len(reviewed)} run(s) distilled"}
+        )
         payload = {
-            "action": "distill_review",
-            "verdict": "covered",
-            "reason": f"{len(reviewed)} run(s) distilled",
+            **head,
             "reviewed_run_ids": list(reviewed),
             "cards_written": cards,
             **({"reason_if_empty": "nothing reusable"} if not cards else {}),
             **extra,
         }
-        return str(self.record(workspace, "decision", payload)["artifact_id"])
+        return str(self.record(workspace, "report" if encoding == "report" else "decision", payload)["artifact_id"])
 
     # ---------------------------------------------------------------- memory cards
 

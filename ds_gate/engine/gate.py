@@ -78,6 +78,7 @@ def evaluate(
             findings.extend(extra or [])
 
     enforced = quest.experience_distill or require
+    encoding = review_encoding_for(quest.root)
     if scope.gates_pending and not require:
         _refuse_unseen_toggle(quest)
     if scope.can_fail and quest.is_git:
@@ -87,7 +88,8 @@ def evaluate(
     notes: list[str] = list(quest.notes)
     if scope.gates_pending:
         severity = ERROR if enforced else INFO
-        findings.extend(pending_finding(run, cov.listed_by_invalid.get(run.artifact_id, []), severity) for run in cov.pending)
+        findings.extend(pending_finding(run, cov.listed_by_invalid.get(run.artifact_id, []), severity, encoding)
+                        for run in cov.pending)
         if not enforced:
             notes.append(OFF_NOTE)
     from ds_gate.waivers import waive
@@ -115,7 +117,7 @@ def evaluate(
         notes=notes,
         home=home_path,
         cards=cards,
-        review_encoding=review_encoding_for(quest.root),
+        review_encoding=encoding,
     )
 
 

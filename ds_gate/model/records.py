@@ -62,6 +62,11 @@ DECISION_ENCODING, REPORT_ENCODING = "decision", "report"
 REVIEW_REPORT_TYPE = REVIEW_ACTION
 
 
+def encoding_note(encoding: str | None) -> str:
+    """What a finding about a review adds so the reader knows which encoding was read."""
+    return " (a review recorded as a `report_type: distill_review` report)" if encoding == REPORT_ENCODING else ""
+
+
 def review_encoding(data: dict[str, Any], kind: str | None) -> str | None:
     """Which encoding of a review ``data`` is, or None when it is no review."""
     if kind == "decision" and data.get("action") == REVIEW_ACTION:

@@ -24,7 +24,7 @@ from typing import Any
 
 from ds_gate.io.jsondoc import pointer
 from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
-from ds_gate.model.records import Card, Decision, text_of
+from ds_gate.model.records import Card, Decision, encoding_note, text_of
 
 CARD_SCHEMA = Rule("card.schema", ERROR, DISCIPLINE,
     "a card's frontmatter breaks `schemas/knowledge_card.schema.json`")
@@ -170,7 +170,8 @@ def review_findings(reviews: Iterable[Decision], quest_cards: CardIndex, global_
 def _review_finding(review: Decision, rule: Rule, where: tuple[str | int, ...], message: str, hint: str) -> Finding:
     from ds_gate.io.jsondoc import place
 
-    return rule.at(review.path, message, hint=hint, pointer=pointer(where), line=place(review.raw, where))
+    return rule.at(review.path, message + encoding_note(review.encoding), hint=hint, pointer=pointer(where),
+                   line=place(review.raw, where))
 
 
 def quest_scope_findings(quest_cards: Iterable[Card], global_ids: set[str]) -> list[Finding]:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ds_gate.io.jsondoc import place, pointer
 from ds_gate.model.findings import CONTRACT, DISCIPLINE, ERROR, Finding, Rule
-from ds_gate.model.records import Quest, Review, Run
+from ds_gate.model.records import Quest, Review, Run, encoding_note
 from ds_gate.rules.records import INVALIDATE_REVIEW
 
 COVERAGE_PENDING_RUN = Rule("coverage.pending-run", ERROR, DISCIPLINE,
@@ -90,7 +90,8 @@ def coverage(quest: Quest, completed: Callable[[Run], bool] = is_completed) -> C
     for decision in quest.decisions.values():
         if not decision.is_review:
             continue
-        unknown = index.unknown(decision.reviewed_run_ids, decision.path, decision.raw)
+        unknown = [replace(f, message=f.message + encoding_note(decision.encoding))
+                   for f in index.unknown(decision.reviewed_run_ids, decision.path, decision.raw)]
         findings.extend(unknown)
         accepted = not any(f.severity == ERROR and f.rule in INVALIDATE_REVIEW for f in decision.findings)
         valid = accepted and not unknown
@@ -106,7 +107,8 @@ def coverage(quest: Quest, completed: Callable[[Run], bool] = is_completed) -> C
     return Coverage(done, pending, reviews, findings, dict(listed_by_invalid))
 
 
-def pending_finding(run: Run, listed_by_invalid: list[str], severity: str = ERROR) -> Finding:
+def pending_finding(run: Run, listed_by_invalid: list[str], severity: str = ERROR, encoding: str = "report") -> Finding:
+    """``encoding``: how the quest's DeepScientist records a review (``model.review_call``)."""
     what = ", ".join(x for x in (run.run_id, run.run_kind) if x)
     where = "the quest root" if run.workspace == "." else run.workspace
     message = f"completed run {run.artifact_id} ({what}, in {where}) is not covered by any valid distill_review"
@@ -114,7 +116,9 @@ def pending_finding(run: Run, listed_by_invalid: list[str], severity: str = ERRO
         message += f"; it is listed by the invalid review {', '.join(listed_by_invalid)}"
         hint = f"fix {', '.join(listed_by_invalid)} (see its findings) so it covers this run"
     else:
-        hint = f"run the distill skill, then record decision(action='distill_review') with {run.artifact_id} in reviewed_run_ids"
+        call = ("artifact.record(payload={kind: 'decision', action: 'distill_review', ...})" if encoding == "decision"
+                else "artifact.record(payload={kind: 'report', report_type: 'distill_review', ...})")
+        hint = f"run the distill skill, then record {call} with {run.artifact_id} in reviewed_run_ids"
     return COVERAGE_PENDING_RUN.at(
         run.path,
         message,

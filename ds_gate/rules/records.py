@@ -26,6 +26,7 @@ from ds_gate.model.records import (
     REPORT_ENCODING,
     REVIEW_ACTION,
     Document,
+    encoding_note,
     review_encoding,
     review_fields,
 )
@@ -59,7 +60,7 @@ INVALIDATE_REVIEW = frozenset(rule.id for rule in (
     REVIEW_SCHEMA, DECISION_SCHEMA, REVIEW_TARGET_NOT_REVIEWED, DECISION_UNKNOWN_ACTION, REVIEW_CARD_ID_MISSING))
 RULE_FOR_SCHEMA = {"distill_review": REVIEW_SCHEMA, "distill_review_report": REVIEW_SCHEMA, "decision": DECISION_SCHEMA,
                    "run": RUN_SCHEMA}
-AS_REPORT = " (a review recorded as a `report_type: distill_review` report)"
+AS_REPORT = encoding_note(REPORT_ENCODING)
 
 
 def schema_name(data: dict[str, Any], kind: str) -> str | None:
