@@ -169,19 +169,25 @@ def pending_lines(report: GateReport) -> list[str]:
     waived = {f.subject: f.waived for f in report.findings if f.rule == PENDING_RULE and f.waived and f.subject}
     out.extend(pending_table(report.pending, report.listed_by_invalid, waived))
     unwaived = [run for run in report.pending if run.artifact_id not in waived]
-    refused = report.scope.finalizes and not report.ok  # the call is at the top already (rejection_head)
+    refused = report.command in HOOKS and not report.ok  # the call is at the top already (rejection_head)
     if report.enforced and report.scope.gates_pending and unwaived and not refused:
         out.append("")
         out.extend(next_step(unwaived, report.review_encoding))
     return out
 
 
-def rejection_head(report: GateReport) -> list[str]:
-    """For a commit or push the gate refuses, read by an agent that sees only the hook's
-    stderr: the verdict and the count first, then the ids, then the call that fixes it."""
+HOOKS = ("commit-check", "pre-push")
+
+
+def rejection_head(report: Report) -> list[str]:
+    """For a commit or push a hook refuses, read by an agent that sees only the hook's
+    stderr (DeepScientist hands it back as ``checkpoint.stderr``): the verdict and the
+    counts first, then the pending ids, then the call that fixes them."""
+    out = [summary_line(report)]
+    if not isinstance(report, GateReport):
+        return [*out, ""]
     unwaived = [run for run in report.pending
                 if not any(f.rule == PENDING_RULE and f.subject == run.artifact_id and f.waived for f in report.findings)]
-    out = [summary_line(report)]
     if unwaived and report.enforced:
         out.append(f"pending runs: {', '.join(run.artifact_id for run in unwaived)}")
         out.extend(next_step(unwaived, report.review_encoding))
@@ -193,7 +199,7 @@ class TextReporter:
         """Every line escaped (``printable``): a quest's names, ids and values cannot break a
         line, move the cursor or colour the terminal; the line breaks are the reporter's own."""
         out = [printable(line) for line in head_lines(report)]
-        if isinstance(report, GateReport) and report.scope.finalizes and not report.ok:
+        if report.command in HOOKS and not report.ok:
             out = [printable(line) for line in rejection_head(report)] + out
         shown = [f for f in report.findings if f.rule != PENDING_RULE and f.severity != INFO]
         if shown:

@@ -110,6 +110,10 @@ def test_a_finalize_action_deepscientist_refuses_blocks_even_an_ordinary_checkpo
     rejected = commit(quest.root, "finalize")
     output = rejected.stdout + rejected.stderr
     assert rejected.returncode != 0 and "[decision.unknown-action]" in output and "did you mean finalize?" in output
+    # issue 16.2: git hands a hook's output to DeepScientist as stderr; its first line is the verdict
+    first = rejected.stderr.strip().splitlines()[0]
+    assert first.startswith("ds-gate commit-check: REJECTED - ") and first.endswith("1 error, 0 warnings"), first
+    assert "no-verify" not in output
 
 
 def test_a_review_left_unstaged_does_not_cover_the_commit_that_finalizes(gated) -> None:
@@ -132,6 +136,7 @@ def test_quest_yaml_that_was_already_completed_is_not_finalized_again(gated) -> 
 
 
 def test_an_invalid_staged_artifact_blocks_an_ordinary_checkpoint_and_says_where(gated) -> None:
+    """The first line an agent reads in ``checkpoint.stderr`` is the verdict (issue 16.2)."""
     quest, idea, paper, run = gated
     bad = quest.record(paper, "decision", {"action": "launch_experiment", "verdict": "good"})
     rejected = commit(paper, "artifact: decision")
@@ -139,6 +144,7 @@ def test_an_invalid_staged_artifact_blocks_an_ordinary_checkpoint_and_says_where
     assert rejected.returncode != 0
     assert f".ds/worktrees/paper-main-001/artifacts/decisions/{bad['artifact_id']}.json:1" in output
     assert "[decision.schema] `reason` is required" in output and "hint:" in output
+    assert rejected.stderr.strip().splitlines()[0] == "ds-gate commit-check: FAILED - 1 error, 0 warnings"
 
 
 def test_a_staged_review_of_an_experiment_run_id_is_rejected_with_did_you_mean(gated) -> None:
