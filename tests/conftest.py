@@ -60,6 +60,16 @@ def make_quest(home: Path) -> MakeQuest:
 
 
 @pytest.fixture
+def one_run_quest(make_quest: MakeQuest) -> ExampleQuest:
+    """Quest 001 with one completed run, committed in the root: the smallest quest a broken
+    input can be planted in."""
+    quest = make_quest()
+    quest.run(quest.root, "main-001")
+    quest.checkpoint(quest.root, "record")
+    return quest
+
+
+@pytest.fixture
 def gate_json(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, dict[str, Any]]]:
     """Run ``ds-gate <args> --format json`` in process: (exit code, parsed output)."""
 

@@ -24,11 +24,8 @@ pytest_plugins = ["pytester"]
 
 
 @pytest.fixture
-def quest(make_quest):
-    quest = make_quest()
-    quest.run(quest.root, "main-001")
-    quest.checkpoint(quest.root, "record")
-    return quest
+def quest(one_run_quest):
+    return one_run_quest
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

@@ -24,11 +24,8 @@ PEAK = ("import resource, subprocess, sys; "
 
 
 @pytest.fixture
-def quest(make_quest):
-    quest = make_quest()
-    quest.run(quest.root, "main-001")
-    quest.checkpoint(quest.root, "record")
-    return quest
+def quest(one_run_quest):
+    return one_run_quest
 
 
 def ds_gate(*args: str, env: dict[str, str] | None = None, timeout: float = 30) -> subprocess.CompletedProcess[str]:
