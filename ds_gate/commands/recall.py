@@ -10,8 +10,6 @@ if TYPE_CHECKING:
 
     from ds_gate.commands._shared import Subparsers
 
-PRIORS_OFF = ("recall_priors is off for this quest, so stage entry recalls nothing (turn it on in quest.yaml "
-              "startup_contract); use --tags to recall anyway")
 
 
 def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -48,12 +46,12 @@ def run(args: argparse.Namespace) -> int:
     notes: list[str] = []
     staged: dict[str, object] = {}
     if args.for_stage is not None:
-        from ds_gate.recall.stage import stage_entry_tags
+        from ds_gate.recall.stage import priors_off, stage_entry_tags
 
         entry = stage_entry_tags(args.quest or ".", args.for_stage)
         staged = {"for_stage": entry.stage, "tag_sources": entry.sources}
         if not entry.recall_priors:
-            notes.append(PRIORS_OFF)
+            notes.append(priors_off("--tags"))
             report = RecallReport(command="recall", ok=True, findings=[], notes=notes, results=[],
                                   request={"domain_tags": tags, **staged})
             emit(report, args.format)

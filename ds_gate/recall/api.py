@@ -17,7 +17,7 @@ from ds_gate.recall.tags import normalize_tags
 from ds_gate.sources.memory import resolve_home
 from ds_gate.sources.paths import MEMORY_KINDS
 
-__all__ = ["MAX_LIMIT", "SCOPES", "list_knowledge_summaries", "tags_for_stage"]  # MAX_LIMIT: re-exported
+__all__ = ["MAX_LIMIT", "SCOPES", "list_knowledge_summaries", "check_kind", "recall_with_counts", "tags_for_stage"]  # MAX_LIMIT: re-exported
 
 SCOPES = ("global", "quest", "visible")
 _INDEXES: dict[tuple[Any, ...], Index] = {}
@@ -52,13 +52,33 @@ def list_knowledge_summaries(
     cache: bool = True,
 ) -> list[dict[str, Any]]:
     """Cards whose tags overlap ``domain_tags``, best first (see the module docstring)."""
+    results, _ = recall_with_counts(domain_tags, kind, limit, home=home, quest=quest, scope=scope, query=query,
+                                    jsonl=jsonl, refresh=refresh, cache=cache)
+    return results
+
+
+def recall_with_counts(
+    domain_tags: Iterable[str] | str | None = (),
+    kind: str | None = None,
+    limit: int = 20,
+    *,
+    home: Path | str | None = None,
+    quest: Path | str | None = None,
+    scope: str = "visible",
+    query: str | None = None,
+    jsonl: Sequence[Path | str] = (),
+    refresh: bool = False,
+    cache: bool = True,
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """``list_knowledge_summaries`` and the counts behind it (``Index.counts``), from one index:
+    an agent told "20 cards" should also learn whether 20 or 2,000 were left out, and why."""
     if isinstance(domain_tags, str):
         domain_tags = domain_tags.split(",")
     check_limit(limit)
     if scope not in SCOPES:
         raise QuestError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
-    if kind is not None and kind not in MEMORY_KINDS and not jsonl:
-        raise QuestError(f"kind must be one of {', '.join(MEMORY_KINDS)}, not {kind!r}")
+    if not jsonl:
+        check_kind(kind)
     quest_path = None
     if quest is not None:
         from ds_gate.sources.location import locate
@@ -86,7 +106,15 @@ def list_knowledge_summaries(
         index.roots = roots
         if refresh or index.signature() != index.stamp:
             index.build()
-    return index.rank(normalize_tags(domain_tags or ()), kind, limit, query)
+    tags = normalize_tags(domain_tags or ())
+    return index.rank(tags, kind, limit, query), index.counts(tags, kind, query)
+
+
+def check_kind(kind: str | None) -> str | None:
+    """A recall ``kind`` (a memory folder, or None for every kind), or the error a caller sees."""
+    if kind is not None and kind not in MEMORY_KINDS:
+        raise QuestError(f"kind must be one of {', '.join(MEMORY_KINDS)}, not {kind!r}")
+    return kind
 
 
 def tags_for_stage(quest: Path | str, stage: str | None = None) -> tuple[list[str], bool]:

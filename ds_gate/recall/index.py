@@ -139,6 +139,21 @@ class Index:
                     out.append(entry.summary(0, (), round(score, 6)))
         return out
 
+    def counts(self, tags: tuple[str, ...], kind: str | None, query: str | None) -> dict[str, int]:
+        """How many cards are in scope, of ``kind``, and eligible for ``rank`` (a shared tag or a
+        text match; every card of the kind when neither tags nor a query is given), so a caller
+        can say how many the filters and the limit left out."""
+        of_kind = [e for e in self.entries if kind is None or e.kind == kind]
+        wanted = set(tags)
+        if not wanted and not query:
+            eligible = len(of_kind)
+        else:
+            ids = {id(e) for e in of_kind if wanted & e.norm}
+            if query:
+                ids.update(id(e) for e, _ in self.lexical(query) if kind is None or e.kind == kind)
+            eligible = len(ids)
+        return {"cards": len(self.entries), "of_kind": len(of_kind), "eligible": eligible}
+
     def lexical(self, query: str) -> list[tuple[Entry, float]]:
         words = [w for w in _WORD.findall(unicodedata.normalize("NFKC", query).casefold()) if len(w) > 1]
         if not words or not self.entries:

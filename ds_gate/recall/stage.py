@@ -18,6 +18,14 @@ from typing import Any
 
 from ds_gate.recall.tags import normalize_tags
 
+
+def priors_off(how: str) -> str:
+    """What stage-entry recall says when the quest turned ``recall_priors`` off; ``how`` names
+    the caller's way of passing tags (``--tags``, ``domain_tags``)."""
+    return ("recall_priors is off for this quest, so stage entry recalls nothing (turn it on in quest.yaml "
+            f"startup_contract); use {how} to recall anyway")
+
+
 CARD_TAGS = 8  # the quest's most used card tags: enough to find neighbours, few enough to stay relevant
 
 
