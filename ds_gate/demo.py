@@ -1,9 +1,11 @@
 """``ds-gate demo``: the gate, start to finish, on a real example quest.
 
-It builds a quest with worktrees (a real git repository), installs the commit hook, and
-shows: ordinary checkpoints pass while runs are pending; a paper-bundle checkpoint is
-rejected with the pending runs named; ``ds-gate closure`` agrees; a review recorded in
-another worktree covers them; then the closure gate and the same checkpoint pass.
+It builds a quest with worktrees (a real git repository), installs the commit hook and the
+agent's distill skill, and shows: ordinary checkpoints pass while runs are pending; a
+paper-bundle checkpoint is rejected with the pending runs named; ``ds-gate closure``
+agrees; the agent, through the MCP server's calls, sees the pending runs, drafts a review
+in the encoding DeepScientist main accepts and records it in another worktree; then the
+closure gate and the same checkpoint pass.
 It exits non-zero if any step does not behave that way, so CI can run it as a check.
 """
 
@@ -18,6 +20,13 @@ from pathlib import Path
 
 from ds_gate import reporters
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ds_gate.example_quest import ExampleQuest
+    from ds_gate.model.reports import Report
+
 
 def _say(text: str = "") -> None:
     sys.stdout.write(text + "\n")
@@ -26,6 +35,36 @@ def _say(text: str = "") -> None:
 
 def _indent(text: str) -> str:
     return textwrap.indent(text.rstrip(), "    | ", lambda _line: True)
+
+
+def _agent_review(quest: ExampleQuest, workspace: Path, runs: list[str], render: Callable[[Report], str]) -> bool:
+    """The agent's side, through the calls the ``ds-gate mcp`` server answers (made here in
+    Python, so the demo needs no extra): check_closure, draft_distill_review, the review
+    recorded with DeepScientist main's own ``artifact.record``, check_closure again."""
+    from ds_gate.engine import agent_tools
+    from ds_gate.engine.gate import evaluate
+
+    root = quest.root
+    verdict = agent_tools.closure(root)
+    _say(f"\n[5] the agent asks the ds-gate MCP server: check_closure() -> {verdict['verdict']}, pending "
+         f"{', '.join(verdict['pending_run_ids'])}")
+    draft = agent_tools.draft(root, verdict["pending_run_ids"])
+    payload = draft["payload"]
+    refused = quest.artifact_record(workspace, {**payload, "kind": "decision", "action": "distill_review",
+                                                "verdict": "covered", "reason": "r"})
+    _say(f"    draft_distill_review() -> a kind={payload['kind']!r}, report_type={payload.get('report_type')!r} payload: "
+         "DeepScientist main")
+    _say(f"    refuses the RFC's decision ({'; '.join(refused.get('errors', []))}) but stores a report.")
+    payload["cards_written"] = quest.lessons(verdict["pending_run_ids"])
+    recorded = quest.artifact_record(workspace, payload)
+    quest.checkpoint(workspace, f"artifact: report {recorded.get('artifact_id')}")
+    _say("    the skill writes two global lessons, fills cards_written and calls artifact.record(payload=...):")
+    _say(f"    {recorded.get('artifact_id')} is recorded in the idea worktree, covering both runs (one recorded in another")
+    after = agent_tools.closure(root)
+    _say(f"    worktree); check_closure() -> {after['verdict']}. ds-gate closure (the cards exist, their lineage resolves):")
+    report = evaluate(root, "closure")
+    _say(_indent(render(report)))
+    return bool(recorded.get("ok")) and "errors" in refused and after["ok"] and report.ok and not report.pending
 
 
 def run_demo(directory: str | None = None, *, fmt: str = "text") -> int:
@@ -64,6 +103,11 @@ def _run_demo(directory: str | None, fmt: str) -> int:
         quest = ExampleQuest(root).create()
         for item in install(root):
             _say(f"[1] {item.describe()}")
+        from ds_gate.agent_skill import install_skill
+
+        _, skills = install_skill(root)
+        _say(f"[1] ds-gate install --agent: the distill skill for the agent runner, {len(skills)} files "
+             "(.codex/.opencode/.kimi/skills/ds-gate-distill/SKILL.md)")
         idea = quest.worktree("idea-idea-dac323e6", "idea/001-idea-dac323e6")
         main_run = quest.run(idea, "main-001")
         quest.checkpoint(idea, "experiment: record main main-001")
@@ -96,14 +140,7 @@ def _run_demo(directory: str | None, fmt: str) -> int:
         _say(_indent(render(before)))
         held.append(not before.ok and before.pending_run_ids == sorted([main_run, slice_run]))
 
-        review = quest.review(idea, [main_run, slice_run])
-        quest.checkpoint(idea, f"artifact: decision {review}")
-        _say(f"\n[5] the distill skill writes two global lessons and records {review} (action")
-        _say("    distill_review) in the idea worktree, covering both runs, one of them recorded in")
-        _say("    another worktree. ds-gate closure (runs covered, the cards exist, their lineage resolves):")
-        after = evaluate(root, "closure")
-        _say(_indent(render(after)))
-        held.append(after.ok and not after.pending)
+        held.append(_agent_review(quest, idea, [main_run, slice_run], render))
 
         quest.checkpoint(paper, "paper: bundle")
         _say("\n[6] the same paper-bundle checkpoint now passes the hook and is committed.")

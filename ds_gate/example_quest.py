@@ -209,19 +209,25 @@ class ExampleQuest:
         record = self.record(workspace, str(kind), body)
         return {"ok": True, "artifact_id": record["artifact_id"], "record": record}
 
+    def lessons(self, runs: list[str]) -> list[dict[str, Any]]:
+        """One new global lesson per run, as the distill skill writes it (into the home's
+        memory, when there is a home), and the ``cards_written`` entries that name them."""
+        cards = []
+        for run in runs:
+            card_id = self.new_id("knowledge")
+            if self.home is not None:
+                self.card("global", f"Lesson from {run}", card_id=card_id, claim=f"What {run} taught.",
+                          lineage=[{"quest": self.quest_id, "run": run}], body=f"Context: {run}.\n\nObservation: ...")
+            cards.append({"card_id": card_id, "scope": "global", "action": "new", "target_run_id": run})
+        return cards
+
     def review(self, workspace: Path, reviewed: list[str], *, cards: list[dict[str, Any]] | None = None,
                encoding: str = "decision", **extra: Any) -> str:
         """A distill_review covering ``reviewed``; by default it writes one new global lesson
         per run (into the home's memory, when there is a home) and names it. ``encoding``:
         ``decision`` (the RFC's, PR #60) or ``report`` (what DeepScientist main accepts)."""
         if cards is None:
-            cards = []
-            for run in reviewed:
-                card_id = self.new_id("knowledge")
-                if self.home is not None:
-                    self.card("global", f"Lesson from {run}", card_id=card_id, claim=f"What {run} taught.",
-                              lineage=[{"quest": self.quest_id, "run": run}], body=f"Context: {run}.\n\nObservation: ...")
-                cards.append({"card_id": card_id, "scope": "global", "action": "new", "target_run_id": run})
+            cards = self.lessons(reviewed)
         head: dict[str, Any] = (
             {"report_type": "distill_review", "summary": f"{len(reviewed)} run(s) distilled",
              "suppress_if_semantically_equivalent": False}
