@@ -17,9 +17,15 @@ def test_demo_rejects_then_passes_and_leaves_a_real_quest_behind(tmp_path) -> No
     assert "Traceback" not in out + done.stderr
     rejected, closure_rejected, passed = (out.index(s) for s in ("the hook rejects it", "ds-gate closure: REJECTED", "ds-gate closure: PASSED"))
     assert rejected < closure_rejected < passed
+    # issue 16: the agent's side of the loop, in order, in the encoding DeepScientist main accepts
+    agent = [out.index(s) for s in ("ds-gate install --agent", "check_closure() -> rejected",
+                                    "Unknown decision action: distill_review", "check_closure() -> passed")]
+    assert agent == sorted(agent) and closure_rejected < agent[1] < passed
+    root = tmp_path / "DeepScientist" / "quests" / "001"
+    assert (root / ".codex" / "skills" / "ds-gate-distill" / "SKILL.md").is_file()
+    assert list((root / ".ds/worktrees/idea-idea-dac323e6/artifacts/reports").glob("report-*.json"))
     assert out.rstrip().splitlines()[-1].startswith("the example quest is kept at")
 
-    root = tmp_path / "DeepScientist" / "quests" / "001"
     worktrees = git(root, "worktree", "list", "--porcelain").stdout
     assert worktrees.count("worktree ") == 4  # the root and three worktrees
     assert git(root / ".ds/worktrees/paper-main-001", "log", "-1", "--format=%s").stdout.strip() == "paper: bundle"
