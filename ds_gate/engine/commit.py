@@ -62,7 +62,6 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     patterns = _plugin_patterns(names)
     if not (artifacts or cards or QUEST_YAML in names or MANIFEST in names or patterns):
         return None
-    from ds_gate.rules.finalization import commit_reasons
 
     # keyed ":<path>" and "HEAD:<path>" as git names them, but read by blob id: a quest's path
     # (a newline, bytes that are not UTF-8) never enters cat-file's line protocol
@@ -73,6 +72,14 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     found = cat_file(cwd, [*fixed, *(oid for oid in ids.values() if oid)], staged=True)
     blobs = {name: found.get(oid) if oid else None for name, oid in ids.items()}
     blobs.update((name, found.get(name)) for name in fixed)
+    # DeepScientist checkpoints many reports of its own; only one that may be a review is judged,
+    # so an ordinary report costs the checkpoint one cat-file, not the validators' imports
+    artifacts = [name for name in artifacts if not name.startswith("artifacts/reports/")
+                 or not isinstance(raw := blobs[f":{name}"], bytes) or b"distill_review" in raw]
+    if not (artifacts or cards or QUEST_YAML in names or MANIFEST in names or patterns):
+        return None
+    from ds_gate.rules.finalization import commit_reasons
+
     decisions = [name for name in artifacts if name.startswith("artifacts/decisions/")]
     reasons = commit_reasons(names, blobs, decisions, patterns)
     if not reasons and not validate and not cards:

@@ -248,12 +248,16 @@ def test_fifos_in_place_of_quest_files_are_not_read(make_quest) -> None:
 
 
 @pytest.mark.parametrize("stage_a_run", [False, True], ids=["nothing relevant staged", "a new run record staged"])
-def test_the_checkpoint_fast_path_loads_no_heavy_module(gated, stage_a_run) -> None:
-    """Not a timing test: the hook's common case must not import jsonschema, yaml, GitPython or pluggy."""
+@pytest.mark.parametrize("stage_a_report", [False, True], ids=["", "and one of DeepScientist's own reports"])
+def test_the_checkpoint_fast_path_loads_no_heavy_module(gated, stage_a_run, stage_a_report) -> None:
+    """Not a timing test: the hook's common case must not import jsonschema, yaml, GitPython or pluggy.
+    A report that is no review (DeepScientist records many) stays on the fast path too."""
     quest, idea, paper, run = gated
     (paper / "notes.md").write_text("progress\n")
     if stage_a_run:
         quest.run(paper, "main-002")
+    if stage_a_report:
+        quest.record(paper, "report", {"report_type": "git_operation", "summary": "checkpointed"})
     git(paper, "add", "-A")
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "ds_gate", "commit-check"], cwd=paper,
                           capture_output=True, text=True)
