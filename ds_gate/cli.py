@@ -28,6 +28,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "--format", default="text", metavar="FORMAT", help=f"output format: {', '.join(FORMATS)}, or one a plugin adds (default: text)"
     )
     common.add_argument("--debug", action="store_true", help="show the Python traceback of an internal error")
+    common.add_argument("-q", "--quiet", action="store_true",
+                        help="text: print the verdict line and the errors only (other formats stay complete)")
+    common.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour the text verdict and severities: auto (on a terminal, unless NO_COLOR is set), "
+                        "always or never (default: auto)")
+    common.add_argument("--output", "-o", metavar="FILE",
+                        help="write the report to FILE instead of stdout; the exit code is still the verdict")
 
     parser = argparse.ArgumentParser(
         prog="ds-gate",

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     findings = [INSTALL_FAILED.at(None, line) for line in failed]
     notes = [item.describe() for item in done] + skipped
     report = DocumentsReport(command="install", ok=not failed, findings=findings, notes=notes)
-    emit(report, args.format)
+    emit(report, args)
     return verdict(report)
 
 
@@ -62,5 +62,5 @@ def _agent(args: argparse.Namespace) -> int:
         unchanged=[f.path for f in files if f.state == "unchanged"],
         mcp_servers=mcp_entries(),
     )
-    emit(report, args.format)
+    emit(report, args)
     return verdict(report)

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
             notes.append(PRIORS_OFF)
             report = RecallReport(command="recall", ok=True, findings=[], notes=notes, results=[],
                                   request={"domain_tags": tags, **staged})
-            emit(report, args.format)
+            emit(report, args)
             return EXIT_OK
         if tags:
             entry.sources["--tags"] = tags
@@ -68,5 +68,5 @@ def run(args: argparse.Namespace) -> int:
                                        cache=not args.no_cache)
     request = {"domain_tags": tags, "kind": args.kind, "limit": args.limit, "scope": args.scope, "query": args.query,
                **staged}
-    emit(RecallReport(command="recall", ok=True, findings=[], notes=notes, results=results, request=request), args.format)
+    emit(RecallReport(command="recall", ok=True, findings=[], notes=notes, results=results, request=request), args)
     return EXIT_OK

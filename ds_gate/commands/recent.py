@@ -26,5 +26,5 @@ def run(args: argparse.Namespace) -> int:
 
     results = list_recent(args.path, args.kind, args.limit, source=args.source, refs=args.refs)
     request = {"kind": args.kind, "limit": args.limit, "source": args.source}
-    emit(RecentReport(command="recent", ok=True, findings=[], results=results, request=request), args.format)
+    emit(RecentReport(command="recent", ok=True, findings=[], results=results, request=request), args)
     return EXIT_OK
