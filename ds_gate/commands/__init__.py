@@ -16,3 +16,18 @@ MODULE_OF = {
     "recent": "recent", "validate": "validate", "commit-check": "commit_check", "pre-push": "pre_push",
     "install": "install", "demo": "demo",
 }
+
+# One example per command, shown under its ``--help`` (``ds-gate CMD --help``).
+EXAMPLES = {
+    "check": "ds-gate check ~/DeepScientist/quests/001 --format json",
+    "closure": "ds-gate closure .            # before submit_paper_bundle / complete_quest",
+    "candidates": "ds-gate candidates . -q",
+    "lineage": "ds-gate lineage --home ~/DeepScientist ~/DeepScientist/quests/001",
+    "recall": "ds-gate recall --tags stage:experiment,topic:routing --limit 10",
+    "recent": "ds-gate recent . --kind decision --limit 5",
+    "validate": "ds-gate validate artifacts/decisions/decision-1.json   # or a folder: ds-gate validate .",
+    "commit-check": "ds-gate commit-check   # run by the hook `ds-gate install` writes",
+    "pre-push": "ds-gate pre-push origin URL < pushed-refs   # run by the pre-push hook",
+    "install": "ds-gate install --home ~/DeepScientist",
+    "demo": "ds-gate demo --dir /tmp/ds-gate-demo",
+}

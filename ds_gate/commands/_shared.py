@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-FORMATS = ("text", "json", "github")
+FORMATS = ("text", "json", "github", "sarif")
+LISTING_FORMATS = ("text", "json")  # a listing (recall, recent) has no findings to annotate or scan
 HOME_HELP = CLI_HOME
 REQUIRE_HELP = REQUIRE
 PATH_HELP = "any path inside the quest (default: .)"

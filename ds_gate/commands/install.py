@@ -21,7 +21,7 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     what.add_argument("--agent", action="store_true",
                       help="instead of the hooks, write the ds-gate-distill skill into the quest's .codex/, .opencode/ "
                       "and .kimi/ skill folders, and print the MCP server entries to add to the runner configuration")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, formats=("text", "json", "github"))  # nothing to scan: no sarif
 
 
 def run(args: argparse.Namespace) -> int:

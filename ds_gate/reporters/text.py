@@ -134,9 +134,13 @@ def _(report: RecallReport) -> list[str]:
 
 
 @head_lines.register
-def _(report: RecentReport) -> list[str]:
-    lines = [f"{n:>3}. {item['updated_at'] or '-':<25}  {item['kind'] or '-':<9}  {item['artifact_id']}  "
-             f"{(item.get('summary') or '')[:80]}" for n, item in enumerate(report.results, start=1)]
+def _(report: RecentReport) -> list[Any]:
+    lines = []
+    for n, item in enumerate(report.results, start=1):
+        what = (item.get("summary") or "")[:80]
+        if item.get("kind") == "decision":  # the action and the verdict say more than a summary
+            what = f"action={item.get('action') or '-'} verdict={item.get('verdict') or '-'}  {what}"[:100]
+        lines.append(f"{n:>3}. {item['updated_at'] or '-':<25}  {item['kind'] or '-':<9}  {item['artifact_id']}  {what}")
     return lines or ["(nothing found)"]
 
 
