@@ -7,12 +7,12 @@ and should not pay for every command's module to do so.
 
 from __future__ import annotations
 
-COMMANDS = ("check", "lineage", "recall", "recent", "validate", "commit_check", "pre_push", "install", "demo")
+COMMANDS = ("check", "doctor", "lineage", "recall", "recent", "validate", "commit_check", "pre_push", "install", "demo")
 
 # The module that registers each command name, so a run of one command (the commit hook on
 # every commit) imports that module only; ``ds-gate --help`` and a misspelt name build all.
 MODULE_OF = {
-    "check": "check", "closure": "check", "candidates": "check", "lineage": "lineage", "recall": "recall",
+    "check": "check", "closure": "check", "doctor": "doctor", "candidates": "check", "lineage": "lineage", "recall": "recall",
     "recent": "recent", "validate": "validate", "commit-check": "commit_check", "pre-push": "pre_push",
     "install": "install", "demo": "demo",
 }
@@ -30,4 +30,5 @@ EXAMPLES = {
     "pre-push": "ds-gate pre-push origin URL < pushed-refs   # run by the pre-push hook",
     "install": "ds-gate install --home ~/DeepScientist",
     "demo": "ds-gate demo --dir /tmp/ds-gate-demo",
+    "doctor": "ds-gate doctor ~/DeepScientist/quests/001 --home ~/DeepScientist",
 }

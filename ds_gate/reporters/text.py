@@ -15,6 +15,7 @@ from ds_gate.model.findings import INFO, WARNING, Finding
 from ds_gate.model.records import Card
 from ds_gate.model.reports import (
     AgentInstallReport,
+    DoctorReport,
     DocumentsReport,
     GateReport,
     LineageReport,
@@ -52,6 +53,9 @@ def summary_line(report: Report) -> str:
     waived = sum(f.waived is not None for f in report.findings)
     verdict = "OK" if report.ok else "FAILED"
     counts = [_count(errors, "error"), _count(warnings, "warning")] + ([f"{waived} waived"] if waived else [])
+    if isinstance(report, DoctorReport):
+        fails, warns = (sum(c.status == status for c in report.checks) for status in ("fail", "warn"))
+        counts = [_count(fails, "failed check"), _count(warns, "warning")]
     if isinstance(report, GateReport):
         if report.scope.gates_pending:
             verdict = ("PASSED" if report.ok else "REJECTED") if report.enforced else "PASSED (gate off)"
@@ -142,6 +146,16 @@ def _(report: RecentReport) -> list[Any]:
             what = f"action={item.get('action') or '-'} verdict={item.get('verdict') or '-'}  {what}"[:100]
         lines.append(f"{n:>3}. {item['updated_at'] or '-':<25}  {item['kind'] or '-':<9}  {item['artifact_id']}  {what}")
     return lines or ["(nothing found)"]
+
+
+@head_lines.register
+def _(report: DoctorReport) -> list[str]:
+    lines = [f"ds-gate doctor: quest at {report.quest}"]
+    for check in report.checks:
+        lines.append(f"{check.status:<4}  {check.name}: {check.message}")
+        if check.fix and check.status != "ok":
+            lines.append(f"      fix: {check.fix}")
+    return lines
 
 
 def rejection_head(report: Report) -> list[str]:
