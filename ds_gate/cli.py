@@ -38,7 +38,7 @@ environment:
   PRE_COMMIT_FROM_REF, PRE_COMMIT_TO_REF  the pushed commits, for pre-push under pre-commit
   DS_QUEST_ROOT                the quest of the MCP server (ds-gate mcp)
 
-defaults for a quest: .ds-gate.yaml or [tool.ds-gate] in its pyproject.toml (README, "Configuration").
+diagnose a quest's setup: ds-gate doctor [PATH]
 """
 
 
