@@ -2,7 +2,9 @@
 
 Exit codes: 0 ok, 1 gate failed, 2 usage error or unreadable input, 3 internal error.
 Bad input never shows a traceback; an internal error shows one line and asks for
-``--debug``, which shows the traceback.
+``--debug``, which shows the traceback. With ``--format json`` a usage error or unreadable
+input is a JSON object too (``ok: false`` and the message), so a script reading stdout
+always gets JSON.
 """
 
 from __future__ import annotations
@@ -17,6 +19,42 @@ from ds_gate.commands._shared import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, FORMATS
 TYPE_CHECKING = False  # typing costs ~3 ms on the commit hook's path
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any, NoReturn
+
+
+EPILOG = """\
+exit codes:
+  0  ok
+  1  the gate failed (a pending run, an invalid artifact or card, a refused commit or push)
+  2  usage error or unreadable input (not a quest, a missing file, a bad option)
+  3  internal error (one line; --debug shows the traceback)
+
+environment:
+  DEEPSCIENTIST_HOME, DS_HOME  the DeepScientist home (else the home a quest lies in, else ~/DeepScientist)
+  DS_GATE_MAX_FILE_MB          the largest file read, in MB (default 64)
+  DS_GATE_CACHE_DIR            recall's cache folder (else $XDG_CACHE_HOME/ds-gate, ~/.cache/ds-gate)
+  NO_COLOR                     no colour with --color auto
+  COLUMNS                      the width text wraps at when not on a terminal (default 80)
+  PRE_COMMIT_FROM_REF, PRE_COMMIT_TO_REF  the pushed commits, for pre-push under pre-commit
+  DS_QUEST_ROOT                the quest of the MCP server (ds-gate mcp)
+
+diagnose a quest's setup: ds-gate doctor [PATH]
+"""
+
+
+class UsageError(Exception):
+    """What argparse would print and exit 2 for, raised instead so that ``main`` can say it
+    as JSON when ``--format json`` was asked for."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser = parser
+        self.message = message
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(self, message)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -28,10 +66,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "--format", default="text", metavar="FORMAT", help=f"output format: {', '.join(FORMATS)}, or one a plugin adds (default: text)"
     )
     common.add_argument("--debug", action="store_true", help="show the Python traceback of an internal error")
+    common.add_argument("-q", "--quiet", action="store_true",
+                        help="text: print the verdict line and the errors only (other formats stay complete)")
+    common.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour the text verdict and severities: auto (on a terminal, unless NO_COLOR is set), "
+                        "always or never (default: auto)")
+    common.add_argument("--output", "-o", metavar="FILE",
+                        help="write the report to FILE instead of stdout; the exit code is still the verdict")
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="ds-gate",
         description="Experience-distillation closure discipline for DeepScientist quests.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"ds-gate {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -39,7 +86,20 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         module = f"ds_gate.commands.{name}"
         __import__(module)  # the import statement's path, which -X importtime reports (import_module's is not)
         sys.modules[module].register(sub, common)
+    for name, command in sub.choices.items():
+        _describe(command, name, sub)
     return parser
+
+
+def _describe(command: argparse.ArgumentParser, name: str, sub: Any) -> None:
+    """Every command's help opens with its one-line description and ends with an example."""
+    from ds_gate.commands import EXAMPLES
+
+    if not command.description:
+        command.description = next((a.help for a in sub._choices_actions if a.dest == name), None)
+    if name in EXAMPLES and not command.epilog:
+        command.epilog = f"example:\n  {EXAMPLES[name]}"
+        command.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
 def _command_module(argv: Sequence[str]) -> str | None:
@@ -56,29 +116,67 @@ def _say(message: str) -> None:
         print(printable(message), file=sys.stderr)
 
 
+def _wants_json(argv: Sequence[str]) -> bool:
+    """``--format json`` (or ``--format=json``) anywhere in the arguments, parsed or not."""
+    return "--format=json" in argv or any(a == "--format" and b == "json" for a, b in zip(argv, argv[1:], strict=False))
+
+
+def _fail(argv: Sequence[str], command: str | None, message: str, code: int = EXIT_USAGE) -> int:
+    """A usage error or unreadable input: one line on stderr, or with ``--format json`` one
+    JSON object on stdout (``ok: false``, the message, the exit code)."""
+    if not _wants_json(argv):
+        _say(message)
+        return code
+    import json
+
+    from ds_gate.commands._shared import write
+    from ds_gate.reporters.escape import json_safe
+
+    error = {"schema_version": 1, "command": command, "ok": False, "error": message, "exit_code": code}
+    if sys.stdout is not None:
+        write(sys.stdout, json_safe(json.dumps(error, ensure_ascii=False)) + "\n", "utf-8")
+    return code
+
+
+def _refused_format(args: argparse.Namespace) -> str | None:
+    """Why ``--format`` cannot be honoured by this command, or None: a command that offers
+    only some formats says which (a listing has nothing to annotate; the demo is a story)."""
+    offered = getattr(args, "formats", None)
+    if offered is not None and args.format not in offered:
+        return f"ds-gate {args.command}: --format {args.format} is not offered by {args.command}; use one of: {', '.join(offered)}"
+    if args.format not in FORMATS:
+        from ds_gate import reporters
+
+        try:
+            reporters.get(args.format)
+        except ValueError as exc:
+            return f"ds-gate {args.command}: error: {exc}"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_command_module(argv) if argv else None)
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse: --help/--version exit 0, usage errors exit 2
+    except UsageError as exc:
+        command = exc.parser.prog.split(" ", 1)[1] if " " in exc.parser.prog else (
+            argv[0] if argv and argv[0] in MODULE_OF else None)
+        if not _wants_json(argv):
+            exc.parser.print_usage(sys.stderr)
+        return _fail(argv, command, f"{exc.parser.prog}: error: {exc.message}")
+    except SystemExit as exc:  # argparse: --help/--version exit 0
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     from ds_gate.errors import QuestError
     from ds_gate.io.git import GitError
 
     try:
-        if args.format not in FORMATS:
-            from ds_gate import reporters
-
-            try:
-                reporters.get(args.format)
-            except ValueError as exc:
-                _say(f"ds-gate {args.command}: error: {exc}")
-                return EXIT_USAGE
+        refused = _refused_format(args)
+        if refused is not None:
+            return _fail(argv, args.command, refused)
         return int(args.handler(args))
     except (QuestError, GitError) as exc:
-        _say(f"ds-gate: {exc}")
-        return EXIT_USAGE
+        return _fail(argv, args.command, f"ds-gate: {exc}")
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -7,12 +7,30 @@ and should not pay for every command's module to do so.
 
 from __future__ import annotations
 
-COMMANDS = ("check", "lineage", "recall", "recent", "validate", "commit_check", "pre_push", "install", "mcp", "demo")
+COMMANDS = ("check", "doctor", "lineage", "recall", "recent", "validate", "commit_check", "pre_push", "install", "mcp",
+            "demo")
 
 # The module that registers each command name, so a run of one command (the commit hook on
 # every commit) imports that module only; ``ds-gate --help`` and a misspelt name build all.
 MODULE_OF = {
-    "check": "check", "closure": "check", "candidates": "check", "lineage": "lineage", "recall": "recall",
+    "check": "check", "closure": "check", "doctor": "doctor", "candidates": "check", "lineage": "lineage", "recall": "recall",
     "recent": "recent", "validate": "validate", "commit-check": "commit_check", "pre-push": "pre_push",
     "install": "install", "mcp": "mcp", "demo": "demo",
+}
+
+# One example per command, shown under its ``--help`` (``ds-gate CMD --help``).
+EXAMPLES = {
+    "check": "ds-gate check ~/DeepScientist/quests/001 --format json",
+    "closure": "ds-gate closure .            # before submit_paper_bundle / complete_quest",
+    "candidates": "ds-gate candidates . -q",
+    "lineage": "ds-gate lineage --home ~/DeepScientist ~/DeepScientist/quests/001",
+    "recall": "ds-gate recall --tags stage:experiment,topic:routing --limit 10",
+    "recent": "ds-gate recent . --kind decision --limit 5",
+    "validate": "ds-gate validate artifacts/decisions/decision-1.json   # or a folder: ds-gate validate .",
+    "commit-check": "ds-gate commit-check   # run by the hook `ds-gate install` writes",
+    "pre-push": "ds-gate pre-push origin URL < pushed-refs   # run by the pre-push hook",
+    "install": "ds-gate install --home ~/DeepScientist",
+    "demo": "ds-gate demo --dir /tmp/ds-gate-demo",
+    "doctor": "ds-gate doctor ~/DeepScientist/quests/001 --home ~/DeepScientist",
+    "mcp": "ds-gate mcp --quest ~/DeepScientist/quests/001   # stdio; usually started by the agent's runner",
 }

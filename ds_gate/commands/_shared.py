@@ -26,18 +26,31 @@ if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-FORMATS = ("text", "json", "github")
+FORMATS = ("text", "json", "github", "sarif")
+LISTING_FORMATS = ("text", "json")  # a listing (recall, recent) has no findings to annotate or scan
 HOME_HELP = CLI_HOME
 REQUIRE_HELP = REQUIRE
 PATH_HELP = "any path inside the quest (default: .)"
 
 
-def emit(report: Report, fmt: str) -> None:
-    """Render with the chosen reporter and write it; a reader that closed the pipe does not change the exit code."""
+def emit(report: Report, args: argparse.Namespace | str) -> None:
+    """Render with the chosen reporter and write it (to ``--output FILE`` when given); a
+    reader that closed the pipe does not change the exit code. ``args`` is the command's
+    namespace (``--format``, ``--quiet``, ``--color``, ``--output``), or a format name."""
     from ds_gate import reporters
 
+    fmt = args if isinstance(args, str) else args.format
+    output = None if isinstance(args, str) else getattr(args, "output", None)
     reporter = reporters.get(fmt)
+    if hasattr(reporter, "view"):  # the text reporter: laid out for where it goes
+        from ds_gate.reporters.view import view_for
+
+        reporter.view = view_for(None if output else sys.stdout, getattr(args, "color", "auto") or "auto",
+                                 bool(getattr(args, "quiet", False)))
     text = reporter.render(report)
+    if output:
+        write_file(output, text, getattr(reporter, "encoding", None))
+        return
     if sys.stdout is None:  # started with stdout closed (`>&-`): nothing to print to, the verdict stands
         return
     try:
@@ -46,6 +59,18 @@ def emit(report: Report, fmt: str) -> None:
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit flush cannot fail again
+
+
+def write_file(path: str, text: str, encoding: str | None = None) -> None:
+    """``--output FILE``: the report, whole, in the format's encoding (else UTF-8). A file
+    that cannot be written is a usage error (exit 2), not a gate verdict."""
+    from ds_gate.errors import QuestError
+
+    try:
+        with open(path, "wb") as out:
+            out.write(text.encode(encoding or "utf-8", "backslashreplace"))
+    except OSError as exc:
+        raise QuestError(f"cannot write the report to {path}: {exc.strerror or exc}") from exc
 
 
 def write(stream: TextIO, text: str, encoding: str | None = None) -> None:

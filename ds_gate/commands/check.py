@@ -48,5 +48,5 @@ def run(args: argparse.Namespace) -> int:
     [path] = options.paths
     report = evaluate(path, args.command, require=options.require, home=options.home, source=options.source,
                       refs=options.refs)
-    emit(report, options.format)
+    emit(report, args)
     return verdict(report)

@@ -34,5 +34,5 @@ def run(args: argparse.Namespace) -> int:
     if report is None:  # nothing the gate looks at was staged
         return EXIT_OK
     if report.findings or report.notes or not report.ok:
-        emit(report, args.format)
+        emit(report, args)
     return verdict(report)

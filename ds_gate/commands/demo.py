@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     p = subparsers.add_parser("demo", parents=[common], help="build an example quest and show the gate reject, then pass")
     p.add_argument("--dir", metavar="DIR", help="build the example here and keep it (default: a temporary folder)")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, formats=("text",))  # a story told in steps: text only
 
 
 def run(args: argparse.Namespace) -> int:

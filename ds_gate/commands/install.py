@@ -21,7 +21,7 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     what.add_argument("--agent", action="store_true",
                       help="instead of the hooks, write the ds-gate-distill skill into the quest's .codex/, .opencode/ "
                       "and .kimi/ skill folders, and print the MCP server entries to add to the runner configuration")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, formats=("text", "json", "github"))  # nothing to scan: no sarif
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     findings = [INSTALL_FAILED.at(None, line) for line in failed]
     notes = [item.describe() for item in done] + skipped
     report = DocumentsReport(command="install", ok=not failed, findings=findings, notes=notes)
-    emit(report, args.format)
+    emit(report, args)
     return verdict(report)
 
 
@@ -62,5 +62,5 @@ def _agent(args: argparse.Namespace) -> int:
         unchanged=[f.path for f in files if f.state == "unchanged"],
         mcp_servers=mcp_entries(),
     )
-    emit(report, args.format)
+    emit(report, args)
     return verdict(report)

@@ -31,5 +31,5 @@ def run(args: argparse.Namespace) -> int:
     from ds_gate.engine.lineage import evaluate_lineage
 
     report = evaluate_lineage(args.home, args.paths, since=args.since, patching_quest=args.quest)
-    emit(report, args.format)
+    emit(report, args)
     return verdict(report)

@@ -38,5 +38,5 @@ def run(args: argparse.Namespace) -> int:
     report = push_check(".", pushes_from(os.environ, read_stdin()), require=args.require, refs=args.refs)
     if report is None:  # the push finalizes nothing
         return EXIT_OK
-    emit(report, args.format)
+    emit(report, args)
     return verdict(report)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ds_gate.commands._shared import EXIT_OK, HOME_HELP, emit
+from ds_gate.commands._shared import EXIT_OK, HOME_HELP, LISTING_FORMATS, emit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--refresh", action="store_true", help="re-check every card file against the cache")
     p.add_argument("--no-cache", action="store_true",
                    help="neither read nor write the cache (in $DS_GATE_CACHE_DIR, else $XDG_CACHE_HOME/ds-gate or ~/.cache/ds-gate)")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, formats=LISTING_FORMATS)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
             notes.append(priors_off("--tags"))
             report = RecallReport(command="recall", ok=True, findings=[], notes=notes, results=[],
                                   request={"domain_tags": tags, **staged})
-            emit(report, args.format)
+            emit(report, args)
             return EXIT_OK
         if tags:
             entry.sources["--tags"] = tags
@@ -66,5 +66,5 @@ def run(args: argparse.Namespace) -> int:
                                        cache=not args.no_cache)
     request = {"domain_tags": tags, "kind": args.kind, "limit": args.limit, "scope": args.scope, "query": args.query,
                **staged}
-    emit(RecallReport(command="recall", ok=True, findings=[], notes=notes, results=results, request=request), args.format)
+    emit(RecallReport(command="recall", ok=True, findings=[], notes=notes, results=results, request=request), args)
     return EXIT_OK

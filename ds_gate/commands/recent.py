@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from ds_gate.commands._shared import EXIT_OK, PATH_HELP, emit, source_options
+from ds_gate.commands._shared import (
+    EXIT_OK,
+    LISTING_FORMATS,
+    PATH_HELP,
+    emit,
+    source_options,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,7 +23,7 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--kind", help="only this artifact kind (run, decision, ...)")
     p.add_argument("--limit", type=int, default=20, help="how many (1..200; default 20)")
     source_options(p)
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, formats=LISTING_FORMATS)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -26,5 +32,5 @@ def run(args: argparse.Namespace) -> int:
 
     results = list_recent(args.path, args.kind, args.limit, source=args.source, refs=args.refs)
     request = {"kind": args.kind, "limit": args.limit, "source": args.source}
-    emit(RecentReport(command="recent", ok=True, findings=[], results=results, request=request), args.format)
+    emit(RecentReport(command="recent", ok=True, findings=[], results=results, request=request), args)
     return EXIT_OK

@@ -26,5 +26,5 @@ def run(args: argparse.Namespace) -> int:
     from ds_gate.engine.documents import validate_files
 
     report, readable = validate_files(args.files, checkpoint=args.checkpoint)
-    emit(report, args.format)
+    emit(report, args)
     return verdict(report) if readable else EXIT_USAGE

@@ -105,10 +105,40 @@ def _card(raw: bytes, path: Path, display: str, check: Callable[[Card], list[Fin
     return None if card is None else check(card)
 
 
+def walk_documents(folder: Path) -> list[str]:
+    """The record and card files under ``folder``, sorted: the paths the pre-commit hook's
+    ``files`` pattern accepts (``artifacts/<records>/*.json``, ``memory/<kind>/*.md``),
+    below any folder (worktrees included). ``.git`` is skipped; symbolic links, to folders
+    or files, are not followed (a link may lead out of the folder the user named)."""
+    import os
+    import re
+
+    from ds_gate.sources.paths import pre_commit_files_pattern
+
+    wanted = re.compile(pre_commit_files_pattern())
+    found: list[str] = []
+    for top, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d != ".git" and not os.path.islink(os.path.join(top, d)))
+        for name in files:
+            path = os.path.join(top, name)
+            if wanted.search(Path(path).as_posix()) and not os.path.islink(path):
+                found.append(path)
+    return sorted(found)
+
+
 def validate_files(paths: Iterable[str | Path], *, checkpoint: bool = False) -> tuple[DocumentsReport, bool]:
     """The ``ds-gate validate`` core: (report, every file could be read). ``checkpoint``: the
-    files are what an ordinary checkpoint stages, judged by the commit policy's table."""
-    paths_list = list(paths)
+    files are what an ordinary checkpoint stages, judged by the commit policy's table. A
+    folder stands for the record and card files under it (``walk_documents``)."""
+    paths_list: list[str | Path] = []
+    walked: list[str] = []
+    for given in paths:
+        if Path(given).is_dir():
+            inside = walk_documents(Path(given))
+            paths_list.extend(inside)
+            walked.append(f"{len(inside)} record or card files found under {given}")
+        else:
+            paths_list.append(given)
     from ds_gate.engine.loader import load_quest
     from ds_gate.sources.location import locate
 
@@ -167,7 +197,7 @@ def validate_files(paths: Iterable[str | Path], *, checkpoint: bool = False) -> 
     doc_findings, checked = check_documents(documents, quest_for, Path.cwd())
     findings.extend(doc_findings)
     findings.sort(key=Finding.sort_key)
-    notes = [f"{checked} run or decision records and {cards} memory cards of {len(paths_list)} files were validated"]
+    notes = [*walked, f"{checked} run or decision records and {cards} memory cards of {len(paths_list)} files were validated"]
     if checkpoint:
         from ds_gate.rules.policy import CHECKPOINT, apply_policy, demoted_note
 

@@ -66,9 +66,12 @@ def _item(data: dict[str, Any], name: str, display: str, workspace: str) -> dict
         return None
     updated = data.get("updated_at") if isinstance(data.get("updated_at"), str) else data.get("created_at")
     summary = data.get("summary")
-    return {"artifact_id": aid, "kind": kind, "status": data.get("status"),
+    item = {"artifact_id": aid, "kind": kind, "status": data.get("status"),
             "updated_at": updated if isinstance(updated, str) else None,
             "summary": summary[:400] if isinstance(summary, str) else None, "workspace": workspace, "path": display}
+    if kind == "decision":  # what was decided, and the verdict: the two things a reader of decisions wants
+        item.update({key: value[:200] if isinstance(value := data.get(key), str) else None for key in ("action", "verdict")})
+    return item
 
 
 def _index_lines(reader: Reader) -> Iterator[dict[str, Any]]:

@@ -186,3 +186,14 @@ class RecallReport(ListingReport):
 @dataclass(kw_only=True, eq=False, repr=False)
 class RecentReport(ListingReport):
     """A quest's artifacts, newest first."""
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class DoctorReport(Report):
+    """``doctor``: whether a quest is guarded, as checks (ok / warn / fail, each with its fix)."""
+
+    quest: Path
+    checks: list[Any] = field(default_factory=list)  # engine.doctor.Check: name, status, message, fix
+
+    def body(self) -> dict[str, Any]:
+        return {"quest_root": str(self.quest), "checks": [check.as_dict() for check in self.checks]}

@@ -46,19 +46,29 @@ def draft_payload(run_ids: Sequence[str], encoding: str = REPORT_ENCODING) -> di
     }
 
 
-def record_call(run_ids: Sequence[str], encoding: str = REPORT_ENCODING) -> list[str]:
+def record_call(run_ids: Sequence[str], encoding: str = REPORT_ENCODING, *,
+                listing: Sequence[str] | None = None) -> list[str]:
     """The call that covers ``run_ids``, as lines an agent can copy (a Python-like literal,
-    as DeepScientist's tools are written in its prompts)."""
-    ids = ", ".join(repr(run_id) for run_id in run_ids)
+    as DeepScientist's tools are written in its prompts).
+
+    ``listing``, when given, replaces the one-line id list: the caller's lines (one id each,
+    with comments saying where each run is), after a count, so a call covering a hundred
+    runs stays readable and each id is shown once."""
+    pad = " " * 25
     if encoding == DECISION_ENCODING:
         head = ["artifact.record(payload={'kind': 'decision', 'action': 'distill_review', 'verdict': 'covered',",
-                "                         'reason': '...',"]
+                f"{pad}'reason': '...',"]
     else:
         head = ["artifact.record(payload={'kind': 'report', 'report_type': 'distill_review',"]
+    if listing is None:
+        ids = [f"{pad}'reviewed_run_ids': [{', '.join(repr(run_id) for run_id in run_ids)}],"]
+    else:
+        count = f"{len(run_ids)} run{'' if len(run_ids) == 1 else 's'}"
+        ids = [f"{pad}'reviewed_run_ids': [  # {count}", *(f"{pad}    {line}" for line in listing), f"{pad}],"]
     return [
         *head,
-        f"                         'reviewed_run_ids': [{ids}],",
-        f"                         'cards_written': [{CARD_ENTRY}, ...],",
-        "                         'suppress_if_semantically_equivalent': False})",
+        *ids,
+        f"{pad}'cards_written': [{CARD_ENTRY}, ...],",
+        f"{pad}'suppress_if_semantically_equivalent': False}})",
         "(or 'cards_written': [] with 'reason_if_empty': '...' when no lesson is worth a card)",
     ]

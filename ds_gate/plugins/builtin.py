@@ -20,6 +20,7 @@ REPORTERS = {
     "text": "ds_gate.reporters.text:TextReporter",
     "json": "ds_gate.reporters.json:JsonReporter",
     "github": "ds_gate.reporters.github:GithubReporter",
+    "sarif": "ds_gate.reporters.sarif:SarifReporter",
 }
 
 

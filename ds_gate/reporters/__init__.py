@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from ds_gate.model.reports import Report
 
-NAMES = ("text", "json", "github")
+NAMES = ("text", "json", "github", "sarif")
 
 
 class Reporter(Protocol):

@@ -1,17 +1,21 @@
 """``--format text``: for people at a terminal and for the hook output a committer reads.
 
-Every finding says where (file:line, JSON pointer), what rule, and what to do. Pending
-runs are shown as one table rather than one finding each, followed by the next step.
+Every finding says where (file:line, JSON pointer), what rule, and what to do. Findings
+that share a fix print it once, then their places (``layout``); pending runs are one group
+too, their ids inside the call that covers them (``pending``). How wide and how coloured
+the text is, and whether it says only the verdict and the errors, is the ``View``'s.
 """
 
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 from ds_gate.model.findings import INFO, WARNING, Finding
-from ds_gate.model.records import Card, Run
+from ds_gate.model.records import Card
 from ds_gate.model.reports import (
     AgentInstallReport,
+    DoctorReport,
     DocumentsReport,
     GateReport,
     LineageReport,
@@ -20,8 +24,23 @@ from ds_gate.model.reports import (
     Report,
 )
 from ds_gate.reporters.escape import printable
+from ds_gate.reporters.layout import (
+    finding_lines,
+    findings_block,
+    wrap_items,
+    wrap_text,
+)
+from ds_gate.reporters.pending import (
+    HOOKS,
+    PENDING_RULE,
+    asks_review,
+    pending_lines,
+    pending_table,
+    rejection_ids,
+)
+from ds_gate.reporters.view import View
 
-PENDING_RULE = "coverage.pending-run"  # shown as one table, not one finding per run
+__all__ = ["HOOKS", "PENDING_RULE", "TextReporter", "format_finding", "pending_table", "summary_line"]
 
 
 def _count(n: int, word: str) -> str:
@@ -34,6 +53,9 @@ def summary_line(report: Report) -> str:
     waived = sum(f.waived is not None for f in report.findings)
     verdict = "OK" if report.ok else "FAILED"
     counts = [_count(errors, "error"), _count(warnings, "warning")] + ([f"{waived} waived"] if waived else [])
+    if isinstance(report, DoctorReport):
+        fails, warns = (sum(c.status == status for c in report.checks) for status in ("fail", "warn"))
+        counts = [_count(fails, "failed check"), _count(warns, "warning")]
     if isinstance(report, GateReport):
         if report.scope.gates_pending:
             verdict = ("PASSED" if report.ok else "REJECTED") if report.enforced else "PASSED (gate off)"
@@ -42,48 +64,8 @@ def summary_line(report: Report) -> str:
 
 
 def format_finding(finding: Finding) -> str:
-    """A finding as a few lines; each field is escaped on its own, because the line breaks
-    here are ours and any in a file name or a quoted value are the quest's."""
-    where = printable(finding.path) if finding.path else "(quest)"
-    if finding.line:
-        where += f":{finding.line}"
-    severity = f"waived {finding.severity}" if finding.waived is not None else finding.severity
-    text = f"{where}: {severity} [{printable(finding.rule)}] {printable(finding.message)}"
-    if finding.pointer:
-        text += f"\n    at {printable(finding.pointer)}"
-    if finding.waived is not None:
-        text += f"\n    waived: {printable(finding.waived)}"
-    elif finding.hint:
-        text += f"\n    hint: {printable(finding.hint)}"
-    return text
-
-
-def pending_table(runs: list[Run], listed_by_invalid: dict[str, list[str]] | None = None,
-                  waived: dict[str, str] | None = None) -> list[str]:
-    listed_by_invalid = listed_by_invalid or {}
-    waived = waived or {}
-    rows = [  # escaped before the columns are measured, so an escaped id still lines up
-        (printable(run.artifact_id), printable(run.run_id or "-"), printable(run.run_kind or "-"),
-         "(root)" if run.workspace == "." else printable(run.workspace))
-        for run in runs
-    ]
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    lines = []
-    for run, (a, b, c, d) in zip(runs, rows, strict=True):
-        line = f"  {a:<{widths[0]}}  {b:<{widths[1]}}  {c:<{widths[2]}}  {d}"
-        if run.artifact_id in listed_by_invalid:
-            line += f"  (listed by invalid review {', '.join(listed_by_invalid[run.artifact_id])})"
-        if run.artifact_id in waived:
-            line += f"  (waived: {waived[run.artifact_id]})"
-        lines.append(line)
-    return lines
-
-
-def next_step(runs: list[Run], encoding: str) -> list[str]:
-    from ds_gate.model.review_call import record_call
-
-    return ["next: run the distill skill over these runs, then record a review that covers them:",
-            *(f"  {line}" for line in record_call([run.artifact_id for run in runs], encoding))]
+    """A finding as a few lines (the pytest plugin's failure text)."""
+    return "\n".join(finding_lines(finding, View()))
 
 
 def _finalizes(reasons: list[str], by: str) -> str:
@@ -97,8 +79,9 @@ def _cards_line(cards: list[Card], home: str) -> str:
 
 
 @functools.singledispatch
-def head_lines(report: Report) -> list[str]:
-    """What a report says before its findings: particular to each report type."""
+def head_lines(report: Report) -> list[Any]:
+    """What a report says before its findings: particular to each report type. A line is a
+    string, or a list (its head, then items) that the reporter wraps to the width."""
     return []
 
 
@@ -118,12 +101,12 @@ def _(report: AgentInstallReport) -> list[str]:
 
 
 @head_lines.register
-def _(report: GateReport) -> list[str]:
-    out = []
+def _(report: GateReport) -> list[Any]:
+    out: list[Any] = []
     quest, scope = report.quest, report.scope
     if scope.shows_quest:
         out.append(f"quest {quest.quest_id} at {quest.root} (experience_distill: {'on' if quest.experience_distill else 'off'})")
-        out.append(f"  workspaces: {', '.join(ws.rel for ws in quest.workspaces)}")
+        out.append(["  workspaces: ", *(ws.rel for ws in quest.workspaces)])
     if report.cards and scope.shows_cards:
         out.append(_cards_line(report.cards, f", home {report.home}" if report.home else ""))
     if report.finalization_reasons and scope.finalizes:
@@ -155,59 +138,64 @@ def _(report: RecallReport) -> list[str]:
 
 
 @head_lines.register
-def _(report: RecentReport) -> list[str]:
-    lines = [f"{n:>3}. {item['updated_at'] or '-':<25}  {item['kind'] or '-':<9}  {item['artifact_id']}  "
-             f"{(item.get('summary') or '')[:80]}" for n, item in enumerate(report.results, start=1)]
+def _(report: RecentReport) -> list[Any]:
+    lines = []
+    for n, item in enumerate(report.results, start=1):
+        what = (item.get("summary") or "")[:80]
+        if item.get("kind") == "decision":  # the action and the verdict say more than a summary
+            what = f"action={item.get('action') or '-'} verdict={item.get('verdict') or '-'}  {what}"[:100]
+        lines.append(f"{n:>3}. {item['updated_at'] or '-':<25}  {item['kind'] or '-':<9}  {item['artifact_id']}  {what}")
     return lines or ["(nothing found)"]
 
 
-def pending_lines(report: GateReport) -> list[str]:
-    """The pending runs as one table, and the call that covers them."""
-    if not (report.pending and report.scope.lists_pending):
-        return []
-    out = ["", f"pending distill review ({len(report.pending)} of {len(report.completed_runs)} completed runs):"]
-    waived = {f.subject: f.waived for f in report.findings if f.rule == PENDING_RULE and f.waived and f.subject}
-    out.extend(pending_table(report.pending, report.listed_by_invalid, waived))
-    unwaived = [run for run in report.pending if run.artifact_id not in waived]
-    refused = report.command in HOOKS and not report.ok  # the call is at the top already (rejection_head)
-    if report.enforced and report.scope.gates_pending and unwaived and not refused:
-        out.append("")
-        out.extend(next_step(unwaived, report.review_encoding))
-    return out
-
-
-HOOKS = ("commit-check", "pre-push")
+@head_lines.register
+def _(report: DoctorReport) -> list[str]:
+    lines = [f"ds-gate doctor: quest at {report.quest}"]
+    for check in report.checks:
+        lines.append(f"{check.status:<4}  {check.name}: {check.message}")
+        if check.fix and check.status != "ok":
+            lines.append(f"      fix: {check.fix}")
+    return lines
 
 
 def rejection_head(report: Report) -> list[str]:
-    """For a commit or push a hook refuses, read by an agent that sees only the hook's
-    stderr (DeepScientist hands it back as ``checkpoint.stderr``): the verdict and the
-    counts first, then the pending ids, then the call that fixes them."""
-    out = [summary_line(report)]
-    if not isinstance(report, GateReport):
-        return [*out, ""]
-    unwaived = [run for run in report.pending
-                if not any(f.rule == PENDING_RULE and f.subject == run.artifact_id and f.waived for f in report.findings)]
-    if unwaived and report.enforced:
-        out.append(f"pending runs: {', '.join(run.artifact_id for run in unwaived)}")
-        out.extend(next_step(unwaived, report.review_encoding))
-    return [*out, ""]
+    """For a commit or push a hook refuses: the verdict and the counts first, then the call."""
+    ids = rejection_ids(report) if isinstance(report, GateReport) else []
+    return [summary_line(report), *ids, ""]
 
 
 class TextReporter:
+    def __init__(self, view: View | None = None) -> None:
+        self.view = view or View()
+
     def render(self, report: Report) -> str:
         """Every line escaped (``printable``): a quest's names, ids and values cannot break a
-        line, move the cursor or colour the terminal; the line breaks are the reporter's own."""
-        out = [printable(line) for line in head_lines(report)]
+        line, move the cursor or colour the terminal; the line breaks (and the colours the
+        view asks for) are the reporter's own. Quiet: the errors and the verdict only."""
+        view = self.view
+        out = [] if view.quiet else self._head(report)
         if report.command in HOOKS and not report.ok:
             out = [printable(line) for line in rejection_head(report)] + out
-        shown = [f for f in report.findings if f.rule != PENDING_RULE and f.severity != INFO]
+        shown = [f for f in report.findings if f.rule != PENDING_RULE
+                 and (f.fails if view.quiet else f.severity != INFO)]
         if shown:
             out.append("")
-            out.extend(format_finding(f) for f in shown)
-        if isinstance(report, GateReport):
+            out.extend(findings_block(shown, view))
+        if isinstance(report, GateReport) and not (view.quiet and not asks_review(report)):
             out.extend(printable(line) for line in pending_lines(report))
-        out.extend(printable(f"note: {note}") for note in report.notes)
+        if not view.quiet:
+            for note in report.notes:
+                out.extend(wrap_text(printable(f"note: {note}"), view.width))
         out.append("")
-        out.append(printable(summary_line(report)))
+        out.append(view.paint(printable(summary_line(report)), "green" if report.ok else "red"))
         return "\n".join(out).lstrip("\n") + "\n"
+
+    def _head(self, report: Report) -> list[str]:
+        """The head lines, escaped; the workspaces list wrapped to the width."""
+        out = []
+        for line in head_lines(report):
+            if isinstance(line, list):  # a list to wrap: [head, item, item, ...]
+                out.extend(wrap_items(printable(line[0]), [printable(item) for item in line[1:]], self.view.width))
+            else:
+                out.append(printable(line))
+        return out

@@ -131,6 +131,9 @@ def build_all(base: Path) -> None:
 
 def outputs(base: Path) -> dict[str, str]:
     """Every command's exit code and output, with ``base`` as ``<BASE>``."""
+    import os
+
+    os.environ.pop("COLUMNS", None)  # text wraps at 80 columns when not on a terminal
     found = {}
     for name, argv in commands(base).items():
         code, text = run(*argv)

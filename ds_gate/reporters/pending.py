@@ -1,0 +1,116 @@
+"""The pending runs in text: one hint (the call that covers them), then the places.
+
+Pending runs are findings that share a rule and a fix, so they are shown as a group: the
+``next:`` call lists each id on its own line, after a count, with a comment saying which
+run it is and the workspace above its ids. Each pending id is printed once: in the call
+when the gate asks for a review, in the table otherwise (``candidates``, a gate that is
+off) and for waived runs, which the call leaves out. A quest with a hundred pending runs
+then prints a hundred short lines instead of a 1,600-character one.
+"""
+
+from __future__ import annotations
+
+from ds_gate.model.records import Run
+from ds_gate.model.reports import GateReport
+
+PENDING_RULE = "coverage.pending-run"  # shown as one group, not one finding per run
+
+
+def pending_table(runs: list[Run], listed_by_invalid: dict[str, list[str]] | None = None,
+                  waived: dict[str, str] | None = None) -> list[str]:
+    from ds_gate.reporters.escape import printable
+
+    listed_by_invalid = listed_by_invalid or {}
+    waived = waived or {}
+    rows = [  # escaped before the columns are measured, so an escaped id still lines up
+        (printable(run.artifact_id), printable(run.run_id or "-"), printable(run.run_kind or "-"),
+         "(root)" if run.workspace == "." else printable(run.workspace))
+        for run in runs
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = []
+    for run, (a, b, c, d) in zip(runs, rows, strict=True):
+        line = f"  {a:<{widths[0]}}  {b:<{widths[1]}}  {c:<{widths[2]}}  {d}"
+        if run.artifact_id in listed_by_invalid:
+            line += f"  (listed by invalid review {', '.join(listed_by_invalid[run.artifact_id])})"
+        if run.artifact_id in waived:
+            line += f"  (waived: {waived[run.artifact_id]})"
+        lines.append(line)
+    return lines
+
+
+def _listing(runs: list[Run], listed_by_invalid: dict[str, list[str]]) -> list[str]:
+    """The ids one a line, grouped under a comment naming their workspace (in the order the
+    workspaces first appear), each with its experiment run id and kind."""
+    by_workspace: dict[str, list[Run]] = {}
+    for run in runs:
+        by_workspace.setdefault(run.workspace, []).append(run)
+    width = max(len(repr(run.artifact_id)) for run in runs) + 1
+    id_width = max(len(run.run_id or "-") for run in runs)
+    lines = []
+    for workspace, group in by_workspace.items():
+        lines.append(f"# {'(root)' if workspace == '.' else workspace} ({len(group)})")
+        for run in group:
+            comment = f"{run.run_id or '-':<{id_width}}  {run.run_kind or '-'}"
+            if run.artifact_id in listed_by_invalid:
+                comment += f"  (listed by invalid review {', '.join(listed_by_invalid[run.artifact_id])})"
+            lines.append(f"{repr(run.artifact_id) + ',':<{width}}  # {comment}")
+    return lines
+
+
+def next_step(runs: list[Run], encoding: str, listed_by_invalid: dict[str, list[str]] | None = None) -> list[str]:
+    from ds_gate.model.review_call import record_call
+
+    listing = _listing(runs, listed_by_invalid or {})
+    what = "this run, then record a review that covers it" if len(runs) == 1 else (
+        f"these {len(runs)} runs, then record a review that covers them")
+    return [f"next: run the distill skill over {what}:",
+            *(f"  {line}" for line in record_call([run.artifact_id for run in runs], encoding, listing=listing))]
+
+
+def waived_runs(report: GateReport) -> dict[str, str]:
+    return {f.subject: f.waived for f in report.findings if f.rule == PENDING_RULE and f.waived and f.subject}
+
+
+def asks_review(report: GateReport) -> list[Run]:
+    """The runs the gate asks a review for (pending, not waived), or none when it asks none."""
+    if not (report.enforced and report.scope.gates_pending):
+        return []
+    waived = waived_runs(report)
+    return [run for run in report.pending if run.artifact_id not in waived]
+
+
+def refused_by_hook(report: GateReport) -> bool:
+    """A hook's rejection: the call is at the top already (``rejection_head``)."""
+    return report.command in HOOKS and not report.ok
+
+
+def pending_lines(report: GateReport) -> list[str]:
+    """The pending runs: the call that covers those the gate asks for, and a table of the rest."""
+    if not (report.pending and report.scope.lists_pending):
+        return []
+    waived = waived_runs(report)
+    asked = asks_review(report)
+    asked_ids = {run.artifact_id for run in asked}
+    rest = [run for run in report.pending if run.artifact_id not in asked_ids]
+    refused = refused_by_hook(report)
+    out = []
+    if rest or not refused:
+        out += ["", f"pending distill review ({len(report.pending)} of {len(report.completed_runs)} completed runs):"]
+    if rest:
+        out.extend(pending_table(rest, report.listed_by_invalid, waived))
+    if asked and not refused:
+        out += [""] if rest else []
+        out.extend(next_step(asked, report.review_encoding, report.listed_by_invalid))
+    return out
+
+
+HOOKS = ("commit-check", "pre-push")
+
+
+def rejection_ids(report: GateReport) -> list[str]:
+    """For a commit or push a hook refuses, read by an agent that sees only the hook's
+    stderr (DeepScientist hands it back as ``checkpoint.stderr``): after the verdict and
+    the counts, the call that fixes them, with the ids in it."""
+    asked = asks_review(report)
+    return next_step(asked, report.review_encoding, report.listed_by_invalid) if asked else []

@@ -1,0 +1,107 @@
+"""``--format sarif``: SARIF 2.1.0 for code-scanning tools (GitHub code scanning, IDEs).
+
+One run of one tool, ``ds-gate``; one ``reportingDescriptor`` per rule id that has a
+finding (its level, its summary, its contract/discipline level as a property); one result
+per finding, placed by the file and line. Paths are relative to the quest root (the
+checkout, in CI) with ``%SRCROOT%`` naming that root, as code scanning expects; a finding
+read from a branch tip (``<ref>:<path>``) keeps its path and names the ref in the message.
+A waived finding is a result with a ``suppression`` carrying the waiver's reason, so the
+audit trail survives. The pending runs are results of ``coverage.pending-run`` like in JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ds_gate.model.findings import ERROR, INFO, WARNING, Finding, rule_named
+from ds_gate.model.reports import GateReport, LineageReport, Report
+from ds_gate.reporters.escape import json_safe
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_LEVEL = {ERROR: "error", WARNING: "warning", INFO: "note"}
+INFORMATION_URI = "https://github.com/ResearAI/DeepScientist"
+
+
+def _root(report: Report) -> str | None:
+    if isinstance(report, GateReport):
+        return report.quest.root.as_uri().rstrip("/") + "/"
+    if isinstance(report, LineageReport) and report.home is not None:
+        return report.home.as_uri().rstrip("/") + "/"
+    return None
+
+
+def _descriptor(rule_id: str) -> dict[str, Any]:
+    rule = rule_named(rule_id)
+    out: dict[str, Any] = {"id": rule_id}
+    if rule is not None:
+        out["shortDescription"] = {"text": rule.summary}
+        out["defaultConfiguration"] = {"level": _LEVEL.get(rule.severity, "note")}
+        out["properties"] = {"level": rule.level}
+    return out
+
+
+def _location(finding: Finding, rooted: bool) -> dict[str, Any] | None:
+    path = finding.path
+    if not path or (path.startswith("refs/") and ":" in path):
+        return None
+    from urllib.parse import quote
+
+    absolute = path.startswith("/")
+    artifact: dict[str, Any] = {"uri": "file://" + quote(path, errors="surrogateescape") if absolute
+                                else quote(path, errors="surrogateescape")}
+    if rooted and not absolute:
+        artifact["uriBaseId"] = "%SRCROOT%"
+    physical: dict[str, Any] = {"artifactLocation": artifact}
+    if finding.line:
+        physical["region"] = {"startLine": finding.line}
+    return {"physicalLocation": physical}
+
+
+def _result(finding: Finding, index: dict[str, int], rooted: bool) -> dict[str, Any]:
+    message = finding.message
+    if finding.path and finding.path.startswith("refs/") and ":" in finding.path:
+        message = f"{finding.path}: {message}"
+    if finding.pointer:
+        message += f" (at {finding.pointer})"
+    if finding.hint:
+        message += f"; hint: {finding.hint}"
+    out: dict[str, Any] = {"ruleId": finding.rule, "ruleIndex": index[finding.rule],
+                           "level": _LEVEL.get(finding.severity, "note"), "message": {"text": message}}
+    location = _location(finding, rooted)
+    if location is not None:
+        out["locations"] = [location]
+    if finding.subject:
+        out["partialFingerprints"] = {"dsGateSubject/v1": f"{finding.rule}:{finding.subject}"}
+    if finding.waived is not None:
+        out["suppressions"] = [{"kind": "external", "status": "accepted", "justification": finding.waived}]
+    return out
+
+
+def sarif_log(report: Report) -> dict[str, Any]:
+    """The SARIF log of one report, as a JSON value."""
+    from ds_gate import __version__
+
+    rules: list[str] = []
+    for finding in report.findings:
+        if finding.rule not in rules:
+            rules.append(finding.rule)
+    index = {rule: n for n, rule in enumerate(rules)}
+    root = _root(report)
+    run: dict[str, Any] = {
+        "tool": {"driver": {"name": "ds-gate", "version": __version__, "informationUri": INFORMATION_URI,
+                            "rules": [_descriptor(rule) for rule in rules]}},
+        "results": [_result(f, index, root is not None) for f in report.findings],
+        "invocations": [{"executionSuccessful": True, "exitCode": 0 if report.ok else 1,
+                         "properties": {"command": report.command, "notes": list(report.notes)}}],
+    }
+    if root is not None:
+        run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": root}}
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+class SarifReporter:
+    encoding = "utf-8"  # SARIF is JSON: UTF-8 whatever the locale
+
+    def render(self, report: Report) -> str:
+        return json_safe(json.dumps(sarif_log(report), ensure_ascii=False)) + "\n"

@@ -1,0 +1,75 @@
+"""How a text report is laid out for where it goes: its width, colour, and how much it says.
+
+A report rendered for a terminal wraps its lists at the terminal's width and may colour
+its verdict; one written to a pipe, a file or a hook's stderr wraps at a fixed width
+(``$COLUMNS``, else 80) and is never coloured unless asked (``--color always``), so logs
+and golden copies do not depend on the terminal a test ran in. ``NO_COLOR``
+(https://no-color.org) turns ``auto`` off; ``--color always`` overrides it, as that
+convention allows.
+
+Only the text reporter reads a ``View``; JSON, GitHub and SARIF output is complete and
+identical whatever the view.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import IO
+
+COLOR_MODES = ("auto", "always", "never")
+DEFAULT_WIDTH = 80
+MIN_WIDTH = 40
+
+_CODES = {"red": "31", "green": "32", "yellow": "33", "bold": "1", "dim": "2"}
+
+
+class View:
+    """Plain attributes (no dataclass: the commit hook prints with this and pays per import)."""
+
+    __slots__ = ("width", "color", "quiet")
+
+    def __init__(self, width: int = DEFAULT_WIDTH, color: bool = False, quiet: bool = False) -> None:
+        self.width = max(MIN_WIDTH, width)
+        self.color = color
+        self.quiet = quiet
+
+    def paint(self, text: str, style: str) -> str:
+        """``text`` in ``style`` when colour is on. Applied to text already escaped, so the
+        only escape sequences in the output are these."""
+        if not self.color or not text:
+            return text
+        return f"\x1b[{_CODES[style]}m{text}\x1b[0m"
+
+
+def _is_terminal(stream: IO[str] | None) -> bool:
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (AttributeError, ValueError, OSError):  # a closed or replaced stream
+        return False
+
+
+def view_for(stream: IO[str] | None, color: str = "auto", quiet: bool = False,
+             environ: Mapping[str, str] | None = None) -> View:
+    """The view for writing to ``stream``: a terminal's width and colour when it is one."""
+    import os
+
+    env = os.environ if environ is None else environ
+    terminal = _is_terminal(stream)
+    if color == "always":
+        colored = True
+    elif color == "never":
+        colored = False
+    else:
+        colored = terminal and not env.get("NO_COLOR") and env.get("TERM") != "dumb"
+    width = DEFAULT_WIDTH
+    columns = env.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        width = int(columns)
+    elif terminal:
+        try:
+            width = os.get_terminal_size(stream.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            pass
+    return View(width=width, color=colored, quiet=quiet)
