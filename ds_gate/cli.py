@@ -15,6 +15,7 @@ import sys
 from ds_gate import __version__
 from ds_gate.commands import COMMANDS, MODULE_OF
 from ds_gate.commands._shared import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, FORMATS
+from ds_gate.commands.flags import Default
 
 TYPE_CHECKING = False  # typing costs ~3 ms on the commit hook's path
 if TYPE_CHECKING:
@@ -37,6 +38,9 @@ environment:
   COLUMNS                      the width text wraps at when not on a terminal (default 80)
   PRE_COMMIT_FROM_REF, PRE_COMMIT_TO_REF  the pushed commits, for pre-push under pre-commit
   DS_QUEST_ROOT                the quest of the MCP server (ds-gate mcp)
+
+defaults: .ds-gate.yaml (or [tool.ds-gate] in pyproject.toml) at the quest root may set home, require,
+  format, source and refs for check, closure and candidates; a flag wins
 
 diagnose a quest's setup: ds-gate doctor [PATH]
 """
@@ -63,7 +67,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     Each command module imports only argparse-level things until its ``run`` is called."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
-        "--format", default="text", metavar="FORMAT", help=f"output format: {', '.join(FORMATS)}, or one a plugin adds (default: text)"
+        "--format", default=Default("text"), metavar="FORMAT", help=f"output format: {', '.join(FORMATS)}, or one a plugin adds (default: text)"
     )
     common.add_argument("--debug", action="store_true", help="show the Python traceback of an internal error")
     common.add_argument("-q", "--quiet", action="store_true",

@@ -25,7 +25,8 @@ from typing import Any
 from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
 
 WAIVER_INVALID = Rule("waiver.invalid", ERROR, DISCIPLINE,
-    "`.ds-gate.yaml` or a waiver in it is invalid (a waiver needs a rule, an id or path, and a reason); it waives nothing")
+    "`.ds-gate.yaml` (or `[tool.ds-gate]` in `pyproject.toml`) or a waiver in it is invalid (an unknown key; a waiver "
+    "needs a rule, an id or path, and a reason); it waives nothing and sets no default")
 WAIVER_EXPIRED = Rule("waiver.expired", ERROR, DISCIPLINE,
     "a waiver past its `expires` date; it no longer waives anything")
 WAIVER_UNUSED = Rule("waiver.unused", WARNING, DISCIPLINE,
@@ -201,20 +202,3 @@ def waive(findings: list[Finding], root: Path, *, audit: bool = True) -> list[Fi
         return findings
     waivers, problems = load_waivers(root)
     return apply_waivers(findings, waivers, audit=audit) + (problems if audit else [])
-
-
-def config_actions(root: Path) -> list[str]:
-    """``decision_actions`` of the quest's ``.ds-gate.yaml``: a fork's extra decision actions.
-    A broken file adds none (``check`` reports it through the waivers)."""
-    path = root / FILE
-    from ds_gate.io import fs
-    from ds_gate.sources.location import linked_outside
-
-    if not path.is_file() or linked_outside(root, path) is not None:
-        return []
-    try:
-        data = _load(fs.read_file(path).decode("utf-8-sig"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return []
-    actions = data.get("decision_actions") if isinstance(data, dict) else None
-    return [a.strip() for a in actions if isinstance(a, str) and a.strip()] if isinstance(actions, list) else []

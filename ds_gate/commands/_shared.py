@@ -14,6 +14,7 @@ from ds_gate.commands.flags import (
     CLI_HOME,
     CLI_REFS,
     REQUIRE,
+    Default,
 )
 
 TYPE_CHECKING = False  # typing costs ~3 ms on the commit hook's path
@@ -95,7 +96,7 @@ def verdict(report: Report) -> int:
 def source_options(p: argparse.ArgumentParser) -> None:
     """Where artifacts are read: the folders plus unchecked-out branch tips (default), the folders, branch tips, or both."""
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--from-git", dest="source", action="store_const", const="git", default="auto",
+    where.add_argument("--from-git", dest="source", action="store_const", const="git", default=Default("auto"),
                        help=CLI_FROM_GIT)
     where.add_argument("--from-folders", dest="source", action="store_const", const="folders",
                        help="read artifacts from the worktree folders only (default: the folders, plus every branch tip "

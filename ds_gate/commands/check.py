@@ -6,6 +6,8 @@ module registers all three and one ``run`` serves them.
 
 from __future__ import annotations
 
+import argparse
+
 from ds_gate.commands._shared import (
     HOME_HELP,
     PATH_HELP,
@@ -17,8 +19,6 @@ from ds_gate.commands._shared import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import argparse
-
     from ds_gate.commands._shared import Subparsers
 
 # name, help, whether it can fail (and so takes --require and --home)
@@ -35,7 +35,8 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
         p.add_argument("path", nargs="?", default=".", help=PATH_HELP)
         source_options(p)
         if can_fail:
-            p.add_argument("--require", action="store_true", help=REQUIRE_HELP)
+            p.add_argument("--require", action=argparse.BooleanOptionalAction, default=None,
+                           help=REQUIRE_HELP + " (--no-require: not even where the quest's configuration says require)")
             p.add_argument("--home", metavar="DIR", help=HOME_HELP)
         p.set_defaults(handler=run)
 
@@ -45,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from ds_gate.engine.gate import evaluate
 
     options = GateOptions.from_args(args)
+    args.format = options.format  # the quest's configured format, unless --format was given
     [path] = options.paths
     report = evaluate(path, args.command, require=options.require, home=options.home, source=options.source,
                       refs=options.refs)

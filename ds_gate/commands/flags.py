@@ -7,6 +7,14 @@ Imports nothing: the commit hook builds every command's parser on each commit.
 
 from __future__ import annotations
 
+
+class Default(str):
+    """An option's value when its flag was not given: a quest's configured default
+    (``.ds-gate.yaml``, ``[tool.ds-gate]``) may replace it, a flag the caller typed never."""
+
+    __slots__ = ()
+
+
 PATHS = "quests or DeepScientist homes to check"
 HOME = "the DeepScientist home"
 HOME_DEFAULT = "(default: $DEEPSCIENTIST_HOME, $DS_HOME, ~/DeepScientist)"
@@ -15,7 +23,7 @@ FROM_GIT = "read artifacts from the tips of git branches"
 REFS = "the refs to read (repeatable; default: refs/heads and refs/remotes)"
 
 # the CLI: ds-gate check/closure/candidates/recent/lineage/recall/commit-check/pre-push
-CLI_HOME = f"{HOME} {HOME_DEFAULT}"
+CLI_HOME = f"{HOME} (default: $DEEPSCIENTIST_HOME, $DS_HOME, home in the quest's .ds-gate.yaml, ~/DeepScientist)"
 CLI_FROM_GIT = f"{FROM_GIT} instead of the worktree folders (CI clones)"
 CLI_ALSO_GIT = "read artifacts from the worktree folders and from the tips of git branches"
 CLI_REFS = f"with --from-git/--also-git: {REFS}"

@@ -10,14 +10,14 @@ has paid for it already.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from ds_gate.commands.flags import PYTEST
+from ds_gate.commands.flags import PYTEST, Default
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from pathlib import Path
-    from typing import Any
 
     import pytest
 
@@ -33,14 +33,20 @@ class GateOptions:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> GateOptions:
-        """``candidates`` has no ``--require``/``--home`` (it never fails), so they default here."""
+        """A flag the caller gave wins; else the quest's configured default (``.ds-gate.yaml``,
+        ``[tool.ds-gate]``); else ds-gate's. ``candidates`` has no ``--require``/``--home`` (it
+        never fails), so they default here. Not a quest is a QuestError (exit 2), as the gate's."""
+        from ds_gate.config import read_defaults
+        from ds_gate.sources.location import locate
+
+        found = read_defaults(locate(args.path).root).values
         return cls(
             paths=(args.path,),
-            home=getattr(args, "home", None),
-            require=getattr(args, "require", False),
-            source=args.source,
-            refs=tuple(args.refs) if args.refs else None,
-            format=args.format,
+            home=getattr(args, "home", None) or (None if _home_from_environment() else found.get("home")),
+            require=_given(args.require, found.get("require", False)) if hasattr(args, "require") else False,
+            source=_given(args.source, found.get("source", "auto")),
+            refs=_refs(args.refs, found),
+            format=_checked_format(_given(args.format, found.get("format", "text"))),
         )
 
     @classmethod
@@ -63,3 +69,47 @@ class GateOptions:
             source=option("source") or ("git" if ini("source") else "auto"),
             refs=tuple(option("refs")) or None,
         )
+
+
+def configured_source(args: argparse.Namespace) -> tuple[str, tuple[str, ...] | None]:
+    """(source, refs) for a command that reads artifacts but is no gate (``recent``)."""
+    from ds_gate.config import read_defaults
+    from ds_gate.sources.location import locate
+
+    found = read_defaults(locate(args.path).root).values
+    return _given(args.source, found.get("source", "auto")), _refs(args.refs, found)
+
+
+def _refs(flag: list[str] | None, found: dict[str, Any]) -> tuple[str, ...] | None:
+    return tuple(flag) if flag else tuple(found["refs"]) if "refs" in found else None
+
+
+def _given(flag: Any, configured: Any) -> Any:
+    """The flag's value when the caller gave the flag, else the configured default."""
+    return configured if flag is None or isinstance(flag, Default) else flag
+
+
+def _home_from_environment() -> bool:
+    """``$DEEPSCIENTIST_HOME``/``$DS_HOME`` name the home the user runs now, which a quest's
+    file written earlier (maybe on another machine) does not override."""
+    import os
+
+    from ds_gate.sources.memory import HOME_VARIABLES
+
+    return any(os.environ.get(name, "").strip() for name in HOME_VARIABLES)
+
+
+def _checked_format(name: str) -> str:
+    """A configured format no reporter offers is a usage error (exit 2), as ``--format`` is."""
+    from ds_gate.commands._shared import FORMATS
+
+    if name in FORMATS:
+        return name
+    from ds_gate import reporters
+    from ds_gate.errors import QuestError
+
+    try:
+        reporters.get(name)
+    except ValueError as exc:
+        raise QuestError(f"format {name!r} of the quest's configuration: {exc}") from None
+    return name

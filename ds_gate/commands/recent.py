@@ -27,10 +27,12 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ds_gate.commands.options import configured_source
     from ds_gate.engine.recent import list_recent
     from ds_gate.model import RecentReport
 
-    results = list_recent(args.path, args.kind, args.limit, source=args.source, refs=args.refs)
-    request = {"kind": args.kind, "limit": args.limit, "source": args.source}
+    source, refs = configured_source(args)  # --from-git/--refs win over the quest's configured ones
+    results = list_recent(args.path, args.kind, args.limit, source=source, refs=refs)
+    request = {"kind": args.kind, "limit": args.limit, "source": str(source)}
     emit(RecentReport(command="recent", ok=True, findings=[], results=results, request=request), args)
     return EXIT_OK

@@ -119,17 +119,22 @@ def _worktrees(root: Path, registered: list[tuple[Path, str | None, bool]]) -> l
                   "worktrees that are gone)")]
 
 
-def _home(given: str | None, root: Path) -> Check:
-    """Which home the gate reads global cards from, and which rule chose it."""
+def _home(given: str | None, root: Path, configured: tuple[str, str] | None) -> Check:
+    """Which home the gate reads global cards from, and which rule chose it (the order of
+    ``GateOptions``: --home, the environment, the quest's configuration, then the rest)."""
     from ds_gate.sources.memory import HOME_VARIABLES, resolve_home
 
-    path = resolve_home(given, root)
+    variable = next((f"${name}" for name in HOME_VARIABLES if os.environ.get(name, "").strip()), None)
     if given:
         how = "--home"
-    else:
-        how = next((f"${name}" for name in HOME_VARIABLES if os.environ.get(name, "").strip()), None) or (
-            "the home the quest lies in" if root.parent.name == "quests" and path == root.parent.parent.resolve()
-            else "the default ~/DeepScientist")
+    elif variable:
+        how = variable
+    elif configured is not None:
+        given, how = configured
+    path = resolve_home(given, root)
+    if not given and not variable:
+        how = ("the home the quest lies in" if root.parent.name == "quests" and path == root.parent.parent.resolve()
+               else "the default ~/DeepScientist")
     if os.path.isdir(path / "memory") or os.path.isdir(path / "quests"):
         return Check("home", OK, f"home {path} (from {how})")
     return Check("home", WARN, f"home {path} (from {how}) does not exist: global cards a review names are not checked",
@@ -185,6 +190,32 @@ def _encoding(root: Path) -> Check:
                  ".ds-gate.yaml")
 
 
+def _config(root: Path) -> tuple[Check, tuple[str, str] | None]:
+    """The defaults the quest's configuration sets for the commands (flags win over them),
+    and its home with where it came from."""
+    from ds_gate.config import read_defaults
+    from ds_gate.waivers import FILE
+
+    found = read_defaults(root)
+    problems = [f.message for f in found.problems] + ([found.yaml_problem] if found.yaml_problem else [])
+    home = (found.values["home"], found.origins["home"]) if "home" in found.values else None
+    if problems:
+        return Check("config", FAIL, "; ".join(problems) + ": no default of that file applies, and check and "
+                     "closure fail on it", f"fix it (schemas/ds_gate_config.schema.json lists the keys of {FILE} "
+                     "and [tool.ds-gate])"), home
+    if not found.values:
+        return Check("config", OK, "no defaults configured (.ds-gate.yaml or [tool.ds-gate] in pyproject.toml); "
+                     "the commands use their own"), home
+    shown = ", ".join(f"{key}={_show(value)} ({found.origins[key]})" for key, value in found.values.items())
+    return Check("config", OK, f"defaults for check, closure and candidates (a flag wins): {shown}"), home
+
+
+def _show(value: object) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    return ",".join(value) if isinstance(value, list) else str(value)
+
+
 def diagnose(path: Path | str, home: str | None = None) -> tuple[Path, list[Check]]:
     """(quest root, checks) for any path inside a quest; not a quest is a QuestError (exit 2)."""
     from ds_gate.sources.location import locate
@@ -205,7 +236,9 @@ def diagnose(path: Path | str, home: str | None = None) -> tuple[Path, list[Chec
         checks += _framework_configs(root, registered, uses_framework)
         checks += _worktrees(root, registered)
         checks.append(_clone(root))
-    checks.append(_home(home, root))
+    config, configured_home = _config(root)
+    checks.append(config)
+    checks.append(_home(home, root, configured_home))
     checks += _toggles(root)
     checks.append(_encoding(root))
     return root, checks

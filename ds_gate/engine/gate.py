@@ -81,6 +81,10 @@ def evaluate(
     encoding = review_encoding_for(quest.root)
     if scope.gates_pending and not require:
         _refuse_unseen_toggle(quest)
+    if scope.gates_pending:
+        from ds_gate.config import refuse_unread
+
+        refuse_unread(quest.root)
     if scope.can_fail and quest.is_git:
         findings.extend(_partial_clone(quest, scope))
         if scope.gates_pending:
@@ -92,9 +96,10 @@ def evaluate(
                         for run in cov.pending)
         if not enforced:
             notes.append(OFF_NOTE)
+    from ds_gate.config import pyproject_findings
     from ds_gate.waivers import waive
 
-    findings = waive(findings, quest.root)
+    findings = waive(findings, quest.root) + pyproject_findings(quest.root)
     findings.sort(key=Finding.sort_key)
     known = set(findings)  # the quest's cards were read from their folder too
     staged = [f for f in staged_findings if f not in known]

@@ -134,9 +134,9 @@ def known_actions(root: Path | None = None) -> frozenset[str]:
     if any_installed():
         actions.update(a for offered in hooks().ds_gate_decision_actions() for a in offered or [] if isinstance(a, str))
     if root is not None:
-        from ds_gate.waivers import config_actions
+        from ds_gate.config import decision_actions
 
-        actions.update(config_actions(root))
+        actions.update(decision_actions(root))
     return frozenset(actions)
 
 
@@ -150,9 +150,9 @@ def review_encoding_for(root: Path | None = None) -> str:
     if any_installed():
         offered.update(a for found in hooks().ds_gate_decision_actions() for a in found or [] if isinstance(a, str))
     if root is not None:
-        from ds_gate.waivers import config_actions
+        from ds_gate.config import decision_actions
 
-        offered.update(config_actions(root))
+        offered.update(decision_actions(root))
     return DECISION_ENCODING if REVIEW_ACTION in offered else REPORT_ENCODING
 
 

@@ -1,0 +1,197 @@
+"""A quest's defaults for the commands run on it: ``.ds-gate.yaml`` and ``[tool.ds-gate]``.
+
+People repeat the same flags on every call (``--home``, ``--require``, ``--format``,
+``--from-git``, ``--refs``); a quest may say them once. The command line always wins, so
+a default never hides what a caller asked for. What ds-gate cannot read or does not know
+sets *no* default and is a ``waiver.invalid`` finding in ``check`` and ``closure``, as an
+unknown key in ``.ds-gate.yaml`` always was: a typo (``requre: true``) must not quietly
+leave the gate weaker than the quest meant, and an error finding fails the gate (closed).
+
+Both files are read only at the quest root, never through a link out of the quest, and
+through ``io.fs.read_file`` (bounded). ``[tool.ds-gate]`` is read with ``tomllib``: on
+Python 3.10, which has none (``tomli`` is not a dependency), a pyproject that has the
+table is a finding saying so instead of being ignored.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ds_gate.model.findings import Finding
+from ds_gate.waivers import FILE, WAIVER_INVALID
+
+PYPROJECT = "pyproject.toml"
+TABLE = "[tool.ds-gate]"
+KEYS = ("home", "require", "format", "source", "refs")  # the defaults; waivers and decision_actions are the quest's own
+ORIGIN = {FILE: FILE, PYPROJECT: f"{PYPROJECT} {TABLE}"}
+
+
+class Defaults(NamedTuple):
+    """The defaults that apply, where each came from, and what stopped a file from applying."""
+
+    values: dict[str, Any]
+    origins: dict[str, str]
+    problems: list[Finding]  # of pyproject.toml only: .ds-gate.yaml's are the waivers' findings already
+    yaml_problem: str | None = None  # why .ds-gate.yaml sets no default (doctor says it)
+
+
+def _text(root: Path, name: str) -> tuple[str | None, str | None]:
+    """(text, None), (None, why it cannot be read), or (None, None) when there is no such file."""
+    path = root / name
+    if not path.is_file() and not path.is_symlink():
+        return None, None
+    from ds_gate.io import fs
+    from ds_gate.sources.location import linked_outside
+
+    target = linked_outside(root, path)
+    if target is not None:
+        return None, f"{name} is a symbolic link to {target}, outside the quest; not followed"
+    try:
+        return fs.read_file(path).decode("utf-8-sig"), None
+    except fs.TooLarge as exc:
+        return None, f"{name} is {exc.strerror}"
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"{name} cannot be read: {exc}"
+
+
+def _schema_problems(data: Any, *, waivers_too: bool) -> list[tuple[str, str | None]]:
+    """(message, hint) of each schema error that concerns the file as a whole (a bad waiver
+    entry spoils that waiver only, not the defaults beside it)."""
+    from ds_gate.io import schemas
+
+    return [(err.message.replace("the record", "the configuration"), err.hint)
+            for err in schemas.errors("ds_gate_config", data)
+            if waivers_too or not (err.path and err.path[0] == "waivers" and len(err.path) > 1)]
+
+
+def _pick(data: dict[str, Any]) -> dict[str, Any]:
+    return {key: data[key] for key in KEYS if key in data}
+
+
+def yaml_defaults(root: Path) -> tuple[dict[str, Any], str | None]:
+    """``.ds-gate.yaml``'s defaults, or ({}, why none applies)."""
+    text, problem = _text(root, FILE)
+    if text is None:
+        return {}, problem
+    from ds_gate.io.yamldoc import YamlError, load_yaml
+    from ds_gate.sources.memory import jsonable
+
+    try:
+        data = jsonable(load_yaml(text))
+    except (YamlError, ValueError, RecursionError) as exc:
+        return {}, f"{FILE} is not valid YAML: {exc}"
+    if data is None:
+        return {}, None
+    problems = _schema_problems(data, waivers_too=False)
+    if problems:
+        return {}, f"{FILE}: {problems[0][0]}"
+    return _pick(data), None
+
+
+def toml_loads() -> Any:
+    """``tomllib.loads``, or None on Python 3.10."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        return None
+    return tomllib.loads
+
+
+def _invalid(message: str, hint: str | None = None) -> Finding:
+    return WAIVER_INVALID.at(PYPROJECT, message, hint=(hint + "; " if hint else "") +
+                             f"until it is fixed no default of {TABLE} applies")
+
+
+def parse_pyproject(text: str, loads: Any) -> tuple[dict[str, Any], list[Finding]]:
+    """The defaults of a pyproject text's ``[tool.ds-gate]`` table (and its decision
+    actions), or ({}, what is wrong). ``loads`` is ``tomllib.loads``, or None where Python
+    has no TOML reader."""
+    if "ds-gate" not in text:
+        return {}, []  # no table: nothing to parse (and no TOML reader to load)
+    if loads is None:
+        return {}, [_invalid(f"{PYPROJECT} has a {TABLE} table, which Python 3.10 cannot read (no tomllib)",
+                             f"move these settings to {FILE}, or run ds-gate on Python 3.11 or newer")]
+    try:
+        data = loads(text)
+    except ValueError as exc:  # tomllib.TOMLDecodeError
+        return {}, [_invalid(f"{PYPROJECT} is not valid TOML: {exc}")]
+    table = data.get("tool", {}).get("ds-gate") if isinstance(data.get("tool"), dict) else None
+    if table is None:
+        return {}, []
+    if not isinstance(table, dict):
+        return {}, [_invalid(f"{TABLE} in {PYPROJECT} is not a table")]
+    if "waivers" in table:
+        return {}, [_invalid(f"{TABLE} in {PYPROJECT} has waivers, which live in {FILE} only",
+                             f"move the waivers to {FILE}")]
+    problems = [_invalid(f"{TABLE}: {message}", hint) for message, hint in _schema_problems(table, waivers_too=True)]
+    if problems:
+        return {}, problems
+    return {key: table[key] for key in (*KEYS, "decision_actions") if key in table}, []
+
+
+def pyproject_defaults(root: Path, loads: Any = None) -> tuple[dict[str, Any], list[Finding]]:
+    text, problem = _text(root, PYPROJECT)
+    if text is None:
+        return {}, [_invalid(problem)] if problem else []
+    return parse_pyproject(text, loads if loads is not None else toml_loads())
+
+
+def read_defaults(root: Path) -> Defaults:
+    """Both files' defaults; a key both set differently is a finding, and ``.ds-gate.yaml``'s value stands."""
+    from_yaml, yaml_problem = yaml_defaults(root)
+    from_toml, problems = pyproject_defaults(root)
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for name, found in ((PYPROJECT, _pick(from_toml)), (FILE, from_yaml)):
+        for key, value in found.items():
+            if key in values and values[key] != value:
+                problems.append(_invalid(f"{key} is {value!r} in {FILE} and {values[key]!r} in {TABLE}",
+                                         f"set {key} in one of them"))
+            values[key], origins[key] = value, ORIGIN[name]
+    if "home" in values:
+        values["home"] = str((root / os.path.expanduser(values["home"])).resolve())
+    return Defaults(values, origins, problems, yaml_problem)
+
+
+def pyproject_findings(root: Path) -> list[Finding]:
+    """What is wrong with ``[tool.ds-gate]`` (and a key it and ``.ds-gate.yaml`` both set):
+    ``check`` and ``closure`` report it beside the waivers' own findings."""
+    if not os.path.lexists(root / PYPROJECT):
+        return []
+    return read_defaults(root).problems
+
+
+def decision_actions(root: Path) -> list[str]:
+    """The extra decision actions of ``.ds-gate.yaml`` and ``[tool.ds-gate]``: a fork's.
+    A broken file adds none (``check`` reports it)."""
+    actions: list[str] = []
+    text, _ = _text(root, FILE)
+    if text is not None:
+        from ds_gate.io.yamldoc import load_yaml
+
+        try:
+            data = load_yaml(text)
+        except ValueError:
+            data = None
+        found = data.get("decision_actions") if isinstance(data, dict) else None
+        actions += [a.strip() for a in found if isinstance(a, str) and a.strip()] if isinstance(found, list) else []
+    if os.path.lexists(root / PYPROJECT):
+        actions += [a.strip() for a in pyproject_defaults(root)[0].get("decision_actions", []) if a.strip()]
+    return actions
+
+
+def refuse_unread(root: Path) -> None:
+    """Closure, finalization commits and the pre-push gate stop (exit 2) on a configuration
+    they cannot read, as on a ``quest.yaml`` they cannot read: what it fails to say may be
+    ``require: true``, and a gate that passes then is worse than none."""
+    if not os.path.lexists(root / FILE) and not os.path.lexists(root / PYPROJECT):
+        return
+    found = read_defaults(root)
+    problems = ([found.yaml_problem] if found.yaml_problem else []) + [f.message for f in found.problems]
+    if problems:
+        from ds_gate.errors import QuestError
+
+        raise QuestError(f"{root}: {'; '.join(problems)}. The gate cannot tell which defaults the quest sets (require, "
+                         "home, source, refs), so it does not pass: fix the file (`ds-gate check` shows where)")
