@@ -74,6 +74,15 @@ def _script(name: str) -> str:
     return template.replace("'@DS_GATE_PYTHON@'", shlex.quote(sys.executable))
 
 
+def hook_python(text: str) -> str | None:
+    """The interpreter a ds-gate hook script names (``DS_GATE_PYTHON='...'``)."""
+    for line in text.splitlines():
+        if line.startswith("DS_GATE_PYTHON="):
+            words = shlex.split(line.partition("=")[2])
+            return words[0] if words else None
+    return None
+
+
 def _hook_text(hook: Path) -> str:
     """An existing hook's text; one over the size limit is not ds-gate's (it is chained, unread)."""
     from ds_gate.io import fs

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ds_gate.commands._shared import PATH_HELP, emit, verdict
+from ds_gate.commands._shared import EXIT_OK, PATH_HELP, emit, verdict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,6 +21,11 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     what.add_argument("--agent", action="store_true",
                       help="instead of the hooks, write the ds-gate-distill skill into the quest's .codex/, .opencode/ "
                       "and .kimi/ skill folders, and print the MCP server entries to add to the runner configuration")
+    what.add_argument("--template", action="store_true",
+                      help="guard quests created from now on: write the hooks into ds-gate's git template folder and "
+                      "set your global init.templateDir to it (git config --global; printed); existing quests unchanged")
+    p.add_argument("--force", action="store_true",
+                   help="with --template: replace an init.templateDir you already set to another folder")
     p.set_defaults(handler=run, formats=("text", "json", "github"))  # nothing to scan: no sarif
 
 
@@ -29,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
     a quest of a home that could not take the hook is a finding, the others still get it."""
     if args.agent:
         return _agent(args)
+    if args.template or args.force:
+        return _template(args)
     from ds_gate.install import INSTALL_FAILED, install, install_home
     from ds_gate.model import DocumentsReport
 
@@ -64,3 +71,17 @@ def _agent(args: argparse.Namespace) -> int:
     )
     emit(report, args)
     return verdict(report)
+
+
+def _template(args: argparse.Namespace) -> int:
+    """The one command that writes the user's git configuration, so it says exactly what it
+    changed and how to undo it."""
+    from ds_gate.errors import QuestError
+    from ds_gate.install_template import describe, install_template
+    from ds_gate.model import DocumentsReport
+
+    if not args.template:
+        raise QuestError("--force goes with --template (it replaces an init.templateDir set to another folder)")
+    done = install_template(force=args.force)
+    emit(DocumentsReport(command="install", ok=True, findings=[], notes=describe(done)), args)
+    return EXIT_OK

@@ -42,17 +42,8 @@ def _text(path: Path) -> str:
         return ""
 
 
-def hook_python(text: str) -> str | None:
-    """The interpreter a ds-gate hook script names (``DS_GATE_PYTHON='...'``)."""
-    for line in text.splitlines():
-        if line.startswith("DS_GATE_PYTHON="):
-            words = shlex.split(line.partition("=")[2])
-            return words[0] if words else None
-    return None
-
-
 def _hooks(root: Path) -> list[Check]:
-    from ds_gate.install import CHAIN_SUFFIX, MARKER, hooks_dir
+    from ds_gate.install import CHAIN_SUFFIX, MARKER, hook_python, hooks_dir
 
     try:
         _, folder = hooks_dir(root)
@@ -210,6 +201,14 @@ def _config(root: Path) -> tuple[Check, tuple[str, str] | None]:
     return Check("config", OK, f"defaults for check, closure and candidates (a flag wins): {shown}"), home
 
 
+def _new_quests() -> Check:
+    """Whether the opt-in that guards quests created later (``install --template``) is active."""
+    from ds_gate.install_template import template_status
+
+    ok, message, fix = template_status()
+    return Check("new quests", OK if ok else WARN, message, fix)
+
+
 def _show(value: object) -> str:
     if isinstance(value, bool):
         return str(value).lower()
@@ -236,6 +235,7 @@ def diagnose(path: Path | str, home: str | None = None) -> tuple[Path, list[Chec
         checks += _framework_configs(root, registered, uses_framework)
         checks += _worktrees(root, registered)
         checks.append(_clone(root))
+    checks.append(_new_quests())
     config, configured_home = _config(root)
     checks.append(config)
     checks.append(_home(home, root, configured_home))
