@@ -71,10 +71,31 @@ def _hooks(root: Path) -> list[Check]:
         checks.append(Check("hook", FAIL, f"no commit hook in {folder}: finalization commits are not gated",
                             "ds-gate install " + shlex.quote(str(root)) + "   (or, for a human-driven repo, "
                             "pre-commit install with the README's config)"))
+    checks += _skips_missing_config(folder, root)
     if ours and framework:
         checks.append(Check("setups", WARN, "both ds-gate's hook and the pre-commit framework's are installed: the "
                             "gate runs twice on every commit", "keep one: remove the ds-gate hooks from "
                             f"{CONFIG}, or delete {folder / ('pre-commit' + CHAIN_SUFFIX)}"))
+    return checks
+
+
+def _skips_missing_config(folder: Path, root: Path) -> list[Check]:
+    """``pre-commit install --allow-missing-config`` writes ``--skip-on-missing-config`` into
+    the hook: on a branch made before the config was committed (DeepScientist makes them
+    all the time) every commit then passes with no hook run, finalization ones included. A
+    framework hook that ds-gate's hook chains is not counted: ds-gate's gates after it."""
+    lax = [name for name in ("pre-commit", "pre-push") if "--skip-on-missing-config" in (text := _text(folder / name))
+           and PRE_COMMIT_MARK in text]
+    checks = [Check("missing config", FAIL, f"the framework's {' and '.join(lax)} hook in {folder} was installed "
+                    "with pre-commit's --allow-missing-config: on a branch without .pre-commit-config.yaml "
+                    "finalization commits pass ungated", "for an agent-driven quest use the plain hook: ds-gate "
+                    f"install {shlex.quote(str(root))}; else reinstall without the flag ("
+                    + "; ".join("pre-commit install" + ("" if n == "pre-commit" else " --hook-type pre-push")
+                                for n in lax) + f") and commit {CONFIG} on every branch")] if lax else []
+    if os.environ.get("PRE_COMMIT_ALLOW_NO_CONFIG"):
+        checks.append(Check("missing config (environment)", WARN, "PRE_COMMIT_ALLOW_NO_CONFIG is set: where the "
+                            "framework runs, a branch without .pre-commit-config.yaml commits ungated",
+                            "unset PRE_COMMIT_ALLOW_NO_CONFIG"))
     return checks
 
 

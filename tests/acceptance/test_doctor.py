@@ -105,3 +105,31 @@ def test_the_review_encoding_follows_the_quests_configuration(guarded, gate_json
     _, checks = statuses(gate_json, str(guarded.root))
     assert "decision(action='distill_review')" in checks["review encoding"][1]
     assert main(["doctor", str(guarded.root), "--format", "github"]) == 2  # checks, not findings
+
+
+def test_the_framework_installed_with_allow_missing_config_fails_with_the_fix(make_quest, gate_json, capsys,
+                                                                              monkeypatch) -> None:
+    """Issue 18.2: `pre-commit install --allow-missing-config` lets a finalization commit on a
+    branch made before the config (DeepScientist makes them all the time) pass ungated."""
+    quest = make_quest()
+    idea = quest.worktree("idea-a", "idea/001-a")  # made before the config was committed
+    (quest.root / ".pre-commit-config.yaml").write_text(local_config())
+    quest.checkpoint(quest.root, "pre-commit config")
+    assert pre_commit(quest.root, "install", "--allow-missing-config").returncode == 0
+    quest.run(idea, "main-001")
+    (idea / "paper").mkdir()
+    (idea / "paper/paper_bundle_manifest.json").write_text("{}\n")
+    git(idea, "add", "-A")
+    ungated = git(idea, "commit", "-q", "-m", "paper: bundle", check=False)  # a pending run, and it passes
+    assert ungated.returncode == 0 and "config file not found. Skipping" in ungated.stdout + ungated.stderr
+    code, checks = statuses(gate_json, str(quest.root))
+    status, message, fix = checks["missing config"]
+    assert code == 1 and status == "fail" and "--allow-missing-config" in message and "ungated" in message
+    assert fix.startswith("for an agent-driven quest use the plain hook: ds-gate install") and "pre-commit install)" in fix
+    assert "missing config (environment)" not in checks
+    monkeypatch.setenv("PRE_COMMIT_ALLOW_NO_CONFIG", "1")
+    assert statuses(gate_json, str(quest.root))[1]["missing config (environment)"][0] == "warn"
+    monkeypatch.delenv("PRE_COMMIT_ALLOW_NO_CONFIG")
+    assert main(["install", str(quest.root), "-q"]) == 0  # ds-gate's hook chains the framework's and gates after it
+    capsys.readouterr()
+    assert "missing config" not in statuses(gate_json, str(quest.root))[1]
