@@ -24,14 +24,20 @@ def head_subject(cwd: Path) -> str:
 
 def readme_ci_steps() -> list[str]:
     """The README's GitHub Actions ``run:`` steps as written, each without its install part
-    (this environment's), ``pip install ds-gate`` left out."""
+    (this environment's has ds-gate and pytest), the install of ds-gate left out."""
     import re
 
     readme = (REPO / "README.md").read_text()
     recipe = readme.split("A GitHub Actions job:", 1)[1].split("```", 2)[1]
     assert "fetch-depth: 0" in recipe
-    steps = [m.strip() for m in re.findall(r"- run: (.+)", recipe) if not m.startswith("pip install ds-gate")]
-    return [step.removeprefix("pip install 'ds-gate[test]' && ").split(" #", 1)[0].strip() for step in steps]
+    steps = [m.strip() for m in re.findall(r"- run: (.+)", recipe) if not m.startswith('pip install "ds-gate @ git+')]
+    return [step.removeprefix("pip install pytest && ").split(" #", 1)[0].strip() for step in steps]
+
+
+def readme_pre_commit_config() -> str:
+    """The README's ``.pre-commit-config.yaml`` snippet, as written."""
+    readme = (REPO / "README.md").read_text()
+    return readme.split("**pre-commit framework**", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
 
 
 def run_step(command: str, cwd: Path, tmp: Path) -> subprocess.CompletedProcess[str]:
