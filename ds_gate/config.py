@@ -155,6 +155,13 @@ def read_defaults(root: Path) -> Defaults:
     return Defaults(values, origins, problems, yaml_problem)
 
 
+def configured_require(root: Path) -> bool:
+    """``require`` as the quest configures it: read by the hooks only once a commit or push
+    finalizes (never on an ordinary checkpoint's path), so a quest that sets it is gated by
+    its hooks as by ``closure``."""
+    return read_defaults(root).values.get("require") is True
+
+
 def pyproject_findings(root: Path) -> list[Finding]:
     """What is wrong with ``[tool.ds-gate]`` (and a key it and ``.ds-gate.yaml`` both set):
     ``check`` and ``closure`` report it beside the waivers' own findings."""

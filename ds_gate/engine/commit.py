@@ -106,7 +106,10 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
 
     card_findings = waive(card_findings, loc.root, audit=False)
     if reasons:
+        from ds_gate.config import configured_require
         from ds_gate.engine.gate import evaluate
+
+        require = require or configured_require(loc.root)
 
         closure = evaluate(quest(), SCOPES["commit-check"], require=require, finalization=reasons,
                            staged_findings=card_findings)

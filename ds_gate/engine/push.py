@@ -61,7 +61,10 @@ def push_check(cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: b
         reasons.extend(f"{r} at {name}" for r in finalization_reasons(root, tip))
     if not reasons:
         return None
+    from ds_gate.config import configured_require
     from ds_gate.engine.gate import evaluate, load_quest
+
+    require = require or configured_require(root)
     from ds_gate.model.reports import SCOPES
 
     quest = load_quest(root, source="git", refs=refs, extra_tips=list(pushes))

@@ -158,3 +158,23 @@ def test_doctor_shows_the_effective_defaults_and_a_broken_configuration(off_ques
     code, out = gate_json("doctor", str(quest.root))
     checks = {c["name"]: c for c in out["checks"]}
     assert code == 1 and checks["config"]["status"] == "fail" and "sorce" in checks["config"]["message"]
+
+
+def test_the_hooks_honour_a_configured_require_on_finalization_only(off_quest) -> None:
+    """With the gate off in quest.yaml, ``require: true`` in the configuration gates the commit
+    hook's finalization commits as it gates ``closure``; ordinary checkpoints stay free."""
+    from ds_gate.example_quest import CheckpointRejected
+
+    quest, run = off_quest
+    assert main(["install", str(quest.root)]) == 0
+    configure(quest, "require: true\n")
+    quest.run(quest.root, "main-002")
+    quest.checkpoint(quest.root, "checkpoint: pending runs never block it")
+    (quest.root / "paper").mkdir()
+    (quest.root / "paper" / "paper_bundle_manifest.json").write_text("{}\n")
+    with pytest.raises(CheckpointRejected) as rejected:
+        quest.checkpoint(quest.root, "paper: bundle")
+    assert rejected.value.output.startswith("ds-gate commit-check: REJECTED") and run in rejected.value.output
+    configure(quest, "require: false\n")
+    quest.checkpoint(quest.root, "paper: bundle")  # the gate is off again: finalization passes with a note
+    assert git(quest.root, "log", "-1", "--format=%s").stdout.strip() == "paper: bundle"
