@@ -30,6 +30,7 @@ class GateOptions:
     source: str = "auto"  # auto, folders, git or both (sources.select.SOURCES)
     refs: tuple[str, ...] | None = None  # None: the source's default refs
     format: str = "text"
+    cache: bool = True  # the record cache in the user's cache folder (--no-cache)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> GateOptions:
@@ -41,6 +42,7 @@ class GateOptions:
             source=args.source,
             refs=tuple(args.refs) if args.refs else None,
             format=args.format,
+            cache=not getattr(args, "no_cache", False),
         )
 
     @classmethod
@@ -62,4 +64,5 @@ class GateOptions:
             require=bool(ini("require") if require is None else require),
             source=option("source") or ("git" if ini("source") else "auto"),
             refs=tuple(option("refs")) or None,
+            cache=not option("no_cache"),
         )

@@ -41,6 +41,11 @@ class FolderReader:
         self.findings: list[Finding] = []
         self._dir = self._checked(workspace.path / "artifacts", "artifacts")
 
+    @property
+    def folder(self) -> Path | None:
+        """The ``artifacts`` folder read (a link inside the quest resolved), or None."""
+        return self._dir
+
     def _checked(self, path: Path, rel: str) -> Path | None:
         """``path`` if it may be read: missing is quiet, a link out of the quest is reported,
         and so is a path the user may not look at (an unreadable folder is never "empty")."""
