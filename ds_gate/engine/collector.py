@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ds_gate.engine.copies import NO_FINDINGS, Copies
 from ds_gate.engine.slim import (
     BAD,
     REFUSED,
@@ -23,45 +24,23 @@ from ds_gate.engine.slim import (
     NotShareable,
     Slim,
     make_slim,
+    pack_index,
     unfields,
+    unpack_index,
 )
 from ds_gate.io import fs
 from ds_gate.model.findings import Finding
-from ds_gate.model.records import Decision, Document, Run, Workspace, timestamp
+from ds_gate.model.records import Decision, Document, Run, Workspace
 from ds_gate.rules.reading import INDEX_MISSING_RECORD, unreadable
 from ds_gate.sources.folders import FolderReader, Reader
 from ds_gate.sources.location import is_inside
-from ds_gate.sources.paths import ARTIFACT_DIRS, GATE_KINDS
+from ds_gate.sources.paths import ARTIFACT_DIRS, GATE_KINDS, INDEX_NAME
 from ds_gate.sources.records import IndexEntry, folders_for, read_index
 
 if TYPE_CHECKING:
     from ds_gate.io.record_cache import RecordCache
 
 MISSING_SHOWN = 100  # index.missing-record warnings listed per index file before a summary
-
-
-class _Copies:
-    """The winning copy per artifact id (timestamps are parsed only when copies collide)."""
-
-    def __init__(self) -> None:
-        self.best: dict[str, tuple[Any, bool, int, list[Finding]]] = {}
-
-    @staticmethod
-    def _rank(item: Run | Decision, home: bool, order: int) -> tuple[float, float, bool, int]:
-        return (timestamp(item.updated_at), timestamp(item.created_at), home, -order)
-
-    def offer(self, artifact_id: str, item: Run | Decision, home: bool, order: int, findings: list[Finding]) -> None:
-        current = self.best.get(artifact_id)
-        if current is None:
-            self.best[artifact_id] = (item, home, order, findings)
-            return
-        held = current[0]
-        if held.updated_at == item.updated_at and held.created_at == item.created_at:  # a copy: no dates to parse
-            wins = (home, -order) > (current[1], -current[2])
-        else:
-            wins = self._rank(item, home, order) > self._rank(*current[:3])
-        if wins:
-            self.best[artifact_id] = (item, home, order, findings)
 
 
 RecordCheck = Callable[[Document], list[Finding]]
@@ -91,8 +70,8 @@ class Collector:
         self.index_kinds = tuple(kind for kind in kinds if kind != "report")
         self.workspaces = workspaces
         self.order = {ws.rel: i for i, ws in enumerate(workspaces)}
-        self.runs = _Copies()
-        self.decisions = _Copies()
+        self.runs = Copies()
+        self.decisions = Copies()
         self.findings: list[Finding] = []
         self.refused: set[str] = set()
         self.index_entries: list[tuple[Workspace, IndexEntry]] = []
@@ -100,16 +79,40 @@ class Collector:
     def read(self, reader: Reader) -> None:
         ws = reader.workspace
         names = reader.record_names(self.skip)
-        if self.store is not None and isinstance(reader, FolderReader) and reader.folder is not None:
-            self._read_cached(reader, names)
+        cached = self.store is not None and isinstance(reader, FolderReader) and reader.folder is not None
+        if cached:
+            self._read_cached(reader, names)  # type: ignore[arg-type]  # a FolderReader, just asked
         else:
             self._read_all(reader, names)
-        for item in read_index(reader, self.index_kinds):
+        items = self._index_cached(reader) if cached else None  # type: ignore[arg-type]
+        for item in read_index(reader, self.index_kinds) if items is None else items:
             if isinstance(item, Finding):
                 self.findings.append(item)
             else:
                 self.index_entries.append((ws, item))
         self.findings.extend(reader.findings)
+
+    def _index_cached(self, reader: FolderReader) -> list[IndexEntry | Finding] | None:
+        """The index's lines from the cache, or read now and cached; None: read it as usual
+        (no index, or one whose folder or link is reported: that report comes from the read)."""
+        store = self.store
+        assert store is not None
+        before = len(reader.findings)
+        path = reader.index_path()
+        if path is None or len(reader.findings) != before:
+            del reader.findings[before:]
+            return None
+        display = reader.workspace.display(f"artifacts/{INDEX_NAME}")
+        key = store.stat_key(str(path))
+        held = store.get(str(path), key) if key is not None else None
+        if held is not None:
+            return unpack_index(held, display)
+        items = list(read_index(reader, self.index_kinds))
+        if key is not None and len(reader.findings) == before:
+            packed = pack_index(items, display)
+            if packed is not None:
+                store.put(str(path), key, packed)
+        return items
 
     def _read_all(self, reader: Reader, names: list[str]) -> None:
         ws = reader.workspace
@@ -131,7 +134,7 @@ class Collector:
             display = ws.display(f"artifacts/{name}")
             key = store.stat_key(path)
             slim = store.get(path, key) if key is not None else None
-            if slim is not None:
+            if slim is not None and slim[0] != "index":
                 self.place(ws, name, display, slim)
                 continue
             for _, raw in reader.read_many([name]):
@@ -169,7 +172,7 @@ class Collector:
         slim = make_slim(name, raw, display, self.kinds, check)
         self.place(ws, name, display, slim, found)
 
-    def place(self, ws: Workspace, name: str, display: str, slim: Slim, extra: list[Finding] | None = None) -> None:
+    def place(self, ws: Workspace, name: str, display: str, slim: Slim, extra: Sequence[Finding] = ()) -> None:
         """A slim as this copy's ``Run`` or ``Decision``, its findings on this copy's path."""
         tag = slim[0]
         if tag == BAD:
@@ -189,7 +192,7 @@ class Collector:
         order = self.order.get(ws.rel, len(self.order))
         if tag == RUN:
             run = Run(artifact_id, slim[4], slim[5], slim[6], ws.rel, display, slim[7], slim[8])
-            checked = [unfields(f, display) for f in slim[9]] + (extra or [])
+            checked = [unfields(f, display) for f in slim[9]] + list(extra) if slim[9] or extra else NO_FINDINGS
             self.runs.offer(artifact_id, run, home, order, checked)
             return
         decision = Decision(
@@ -200,7 +203,7 @@ class Collector:
             updated_at=slim[5],
             created_at=slim[6],
             is_review=slim[7],
-            findings=[unfields(f, display) for f in slim[8]] + (extra or []),
+            findings=[unfields(f, display) for f in slim[8]] + list(extra),
             reviewed_run_ids=slim[9],
             raw=slim[10],
             cards_written=slim[11],

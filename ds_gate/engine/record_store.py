@@ -3,7 +3,7 @@
 The version covers everything a slim depends on besides a record's bytes: ds-gate's and
 Python's versions, the record schemas' bytes, the code that makes slims (by file size and
 ``mtime_ns``, so an edited checkout never reuses an older rule's findings), the quest's
-decision actions and the kinds read. Anything else, and the cache is simply empty.
+decision actions, the kinds read and the file size limit. Anything else, and the cache is simply empty.
 """
 
 from __future__ import annotations
@@ -52,9 +52,12 @@ def _code_stamp() -> bytes:
 def open_store(root: Path, key: bytes, kinds: tuple[str, ...]) -> RecordCache:
     """The cache of the quest at ``root`` (an empty one when the cache folder is unusable)."""
     from ds_gate.io.cache_dir import cache_name, trusted, user_cache_dir
+    from ds_gate.io.fs import max_file_bytes
 
     folder = user_cache_dir()
     name = cache_name("records", root, ".bin")
     usable = trusted(folder, name) or not os.path.lexists(folder)  # a missing folder is made on save
-    version = version_of(_schemas_digest(), _code_stamp(), key, "\0".join(kinds).encode())
+    # a file over the size limit is a finding, never a slim: the limit joins the version
+    version = version_of(_schemas_digest(), _code_stamp(), key, "\0".join(kinds).encode(),
+                         str(max_file_bytes()).encode())
     return RecordCache(folder / name if usable else None, version, well_formed)

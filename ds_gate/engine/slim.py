@@ -30,7 +30,7 @@ from ds_gate.model.records import (
 from ds_gate.rules.records import ARTIFACT_ID_MISMATCH
 from ds_gate.rules.vocabulary import kind_finding
 from ds_gate.sources.paths import record_kind
-from ds_gate.sources.records import parse_json_object
+from ds_gate.sources.records import IndexEntry, parse_json_object
 
 Slim = tuple[Any, ...]
 RecordCheck = Callable[[Document], list[Finding]]
@@ -114,34 +114,30 @@ def _one(finding: Finding, display: str) -> tuple[Any, ...]:
     return fields(finding)
 
 
+TAGS = frozenset((BAD, REFUSED, SKIP, RUN, DECISION, "index"))
+
+
 def well_formed(slim: object) -> bool:
-    """A slim read back from the cache file has the shape ``make_slim`` gives (a cache
-    written by other code is ignored, never trusted)."""
-    if not isinstance(slim, tuple) or not slim:
-        return False
-    tag = slim[0]
-    if tag in (BAD, REFUSED):
-        return len(slim) == 2 and _finding_ok(slim[1])
-    if tag == SKIP:
-        return len(slim) == 1
-    if tag == RUN:
-        return (len(slim) == 10 and isinstance(slim[1], str) and (slim[2] is None or _finding_ok(slim[2]))
-                and all(v is None or isinstance(v, str) for v in slim[3:9]) and _findings_ok(slim[9]))
-    if tag == DECISION:
-        return (len(slim) == 14 and isinstance(slim[1], str) and (slim[2] is None or _finding_ok(slim[2]))
-                and all(v is None or isinstance(v, str) for v in slim[3:7]) and isinstance(slim[7], bool)
-                and _findings_ok(slim[8]) and isinstance(slim[9], tuple) and all(isinstance(r, str) for r in slim[9])
-                and (slim[10] is None or isinstance(slim[10], bytes)) and isinstance(slim[11], tuple)
-                and all(isinstance(c, dict) for c in slim[11]) and isinstance(slim[12], tuple)
-                and all(isinstance(c, str) for c in slim[12]) and isinstance(slim[13], str))
-    return False
+    """A slim read back from the cache file. The file's version (this code's) and digest
+    were checked whole, so its values are what ``make_slim`` or ``pack_index`` wrote; this is
+    only the last guard against a file of the right version written by something else."""
+    return type(slim) is tuple and len(slim) > 0 and slim[0] in TAGS
 
 
-def _finding_ok(values: object) -> bool:
-    return (isinstance(values, tuple) and len(values) == 8 and all(isinstance(v, str) for v in values[:3])
-            and all(v is None or isinstance(v, str) for v in (values[3], values[6], values[7]))
-            and isinstance(values[4], str) and (values[5] is None or type(values[5]) is int))
+def pack_index(items: list[IndexEntry | Finding], display: str) -> Slim | None:
+    """An index's entries and warnings as plain values, or None when a warning lies elsewhere."""
+    packed: list[tuple[Any, ...]] = []
+    for item in items:
+        if isinstance(item, Finding):
+            if item.path != display:
+                return None
+            packed.append(fields(item))
+        else:
+            packed.append((item.artifact_id, item.kind, item.path, item.line))
+    return ("index", tuple(packed))
 
 
-def _findings_ok(values: object) -> bool:
-    return isinstance(values, tuple) and all(_finding_ok(v) for v in values)
+def unpack_index(slim: Slim, display: str) -> list[IndexEntry | Finding] | None:
+    if slim[0] != "index":
+        return None
+    return [IndexEntry(*values) if len(values) == 4 else unfields(values, display) for values in slim[1]]

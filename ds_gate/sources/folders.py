@@ -61,6 +61,11 @@ class FolderReader:
             self.findings.append(unreadable(self.workspace.display(rel), exc, severity=ERROR))
             return None
 
+    def index_path(self) -> Path | None:
+        """The index file to read (a link inside the quest resolved), or None; a link out of
+        the quest or a folder that cannot be looked at is reported in ``findings``."""
+        return self._index_path()
+
     def _index_path(self) -> Path | None:
         if self._dir is None:
             return None

@@ -75,7 +75,7 @@ def test_worktree_copies_share_one_parse_and_keep_their_own_paths(quest: Example
     assert same_as_uncached(quest.root, tmp_path / "cache") == out
 
 
-def test_the_cache_is_used_and_holds_each_record_file(quest: ExampleQuest, tmp_path: Path) -> None:
+def test_the_cache_is_used_and_holds_each_record_and_index_file(quest: ExampleQuest, tmp_path: Path) -> None:
     from ds_gate.engine.slim import well_formed
     from ds_gate.io.record_cache import RecordCache
 
@@ -88,8 +88,8 @@ def test_the_cache_is_used_and_holds_each_record_file(quest: ExampleQuest, tmp_p
     store = RecordCache(file, b"", well_formed)
     store.version = version
     entries = store._load()
-    files = [p for p in quest.root.rglob("artifacts/*/*.json")]
-    assert len(entries) == len(files) >= 16
+    files = [*quest.root.rglob("artifacts/*/*.json"), *quest.root.rglob("artifacts/_index.jsonl")]
+    assert sorted(entries) == sorted(str(p.resolve()) for p in files) and len(files) >= 18
     assert os.stat(file).st_mode & 0o077 == 0
 
 
@@ -205,3 +205,16 @@ def test_no_cache_neither_reads_nor_writes(quest: ExampleQuest, tmp_path: Path) 
     assert not cache.exists()
     gate(quest.root, cache, command="check")
     assert len(cache_files(cache)) == 1
+
+
+def test_an_index_line_appended(quest: ExampleQuest, tmp_path: Path) -> None:
+    """The index is cached too (by its stat): a line DeepScientist appends is seen at once."""
+    settle()
+    cache = tmp_path / "cache"
+    before = same_as_uncached(quest.root, cache)
+    line = {"artifact_id": "run-0000dead", "kind": "run", "status": "completed", "quest_id": "001",
+            "path": str(quest.root / "artifacts" / "runs" / "run-0000dead.json")}
+    with (quest.root / "artifacts" / "_index.jsonl").open("a") as index:
+        index.write(json.dumps(line) + "\n")
+    after = same_as_uncached(quest.root, cache)
+    assert after != before and b"run-0000dead" in after
