@@ -53,15 +53,27 @@ def _plugin_patterns(names: list[str]) -> list[str]:
     return patterns if pattern_matches(names, patterns) else []
 
 
+def _gated(names: list[str]) -> bool:
+    """Whether a commit staging ``names`` stages anything the gate looks at."""
+    return any(is_artifact_record(n) or is_card(n) for n in names) or QUEST_YAML in names or MANIFEST in names \
+        or bool(_plugin_patterns(names))
+
+
+def staged_nothing_gated(cwd: Path | str = ".") -> bool:
+    """The checkpoint fast path (``python -m ds_gate commit-check``): True when the commit
+    stages nothing the gate looks at, so the hook passes silently; ``commit_check`` says None."""
+    return not _gated(list(staged_changes(cwd)))
+
+
 def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool = False) -> Report | None:
     """The hook's verdict, or None when the commit stages nothing the gate looks at."""
     changes = staged_changes(cwd)
     names = list(changes)
+    if not _gated(names):
+        return None
     artifacts = [name for name in names if is_artifact_record(name)]
     cards = [name for name in names if is_card(name)]
     patterns = _plugin_patterns(names)
-    if not (artifacts or cards or QUEST_YAML in names or MANIFEST in names or patterns):
-        return None
     from ds_gate.rules.finalization import commit_reasons
 
     # keyed ":<path>" and "HEAD:<path>" as git names them, but read by blob id: a quest's path
