@@ -28,12 +28,16 @@ def main() -> int:
     parser.add_argument("quest", type=Path)
     parser.add_argument("--runs", type=int, default=9)
     args = parser.parse_args()
+    import inspect
+
     from ds_gate.engine.gate import evaluate
     from ds_gate.reporters.json import JsonReporter
 
+    cacheable = "cache" in inspect.signature(evaluate).parameters  # an older ds-gate (versus.py) has no cache
+
     def ours(cache: bool) -> float:
         start = time.perf_counter()
-        JsonReporter().render(evaluate(args.quest, "closure", cache=cache))
+        JsonReporter().render(evaluate(args.quest, "closure", cache=cache) if cacheable else evaluate(args.quest, "closure"))
         return time.perf_counter() - start
 
     def theirs() -> float:

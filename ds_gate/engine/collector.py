@@ -13,7 +13,6 @@ import hashlib
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ds_gate.engine.copies import NO_FINDINGS, Copies
 from ds_gate.engine.slim import (
@@ -29,6 +28,7 @@ from ds_gate.engine.slim import (
     unpack_index,
 )
 from ds_gate.io import fs
+from ds_gate.io.record_cache import RecordCache, stat_key
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Decision, Document, Run, Workspace
 from ds_gate.rules.reading import INDEX_MISSING_RECORD, unreadable
@@ -36,9 +36,6 @@ from ds_gate.sources.folders import FolderReader, Reader
 from ds_gate.sources.location import is_inside
 from ds_gate.sources.paths import ARTIFACT_DIRS, GATE_KINDS, INDEX_NAME
 from ds_gate.sources.records import IndexEntry, folders_for, read_index
-
-if TYPE_CHECKING:
-    from ds_gate.io.record_cache import RecordCache
 
 MISSING_SHOWN = 100  # index.missing-record warnings listed per index file before a summary
 
@@ -124,26 +121,30 @@ class Collector:
                 self.add(ws, name, display, raw)
 
     def _read_cached(self, reader: FolderReader, names: list[str]) -> None:
-        """Names in order; a file whose stat the cache knows is not read (see ``io.record_cache``)."""
+        """Names in order; a file whose stat the cache knows is not read (see ``io.record_cache``).
+        What is read is kept under the ``fstat`` of the read itself (none first on an empty cache)."""
         ws = reader.workspace
         store = self.store
         assert store is not None and reader.folder is not None
         base = f"{reader.folder}{os.sep}"
         for name in names:
-            path = base + name
+            path = base + name  # a link inside the quest is followed, as listed (FolderReader.read_many)
             display = ws.display(f"artifacts/{name}")
-            key = store.stat_key(path)
+            key = store.stat_key(path) if store.old else None
             slim = store.get(path, key) if key is not None else None
             if slim is not None and slim[0] != "index":
                 self.place(ws, name, display, slim)
                 continue
-            for _, raw in reader.read_many([name]):
-                if isinstance(raw, OSError):
-                    self.findings.append(unreadable(display, raw))
-                    continue
-                slim = self.add(ws, name, display, raw)
-                if slim is not None and key is not None:
-                    store.put(path, key, slim)
+            try:
+                raw, st = fs.read_with_stat(path)
+            except FileNotFoundError:
+                continue  # gone since it was listed: DeepScientist renamed or deleted it mid-read; not an error
+            except OSError as exc:
+                self.findings.append(unreadable(display, exc))
+                continue
+            slim = self.add(ws, name, display, raw)
+            if slim is not None:
+                store.put(path, stat_key(st), slim)
 
     def add(self, ws: Workspace, name: str, display: str, raw: bytes) -> Slim | None:
         """Read one copy of a record: parsed and checked once per content (a worktree's copy

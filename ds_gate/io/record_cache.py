@@ -26,7 +26,6 @@ import marshal
 import os
 import stat
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -126,6 +125,8 @@ class RecordCache:
             return
         if len(payload) > MAX_BYTES:
             return
+        import tempfile
+
         from ds_gate.io.cache_dir import trusted
 
         folder = self.file.parent

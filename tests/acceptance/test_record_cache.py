@@ -218,3 +218,15 @@ def test_an_index_line_appended(quest: ExampleQuest, tmp_path: Path) -> None:
         index.write(json.dumps(line) + "\n")
     after = same_as_uncached(quest.root, cache)
     assert after != before and b"run-0000dead" in after
+
+
+def test_the_pytest_plugin_uses_the_cache_unless_told(quest: ExampleQuest, tmp_path: Path, pytester: pytest.Pytester,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    settle()
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("DS_GATE_CACHE_DIR", str(cache))
+    uncached = pytester.runpytest_subprocess(f"--ds-gate={quest.root}", "--ds-gate-no-cache", "-p", "no:cacheprovider")
+    assert not cache.exists()
+    cached = pytester.runpytest_subprocess(f"--ds-gate={quest.root}", "-p", "no:cacheprovider")
+    assert len(cache_files(cache)) == 1
+    assert cached.parseoutcomes() == uncached.parseoutcomes()
