@@ -36,10 +36,13 @@ Step = tuple[list[str], dict[str, str] | None, Callable[[], None] | None]
 
 
 def rounds(steps: dict[str, Step], runs: int, cwd: Path | None = None) -> dict[str, tuple[list[float], int]]:
-    """Every step once per round (after one warm-up round): times and peak RSS (KB) per step."""
+    """Every step once per round (after one warm-up round): times and peak RSS (KB) per step.
+    The order rotates each round, so no step always follows the same one."""
     out: dict[str, tuple[list[float], int]] = {name: ([], 0) for name in steps}
+    names = list(steps)
     for n in range(runs + 1):
-        for name, (cmd, env, prep) in steps.items():
+        for name in names[n % len(names):] + names[:n % len(names)]:
+            cmd, env, prep = steps[name]
             if prep is not None:
                 prep()
             seconds, rss, _ = timed(cmd, cwd, env)
@@ -91,7 +94,8 @@ def bench_closure(base: Path, runs: int, sizes: list[int]) -> None:
                 inproc["first_ratio"], "<= 0.5x PR #60 in process", inproc["first_ratio"] <= 0.5)
             row(f"closure in process, {label}, repeated run", inproc["repeated_ms"] / 1000, inproc["pr60_ms"] / 1000,
                 inproc["repeated_ratio"], "<= 0.5x PR #60 in process", inproc["repeated_ratio"] <= 0.5)
-        data = rounds(closure_steps(quest, base / "cache"), runs)
+        # from a folder of its own: run from a checkout, `python -m ds_gate` would import that checkout's
+        data = rounds(closure_steps(quest, base / "cache"), runs, cwd=base)
         r = ratio(data, "first", "floor")
         row(f"closure process, {label}, first run", med(data, "first"), med(data, "floor"), r, "<= 1.2x parse floor",
             r <= 1.2)

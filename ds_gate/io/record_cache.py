@@ -102,7 +102,7 @@ class RecordCache:
         head = len(MAGIC)
         if blob[:head] != MAGIC or blob[head:head + 32] != self.version:
             return {}
-        digest, payload = blob[head + 32:head + 64], blob[head + 64:]
+        digest, payload = blob[head + 32:head + 64], memoryview(blob)[head + 64:]  # a view: no second copy
         if hashlib.blake2b(payload, digest_size=32).digest() != digest:
             return {}  # truncated or corrupt
         try:
@@ -123,6 +123,7 @@ class RecordCache:
             payload = marshal.dumps(self.new)
         except ValueError:
             return
+        self.old = {}  # no longer needed: its memory is free before the payload is written
         if len(payload) > MAX_BYTES:
             return
         import tempfile
@@ -138,8 +139,9 @@ class RecordCache:
         except OSError:
             return
         try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(MAGIC + self.version + hashlib.blake2b(payload, digest_size=32).digest() + payload)
+            with os.fdopen(fd, "wb") as handle:  # in pieces: the payload is never copied
+                for part in (MAGIC, self.version, hashlib.blake2b(payload, digest_size=32).digest(), payload):
+                    handle.write(part)
             os.replace(tmp, self.file)
         except OSError:
             try:
