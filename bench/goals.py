@@ -110,10 +110,10 @@ def bench_closure(base: Path, runs: int, sizes: list[int]) -> None:
             "<= 1.5x PR #60's", ours <= 1.5 * theirs)
 
 
-def bench_hook(base: Path, runs: int) -> None:
-    ws = base / f"q{2000}" / "quests" / "001" / ".ds" / "worktrees" / "run-000"
+def bench_hook(base: Path, runs: int, size: int = 2000) -> None:
+    ws = base / f"q{size}" / "quests" / "001" / ".ds" / "worktrees" / "run-000"
     if not ws.exists():
-        make_quest(ws.parents[2], 2000, 20, 40, inherit=True)
+        make_quest(ws.parents[2], size, 20, 40, inherit=True)
     subprocess.run(["git", "config", "core.hooksPath", "/dev/null"], cwd=ws, check=True)
     (ws / "notes.md").write_text("progress\n")
     subprocess.run(["git", "add", "notes.md"], cwd=ws, check=True)
@@ -135,8 +135,8 @@ def bench_hook(base: Path, runs: int) -> None:
     subprocess.run(["git", "reset", "-q"], cwd=ws, check=True)
 
 
-def bench_xdist(base: Path, runs: int) -> None:
-    quest = base / f"q{2000}" / "quests" / "001"
+def bench_xdist(base: Path, runs: int, size: int = 2000) -> None:
+    quest = base / f"q{size}" / "quests" / "001"
     empty = base / "empty"
     empty.mkdir(exist_ok=True)
     env = {**os.environ, "DS_GATE_CACHE_DIR": str(base / "cache")}
@@ -144,7 +144,7 @@ def bench_xdist(base: Path, runs: int) -> None:
     steps: dict[str, Step] = {"parallel": ([*plugin, "-n", "2"], env, None), "serial": (plugin, env, None)}
     data = rounds(steps, runs, cwd=empty)
     r = ratio(data, "parallel", "serial")
-    row("pytest --ds-gate -n 2, 2,000 runs", med(data, "parallel"), med(data, "serial"), r, "<= 1x serial", r <= 1.0)
+    row(f"pytest --ds-gate -n 2, {size:,} runs", med(data, "parallel"), med(data, "serial"), r, "<= 1x serial", r <= 1.0)
 
 
 def main() -> int:
@@ -160,8 +160,8 @@ def main() -> int:
     print(f"load: {os.getloadavg()}", flush=True)
     try:
         bench_closure(base, args.runs, args.sizes)
-        bench_hook(base, args.runs)
-        bench_xdist(base, max(3, args.runs // 2))
+        bench_hook(base, args.runs, args.sizes[0])
+        bench_xdist(base, max(3, args.runs // 2), args.sizes[0])
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
