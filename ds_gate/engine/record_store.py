@@ -55,7 +55,8 @@ def open_store(root: Path, key: bytes, kinds: tuple[str, ...]) -> RecordCache:
     from ds_gate.io.fs import max_file_bytes
 
     folder = user_cache_dir()
-    name = cache_name("records", root, ".bin")
+    # one file per quest and kinds read: lineage's runs-only reads never replace the gate's file
+    name = cache_name("records", f"{root}\0{','.join(kinds)}", ".bin")
     usable = trusted(folder, name) or not os.path.lexists(folder)  # a missing folder is made on save
     # a file over the size limit is a finding, never a slim: the limit joins the version
     version = version_of(_schemas_digest(), _code_stamp(), key, "\0".join(kinds).encode(),

@@ -67,7 +67,7 @@ class RecordCache:
 
     def get(self, path: str, key: StatKey) -> Any:
         entry = self.old.get(path)
-        if entry is None or entry[0] != key:
+        if type(entry) is not tuple or len(entry) != 2 or entry[0] != key:  # checked here, for the entries used
             return None
         slim = entry[1]
         if not self.valid(slim):
@@ -109,9 +109,7 @@ class RecordCache:
             entries = marshal.loads(payload)
         except (ValueError, EOFError, TypeError):
             return {}
-        if not isinstance(entries, dict):
-            return {}
-        return {path: entry for path, entry in entries.items() if _entry_ok(path, entry)}
+        return entries if isinstance(entries, dict) else {}
 
     def save(self) -> None:
         """Write what this run saw, when it differs from what was read; never raises."""
@@ -148,11 +146,6 @@ class RecordCache:
                 os.unlink(tmp)
             except OSError:
                 pass
-
-
-def _entry_ok(path: object, entry: object) -> bool:
-    return (isinstance(path, str) and isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], tuple)
-            and len(entry[0]) == 5 and all(type(v) is int for v in entry[0]))
 
 
 def version_of(*parts: bytes) -> bytes:

@@ -22,6 +22,7 @@ from ds_gate.example_quest import ExampleQuest
 from ds_gate.io.record_cache import GRANULARITY, MAGIC
 
 SETTLE = GRANULARITY / 1e9 + 0.2
+pytest_plugins = ["pytester"]
 
 
 def gate(root: Path, cache: Path, *extra: str, command: str = "closure") -> tuple[int, bytes]:
