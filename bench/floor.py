@@ -1,25 +1,27 @@
-"""The parse floor: the least any closure gate must do. Read every ``_index.jsonl`` line and
-``json.loads`` every run and decision record of the quest root and its worktrees; no
-checks, no output."""
+"""The parse floor: the least any closure gate must do. ``json.loads`` every ``_index.jsonl``
+line of the quest root and its worktrees, and every distinct run and decision record once
+(the files the index lines name, each path once: a worktree's inherited lines name its
+parent's files); no checks, no output."""
 
 import json
 import os
 import sys
 
 root = sys.argv[1]
-workspaces = [root] + [os.path.join(root, ".ds", "worktrees", d) for d in sorted(os.listdir(os.path.join(root, ".ds", "worktrees")))]
-count = 0
+worktrees = os.path.join(root, ".ds", "worktrees")
+workspaces = [root] + ([os.path.join(worktrees, d) for d in sorted(os.listdir(worktrees))] if os.path.isdir(worktrees) else [])
+seen = set()
 for ws in workspaces:
-    artifacts = os.path.join(ws, "artifacts")
-    with open(os.path.join(artifacts, "_index.jsonl"), "rb") as index:
+    index_path = os.path.join(ws, "artifacts", "_index.jsonl")
+    if not os.path.isfile(index_path):
+        continue
+    with open(index_path, "rb") as index:
         for line in index:
             if line.strip():
-                json.loads(line)
-    for folder in ("runs", "decisions"):
-        path = os.path.join(artifacts, folder)
-        if os.path.isdir(path):
-            for name in os.listdir(path):
-                with open(os.path.join(path, name), "rb") as record:
-                    json.loads(record.read())
-                    count += 1
-print(count)
+                entry = json.loads(line)
+                path = entry.get("path")
+                if entry.get("kind") in ("run", "decision") and path and path not in seen:
+                    seen.add(path)
+                    with open(path, "rb") as record:
+                        json.loads(record.read())
+print(len(seen))

@@ -30,9 +30,16 @@ def _record(workspace: Path, kind: str, folder: str, record: dict, lines: list[s
                              "updated_at": record["updated_at"]}))
 
 
-def make_quest(root: Path, runs: int, worktrees: int, reviews: int, covered: float = 0.95) -> dict[str, int]:
+def make_quest(root: Path, runs: int, worktrees: int, reviews: int, covered: float = 0.95,
+               inherit: bool = False) -> dict[str, int]:
     """A quest with ``runs`` completed runs spread over ``worktrees`` worktrees (one branch
-    each) and ``reviews`` distill reviews covering the first ``covered`` share of runs."""
+    each) and ``reviews`` distill reviews covering the first ``covered`` share of runs.
+
+    ``inherit``: every odd worktree branches from the previous worktree's branch instead of
+    main, as DeepScientist's run worktrees branch from the current head: it holds
+    byte-identical copies of that worktree's records and its index lines (whose ``path``
+    still names the parent's files). 2,000 runs in 20 worktrees then give ~3,100 index
+    lines and ~3,100 record files, like the quest DeepScientist's own code wrote."""
     root.mkdir(parents=True)
     _git(root, "init", "-q", "-b", "main")
     for key, value in (("user.name", "bench"), ("user.email", "bench@example.invalid"), ("commit.gpgsign", "false")):
@@ -49,10 +56,12 @@ def make_quest(root: Path, runs: int, worktrees: int, reviews: int, covered: flo
     per_review = -(-len(to_cover) // max(reviews, 1)) if reviews else 0
     for w in range(worktrees):
         ws = root / ".ds" / "worktrees" / f"run-{w:03d}"
-        _git(root, "worktree", "add", "-q", "-b", f"run/main-{w:03d}", str(ws), "main")
+        parent = f"run/main-{w - 1:03d}" if inherit and w % 2 else "main"
+        _git(root, "worktree", "add", "-q", "-b", f"run/main-{w:03d}", str(ws), parent)
         for folder in ("runs", "decisions"):
             (ws / "artifacts" / folder).mkdir(parents=True, exist_ok=True)
-        lines: list[str] = []
+        inherited = (ws / "artifacts" / "_index.jsonl").read_text().splitlines()
+        lines: list[str] = [line for line in inherited if line.strip()]
         for n in range(w * per_ws, min(runs, (w + 1) * per_ws)):
             _record(ws, "run", "runs", {
                 "kind": "run", "schema_version": 1, "artifact_id": run_ids[n], "id": run_ids[n], "quest_id": "001",

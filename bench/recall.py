@@ -13,8 +13,8 @@ Goals (issue 6): warm p95 <= 10 ms at 10,000 cards; cold 1,000 cards <= 0.5 s.
 from __future__ import annotations
 
 import argparse
-import random
 import os
+import random
 import shutil
 import statistics
 import sys

@@ -1,5 +1,26 @@
+"""``python -m ds_gate``. The commit hook runs ``python -m ds_gate commit-check`` on every
+commit, so that exact call skips argparse and the command table: the hook's verdict is
+computed directly, and only a commit that stages something the gate looks at, or an error,
+goes on to the full command line (which then reports it exactly as ``ds-gate`` does)."""
+
 import sys
 
-from ds_gate.cli import main
+
+def _checkpoint_fast_path() -> bool:
+    """True when this is the hook and the commit stages nothing the gate looks at."""
+    if sys.argv[1:] != ["commit-check"]:
+        return False
+    try:
+        from ds_gate.engine.commit import staged_nothing_gated
+
+        return staged_nothing_gated(".")
+    except Exception:  # noqa: BLE001 - any doubt: the full command line decides and reports
+        return False
+
+
+if _checkpoint_fast_path():
+    sys.exit(0)
+
+from ds_gate.cli import main  # noqa: E402
 
 sys.exit(main())

@@ -16,6 +16,7 @@ from ds_gate.commands._shared import (
     source_options,
     verdict,
 )
+from ds_gate.commands.flags import CLI_NO_CACHE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
         p = subparsers.add_parser(name, parents=[common], help=help_text, description=help_text)
         p.add_argument("path", nargs="?", default=".", help=PATH_HELP)
         source_options(p)
+        p.add_argument("--no-cache", action="store_true", help=CLI_NO_CACHE)
         if can_fail:
             p.add_argument("--require", action=argparse.BooleanOptionalAction, default=None,
                            help=REQUIRE_HELP + " (--no-require: not even where the quest's configuration says require)")
@@ -49,6 +51,6 @@ def run(args: argparse.Namespace) -> int:
     args.format = options.format  # the quest's configured format, unless --format was given
     [path] = options.paths
     report = evaluate(path, args.command, require=options.require, home=options.home, source=options.source,
-                      refs=options.refs)
+                      refs=options.refs, cache=options.cache)
     emit(report, args)
     return verdict(report)

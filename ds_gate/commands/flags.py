@@ -27,6 +27,9 @@ CLI_HOME = f"{HOME} (default: $DEEPSCIENTIST_HOME, $DS_HOME, home in the quest's
 CLI_FROM_GIT = f"{FROM_GIT} instead of the worktree folders (CI clones)"
 CLI_ALSO_GIT = "read artifacts from the worktree folders and from the tips of git branches"
 CLI_REFS = f"with --from-git/--also-git: {REFS}"
+NO_CACHE = ("neither read nor write the cache of record files (in $DS_GATE_CACHE_DIR, else $XDG_CACHE_HOME/ds-gate "
+            "or ~/.cache/ds-gate); the verdict is the same either way")
+CLI_NO_CACHE = NO_CACHE
 
 # pytest: GateOptions field -> its flag and help, its ini name and help (``--ds-gate-refs`` has no ini);
 # the flag's dest is ``ds_gate_<field>``
@@ -40,4 +43,5 @@ PYTEST: dict[str, dict[str, str]] = {
     "source": {"flag": "--ds-gate-from-git", "help": f"{FROM_GIT} (a CI clone has no worktree folders)",
                "ini": "ds_gate_from_git", "ini_help": f"{FROM_GIT} (as --ds-gate-from-git)"},
     "refs": {"flag": "--ds-gate-refs", "help": f"with --ds-gate-from-git: {REFS}"},
+    "no_cache": {"flag": "--ds-gate-no-cache", "help": NO_CACHE},
 }

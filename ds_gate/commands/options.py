@@ -30,6 +30,7 @@ class GateOptions:
     source: str = "auto"  # auto, folders, git or both (sources.select.SOURCES)
     refs: tuple[str, ...] | None = None  # None: the source's default refs
     format: str = "text"
+    cache: bool = True  # the record cache in the user's cache folder (--no-cache)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> GateOptions:
@@ -47,6 +48,7 @@ class GateOptions:
             source=_given(args.source, found.get("source", "auto")),
             refs=_refs(args.refs, found),
             format=_checked_format(_given(args.format, found.get("format", "text"))),
+            cache=not getattr(args, "no_cache", False),
         )
 
     @classmethod
@@ -68,6 +70,7 @@ class GateOptions:
             require=bool(ini("require") if require is None else require),
             source=option("source") or ("git" if ini("source") else "auto"),
             refs=tuple(option("refs")) or None,
+            cache=not option("no_cache"),
         )
 
 

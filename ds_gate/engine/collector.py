@@ -9,57 +9,35 @@ the copy in the workspace the record says it was written in, then the earlier wo
 
 from __future__ import annotations
 
+import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
+from ds_gate.engine.copies import NO_FINDINGS, Copies
+from ds_gate.engine.slim import (
+    BAD,
+    REFUSED,
+    RUN,
+    SKIP,
+    NotShareable,
+    Slim,
+    make_slim,
+    pack_index,
+    unfields,
+    unpack_index,
+)
 from ds_gate.io import fs
-from ds_gate.io.jsondoc import place
+from ds_gate.io.record_cache import RecordCache, stat_key
 from ds_gate.model.findings import Finding
-from ds_gate.model.records import (
-    DECISION_ENCODING,
-    REVIEW_ACTION,
-    Decision,
-    Document,
-    Run,
-    Workspace,
-    review_encoding,
-    review_fields,
-    text_of,
-    timestamp,
-)
+from ds_gate.model.records import Decision, Document, Run, Workspace
 from ds_gate.rules.reading import INDEX_MISSING_RECORD, unreadable
-from ds_gate.rules.records import ARTIFACT_ID_MISMATCH
-from ds_gate.rules.vocabulary import kind_finding
-from ds_gate.sources.folders import Reader
+from ds_gate.sources.folders import FolderReader, Reader
 from ds_gate.sources.location import is_inside
-from ds_gate.sources.paths import ARTIFACT_DIRS, GATE_KINDS, record_kind
-from ds_gate.sources.records import (
-    IndexEntry,
-    folders_for,
-    parse_json_object,
-    read_index,
-    read_records,
-)
+from ds_gate.sources.paths import ARTIFACT_DIRS, GATE_KINDS, INDEX_NAME
+from ds_gate.sources.records import IndexEntry, folders_for, read_index
 
 MISSING_SHOWN = 100  # index.missing-record warnings listed per index file before a summary
-
-
-class _Copies:
-    """The winning copy per artifact id (timestamps are parsed only when copies collide)."""
-
-    def __init__(self) -> None:
-        self.best: dict[str, tuple[Any, bool, int, list[Finding]]] = {}
-
-    @staticmethod
-    def _rank(item: Run | Decision, home: bool, order: int) -> tuple[float, float, bool, int]:
-        return (timestamp(item.updated_at), timestamp(item.created_at), home, -order)
-
-    def offer(self, artifact_id: str, item: Run | Decision, home: bool, order: int, findings: list[Finding]) -> None:
-        current = self.best.get(artifact_id)
-        if current is None or self._rank(item, home, order) > self._rank(*current[:3]):
-            self.best[artifact_id] = (item, home, order, findings)
 
 
 RecordCheck = Callable[[Document], list[Finding]]
@@ -74,93 +52,166 @@ class Collector:
     index lines whose record no reader had are followed (inside the quest) or reported."""
 
     def __init__(self, root: Path, workspaces: list[Workspace], kinds: tuple[str, ...] = GATE_KINDS,
-                 check: RecordCheck = no_checks) -> None:
+                 check: RecordCheck = no_checks, *, share: bool = True, store: RecordCache | None = None) -> None:
+        """``share``: copies with the same bytes share one parse and check (only when every
+        record finding lies on the record's own path: no plugin rules). ``store``: the
+        persistent cache of slims (``io.record_cache``), for folder readers; needs ``share``."""
         self.root = root
         self.check = check
+        self.share = share
+        self.store = store if share else None
+        self.memo: dict[tuple[str, int, bytes], Slim] = {}
         self.kinds = kinds
         self.skip = folders_for(kinds)
         # reports are read for the reviews among them; an index line cannot say which those are
         self.index_kinds = tuple(kind for kind in kinds if kind != "report")
         self.workspaces = workspaces
         self.order = {ws.rel: i for i, ws in enumerate(workspaces)}
-        self.runs = _Copies()
-        self.decisions = _Copies()
+        self.runs = Copies()
+        self.decisions = Copies()
         self.findings: list[Finding] = []
         self.refused: set[str] = set()
         self.index_entries: list[tuple[Workspace, IndexEntry]] = []
 
     def read(self, reader: Reader) -> None:
         ws = reader.workspace
-        for rec in read_records(reader, self.skip):
-            if rec.problem is not None:
-                self.findings.append(rec.problem)
-            elif rec.data is not None:
-                self.add(ws, rec.name, rec.display, rec.data, rec.raw)
-        for item in read_index(reader, self.index_kinds):
+        names = reader.record_names(self.skip)
+        cached = self.store is not None and isinstance(reader, FolderReader) and reader.folder is not None
+        if cached:
+            self._read_cached(reader, names)  # type: ignore[arg-type]  # a FolderReader, just asked
+        else:
+            self._read_all(reader, names)
+        items = self._index_cached(reader) if cached else None  # type: ignore[arg-type]
+        for item in read_index(reader, self.index_kinds) if items is None else items:
             if isinstance(item, Finding):
                 self.findings.append(item)
             else:
                 self.index_entries.append((ws, item))
         self.findings.extend(reader.findings)
 
-    def add(self, ws: Workspace, name: str, display: str, data: dict[str, Any], raw: bytes) -> None:
-        folder, _, filename = name.partition("/")
-        stem = filename.removesuffix(".json")
-        unknown = kind_finding(data.get("kind"), raw, display)
-        if unknown is not None:  # DeepScientist refuses such a record: the gate reads nothing of it
+    def _index_cached(self, reader: FolderReader) -> list[IndexEntry | Finding] | None:
+        """The index's lines from the cache, or read now and cached; None: read it as usual
+        (no index, or one whose folder or link is reported: that report comes from the read)."""
+        store = self.store
+        assert store is not None
+        before = len(reader.findings)
+        path = reader.index_path()
+        if path is None or len(reader.findings) != before:
+            del reader.findings[before:]
+            return None
+        display = reader.workspace.display(f"artifacts/{INDEX_NAME}")
+        key = store.stat_key(str(path))
+        held = store.get(str(path), key) if key is not None else None
+        if held is not None:
+            return unpack_index(held, display)
+        items = list(read_index(reader, self.index_kinds))
+        if key is not None and len(reader.findings) == before:
+            packed = pack_index(items, display)
+            if packed is not None:
+                store.put(str(path), key, packed)
+        return items
+
+    def _read_all(self, reader: Reader, names: list[str]) -> None:
+        ws = reader.workspace
+        for name, raw in reader.read_many(names):
+            display = ws.display(f"artifacts/{name}")
+            if isinstance(raw, OSError):
+                self.findings.append(unreadable(display, raw))
+            else:
+                self.add(ws, name, display, raw)
+
+    def _read_cached(self, reader: FolderReader, names: list[str]) -> None:
+        """Names in order; a file whose stat the cache knows is not read (see ``io.record_cache``).
+        What is read is kept under the ``fstat`` of the read itself (none first on an empty cache)."""
+        ws = reader.workspace
+        store = self.store
+        assert store is not None and reader.folder is not None
+        base = f"{reader.folder}{os.sep}"
+        for name in names:
+            path = base + name  # a link inside the quest is followed, as listed (FolderReader.read_many)
+            display = ws.display(f"artifacts/{name}")
+            key = store.stat_key(path) if store.old else None
+            slim = store.get(path, key) if key is not None else None
+            if slim is not None and slim[0] != "index":
+                self.place(ws, name, display, slim)
+                continue
+            try:
+                raw, st = fs.read_with_stat(path)
+            except FileNotFoundError:
+                continue  # gone since it was listed: DeepScientist renamed or deleted it mid-read; not an error
+            except OSError as exc:
+                self.findings.append(unreadable(display, exc))
+                continue
+            slim = self.add(ws, name, display, raw)
+            if slim is not None:
+                store.put(path, stat_key(st), slim)
+
+    def add(self, ws: Workspace, name: str, display: str, raw: bytes) -> Slim | None:
+        """Read one copy of a record: parsed and checked once per content (a worktree's copy
+        of its parent's record costs a hash, not a parse); the slim, when it may be shared."""
+        memo_key = (name, len(raw), hashlib.blake2b(raw, digest_size=16).digest()) if self.share else None
+        slim = self.memo.get(memo_key) if memo_key is not None else None
+        if slim is None:
+            try:
+                slim = make_slim(name, raw, display, self.kinds, None if self.check is no_checks else self.check)
+            except NotShareable:
+                self._add_unshared(ws, name, display, raw)
+                return None
+            if memo_key is not None:
+                self.memo[memo_key] = slim
+        self.place(ws, name, display, slim)
+        return slim if self.share else None
+
+    def _add_unshared(self, ws: Workspace, name: str, display: str, raw: bytes) -> None:
+        """A record whose check puts a finding on another path: checked as this copy, alone."""
+        found: list[Finding] = []
+
+        def check(doc: Document) -> list[Finding]:
+            found.extend(self.check(doc))
+            return []
+
+        slim = make_slim(name, raw, display, self.kinds, check)
+        self.place(ws, name, display, slim, found)
+
+    def place(self, ws: Workspace, name: str, display: str, slim: Slim, extra: Sequence[Finding] = ()) -> None:
+        """A slim as this copy's ``Run`` or ``Decision``, its findings on this copy's path."""
+        tag = slim[0]
+        if tag == BAD:
+            self.findings.append(unfields(slim[1], display))
+            return
+        if tag == REFUSED:
             if display not in self.refused:  # once, though the index may lead to it again
                 self.refused.add(display)
-                self.findings.append(unknown)
+                self.findings.append(unfields(slim[1], display))
             return
-        kind = record_kind(data, folder)
-        if kind not in self.kinds or (kind == "report" and review_encoding(data, kind) is None):
-            return  # a report that is no review: DeepScientist's own business
-        artifact_id = data.get("artifact_id") or data.get("id")
-        if not isinstance(artifact_id, str) or not artifact_id.strip():
-            artifact_id = stem
-        elif artifact_id != stem:
-            self.findings.append(
-                ARTIFACT_ID_MISMATCH.at(
-                    display,
-                    f"artifact_id {artifact_id!r} differs from the file name '{filename}'; using {artifact_id!r}",
-                    hint=f"DeepScientist names each record <artifact_id>.json; rename the file to {artifact_id}.json",
-                    pointer="/artifact_id",
-                    line=place(raw, ("artifact_id",)),
-                )
-            )
-        home = data.get("workspace_rel_path") == ws.rel
+        if tag == SKIP:
+            return
+        artifact_id, mismatch, home_rel = slim[1], slim[2], slim[3]
+        if mismatch is not None:
+            self.findings.append(unfields(mismatch, display))
+        home = home_rel == ws.rel
         order = self.order.get(ws.rel, len(self.order))
-        if kind == "run":
-            run = Run(
-                artifact_id=artifact_id,
-                run_id=text_of(data.get("run_id")),
-                run_kind=text_of(data.get("run_kind")),
-                status=text_of(data.get("status")),
-                workspace=ws.rel,
-                path=display,
-                updated_at=text_of(data.get("updated_at")),
-                created_at=text_of(data.get("created_at")),
-            )
-            checked = self.check(Document(kind, data, raw, display)) if self.check is not no_checks else []
+        if tag == RUN:
+            run = Run(artifact_id, slim[4], slim[5], slim[6], ws.rel, display, slim[7], slim[8])
+            checked = [unfields(f, display) for f in slim[9]] + list(extra) if slim[9] or extra else NO_FINDINGS
             self.runs.offer(artifact_id, run, home, order, checked)
-        else:  # a decision, or a review recorded as a report
-            review = review_fields(data, kind)
-            decision = Decision(
-                artifact_id=artifact_id,
-                action=text_of(data.get("action")) if kind == "decision" else REVIEW_ACTION,
-                workspace=ws.rel,
-                path=display,
-                updated_at=text_of(data.get("updated_at")),
-                created_at=text_of(data.get("created_at")),
-                is_review=review.is_review,
-                findings=self.check(Document(kind, data, raw, display)),
-                reviewed_run_ids=review.reviewed_run_ids,
-                raw=raw if review.is_review else None,
-                cards_written=review.cards_written,
-                neighbor_cards=review.neighbor_cards,
-                encoding=review_encoding(data, kind) or DECISION_ENCODING,
-            )
-            self.decisions.offer(artifact_id, decision, home, order, [])
+            return
+        decision = Decision(
+            artifact_id=artifact_id,
+            action=slim[4],
+            workspace=ws.rel,
+            path=display,
+            updated_at=slim[5],
+            created_at=slim[6],
+            is_review=slim[7],
+            findings=[unfields(f, display) for f in slim[8]] + list(extra),
+            reviewed_run_ids=slim[9],
+            raw=slim[10],
+            cards_written=slim[11],
+            neighbor_cards=frozenset(slim[12]),
+            encoding=slim[13],
+        )
+        self.decisions.offer(artifact_id, decision, home, order, [])
 
     def resolve_index(self) -> None:
         """Index lines whose record was not among the record files: follow ``path`` if it
@@ -224,12 +275,7 @@ class Collector:
                 self.findings.append(refused)
             return True
         owner = max((w for w in self.workspaces if is_inside(w.path, full)), key=lambda w: len(w.path.parts))
-        data, problem = parse_json_object(raw, display)
-        if problem is not None:
-            self.findings.append(problem)
-            return True
-        assert data is not None
-        self.add(owner, f"{ARTIFACT_DIRS[entry.kind]}/{full.name}", display, data, raw)
+        self.add(owner, f"{ARTIFACT_DIRS[entry.kind]}/{full.name}", display, raw)
         return entry.artifact_id in (self.runs if entry.kind == "run" else self.decisions).best
 
 

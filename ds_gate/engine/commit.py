@@ -53,15 +53,37 @@ def _plugin_patterns(names: list[str]) -> list[str]:
     return patterns if pattern_matches(names, patterns) else []
 
 
+REPORTS = "artifacts/reports/"
+
+
+def _gated(cwd: Path | str, changes: dict[str, tuple[str | None, str]]) -> bool:
+    """Whether a commit staging ``changes`` stages anything the gate looks at. DeepScientist
+    checkpoints many reports of its own: one is looked at only when its bytes could make it a
+    review (one cat-file), so an ordinary report keeps the checkpoint on the fast path."""
+    names = list(changes)
+    if any((is_artifact_record(n) and not n.startswith(REPORTS)) or is_card(n) for n in names) \
+            or QUEST_YAML in names or MANIFEST in names or _plugin_patterns(names):
+        return True
+    reports = [changes[n][1] for n in names if n.startswith(REPORTS) and is_artifact_record(n)]
+    return bool(reports) and any(isinstance(raw, bytes) and b"distill_review" in raw
+                                 for raw in cat_file(cwd, reports, staged=True).values())
+
+
+def staged_nothing_gated(cwd: Path | str = ".") -> bool:
+    """The checkpoint fast path (``python -m ds_gate commit-check``): True when the commit
+    stages nothing the gate looks at, so the hook passes silently; ``commit_check`` says None."""
+    return not _gated(cwd, staged_changes(cwd))
+
+
 def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool = False) -> Report | None:
     """The hook's verdict, or None when the commit stages nothing the gate looks at."""
     changes = staged_changes(cwd)
     names = list(changes)
+    if not _gated(cwd, changes):
+        return None
     artifacts = [name for name in names if is_artifact_record(name)]
     cards = [name for name in names if is_card(name)]
     patterns = _plugin_patterns(names)
-    if not (artifacts or cards or QUEST_YAML in names or MANIFEST in names or patterns):
-        return None
 
     # keyed ":<path>" and "HEAD:<path>" as git names them, but read by blob id: a quest's path
     # (a newline, bytes that are not UTF-8) never enters cat-file's line protocol
@@ -72,12 +94,9 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     found = cat_file(cwd, [*fixed, *(oid for oid in ids.values() if oid)], staged=True)
     blobs = {name: found.get(oid) if oid else None for name, oid in ids.items()}
     blobs.update((name, found.get(name)) for name in fixed)
-    # DeepScientist checkpoints many reports of its own; only one that may be a review is judged,
-    # so an ordinary report costs the checkpoint one cat-file, not the validators' imports
-    artifacts = [name for name in artifacts if not name.startswith("artifacts/reports/")
+    # a report beside a gated file: judged only when it could be a review (as in _gated)
+    artifacts = [name for name in artifacts if not name.startswith(REPORTS)
                  or not isinstance(raw := blobs[f":{name}"], bytes) or b"distill_review" in raw]
-    if not (artifacts or cards or QUEST_YAML in names or MANIFEST in names or patterns):
-        return None
     from ds_gate.rules.finalization import commit_reasons
 
     decisions = [name for name in artifacts if name.startswith("artifacts/decisions/")]

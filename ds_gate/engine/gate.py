@@ -28,12 +28,13 @@ OFF_NOTE = ("experience_distill is off for this quest, so the closure gate is no
             "(turn it on in quest.yaml startup_contract, or pass --require)")
 
 
-def load_quest(path: Path | str, **options: Any) -> Quest:
+def load_quest(path: Path | str, *, cache: bool = True, **options: Any) -> Quest:
     """Read a quest with every record checked by the built-in rules and the plugins' (see
-    ``engine.loader.load_quest`` for the options)."""
-    from ds_gate.plugins import record_checker
+    ``engine.loader.load_quest`` for the options). ``cache``: keep and reuse what was read of
+    each record file in the user's cache folder (never changes the result, only its speed)."""
+    from ds_gate.plugins import keyed_record_checker
 
-    return loader.load_quest(path, checker=record_checker, **options)
+    return loader.load_quest(path, keyed_checker=keyed_record_checker, cache=cache, **options)
 
 
 def evaluate(
@@ -46,13 +47,15 @@ def evaluate(
     refs: Sequence[str] | None = None,
     finalization: Sequence[str] = (),
     staged_findings: Iterable[Finding] = (),
+    cache: bool = True,
 ) -> GateReport:
     """``home``: the DeepScientist home for global cards and other quests' runs (default:
     ``$DEEPSCIENTIST_HOME``, ``$DS_HOME``, ``~/DeepScientist``). ``source``/``refs``: where
     records are read when ``quest`` is a path (see ``load_quest``). ``finalization``: why
     the commit or push being judged finalizes the quest. ``staged_findings``: what the
     commit hook found in staged cards (already waived); they join the report after the
-    quest's own findings and fail it like them."""
+    quest's own findings and fail it like them. ``cache``: reuse what earlier runs read of
+    unchanged record files (the user's cache folder; the report is the same without it)."""
     scope = command if isinstance(command, Scope) else SCOPES.get(command) if command in COMMANDS else None
     if scope is None:
         raise ValueError(f"unknown command {command!r}; expected one of {COMMANDS}")
@@ -60,7 +63,7 @@ def evaluate(
     from ds_gate.plugins import completed_rule, hooks, review_encoding_for
 
     if not isinstance(quest, Quest):
-        quest = load_quest(quest, source=source, refs=refs)
+        quest = load_quest(quest, source=source, refs=refs, cache=cache)
     cov = coverage(quest, completed_rule())
     findings = list(quest.findings)
     for decision in quest.decisions.values():

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from ds_gate.engine.collector import Collector, RecordCheck, no_checks
+from ds_gate.engine.record_store import open_store
 from ds_gate.model.records import Quest, Run
 from ds_gate.sources.location import discover_workspaces, locate
 from ds_gate.sources.paths import GATE_KINDS
@@ -33,6 +34,8 @@ def load_quest(
     refs: Sequence[str] | None = None,
     extra_tips: Sequence[tuple[str, str]] = (),
     checker: Callable[[Path], RecordCheck] | None = None,
+    keyed_checker: Callable[[Path], tuple[RecordCheck, bytes | None]] | None = None,
+    cache: bool = False,
 ) -> Quest:
     """Read a quest from any path inside it.
 
@@ -44,7 +47,10 @@ def load_quest(
     remote-tracking branch, plus ``extra_tips``), or both. ``checker``: given
     the quest root, the record rules to run on each record file as it is read (none by
     default: a caller that only resolves run ids does not pay for them;
-    ``engine.gate.load_quest`` passes them).
+    ``engine.gate.load_quest`` passes them). ``keyed_checker``: instead of ``checker``, the
+    rules and what their findings depend on besides a record's bytes (None when they may
+    depend on anything): then worktree copies share one check, and with ``cache`` the slim
+    records persist in the user's cache folder (``engine.record_store``).
     """
     loc = locate(path)
     meta, findings = read_quest_yaml(loc.root)
@@ -58,8 +64,15 @@ def load_quest(
     workspaces, ws_findings = discover_workspaces(loc)
     findings.extend(ws_findings)
 
-    check = checker(loc.root) if checker is not None else no_checks
-    collector = Collector(loc.root, workspaces, ("run",) if runs_only else GATE_KINDS, check)
+    kinds = ("run",) if runs_only else GATE_KINDS
+    key: bytes | None = b"" if checker is None else None  # no checks: no findings, copies may share
+    check: RecordCheck = no_checks
+    if keyed_checker is not None:
+        check, key = keyed_checker(loc.root)
+    elif checker is not None:
+        check = checker(loc.root)
+    store = open_store(loc.root, key, kinds) if cache and key is not None and check is not no_checks else None
+    collector = Collector(loc.root, workspaces, kinds, check, share=key is not None, store=store)
     chosen, source_findings = readers(loc, workspaces, source, refs=refs, extra_tips=extra_tips, skip=collector.skip,
                                       staged=staged)
     findings.extend(source_findings)
@@ -70,6 +83,8 @@ def load_quest(
     notes = [f"read {len(tips)} branch tip(s) no worktree folder has checked out, from git objects: {', '.join(tips)} "
              "(--from-folders reads the folders only)"] if source == "auto" and tips else []
     collector.resolve_index()
+    if store is not None:
+        store.save()
 
     runs: dict[str, Run] = {}
     for artifact_id, (run, _, _, run_findings) in sorted(collector.runs.best.items()):

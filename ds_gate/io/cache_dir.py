@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 
 
@@ -19,6 +20,27 @@ def user_cache_dir() -> Path:
     return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "ds-gate"
 
 
-def cache_name(prefix: str, key: Path | str) -> str:
+def cache_name(prefix: str, key: Path | str, suffix: str = ".sqlite3") -> str:
     """A file name per cached thing (a home, a quest), from its resolved path."""
-    return f"{prefix}-{hashlib.sha256(os.fsencode(str(key))).hexdigest()[:16]}.sqlite3"
+    return f"{prefix}-{hashlib.sha256(os.fsencode(str(key))).hexdigest()[:16]}{suffix}"
+
+
+def trusted(folder: Path, name: str) -> bool:
+    """The cache folder is a real folder of this user, writable by no one else, and the cache
+    files in it are not symbolic links: a quest's agent must not be able to point a cache at
+    a file it wants overwritten, or hand ds-gate rows it wrote itself."""
+    try:
+        info = os.lstat(folder)
+        if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+            return False
+        if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & 0o022):
+            return False
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                if stat.S_ISLNK(os.lstat(folder / f"{name}{suffix}").st_mode):
+                    return False
+            except FileNotFoundError:
+                pass
+    except OSError:
+        return False
+    return True

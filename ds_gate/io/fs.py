@@ -130,13 +130,20 @@ def _open(path: Path | str, follow: bool) -> tuple[int, os.stat_result]:
 
 
 def read_file(path: Path | str, *, follow: bool = True, limit: int | None = None) -> bytes:
+    """See ``read_with_stat``: the bytes alone."""
+    return read_with_stat(path, follow=follow, limit=limit)[0]
+
+
+def read_with_stat(path: Path | str, *, follow: bool = True, limit: int | None = None) -> tuple[bytes, os.stat_result]:
     """The bytes of a regular file of at most ``limit`` bytes (default ``max_file_bytes()``).
 
     Raises ``NotRegular`` for anything but a regular file, ``TooLarge`` when ``fstat`` says
     it is larger (a sparse 1 GB file costs nothing), and any other ``OSError`` as ``open``
     does. At most ``limit + 1`` bytes are ever read, so a file that grows after ``fstat`` is
     still bounded. ``follow=False`` opens with ``O_NOFOLLOW``: for a path the caller has
-    already resolved, a link swapped in since is refused, not followed."""
+    already resolved, a link swapped in since is refused, not followed. The ``fstat`` taken
+    before the read comes with the bytes: the record cache keys what it read by it (an edit
+    after it changes the file's times, so the cache misses next time)."""
     limit = max_file_bytes() if limit is None else limit
     fd, st = _open(path, follow)
     try:
@@ -149,7 +156,7 @@ def read_file(path: Path | str, *, follow: bool = True, limit: int | None = None
             total += len(parts[-1])
         if total > limit:
             raise TooLarge(total, limit, str(path))
-        return parts[0] if len(parts) <= 2 else b"".join(parts)
+        return (parts[0] if len(parts) <= 2 else b"".join(parts)), st
     finally:
         os.close(fd)
 

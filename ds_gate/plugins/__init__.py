@@ -158,12 +158,20 @@ def review_encoding_for(root: Path | None = None) -> str:
 
 def record_checker(root: Path | None = None) -> Callable[[Document], list[Finding]]:
     """``record -> findings`` (``ds_gate_check_record``), with the actions of the quest at ``root``."""
+    return keyed_record_checker(root)[0]
+
+
+def keyed_record_checker(root: Path | None = None) -> tuple[Callable[[Document], list[Finding]], bytes | None]:
+    """``record_checker`` and what its findings depend on besides a record's bytes, name and
+    kind (the quest's decision actions), or None when a plugin's rules run too: a plugin may
+    look at anything, so its findings are never shared between copies or cached."""
     from ds_gate.rules.records import check_record
     from ds_gate.rules.vocabulary import DECISION_ACTIONS
 
     actions = known_actions(root)
     builtin = check_record if actions == DECISION_ACTIONS else functools.partial(check_record, actions=actions)
-    return _checker("ds_gate_check_record", builtin, ("record",))
+    check = _checker("ds_gate_check_record", builtin, ("record",))
+    return check, ("\0".join(sorted(actions)).encode() if check is builtin else None)
 
 
 def card_checker() -> Callable[[Card], list[Finding]]:

@@ -115,7 +115,8 @@ def compute(options: GateOptions) -> tuple[list[dict[str, Any]], list[GateReport
         targets = [(p, home or str(path)) for p in quest_folders(path / "quests")] if is_home(path) else [(path, home)]
         for quest_path, quest_home in targets:
             try:
-                report = evaluate(quest_path, "closure", require=require, home=quest_home, source=source, refs=refs)
+                report = evaluate(quest_path, "closure", require=require, home=quest_home, source=source, refs=refs,
+                                  cache=options.cache)
             except (QuestError, GitError) as exc:
                 from ds_gate.rules.reading import INPUT_UNREADABLE
 

@@ -32,6 +32,7 @@ ACTIONS: dict[str, dict[str, Any]] = {
     "require": {"action": "store_true", "default": None},  # None: not given, the ini decides
     "source": {"action": "store_const", "const": "git", "default": None},
     "refs": {"action": "append", "default": [], "metavar": "PATTERN"},
+    "no_cache": {"action": "store_true", "default": False},
 }
 # GateOptions field -> its ini's type and default
 INI: dict[str, dict[str, Any]] = {

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import stat
 from collections.abc import Sequence
 from pathlib import Path
+
+from ds_gate.io.cache_dir import trusted
 
 CACHE_NAME = "recall-cache.sqlite3"
 CACHE_VERSION = 3
@@ -101,25 +102,5 @@ def _is_utf8(path: str) -> bool:
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:
-        return False
-    return True
-
-
-def trusted(folder: Path, name: str) -> bool:
-    """The cache folder is a real folder of this user, writable by no one else, and the cache
-    files in it are not symbolic links."""
-    try:
-        info = os.lstat(folder)
-        if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
-            return False
-        if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & 0o022):
-            return False
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            try:
-                if stat.S_ISLNK(os.lstat(folder / f"{name}{suffix}").st_mode):
-                    return False
-            except FileNotFoundError:
-                pass
-    except OSError:
         return False
     return True

@@ -41,6 +41,11 @@ class FolderReader:
         self.findings: list[Finding] = []
         self._dir = self._checked(workspace.path / "artifacts", "artifacts")
 
+    @property
+    def folder(self) -> Path | None:
+        """The ``artifacts`` folder read (a link inside the quest resolved), or None."""
+        return self._dir
+
     def _checked(self, path: Path, rel: str) -> Path | None:
         """``path`` if it may be read: missing is quiet, a link out of the quest is reported,
         and so is a path the user may not look at (an unreadable folder is never "empty")."""
@@ -55,6 +60,11 @@ class FolderReader:
         except OSError as exc:
             self.findings.append(unreadable(self.workspace.display(rel), exc, severity=ERROR))
             return None
+
+    def index_path(self) -> Path | None:
+        """The index file to read (a link inside the quest resolved), or None; a link out of
+        the quest or a folder that cannot be looked at is reported in ``findings``."""
+        return self._index_path()
 
     def _index_path(self) -> Path | None:
         if self._dir is None:

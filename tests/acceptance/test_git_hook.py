@@ -266,6 +266,8 @@ def test_the_checkpoint_fast_path_loads_no_heavy_module(gated, stage_a_run, stag
     assert "ds_gate.engine.commit" in imported
     assert {"jsonschema", "yaml", "git", "pluggy"} & imported == set()
     assert ("ds_gate.io.schemas" in imported) == stage_a_run  # the staged run really was validated
+    # issue 17: an ordinary checkpoint builds no command line (python -m ds_gate's fast path)
+    assert ({"argparse", "ds_gate.cli", "dataclasses"} & imported == set()) == (not stage_a_run)
 
 
 def test_a_review_deepscientist_accepts_never_blocks_a_checkpoint_but_cannot_finalize(gated) -> None:

@@ -1,0 +1,155 @@
+"""A persistent map from a record file's stat to what the gate kept of it, so a repeated run
+stats the quest's files instead of reading them. It only ever saves time.
+
+One file per quest in the user's cache folder (``io.cache_dir``; never the quest, never
+through a symbolic link, only in a folder no one else may write). Why it cannot change a
+verdict:
+
+- an entry is used only when the file's size, ``mtime_ns``, ``ctime_ns``, inode and device
+  all still match (``ctime`` cannot be set back, so a same-size file put in place with the
+  old ``mtime`` still misses);
+- racy-safe as git's index: an entry is stored only when the file's ``mtime`` and ``ctime``
+  are older than the moment this run started by more than ``GRANULARITY`` (file systems
+  stamp times coarsely: an edit in the same tick as the read would keep the stat unchanged);
+  a younger file is read again next time;
+- the file holds a version (ds-gate's, Python's, the schemas' and the rules' code, the
+  caller's key) and a digest of its payload: another version, a truncated or corrupt file,
+  or a value of the wrong shape is ignored whole;
+- it is written to a temporary file and renamed over the old one, so two processes writing
+  at once leave one of the two complete files, never a mix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import stat
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+MAGIC = b"ds-gate records 1\n"
+GRANULARITY = 2_000_000_000  # ns: FAT's 2 s, and more than a coarse kernel clock's lag
+MAX_ENTRIES = 1_000_000  # a bigger quest is read, not cached: the cache stays bounded
+MAX_BYTES = 256 << 20
+
+StatKey = tuple[int, int, int, int, int]  # size, mtime_ns, ctime_ns, inode, device
+
+
+def stat_key(st: os.stat_result) -> StatKey:
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+
+
+class RecordCache:
+    """Entries by absolute path; ``get`` and ``put`` mark what this run saw, ``save`` keeps
+    exactly those (files gone from the quest drop out)."""
+
+    def __init__(self, file: Path | None, version: bytes, valid: Callable[[object], bool]) -> None:
+        self.file = file
+        self.version = hashlib.blake2b(version, digest_size=32).digest()
+        self.valid = valid
+        self.started = time.time_ns()
+        self.old: dict[str, tuple[StatKey, Any]] = self._load() if file is not None else {}
+        self.new: dict[str, tuple[StatKey, Any]] = {}
+        self.changed = False
+
+    @staticmethod
+    def stat_key(path: str) -> StatKey | None:
+        """The key of a regular file (links followed, as the reader follows them), else None."""
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        return stat_key(st) if stat.S_ISREG(st.st_mode) else None
+
+    def get(self, path: str, key: StatKey) -> Any:
+        entry = self.old.get(path)
+        if type(entry) is not tuple or len(entry) != 2 or entry[0] != key:  # checked here, for the entries used
+            return None
+        slim = entry[1]
+        if not self.valid(slim):
+            return None
+        self.new[path] = entry
+        return slim
+
+    def put(self, path: str, key: StatKey, slim: Any) -> None:
+        """Keep ``slim`` for ``path`` read with stat ``key`` (taken before the read), unless the
+        file is too young to be told apart from an edit in the same tick."""
+        settled = self.started - GRANULARITY
+        if key[1] < settled and key[2] < settled:
+            self.new[path] = (key, slim)
+            self.changed = True
+
+    def _load(self) -> dict[str, tuple[StatKey, Any]]:
+        assert self.file is not None
+        try:
+            fd = os.open(self.file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            return {}
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES + 128:
+                return {}
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                blob = handle.read(MAX_BYTES + 128)
+        except OSError:
+            return {}
+        finally:
+            os.close(fd)
+        head = len(MAGIC)
+        if blob[:head] != MAGIC or blob[head:head + 32] != self.version:
+            return {}
+        digest, payload = blob[head + 32:head + 64], memoryview(blob)[head + 64:]  # a view: no second copy
+        if hashlib.blake2b(payload, digest_size=32).digest() != digest:
+            return {}  # truncated or corrupt
+        try:
+            entries = marshal.loads(payload)
+        except (ValueError, EOFError, TypeError):
+            return {}
+        return entries if isinstance(entries, dict) else {}
+
+    def save(self) -> None:
+        """Write what this run saw, when it differs from what was read; never raises."""
+        if self.file is None or not (self.changed or self.new.keys() != self.old.keys()):
+            return
+        if len(self.new) > MAX_ENTRIES:
+            return
+        try:
+            payload = marshal.dumps(self.new)
+        except ValueError:
+            return
+        self.old = {}  # no longer needed: its memory is free before the payload is written
+        if len(payload) > MAX_BYTES:
+            return
+        import tempfile
+
+        from ds_gate.io.cache_dir import trusted
+
+        folder = self.file.parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if not trusted(folder, self.file.name):
+                return
+            fd, tmp = tempfile.mkstemp(prefix=f".{self.file.name}.", dir=folder)
+        except OSError:
+            return
+        try:
+            with os.fdopen(fd, "wb") as handle:  # in pieces: the payload is never copied
+                for part in (MAGIC, self.version, hashlib.blake2b(payload, digest_size=32).digest(), payload):
+                    handle.write(part)
+            os.replace(tmp, self.file)
+        except OSError:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def version_of(*parts: bytes) -> bytes:
+    """ds-gate's version, Python's and marshal's, plus the caller's parts (schemas, code, rules)."""
+    from ds_gate import __version__
+
+    return b"\0".join((__version__.encode(), sys.version.encode(), str(marshal.version).encode(), *parts))
