@@ -33,7 +33,7 @@ exit codes:
 environment:
   DEEPSCIENTIST_HOME, DS_HOME  the DeepScientist home (else the home a quest lies in, else ~/DeepScientist)
   DS_GATE_MAX_FILE_MB          the largest file read, in MB (default 64)
-  DS_GATE_CACHE_DIR            recall's cache folder (else $XDG_CACHE_HOME/ds-gate, ~/.cache/ds-gate)
+  DS_GATE_CACHE_DIR            the recall and record caches (else $XDG_CACHE_HOME/ds-gate, ~/.cache/ds-gate)
   NO_COLOR                     no colour with --color auto
   COLUMNS                      the width text wraps at when not on a terminal (default 80)
   PRE_COMMIT_FROM_REF, PRE_COMMIT_TO_REF  the pushed commits, for pre-push under pre-commit
