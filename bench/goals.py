@@ -30,7 +30,7 @@ PY = sys.executable
 sys.path.insert(0, str(HERE))
 
 from gen import make_quest  # noqa: E402
-from run import row, timed  # noqa: E402
+from run import as_installed, row, timed  # noqa: E402
 
 Step = tuple[list[str], dict[str, str] | None, Callable[[], None] | None]
 
@@ -157,6 +157,7 @@ def main() -> int:
     base.mkdir(parents=True, exist_ok=True)
     os.environ["GIT_CONFIG_GLOBAL"] = os.devnull
     os.environ["GIT_CONFIG_NOSYSTEM"] = "1"
+    as_installed()
     print(f"load: {os.getloadavg()}", flush=True)
     try:
         bench_closure(base, args.runs, args.sizes)
