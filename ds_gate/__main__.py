@@ -1,7 +1,9 @@
-"""``python -m ds_gate``. The commit hook runs ``python -m ds_gate commit-check`` on every
-commit, so that exact call skips argparse and the command table: the hook's verdict is
-computed directly, and only a commit that stages something the gate looks at, or an error,
-goes on to the full command line (which then reports it exactly as ``ds-gate`` does)."""
+"""``python -m ds_gate``, and the module the hooks import (``python -c '…; import
+ds_gate.__main__' commit-check``: ``-m`` would put the worktree first on sys.path). The commit
+hook runs ``commit-check`` on every commit, so that exact call skips argparse and the command
+table: the hook's verdict is computed directly, and only a commit that stages something the
+gate looks at, or an error, goes on to the full command line (which then reports it exactly
+as ``ds-gate`` does)."""
 
 import sys
 

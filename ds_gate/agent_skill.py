@@ -102,11 +102,23 @@ def install_skill(path: Path | str) -> tuple[Path, list[SkillFile]]:
         raise QuestError(f"{root}: the skill could not be written: {exc.strerror or exc} ({exc.filename})") from exc
 
 
+# Run with the quest as the working directory (as a runner starts its servers), ``python -m``
+# would put that folder first on sys.path and import a ``ds_gate/`` the quest holds; ``-c``'s
+# empty entry is dropped before ds-gate is imported.
+SAFE_MAIN = 'import sys; sys.argv[0] = "ds-gate"; sys.path[:] = [p for p in sys.path if p]; import ds_gate.__main__'
+
+
 def server_command() -> list[str]:
-    """This interpreter with ``-m ds_gate``: it names the installation that printed it (where the
-    ``mcp`` extra must be), whatever ``ds-gate`` another PATH finds first. Not resolved: a
-    virtual environment's python is a link, and resolving it would leave the environment."""
-    return [sys.executable or "python3", "-m", "ds_gate", "mcp"]
+    """The installation that printed it (where the ``mcp`` extra must be), whatever
+    ``ds-gate`` another PATH finds first: its ``ds-gate`` script beside this interpreter
+    (a script's sys.path starts at its own folder, never the quest), else this interpreter
+    running ``SAFE_MAIN``. Not resolved: a virtual environment's python is a link, and
+    resolving it would leave the environment."""
+    python = sys.executable or "python3"
+    script = os.path.join(os.path.dirname(python), "ds-gate")
+    if os.path.isabs(script) and os.path.isfile(script) and os.access(script, os.X_OK):
+        return [script, "mcp"]
+    return [python, "-c", SAFE_MAIN, "mcp"]
 
 
 def _toml_string(text: str) -> str:

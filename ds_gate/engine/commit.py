@@ -70,8 +70,9 @@ def _gated(cwd: Path | str, changes: dict[str, tuple[str | None, str]]) -> bool:
 
 
 def staged_nothing_gated(cwd: Path | str = ".") -> bool:
-    """The checkpoint fast path (``python -m ds_gate commit-check``): True when the commit
-    stages nothing the gate looks at, so the hook passes silently; ``commit_check`` says None."""
+    """The checkpoint fast path (the hook's ``commit-check``, see ``ds_gate.__main__``): True
+    when the commit stages nothing the gate looks at, so the hook passes silently;
+    ``commit_check`` says None."""
     return not _gated(cwd, staged_changes(cwd))
 
 

@@ -1,4 +1,4 @@
-"""The one door to git: plain subprocess calls, safe for a read-only tool on a hostile quest.
+"""The one door to git: plain processes, safe for a read-only tool on a hostile quest.
 
 Not GitPython: importing it costs ~90 ms, more than the whole commit-hook budget, and
 everything ds-gate asks of git is a handful of plumbing commands.
@@ -21,7 +21,8 @@ temporary index.
 from __future__ import annotations
 
 import os
-import subprocess
+
+from ds_gate.io.spawn import Done, spawn
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~3 ms per commit
 
@@ -103,10 +104,16 @@ def _env(keep_index: bool) -> dict[str, str]:
     return env
 
 
-def _run(args: Sequence[str], cwd: Path | str, *, staged: bool = False,
-         stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+def _run(args: Sequence[str], cwd: Path | str, *, staged: bool = False, stdin: bytes | None = None) -> Done:
+    if cwd == "." and stdin is None and hasattr(os, "posix_spawn"):
+        try:
+            return spawn(argv(args), _env(staged))
+        except FileNotFoundError as exc:
+            raise GitError(f"git could not be started ({executable()}: {exc.strerror})") from exc
+    import subprocess
+
     try:
-        return subprocess.run(
+        done = subprocess.run(
             argv(args),
             cwd=cwd,
             input=stdin,
@@ -122,9 +129,10 @@ def _run(args: Sequence[str], cwd: Path | str, *, staged: bool = False,
         raise GitError(f"{cwd} is not a directory") from exc
     except PermissionError as exc:
         raise GitError(f"{cwd} cannot be entered ({exc.strerror})") from exc
+    return Done(done.returncode, done.stdout, done.stderr)
 
 
-def _failure(proc: subprocess.CompletedProcess[bytes], args: Sequence[str]) -> GitError:
+def _failure(proc: Done, args: Sequence[str]) -> GitError:
     message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
     fatal = [line for line in message if line.startswith(("fatal:", "error:"))]
     return GitError((fatal or message or [f"git {args[0]} exited {proc.returncode}"])[0])

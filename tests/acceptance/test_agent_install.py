@@ -14,7 +14,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ds_gate.agent_skill import OVERLAYS, SKILL_NAME, TOOLS, skill_bytes
+from ds_gate.agent_skill import (
+    OVERLAYS,
+    SAFE_MAIN,
+    SKILL_NAME,
+    TOOLS,
+    server_command,
+    skill_bytes,
+)
 from ds_gate.cli import main
 
 SKILL_FILES = tuple(f"quests/001/{overlay}/skills/{SKILL_NAME}/SKILL.md" for overlay in OVERLAYS)
@@ -94,7 +101,7 @@ def test_json_lists_the_files_and_the_mcp_entries(make_quest, gate_json) -> None
     assert code == 0 and out["ok"] and out["schema_version"] == 1 and out["command"] == "install"
     assert out["quest_root"] == str(quest.root.resolve()) and out["skill"] == SKILL_NAME
     assert len(out["written"]) == 3 and out["unchanged"] == []
-    command = [sys.executable, "-m", "ds_gate", "mcp"]
+    command = server_command()
     codex, opencode = out["mcp_servers"]["codex"], out["mcp_servers"]["opencode"]
     assert codex["entry"]["command"] == command[0] and codex["entry"]["args"] == command[1:]
     assert opencode["entry"] == {"type": "local", "command": command, "enabled": True}
@@ -107,10 +114,27 @@ def test_json_lists_the_files_and_the_mcp_entries(make_quest, gate_json) -> None
     assert again["written"] == [] and len(again["unchanged"]) == 3
 
 
-def test_the_printed_command_runs_this_installation() -> None:
-    """``python -m ds_gate`` is the command the MCP entries give: it must start this ds-gate."""
-    done = subprocess.run([sys.executable, "-m", "ds_gate", "--version"], capture_output=True, text=True, check=False)
-    assert done.returncode == 0 and done.stdout.startswith("ds-gate ")
+def test_the_printed_command_runs_this_installation_never_the_quests_code(make_quest, tmp_path, monkeypatch) -> None:
+    """A runner starts the server in the quest's folder. ``python -m ds_gate`` would put that
+    folder first on sys.path and run a ``ds_gate/`` package the quest holds; the printed
+    command (this installation's ``ds-gate`` script, else this interpreter with ``-c``) cannot."""
+    quest = make_quest()
+    marker = tmp_path / "quest-code-ran"
+    (quest.root / "ds_gate").mkdir()
+    for name in ("ds_gate/__init__.py", "ds_gate/__main__.py", "ds_gate/cli.py", "json.py", "argparse.py"):
+        (quest.root / name).write_text(f"open({str(marker)!r}, 'w').write('x')\n")
+    script = server_command()
+    assert script[0] == str(Path(sys.executable).parent / "ds-gate") and script[1:] == ["mcp"]
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "elsewhere" / "python3"))  # no script beside it
+    fallback = server_command()
+    monkeypatch.undo()
+    assert fallback[1:] == ["-c", SAFE_MAIN, "mcp"]
+    for command in (script[:-1], [sys.executable, *fallback[1:-1]]):
+        done = subprocess.run([*command, "--version"], cwd=quest.root, capture_output=True, text=True, check=False)
+        assert done.returncode == 0 and done.stdout.startswith("ds-gate "), done.stderr
+        assert not marker.exists(), command
+    subprocess.run([sys.executable, "-m", "ds_gate", "--version"], cwd=quest.root, capture_output=True, check=False)
+    assert marker.exists()  # the control: -m runs the quest's package
 
 
 @pytest.mark.parametrize("link", [".codex", ".opencode/skills", f".kimi/skills/{SKILL_NAME}/SKILL.md"])

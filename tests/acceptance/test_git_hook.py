@@ -314,3 +314,31 @@ def test_a_hook_whose_python_is_gone_blocks_only_finalization(gated, monkeypatch
     write_manifest(paper)
     rejected = commit(paper, "paper: bundle", MANIFEST)
     assert rejected.returncode != 0 and f"may finalize the quest: {MANIFEST}" in rejected.stdout + rejected.stderr
+
+
+def test_the_hooks_never_import_python_the_quest_holds(gated, tmp_path) -> None:
+    """git runs a hook in the worktree. ``python -m ds_gate`` there would put the quest first on
+    sys.path: a ``ds_gate/`` package or a ``json.py`` the agent wrote would run in the hook, with
+    CI's secrets. The installed hooks drop that entry before ds-gate is imported."""
+    quest, idea, paper, run = gated
+    marker = tmp_path / "quest-code-ran"
+    code = f"open({str(marker)!r}, 'w').write('x')\n"
+    for workspace in (quest.root, paper):
+        (workspace / "ds_gate").mkdir()
+        for name in ("ds_gate/__init__.py", "ds_gate/__main__.py", "json.py", "argparse.py", "select.py"):
+            (workspace / name).write_text(code)
+    assert commit(paper, "checkpoint with python files").returncode == 0  # the fast path
+    quest.run(paper, "main-002")
+    assert commit(paper, "artifact: run").returncode == 0  # the full path: validation imports json
+    write_manifest(paper)
+    rejected = commit(paper, "paper: bundle")  # a finalization: the closure gate runs
+    assert rejected.returncode != 0 and "REJECTED" in rejected.stderr
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(paper, "remote", "add", "origin", str(remote))
+    git(paper, "commit", "-q", "--no-verify", "-m", "paper: bundle")
+    pushed = git(paper, "push", "-q", "origin", "paper/main-001", check=False)
+    assert pushed.returncode != 0  # the pre-push gate ran and refused the finalization push
+    assert not marker.exists()
+    subprocess.run([sys.executable, "-m", "ds_gate", "--version"], cwd=paper, capture_output=True, check=False)
+    assert marker.exists()  # the control: -m in the worktree runs the quest's package
