@@ -42,6 +42,9 @@ def _text(path: Path) -> str:
         return ""
 
 
+OUTDATED = '"$DS_GATE_PYTHON" -m ds_gate'  # how hooks before the fix ran ds-gate
+
+
 def _hooks(root: Path) -> list[Check]:
     from ds_gate.install import CHAIN_SUFFIX, MARKER, hook_python, hooks_dir
 
@@ -56,7 +59,11 @@ def _hooks(root: Path) -> list[Check]:
     framework = PRE_COMMIT_MARK in hook or PRE_COMMIT_MARK in chained
     if ours:
         python = hook_python(hook)
-        if python and os.access(python, os.X_OK):
+        if OUTDATED in hook or OUTDATED in _text(folder / "pre-push"):
+            checks.append(Check("hook", FAIL, f"the hooks in {folder} run `python -m ds_gate`, which puts the worktree "
+                                "first on sys.path: Python files the quest holds (a ds_gate/ folder, a json.py) "
+                                "would run in the hook", "reinstall: ds-gate install " + shlex.quote(str(root))))
+        elif python and os.access(python, os.X_OK):
             checks.append(Check("hook", OK, f"ds-gate's commit hook is installed in {folder}, run by {python}"))
         else:
             checks.append(Check("hook", FAIL, f"the hook in {folder} names {python}, which is gone (its virtual "

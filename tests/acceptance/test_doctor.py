@@ -63,6 +63,18 @@ def test_no_hook_and_a_hook_whose_python_is_gone_fail_with_the_fix(make_quest, g
                               else line for line in text.splitlines()) + "\n")
     code, checks = statuses(gate_json, str(quest.root))
     assert code == 1 and checks["hook"][0] == "fail" and "/nowhere/venv/bin/python3" in checks["hook"][1]
+    # a hook from before the sys.path fix (`python -m ds_gate` in the worktree): a fail, and reinstalling heals it
+    assert main(["install", str(quest.root), "-q"]) == 0
+    hook.write_text(hook.read_text().replace("""-c 'import sys; sys.argv[0] = "ds-gate"; sys.path[:] = [p for p in """
+                                             """sys.path if p]; import ds_gate.__main__'""", "-m ds_gate"))
+    assert '"$DS_GATE_PYTHON" -m ds_gate commit-check' in hook.read_text()
+    capsys.readouterr()
+    code, checks = statuses(gate_json, str(quest.root))
+    assert code == 1 and checks["hook"][0] == "fail" and "sys.path" in checks["hook"][1]
+    assert main(["install", str(quest.root), "-q"]) == 0
+    capsys.readouterr()
+    code, checks = statuses(gate_json, str(quest.root))
+    assert checks["hook"][0] == "ok"
 
 
 def test_the_framework_on_a_branch_made_before_its_config_and_both_setups_at_once(make_quest, gate_json, capsys) -> None:
