@@ -19,19 +19,17 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio  # the test extra installs the SDK: a missing one is an error here, never a silent skip
 import pytest
 import yaml
 from helpers import git
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 from test_read_only import snapshot
 
 from ds_gate.agent_skill import TOOLS
 from ds_gate.cli import main
 from ds_gate.example_quest import CheckpointRejected, ExampleQuest
-
-anyio = pytest.importorskip("anyio")
-mcp = pytest.importorskip("mcp")
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
-from mcp.client.stdio import stdio_client  # noqa: E402
 
 PASSED_ON = ("DEEPSCIENTIST_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "DS_GATE_CACHE_DIR", "XDG_CACHE_HOME")
 
