@@ -117,12 +117,9 @@ def template_status() -> tuple[bool, str, str | None]:
         return True, (f"new quests get no hook until `ds-gate install` is run on them ({KEY} is unset; the opt-in "
                       f"`{opt_in}` covers quests created later)"), None
     hook = Path(os.path.expanduser(configured)) / "hooks" / "pre-commit"
-    try:
-        from ds_gate.io import fs
+    from ds_gate.io.fs import text_or_none
 
-        text = fs.read_file(hook).decode("utf-8", "replace")
-    except OSError:
-        text = ""
+    text = text_or_none(hook) or ""
     if MARKER not in text:
         return True, (f"{how} is {configured}, which holds no ds-gate hook: new quests get no hook until "
                       f"`ds-gate install`"), f"{opt_in} (--force to replace {configured})"

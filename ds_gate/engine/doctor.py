@@ -34,12 +34,9 @@ class Check:
 
 
 def _text(path: Path) -> str:
-    from ds_gate.io import fs
+    from ds_gate.io.fs import text_or_none
 
-    try:
-        return fs.read_file(path).decode("utf-8", "replace")
-    except OSError:
-        return ""
+    return text_or_none(path) or ""
 
 
 OUTDATED = '"$DS_GATE_PYTHON" -m ds_gate'  # how hooks before the fix ran ds-gate

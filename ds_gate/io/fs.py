@@ -134,6 +134,16 @@ def read_file(path: Path | str, *, follow: bool = True, limit: int | None = None
     return read_with_stat(path, follow=follow, limit=limit)[0]
 
 
+def text_or_none(path: Path | str) -> str | None:
+    """A small file's text (bad bytes replaced), or None when it is missing, not a regular
+    file, over the limit or unreadable: for the files ds-gate only peeks at (git's config, a
+    hook script), where "cannot tell" reads as "not there"."""
+    try:
+        return read_file(path).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
 def read_with_stat(path: Path | str, *, follow: bool = True, limit: int | None = None) -> tuple[bytes, os.stat_result]:
     """The bytes of a regular file of at most ``limit`` bytes (default ``max_file_bytes()``).
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ds_gate.io.fs import text_or_none
 from ds_gate.io.git import GitError, git
 
 # git before 2.39.4 ignores GIT_NO_LAZY_FETCH: reading a partial clone there could reach
@@ -27,7 +28,7 @@ class CloneConfig:
 
     def __init__(self, root: Path) -> None:
         git_dir = root / ".git"
-        text = _small_file(git_dir / "config") if git_dir.is_dir() else None
+        text = text_or_none(git_dir / "config") if git_dir.is_dir() else None
         if text is not None:  # read from .git itself: no process on the closure's path
             self.shallow = (git_dir / "shallow").is_file()
             self.fetch_specs = re.findall(r"^\s*fetch\s*=\s*(\S+)", text, re.MULTILINE)
@@ -44,16 +45,6 @@ class CloneConfig:
         self.fetch_specs = [value for key, value, *_ in pairs if key.endswith(".fetch")]
         self.partial = any(key.endswith(".partialclone") or (key.endswith(".promisor") and value == "true")
                            for key, value, *_ in pairs)
-
-
-def _small_file(path: Path) -> str | None:
-    """A file's text, or None when it is missing, not a regular file or over the size limit."""
-    from ds_gate.io import fs
-
-    try:
-        return fs.read_file(path).decode("utf-8", "replace")
-    except OSError:
-        return None
 
 
 def clone_blindness(root: Path) -> str | None:
