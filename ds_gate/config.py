@@ -162,12 +162,14 @@ def configured_require(root: Path) -> bool:
     return read_defaults(root).values.get("require") is True
 
 
-def pyproject_findings(root: Path) -> list[Finding]:
-    """What is wrong with ``[tool.ds-gate]`` (and a key it and ``.ds-gate.yaml`` both set):
-    ``check`` and ``closure`` report it beside the waivers' own findings."""
-    if not os.path.lexists(root / PYPROJECT):
-        return []
-    return read_defaults(root).problems
+def configured(root: Path) -> Defaults | None:
+    """The quest's defaults, or None when it has neither file (the common case: two
+    ``lstat``s). The gate reads them once: their ``problems`` (what is wrong with
+    ``[tool.ds-gate]``, or a key both files set) are reported beside the waivers' own
+    findings, and ``refuse_unread`` judges them."""
+    if not os.path.lexists(root / FILE) and not os.path.lexists(root / PYPROJECT):
+        return None
+    return read_defaults(root)
 
 
 def decision_actions(root: Path) -> list[str]:
@@ -189,13 +191,10 @@ def decision_actions(root: Path) -> list[str]:
     return actions
 
 
-def refuse_unread(root: Path) -> None:
+def refuse_unread(root: Path, found: Defaults) -> None:
     """Closure, finalization commits and the pre-push gate stop (exit 2) on a configuration
     they cannot read, as on a ``quest.yaml`` they cannot read: what it fails to say may be
     ``require: true``, and a gate that passes then is worse than none."""
-    if not os.path.lexists(root / FILE) and not os.path.lexists(root / PYPROJECT):
-        return
-    found = read_defaults(root)
     problems = ([found.yaml_problem] if found.yaml_problem else []) + [f.message for f in found.problems]
     if problems:
         from ds_gate.errors import QuestError

@@ -46,11 +46,12 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ds_gate.commands.options import GateOptions
     from ds_gate.engine.gate import evaluate
+    from ds_gate.sources.location import locate
 
-    options = GateOptions.from_args(args)
+    location = locate(args.path)  # once: for the configuration, then for the gate
+    options = GateOptions.from_args(args, location)
     args.format = options.format  # the quest's configured format, unless --format was given
-    [path] = options.paths
-    report = evaluate(path, args.command, require=options.require, home=options.home, source=options.source,
+    report = evaluate(location, args.command, require=options.require, home=options.home, source=options.source,
                       refs=options.refs, cache=options.cache)
     emit(report, args)
     return verdict(report)

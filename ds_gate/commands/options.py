@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
     import pytest
 
+    from ds_gate.sources.location import Location
+
 
 @dataclass(frozen=True, slots=True)
 class GateOptions:
@@ -33,14 +35,14 @@ class GateOptions:
     cache: bool = True  # the record cache in the user's cache folder (--no-cache)
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace) -> GateOptions:
+    def from_args(cls, args: argparse.Namespace, location: Location | None = None) -> GateOptions:
         """A flag the caller gave wins; else the quest's configured default (``.ds-gate.yaml``,
         ``[tool.ds-gate]``); else ds-gate's. ``candidates`` has no ``--require``/``--home`` (it
         never fails), so they default here. Not a quest is a QuestError (exit 2), as the gate's."""
         from ds_gate.config import read_defaults
         from ds_gate.sources.location import locate
 
-        found = read_defaults(locate(args.path).root).values
+        found = read_defaults(locate(location or args.path).root).values
         return cls(
             paths=(args.path,),
             home=getattr(args, "home", None) or (None if _home_from_environment() else found.get("home")),
@@ -74,12 +76,13 @@ class GateOptions:
         )
 
 
-def configured_source(args: argparse.Namespace) -> tuple[str, tuple[str, ...] | None]:
+def configured_source(args: argparse.Namespace, location: Location | None = None
+                      ) -> tuple[str, tuple[str, ...] | None]:
     """(source, refs) for a command that reads artifacts but is no gate (``recent``)."""
     from ds_gate.config import read_defaults
     from ds_gate.sources.location import locate
 
-    found = read_defaults(locate(args.path).root).values
+    found = read_defaults(locate(location or args.path).root).values
     return _given(args.source, found.get("source", "auto")), _refs(args.refs, found)
 
 

@@ -30,9 +30,11 @@ def run(args: argparse.Namespace) -> int:
     from ds_gate.commands.options import configured_source
     from ds_gate.engine.recent import list_recent
     from ds_gate.model import RecentReport
+    from ds_gate.sources.location import locate
 
-    source, refs = configured_source(args)  # --from-git/--refs win over the quest's configured ones
-    results = list_recent(args.path, args.kind, args.limit, source=source, refs=refs)
+    location = locate(args.path)  # once: for the configuration, then for the records
+    source, refs = configured_source(args, location)  # --from-git/--refs win over the quest's configured ones
+    results = list_recent(location, args.kind, args.limit, source=source, refs=refs)
     request = {"kind": args.kind, "limit": args.limit, "source": str(source)}
     emit(RecentReport(command="recent", ok=True, findings=[], results=results, request=request), args)
     return EXIT_OK

@@ -23,12 +23,16 @@ from ds_gate.model.records import Quest
 from ds_gate.model.reports import SCOPES, GateReport, Scope
 from ds_gate.rules.coverage import coverage, pending_finding
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ds_gate.sources.location import Location
+
 COMMANDS = ("check", "closure", "candidates")
 OFF_NOTE = ("experience_distill is off for this quest, so the closure gate is not enforced "
             "(turn it on in quest.yaml startup_contract, or pass --require)")
 
 
-def load_quest(path: Path | str, *, cache: bool = True, **options: Any) -> Quest:
+def load_quest(path: Path | str | Location, *, cache: bool = True, **options: Any) -> Quest:
     """Read a quest with every record checked by the built-in rules and the plugins' (see
     ``engine.loader.load_quest`` for the options). ``cache``: keep and reuse what was read of
     each record file in the user's cache folder (never changes the result, only its speed)."""
@@ -38,7 +42,7 @@ def load_quest(path: Path | str, *, cache: bool = True, **options: Any) -> Quest
 
 
 def evaluate(
-    quest: Quest | Path | str,
+    quest: Quest | Path | str | Location,
     command: str | Scope = "check",
     *,
     require: bool = False,
@@ -84,10 +88,11 @@ def evaluate(
     encoding = review_encoding_for(quest.root)
     if scope.gates_pending and not require:
         _refuse_unseen_toggle(quest)
-    if scope.gates_pending:
-        from ds_gate.config import refuse_unread
+    from ds_gate.config import configured, refuse_unread
 
-        refuse_unread(quest.root)
+    defaults = configured(quest.root)
+    if scope.gates_pending and defaults is not None:
+        refuse_unread(quest.root, defaults)
     if scope.can_fail and quest.is_git:
         findings.extend(_partial_clone(quest, scope))
         if scope.gates_pending:
@@ -99,10 +104,9 @@ def evaluate(
                         for run in cov.pending)
         if not enforced:
             notes.append(OFF_NOTE)
-    from ds_gate.config import pyproject_findings
     from ds_gate.waivers import waive
 
-    findings = waive(findings, quest.root) + pyproject_findings(quest.root)
+    findings = waive(findings, quest.root) + (defaults.problems if defaults is not None else [])
     findings.sort(key=Finding.sort_key)
     known = set(findings)  # the quest's cards were read from their folder too
     staged = [f for f in staged_findings if f not in known]

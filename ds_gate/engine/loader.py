@@ -13,7 +13,7 @@ from pathlib import Path
 from ds_gate.engine.collector import Collector, RecordCheck, no_checks
 from ds_gate.engine.record_store import open_store
 from ds_gate.model.records import Quest, Run
-from ds_gate.sources.location import discover_workspaces, locate
+from ds_gate.sources.location import Location, discover_workspaces, locate
 from ds_gate.sources.paths import GATE_KINDS
 from ds_gate.sources.quest_yaml import (
     coerce_toggle,
@@ -26,7 +26,7 @@ from ds_gate.sources.select import readers
 
 
 def load_quest(
-    path: Path | str,
+    path: Path | str | Location,
     *,
     staged: bool = False,
     runs_only: bool = False,

@@ -20,8 +20,12 @@ from ds_gate.sources.folders import Reader
 from ds_gate.sources.paths import ARTIFACT_DIRS
 from ds_gate.sources.records import index_lines, read_records
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ds_gate.sources.location import Location
 
-def list_recent(quest: Path | str, kind: str | None = None, limit: int = 20, *, source: str = "auto",
+
+def list_recent(quest: Path | str | Location, kind: str | None = None, limit: int = 20, *, source: str = "auto",
                 refs: Sequence[str] | None = None) -> list[dict[str, Any]]:
     check_limit(limit)
     if kind is not None and kind not in ARTIFACT_DIRS:

@@ -101,7 +101,11 @@ def _folder_root(path: Path) -> Path | None:
     return None
 
 
-def locate(path: Path | str) -> Location:
+def locate(path: Path | str | Location) -> Location:
+    """The quest ``path`` lies in. A ``Location`` is its own answer, so a command that had to
+    locate the quest early (to read its configuration) hands it on instead of asking git again."""
+    if isinstance(path, Location):
+        return path
     start = Path(path).expanduser()
     if not start.exists():
         raise QuestError(f"{start}: no such file or directory")
