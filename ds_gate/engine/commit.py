@@ -56,17 +56,23 @@ def _plugin_patterns(names: list[str]) -> list[str]:
 REPORTS = "artifacts/reports/"
 
 
+def _may_be_review(raw: bytes | TooLarge | None) -> bool:
+    """Whether a staged report is judged: DeepScientist checkpoints many reports of its own,
+    and only one whose bytes could make it a review concerns the gate (one it cannot read is
+    judged, so that is reported)."""
+    return not isinstance(raw, bytes) or b"distill_review" in raw
+
+
 def _gated(cwd: Path | str, changes: dict[str, tuple[str | None, str]]) -> bool:
-    """Whether a commit staging ``changes`` stages anything the gate looks at. DeepScientist
-    checkpoints many reports of its own: one is looked at only when its bytes could make it a
-    review (one cat-file), so an ordinary report keeps the checkpoint on the fast path."""
+    """Whether a commit staging ``changes`` stages anything the gate looks at; a staged report
+    costs one cat-file (``_may_be_review``), so an ordinary report keeps the checkpoint on the
+    fast path."""
     names = list(changes)
     if any((is_artifact_record(n) and not n.startswith(REPORTS)) or is_card(n) for n in names) \
             or QUEST_YAML in names or MANIFEST in names or _plugin_patterns(names):
         return True
     reports = [changes[n][1] for n in names if n.startswith(REPORTS) and is_artifact_record(n)]
-    return bool(reports) and any(isinstance(raw, bytes) and b"distill_review" in raw
-                                 for raw in cat_file(cwd, reports, staged=True).values())
+    return bool(reports) and any(_may_be_review(raw) for raw in cat_file(cwd, reports, staged=True).values())
 
 
 def staged_nothing_gated(cwd: Path | str = ".") -> bool:
@@ -95,9 +101,7 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     found = cat_file(cwd, [*fixed, *(oid for oid in ids.values() if oid)], staged=True)
     blobs = {name: found.get(oid) if oid else None for name, oid in ids.items()}
     blobs.update((name, found.get(name)) for name in fixed)
-    # a report beside a gated file: judged only when it could be a review (as in _gated)
-    artifacts = [name for name in artifacts if not name.startswith(REPORTS)
-                 or not isinstance(raw := blobs[f":{name}"], bytes) or b"distill_review" in raw]
+    artifacts = [name for name in artifacts if not name.startswith(REPORTS) or _may_be_review(blobs[f":{name}"])]
     from ds_gate.rules.finalization import commit_reasons
 
     decisions = [name for name in artifacts if name.startswith("artifacts/decisions/")]
