@@ -9,7 +9,6 @@ the copy in the workspace the record says it was written in, then the earlier wo
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -28,6 +27,7 @@ from ds_gate.engine.slim import (
     unpack_index,
 )
 from ds_gate.io import fs
+from ds_gate.io.digest import blake2b
 from ds_gate.io.record_cache import RecordCache, stat_key
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Decision, Document, Run, Workspace
@@ -149,7 +149,7 @@ class Collector:
     def add(self, ws: Workspace, name: str, display: str, raw: bytes) -> Slim | None:
         """Read one copy of a record: parsed and checked once per content (a worktree's copy
         of its parent's record costs a hash, not a parse); the slim, when it may be shared."""
-        memo_key = (name, len(raw), hashlib.blake2b(raw, digest_size=16).digest()) if self.share else None
+        memo_key = (name, len(raw), blake2b(raw, digest_size=16).digest()) if self.share else None
         slim = self.memo.get(memo_key) if memo_key is not None else None
         if slim is None:
             try:

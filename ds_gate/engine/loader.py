@@ -11,14 +11,13 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from ds_gate.engine.collector import Collector, RecordCheck, no_checks
-from ds_gate.engine.record_store import open_store
+from ds_gate.engine.record_store import open_store, read_quest_yaml
 from ds_gate.model.records import Quest, Run
 from ds_gate.sources.location import Location, discover_workspaces, locate
 from ds_gate.sources.paths import GATE_KINDS
 from ds_gate.sources.quest_yaml import (
     coerce_toggle,
     quest_id_of,
-    read_quest_yaml,
     scalar_text,
     toggle_finding,
 )
@@ -53,7 +52,16 @@ def load_quest(
     records persist in the user's cache folder (``engine.record_store``).
     """
     loc = locate(path)
-    meta, findings = read_quest_yaml(loc.root)
+    kinds = ("run",) if runs_only else GATE_KINDS
+    key: bytes | None = b"" if checker is None else None  # no checks: no findings, copies may share
+    check: RecordCheck = no_checks
+    if keyed_checker is not None:
+        check, key = keyed_checker(loc.root)
+    elif checker is not None:
+        check = checker(loc.root)
+    store = open_store(loc.root, key, kinds) if cache and key is not None and check is not no_checks else None
+
+    meta, findings = read_quest_yaml(loc.root, store)
     findings = loc.findings + findings
     contract = meta.get("startup_contract")
     contract = contract if isinstance(contract, Mapping) else {}
@@ -63,15 +71,6 @@ def load_quest(
             findings.append(note)
     workspaces, ws_findings = discover_workspaces(loc)
     findings.extend(ws_findings)
-
-    kinds = ("run",) if runs_only else GATE_KINDS
-    key: bytes | None = b"" if checker is None else None  # no checks: no findings, copies may share
-    check: RecordCheck = no_checks
-    if keyed_checker is not None:
-        check, key = keyed_checker(loc.root)
-    elif checker is not None:
-        check = checker(loc.root)
-    store = open_store(loc.root, key, kinds) if cache and key is not None and check is not no_checks else None
     collector = Collector(loc.root, workspaces, kinds, check, share=key is not None, store=store)
     chosen, source_findings = readers(loc, workspaces, source, refs=refs, extra_tips=extra_tips, skip=collector.skip,
                                       staged=staged)

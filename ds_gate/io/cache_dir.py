@@ -6,10 +6,11 @@ cache only saves time: one that cannot be written is simply not used.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from pathlib import Path
+
+from ds_gate.io.digest import blake2b
 
 
 def user_cache_dir() -> Path:
@@ -22,7 +23,7 @@ def user_cache_dir() -> Path:
 
 def cache_name(prefix: str, key: Path | str, suffix: str = ".sqlite3") -> str:
     """A file name per cached thing (a home, a quest), from its resolved path."""
-    return f"{prefix}-{hashlib.sha256(os.fsencode(str(key))).hexdigest()[:16]}{suffix}"
+    return f"{prefix}-{blake2b(os.fsencode(str(key)), digest_size=8).hexdigest()}{suffix}"
 
 
 def trusted(folder: Path, name: str) -> bool:

@@ -104,10 +104,17 @@ def _env(keep_index: bool) -> dict[str, str]:
     return env
 
 
+def _enterable(cwd: Path | str) -> bool:
+    """A folder git can be pointed at with ``-C``; anything else goes through ``subprocess``,
+    which names the problem (missing, not a folder, not enterable) as it always has."""
+    return os.path.isdir(cwd) and os.access(cwd, os.X_OK)
+
+
 def _run(args: Sequence[str], cwd: Path | str, *, staged: bool = False, stdin: bytes | None = None) -> Done:
-    if cwd == "." and stdin is None and hasattr(os, "posix_spawn"):
+    if stdin is None and hasattr(os, "posix_spawn") and (cwd == "." or _enterable(cwd)):
+        # ``git -C`` rather than a chdir: posix_spawn cannot change folder before Python 3.13
         try:
-            return spawn(argv(args), _env(staged))
+            return spawn(argv(args if cwd == "." else ["-C", os.fspath(cwd), *args]), _env(staged))
         except FileNotFoundError as exc:
             raise GitError(f"git could not be started ({executable()}: {exc.strerror})") from exc
     import subprocess

@@ -21,7 +21,6 @@ verdict:
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import stat
@@ -30,6 +29,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from ds_gate.io.digest import blake2b
 
 MAGIC = b"ds-gate records 1\n"
 GRANULARITY = 2_000_000_000  # ns: FAT's 2 s, and more than a coarse kernel clock's lag
@@ -49,7 +50,7 @@ class RecordCache:
 
     def __init__(self, file: Path | None, version: bytes, valid: Callable[[object], bool]) -> None:
         self.file = file
-        self.version = hashlib.blake2b(version, digest_size=32).digest()
+        self.version = blake2b(version, digest_size=32).digest()
         self.valid = valid
         self.started = time.time_ns()
         self.old: dict[str, tuple[StatKey, Any]] = self._load() if file is not None else {}
@@ -65,12 +66,12 @@ class RecordCache:
             return None
         return stat_key(st) if stat.S_ISREG(st.st_mode) else None
 
-    def get(self, path: str, key: StatKey) -> Any:
+    def get(self, path: str, key: StatKey, valid: Callable[[object], bool] | None = None) -> Any:
         entry = self.old.get(path)
         if type(entry) is not tuple or len(entry) != 2 or entry[0] != key:  # checked here, for the entries used
             return None
         slim = entry[1]
-        if not self.valid(slim):
+        if not (valid or self.valid)(slim):
             return None
         self.new[path] = entry
         return slim
@@ -103,7 +104,7 @@ class RecordCache:
         if blob[:head] != MAGIC or blob[head:head + 32] != self.version:
             return {}
         digest, payload = blob[head + 32:head + 64], memoryview(blob)[head + 64:]  # a view: no second copy
-        if hashlib.blake2b(payload, digest_size=32).digest() != digest:
+        if blake2b(payload, digest_size=32).digest() != digest:
             return {}  # truncated or corrupt
         try:
             entries = marshal.loads(payload)
@@ -124,8 +125,6 @@ class RecordCache:
         self.old = {}  # no longer needed: its memory is free before the payload is written
         if len(payload) > MAX_BYTES:
             return
-        import tempfile
-
         from ds_gate.io.cache_dir import trusted
 
         folder = self.file.parent
@@ -133,12 +132,15 @@ class RecordCache:
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)
             if not trusted(folder, self.file.name):
                 return
-            fd, tmp = tempfile.mkstemp(prefix=f".{self.file.name}.", dir=folder)
+            # tempfile.mkstemp's guarantees (a new file, this user's only) without importing
+            # tempfile and random (~3 ms of a first run)
+            tmp = str(folder / f".{self.file.name}.{os.getpid()}.{os.urandom(6).hex()}")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
         except OSError:
             return
         try:
             with os.fdopen(fd, "wb") as handle:  # in pieces: the payload is never copied
-                for part in (MAGIC, self.version, hashlib.blake2b(payload, digest_size=32).digest(), payload):
+                for part in (MAGIC, self.version, blake2b(payload, digest_size=32).digest(), payload):
                     handle.write(part)
             os.replace(tmp, self.file)
         except OSError:
