@@ -20,7 +20,7 @@ from ds_gate.commands.flags import (
 TYPE_CHECKING = False  # typing costs ~3 ms on the commit hook's path
 if TYPE_CHECKING:
     import argparse
-    from typing import TextIO
+    from typing import BinaryIO, TextIO
 
     from ds_gate.model import Report
 
@@ -69,7 +69,7 @@ def write_file(path: str, text: str, encoding: str | None = None) -> None:
 
     try:
         with open(path, "wb") as out:
-            out.write(text.encode(encoding or "utf-8", "backslashreplace"))
+            _write_encoded(out, text, encoding or "utf-8")
     except OSError as exc:
         raise QuestError(f"cannot write the report to {path}: {exc.strerror or exc}") from exc
 
@@ -85,8 +85,20 @@ def write(stream: TextIO, text: str, encoding: str | None = None) -> None:
         stream.flush()
         return
     stream.flush()
-    buffer.write(text.encode(encoding or stream.encoding or "utf-8", "backslashreplace"))
+    _write_encoded(buffer, text, encoding or stream.encoding or "utf-8")
     buffer.flush()
+
+
+def _write_encoded(out: BinaryIO, text: str, encoding: str) -> None:
+    """A megabyte of characters at a time: the report encoded whole was a second copy of it
+    (24 MB at 100,000 runs) at the command's peak memory."""
+    import codecs
+
+    encoder = codecs.getincrementalencoder(encoding)("backslashreplace")  # one BOM at most, as whole
+    step = 1 << 20
+    for start in range(0, len(text), step):
+        out.write(encoder.encode(text[start:start + step]))
+    out.write(encoder.encode("", final=True))
 
 
 def verdict(report: Report) -> int:

@@ -15,6 +15,7 @@ not promised by a plugin's, so the loader uses slims only when no plugin is inst
 from __future__ import annotations
 
 from collections.abc import Callable
+from sys import intern
 from typing import Any
 
 from ds_gate.io.jsondoc import place
@@ -98,14 +99,19 @@ def make_slim(name: str, raw: bytes, display: str, kinds: tuple[str, ...], check
     if found is None:
         raise NotShareable(display)
     updated, created = text_of(data.get("updated_at")), text_of(data.get("created_at"))
-    if kind == "run":
-        return (RUN, artifact_id, mismatch, home_rel, text_of(data.get("run_id")), text_of(data.get("run_kind")),
-                text_of(data.get("status")), updated, created, found)
+    if kind == "run":  # interned: the index names the same id, and a quest has few kinds, statuses, workspaces
+        return (RUN, intern(artifact_id), mismatch, _interned(home_rel), text_of(data.get("run_id")),
+                _interned(text_of(data.get("run_kind"))), _interned(text_of(data.get("status"))), updated, created, found)
     review = review_fields(data, kind)  # a decision, or a review recorded as a report
     return (DECISION, artifact_id, mismatch, home_rel,
             text_of(data.get("action")) if kind == "decision" else REVIEW_ACTION, updated, created, review.is_review,
             found, review.reviewed_run_ids, raw if review.is_review else None, review.cards_written,
             tuple(sorted(review.neighbor_cards)), review_encoding(data, kind) or DECISION_ENCODING)
+
+
+def _interned(text: str | None) -> str | None:
+    """One object per distinct value: 100,000 runs hold a handful of kinds and statuses."""
+    return None if text is None else intern(text)
 
 
 def _one(finding: Finding, display: str) -> tuple[Any, ...]:

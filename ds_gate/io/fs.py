@@ -200,3 +200,12 @@ def stream_lines(path: Path | str, *, follow: bool = True, limit: int | None = N
                 size += len(line)
                 done += len(line)
             yield TooLarge(size, limit, str(path))
+
+
+def open_folder(path: str) -> int | None:
+    """A folder open for ``os.stat(name, dir_fd=…)``: a repeated run stats each record of an
+    artifacts folder relative to it (None: stat by path)."""
+    try:
+        return os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None

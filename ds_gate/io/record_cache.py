@@ -27,12 +27,14 @@ import stat
 import sys
 import time
 from collections.abc import Callable
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from ds_gate.io.digest import blake2b
 
-MAGIC = b"ds-gate records 1\n"
+MAGIC = b"ds-gate records 2\n"  # 2: written in chunks, the digest at the end
+CHUNK = 4096  # entries per marshalled chunk
 GRANULARITY = 2_000_000_000  # ns: FAT's 2 s, and more than a coarse kernel clock's lag
 MAX_ENTRIES = 1_000_000  # a bigger quest is read, not cached: the cache stays bounded
 MAX_BYTES = 256 << 20
@@ -58,10 +60,12 @@ class RecordCache:
         self.changed = False
 
     @staticmethod
-    def stat_key(path: str) -> StatKey | None:
-        """The key of a regular file (links followed, as the reader follows them), else None."""
+    def stat_key(path: str, dir_fd: int | None = None) -> StatKey | None:
+        """The key of a regular file (links followed, as the reader follows them), else None.
+        ``dir_fd``: ``path`` is relative to that open folder, which spares the kernel walking
+        the whole path again for each of a folder's files (~1.8x faster a stat)."""
         try:
-            st = os.stat(path)
+            st = os.stat(path, dir_fd=dir_fd)
         except (OSError, ValueError):
             return None
         return stat_key(st) if stat.S_ISREG(st.st_mode) else None
@@ -85,46 +89,51 @@ class RecordCache:
             self.changed = True
 
     def _load(self) -> dict[str, tuple[StatKey, Any]]:
+        """The entries, read a chunk at a time (never the whole file at once), used only if the
+        digest at the end matches every chunk read."""
         assert self.file is not None
         try:
             fd = os.open(self.file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
         except OSError:
             return {}
+        entries: dict[str, tuple[StatKey, Any]] = {}
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES + 128:
                 return {}
             with os.fdopen(fd, "rb", closefd=False) as handle:
-                blob = handle.read(MAX_BYTES + 128)
-        except OSError:
+                if handle.read(len(MAGIC) + 32) != MAGIC + self.version:
+                    return {}
+                digest = blake2b(digest_size=32)
+                while True:
+                    size = int.from_bytes(handle.read(8), "little")
+                    if size == 0:
+                        break
+                    if size > MAX_BYTES:
+                        return {}
+                    chunk = handle.read(size)
+                    digest.update(chunk)
+                    part = marshal.loads(chunk)
+                    if type(part) is not dict:
+                        return {}
+                    entries.update(part)
+                if handle.read(33) != digest.digest():  # the end: the digest, and nothing after it
+                    return {}  # truncated or corrupt
+        except (OSError, ValueError, EOFError, TypeError):
             return {}
         finally:
             os.close(fd)
-        head = len(MAGIC)
-        if blob[:head] != MAGIC or blob[head:head + 32] != self.version:
-            return {}
-        digest, payload = blob[head + 32:head + 64], memoryview(blob)[head + 64:]  # a view: no second copy
-        if blake2b(payload, digest_size=32).digest() != digest:
-            return {}  # truncated or corrupt
-        try:
-            entries = marshal.loads(payload)
-        except (ValueError, EOFError, TypeError):
-            return {}
-        return entries if isinstance(entries, dict) else {}
+        return entries
 
     def save(self) -> None:
-        """Write what this run saw, when it differs from what was read; never raises."""
+        """Write what this run saw, when it differs from what was read; never raises. In
+        chunks of ``CHUNK`` entries: marshalling all at once held a second copy of the whole
+        cache (57 MB at 100,000 runs) at the run's peak."""
         if self.file is None or not (self.changed or self.new.keys() != self.old.keys()):
             return
         if len(self.new) > MAX_ENTRIES:
             return
-        try:
-            payload = marshal.dumps(self.new)
-        except ValueError:
-            return
-        self.old = {}  # no longer needed: its memory is free before the payload is written
-        if len(payload) > MAX_BYTES:
-            return
+        self.old = {}  # no longer needed: its memory is free before anything is written
         from ds_gate.io.cache_dir import trusted
 
         folder = self.file.parent
@@ -139,15 +148,29 @@ class RecordCache:
         except OSError:
             return
         try:
-            with os.fdopen(fd, "wb") as handle:  # in pieces: the payload is never copied
-                for part in (MAGIC, self.version, blake2b(payload, digest_size=32).digest(), payload):
-                    handle.write(part)
+            with os.fdopen(fd, "wb") as handle:
+                self._write(handle)
             os.replace(tmp, self.file)
-        except OSError:
+        except (OSError, ValueError):  # ValueError: a value marshal cannot hold, or too large
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
+
+    def _write(self, handle: Any) -> None:
+        handle.write(MAGIC + self.version)
+        digest, written = blake2b(digest_size=32), 0
+        entries = iter(self.new.items())
+        while part := dict(islice(entries, CHUNK)):
+            chunk = marshal.dumps(part)
+            written += len(chunk)
+            if written > MAX_BYTES:
+                raise ValueError("the cache would exceed its size bound")
+            digest.update(chunk)
+            handle.write(len(chunk).to_bytes(8, "little"))
+            handle.write(chunk)
+        handle.write(bytes(8))
+        handle.write(digest.digest())
 
 
 def version_of(*parts: bytes) -> bytes:

@@ -119,10 +119,11 @@ class FolderReader:
 
     def read_many(self, names: list[str]) -> Iterator[tuple[str, bytes | OSError]]:
         base = f"{self._dir}{os.sep}"  # plain strings: a Path per file costs more than the read
+        limit = fs.max_file_bytes()
         for name in names:
             data: bytes | OSError
             try:
-                data = fs.read_file(base + name)  # a link inside the quest is followed, as listed
+                data = fs.read_file(base + name, limit=limit)  # a link inside the quest is followed, as listed
             except FileNotFoundError:
                 continue  # gone since it was listed: DeepScientist renamed or deleted it mid-read; not an error
             except OSError as exc:

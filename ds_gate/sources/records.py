@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
+from sys import intern
 from typing import Any
 
 from ds_gate.io.fs import TooLarge
@@ -165,4 +166,5 @@ def read_index(reader: Reader, kinds: Collection[str] | None) -> Iterator[IndexE
         if kinds is not None and kind not in kinds:
             continue
         path = entry.get("path")
-        yield IndexEntry(artifact_id, kind, path if isinstance(path, str) else None, number)
+        # interned: each id is also its record's, and the kinds are a handful (memory at 100,000 runs)
+        yield IndexEntry(intern(artifact_id), intern(kind), path if isinstance(path, str) else None, number)
