@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ds_gate.engine.copies import NO_FINDINGS, Copies
+from ds_gate.engine.record_store import cached_index
 from ds_gate.engine.slim import (
     BAD,
     REFUSED,
@@ -22,9 +23,7 @@ from ds_gate.engine.slim import (
     NotShareable,
     Slim,
     make_slim,
-    pack_index,
     unfields,
-    unpack_index,
 )
 from ds_gate.io import fs
 from ds_gate.io.digest import content_key
@@ -34,7 +33,7 @@ from ds_gate.model.records import Decision, Document, Run, Workspace
 from ds_gate.rules.reading import INDEX_MISSING_RECORD, unreadable
 from ds_gate.sources.folders import FolderReader, Reader
 from ds_gate.sources.location import is_inside
-from ds_gate.sources.paths import ARTIFACT_DIRS, GATE_KINDS, INDEX_NAME
+from ds_gate.sources.paths import ARTIFACT_DIRS, GATE_KINDS
 from ds_gate.sources.records import IndexEntry, folders_for, read_index
 
 MISSING_SHOWN = 100  # index.missing-record warnings listed per index file before a summary
@@ -72,6 +71,7 @@ class Collector:
         self.findings: list[Finding] = []
         self.refused: set[str] = set()
         self.index_entries: list[tuple[Workspace, IndexEntry]] = []
+        self.indexed_run_ids: set[str] = set()
         self.limit = fs.max_file_bytes()  # once: the environment asked per file cost ~1 ms per 2,000
 
     def read(self, reader: Reader) -> None:
@@ -82,35 +82,18 @@ class Collector:
             self._read_cached(reader, names)  # type: ignore[arg-type]  # a FolderReader, just asked
         else:
             self._read_all(reader, names)
-        items = self._index_cached(reader) if cached else None  # type: ignore[arg-type]
+        items = cached_index(self.store, reader, self.index_kinds) if cached else None  # type: ignore[arg-type]
         for item in read_index(reader, self.index_kinds) if items is None else items:
             if isinstance(item, Finding):
                 self.findings.append(item)
             else:
-                self.index_entries.append((ws, item))
+                if item.kind == "run":
+                    self.indexed_run_ids.add(item.artifact_id)
+                # kept for resolve_index only when no record file answered it yet (the usual
+                # line names a record just read): 150,000 kept lines were ~40 MB at 100,000 runs
+                if item.artifact_id not in (self.runs if item.kind == "run" else self.decisions).best:
+                    self.index_entries.append((ws, item))
         self.findings.extend(reader.findings)
-
-    def _index_cached(self, reader: FolderReader) -> list[IndexEntry | Finding] | None:
-        """The index's lines from the cache, or read now and cached; None: read it as usual
-        (no index, or one whose folder or link is reported: that report comes from the read)."""
-        store = self.store
-        assert store is not None
-        before = len(reader.findings)
-        path = reader.index_path()
-        if path is None or len(reader.findings) != before:
-            del reader.findings[before:]
-            return None
-        display = reader.workspace.display(f"artifacts/{INDEX_NAME}")
-        key = store.stat_key(str(path))
-        held = store.get(str(path), key) if key is not None else None
-        if held is not None:
-            return unpack_index(held, display)
-        items = list(read_index(reader, self.index_kinds))
-        if key is not None and len(reader.findings) == before:
-            packed = pack_index(items, display)
-            if packed is not None:
-                store.put(str(path), key, packed)
-        return items
 
     def _read_all(self, reader: Reader, names: list[str]) -> None:
         ws = reader.workspace
@@ -136,11 +119,13 @@ class Collector:
                 os.close(folder)
 
     def _read_each(self, ws: Workspace, store: RecordCache, base: str, folder: int | None, names: list[str]) -> None:
+        prefix = ws.display("artifacts/")  # + name: ws.display(f"artifacts/{name}"), one call per folder
+        known, stat_of, get = bool(store.old), store.stat_key, store.get
         for name in names:
             path = base + name  # a link inside the quest is followed, as listed (FolderReader.read_many)
-            display = ws.display(f"artifacts/{name}")
-            key = (store.stat_key(path) if folder is None else store.stat_key(name, folder)) if store.old else None
-            slim = store.get(path, key) if key is not None else None
+            display = prefix + name
+            key = (stat_of(path) if folder is None else stat_of(name, folder)) if known else None
+            slim = get(path, key) if key is not None else None
             if slim is not None and slim[0] != "index":
                 self.place(ws, name, display, slim)
                 continue
@@ -203,6 +188,8 @@ class Collector:
         home = home_rel == ws.rel
         order = self.order.get(ws.rel, len(self.order))
         if tag == RUN:
+            if not extra and self.runs.loses(artifact_id, slim[7], slim[8], home, order) and not slim[9]:
+                return  # a worktree's copy of a run another copy already wins: nothing to build
             run = Run(artifact_id, slim[4], slim[5], slim[6], ws.rel, display, slim[7], slim[8])
             checked = [unfields(f, display) for f in slim[9]] + list(extra) if slim[9] or extra else NO_FINDINGS
             self.runs.offer(artifact_id, run, home, order, checked)

@@ -26,6 +26,16 @@ class Copies:
     def _rank(item: Run | Decision, home: bool, order: int) -> tuple[float, float, bool, int]:
         return (timestamp(item.updated_at), timestamp(item.created_at), home, -order)
 
+    def loses(self, artifact_id: str, updated_at: str | None, created_at: str | None, home: bool, order: int) -> bool:
+        """Whether a copy with these dates would lose to the one held, told without building it:
+        the common worktree copy (same dates) decided as ``offer`` decides it."""
+        current = self.best.get(artifact_id)
+        if current is None:
+            return False
+        held = current[0]
+        return held.updated_at == updated_at and held.created_at == created_at \
+            and not (home, -order) > (current[1], -current[2])
+
     def offer(self, artifact_id: str, item: Run | Decision, home: bool, order: int, findings: Sequence[Finding]) -> None:
         current = self.best.get(artifact_id)
         if current is None:

@@ -102,7 +102,7 @@ def load_quest(
         decisions=decisions,
         findings=findings,
         is_git=loc.is_git,
-        indexed_run_ids=frozenset(entry.artifact_id for _, entry in collector.index_entries if entry.kind == "run"),
+        indexed_run_ids=frozenset(collector.indexed_run_ids),
         notes=notes,
         root_branch=loc.root_branch,
     )

@@ -19,6 +19,11 @@ from ds_gate.io.digest import blake2b
 from ds_gate.io.record_cache import RecordCache, StatKey, version_of
 from ds_gate.model.findings import Finding
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ds_gate.sources.folders import FolderReader
+    from ds_gate.sources.records import IndexEntry
+
 RECORD_SCHEMAS = ("decision", "distill_review", "distill_review_report", "run")
 # modules whose code decides a slim; their size and mtime join the version
 SLIM_CODE = ("ds_gate.engine.slim", "ds_gate.engine.collector", "ds_gate.rules.records", "ds_gate.rules.vocabulary",
@@ -108,3 +113,28 @@ def read_quest_yaml(root: Path, store: RecordCache | None) -> tuple[dict[str, An
             return meta, findings
         store.put(str(path), key, (QUEST_YAML_TAG, *parser, meta))
     return meta, findings
+
+
+def cached_index(store: RecordCache, reader: FolderReader, kinds: tuple[str, ...]) -> list[IndexEntry | Finding] | None:
+    """A folder's index lines from the cache, or read now and cached; None: read it as usual
+    (no index, or one whose folder or link is reported: that report comes from the read)."""
+    from ds_gate.engine.slim import pack_index, unpack_index
+    from ds_gate.sources.paths import INDEX_NAME
+    from ds_gate.sources.records import read_index
+
+    before = len(reader.findings)
+    path = reader.index_path()
+    if path is None or len(reader.findings) != before:
+        del reader.findings[before:]
+        return None
+    display = reader.workspace.display(f"artifacts/{INDEX_NAME}")
+    key = store.stat_key(str(path))
+    held = store.get(str(path), key) if key is not None else None
+    if held is not None:
+        return unpack_index(held, display)
+    items = list(read_index(reader, kinds))
+    if key is not None and len(reader.findings) == before:
+        packed = pack_index(items, display)
+        if packed is not None:
+            store.put(str(path), key, packed)
+    return items
