@@ -33,17 +33,22 @@ from typing import Any
 
 from ds_gate.io.digest import blake2b
 
-MAGIC = b"ds-gate records 2\n"  # 2: written in chunks, the digest at the end
+MAGIC = b"ds-gate records 3\n"  # 2: written in chunks, the digest at the end; 3: one int per stat
 CHUNK = 4096  # entries per marshalled chunk
 GRANULARITY = 2_000_000_000  # ns: FAT's 2 s, and more than a coarse kernel clock's lag
 MAX_ENTRIES = 1_000_000  # a bigger quest is read, not cached: the cache stays bounded
 MAX_BYTES = 256 << 20
 
-StatKey = tuple[int, int, int, int, int]  # size, mtime_ns, ctime_ns, inode, device
+StatKey = int  # size, mtime_ns, ctime_ns, inode and device, 64 bits each, as one number
+_BITS = (1 << 64) - 1
 
 
 def stat_key(st: os.stat_result) -> StatKey:
-    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+    """The five fields as one int (no field can spill into another, so two stats give the same
+    key only when all five match): a tuple of five ints was ~170 bytes more per entry, 17 MB
+    of a repeated run's memory at 100,000 runs."""
+    return (st.st_size & _BITS | (st.st_mtime_ns & _BITS) << 64 | (st.st_ctime_ns & _BITS) << 128
+            | (st.st_ino & _BITS) << 192 | st.st_dev << 256)
 
 
 class RecordCache:
@@ -84,7 +89,7 @@ class RecordCache:
         """Keep ``slim`` for ``path`` read with stat ``key`` (taken before the read), unless the
         file is too young to be told apart from an edit in the same tick."""
         settled = self.started - GRANULARITY
-        if key[1] < settled and key[2] < settled:
+        if (key >> 64) & _BITS < settled and (key >> 128) & _BITS < settled:  # a time before 1970 never settles
             self.new[path] = (key, slim)
             self.changed = True
 
