@@ -89,5 +89,7 @@ def ds_gate_check_quest(quest: Quest, context: CheckContext) -> list[Finding]:  
 
 @hookspec
 def ds_gate_reporters() -> dict[str, Any]:  # type: ignore[empty-body]
-    """Output formats by name: a reporter class (instances have ``render(report) -> str``)
-    or a ``"module:Class"`` string, imported when that format is asked for."""
+    """Output formats by name: a reporter class (instances have ``render(report) -> str``, and
+    may have ``render_parts(report)``, an iterable of strings that join to ``render``'s text,
+    which the command line then writes a part at a time) or a ``"module:Class"`` string,
+    imported when that format is asked for."""

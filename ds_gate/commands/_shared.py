@@ -20,6 +20,7 @@ from ds_gate.commands.flags import (
 TYPE_CHECKING = False  # typing costs ~3 ms on the commit hook's path
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Iterable
     from typing import BinaryIO, TextIO
 
     from ds_gate.model import Report
@@ -48,7 +49,9 @@ def emit(report: Report, args: argparse.Namespace | str) -> None:
 
         reporter.view = view_for(None if output else sys.stdout, getattr(args, "color", "auto") or "auto",
                                  bool(getattr(args, "quiet", False)))
-    text = reporter.render(report)
+    # a reporter that renders in parts (JSON) is written a part at a time: never whole in memory
+    parts = reporter.render_parts(report) if hasattr(reporter, "render_parts") else None
+    text: str | Iterable[str] = reporter.render(report) if parts is None else parts
     if output:
         write_file(output, text, getattr(reporter, "encoding", None))
         return
@@ -62,7 +65,7 @@ def emit(report: Report, args: argparse.Namespace | str) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit flush cannot fail again
 
 
-def write_file(path: str, text: str, encoding: str | None = None) -> None:
+def write_file(path: str, text: str | Iterable[str], encoding: str | None = None) -> None:
     """``--output FILE``: the report, whole, in the format's encoding (else UTF-8). A file
     that cannot be written is a usage error (exit 2), not a gate verdict."""
     from ds_gate.errors import QuestError
@@ -74,14 +77,14 @@ def write_file(path: str, text: str, encoding: str | None = None) -> None:
         raise QuestError(f"cannot write the report to {path}: {exc.strerror or exc}") from exc
 
 
-def write(stream: TextIO, text: str, encoding: str | None = None) -> None:
+def write(stream: TextIO, text: str | Iterable[str], encoding: str | None = None) -> None:
     """Write ``text`` so that no character can make writing fail, in any locale: in the
     format's own encoding when it has one (JSON: UTF-8, so it stays valid JSON in ``LC_ALL=C``
     or a Latin-1 terminal), else the stream's, with what that cannot hold written as ``\\u20ac``.
     The reporters have already escaped what came from the quest; this is the last line."""
     buffer = getattr(stream, "buffer", None)
     if buffer is None:  # a StringIO put in place by a caller: it holds str, nothing to encode
-        stream.write(text)
+        stream.write(text if isinstance(text, str) else "".join(text))
         stream.flush()
         return
     stream.flush()
@@ -89,15 +92,16 @@ def write(stream: TextIO, text: str, encoding: str | None = None) -> None:
     buffer.flush()
 
 
-def _write_encoded(out: BinaryIO, text: str, encoding: str) -> None:
-    """A megabyte of characters at a time: the report encoded whole was a second copy of it
-    (24 MB at 100,000 runs) at the command's peak memory."""
+def _write_encoded(out: BinaryIO, text: str | Iterable[str], encoding: str) -> None:
+    """A part, or a megabyte of characters, at a time: the report encoded whole was a second
+    copy of it (24 MB at 100,000 runs) at the command's peak memory."""
     import codecs
 
     encoder = codecs.getincrementalencoder(encoding)("backslashreplace")  # one BOM at most, as whole
     step = 1 << 20
-    for start in range(0, len(text), step):
-        out.write(encoder.encode(text[start:start + step]))
+    for part in (text,) if isinstance(text, str) else text:
+        for start in range(0, len(part), step):
+            out.write(encoder.encode(part[start:start + step]))
     out.write(encoder.encode("", final=True))
 
 
