@@ -1,6 +1,7 @@
 """Issue 17's goals, each against its baseline, measured in one run, interleaved, medians.
 
-    python bench/goals.py [--runs 7] [--sizes 2000 20000] [--keep DIR]   # also called by run.py
+    python bench/goals.py [--runs 7] [--sizes 2000 20000] [--keep DIR] [--only closure|hook|xdist]
+    # (also called by run.py)
 
 - closure, 2,000 runs in 20 worktrees (odd worktrees branch from the previous one, so they
   hold copies of its records, as DeepScientist's quests do): in process against PR #60's
@@ -137,6 +138,8 @@ def bench_hook(base: Path, runs: int, size: int = 2000) -> None:
 
 def bench_xdist(base: Path, runs: int, size: int = 2000) -> None:
     quest = base / f"q{size}" / "quests" / "001"
+    if not quest.exists():
+        make_quest(quest, size, 20, 40, inherit=True)
     empty = base / "empty"
     empty.mkdir(exist_ok=True)
     env = {**os.environ, "DS_GATE_CACHE_DIR": str(base / "cache")}
@@ -152,6 +155,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 20000])
     parser.add_argument("--keep", metavar="DIR")
+    parser.add_argument("--only", choices=["closure", "hook", "xdist"], help="measure one goal's group only")
     args = parser.parse_args()
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ds-gate-goals-"))
     base.mkdir(parents=True, exist_ok=True)
@@ -160,9 +164,12 @@ def main() -> int:
     as_installed()
     print(f"load: {os.getloadavg()}", flush=True)
     try:
-        bench_closure(base, args.runs, args.sizes)
-        bench_hook(base, args.runs, args.sizes[0])
-        bench_xdist(base, max(3, args.runs // 2), args.sizes[0])
+        if args.only in (None, "closure"):
+            bench_closure(base, args.runs, args.sizes)
+        if args.only in (None, "hook"):
+            bench_hook(base, args.runs, args.sizes[0])
+        if args.only in (None, "xdist"):
+            bench_xdist(base, max(3, args.runs // 2), args.sizes[0])
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)

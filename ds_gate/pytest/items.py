@@ -1,9 +1,11 @@
 """The pytest side of the gate, loaded only under ``--ds-gate``: one item per check.
 
 The quests are read once, by the process that runs ``pytest_configure`` first: the only
-process in a serial run, the controller under pytest-xdist. The results go to a JSON file
-whose path reaches every worker through ``workerinput``, so workers build the same items
-from the same data without reading the quests again (pytest-mypy's pattern).
+process in a serial run, the controller under pytest-xdist. When xdist starts workers (a
+session that also collects a lab's own tests: one of the gate's checks only is taken back
+by ``distribute``), the results go to a JSON file whose path reaches every worker through
+``workerinput``, so workers build the same items from the same data without reading the
+quests again (pytest-mypy's pattern).
 
 Items per quest (``quest-<id>``):
 - ``coverage::<run artifact id>`` per completed run: fails while the run is pending and
@@ -28,6 +30,7 @@ import pytest
 
 from ds_gate.commands.options import GateOptions
 from ds_gate.model import Finding, GateReport, LineageReport
+from ds_gate.pytest.distribute import distributed
 from ds_gate.pytest.guard import is_home, quest_folders
 
 RESULTS_KEY = "ds_gate_results"
@@ -172,9 +175,10 @@ class QuestCollector(pytest.Collector):
 class GateSession:
     """Registered on pytest's plugin manager when ``--ds-gate`` is given."""
 
-    def __init__(self, config: pytest.Config, options: GateOptions) -> None:
+    def __init__(self, config: pytest.Config, options: GateOptions, note: str | None = None) -> None:
         self.config = config
         self.options = options
+        self.note = note  # why -n was not used (distribute.take_back), for the header
         self.reports: list[GateReport] | None = None
         self.results_file: str | None = None
         workerinput = getattr(config, "workerinput", None)
@@ -183,7 +187,7 @@ class GateSession:
                 self.groups: list[dict[str, Any]] = json.load(f)
         else:
             self.groups, self.reports = compute(options)
-            if config.pluginmanager.hasplugin("xdist"):
+            if distributed(config):  # workers will start: they read the results, not the quests
                 fd, self.results_file = tempfile.mkstemp(prefix="ds-gate-", suffix=".json")
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
                     json.dump(self.groups, f)
@@ -192,6 +196,9 @@ class GateSession:
     def pytest_configure_node(self, node: Any) -> None:  # pytest-xdist, on the controller
         if self.results_file is not None:
             node.workerinput[RESULTS_KEY] = self.results_file
+
+    def pytest_report_header(self) -> list[str]:
+        return [self.note] if self.note else []
 
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
         for group in self.groups:

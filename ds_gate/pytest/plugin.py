@@ -9,7 +9,8 @@ only when asked for.
 
 Under ``--ds-gate`` it first refuses (exit 2) a session that would import the quest's
 ``conftest.py`` or test files (``ds_gate.pytest.guard``): before pytest loads the first
-conftest, and again once the collection args are final.
+conftest, and again once the collection args are final. Then, under pytest-xdist's ``-n``,
+a session of the gate's checks only runs in this process (``ds_gate.pytest.distribute``).
 """
 
 from __future__ import annotations
@@ -84,9 +85,12 @@ def pytest_configure(config: pytest.Config) -> None:
         if getattr(config.option, "help", False):  # --help shows the help (no conftest loaded, no quest read)
             return
         pytest.exit(why, returncode=REFUSED_EXIT)
+    from ds_gate.pytest.distribute import take_back
     from ds_gate.pytest.items import GateSession
 
-    config.pluginmanager.register(GateSession(config, options), PLUGIN_NAME)
+    # before xdist's trylast pytest_configure starts workers that would only add their start-up
+    note = take_back(config)
+    config.pluginmanager.register(GateSession(config, options, note), PLUGIN_NAME)
 
 
 def _session(request: pytest.FixtureRequest) -> Any:

@@ -109,6 +109,8 @@ def test_the_same_outcomes_under_xdist_from_one_read_of_the_quest(pytester, ques
     parallel = pytester.runpytest_subprocess("-p", "countreads", f"--ds-gate={q.root}", "-rA", "-n", "2",
                                              "-p", "no:cacheprovider")
     assert (pytester.path / "reads.log").read_text().count("read") == 1  # the controller only
+    # pytester's folder holds files (countreads.py), so xdist distributes: the workers read the results file
+    assert "created: 2/2 workers" in parallel.stdout.str()
     assert outcomes(parallel) == outcomes(serial) and len(outcomes(serial)) == 6
     parallel.assert_outcomes(passed=4, failed=2)
 

@@ -1,0 +1,103 @@
+"""What ``-n`` (pytest-xdist) does with ``--ds-gate``: a session of quest checks only runs here.
+
+Under xdist the controller reads every quest once (``items.compute``) before any worker
+starts, and a check item only reports findings already computed: a worker would pay its
+own start-up (a new interpreter importing pytest and collecting, about as long as a whole
+serial run of a 2,000-run quest) to run items that cost microseconds. That holds for one
+quest or many. So when ``-n N`` would start workers and the session collects nothing but
+the gate's items, the controller takes the session back, as ``-n 0`` would: the same items,
+outcomes, JUnit XML and exit code as a serial run, because it is one.
+
+"Nothing but the gate's items" must be decided before xdist starts its workers: its
+``pytest_cmdline_main`` (tryfirst) has set ``dist``/``tx`` by then, and its ``pytest_configure``
+(trylast) registers the ``DSession`` that starts them, so the plugin's tryfirst
+``pytest_configure`` decides in between, without collecting. It decides from the file system,
+and only ever in one direction: every collection arg must be a folder (no file, no node id,
+no ``--pyargs`` module) that holds no file at all, below folders pytest does not enter
+(``__pycache__``, the ``norecursedirs`` basename patterns). A folder with any file (a lab's
+test, a conftest, a stray note), a link, or one it cannot read or finish reading quickly
+keeps xdist's distribution as asked. Being wrong that way costs only speed; a session left
+to run here when it holds a lab's tests is what the walk rules out.
+
+Only the distribution ``-n`` gives is taken back (``popen`` workers under a load mode):
+``--dist each`` or another ``--tx`` (a remote host, another Python) stays as asked.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+LOAD_MODES = {"load", "loadscope", "loadfile", "loadgroup", "worksteal"}
+LOCAL_WORKERS = re.compile(r"(\d+\*)?popen")  # what -n N gives (popen), or --tx N*popen
+MAX_ENTRIES = 10_000  # a walk that sees more gives up: distribute as asked
+
+
+def distributed(config: pytest.Config) -> bool:
+    """Whether xdist will start workers for this session (its own test, plus ``--collect-only``,
+    for which it starts none)."""
+    option = config.option
+    return (getattr(option, "dist", "no") != "no" and bool(getattr(option, "tx", None))
+            and not option.collectonly)
+
+
+def _holds_no_file(folder: Path, skip: list[str], budget: list[int]) -> bool:
+    """No file anywhere below ``folder`` outside the folders pytest does not enter; a link,
+    an unreadable folder or an exhausted budget count as a file (the answer must be sure)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return False
+    budget[0] -= len(entries)
+    if budget[0] < 0:
+        return False
+    for entry in entries:
+        try:
+            if entry.is_symlink() or not entry.is_dir(follow_symlinks=False):
+                return False
+        except OSError:
+            return False
+        if entry.name == "__pycache__" or any(fnmatch.fnmatch(entry.name, pattern) for pattern in skip):
+            continue
+        if not _holds_no_file(Path(entry.path), skip, budget):
+            return False
+    return True
+
+
+def only_checks(config: pytest.Config) -> bool:
+    """Whether the session collects nothing of its own, so its items are the gate's only.
+    ``norecursedirs`` patterns naming a path (with a separator) are not applied: fewer folders
+    skipped can only keep the distribution."""
+    if config.option.pyargs:
+        return False
+    skip = [p for p in config.getini("norecursedirs") if "/" not in p and os.sep not in p]
+    budget = [MAX_ENTRIES]
+    for arg in config.args:
+        if "::" in arg:
+            return False
+        path = Path(config.invocation_params.dir, arg)
+        if not path.is_dir() or not _holds_no_file(path, skip, budget):
+            return False
+    return True
+
+
+def take_back(config: pytest.Config) -> str | None:
+    """Run the session in this process when ``-n`` would only add workers' start-up: set the
+    options as ``-n 0`` leaves them, before xdist's ``pytest_configure`` reads them. The
+    header line saying so, or None when xdist distributes as asked (or is not there)."""
+    option = config.option
+    if hasattr(config, "workerinput") or not distributed(config) or getattr(option, "looponfail", False):
+        return None
+    if option.dist not in LOAD_MODES or not all(LOCAL_WORKERS.fullmatch(str(tx)) for tx in option.tx):
+        return None
+    if not only_checks(config):
+        return None
+    workers = sum(int(m.group(1)[:-1]) if (m := LOCAL_WORKERS.fullmatch(str(tx))) and m.group(1) else 1
+                  for tx in option.tx)
+    option.dist, option.tx, option.numprocesses, option.distload = "no", [], 0, False
+    return (f"ds-gate: only the gate's checks are collected: they run in this process, not on {workers} xdist "
+            "workers (the quests are read once, here; a worker would only add its start-up)")
