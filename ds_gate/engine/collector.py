@@ -111,7 +111,7 @@ class Collector:
         store = self.store
         assert store is not None and reader.folder is not None
         base = f"{reader.folder}{os.sep}"
-        folder = fs.open_folder(base) if store.old and names else None
+        folder = fs.open_folder(base) if store.loaded and names else None
         try:
             self._read_each(ws, store, base, folder, names)
         finally:
@@ -120,7 +120,7 @@ class Collector:
 
     def _read_each(self, ws: Workspace, store: RecordCache, base: str, folder: int | None, names: list[str]) -> None:
         prefix = ws.display("artifacts/")  # + name: ws.display(f"artifacts/{name}"), one call per folder
-        known, stat_of, get = bool(store.old), store.stat_key, store.get
+        known, stat_of, get = bool(store.loaded), store.stat_key, store.get
         for name in names:
             path = base + name  # a link inside the quest is followed, as listed (FolderReader.read_many)
             display = prefix + name

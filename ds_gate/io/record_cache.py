@@ -52,8 +52,8 @@ def stat_key(st: os.stat_result) -> StatKey:
 
 
 class RecordCache:
-    """Entries by absolute path; ``get`` and ``put`` mark what this run saw, ``save`` keeps
-    exactly those (files gone from the quest drop out)."""
+    """Entries by absolute path; ``get`` and ``put`` move what this run saw to ``new``, ``save``
+    keeps exactly those (files gone from the quest drop out)."""
 
     def __init__(self, file: Path | None, version: bytes, valid: Callable[[object], bool]) -> None:
         self.file = file
@@ -61,6 +61,7 @@ class RecordCache:
         self.valid = valid
         self.started = time.time_ns()
         self.old: dict[str, tuple[StatKey, Any]] = self._load() if file is not None else {}
+        self.loaded = bool(self.old)  # whether a stat can find anything here (``old`` empties as it is used)
         self.new: dict[str, tuple[StatKey, Any]] = {}
         self.changed = False
 
@@ -76,14 +77,17 @@ class RecordCache:
         return stat_key(st) if stat.S_ISREG(st.st_mode) else None
 
     def get(self, path: str, key: StatKey, valid: Callable[[object], bool] | None = None) -> Any:
-        entry = self.old.get(path)
-        if type(entry) is not tuple or len(entry) != 2 or entry[0] != key:  # checked here, for the entries used
+        """The value kept for ``path`` if its stat is still ``key``. The entry moves from ``old``
+        to ``new`` (under this run's path string: two copies of every path were ~20 MB at
+        100,000 runs); one that does not match is dropped, and the file rewritten."""
+        entry = self.old.pop(path, None)
+        if entry is None:
             return None
-        slim = entry[1]
-        if not (valid or self.valid)(slim):
+        if type(entry) is not tuple or len(entry) != 2 or entry[0] != key or not (valid or self.valid)(entry[1]):
+            self.changed = True  # checked here, for the entries used
             return None
         self.new[path] = entry
-        return slim
+        return entry[1]
 
     def put(self, path: str, key: StatKey, slim: Any) -> None:
         """Keep ``slim`` for ``path`` read with stat ``key`` (taken before the read), unless the
@@ -134,7 +138,7 @@ class RecordCache:
         """Write what this run saw, when it differs from what was read; never raises. In
         chunks of ``CHUNK`` entries: marshalling all at once held a second copy of the whole
         cache (57 MB at 100,000 runs) at the run's peak."""
-        if self.file is None or not (self.changed or self.new.keys() != self.old.keys()):
+        if self.file is None or not (self.changed or self.old):  # ``old`` holds what this run never saw
             return
         if len(self.new) > MAX_ENTRIES:
             return
