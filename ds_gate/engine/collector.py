@@ -111,7 +111,7 @@ class Collector:
         store = self.store
         assert store is not None and reader.folder is not None
         base = f"{reader.folder}{os.sep}"
-        folder = fs.open_folder(base) if store.loaded and names else None
+        folder = fs.open_folder(base) if names else None
         try:
             self._read_each(ws, store, base, folder, names)
         finally:
@@ -130,7 +130,7 @@ class Collector:
                 self.place(ws, name, display, slim)
                 continue
             try:
-                raw, st = fs.read_with_stat(path, limit=self.limit)
+                raw, st = fs.read_with_stat(path if folder is None else name, limit=self.limit, dir_fd=folder)
             except FileNotFoundError:
                 continue  # gone since it was listed: DeepScientist renamed or deleted it mid-read; not an error
             except OSError as exc:

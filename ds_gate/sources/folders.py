@@ -120,12 +120,17 @@ class FolderReader:
     def read_many(self, names: list[str]) -> Iterator[tuple[str, bytes | OSError]]:
         base = f"{self._dir}{os.sep}"  # plain strings: a Path per file costs more than the read
         limit = fs.max_file_bytes()
-        for name in names:
-            data: bytes | OSError
-            try:
-                data = fs.read_file(base + name, limit=limit)  # a link inside the quest is followed, as listed
-            except FileNotFoundError:
-                continue  # gone since it was listed: DeepScientist renamed or deleted it mid-read; not an error
-            except OSError as exc:
-                data = exc
-            yield name, data
+        folder = fs.open_folder(base) if names else None
+        try:
+            for name in names:
+                data: bytes | OSError
+                try:  # a link inside the quest is followed, as listed
+                    data = fs.read_file(base + name if folder is None else name, limit=limit, dir_fd=folder)
+                except FileNotFoundError:
+                    continue  # gone since it was listed: DeepScientist renamed or deleted it mid-read; not an error
+                except OSError as exc:
+                    data = exc
+                yield name, data
+        finally:
+            if folder is not None:
+                os.close(folder)
