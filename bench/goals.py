@@ -1,6 +1,6 @@
 """Issue 17's goals, each against its baseline, measured in one run, interleaved, medians.
 
-    python bench/goals.py [--runs 7] [--sizes 2000 20000] [--keep DIR]   # also called by run.py
+    python bench/goals.py [--runs 7] [--sizes 2000 20000] [--keep DIR] [--only hook]   # also called by run.py
 
 - closure, 2,000 runs in 20 worktrees (odd worktrees branch from the previous one, so they
   hold copies of its records, as DeepScientist's quests do): in process against PR #60's
@@ -117,8 +117,10 @@ def bench_hook(base: Path, runs: int, size: int = 2000) -> None:
     subprocess.run(["git", "config", "core.hooksPath", "/dev/null"], cwd=ws, check=True)
     (ws / "notes.md").write_text("progress\n")
     subprocess.run(["git", "add", "notes.md"], cwd=ws, check=True)
+    # the installed hook's own command line (hooks/pre-commit): not -m, which would put the quest on sys.path
+    hook = 'import sys; sys.argv[0] = "ds-gate"; sys.path[:] = [p for p in sys.path if p]; import ds_gate.__main__'
     steps: dict[str, Step] = {
-        "hook": ([PY, "-m", "ds_gate", "commit-check"], None, None),
+        "hook": ([PY, "-c", hook, "commit-check"], None, None),
         "minimal": (["sh", "-c", f"{PY} -c pass && git diff --cached --name-only >/dev/null"], None, None),
     }
     data = rounds(steps, runs, cwd=ws)
@@ -152,6 +154,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 20000])
     parser.add_argument("--keep", metavar="DIR")
+    parser.add_argument("--only", choices=("closure", "hook", "xdist"), help="run one part (a quicker check of one goal)")
     args = parser.parse_args()
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ds-gate-goals-"))
     base.mkdir(parents=True, exist_ok=True)
@@ -160,9 +163,12 @@ def main() -> int:
     as_installed()
     print(f"load: {os.getloadavg()}", flush=True)
     try:
-        bench_closure(base, args.runs, args.sizes)
-        bench_hook(base, args.runs, args.sizes[0])
-        bench_xdist(base, max(3, args.runs // 2), args.sizes[0])
+        if args.only in (None, "closure"):
+            bench_closure(base, args.runs, args.sizes)
+        if args.only in (None, "hook"):
+            bench_hook(base, args.runs, args.sizes[0])
+        if args.only in (None, "xdist"):
+            bench_xdist(base, max(3, args.runs // 2), args.sizes[0])
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)

@@ -9,9 +9,12 @@ with duplicate keys it follows the last one, as ``json.loads`` does.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from json.decoder import scanstring  # type: ignore[attr-defined]  # public since 2.6, absent from typeshed
-from typing import Any
+
+TYPE_CHECKING = False  # the commit hook parses staged records here: no typing import
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 _WS = " \t\r\n"
 
