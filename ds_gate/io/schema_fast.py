@@ -49,7 +49,6 @@ def _equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-
 def compile_schema(schema: Any, base: str) -> Check:
     if schema is True:
         return _always
