@@ -1,14 +1,14 @@
 """The JSON Schemas ds-gate ships, by short name, and local ``$ref`` resolution.
 
 The commit hook loads the record schemas here on every commit that stages a record, so
-this imports neither ``typing`` nor ``pathlib``."""
+this imports neither ``typing``, ``pathlib`` nor ``json`` (``io.jsondoc.loads``)."""
 
 from __future__ import annotations
 
 import functools
-import json
 import os
 
+from ds_gate.io.jsondoc import loads
 from ds_gate.io.resources import data_path
 
 TYPE_CHECKING = False
@@ -23,7 +23,7 @@ def load(name: str) -> dict[str, Any]:
     """A schema by short name (``distill_review``) or file name."""
     file = name if name.endswith(".json") else f"{name}.schema.json"
     with open(os.path.join(data_path("schemas"), file), encoding="utf-8") as f:
-        schema: dict[str, Any] = json.load(f)
+        schema: dict[str, Any] = loads(f.read())
     return schema
 
 

@@ -2,13 +2,11 @@
 
 Kept apart from ``sources.records`` (the loader's reader, with its dataclasses) because the
 commit hook parses each staged record here on every commit that stages one: a record that
-parses imports nothing beyond ``json``; the rules that word a problem load only for a
-record that has one.
+parses imports nothing beyond ``json``'s C scanner (``io.jsondoc.loads``); ``json`` itself
+and the rules that word a problem load only for a record that has one.
 """
 
 from __future__ import annotations
-
-import json
 
 from ds_gate.io.jsondoc import loads
 
@@ -34,15 +32,6 @@ def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, 
         )
     try:
         data = loads(text)
-    except json.JSONDecodeError as exc:
-        from ds_gate.rules.reading import ARTIFACT_INVALID_JSON
-
-        return None, ARTIFACT_INVALID_JSON.at(
-            display,
-            f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
-            hint="the file may be truncated by an interrupted write; restore it from git or re-record the artifact",
-            line=exc.lineno,
-        )
     except RecursionError:
         from ds_gate.rules.reading import ARTIFACT_INVALID_JSON
 
@@ -51,10 +40,19 @@ def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, 
             "JSON nested too deeply to read",
             hint="an artifact record is a flat JSON object; this file is not one",
         )
-    except ValueError as exc:  # NaN / Infinity
+    except ValueError as exc:
+        from json import JSONDecodeError  # loaded already: loads raised it
+
         from ds_gate.rules.reading import ARTIFACT_INVALID_JSON
 
-        return None, ARTIFACT_INVALID_JSON.at(
+        if isinstance(exc, JSONDecodeError):
+            return None, ARTIFACT_INVALID_JSON.at(
+                display,
+                f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
+                hint="the file may be truncated by an interrupted write; restore it from git or re-record the artifact",
+                line=exc.lineno,
+            )
+        return None, ARTIFACT_INVALID_JSON.at(  # NaN / Infinity
             display,
             f"invalid JSON: {exc}",
             hint="write null (or a number) instead; DeepScientist's records are strict JSON",
