@@ -1,6 +1,6 @@
 """Issue 17's goals, each against its baseline, measured in one run, interleaved, medians.
 
-    python bench/goals.py [--runs 7] [--sizes 2000 20000] [--keep DIR] [--only closure|hook|xdist]
+    python bench/goals.py [--runs 7] [--sizes 2000 20000] [--keep DIR] [--only closure|hook|xdist] [--old TREE]
     # (also called by run.py)
 
 - closure, 2,000 runs in 20 worktrees (odd worktrees branch from the previous one, so they
@@ -111,29 +111,43 @@ def bench_closure(base: Path, runs: int, sizes: list[int]) -> None:
             "<= 1.5x PR #60's", ours <= 1.5 * theirs)
 
 
-def bench_hook(base: Path, runs: int, size: int = 2000) -> None:
+def bench_hook(base: Path, runs: int, size: int = 2000, old: Path | None = None) -> None:
+    """``old``: another checkout of ds-gate, timed in the same rounds (``PYTHONPATH`` puts its
+    ``ds_gate`` first), so before and after are measured against one minimal hook."""
     ws = base / f"q{size}" / "quests" / "001" / ".ds" / "worktrees" / "run-000"
     if not ws.exists():
         make_quest(ws.parents[2], size, 20, 40, inherit=True)
     subprocess.run(["git", "config", "core.hooksPath", "/dev/null"], cwd=ws, check=True)
     (ws / "notes.md").write_text("progress\n")
     subprocess.run(["git", "add", "notes.md"], cwd=ws, check=True)
+    # the installed hook's own command line (hooks/pre-commit): not -m, which would put the quest on sys.path
+    hook = 'import sys; sys.argv[0] = "ds-gate"; sys.path[:] = [p for p in sys.path if p]; import ds_gate.__main__'
     steps: dict[str, Step] = {
-        "hook": ([PY, "-m", "ds_gate", "commit-check"], None, None),
+        "hook": ([PY, "-c", hook, "commit-check"], None, None),
         "minimal": (["sh", "-c", f"{PY} -c pass && git diff --cached --name-only >/dev/null"], None, None),
     }
+    if old is not None:
+        steps["old"] = ([PY, "-c", hook, "commit-check"], {**os.environ, "PYTHONPATH": str(old)}, None)
     data = rounds(steps, runs, cwd=ws)
     r = ratio(data, "hook", "minimal")
     row("commit hook, ordinary checkpoint", med(data, "hook"), med(data, "minimal"), r, "<= 1.5x minimal hook", r <= 1.5)
+    versus_old(data, "commit hook, ordinary checkpoint")
     record = ws / "artifacts" / "runs" / "run-bench.json"
     record.write_text('{"kind": "run", "artifact_id": "run-bench", "run_kind": "main_experiment", "status": "running"}\n')
     subprocess.run(["git", "add", "-A"], cwd=ws, check=True)
     data = rounds(steps, runs, cwd=ws)
     r = ratio(data, "hook", "minimal")
     row("commit hook, staging a run record", med(data, "hook"), med(data, "minimal"), r, "<= 2x minimal hook", r <= 2)
+    versus_old(data, "commit hook, staging a run record")
     record.unlink()
     (ws / "notes.md").unlink()
     subprocess.run(["git", "reset", "-q"], cwd=ws, check=True)
+
+
+def versus_old(data: dict[str, tuple[list[float], int]], what: str) -> None:
+    if "old" in data:
+        r = ratio(data, "old", "minimal")
+        row(f"{what}, old checkout", med(data, "old"), med(data, "minimal"), r, "(before)", None)
 
 
 def bench_xdist(base: Path, runs: int, size: int = 2000) -> None:
@@ -155,19 +169,24 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 20000])
     parser.add_argument("--keep", metavar="DIR")
-    parser.add_argument("--only", choices=["closure", "hook", "xdist"], help="measure one goal's group only")
+    parser.add_argument("--only", choices=("closure", "hook", "xdist"), help="run one part (a quicker check of one goal)")
+    parser.add_argument("--old", type=Path, metavar="TREE", help="the hook of another checkout too, in the same rounds")
     args = parser.parse_args()
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ds-gate-goals-"))
     base.mkdir(parents=True, exist_ok=True)
     os.environ["GIT_CONFIG_GLOBAL"] = os.devnull
     os.environ["GIT_CONFIG_NOSYSTEM"] = "1"
     as_installed()
+    if args.old:
+        import compileall
+
+        compileall.compile_dir(str(args.old / "ds_gate"), quiet=1)
     print(f"load: {os.getloadavg()}", flush=True)
     try:
         if args.only in (None, "closure"):
             bench_closure(base, args.runs, args.sizes)
         if args.only in (None, "hook"):
-            bench_hook(base, args.runs, args.sizes[0])
+            bench_hook(base, args.runs, args.sizes[0], args.old)
         if args.only in (None, "xdist"):
             bench_xdist(base, max(3, args.runs // 2), args.sizes[0])
     finally:

@@ -29,8 +29,8 @@ RECORD_SCHEMAS = ("decision", "distill_review", "distill_review_report", "run")
 SLIM_CODE = ("ds_gate.engine.slim", "ds_gate.engine.collector", "ds_gate.rules.records", "ds_gate.rules.vocabulary",
              "ds_gate.rules.schema", "ds_gate.rules.reading", "ds_gate.io.schema_fast", "ds_gate.io.schemas",
              "ds_gate.io.schema_explain", "ds_gate.io.schema_files", "ds_gate.io.jsondoc", "ds_gate.model.records",
-             "ds_gate.model.findings", "ds_gate.sources.records", "ds_gate.sources.paths", "ds_gate.sources.quest_yaml",
-             "ds_gate.io.yamldoc", "ds_gate.engine.record_store")
+             "ds_gate.model.findings", "ds_gate.sources.records", "ds_gate.sources.paths", "ds_gate.sources.record_json",
+             "ds_gate.rules.words", "ds_gate.sources.quest_yaml", "ds_gate.io.yamldoc", "ds_gate.engine.record_store")
 
 
 def _schemas_digest() -> bytes:

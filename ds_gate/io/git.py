@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import os
 
-from ds_gate.io.spawn import Done, spawn
+from ds_gate.io import fs
+from ds_gate.io.spawn import Done, Running
+from ds_gate.io.spawn import start as spawn_start
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~3 ms per commit
 
@@ -104,30 +106,15 @@ def _env(keep_index: bool) -> dict[str, str]:
     return env
 
 
-def _enterable(cwd: Path | str) -> bool:
-    """A folder git can be pointed at with ``-C``; anything else goes through ``subprocess``,
-    which names the problem (missing, not a folder, not enterable) as it always has."""
-    return os.path.isdir(cwd) and os.access(cwd, os.X_OK)
-
-
 def _run(args: Sequence[str], cwd: Path | str, *, staged: bool = False, stdin: bytes | None = None) -> Done:
-    if stdin is None and hasattr(os, "posix_spawn") and (cwd == "." or _enterable(cwd)):
-        # ``git -C`` rather than a chdir: posix_spawn cannot change folder before Python 3.13
-        try:
-            return spawn(argv(args if cwd == "." else ["-C", os.fspath(cwd), *args]), _env(staged))
-        except FileNotFoundError as exc:
-            raise GitError(f"git could not be started ({executable()}: {exc.strerror})") from exc
+    if hasattr(os, "posix_spawn") and (cwd == "." or fs.enterable(cwd)):
+        # ``git -C`` rather than a chdir (posix_spawn cannot before Python 3.13); a folder it
+        # cannot enter goes through subprocess, which names the problem as it always has
+        return _spawned(args if cwd == "." else ["-C", os.fspath(cwd), *args], staged, stdin).wait()
     import subprocess
 
     try:
-        done = subprocess.run(
-            argv(args),
-            cwd=cwd,
-            input=stdin,
-            capture_output=True,
-            env=_env(staged),
-            check=False,
-        )
+        done = subprocess.run(argv(args), cwd=cwd, input=stdin, capture_output=True, env=_env(staged), check=False)
     except FileNotFoundError as exc:
         if not os.path.isdir(cwd):
             raise GitError(f"{cwd} does not exist") from exc
@@ -139,18 +126,38 @@ def _run(args: Sequence[str], cwd: Path | str, *, staged: bool = False, stdin: b
     return Done(done.returncode, done.stdout, done.stderr)
 
 
+def _spawned(args: Sequence[str], staged: bool, stdin: bytes | None) -> Running:
+    try:
+        return spawn_start(argv(args), _env(staged), stdin)
+    except FileNotFoundError as exc:
+        raise GitError(f"git could not be started ({executable()}: {exc.strerror})") from exc
+
+
 def _failure(proc: Done, args: Sequence[str]) -> GitError:
     message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
     fatal = [line for line in message if line.startswith(("fatal:", "error:"))]
     return GitError((fatal or message or [f"git {args[0]} exited {proc.returncode}"])[0])
 
 
-def git(args: Sequence[str], cwd: Path | str, *, staged: bool = False, stdin: bytes | None = None) -> bytes:
-    """Run ``git args`` in ``cwd`` and return stdout; ``staged`` keeps the hook's index."""
-    proc = _run(args, cwd, staged=staged, stdin=stdin)
+def _stdout(proc: Done, args: Sequence[str]) -> bytes:
     if proc.returncode != 0:
         raise _failure(proc, args)
     return proc.stdout
+
+
+def git(args: Sequence[str], cwd: Path | str, *, staged: bool = False, stdin: bytes | None = None) -> bytes:
+    """Run ``git args`` in ``cwd`` and return stdout; ``staged`` keeps the hook's index."""
+    return _stdout(_run(args, cwd, staged=staged, stdin=stdin), args)
+
+
+def started(args: Sequence[str], cwd: Path | str) -> Callable[[], bytes]:
+    """``git args`` started now, its stdout (or ``GitError``) from the function returned,
+    which must be called (it reaps git): the commit hook lists the worktrees while it judges
+    the staged records. Elsewhere than this process's folder it runs when called."""
+    if cwd != "." or not hasattr(os, "posix_spawn"):
+        return lambda: git(args, cwd)
+    running = _spawned(args, False, None)
+    return lambda: _stdout(running.wait(), args)
 
 
 def blob_id(data: bytes, object_format: str = "sha1") -> str:
@@ -277,19 +284,3 @@ def missing_objects(cwd: Path | str, starts: Iterable[str]) -> set[str]:
               stdin="".join(f"{n}\n" for n in wanted).encode())
     return {line[1:].decode() for line in out.split(b"\n") if line.startswith(b"?")}
 
-
-def parse_version(text: str) -> tuple[int, ...]:
-    """``git version 2.39.5`` (or ``2.39.5.windows.1``, ``2.40.0-rc1``) → (2, 39, 5)."""
-    words = text.split()
-    out: list[int] = []
-    for part in (words[2] if len(words) > 2 else "").split("."):
-        digits = part.split("-")[0]
-        if not digits.isdigit():
-            break
-        out.append(int(digits))
-    return tuple(out)
-
-
-def version(cwd: Path | str = ".") -> tuple[int, ...]:
-    """The version of the git ds-gate runs."""
-    return parse_version(git(["--version"], cwd).decode("utf-8", "replace"))

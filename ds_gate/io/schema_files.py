@@ -1,12 +1,19 @@
-"""The JSON Schemas ds-gate ships, by short name, and local ``$ref`` resolution."""
+"""The JSON Schemas ds-gate ships, by short name, and local ``$ref`` resolution.
+
+The commit hook loads the record schemas here on every commit that stages a record, so
+this imports neither ``typing``, ``pathlib`` nor ``json`` (``io.jsondoc.loads``)."""
 
 from __future__ import annotations
 
 import functools
-import json
-from typing import Any
+import os
 
-from ds_gate.io.resources import data_dir
+from ds_gate.io.jsondoc import loads
+from ds_gate.io.resources import data_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_NAMES = ("decision", "distill_review", "distill_review_report", "run", "knowledge_card", "experience_card", "ds_gate_config")
 
@@ -15,7 +22,8 @@ SCHEMA_NAMES = ("decision", "distill_review", "distill_review_report", "run", "k
 def load(name: str) -> dict[str, Any]:
     """A schema by short name (``distill_review``) or file name."""
     file = name if name.endswith(".json") else f"{name}.schema.json"
-    schema: dict[str, Any] = json.loads((data_dir("schemas") / file).read_text(encoding="utf-8"))
+    with open(os.path.join(data_path("schemas"), file), encoding="utf-8") as f:
+        schema: dict[str, Any] = loads(f.read())
     return schema
 
 

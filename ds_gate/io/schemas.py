@@ -14,17 +14,18 @@ two agree on every single-point mutation of valid documents.
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 from ds_gate.io.jsondoc import pointer as to_pointer
 from ds_gate.io.schema_fast import Unsupported, compile_schema, fast
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # the commit hook accepts staged records here: no typing import
 if TYPE_CHECKING:
+    from typing import Any
+
     from ds_gate.io.schema_explain import SchemaError
 from ds_gate.io.schema_files import SCHEMA_NAMES, load
 
-__all__ = ["SCHEMA_NAMES", "Unsupported", "compile_schema", "errors", "fast", "label", "load", "validator"]
+__all__ = ["SCHEMA_NAMES", "Unsupported", "accepts", "compile_schema", "errors", "fast", "label", "load", "validator"]
 
 
 @functools.cache
@@ -40,10 +41,16 @@ def validator(name: str) -> Any:
     return Draft202012Validator(load(name), registry=registry)
 
 
+def accepts(name: str, instance: Any) -> bool:
+    """True when the fast path says ``instance`` is valid, so ``errors`` is [] without
+    jsonschema; False means only "ask jsonschema" (the commit hook then takes its full path)."""
+    accept = fast(name)
+    return accept is not None and accept(instance)
+
+
 def errors(name: str, instance: Any) -> list[SchemaError]:
     """Every error, each with a place and a hint; [] when valid (usually without jsonschema)."""
-    accept = fast(name)
-    if accept is not None and accept(instance):
+    if accepts(name, instance):
         return []
     from ds_gate.io.schema_explain import (
         explain,  # only a rejected document needs words

@@ -3,7 +3,7 @@
 The commit hook runs on every checkpoint an agent makes, and on an ordinary checkpoint its
 whole work is one ``git diff --cached``. Importing ``subprocess`` (``selectors``,
 ``threading``, ``signal``, ``locale``) costs ~9 ms here, more than that git call; so the
-calls that need no input and run in this process's folder go through ``os.posix_spawn``.
+calls that run in this process's folder go through ``os.posix_spawn``.
 """
 
 from __future__ import annotations
@@ -21,41 +21,79 @@ class Done:
         self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
 
 
-def spawn(command: list[str], env: dict[str, str]) -> Done:
-    """``command`` in this process's folder, read to the end: ``os.posix_spawn`` and two
-    pipes drained together (``poll``, so neither can fill and stall git). The commit hook's
-    one call on an ordinary checkpoint goes this way, because importing ``subprocess``
-    (selectors, threading, signal, locale) costs more than the call itself."""
-    import select
+class Running:
+    """A program started by ``start``; ``wait`` feeds its input, reads its output to the end
+    and reaps it. Until then it runs beside this process: the commit hook starts
+    ``git worktree list`` and validates the staged records while git answers."""
 
+    __slots__ = ("pid", "out_r", "err_r", "in_w", "stdin")
+
+    def __init__(self, pid: int, out_r: int, err_r: int, in_w: int, stdin: bytes) -> None:
+        self.pid, self.out_r, self.err_r, self.in_w, self.stdin = pid, out_r, err_r, in_w, stdin
+
+    def wait(self) -> Done:
+        """Serve the pipes together (``poll``, so none can fill and stall the program), then
+        reap it."""
+        import select
+
+        out_r, err_r, in_w = self.out_r, self.err_r, self.in_w
+        chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
+        poller = select.poll()
+        for fd in chunks:
+            poller.register(fd, select.POLLIN)
+        open_fds = set(chunks)
+        pending = memoryview(self.stdin)
+        if in_w >= 0:
+            os.set_blocking(in_w, False)
+            poller.register(in_w, select.POLLOUT)
+            open_fds.add(in_w)
+        while open_fds:
+            for fd, _event in poller.poll():
+                if fd == in_w:
+                    try:
+                        pending = pending[os.write(in_w, pending[:1 << 16]):]
+                    except BrokenPipeError:  # the program stopped reading (it failed): its exit code says why
+                        pending = pending[:0]
+                    if not pending:
+                        poller.unregister(in_w)
+                        open_fds.discard(in_w)
+                        os.close(in_w)
+                    continue
+                data = os.read(fd, 1 << 16)
+                if data:
+                    chunks[fd].append(data)
+                else:
+                    poller.unregister(fd)
+                    open_fds.discard(fd)
+                    os.close(fd)
+        _, status = os.waitpid(self.pid, 0)
+        return Done(os.waitstatus_to_exitcode(status), b"".join(chunks[out_r]), b"".join(chunks[err_r]))
+
+
+def start(command: list[str], env: dict[str, str], stdin: bytes | None = None) -> Running:
+    """``command`` started in this process's folder with ``os.posix_spawn``, fed ``stdin``
+    (else ``/dev/null``) once ``wait`` is called. The commit hook's git calls go this way
+    (``git diff --cached`` on every checkpoint; ``git worktree list``, and ``cat-file`` when
+    the work tree's copy is not what is staged, on one that stages a record), because
+    importing ``subprocess`` (selectors, threading, signal, locale) costs more than such a
+    call itself."""
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
+    in_r, in_w = os.pipe() if stdin else (-1, -1)
+    feed = [(os.POSIX_SPAWN_DUP2, in_r, 0) if stdin else (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
     try:
         pid = os.posix_spawn(command[0], command, env, file_actions=[
-            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            *feed,
             (os.POSIX_SPAWN_DUP2, out_w, 1),
             (os.POSIX_SPAWN_DUP2, err_w, 2),
         ])
     except BaseException:
-        os.close(out_r)
-        os.close(err_r)
+        for fd in (out_r, err_r, in_w):
+            if fd >= 0:
+                os.close(fd)
         raise
     finally:
-        os.close(out_w)
-        os.close(err_w)
-    chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
-    poller = select.poll()
-    for fd in chunks:
-        poller.register(fd, select.POLLIN)
-    open_fds = set(chunks)
-    while open_fds:
-        for fd, _event in poller.poll():
-            data = os.read(fd, 1 << 16)
-            if data:
-                chunks[fd].append(data)
-            else:
-                poller.unregister(fd)
-                open_fds.discard(fd)
+        for fd in (out_w, err_w, in_r):
+            if fd >= 0:
                 os.close(fd)
-    _, status = os.waitpid(pid, 0)
-    return Done(os.waitstatus_to_exitcode(status), b"".join(chunks[out_r]), b"".join(chunks[err_r]))
+    return Running(pid, out_r, err_r, in_w, stdin or b"")

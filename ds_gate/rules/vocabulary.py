@@ -13,6 +13,14 @@ from collections.abc import Collection
 
 from ds_gate.io.jsondoc import place
 from ds_gate.model.findings import CONTRACT, ERROR, Finding, Rule
+from ds_gate.rules.words import (
+    DECISION_ACTIONS,
+    KINDS,
+    MAIN_DECISION_ACTIONS,
+    SCIENCE_KINDS,
+    unknown_action,
+    unknown_kind,
+)
 from ds_gate.sources.paths import ARTIFACT_DIRS, KIND_OF_DIR
 
 DECISION_UNKNOWN_ACTION = Rule("decision.unknown-action", ERROR, CONTRACT,
@@ -20,17 +28,8 @@ DECISION_UNKNOWN_ACTION = Rule("decision.unknown-action", ERROR, CONTRACT,
 ARTIFACT_UNKNOWN_KIND = Rule("artifact.unknown-kind", ERROR, CONTRACT,
     "a record `kind` DeepScientist does not accept (with a did-you-mean)")
 
-# artifact/schemas.py DECISION_ACTIONS on DeepScientist main (b366244)
-MAIN_DECISION_ACTIONS = frozenset({
-    "continue", "launch_experiment", "launch_analysis_campaign", "branch", "prepare_branch", "activate_branch",
-    "reuse_baseline", "attach_baseline", "publish_baseline", "waive_baseline", "iterate", "reset", "stop", "write",
-    "finalize", "request_user_decision",
-})
-# ... plus PR #60's distill_review, which ds-gate always reads (a fork or a later release may have it)
-DECISION_ACTIONS = MAIN_DECISION_ACTIONS | {"distill_review"}
-SCIENCE_KINDS = frozenset({"science.package_check", "science.computational_run", "science.dataset_analysis",
-                           "science.parameter_sweep", "science.validation_result", "science.claim"})
-KINDS = frozenset(ARTIFACT_DIRS) | SCIENCE_KINDS
+__all__ = ["DECISION_ACTIONS", "KINDS", "MAIN_DECISION_ACTIONS", "SCIENCE_KINDS", "action_finding", "did_you_mean",
+           "kind_finding"]
 
 
 def _squash(word: str) -> str:
@@ -52,7 +51,7 @@ def did_you_mean(given: str, known: Collection[str], aliases: dict[str, str] | N
 
 def action_finding(action: object, actions: Collection[str], raw: bytes | None, display: str) -> Finding | None:
     """An unknown decision action; a missing or empty one is the schema's to report."""
-    if not isinstance(action, str) or not action.strip() or action in actions:
+    if not unknown_action(action, actions):
         return None
     guess = did_you_mean(action, actions)
     return DECISION_UNKNOWN_ACTION.at(
@@ -68,7 +67,7 @@ def action_finding(action: object, actions: Collection[str], raw: bytes | None, 
 
 def kind_finding(kind: object, raw: bytes | None, display: str) -> Finding | None:
     """A ``kind`` DeepScientist does not know (``decisions``, ``Decision``); a missing one is the schema's."""
-    if not isinstance(kind, str) or kind in KINDS:
+    if not unknown_kind(kind):
         return None
     guess = did_you_mean(kind, KINDS, KIND_OF_DIR)
     return ARTIFACT_UNKNOWN_KIND.at(

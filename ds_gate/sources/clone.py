@@ -70,8 +70,6 @@ def lazy_fetch_safe(found: tuple[int, ...]) -> bool:
 
 def refuse_unsafe_partial(root: Path) -> None:
     """A partial clone read with a git that ignores GIT_NO_LAZY_FETCH: exit 2, not a read."""
-    from ds_gate.io.git import version
-
     found = version(root)
     if not lazy_fetch_safe(found):
         from ds_gate.errors import QuestError
@@ -79,3 +77,22 @@ def refuse_unsafe_partial(root: Path) -> None:
         shown = ".".join(map(str, found)) or "unknown"
         raise QuestError(f"{root} is a partial clone and this git ({shown}) is older than 2.39.4, which ignores "
                          f"GIT_NO_LAZY_FETCH: ds-gate does not read it. Upgrade git, or {REFETCH}")
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    """``git version 2.39.5`` (or ``2.39.5.windows.1``, ``2.40.0-rc1``) → (2, 39, 5)."""
+    words = text.split()
+    out: list[int] = []
+    for part in (words[2] if len(words) > 2 else "").split("."):
+        digits = part.split("-")[0]
+        if not digits.isdigit():
+            break
+        out.append(int(digits))
+    return tuple(out)
+
+
+def version(cwd: Path | str = ".") -> tuple[int, ...]:
+    """The version of the git ds-gate runs."""
+    from ds_gate.io.git import git
+
+    return parse_version(git(["--version"], cwd).decode("utf-8", "replace"))

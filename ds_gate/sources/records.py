@@ -6,7 +6,6 @@ more than one parsed document.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from sys import intern
@@ -16,56 +15,15 @@ from ds_gate.io.fs import TooLarge
 from ds_gate.io.jsondoc import loads
 from ds_gate.model.findings import Finding
 from ds_gate.rules.reading import (
-    ARTIFACT_INVALID_JSON,
-    ARTIFACT_NOT_OBJECT,
     INDEX_INVALID_LINE,
     INDEX_PARTIAL_LINE,
     unreadable,
 )
 from ds_gate.sources.folders import Reader
 from ds_gate.sources.paths import ARTIFACT_DIRS, INDEX_NAME
+from ds_gate.sources.record_json import parse_json_object
 
-
-def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, Finding | None]:
-    """A record file as a dict, or a finding that says where it stops being JSON."""
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        return None, ARTIFACT_INVALID_JSON.at(
-            display,
-            f"not UTF-8 text (byte {exc.start})",
-            hint="artifact records are UTF-8 JSON; rewrite the file with DeepScientist or fix its encoding",
-            line=raw.count(b"\n", 0, exc.start) + 1,
-        )
-    try:
-        data = loads(text)
-    except json.JSONDecodeError as exc:
-        return None, ARTIFACT_INVALID_JSON.at(
-            display,
-            f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
-            hint="the file may be truncated by an interrupted write; restore it from git or re-record the artifact",
-            line=exc.lineno,
-        )
-    except RecursionError:
-        return None, ARTIFACT_INVALID_JSON.at(
-            display,
-            "JSON nested too deeply to read",
-            hint="an artifact record is a flat JSON object; this file is not one",
-        )
-    except ValueError as exc:  # NaN / Infinity
-        return None, ARTIFACT_INVALID_JSON.at(
-            display,
-            f"invalid JSON: {exc}",
-            hint="write null (or a number) instead; DeepScientist's records are strict JSON",
-        )
-    if not isinstance(data, dict):
-        return None, ARTIFACT_NOT_OBJECT.at(
-            display,
-            f"an artifact record must be a JSON object, this is a {type(data).__name__}",
-            hint="restore the record from git or re-record the artifact",
-            line=1,
-        )
-    return data, None
+__all__ = ["IndexEntry", "RecordFile", "folders_for", "index_lines", "parse_json_object", "read_index", "read_records"]
 
 
 @dataclass(slots=True)

@@ -266,8 +266,35 @@ def test_the_checkpoint_fast_path_loads_no_heavy_module(gated, stage_a_run, stag
     assert "ds_gate.engine.commit" in imported
     assert {"jsonschema", "yaml", "git", "pluggy"} & imported == set()
     assert ("ds_gate.io.schemas" in imported) == stage_a_run  # the staged run really was validated
-    # issue 17: an ordinary checkpoint builds no command line (python -m ds_gate's fast path)
-    assert ({"argparse", "ds_gate.cli", "dataclasses"} & imported == set()) == (not stage_a_run)
+    # issue 17: a checkpoint builds no command line (python -m ds_gate's fast path), nor does
+    # one staging a valid run record (engine.checkpoint)
+    assert {"argparse", "ds_gate.cli", "dataclasses"} & imported == set()
+
+
+HEAVY = {"argparse", "dataclasses", "inspect", "typing", "pathlib", "subprocess", "hashlib", "json", "re", "enum",
+         "jsonschema", "yaml", "git", "pluggy", "ds_gate.cli", "ds_gate.model", "ds_gate.model.findings", "ds_gate.model.records",
+         "ds_gate.sources.location", "ds_gate.engine.documents", "ds_gate.rules.records", "ds_gate.waivers", "ds_gate.config"}
+
+
+@pytest.mark.parametrize("staged", ["a run record", "a run record and a continue decision"])
+def test_a_checkpoint_staging_fine_records_loads_no_heavy_module(gated, staged) -> None:
+    """Not a timing test. Issue 17: the installed hook, committing new records that are fine
+    (DeepScientist's most common checkpoint after the ordinary one), validates them without
+    the command line, the model's dataclasses, ``locate`` (pathlib), ``subprocess``, or ``json``
+    with ``re`` and ``enum`` (``json``'s C scanner parses them)."""
+    quest, idea, paper, run = gated
+    quest.run(paper, "main-002", status="running")
+    if "decision" in staged:
+        quest.decision(paper, "continue")
+    git(paper, "add", "-A")
+    done = subprocess.run(["git", "commit", "-q", "-m", "experiment: main-002"], cwd=paper, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
+    assert done.returncode == 0 and head_subject(paper) == "experiment: main-002"
+    lines = done.stderr.splitlines()
+    assert [line for line in lines if not line.startswith("import time:")] == [] and done.stdout == ""
+    imported = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
+    assert {"ds_gate.engine.checkpoint", "ds_gate.rules.clean", "ds_gate.io.schemas"} <= imported  # judged, here
+    assert HEAVY & imported == set()
 
 
 def test_a_review_deepscientist_accepts_never_blocks_a_checkpoint_but_cannot_finalize(gated) -> None:

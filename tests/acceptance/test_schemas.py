@@ -164,3 +164,21 @@ def test_line_of_never_raises_on_broken_text() -> None:
 
 def test_pointer_escapes_per_rfc_6901() -> None:
     assert pointer(("a/b", "c~d", 0)) == "/a~1b/c~0d/0"
+
+
+def test_the_fast_path_reads_the_pattern_not_blank_as_re_does() -> None:
+    """Issue 17: ``\\S`` is checked without ``re`` (the commit hook must not import it);
+    ``re``'s Unicode whitespace and ``str.strip``'s agree on every code point."""
+    import re
+    import sys
+
+    from ds_gate.io.schema_fast import compile_schema
+
+    check = compile_schema({"pattern": r"\S"}, "inline.schema.json")
+    for point in range(sys.maxunicode + 1):
+        char = chr(point)
+        assert check(char) == (re.search(r"\S", char) is not None), hex(point)
+    for text in ("", " ", " \t\n\u00a0\u2003", " x ", "\u3000y", "\x1c\x1d\x1e\x1f", "\x85"):
+        assert check(text) == (re.search(r"\S", text) is not None), repr(text)
+    assert check(5) and check(None)  # not a string: pattern does not apply
+

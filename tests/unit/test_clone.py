@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from ds_gate.io.git import parse_version, version
 from ds_gate.sources.clone import (
     CloneConfig,
     clone_blindness,
     is_partial,
     lazy_fetch_safe,
+    parse_version,
+    version,
 )
 
 
