@@ -87,10 +87,14 @@ def _staged_blobs(cwd: str, changes: dict[str, tuple[str | None, str]], names: l
     from ds_gate.io.fs import read_file
 
     blobs: dict[str, bytes | TooLarge | None] = {}
+    top = os.path.realpath(cwd)
     for name in names:
         staged = changes[name][1]
+        path = os.path.join(top, name)
+        if os.path.realpath(path) != path:  # a link on the way (never followed out of the quest): git's copy decides
+            continue
         try:
-            raw = read_file(os.path.join(cwd, name))
+            raw = read_file(path, follow=False)
         except OSError:  # gone, over the limit, not a regular file: git's copy decides
             continue
         if _object_id(raw, len(staged)) == staged:

@@ -276,3 +276,46 @@ def test_an_installed_plugin_takes_the_full_path(hooked, tmp_path) -> None:
 def test_the_corpus_holds_both_answers() -> None:
     assert {case.fast for case in CASES} == {True, False}
     assert len({case.id for case in CASES}) == len(CASES)
+
+
+# ---------------------------------------------------------------- never through a link out of the quest
+
+_OPENED: list[str] = []
+_WATCH = [False]
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if _WATCH[0] and event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
+        _OPENED.append(os.fsdecode(args[0]))
+
+
+def test_a_staged_record_whose_copy_became_a_link_out_of_the_quest_is_read_from_git(make_quest: Any, tmp_path: Path,
+                                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The work-tree copy saves two git processes only when it is the file itself: a link (to a
+    file outside holding the very bytes staged) is never followed; git's copy is read."""
+    import sys
+
+    from ds_gate.engine.checkpoint import _staged_blobs
+    from ds_gate.io.gitpaths import staged_changes
+
+    quest: ExampleQuest = make_quest()
+    record = quest.root / R / "run-bench.json"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_bytes(j(RUN))
+    git(quest.root, "add", "-A")
+    outside = tmp_path / "outside.json"
+    outside.write_bytes(j(RUN))
+    record.unlink()
+    record.symlink_to(outside)
+    monkeypatch.chdir(quest.root)
+    changes = staged_changes(".")
+    sys.addaudithook(_audit)
+    _OPENED.clear()
+    _WATCH[0] = True
+    try:
+        blobs = _staged_blobs(".", changes, [R + "run-bench.json"])
+    finally:
+        _WATCH[0] = False
+    assert blobs[R + "run-bench.json"] == j(RUN)  # git's copy, read by blob id
+    assert not any(path.endswith("run-bench.json") or path == str(outside) for path in _OPENED), _OPENED
+    assert checkpoint_passes(".")  # and the fast path still answers, from git's copy
