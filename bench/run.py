@@ -160,7 +160,7 @@ def main() -> int:
         import goals  # issue 17's goals: closure against PR #60 and the floor, memory, the hook, xdist
 
         os.environ["DS_GATE_CACHE_DIR"] = str(base / "cache")  # the record cache, never the user's
-        goals.bench_closure(base, args.runs, [2000 // scale, 20000 // scale])
+        goals.bench_closure(base, args.runs, [2000 // scale, 20000 // scale, 100000 // scale])
         goals.bench_hook(base, args.runs, 2000 // scale)
         goals.bench_xdist(base, max(3, args.runs // 2), 2000 // scale)
         bench_finalization(base, args.runs, scale)
