@@ -108,7 +108,7 @@ class RecordCache:
         entries: dict[str, tuple[StatKey, Any]] = {}
         try:
             st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES + 128:
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES + (1 << 20):  # + the chunks' headers
                 return {}
             with os.fdopen(fd, "rb", closefd=False) as handle:
                 if handle.read(len(MAGIC) + 32) != MAGIC + self.version:
