@@ -10,7 +10,6 @@ always gets JSON.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from ds_gate import __version__
@@ -57,26 +56,14 @@ class UsageError(Exception):
         self.message = message
 
 
-def _columns() -> int:
-    """``shutil.get_terminal_size().columns``, which argparse asks for each time it builds a
-    help formatter (``add_argument`` builds one to check the argument): without importing
-    ``shutil`` (``bz2``, ``lzma``, ``fnmatch``), ~1.5 ms of every command's start."""
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns or 80
-
-
 class Formatter(argparse.HelpFormatter):
     def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
                  width: int | None = None) -> None:
-        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+        if width is None:  # not shutil's terminal size: see reporters.view.columns
+            from ds_gate.reporters.view import columns
+
+            width = columns(sys.__stdout__) - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
 
 
 class RawFormatter(Formatter, argparse.RawDescriptionHelpFormatter):

@@ -63,13 +63,21 @@ def view_for(stream: IO[str] | None, color: str = "auto", quiet: bool = False,
         colored = False
     else:
         colored = terminal and not env.get("NO_COLOR") and env.get("TERM") != "dumb"
-    width = DEFAULT_WIDTH
-    columns = env.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        width = int(columns)
-    elif terminal:
+    return View(width=columns(stream, env), color=colored, quiet=quiet)
+
+
+def columns(stream: IO[str] | None, environ: Mapping[str, str] | None = None) -> int:
+    """The width text wraps at: ``$COLUMNS``, else the terminal's when ``stream`` is one, else
+    80. The reports' and ``--help``'s (argparse asked ``shutil``, which imports ``bz2`` and
+    ``lzma`` on every start)."""
+    import os
+
+    given = (os.environ if environ is None else environ).get("COLUMNS", "")
+    if given.isdigit() and int(given) > 0:
+        return int(given)
+    if _is_terminal(stream):
         try:
-            width = os.get_terminal_size(stream.fileno()).columns  # type: ignore[union-attr]
+            return os.get_terminal_size(stream.fileno()).columns  # type: ignore[union-attr]
         except (AttributeError, ValueError, OSError):
             pass
-    return View(width=width, color=colored, quiet=quiet)
+    return DEFAULT_WIDTH
