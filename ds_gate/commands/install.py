@@ -26,12 +26,22 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
                       "set your global init.templateDir to it (git config --global; printed); existing quests unchanged")
     p.add_argument("--force", action="store_true",
                    help="with --template: replace an init.templateDir you already set to another folder")
+    p.add_argument("--deepscientist", action="store_true",
+                   help="instead of the hooks, make DeepScientist's own runtime Python (the home's runtime/python-env; "
+                   "--home DIR, else $DEEPSCIENTIST_HOME, $DS_HOME, ~/DeepScientist) load ds-gate's integration: "
+                   "complete_quest, submit_paper_bundle and the completion approval refuse while runs are pending, "
+                   "a review ds-gate would not accept is not recorded (docs/deepscientist-integration.md)")
+    p.add_argument("--undo", action="store_true", help="with --deepscientist: remove the integration, byte for byte")
+    p.add_argument("--memory-global-scope", action="store_true",
+                   help="with --deepscientist: memory.write without a scope writes a global card (the RFC's default)")
     p.set_defaults(handler=run, formats=("text", "json", "github"))  # nothing to scan: no sarif
 
 
 def run(args: argparse.Namespace) -> int:
     """Reported like any other command, so ``--format json`` works for provisioning scripts;
     a quest of a home that could not take the hook is a finding, the others still get it."""
+    if args.deepscientist or args.undo or args.memory_global_scope:
+        return _deepscientist(args)
     if args.agent:
         return _agent(args)
     if args.template or args.force:
@@ -84,4 +94,23 @@ def _template(args: argparse.Namespace) -> int:
         raise QuestError("--force goes with --template (it replaces an init.templateDir set to another folder)")
     done = install_template(force=args.force)
     emit(DocumentsReport(command="install", ok=True, findings=[], notes=describe(done)), args)
+    return EXIT_OK
+
+
+def _deepscientist(args: argparse.Namespace) -> int:
+    """Into DeepScientist's environment, never into a quest: the home's runtime Python only."""
+    from ds_gate.errors import QuestError
+    from ds_gate.integration.installer import install, uninstall
+    from ds_gate.model import DocumentsReport
+
+    if not args.deepscientist:
+        raise QuestError("--undo and --memory-global-scope go with --deepscientist")
+    if args.agent or args.template or args.force or args.path != ".":
+        raise QuestError("--deepscientist installs into a DeepScientist home's runtime (--home DIR), not into a quest; "
+                         "it takes no PATH, --agent, --template or --force")
+    if args.undo and args.memory_global_scope:
+        raise QuestError("--undo takes the whole integration out; --memory-global-scope is a switch of the install")
+    done = uninstall(args.home) if args.undo else install(args.home, memory_global_scope=args.memory_global_scope)
+    lines = [f"removed {path}" for path in done.removed] + [f"wrote {path}" for path in done.written] + done.notes
+    emit(DocumentsReport(command="install", ok=True, findings=[], notes=lines), args)
     return EXIT_OK

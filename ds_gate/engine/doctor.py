@@ -266,4 +266,7 @@ def diagnose(path: Path | str, home: str | None = None) -> tuple[Path, list[Chec
     checks.append(_home(home, root, configured_home))
     checks += _toggles(root)
     checks.append(_encoding(root))
+    from ds_gate.engine.doctor_integration import NAME, integration_check
+
+    checks.append(Check(NAME, *integration_check(home, root)))
     return root, checks

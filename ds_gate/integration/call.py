@@ -1,0 +1,134 @@
+"""ds-gate's side of the DeepScientist integration: one request in (JSON on stdin), one answer out.
+
+DeepScientist's process (``wrap.py``) runs ``<ds-gate's python> -c ... call.main()`` for each
+wrapped call that needs a verdict, so the verdict is made by ds-gate's own code, with its
+own dependencies and Python version, exactly as ``closure`` and the MCP tools make it. This
+module only reads the quest (never writes) and always answers JSON: ``{"allow": true}``,
+``{"allow": false, "refusal": {...}}`` (the dict the agent gets back instead of ``main``'s),
+``{"result": {...}}`` for a tool, or ``{"error": "..."}``, which the caller turns into a
+refusal (fail closed).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ds_gate.errors import QuestError
+from ds_gate.integration.review import judge_review, refusal_for_review
+from ds_gate.model.findings import ERROR
+
+MAX_REQUEST = 16 * 1024 * 1024  # bytes: a review payload, never a file
+STATUS_PENDING = "distill_review_required"
+STATUS_CLOSURE = "distill_closure_failed"
+SHOWN = 10  # findings quoted in a refusal's message; all of them are in `findings`
+
+
+def finalization(root: str, tool: str, home: str | None) -> dict[str, Any]:
+    """Allow unless ds-gate's closure gate is enforced and fails; then the refusal names the
+    pending runs and the exact call that covers them (the closure's own ``next_call``)."""
+    from ds_gate.engine.agent_tools import closure
+
+    verdict = closure(root, home=home)
+    if not verdict["enforced"] or verdict["ok"]:
+        return {"allow": True, "verdict": verdict["verdict"]}
+    pending: list[str] = verdict["pending_run_ids"]
+    errors = [f for f in verdict["findings"] if f.get("severity") == ERROR]
+    action = f"artifact.{tool}" if tool != "interact" else "asking the user to approve completion"
+    if verdict["pending_count"]:
+        status = STATUS_PENDING
+        message = (f"ds-gate refused {action} before anything was recorded: {verdict['pending_count']} completed run(s) "
+                   f"are not covered by a valid distill review: {', '.join(pending)}. Distill them, check the review with "
+                   "artifact.validate_distill_review(payload=...), record it with the call in next_call, then call "
+                   f"{'artifact.' + tool if tool != 'interact' else 'artifact.interact'} again.")
+    else:
+        status = STATUS_CLOSURE
+        shown = "; ".join(f"{f.get('message')} (fix: {f.get('hint')})" if f.get("hint") else str(f.get("message"))
+                          for f in errors[:SHOWN])
+        message = (f"ds-gate refused {action} before anything was recorded: the closure gate fails: {shown}. "
+                   "Fix these, then try again.")
+    return {"allow": False, "refusal": {
+        "ok": False, "status": status, "gate": "ds-gate", "message": message, "errors": [message], "warnings": [],
+        "pending_run_ids": pending, "pending_count": verdict["pending_count"],
+        "next_call": "\n".join(verdict["next_call"]) if verdict["next_call"] else None,
+        "findings": errors, "encoding": verdict["encoding"],
+    }}
+
+
+def review(root: str, payload: Any) -> dict[str, Any]:
+    if not isinstance(payload, dict):
+        raise QuestError(f"payload must be a JSON object, not {type(payload).__name__}")
+    judged = judge_review(root, payload)
+    if judged["accepted"]:
+        return {"allow": True}
+    return {"allow": False, "refusal": refusal_for_review(judged)}
+
+
+def tool(root: str, name: str, args: dict[str, Any], home: str | None) -> dict[str, Any]:
+    """The RFC's tools as ``ds-gate mcp`` answers them (``engine.agent_tools``)."""
+    from ds_gate.engine import agent_tools
+
+    if name == "list_distill_candidates":
+        return agent_tools.candidates(root)
+    if name == "list_recent":
+        return agent_tools.recent(root, args.get("kind"), _limit(args))
+    if name == "list_knowledge_summaries":
+        return agent_tools.knowledge(root, args.get("domain_tags"), args.get("kind"), _limit(args), home=home)
+    if name == "validate_distill_review":
+        payload = args.get("payload")
+        if not isinstance(payload, dict):
+            raise QuestError("payload must be the review's JSON object, as artifact.record(payload=...) takes it")
+        return judge_review(root, payload)
+    raise QuestError(f"unknown tool {name!r}")
+
+
+def _limit(args: dict[str, Any]) -> int:
+    limit = args.get("limit", 20)
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise QuestError(f"limit must be a whole number, not {limit!r}")
+    return limit
+
+
+def answer(request: Any) -> dict[str, Any]:
+    """The answer to one request; bad input or an unreadable quest is ``{"error": ...}``."""
+    import ds_gate
+
+    if not isinstance(request, dict):
+        return {"error": "the request is not a JSON object"}
+    op = request.get("op")
+    if op == "ping":
+        return {"ok": True, "ds_gate": ds_gate.__version__, "python": sys.executable}
+    root, home = request.get("root"), request.get("home")
+    if not isinstance(root, str) or not root:
+        return {"error": "the request names no quest root"}
+    if not Path(root).is_dir():
+        return {"error": f"{root} is not a folder: the quest root DeepScientist passed does not exist"}
+    home = home if isinstance(home, str) and home else None
+    try:
+        if op == "finalization":
+            return finalization(root, str(request.get("tool")), home)
+        if op == "review":
+            return review(root, request.get("payload"))
+        if op == "tool":
+            args = request.get("args")
+            return {"result": tool(root, str(request.get("tool")), args if isinstance(args, dict) else {}, home)}
+    except QuestError as exc:
+        return {"error": str(exc)}
+    return {"error": f"unknown request {op!r}"}
+
+
+def main() -> int:
+    """Always JSON on stdout, exit 0; an unexpected error is an answer too (the caller refuses)."""
+    try:
+        raw = sys.stdin.buffer.read(MAX_REQUEST + 1)
+        if len(raw) > MAX_REQUEST:
+            out: dict[str, Any] = {"error": f"the request is over {MAX_REQUEST} bytes"}
+        else:
+            out = answer(json.loads(raw))
+    except Exception as exc:  # the caller turns any error into a refusal naming it
+        out = {"error": f"ds-gate internal error: {type(exc).__name__}: {exc}"}
+    sys.stdout.write(json.dumps(out, ensure_ascii=False, default=str))
+    sys.stdout.flush()
+    return 0

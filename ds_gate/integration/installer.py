@@ -1,0 +1,187 @@
+"""``ds-gate install --deepscientist``: put the integration into DeepScientist's runtime Python, or take it out.
+
+DeepScientist's launcher keeps its Python at ``<home>/runtime/python-env`` (a uv project
+environment; older homes: ``<home>/runtime/venv``), and every runner starts the built-in MCP
+servers with that Python. ds-gate adds four files to its site-packages and nothing else:
+a ``.pth`` line that imports the bootstrap, the bootstrap, the wrapping module and the tools
+(standard library only; copied from this package), and a JSON file naming ds-gate's own
+interpreter and the switches. ds-gate itself is not installed there (see ``wrap.py``).
+Undoing removes exactly those files and the bytecode Python compiled from them, so the
+environment is byte for byte what it was. The ``.pth`` file is written last and removed
+first: a half-done install or undo never loads anything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ds_gate.errors import QuestError
+
+PTH = "ds_gate_deepscientist.pth"
+MARK = "# ds-gate-managed: DeepScientist integration (ds-gate install --deepscientist; undo: --undo)"
+MODULES = {"_ds_gate_ds_boot.py": "boot.py", "_ds_gate_ds_wrap.py": "wrap.py", "_ds_gate_ds_tools.py": "tools.py"}
+CONFIG = "_ds_gate_ds.json"
+ENVS = ("runtime/python-env", "runtime/venv")  # bin/ds.js runtimePythonEnvPath, then the older layout
+PROBE = ("import json, sys, sysconfig\nfrom importlib.metadata import version\ntry:\n v = version('deepscientist')\n"
+         "except Exception:\n v = None\nprint(json.dumps({'purelib': sysconfig.get_path('purelib'), "
+         "'python': sys.version.split()[0], 'deepscientist': v}))\n")
+
+
+@dataclass(slots=True)
+class Target:
+    """DeepScientist's environment as its own Python describes it."""
+
+    home: Path
+    env: Path
+    python: Path
+    site: Path
+    python_version: str
+    deepscientist: str | None
+
+
+@dataclass(slots=True)
+class Done:
+    target: Target
+    written: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def find_home(given: str | None) -> Path:
+    """``--home``, ``$DEEPSCIENTIST_HOME``, ``$DS_HOME``, ``~/DeepScientist`` (DeepScientist's own order)."""
+    from ds_gate.sources.memory import resolve_home
+
+    return resolve_home(given)
+
+
+def env_python(env: Path) -> Path:
+    return env / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def find_target(given_home: str | None) -> Target:
+    home = find_home(given_home)
+    for rel in ENVS:
+        env = home / rel
+        if os.path.isfile(env_python(env)):
+            return probe(home, env)
+    raise QuestError(f"no DeepScientist runtime Python under {home} (looked for {' and '.join(ENVS)}); "
+                     "start DeepScientist once (`ds`) so its launcher creates it, or pass --home DIR")
+
+
+def probe(home: Path, env: Path) -> Target:
+    """Ask the environment's own Python (isolated: no user site, no PYTHON* variables) where
+    its site-packages is and which DeepScientist it holds; it runs no code of a quest's."""
+    python = env_python(env)
+    try:
+        done = subprocess.run([str(python), "-I", "-c", PROBE], capture_output=True, text=True, timeout=120, check=False)
+        data = json.loads(done.stdout)
+    except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+        raise QuestError(f"{python} did not answer where its site-packages is ({exc}); is DeepScientist's runtime "
+                         "environment broken? Start `ds` once to repair it") from exc
+    return Target(home, env, python, Path(data["purelib"]), str(data["python"]), data.get("deepscientist"))
+
+
+def _write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide the files from another user running DeepScientist
+    os.replace(tmp, path)
+
+
+def runtime_files(settings: dict[str, Any]) -> dict[str, str]:
+    """Every file the install writes into site-packages, name -> text (``doctor`` compares them)."""
+    here = Path(__file__).parent
+    files = {name: (here / source).read_text(encoding="utf-8") for name, source in MODULES.items()}
+    files[CONFIG] = json.dumps(settings, indent=2, sort_keys=True) + "\n"
+    files[PTH] = f"{MARK}\nimport _ds_gate_ds_boot\n"
+    return files
+
+
+def read_config(site: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads((site / CONFIG).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def bridge_problem(python: str) -> str | None:
+    """None when ``python`` answers the integration's requests (``call.py``), else why not."""
+    from ds_gate.integration.wrap import BRIDGE
+
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
+    try:
+        done = subprocess.run([python, "-c", BRIDGE], input='{"op": "ping"}', capture_output=True, text=True,
+                              timeout=120, env=env, check=False)
+        return None if json.loads(done.stdout).get("ok") is True else done.stdout.strip()
+    except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+
+
+def install(given_home: str | None, *, memory_global_scope: bool = False) -> Done:
+    from ds_gate.integration.wrap import KNOWN_VERSIONS
+
+    target = find_target(given_home)
+    site = target.site
+    if os.path.lexists(site / PTH) and MARK not in (site / PTH).read_text(encoding="utf-8", errors="replace"):
+        raise QuestError(f"{site / PTH} exists and is not ds-gate's; remove or rename it, then run this again")
+    problem = bridge_problem(sys.executable)
+    if problem is not None:
+        raise QuestError(f"{sys.executable} cannot answer the integration's calls ({problem}); install ds-gate there")
+    previous = read_config(site)
+    pycache_existed = (previous.get("pycache_existed") if previous is not None
+                       else os.path.isdir(site / "__pycache__"))
+    settings = {"python": sys.executable, "memory_global_scope": memory_global_scope,
+                "pycache_existed": bool(pycache_existed), "home": str(target.home)}
+    done = Done(target)
+    files = runtime_files(settings)
+    for name in [*MODULES, CONFIG, PTH]:  # the .pth last: nothing loads before the rest is there
+        _write(site / name, files[name])
+        done.written.append(str(site / name))
+    done.notes.append(f"DeepScientist {target.deepscientist or '(not installed there)'} in {target.env} "
+                      f"(Python {target.python_version})")
+    if target.deepscientist not in KNOWN_VERSIONS:
+        done.notes.append(f"this ds-gate knows DeepScientist {', '.join(KNOWN_VERSIONS)}: with "
+                          f"{target.deepscientist or 'none'} the integration wraps nothing (ds-gate doctor says so)")
+    done.notes.append(f"ds-gate's verdicts come from {sys.executable}; memory.write default scope: "
+                      f"{'global (switched on)' if memory_global_scope else 'quest, as main (--memory-global-scope switches it)'}")
+    done.notes.append(f"undo: ds-gate install --deepscientist --undo --home {target.home}")
+    return done
+
+
+def uninstall(given_home: str | None) -> Done:
+    target = find_target(given_home)
+    site = target.site
+    done = Done(target)
+    settings = read_config(site)
+    pth = site / PTH
+    if os.path.lexists(pth):
+        if MARK not in pth.read_text(encoding="utf-8", errors="replace"):
+            raise QuestError(f"{pth} is not ds-gate's; it is left alone")
+        os.unlink(pth)
+        done.removed.append(str(pth))
+    for name in [*MODULES, CONFIG]:
+        if os.path.lexists(site / name):
+            os.unlink(site / name)
+            done.removed.append(str(site / name))
+    cache = site / "__pycache__"
+    stems = tuple(Path(name).stem + "." for name in MODULES)
+    if os.path.isdir(cache):
+        for entry in sorted(os.listdir(cache)):
+            if entry.startswith(stems) and entry.endswith(".pyc"):
+                os.unlink(cache / entry)
+                done.removed.append(str(cache / entry))
+        if settings is not None and settings.get("pycache_existed") is False and not os.listdir(cache):
+            os.rmdir(cache)
+            done.removed.append(str(cache))
+    if not done.removed:
+        done.notes.append(f"the integration was not installed in {target.env}; nothing changed")
+    return done

@@ -1,0 +1,156 @@
+"""The RFC's read-only tools, registered on DeepScientist's own artifact and memory servers.
+
+Copied beside ``wrap.py`` into DeepScientist's environment as ``_ds_gate_ds_tools.py``.
+Tools on ``main``'s built-in servers reach every runner, Claude and Kimi included, which
+start no extra MCP server. Each tool asks ds-gate (``wrap.judge``: ds-gate's interpreter,
+``ds_gate.integration.call``) and returns ds-gate's own answer, the same dict ``ds-gate mcp``
+gives; an error is an ``ok: false`` answer naming it, never an exception in the server.
+A tool ``main`` already has under that name is left alone. With the install's
+``memory_global_scope`` switch (off by default), ``memory.write`` without a scope writes a
+global card (the RFC's default) instead of a quest card; everything else about it is ``main``'s.
+
+No postponed annotations here: the MCP SDK reads the tool functions' annotations as objects.
+"""
+
+import importlib
+import sys
+from collections.abc import Callable
+from typing import Any
+
+ARTIFACT_TOOLS = {
+    "list_distill_candidates": (
+        "ds-gate: the completed experiment runs no valid distill review covers yet (each with its summary and "
+        "metrics). Review them before artifact.submit_paper_bundle or artifact.complete_quest, which refuse while "
+        "any is pending."),
+    "list_recent": "ds-gate: the quest's newest indexed artifact records of every workspace (kind and limit optional).",
+    "validate_distill_review": (
+        "ds-gate: what the closure gate would say about this review payload, before it is recorded. Call it before "
+        "artifact.record(payload=...) of a distill review; record only a payload it accepts."),
+}
+MEMORY_TOOLS = {
+    "list_knowledge_summaries": (
+        "ds-gate: recall the knowledge cards closest to the given domain tags (home and quest cards); empty tags "
+        "recall by the current stage's tags."),
+}
+WRITE_NOTE = " Default scope is global (ds-gate integration); pass scope='quest' for quest-internal notes."
+
+
+def _wrap() -> Any:
+    name = __name__[: -len("tools")] + "wrap"
+    return sys.modules.get(name) or importlib.import_module(name)
+
+
+def _read_only() -> Any:
+    try:
+        from mcp.types import ToolAnnotations
+
+        return ToolAnnotations.model_validate({"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
+                                               "openWorldHint": False})  # the wire names: both SDK lines take them
+    except Exception:
+        return None
+
+
+def _caller(context: Any) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
+    """``call(tool, args)``: ds-gate's answer for the quest of this server's context."""
+    wrap = _wrap()
+
+    def call(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        try:
+            home = getattr(context, "home", None)
+            request = {"op": "tool", "tool": tool, "args": args, "root": str(context.require_quest_root()),
+                       "home": str(home) if home is not None else None}
+            result = wrap.judge(request).get("result")
+            if not isinstance(result, dict):
+                raise RuntimeError("ds-gate answered no result")
+            return result
+        except Exception as exc:
+            refusal: dict[str, Any] = wrap.error_refusal(tool, exc)
+            return refusal
+    return call
+
+
+def _existing(server: Any, name: str) -> bool:
+    return server._tool_manager.get_tool(name) is not None
+
+
+def _add(server: Any, fn: Any, name: str, description: str, problems: list[str]) -> None:
+    if _existing(server, name):
+        problems.append(f"{server.name}.{name} exists in this DeepScientist; ds-gate's tool of that name is not added")
+        return
+    annotations = _read_only()
+    if annotations is None:
+        server.add_tool(fn, name=name, description=description)
+    else:
+        server.add_tool(fn, name=name, description=description, annotations=annotations)
+
+
+def _artifact(server: Any, context: Any, problems: list[str]) -> None:
+    call = _caller(context)
+
+    def list_distill_candidates(comment: str | dict[str, Any] | None = None) -> dict[str, Any]:
+        return call("list_distill_candidates", {})
+
+    def list_recent(kind: str | None = None, limit: int = 20,
+                    comment: str | dict[str, Any] | None = None) -> dict[str, Any]:
+        return call("list_recent", {"kind": kind, "limit": limit})
+
+    def validate_distill_review(payload: dict[str, Any],
+                                comment: str | dict[str, Any] | None = None) -> dict[str, Any]:
+        return call("validate_distill_review", {"payload": payload})
+
+    for fn in (list_distill_candidates, list_recent, validate_distill_review):
+        _add(server, fn, fn.__name__, ARTIFACT_TOOLS[fn.__name__], problems)
+
+
+def _memory(server: Any, context: Any, settings: dict[str, Any], problems: list[str]) -> None:
+    call = _caller(context)
+
+    def list_knowledge_summaries(domain_tags: list[str] | None = None, kind: str | None = None, limit: int = 20,
+                                 comment: str | dict[str, Any] | None = None) -> dict[str, Any]:
+        return call("list_knowledge_summaries", {"domain_tags": domain_tags, "kind": kind, "limit": limit})
+
+    _add(server, list_knowledge_summaries, "list_knowledge_summaries", MEMORY_TOOLS["list_knowledge_summaries"],
+         problems)
+    if settings.get("memory_global_scope") is True:
+        _global_write(server, problems)
+
+
+WRITE_SHAPE = ("kind", "title", "body", "markdown", "scope", "tags", "metadata", "comment")
+
+
+def _global_write(server: Any, problems: list[str]) -> None:
+    """``memory.write`` with ``scope='global'`` as its default; main's own function does the writing."""
+    import inspect
+
+    tool = server._tool_manager.get_tool("write")
+    original: Any = getattr(tool, "fn", None)
+    params = inspect.signature(original).parameters if callable(original) else {}
+    if not callable(original) or tuple(params) != WRITE_SHAPE or params["scope"].default != "quest":
+        problems.append("memory.write has not main's shape; its default scope is left as it is")
+        return
+
+    def write(kind: str, title: str, body: str = "", markdown: str | None = None, scope: str = "global",
+              tags: list[str] | str | None = None, metadata: dict[str, Any] | None = None,
+              comment: str | dict[str, Any] | None = None) -> dict[str, Any]:
+        result: dict[str, Any] = original(kind=kind, title=title, body=body, markdown=markdown, scope=scope, tags=tags,
+                                          metadata=metadata, comment=comment)
+        return result
+
+    description = (getattr(tool, "description", "") or "") + WRITE_NOTE
+    if hasattr(server, "remove_tool"):
+        server.remove_tool("write")
+    else:
+        server._tool_manager._tools.pop("write")
+    server.add_tool(write, name="write", description=description)
+
+
+def add_tools(builder: str, server: Any, context: Any, settings: dict[str, Any]) -> list[str]:
+    """The tools for the server ``builder`` built; what was not added, one line each."""
+    problems: list[str] = []
+    if not (hasattr(server, "add_tool") and hasattr(getattr(server, "_tool_manager", None), "get_tool")):
+        return [f"{builder}: the MCP server has no add_tool / tool manager this ds-gate knows; no tool added"]
+    if builder == "build_artifact_server":
+        _artifact(server, context, problems)
+    elif builder == "build_memory_server":
+        _memory(server, context, settings, problems)
+    return problems

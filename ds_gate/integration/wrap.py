@@ -1,0 +1,288 @@
+"""The wrapping itself, in DeepScientist's process: its finalization tools ask ds-gate first.
+
+Copied beside ``boot.py`` into DeepScientist's environment as ``_ds_gate_ds_wrap.py``;
+standard library only. Like an OpenTelemetry instrumentor it checks the target before it
+touches anything: the installed DeepScientist version must be one ds-gate knows, and each
+function it wraps must have exactly the parameters ``main`` has (names and kinds). Anything
+else, and nothing is wrapped (what was already wrapped in this process is put back), with
+one line on stderr; ``status()`` says why, and ``ds-gate doctor`` shows it.
+
+What is wrapped, on the ``ArtifactService`` class (so every caller, tool or not, meets it):
+``complete_quest``, ``submit_paper_bundle`` and an ``interact`` asking for
+``quest_completion_approval`` are answered ``ok: false`` before ``main`` runs, while ds-gate's
+closure fails; ``record`` of a distill review is refused when ds-gate would not accept the
+review. The verdicts come from ds-gate's own interpreter (``ds_gate.integration.call``, one
+process per call, JSON in and out): ds-gate is not installed into DeepScientist's
+environment, so neither its dependencies nor its Python version meet DeepScientist's, and a
+``uv sync`` there cannot remove half of it. Any error on the way is a refusal naming it
+(fail closed); nothing raises into DeepScientist, and nothing here writes anywhere.
+"""
+
+import functools
+import inspect
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+KNOWN_VERSIONS = ("1.6.0",)  # DeepScientist main (b366244) and its release
+SERVICE, SERVER = "deepscientist.artifact.service", "deepscientist.mcp.server"
+APPROVAL = "quest_completion_approval"
+STATUS_ERROR = "ds_gate_error"
+CONFIG_NAME = "_ds_gate_ds.json"
+TIMEOUT = 600.0  # seconds: a closure over a very large quest, never a hung tool
+PREFIX = "ds-gate (DeepScientist integration): "
+BRIDGE = ("import sys; sys.path[:] = [p for p in sys.path if p]; "
+          "from ds_gate.integration.call import main; raise SystemExit(main())")
+UNINSTALL = "ds-gate install --deepscientist --undo"
+
+PK, KW = "POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY"
+SERVICE_SHAPES: dict[str, tuple[tuple[str, str], ...]] = {
+    "record": (("self", PK), ("quest_root", PK), ("payload", PK), ("checkpoint", KW), ("workspace_root", KW),
+               ("commit_message", KW), ("push", KW)),
+    "complete_quest": (("self", PK), ("quest_root", PK), ("summary", KW)),
+    "submit_paper_bundle": (("self", PK), ("quest_root", PK), *((name, KW) for name in (
+        "title", "summary", "outline_path", "draft_path", "writing_plan_path", "references_path",
+        "claim_evidence_map_path", "compile_report_path", "pdf_path", "latex_root_path", "package_type",
+        "prepare_open_source"))),
+    "interact": (("self", PK), ("quest_root", PK), *((name, KW) for name in (
+        "kind", "message", "summary_preview", "response_phase", "importance", "deliver_to_bound_conversations",
+        "include_recent_inbound_messages", "recent_message_limit", "attachments", "interaction_id", "expects_reply",
+        "reply_mode", "options", "surface_actions", "connector_hints", "allow_free_text", "reply_schema",
+        "reply_to_interaction_id", "supersede_open_requests", "dedupe_key", "suppress_if_unchanged",
+        "min_interval_seconds"))),
+}
+SERVER_SHAPES: dict[str, tuple[tuple[str, str], ...]] = {
+    "build_artifact_server": (("context", PK),), "build_memory_server": (("context", PK),), "main": (),
+}
+
+Judge = Callable[[dict[str, Any]], dict[str, Any]]
+_STATE: dict[str, Any] = {"state": "idle", "reason": None, "wrapped": [], "problems": []}
+_ORIGINALS: list[tuple[Any, str, Any]] = []  # (owner, attribute, original): what refuse() puts back
+_JUDGE: list[Judge] = []  # set_judge(): ds-gate's demo answers in process
+
+
+def _say(text: str) -> None:
+    try:
+        sys.stderr.write(PREFIX + text + "\n")
+        sys.stderr.flush()
+    except Exception:
+        pass
+
+
+def status() -> dict[str, Any]:
+    return {**_STATE, "wrapped": list(_STATE["wrapped"]), "problems": list(_STATE["problems"]),
+            "known_versions": list(KNOWN_VERSIONS)}
+
+
+def config() -> dict[str, Any]:
+    """What ``ds-gate install --deepscientist`` wrote beside this file (ds-gate's interpreter, switches)."""
+    try:
+        data = json.loads(Path(__file__).with_name(CONFIG_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def set_judge(judge: Judge | None) -> None:
+    _JUDGE[:] = [judge] if judge is not None else []
+
+
+def judge(request: dict[str, Any]) -> dict[str, Any]:
+    """ds-gate's answer to ``request``, from its own interpreter; raises on anything else."""
+    if _JUDGE:
+        return _JUDGE[0](request)
+    python = config().get("python")
+    if not isinstance(python, str) or not os.path.isfile(python):
+        raise RuntimeError(f"ds-gate's interpreter {python!r} is gone (ds-gate was moved or uninstalled); "
+                           f"run `ds-gate install --deepscientist` again, or `{UNINSTALL}`")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
+    done = subprocess.run([python, "-c", BRIDGE], input=json.dumps(request, default=str).encode(),
+                          capture_output=True, timeout=TIMEOUT, env=env, check=False)
+    try:
+        answer = json.loads(done.stdout)
+    except ValueError:
+        last = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"ds-gate ({python}) gave no answer (exit {done.returncode}): {last}") from None
+    if not isinstance(answer, dict) or "error" in answer:
+        raise RuntimeError(str(answer.get("error") if isinstance(answer, dict) else answer))
+    return answer
+
+
+def error_refusal(tool: str, exc: BaseException) -> dict[str, Any]:
+    """Fail closed: the agent is told what failed and what fixes it; nothing was done."""
+    text = f"{type(exc).__name__}: {exc}" if not isinstance(exc, RuntimeError) else str(exc)
+    message = (f"ds-gate could not check artifact.{tool}, so it was refused and nothing was recorded: {text}. "
+               f"Run `ds-gate doctor` (the integration's line says what to fix), or remove the integration: {UNINSTALL}")
+    return {"ok": False, "status": STATUS_ERROR, "gate": "ds-gate", "message": message, "errors": [message],
+            "warnings": []}
+
+
+def ask(service: Any, quest_root: Any, request: dict[str, Any]) -> dict[str, Any] | None:
+    """None to let ``main`` run, else the refusal to return instead."""
+    home = getattr(service, "home", None)
+    full = {**request, "root": str(quest_root), "home": str(home) if home is not None else None}
+    try:
+        answer = judge(full)
+        if answer.get("allow") is True:
+            return None
+        refusal = answer.get("refusal")
+        if not isinstance(refusal, dict):
+            raise RuntimeError("ds-gate answered neither allow nor a refusal")
+        return refusal
+    except Exception as exc:
+        return error_refusal(str(request.get("tool")), exc)
+
+
+def is_review(payload: Any) -> bool:
+    """Either encoding of a distill review (ds-gate's ``model.records.review_encoding``)."""
+    if not isinstance(payload, dict):
+        return False
+    kind = payload.get("kind")
+    return ((kind == "decision" and payload.get("action") == "distill_review")
+            or (kind == "report" and payload.get("report_type") == "distill_review"))
+
+
+def _finalizing(tool: str, original: Any) -> Any:
+    @functools.wraps(original)
+    def wrapper(self: Any, quest_root: Any, *args: Any, **kwargs: Any) -> Any:
+        refusal = ask(self, quest_root, {"op": "finalization", "tool": tool})
+        return refusal if refusal is not None else original(self, quest_root, *args, **kwargs)
+    return wrapper
+
+
+def _interact(original: Any) -> Any:
+    @functools.wraps(original)
+    def interact(self: Any, quest_root: Any, *args: Any, **kwargs: Any) -> Any:
+        schema = kwargs.get("reply_schema")
+        if isinstance(schema, dict) and schema.get("decision_type") == APPROVAL:
+            refusal = ask(self, quest_root, {"op": "finalization", "tool": "interact"})
+            if refusal is not None:
+                return refusal
+        return original(self, quest_root, *args, **kwargs)
+    return interact
+
+
+def _record(original: Any) -> Any:
+    @functools.wraps(original)
+    def record(self: Any, quest_root: Any, payload: Any, *args: Any, **kwargs: Any) -> Any:
+        if is_review(payload):
+            refusal = ask(self, quest_root, {"op": "review", "tool": "record", "payload": payload})
+            if refusal is not None:
+                return refusal
+        return original(self, quest_root, payload, *args, **kwargs)
+    return record
+
+
+SERVICE_WRAPPERS: dict[str, Callable[[Any], Any]] = {
+    "record": _record,
+    "complete_quest": functools.partial(_finalizing, "complete_quest"),
+    "submit_paper_bundle": functools.partial(_finalizing, "submit_paper_bundle"),
+    "interact": _interact,
+}
+
+
+def shape(function: Any) -> tuple[tuple[str, str], ...] | None:
+    try:
+        return tuple((p.name, p.kind.name) for p in inspect.signature(function, follow_wrapped=False).parameters.values())
+    except (TypeError, ValueError):
+        return None
+
+
+def shape_problems(owner: Any, expected: dict[str, tuple[tuple[str, str], ...]], where: str) -> list[str]:
+    problems = []
+    for name, params in expected.items():
+        found = getattr(owner, name, None) if owner is not None else None
+        if not callable(found):
+            problems.append(f"{where}.{name} is missing")
+        elif shape(found) != params:
+            problems.append(f"{where}.{name} has parameters ({', '.join(n for n, _ in shape(found) or ())}), "
+                            f"not main's ({', '.join(n for n, _ in params)})")
+    return problems
+
+
+def version_problem() -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = version("deepscientist")
+    except PackageNotFoundError:
+        return "no installed distribution named deepscientist, so its version cannot be checked"
+    _STATE["deepscientist"] = found
+    if found not in KNOWN_VERSIONS:
+        return f"DeepScientist {found} is not a version this ds-gate knows ({', '.join(KNOWN_VERSIONS)})"
+    return None
+
+
+def wrap_service_class(cls: Any) -> list[str]:
+    """Wrap ``ArtifactService``'s four methods, or nothing when one has another shape."""
+    problems = shape_problems(cls, SERVICE_SHAPES, "ArtifactService")
+    if problems:
+        return problems
+    for name, make in SERVICE_WRAPPERS.items():
+        original = cls.__dict__[name]
+        _ORIGINALS.append((cls, name, original))
+        setattr(cls, name, make(original))
+        _STATE["wrapped"].append(f"ArtifactService.{name}")
+    return []
+
+
+def _server_module(module: ModuleType) -> list[str]:
+    problems = shape_problems(module, SERVER_SHAPES, SERVER)
+    if problems:
+        return problems
+    for name in ("build_artifact_server", "build_memory_server"):
+        original = getattr(module, name)
+        _ORIGINALS.append((module, name, original))
+        setattr(module, name, _builder(name, original))
+        _STATE["wrapped"].append(f"{name}")
+    return []
+
+
+def _builder(name: str, original: Any) -> Any:
+    """A server builder that adds ds-gate's tools to the server ``main`` built; a failure
+    to add them leaves ``main``'s server as it is (the service wrapping still holds)."""
+    @functools.wraps(original)
+    def build(context: Any) -> Any:
+        server = original(context)
+        try:
+            tools = sys.modules.get(__name__[: -len("wrap")] + "tools")
+            if tools is None:
+                import importlib
+
+                tools = importlib.import_module(__name__[: -len("wrap")] + "tools")
+            _STATE["problems"].extend(tools.add_tools(name, server, context, config()))
+        except Exception as exc:
+            _STATE["problems"].append(f"{name}: tools not added ({type(exc).__name__}: {exc})")
+            _say(_STATE["problems"][-1])
+        return server
+    return build
+
+
+def refuse(reason: str) -> None:
+    """Put back whatever this process wrapped, remember why, and say it once."""
+    for owner, name, original in reversed(_ORIGINALS):
+        setattr(owner, name, original)
+    _ORIGINALS.clear()
+    _STATE.update(state="refused", reason=reason, wrapped=[])
+    _say(f"DeepScientist not recognised, nothing is wrapped: {reason}; run ds-gate doctor")
+
+
+def patch(name: str, module: ModuleType) -> None:
+    """Called by the boot loader once ``name`` has run."""
+    if _STATE["state"] == "refused":
+        return
+    try:
+        problem = version_problem()
+        problems = [problem] if problem else (
+            wrap_service_class(getattr(module, "ArtifactService", None)) if name == SERVICE else _server_module(module))
+    except Exception as exc:
+        problems = [f"{type(exc).__name__}: {exc}"]
+    if problems:
+        refuse("; ".join(problems))
+    else:
+        _STATE["state"] = "wrapped"

@@ -1,0 +1,213 @@
+"""Stand-in for DeepScientist main's ``ArtifactService`` (ds-gate's integration tests).
+
+Same method names and parameters as main's ``record``, ``interact``, ``complete_quest`` and
+``submit_paper_bundle``, and the behaviour ds-gate's integration cares about: ``record``
+validates first and writes the record and its index line into the workspace, then
+checkpoints (``git add -A && git commit``); ``complete_quest`` needs an explicit approval of a
+blocking ``quest_completion_approval`` request, then records the approval and a ``stop``
+decision with a checkpoint and marks the quest completed in ``quest.yaml`` whatever the
+commit did; ``submit_paper_bundle`` writes its manifest and records its report without a
+checkpoint.
+"""
+
+import json
+import subprocess
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+QUEST_COMPLETION_DECISION_TYPE = "quest_completion_approval"
+ARTIFACT_DIRS = {"baseline": "baselines", "idea": "ideas", "decision": "decisions", "progress": "progress",
+                 "answer": "answers", "milestone": "milestones", "run": "runs", "report": "reports",
+                 "approval": "approvals", "graph": "graphs"}
+DECISION_ACTIONS = {"continue", "launch_experiment", "launch_analysis_campaign", "branch", "prepare_branch",
+                    "activate_branch", "reuse_baseline", "attach_baseline", "publish_baseline", "waive_baseline",
+                    "iterate", "reset", "stop", "write", "finalize", "request_user_decision"}
+CHECKPOINT_KINDS = {"decision", "run", "report", "baseline", "idea"}
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+def validate_artifact_payload(payload: dict) -> list[str]:
+    kind = payload.get("kind")
+    if kind not in ARTIFACT_DIRS:
+        return [f"Unknown artifact kind: {kind}"]
+    errors = []
+    if kind == "decision":
+        errors += [f"Decision artifact requires `{f}`." for f in ("verdict", "action", "reason") if not payload.get(f)]
+        if payload.get("action") and payload["action"] not in DECISION_ACTIONS:
+            errors.append(f"Unknown decision action: {payload['action']}")
+    if kind == "run" and not payload.get("run_kind"):
+        errors.append("Run artifact requires `run_kind`.")
+    return errors
+
+
+def checkpoint_repo(root: Path, message: str) -> dict[str, Any]:
+    subprocess.run(["git", "add", "-A"], cwd=root, capture_output=True, check=False)
+    done = subprocess.run(["git", "commit", "-q", "-m", message], cwd=root, capture_output=True, text=True, check=False)
+    return {"committed": done.returncode == 0, "stderr": done.stderr + done.stdout}
+
+
+class QuestService:
+    def __init__(self, home: Path) -> None:
+        self.home = Path(home)
+
+    def mark_completed(self, quest_id: str, stop_reason: str | None = None) -> dict[str, Any]:
+        import yaml
+
+        path = self.home / "quests" / quest_id / "quest.yaml"
+        meta = yaml.safe_load(path.read_text()) or {}
+        meta["status"] = "completed"
+        meta["stop_reason"] = stop_reason
+        path.write_text(yaml.safe_dump(meta, sort_keys=False))
+        return {"quest_id": quest_id, "status": "completed"}
+
+
+class ArtifactService:
+    def __init__(self, home: Path) -> None:
+        self.home = Path(home)
+        self.quest_service = QuestService(self.home)
+
+    def record(
+        self,
+        quest_root: Path,
+        payload: dict,
+        *,
+        checkpoint: bool | None = None,
+        workspace_root: Path | None = None,
+        commit_message: str | None = None,
+        push: bool | None = None,
+    ) -> dict:
+        errors = validate_artifact_payload(payload)
+        if errors:
+            return {"ok": False, "errors": errors, "warnings": []}
+        root = Path(workspace_root or quest_root)
+        kind = payload["kind"]
+        artifact_id = payload.get("artifact_id") or payload.get("id") or f"{kind}-{uuid.uuid4().hex[:8]}"
+        stamp = utc_now()
+        record = {"kind": kind, "schema_version": 1, "artifact_id": artifact_id, "id": artifact_id,
+                  "quest_id": Path(quest_root).name, "created_at": stamp, "updated_at": stamp,
+                  "source": {"kind": "agent"}, "status": payload.get("status") or "completed",
+                  "workspace_root": str(root), **payload}
+        path = root / "artifacts" / ARTIFACT_DIRS[kind] / f"{artifact_id}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(record, indent=2, ensure_ascii=False))
+        line = {"artifact_id": artifact_id, "kind": kind, "status": record["status"], "path": str(path),
+                "summary": record.get("summary"), "updated_at": stamp}
+        with (root / "artifacts" / "_index.jsonl").open("a", encoding="utf-8") as out:
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        result: dict[str, Any] = {"ok": True, "artifact_id": artifact_id, "path": str(path), "record": record,
+                                  "checkpoint": None}
+        if checkpoint if checkpoint is not None else kind in CHECKPOINT_KINDS:
+            result["checkpoint"] = checkpoint_repo(root, commit_message or f"artifact: {kind} {artifact_id}")
+        return result
+
+    def submit_paper_bundle(
+        self,
+        quest_root: Path,
+        *,
+        title: str | None = None,
+        summary: str = "",
+        outline_path: str | None = None,
+        draft_path: str | None = None,
+        writing_plan_path: str | None = None,
+        references_path: str | None = None,
+        claim_evidence_map_path: str | None = None,
+        compile_report_path: str | None = None,
+        pdf_path: str | None = None,
+        latex_root_path: str | None = None,
+        package_type: str = "draft_checkpoint",
+        prepare_open_source: bool = False,
+    ) -> dict[str, Any]:
+        if not str(outline_path or "").strip():
+            raise ValueError("submit_paper_bundle requires a selected outline or explicit `outline_path`.")
+        manifest = {"title": title, "summary": summary, "outline_path": outline_path, "package_type": package_type}
+        path = Path(quest_root) / "paper" / "paper_bundle_manifest.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(manifest, indent=2))
+        report = self.record(quest_root, {"kind": "report", "report_type": "paper_bundle", "summary": summary,
+                                          "manifest_path": str(path)}, checkpoint=False)
+        return {"ok": True, "manifest_path": str(path), "manifest": manifest, "report": report}
+
+    def interact(
+        self,
+        quest_root: Path,
+        *,
+        kind: str = "progress",
+        message: str = "",
+        summary_preview: str | None = None,
+        response_phase: str = "ack",
+        importance: str = "info",
+        deliver_to_bound_conversations: bool = True,
+        include_recent_inbound_messages: bool = True,
+        recent_message_limit: int = 8,
+        attachments: list[dict[str, Any]] | None = None,
+        interaction_id: str | None = None,
+        expects_reply: bool | None = None,
+        reply_mode: str | None = None,
+        options: list[dict[str, Any]] | None = None,
+        surface_actions: list[dict[str, Any]] | None = None,
+        connector_hints: dict[str, Any] | None = None,
+        allow_free_text: bool = True,
+        reply_schema: dict[str, Any] | None = None,
+        reply_to_interaction_id: str | None = None,
+        supersede_open_requests: bool = True,
+        dedupe_key: str | None = None,
+        suppress_if_unchanged: bool | None = None,
+        min_interval_seconds: int | None = None,
+    ) -> dict:
+        state_path = Path(quest_root) / ".ds" / "interaction_state.json"
+        state = json.loads(state_path.read_text()) if state_path.exists() else {"open_requests": []}
+        iid = interaction_id or f"interaction-{uuid.uuid4().hex[:8]}"
+        if kind == "decision_request":
+            state["open_requests"].append({"interaction_id": iid, "reply_mode": reply_mode,
+                                           "decision_type": (reply_schema or {}).get("decision_type"),
+                                           "created_at": utc_now()})
+        state_path.parent.mkdir(parents=True, exist_ok=True)
+        state_path.write_text(json.dumps(state, indent=2))
+        return {"ok": True, "interaction_id": iid, "kind": kind, "message": message, "recent_inbound_messages": []}
+
+    def _latest_completion_request(self, quest_root: Path) -> dict[str, Any] | None:
+        state_path = Path(quest_root) / ".ds" / "interaction_state.json"
+        state = json.loads(state_path.read_text()) if state_path.exists() else {"open_requests": []}
+        found = [item for item in state["open_requests"]
+                 if item.get("decision_type") == QUEST_COMPLETION_DECISION_TYPE and item.get("reply_mode") == "blocking"]
+        return found[-1] if found else None
+
+    def complete_quest(
+        self,
+        quest_root: Path,
+        *,
+        summary: str = "",
+    ) -> dict[str, Any]:
+        import yaml
+
+        quest_root = Path(quest_root)
+        meta = yaml.safe_load((quest_root / "quest.yaml").read_text()) or {}
+        if meta.get("status") == "completed":
+            return {"ok": True, "status": "already_completed", "message": "Quest is already marked as completed."}
+        request = self._latest_completion_request(quest_root)
+        if request is None:
+            return {"ok": False, "status": "approval_required",
+                    "message": "Quest completion requires a blocking user approval request first. Ask via "
+                               "artifact.interact(kind='decision_request', reply_mode='blocking', "
+                               f"reply_schema={{'decision_type': '{QUEST_COMPLETION_DECISION_TYPE}'}})."}
+        reply = quest_root / ".ds" / "replies" / f"{request['interaction_id']}.txt"
+        if not reply.exists():
+            return {"ok": False, "status": "waiting_for_user", "interaction_id": request["interaction_id"],
+                    "message": "The completion approval request is still waiting for an explicit user reply."}
+        text = reply.read_text().strip()
+        if "approve" not in text.lower():
+            return {"ok": False, "status": "approval_not_explicit", "message": "Quest completion was not approved explicitly."}
+        approval = self.record(quest_root, {"kind": "approval", "reason": f"Quest completion approved: {text}",
+                                            "decision_id": request["interaction_id"]}, checkpoint=False)
+        decision = self.record(quest_root, {"kind": "decision", "status": "completed", "verdict": "good", "action": "stop",
+                                            "reason": summary or "completed", "decision_scope": "quest_completion"},
+                               checkpoint=True)
+        snapshot = self.quest_service.mark_completed(quest_root.name, stop_reason="completed_by_user_approval")
+        with (quest_root / ".ds" / "events.jsonl").open("a") as out:
+            out.write(json.dumps({"type": "quest.completed", "created_at": utc_now()}) + "\n")
+        return {"ok": True, "status": "completed", "approval": approval, "decision": decision, "snapshot": snapshot}

@@ -1,0 +1,3 @@
+from .context import McpContext
+
+__all__ = ["McpContext"]
