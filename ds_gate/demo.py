@@ -3,9 +3,11 @@
 It builds a quest with worktrees (a real git repository), installs the commit hook and the
 agent's distill skill, and shows: ordinary checkpoints pass while runs are pending; a
 paper-bundle checkpoint is rejected with the pending runs named; ``ds-gate closure``
-agrees; the agent, through the MCP server's calls, sees the pending runs, drafts a review
-in the encoding DeepScientist main accepts and records it in another worktree; then the
-closure gate and the same checkpoint pass.
+agrees; with ds-gate's DeepScientist integration the agent's ``complete_quest`` is refused
+with the pending runs before anything is recorded; the agent, through the MCP server's
+calls, sees the pending runs, drafts a review in the encoding DeepScientist main accepts,
+validates it and records it in another worktree; then the closure gate and the same
+checkpoint pass, and ``complete_quest`` goes through.
 It exits non-zero if any step does not behave that way, so CI can run it as a check.
 """
 
@@ -38,15 +40,27 @@ def _indent(text: str) -> str:
 
 
 def _agent_review(quest: ExampleQuest, workspace: Path, runs: list[str], render: Callable[[Report], str]) -> bool:
-    """The agent's side, through the calls the ``ds-gate mcp`` server answers (made here in
-    Python, so the demo needs no extra): check_closure, draft_distill_review, the review
-    recorded with DeepScientist main's own ``artifact.record``, check_closure again."""
+    """The agent's side. With ds-gate's DeepScientist integration (``install --deepscientist``;
+    here its own wrappers around a service shaped like main's, ``integration.demo_service``),
+    DeepScientist's ``complete_quest`` refuses first; then the calls the ``ds-gate mcp`` server
+    answers (made here in Python, so the demo needs no extra): check_closure,
+    draft_distill_review, the review validated and recorded through the wrapped
+    ``artifact.record``, check_closure again."""
     from ds_gate.engine import agent_tools
     from ds_gate.engine.gate import evaluate
+    from ds_gate.integration.demo_service import wrapped_service
+    from ds_gate.integration.review import judge_review
 
     root = quest.root
+    service = wrapped_service(quest)
+    quest_yaml = (root / "quest.yaml").read_bytes()
+    early = service.complete_quest(root, summary="done")
+    untouched = (root / "quest.yaml").read_bytes() == quest_yaml
+    _say(f"\n[5] with ds-gate's DeepScientist integration the agent's artifact.complete_quest() -> ok: {early['ok']},"
+         f" status {early.get('status')},")
+    _say(f"    pending {', '.join(early.get('pending_run_ids', []))}: refused before anything is recorded or marked.")
     verdict = agent_tools.closure(root)
-    _say(f"\n[5] the agent asks the ds-gate MCP server: check_closure() -> {verdict['verdict']}, pending "
+    _say(f"    the agent asks the ds-gate MCP server: check_closure() -> {verdict['verdict']}, pending "
          f"{', '.join(verdict['pending_run_ids'])}")
     draft = agent_tools.draft(root, verdict["pending_run_ids"])
     payload = draft["payload"]
@@ -56,15 +70,37 @@ def _agent_review(quest: ExampleQuest, workspace: Path, runs: list[str], render:
          "DeepScientist main")
     _say(f"    refuses the RFC's decision ({'; '.join(refused.get('errors', []))}) but stores a report.")
     payload["cards_written"] = quest.lessons(verdict["pending_run_ids"])
-    recorded = quest.artifact_record(workspace, payload)
+    checked = judge_review(root, payload)
+    _say(f"    the skill writes two global lessons, fills cards_written; validate_distill_review(payload) -> accepted: "
+         f"{checked['accepted']};")
+    recorded = service.record(root, payload, workspace_root=workspace)
     quest.checkpoint(workspace, f"artifact: report {recorded.get('artifact_id')}")
-    _say("    the skill writes two global lessons, fills cards_written and calls artifact.record(payload=...):")
-    _say(f"    {recorded.get('artifact_id')} is recorded in the idea worktree, covering both runs (one recorded in another")
+    _say(f"    artifact.record(payload=...): {recorded.get('artifact_id')} is recorded in the idea worktree, covering both "
+         "runs (one")
     after = agent_tools.closure(root)
-    _say(f"    worktree); check_closure() -> {after['verdict']}. ds-gate closure (the cards exist, their lineage resolves):")
+    _say(f"    recorded in another worktree); check_closure() -> {after['verdict']}. ds-gate closure (the cards exist, "
+         "their lineage resolves):")
     report = evaluate(root, "closure")
     _say(_indent(render(report)))
-    return bool(recorded.get("ok")) and "errors" in refused and after["ok"] and report.ok and not report.pending
+    return (untouched and early.get("status") == "distill_review_required" and sorted(early.get("pending_run_ids", [])) == sorted(runs)
+            and checked["accepted"] and bool(recorded.get("ok")) and "errors" in refused and after["ok"] and report.ok
+            and not report.pending)
+
+
+def _complete(quest: ExampleQuest) -> bool:
+    """The same call, runs covered: the integration lets main's complete_quest through."""
+    from ds_gate.integration.demo_service import wrapped_service
+    from ds_gate.integration.wrap import set_judge
+
+    try:
+        done = wrapped_service(quest).complete_quest(quest.root, summary="done")
+    finally:
+        set_judge(None)
+    committed = (done.get("decision") or {}).get("checkpoint", {}).get("committed")
+    _say(f"\n[7] the agent's artifact.complete_quest() again -> ok: {done['ok']}, status {done.get('status')}: "
+         "DeepScientist's own answer;")
+    _say(f"    its quest-completion decision passed the hook (committed: {committed}).")
+    return done.get("status") == "completed" and committed is True
 
 
 def run_demo(directory: str | None = None, *, fmt: str = "text") -> int:
@@ -145,11 +181,12 @@ def _run_demo(directory: str | None, fmt: str) -> int:
         quest.checkpoint(paper, "paper: bundle")
         _say("\n[6] the same paper-bundle checkpoint now passes the hook and is committed.")
         held.append(True)
+        held.append(_complete(quest))
 
         from ds_gate.engine.lineage import evaluate_lineage
 
         lineage = evaluate_lineage(home)
-        _say("\n[7] ds-gate lineage: every lesson in the home's global memory leads back to the run it came from:")
+        _say("\n[8] ds-gate lineage: every lesson in the home's global memory leads back to the run it came from:")
         _say(_indent(render(lineage)))
         held.append(lineage.ok and sum(card.is_experience for card in lineage.cards) == 2)
     except CheckpointRejected as rejected:

@@ -227,7 +227,7 @@ def wrap_service_class(cls: Any) -> list[str]:
         original = cls.__dict__[name]
         _ORIGINALS.append((cls, name, original))
         setattr(cls, name, make(original))
-        _STATE["wrapped"].append(f"ArtifactService.{name}")
+        _STATE["wrapped"].append(f"{cls.__name__}.{name}")
     return []
 
 
@@ -239,7 +239,7 @@ def _server_module(module: ModuleType) -> list[str]:
         original = getattr(module, name)
         _ORIGINALS.append((module, name, original))
         setattr(module, name, _builder(name, original))
-        _STATE["wrapped"].append(f"{name}")
+        _STATE["wrapped"].append(name)
     return []
 
 

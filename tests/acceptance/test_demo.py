@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
 from helpers import git
 
 
@@ -21,7 +22,14 @@ def test_demo_rejects_then_passes_and_leaves_a_real_quest_behind(tmp_path) -> No
     agent = [out.index(s) for s in ("ds-gate install --agent", "check_closure() -> rejected",
                                     "Unknown decision action: distill_review", "check_closure() -> passed")]
     assert agent == sorted(agent) and closure_rejected < agent[1] < passed
+    # issue 25.2: with the DeepScientist integration, complete_quest refuses first and goes through last
+    integration = [out.index(s) for s in (
+        "artifact.complete_quest() -> ok: False, status distill_review_required", "check_closure() -> rejected",
+        "validate_distill_review(payload) -> accepted: True", "check_closure() -> passed",
+        "artifact.complete_quest() again -> ok: True, status completed")]
+    assert integration == sorted(integration)
     root = tmp_path / "DeepScientist" / "quests" / "001"
+    assert yaml.safe_load((root / "quest.yaml").read_text())["status"] == "completed"
     assert (root / ".codex" / "skills" / "ds-gate-distill" / "SKILL.md").is_file()
     assert list((root / ".ds/worktrees/idea-idea-dac323e6/artifacts/reports").glob("report-*.json"))
     assert out.rstrip().splitlines()[-1].startswith("the example quest is kept at")
