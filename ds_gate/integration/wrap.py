@@ -133,7 +133,7 @@ def ask(service: Any, quest_root: Any, request: dict[str, Any]) -> dict[str, Any
         refusal = answer.get("refusal")
         if not isinstance(refusal, dict):
             raise RuntimeError("ds-gate answered neither allow nor a refusal")
-        return refusal
+        return {"status": STATUS_ERROR, "message": "ds-gate refused this call", **refusal, "ok": False}
     except Exception as exc:
         return error_refusal(str(request.get("tool")), exc)
 
@@ -224,7 +224,7 @@ def wrap_service_class(cls: Any) -> list[str]:
     if problems:
         return problems
     for name, make in SERVICE_WRAPPERS.items():
-        original = cls.__dict__[name]
+        original = cls.__dict__.get(name) or getattr(cls, name)
         _ORIGINALS.append((cls, name, original))
         setattr(cls, name, make(original))
         _STATE["wrapped"].append(f"{cls.__name__}.{name}")

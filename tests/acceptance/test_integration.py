@@ -115,12 +115,16 @@ def test_complete_quest_is_refused_with_the_pending_ids_until_a_valid_review_is_
     install(runtime["home"])
     try:
         before = (root / "quest.yaml").read_bytes()
-        tools, asked, completed, bad_check, bad_record = call(runtime, root, [
+        tools, asked, completed, candidates, bad_check, bad_record, rfc_record = call(runtime, root, [
             ("interact", APPROVAL),
             ("complete_quest", {"summary": "done"}),
+            ("list_distill_candidates", {}),
             ("validate_distill_review", {"payload": review(["main-001"])}),
             ("record", {"payload": review(["main-001"])}),
+            ("record", {"payload": {**review([run]), "kind": "decision", "action": "distill_review", "verdict": "ok",
+                                    "reason": "r"}}),
         ])
+        assert [c["run_id"] for c in candidates["candidates"]] == [run] and candidates["schema_version"] == 1
         assert {"list_distill_candidates", "list_recent", "validate_distill_review", "complete_quest"} <= set(tools)
         for refused in (asked, completed):
             assert refused["ok"] is False and refused["status"] == "distill_review_required", refused
@@ -132,6 +136,8 @@ def test_complete_quest_is_refused_with_the_pending_ids_until_a_valid_review_is_
         # an experiment id where a run artifact id belongs: refused before it reaches the quest
         assert bad_check["accepted"] is False and any(run in line for line in bad_check["errors"])
         assert bad_record["ok"] is False and bad_record["status"] == "distill_review_invalid", bad_record
+        # the RFC's encoding of a valid review passes ds-gate; main's own refusal comes back unchanged
+        assert rfc_record == {"ok": False, "errors": ["Unknown decision action: distill_review"], "warnings": []}
         assert not (root / "artifacts" / "reports").exists()
 
         _, good_check, recorded, asked = call(runtime, root, [
@@ -256,8 +262,10 @@ def test_memory_write_defaults_to_global_only_with_its_switch(runtime) -> None:
     card = {"kind": "knowledge", "title": "A lesson", "body": "Context: x"}
     install(runtime["home"])
     try:
-        tools, written = call(runtime, root, [("write", card)], namespace="memory")
+        tools, written, recalled = call(runtime, root, [
+            ("write", card), ("list_knowledge_summaries", {"domain_tags": ["topic:x"]})], namespace="memory")
         assert "list_knowledge_summaries" in tools and written["scope"] == "quest"
+        assert recalled["schema_version"] == 1 and recalled["domain_tags"] == ["topic:x"]
         install(runtime["home"], "--memory-global-scope")
         _, written = call(runtime, root, [("write", card)], namespace="memory")
         assert written["scope"] == "global" and Path(written["path"]).is_relative_to(runtime["home"] / "memory")

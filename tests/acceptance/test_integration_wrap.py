@@ -1,0 +1,125 @@
+"""Issue 25.2: the integration's wrapping, in process, on classes shaped like main's (and not).
+
+The end-to-end tests (``test_integration.py``) run it inside a stand-in DeepScientist; these
+pin what each wrapper asks and when, that an unknown shape wraps nothing, and that no answer
+from ds-gate's side (however malformed) escapes as an exception into DeepScientist.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ds_gate.integration import wrap
+from ds_gate.integration.demo_service import DemoArtifactService
+
+
+@pytest.fixture(autouse=True)
+def fresh_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(wrap, "_STATE", {"state": "idle", "reason": None, "wrapped": [], "problems": []})
+    monkeypatch.setattr(wrap, "_ORIGINALS", [])
+    monkeypatch.setattr(wrap, "_JUDGE", [])
+
+
+def shaped_like_main() -> type:
+    """A fresh class with main's four method shapes, recording what reaches main."""
+    class Service(DemoArtifactService):
+        pass
+
+    calls: list[str] = []
+    for name in wrap.SERVICE_SHAPES:
+        original = getattr(DemoArtifactService, name)
+
+        def stub(self: Any, *args: Any, _name: str = name, **kwargs: Any) -> dict[str, Any]:
+            calls.append(_name)
+            return {"ok": True, "status": "main"}
+        stub.__signature__ = __import__("inspect").signature(original)  # type: ignore[attr-defined]
+        setattr(Service, name, stub)
+    Service.calls = calls  # type: ignore[attr-defined]
+    return Service
+
+
+def test_each_wrapper_asks_only_where_the_agent_finalizes_or_records_a_review() -> None:
+    cls = shaped_like_main()
+    assert wrap.wrap_service_class(cls) == []
+    asked: list[dict[str, Any]] = []
+    wrap.set_judge(lambda request: asked.append(request) or {"allow": True})
+    service = cls.__new__(cls)
+    service.home = Path("/home")
+    root = Path("/q")
+    service.record(root, {"kind": "progress"})
+    service.record(root, {"kind": "report", "report_type": "paper_bundle"})
+    service.interact(root, kind="progress", message="hi")
+    assert asked == []  # ordinary calls never start ds-gate
+    service.record(root, {"kind": "report", "report_type": "distill_review"})
+    service.record(root, {"kind": "decision", "action": "distill_review"})
+    service.interact(root, kind="decision_request", reply_schema={"decision_type": "quest_completion_approval"})
+    service.complete_quest(root, summary="s")
+    service.submit_paper_bundle(root, outline_path="o")
+    assert [(r["op"], r["tool"]) for r in asked] == [("review", "record"), ("review", "record"),
+                                                     ("finalization", "interact"), ("finalization", "complete_quest"),
+                                                     ("finalization", "submit_paper_bundle")]
+    assert {r["root"] for r in asked} == {"/q"} and {r["home"] for r in asked} == {"/home"}
+    assert cls.calls.count("complete_quest") == 1  # allowed: main ran
+
+
+def test_a_refusal_is_returned_instead_of_calling_main() -> None:
+    cls = shaped_like_main()
+    wrap.wrap_service_class(cls)
+    refusal = {"ok": False, "status": "distill_review_required", "pending_run_ids": ["run-1"]}
+    wrap.set_judge(lambda request: {"allow": False, "refusal": refusal})
+    service = cls.__new__(cls)
+    answered = service.complete_quest(Path("/q"), summary="")
+    assert {key: answered[key] for key in refusal} == refusal
+    assert "complete_quest" not in cls.calls
+
+
+def test_another_shape_wraps_nothing_and_what_was_wrapped_is_put_back() -> None:
+    good = shaped_like_main()
+    before = {name: good.__dict__[name] for name in wrap.SERVICE_SHAPES}
+    assert wrap.wrap_service_class(good) == []
+    assert all(good.__dict__[name] is not before[name] for name in before)
+
+    class Other(good):  # type: ignore[misc, valid-type]
+        def complete_quest(self, quest_root: Path, *, summary: str = "", force: bool = False) -> dict[str, Any]:
+            return {}
+
+    problems = wrap.wrap_service_class(Other)
+    assert problems and "complete_quest has parameters (self, quest_root, summary, force)" in problems[0]
+    assert "complete_quest" in Other.__dict__ and Other.__dict__["complete_quest"].__name__ == "complete_quest"
+    wrap.refuse("; ".join(problems))
+    assert {name: good.__dict__[name] for name in before} == before
+    assert wrap.status()["state"] == "refused" and wrap.status()["wrapped"] == []
+
+
+JSONISH = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                       lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                       max_leaves=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(answer=JSONISH | st.fixed_dictionaries({"allow": JSONISH, "refusal": JSONISH}), raises=st.booleans())
+def test_no_answer_from_ds_gate_escapes_as_an_exception(answer: Any, raises: bool) -> None:
+    def judge(request: dict[str, Any]) -> Any:
+        if raises:
+            raise OSError("broken pipe")
+        return answer
+
+    wrap.set_judge(judge)
+    result = wrap.ask(object(), "/q", {"op": "finalization", "tool": "complete_quest"})
+    allowed = not raises and isinstance(answer, dict) and answer.get("allow") is True
+    if allowed:
+        assert result is None
+    else:
+        assert isinstance(result, dict) and result["ok"] is False
+        if raises or not isinstance(answer, dict) or not isinstance(answer.get("refusal"), dict):
+            assert result["status"] == wrap.STATUS_ERROR and "nothing was recorded" in result["message"]
+
+
+@given(payload=JSONISH)
+def test_is_review_never_raises(payload: Any) -> None:
+    assert wrap.is_review(payload) in (True, False)
