@@ -47,6 +47,7 @@ def integration_check(home: str | None, root: Path | None = None) -> Check:
         env_python,
         probe,
         read_config,
+        remembered,
         runtime_files,
     )
     from ds_gate.sources.memory import resolve_home
@@ -62,6 +63,10 @@ def integration_check(home: str | None, root: Path | None = None) -> Check:
         return _check(WARN, str(exc), "start `ds` once so its launcher repairs the environment")
     settings = read_config(target.site)
     if settings is None and not os.path.lexists(target.site / PTH):
+        if remembered(path):
+            return _check(WARN, f"installed into {env} earlier, but its files are gone: DeepScientist rebuilt its "
+                          "runtime environment (an update); complete_quest and submit_paper_bundle no longer ask "
+                          "ds-gate", install)
         return _check(OK, f"not installed in {env} (opt-in: {install})")
     if settings is None:
         return _check(FAIL, f"{target.site / PTH} is there but {CONFIG} is not: a broken install", install)

@@ -126,6 +126,34 @@ def bridge_problem(python: str) -> str | None:
         return str(exc)
 
 
+def _marker(home: Path) -> Path | None:
+    """Where ds-gate remembers that it installed into ``home`` (the user's cache folder, never
+    the home): doctor can then tell "removed by a DeepScientist update" from "never installed"."""
+    from ds_gate.io.cache_dir import cache_name, trusted, user_cache_dir
+
+    folder = user_cache_dir()
+    name = cache_name("deepscientist-integration", home.resolve(), ".json")
+    return folder / name if trusted(folder, name) or not os.path.lexists(folder) else None
+
+
+def remembered(home: Path) -> bool:
+    marker = _marker(home)
+    return marker is not None and marker.is_file()
+
+
+def _remember(target: Target, keep: bool) -> None:
+    """Best effort, like every cache: a folder that cannot be written only costs doctor's hint."""
+    marker = _marker(target.home)
+    try:
+        if marker is not None and keep:
+            marker.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            _write(marker, json.dumps({"home": str(target.home), "env": str(target.env)}) + "\n")
+        elif marker is not None and marker.is_file():
+            marker.unlink()
+    except OSError:
+        pass
+
+
 def install(given_home: str | None, *, memory_global_scope: bool = False) -> Done:
     from ds_gate.integration.wrap import KNOWN_VERSIONS
 
@@ -146,6 +174,7 @@ def install(given_home: str | None, *, memory_global_scope: bool = False) -> Don
     for name in [*MODULES, CONFIG, PTH]:  # the .pth last: nothing loads before the rest is there
         _write(site / name, files[name])
         done.written.append(str(site / name))
+    _remember(target, True)
     done.notes.append(f"DeepScientist {target.deepscientist or '(not installed there)'} in {target.env} "
                       f"(Python {target.python_version})")
     if target.deepscientist not in KNOWN_VERSIONS:
@@ -182,6 +211,7 @@ def uninstall(given_home: str | None) -> Done:
         if settings is not None and settings.get("pycache_existed") is False and not os.listdir(cache):
             os.rmdir(cache)
             done.removed.append(str(cache))
+    _remember(target, False)
     if not done.removed:
         done.notes.append(f"the integration was not installed in {target.env}; nothing changed")
     return done
