@@ -13,6 +13,7 @@ No postponed annotations here: the MCP SDK reads the tool functions' annotations
 """
 
 import importlib
+import inspect
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -84,8 +85,41 @@ def _add(server: Any, fn: Any, name: str, description: str, problems: list[str])
         server.add_tool(fn, name=name, description=description, annotations=annotations)
 
 
+def _guard_tool(server: Any, context: Any, name: str, problems: list[str]) -> None:
+    """Ask ds-gate in the tool itself, before ``main``'s function: main's ``submit_paper_bundle``
+    tool cuts the service's answer down to a few fields (``compact_paper_write_result``), which
+    would drop the refusal's status, run ids and call. The service wrapper beneath stays (it
+    guards every other caller) and is not asked twice (``wrap.asked``)."""
+    import functools
+    import types
+
+    wrap = _wrap()
+    tool = server._tool_manager.get_tool(name)
+    original = getattr(tool, "fn", None)
+    if tool is None or not callable(original) or inspect.iscoroutinefunction(original):
+        problems.append(f"{server.name}.{name} is not the tool this ds-gate knows; its refusal reaches the agent "
+                        "as main's own answer")
+        return
+
+    @functools.wraps(original)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            root = context.require_quest_root()
+        except Exception:
+            return original(*args, **kwargs)  # main's own error
+        refusal = wrap.ask(types.SimpleNamespace(home=getattr(context, "home", None)), root,
+                           {"op": "finalization", "tool": name})
+        if refusal is not None:
+            return refusal
+        with wrap.asked(root):
+            return original(*args, **kwargs)
+
+    tool.fn = guarded
+
+
 def _artifact(server: Any, context: Any, problems: list[str]) -> None:
     call = _caller(context)
+    _guard_tool(server, context, "submit_paper_bundle", problems)
 
     def list_distill_candidates(comment: str | dict[str, Any] | None = None) -> dict[str, Any]:
         return call("list_distill_candidates", {})
@@ -120,8 +154,6 @@ WRITE_SHAPE = ("kind", "title", "body", "markdown", "scope", "tags", "metadata",
 
 def _global_write(server: Any, problems: list[str]) -> None:
     """``memory.write`` with ``scope='global'`` as its default; main's own function does the writing."""
-    import inspect
-
     tool = server._tool_manager.get_tool("write")
     original: Any = getattr(tool, "fn", None)
     params = inspect.signature(original).parameters if callable(original) else {}

@@ -18,13 +18,15 @@ environment, so neither its dependencies nor its Python version meet DeepScienti
 (fail closed); nothing raises into DeepScientist, and nothing here writes anywhere.
 """
 
+import contextlib
 import functools
 import inspect
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -147,10 +149,29 @@ def is_review(payload: Any) -> bool:
             or (kind == "report" and payload.get("report_type") == "distill_review"))
 
 
+class _Asked(threading.local):
+    """The quest a tool-level guard (``tools.guard_tool``) has just asked about in this thread,
+    so the service wrapper beneath it does not start ds-gate a second time for the same call."""
+
+    root: str | None = None
+
+
+ASKED = _Asked()
+
+
+@contextlib.contextmanager
+def asked(quest_root: Any) -> Iterator[None]:
+    ASKED.root = str(quest_root)
+    try:
+        yield
+    finally:
+        ASKED.root = None
+
+
 def _finalizing(tool: str, original: Any) -> Any:
     @functools.wraps(original)
     def wrapper(self: Any, quest_root: Any, *args: Any, **kwargs: Any) -> Any:
-        refusal = ask(self, quest_root, {"op": "finalization", "tool": tool})
+        refusal = None if ASKED.root == str(quest_root) else ask(self, quest_root, {"op": "finalization", "tool": tool})
         return refusal if refusal is not None else original(self, quest_root, *args, **kwargs)
     return wrapper
 

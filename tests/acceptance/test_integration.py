@@ -115,6 +115,7 @@ def test_complete_quest_is_refused_with_the_pending_ids_until_a_valid_review_is_
     install(runtime["home"])
     try:
         before = (root / "quest.yaml").read_bytes()
+        untouched = tree_hash(root)
         tools, asked, completed, candidates, bad_check, bad_record, rfc_record = call(runtime, root, [
             ("interact", APPROVAL),
             ("complete_quest", {"summary": "done"}),
@@ -139,6 +140,7 @@ def test_complete_quest_is_refused_with_the_pending_ids_until_a_valid_review_is_
         # the RFC's encoding of a valid review passes ds-gate; main's own refusal comes back unchanged
         assert rfc_record == {"ok": False, "errors": ["Unknown decision action: distill_review"], "warnings": []}
         assert not (root / "artifacts" / "reports").exists()
+        assert tree_hash(root) == untouched  # refused or read-only, every one: the quest (.git too) is as it was
 
         _, good_check, recorded, asked = call(runtime, root, [
             ("validate_distill_review", {"payload": review([run])}),

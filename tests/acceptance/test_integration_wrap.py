@@ -64,7 +64,13 @@ def test_each_wrapper_asks_only_where_the_agent_finalizes_or_records_a_review() 
                                                      ("finalization", "interact"), ("finalization", "complete_quest"),
                                                      ("finalization", "submit_paper_bundle")]
     assert {r["root"] for r in asked} == {"/q"} and {r["home"] for r in asked} == {"/home"}
+    asked_before = len(asked)
+    assert asked_before == 5
     assert cls.calls.count("complete_quest") == 1  # allowed: main ran
+    with wrap.asked(root):  # the submit_paper_bundle tool asked already: its service call does not ask again
+        service.submit_paper_bundle(root, outline_path="o")
+    service.submit_paper_bundle(Path("/other"), outline_path="o")
+    assert [r["root"] for r in asked[5:]] == ["/other"] and cls.calls.count("submit_paper_bundle") == 3
 
 
 def test_a_refusal_is_returned_instead_of_calling_main() -> None:

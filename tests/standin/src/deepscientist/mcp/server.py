@@ -58,10 +58,15 @@ def build_artifact_server(context: McpContext) -> FastMCP:
                             package_type: str = "draft_checkpoint",
                             comment: str | dict[str, Any] | None = None) -> dict[str, Any]:
         try:
-            return service.submit_paper_bundle(context.require_quest_root(), title=title, summary=summary,
-                                               outline_path=outline_path, package_type=package_type)
+            result = service.submit_paper_bundle(context.require_quest_root(), title=title, summary=summary,
+                                                 outline_path=outline_path, package_type=package_type)
         except (ValueError, FileNotFoundError, RuntimeError) as exc:
-            return {"ok": False, "message": str(exc)}
+            return {"ok": False, "tool_name": "artifact.submit_paper_bundle", "message": str(exc)}
+        # as main's compact_paper_write_result: the service's answer is cut down to a few fields
+        manifest = result.get("manifest") if isinstance(result.get("manifest"), dict) else {}
+        return {"ok": bool(result.get("ok")), "tool_name": "submit_paper_bundle", "package_type": manifest.get("package_type"),
+                "title": manifest.get("title"), "paths": {"manifest_path": result.get("manifest_path")},
+                "hint": "Full paper artifact content was written to files."}
 
     @server.tool(name="interact", description="Send a structured user-facing interaction.")
     def interact(kind: str = "progress", message: str = "", reply_mode: str | None = None,
