@@ -118,6 +118,10 @@ def _guard_tool(server: Any, context: Any, name: str, problems: list[str]) -> No
 
 
 def _artifact(server: Any, context: Any, problems: list[str]) -> None:
+    """Only on the quest's artifact server: main's special profiles (``settings_issue``,
+    ``start_setup_prepare``) build one with a single tool and no quest work; it stays so."""
+    if not (_existing(server, "record") and _existing(server, "complete_quest")):
+        return
     call = _caller(context)
     _guard_tool(server, context, "submit_paper_bundle", problems)
 

@@ -129,3 +129,29 @@ def test_no_answer_from_ds_gate_escapes_as_an_exception(answer: Any, raises: boo
 @given(payload=JSONISH)
 def test_is_review_never_raises(payload: Any) -> None:
     assert wrap.is_review(payload) in (True, False)
+
+
+def test_the_tools_go_on_the_quest_artifact_server_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Main's special profiles build an artifact server with one tool; ds-gate adds nothing there."""
+    from types import SimpleNamespace
+
+    from ds_gate.integration import tools
+    from ds_gate.mcp_server import server_class
+
+    def names(server: Any) -> set[str]:
+        return {tool.name for tool in server._tool_manager.list_tools()}
+
+    context = SimpleNamespace(home=Path("/home"), require_quest_root=lambda: Path("/q"))
+    profile = server_class()("artifact")
+    profile.add_tool(lambda: {}, name="prepare_github_issue")
+    assert tools.add_tools("build_artifact_server", profile, context, {}) == []
+    assert names(profile) == {"prepare_github_issue"}
+    quest = server_class()("artifact")
+    for name in ("record", "complete_quest", "submit_paper_bundle"):
+        quest.add_tool(lambda: {}, name=name)
+    assert tools.add_tools("build_artifact_server", quest, context, {}) == []
+    assert names(quest) == {"record", "complete_quest", "submit_paper_bundle", "list_distill_candidates", "list_recent",
+                            "validate_distill_review"}
+    # a tool main already has under one of these names is left alone, and said so
+    again = tools.add_tools("build_artifact_server", quest, context, {})
+    assert len(again) == 3 and all("exists in this DeepScientist" in line for line in again)
