@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.errors import QuestError
+from ds_gate.io.git import GitError
 from ds_gate.integration.review import judge_review, refusal_for_review
 from ds_gate.model.findings import ERROR
 
@@ -114,7 +115,7 @@ def answer(request: Any) -> dict[str, Any]:
         if op == "tool":
             args = request.get("args")
             return {"result": tool(root, str(request.get("tool")), args if isinstance(args, dict) else {}, home)}
-    except QuestError as exc:
+    except (QuestError, GitError) as exc:  # the CLI's own message: the quest cannot be read, and why
         return {"error": str(exc)}
     return {"error": f"unknown request {op!r}"}
 

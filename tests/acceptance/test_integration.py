@@ -302,3 +302,17 @@ def test_undo_restores_the_environment_byte_for_byte(runtime) -> None:
     assert tree_hash(runtime["env"]) == before
     undo(runtime["home"])  # undoing twice changes nothing
     assert tree_hash(runtime["env"]) == before
+
+
+def test_a_pth_file_of_that_name_that_is_not_ds_gates_is_never_replaced_or_removed(runtime, capsys) -> None:
+    foreign = runtime["site"] / "ds_gate_deepscientist.pth"
+    foreign.write_text("import something_else\n")
+    try:
+        assert main(["install", "--deepscientist", "--home", str(runtime["home"])]) == 2
+        assert main(["install", "--deepscientist", "--undo", "--home", str(runtime["home"])]) == 2
+        assert "is not ds-gate's" in capsys.readouterr().err
+        assert foreign.read_text() == "import something_else\n"
+        assert not (runtime["site"] / "_ds_gate_ds_boot.py").exists()
+    finally:
+        foreign.unlink()
+
