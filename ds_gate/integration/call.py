@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.errors import QuestError
-from ds_gate.io.git import GitError
 from ds_gate.integration.review import judge_review, refusal_for_review
+from ds_gate.io.git import GitError
 from ds_gate.model.findings import ERROR
 
 MAX_REQUEST = 16 * 1024 * 1024  # bytes: a review payload, never a file
