@@ -16,10 +16,14 @@ Nothing here raises into DeepScientist: a failure is one line on stderr and the 
 runs as it would without ds-gate.
 """
 
-import importlib
+from __future__ import annotations
+
 import sys
-from types import ModuleType
-from typing import Any
+
+TYPE_CHECKING = False  # typing (or anything else) is not imported at every start of DeepScientist's Python
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any
 
 TARGETS = ("deepscientist.artifact.service", "deepscientist.mcp.server")
 SERVER = "deepscientist.mcp.server"
@@ -43,6 +47,8 @@ def _wrap_module() -> Any:
         return None
     name = __name__[: -len("boot")] + "wrap"
     try:
+        import importlib
+
         return importlib.import_module(name)
     except Exception as exc:
         _BROKEN.append(f"{type(exc).__name__}: {exc}")
