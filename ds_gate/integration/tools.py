@@ -12,6 +12,7 @@ global card (the RFC's default) instead of a quest card; everything else about i
 No postponed annotations here: the MCP SDK reads the tool functions' annotations as objects.
 """
 
+import functools
 import importlib
 import inspect
 import sys
@@ -90,7 +91,6 @@ def _guard_tool(server: Any, context: Any, name: str, problems: list[str]) -> No
     tool cuts the service's answer down to a few fields (``compact_paper_write_result``), which
     would drop the refusal's status, run ids and call. The service wrapper beneath stays (it
     guards every other caller) and is not asked twice (``wrap.asked``)."""
-    import functools
     import types
 
     wrap = _wrap()
@@ -190,3 +190,39 @@ def add_tools(builder: str, server: Any, context: Any, settings: dict[str, Any])
     elif builder == "build_memory_server":
         _memory(server, context, settings, problems)
     return problems
+
+
+PK = "POSITIONAL_OR_KEYWORD"
+SERVER_SHAPES: dict[str, tuple[tuple[str, str], ...]] = {
+    "build_artifact_server": (("context", PK),), "build_memory_server": (("context", PK),), "main": (),
+}
+
+
+def wrap_server_module(module: Any) -> list[str]:
+    """Wrap ``deepscientist.mcp.server``'s two builders so each server gets ds-gate's tools, or
+    nothing when a builder has another shape (the caller then puts everything back)."""
+    wrap = _wrap()
+    problems: list[str] = wrap.shape_problems(module, SERVER_SHAPES, wrap.SERVER)
+    if problems:
+        return problems
+    for name in ("build_artifact_server", "build_memory_server"):
+        original = getattr(module, name)
+        wrap.remember(module, name, original, name)
+        setattr(module, name, _builder(name, original))
+    return []
+
+
+def _builder(name: str, original: Any) -> Any:
+    """A server builder that adds ds-gate's tools to the server ``main`` built; a failure
+    to add them leaves ``main``'s server as it is (the service wrapping still holds)."""
+    @functools.wraps(original)
+    def build(context: Any) -> Any:
+        server = original(context)
+        wrap = _wrap()
+        try:
+            wrap.add_problems(add_tools(name, server, context, wrap.config()))
+        except Exception as exc:
+            wrap.add_problems([f"{name}: tools not added ({type(exc).__name__}: {exc})"])
+            wrap.say(f"{name}: tools not added ({type(exc).__name__}: {exc})")
+        return server
+    return build

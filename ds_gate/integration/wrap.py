@@ -58,9 +58,6 @@ SERVICE_SHAPES: dict[str, tuple[tuple[str, str], ...]] = {
         "reply_to_interaction_id", "supersede_open_requests", "dedupe_key", "suppress_if_unchanged",
         "min_interval_seconds"))),
 }
-SERVER_SHAPES: dict[str, tuple[tuple[str, str], ...]] = {
-    "build_artifact_server": (("context", PK),), "build_memory_server": (("context", PK),), "main": (),
-}
 
 Judge = Callable[[dict[str, Any]], dict[str, Any]]
 _STATE: dict[str, Any] = {"state": "idle", "reason": None, "wrapped": [], "problems": []}
@@ -68,7 +65,7 @@ _ORIGINALS: list[tuple[Any, str, Any]] = []  # (owner, attribute, original): wha
 _JUDGE: list[Judge] = []  # set_judge(): ds-gate's demo answers in process
 
 
-def _say(text: str) -> None:
+def say(text: str) -> None:
     try:
         sys.stderr.write(PREFIX + text + "\n")
         sys.stderr.flush()
@@ -246,42 +243,26 @@ def wrap_service_class(cls: Any) -> list[str]:
         return problems
     for name, make in SERVICE_WRAPPERS.items():
         original = cls.__dict__.get(name) or getattr(cls, name)
-        _ORIGINALS.append((cls, name, original))
+        remember(cls, name, original, f"{cls.__name__}.{name}")
         setattr(cls, name, make(original))
-        _STATE["wrapped"].append(f"{cls.__name__}.{name}")
     return []
 
 
-def _server_module(module: ModuleType) -> list[str]:
-    problems = shape_problems(module, SERVER_SHAPES, SERVER)
-    if problems:
-        return problems
-    for name in ("build_artifact_server", "build_memory_server"):
-        original = getattr(module, name)
-        _ORIGINALS.append((module, name, original))
-        setattr(module, name, _builder(name, original))
-        _STATE["wrapped"].append(name)
-    return []
+def _sibling(name: str) -> Any:
+    """``tools.py`` beside this module, under the name it has here (``_ds_gate_ds_tools`` or ``ds_gate.integration.tools``)."""
+    import importlib
+
+    return importlib.import_module(__name__[: -len("wrap")] + name)
 
 
-def _builder(name: str, original: Any) -> Any:
-    """A server builder that adds ds-gate's tools to the server ``main`` built; a failure
-    to add them leaves ``main``'s server as it is (the service wrapping still holds)."""
-    @functools.wraps(original)
-    def build(context: Any) -> Any:
-        server = original(context)
-        try:
-            tools = sys.modules.get(__name__[: -len("wrap")] + "tools")
-            if tools is None:
-                import importlib
+def remember(owner: Any, name: str, original: Any, label: str) -> None:
+    """One wrapped attribute: ``refuse`` puts it back."""
+    _ORIGINALS.append((owner, name, original))
+    _STATE["wrapped"].append(label)
 
-                tools = importlib.import_module(__name__[: -len("wrap")] + "tools")
-            _STATE["problems"].extend(tools.add_tools(name, server, context, config()))
-        except Exception as exc:
-            _STATE["problems"].append(f"{name}: tools not added ({type(exc).__name__}: {exc})")
-            _say(_STATE["problems"][-1])
-        return server
-    return build
+
+def add_problems(found: list[str]) -> None:
+    _STATE["problems"].extend(found)
 
 
 def refuse(reason: str) -> None:
@@ -290,7 +271,7 @@ def refuse(reason: str) -> None:
         setattr(owner, name, original)
     _ORIGINALS.clear()
     _STATE.update(state="refused", reason=reason, wrapped=[])
-    _say(f"DeepScientist not recognised, nothing is wrapped: {reason}; run ds-gate doctor")
+    say(f"DeepScientist not recognised, nothing is wrapped: {reason}; run ds-gate doctor")
 
 
 def patch(name: str, module: ModuleType) -> None:
@@ -300,7 +281,8 @@ def patch(name: str, module: ModuleType) -> None:
     try:
         problem = version_problem()
         problems = [problem] if problem else (
-            wrap_service_class(getattr(module, "ArtifactService", None)) if name == SERVICE else _server_module(module))
+            wrap_service_class(getattr(module, "ArtifactService", None)) if name == SERVICE
+            else _sibling("tools").wrap_server_module(module))
     except Exception as exc:
         problems = [f"{type(exc).__name__}: {exc}"]
     if problems:
