@@ -130,6 +130,6 @@ def main() -> int:
             out = answer(json.loads(raw))
     except Exception as exc:  # the caller turns any error into a refusal naming it
         out = {"error": f"ds-gate internal error: {type(exc).__name__}: {exc}"}
-    sys.stdout.write(json.dumps(out, ensure_ascii=False, default=str))
+    sys.stdout.write(json.dumps(out, default=str))  # ASCII: quest text with lone surrogates cannot break the answer
     sys.stdout.flush()
     return 0

@@ -31,7 +31,7 @@ def judge_review(root: Path | str, payload: dict[str, Any]) -> dict[str, Any]:
     from ds_gate.sources.location import locate
 
     quest_root = locate(root).root
-    raw = json.dumps(payload, indent=2, ensure_ascii=False, default=str).encode("utf-8", "surrogateescape")
+    raw = json.dumps(payload, indent=2, default=str).encode()  # ASCII: a lone surrogate from the agent is text too
     kind = payload.get("kind")
     encoding = review_encoding(payload, kind if isinstance(kind, str) else None)
     folder = FOLDERS.get(kind, "") if isinstance(kind, str) else ""

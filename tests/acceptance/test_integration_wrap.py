@@ -155,3 +155,61 @@ def test_the_tools_go_on_the_quest_artifact_server_only(monkeypatch: pytest.Monk
     # a tool main already has under one of these names is left alone, and said so
     again = tools.add_tools("build_artifact_server", quest, context, {})
     assert len(again) == 3 and all("exists in this DeepScientist" in line for line in again)
+
+
+@pytest.fixture(scope="module")
+def small_quest(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    from ds_gate.example_quest import ExampleQuest
+
+    q = ExampleQuest(tmp_path_factory.mktemp("wrap") / "quests" / "001").create()
+    run = q.run(q.root, "main-001")
+    q.checkpoint(q.root, "experiment: record main main-001")
+    return q.root, run
+
+
+REVIEW_FIELDS = st.fixed_dictionaries(
+    {"kind": st.just("report"), "report_type": st.just("distill_review")},
+    optional={"reviewed_run_ids": JSONISH | st.lists(st.sampled_from(["run-x", "main-001"]) | st.text(max_size=4)),
+              "cards_written": JSONISH, "neighbor_decisions": JSONISH, "reason_if_empty": JSONISH,
+              "summary": st.text()})
+
+
+@settings(max_examples=40, deadline=None)
+@given(payload=REVIEW_FIELDS)
+def test_any_review_payload_gets_a_verdict_never_an_error(small_quest: tuple[Path, str], payload: dict[str, Any]) -> None:
+    """ds-gate's side of artifact.record: whatever the agent sends (lone surrogates included)
+    is judged (allowed or refused with findings), never an internal error."""
+    from ds_gate.integration.call import answer
+
+    root, _ = small_quest
+    verdict = answer({"op": "review", "root": str(root), "payload": payload})
+    assert "error" not in verdict, verdict
+    assert verdict["allow"] is True or (verdict["refusal"]["status"] == "distill_review_invalid"
+                                        and verdict["refusal"]["errors"])
+
+
+def test_a_valid_review_is_allowed_and_an_experiment_id_is_refused_with_the_fix(small_quest: tuple[Path, str]) -> None:
+    from ds_gate.integration.call import answer
+
+    root, run = small_quest
+    review = {"kind": "report", "report_type": "distill_review", "reviewed_run_ids": [run], "cards_written": [],
+              "reason_if_empty": "nothing reusable"}
+    assert answer({"op": "review", "root": str(root), "payload": review}) == {"allow": True}
+    refused = answer({"op": "review", "root": str(root), "payload": {**review, "reviewed_run_ids": ["main-001"]}})
+    assert any(f"did you mean {run}?" in line for line in refused["refusal"]["errors"])
+
+
+def test_the_bridge_answers_json_for_text_no_encoding_holds(small_quest: tuple[Path, str]) -> None:
+    """The request as DeepScientist's process sends it, over the real pipe to ds-gate's
+    interpreter: a reviewed id with a lone surrogate (valid JSON) is judged, not a crash."""
+    import json
+    import subprocess
+    import sys
+
+    root, _ = small_quest
+    request = '{"op": "review", "root": %s, "payload": {"kind": "report", "report_type": "distill_review", ' \
+              '"reviewed_run_ids": ["run-\\ud800"], "summary": "\\udcff"}}' % json.dumps(str(root))
+    done = subprocess.run([sys.executable, "-c", wrap.BRIDGE], input=request.encode(), capture_output=True, check=True)
+    answer = json.loads(done.stdout)
+    assert answer["allow"] is False and answer["refusal"]["status"] == "distill_review_invalid", answer
+    assert any(line.startswith("review.unknown-run") and "'run-\\ud800'" in line for line in answer["refusal"]["errors"])
