@@ -42,8 +42,9 @@ def finalization(root: str, tool: str, home: str | None) -> dict[str, Any]:
         status = STATUS_PENDING
         message = (f"ds-gate refused {action} before anything was recorded: {verdict['pending_count']} completed run(s) "
                    f"are not covered by a valid distill review: {', '.join(pending)}. Distill them, check the review with "
-                   "artifact.validate_distill_review(payload=...), record it with the call in next_call, then call "
-                   f"{'artifact.' + tool if tool != 'interact' else 'artifact.interact'} again.")
+                   "artifact.validate_distill_review(payload=...), record it with this call (also in next_call):\n"
+                   + "\n".join(verdict["next_call"])
+                   + f"\nthen call {'artifact.' + tool if tool != 'interact' else 'artifact.interact'} again.")
     else:
         status = STATUS_CLOSURE
         shown = "; ".join(f"{f.get('message')} (fix: {f.get('hint')})" if f.get("hint") else str(f.get("message"))
