@@ -59,6 +59,8 @@ def summary_line(report: Report) -> str:
     if isinstance(report, GateReport):
         if report.scope.gates_pending:
             verdict = ("PASSED" if report.ok else "REJECTED") if report.enforced else "PASSED (gate off)"
+        if report.ok and report.waived_by:  # a waiver lowered the verdict: the verdict says whose
+            verdict += f" (waived: {'; '.join(report.waived_by)})"
         counts.insert(0, f"{len(report.pending)} of {len(report.completed_runs)} completed runs pending distill review")
     return f"ds-gate {report.command}: {verdict} - {', '.join(counts)}"
 

@@ -1,0 +1,37 @@
+"""What no waiver lowers, and how a quest's owner accepts the quest's own waivers.
+
+Apart from ``waivers`` so the policy reads in one place (docs/threat-model.md cites it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# Rules that exist to fail closed: the gate could not see or read something that may hold a
+# completed run. No waiver lowers them, trusted or not; the fix is to make it readable.
+UNWAIVABLE = frozenset({
+    "artifact.invalid-json", "artifact.not-object", "artifact.unreadable", "card.unreadable",
+    "card.frontmatter-invalid", "input.unreadable", "input.too-large", "quest.no-quest-yaml", "quest.yaml-invalid",
+    "workspace.outside-quest", "path.symlink-outside-quest",
+})
+UNWAIVABLE_AREAS = ("git.", "reading.", "input.")  # every git reading rule (symlink-in-tree, object-missing, ...)
+UNWAIVABLE_WORDS = ("symlink", "gitlink", "outside", "redirect", "unreadable", "too-large", "unseen")
+
+
+def unwaivable(rule: str) -> bool:
+    """Whether ``rule`` fails closed (its id is in ``UNWAIVABLE``, in a reading area, or names a link,
+    a redirect or what cannot be read or seen: rules other modules add later are covered by name)."""
+    return rule in UNWAIVABLE or rule.startswith(UNWAIVABLE_AREAS) or any(w in rule for w in UNWAIVABLE_WORDS)
+
+
+ACCEPT_FLAG = "--accept-quest-waivers"
+
+
+def accept_hint(root: Path, config: Path | None) -> str:
+    """How the quest's owner accepts its waivers: the one command, and the lasting setting."""
+    import shlex
+
+    where = config or "~/.config/ds-gate/config.yaml"
+    return (f"if you own this quest and accept its waivers: `ds-gate closure {ACCEPT_FLAG} {shlex.quote(str(root))}` "
+            f"(this run), or add {shlex.quote(str(root))} to accept_quest_waivers in {where} (every run, the hooks "
+            "too); an agent cannot accept them")
