@@ -27,11 +27,18 @@ def unwaivable(rule: str) -> bool:
 ACCEPT_FLAG = "--accept-quest-waivers"
 
 
+def accept_command(root: Path) -> str:
+    """The one command that accepts a quest's waivers for one run."""
+    import shlex
+
+    return f"`ds-gate closure {ACCEPT_FLAG} {shlex.quote(str(root))}`"
+
+
 def accept_hint(root: Path, config: Path | None) -> str:
     """How the quest's owner accepts its waivers: the one command, and the lasting setting."""
     import shlex
 
     where = config or "~/.config/ds-gate/config.yaml"
-    return (f"if you own this quest and accept its waivers: `ds-gate closure {ACCEPT_FLAG} {shlex.quote(str(root))}` "
+    return (f"if you own this quest and accept its waivers: {accept_command(root)} "
             f"(this run), or add {shlex.quote(str(root))} to accept_quest_waivers in {where} (every run, the hooks "
             "too); an agent cannot accept them")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.engine import loader
-from ds_gate.failclosed import ACCEPT_FLAG
+from ds_gate.failclosed import ACCEPT_FLAG, accept_command
 from ds_gate.model.findings import ERROR, INFO, Finding
 from ds_gate.model.records import Quest
 from ds_gate.model.reports import SCOPES, GateReport, Scope
@@ -132,6 +132,9 @@ def evaluate(
     findings = waive(findings, quest.root, accepted_by=ACCEPT_FLAG if accept_quest_waivers else None,
                      trusted=trusted) + (defaults.problems if defaults is not None else [])
     findings.sort(key=Finding.sort_key)
+    if scope.can_fail and any(f.rule == "waiver.proposed" for f in findings):
+        notes.append(f"the quest proposes waivers, which waive nothing until its owner accepts them: "
+                     f"{accept_command(quest.root)}")
     known = set(findings)  # the quest's cards were read from their folder too
     staged = [f for f in staged_findings if f not in known]
 

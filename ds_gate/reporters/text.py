@@ -53,6 +53,8 @@ def summary_line(report: Report) -> str:
     waived = sum(f.waived is not None for f in report.findings)
     verdict = "OK" if report.ok else "FAILED"
     counts = [_count(errors, "error"), _count(warnings, "warning")] + ([f"{waived} waived"] if waived else [])
+    proposed = sum(f.rule == "waiver.proposed" for f in report.findings)  # the quest's, not accepted (waivers.py)
+    counts += [f"{proposed} quest waiver{'' if proposed == 1 else 's'} proposed, not accepted"] if proposed else []
     if isinstance(report, DoctorReport):
         fails, warns = (sum(c.status == status for c in report.checks) for status in ("fail", "warn"))
         counts = [_count(fails, "failed check"), _count(warns, "warning")]

@@ -18,6 +18,7 @@ from helpers import commit, git
 
 from ds_gate.cli import main
 
+pytest_plugins = ["pytester"]
 
 def trusted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, text: str) -> Path:
     """The user's own configuration, outside the quest, named by $DS_GATE_CONFIG."""
@@ -192,10 +193,7 @@ def _branch_without_toggle(quest, drop: str) -> None:
     """Branch ``ci`` from main where quest.yaml loses the toggle (or is deleted)."""
     git(quest.root, "checkout", "-q", "-b", "ci")
     if drop == "toggle":
-        text = (quest.root / "quest.yaml").read_text()
-        (quest.root / "quest.yaml").write_text(
-            "\n".join(line for line in text.splitlines() if "experience_distill" not in line and "mode: 'on'" not in line
-                      and "mode: on" not in line) + "\n")
+        _drop_toggle(quest.root / "quest.yaml")
     else:
         (quest.root / "quest.yaml").unlink()
     git(quest.root, "add", "-A")
@@ -291,3 +289,42 @@ def test_doctor_shows_where_each_setting_came_from_and_what_was_ignored(branch_r
     assert "--from-folders" in quest_config["fix"]
     assert checks["quest waivers"]["status"] == "warn" and "proposals" in checks["quest waivers"]["message"]
     assert "--accept-quest-waivers" in checks["quest waivers"]["fix"]
+
+
+def test_the_hooks_keep_the_gate_on_where_a_branch_dropped_the_toggle(one_run_quest, tmp_path) -> None:
+    """The commit hook on a finalization commit and the pre-push gate agree with closure."""
+    quest = one_run_quest
+    assert main(["install", str(quest.root)]) == 0
+    git(quest.root, "checkout", "-q", "-b", "final")
+    _drop_toggle(quest.root / "quest.yaml")
+    quest.checkpoint(quest.root, "quest: settings")  # an ordinary checkpoint: never blocked
+    (quest.root / "paper").mkdir()
+    (quest.root / "paper" / "paper_bundle_manifest.json").write_text("{}\n")
+    rejected = commit(quest.root, "paper: bundle")
+    assert rejected.returncode != 0 and "REJECTED" in rejected.stdout + rejected.stderr  # old: passed, gate off
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "paper: bundle")
+    tip = git(quest.root, "rev-parse", "HEAD").stdout.strip()
+    done = subprocess.run([sys.executable, "-m", "ds_gate", "pre-push", "origin", "url"], cwd=quest.root,
+                          input=f"refs/heads/final {tip} refs/heads/final {'0' * 40}\n", capture_output=True, text=True)
+    assert done.returncode == 1 and "REJECTED" in done.stdout, done.stdout + done.stderr  # old: 0
+
+
+def test_the_pytest_plugin_takes_acceptance_and_no_require_from_its_trusted_options(pytester, waiving_quest) -> None:
+    quest, run = waiving_quest
+    item = f"quest-001::coverage::{run}"
+
+    def outcome(*args: str) -> str:
+        result = pytester.runpytest_subprocess(*args, "-rA", "-p", "no:cacheprovider")
+        return next(line.split()[0] for line in result.outlines if line.split()[1:2] == [item])
+
+    assert outcome(f"--ds-gate={quest.root}") == "FAILED"  # the quest's own waiver is a proposal
+    assert outcome(f"--ds-gate={quest.root}", "--ds-gate-accept-quest-waivers") == "PASSED"
+    assert outcome(f"--ds-gate={quest.root}", "--ds-gate-no-require") == "PASSED"  # the gate off, trusted
+    pytester.makeini(f"[pytest]\nds_gate_paths = {quest.root}\nds_gate_accept_quest_waivers = true\n")
+    assert outcome() == "PASSED"  # the CI repository's ini is trusted
+
+
+def _drop_toggle(path: Path) -> None:
+    text = path.read_text()
+    path.write_text("\n".join(line for line in text.splitlines() if "experience_distill" not in line
+                              and "mode: 'on'" not in line and "mode: on" not in line) + "\n")
