@@ -11,8 +11,9 @@ one YAML file outside the quest, the first of
 3. ``$XDG_CONFIG_HOME/ds-gate/config.yaml``, else ``~/.config/ds-gate/config.yaml``.
 
 It takes ``home``, ``require``, ``format``, ``source`` and ``refs`` (as ``.ds-gate.yaml``; a
-flag wins), ``waivers`` (each may name the ``quest`` it is for) and ``accept_quest_waivers``
-(the quests whose own waivers are accepted). A file that lies inside the quest judged is not
+flag wins), ``waivers`` (each may name the ``quest`` it is for), ``accept_quest_waivers``
+(the quests whose own waivers are accepted) and ``no_require`` (the quests whose closure gate
+is off even where ``experience_distill`` is on: ``--no-require`` for every run, the hooks too). A file that lies inside the quest judged is not
 trusted (an agent could write it), and a file that cannot be read stops the gate (exit 2):
 what it fails to say may be a waiver's absence or ``require: true``. See docs/threat-model.md.
 """
@@ -27,7 +28,7 @@ from typing import Any
 ENV = "DS_GATE_CONFIG"
 FLAG_ACCEPT = "--accept-quest-waivers"
 DEFAULT_KEYS = ("home", "require", "format", "source", "refs")
-KEYS = (*DEFAULT_KEYS, "waivers", "accept_quest_waivers")
+KEYS = (*DEFAULT_KEYS, "waivers", "accept_quest_waivers", "no_require")
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class Trusted:
     values: dict[str, Any] = field(default_factory=dict)
     waivers: tuple[dict[str, Any], ...] = ()  # checked entries: index, rule, reason, id, path, expires, quest
     accept: tuple[Path, ...] = ()  # quest roots whose .ds-gate.yaml waivers are accepted
+    off: tuple[Path, ...] = ()  # quest roots whose gate is off (no_require)
     problem: str | None = None  # why the file cannot be used (the gate stops on it)
 
     @property
@@ -49,6 +51,10 @@ class Trusted:
         """The trusted setting that accepts the quest's own waivers, or None."""
         resolved = root.resolve()
         return f"accept_quest_waivers in {self.path}" if resolved in self.accept else None
+
+    def turns_off(self, root: Path) -> str | None:
+        """The trusted setting that turns the quest's gate off, or None."""
+        return f"no_require in {self.path}" if self.problem is None and root.resolve() in self.off else None
 
     def waivers_for(self, root: Path) -> list[dict[str, Any]]:
         """The trusted waivers that apply to the quest at ``root`` (``waivers.Waiver`` makes them)."""
@@ -122,10 +128,11 @@ def _read(path: Path, origin: str) -> Trusted:
     try:
         values = _defaults(data, base)
         waivers = _waivers(data.get("waivers") or [], base)
-        accept = _accepted(data.get("accept_quest_waivers") or [], base)
+        accept = _quests("accept_quest_waivers", data.get("accept_quest_waivers") or [], base)
+        off = _quests("no_require", data.get("no_require") or [], base)
     except ValueError as exc:
         return bad(str(exc))
-    return Trusted(path, origin, values, tuple(waivers), tuple(accept))
+    return Trusted(path, origin, values, tuple(waivers), tuple(accept), tuple(off))
 
 
 def _resolve(text: str, base: Path) -> Path:
@@ -170,11 +177,11 @@ def _waivers(entries: Any, base: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _accepted(entries: Any, base: Path) -> list[Path]:
+def _quests(key: str, entries: Any, base: Path) -> list[Path]:
     if isinstance(entries, str):
         entries = [entries]
     if not isinstance(entries, list) or not all(isinstance(e, str) and e.strip() for e in entries):
-        raise ValueError("accept_quest_waivers is a list of quest folders")
+        raise ValueError(f"{key} is a list of quest folders")
     return [_resolve(e, base) for e in entries]
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from ds_gate.config import from_quest, read_defaults
 from ds_gate.failclosed import accept_hint
-from ds_gate.settings import DEFAULT_KEYS, ENV, Trusted, load, user_config_path
+from ds_gate.settings import ENV, KEYS, Trusted, load, user_config_path
 from ds_gate.waivers import FILE, load_waivers
 
 OK, WARN, FAIL = "ok", "warn", "fail"
@@ -32,7 +32,7 @@ def _show(value: object) -> str:
 def _trusted(trusted: Trusted, root: Path) -> CheckTuple:
     if trusted.problem:
         return ("trusted config", FAIL, f"{trusted.problem}: closure, finalization commits and pushes stop on it",
-                f"fix the file (its keys: {', '.join(DEFAULT_KEYS)}, waivers, accept_quest_waivers)")
+                f"fix the file (its keys: {', '.join(KEYS)})")
     if trusted.inside(root):
         return ("trusted config", FAIL, f"{trusted.label} lies inside the quest, which its agent can write: the gate "
                 "refuses it", f"move it outside the quest, e.g. to {user_config_path()}")
@@ -42,6 +42,8 @@ def _trusted(trusted: Trusted, root: Path) -> CheckTuple:
     parts = [f"{key}={_show(value)}" for key, value in trusted.values.items()]
     if trusted.accepts(root):
         parts.append("accepts this quest's waivers")
+    if trusted.turns_off(root):
+        parts.append("turns this quest's closure gate off (no_require)")
     mine = trusted.waivers_for(root)
     if mine:
         parts.append(f"{len(mine)} waiver(s) for this quest")

@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 COMMANDS = ("check", "closure", "candidates")
 OFF_NOTE = ("experience_distill is off for this quest, so the closure gate is not enforced "
             "(turn it on in quest.yaml startup_contract, or pass --require)")
-NO_REQUIRE_NOTE = "the closure gate is not enforced: --no-require (a trusted setting) turns it off"
 
 
 def load_quest(path: Path | str | Location, *, cache: bool = True, **options: Any) -> Quest:
@@ -104,6 +103,10 @@ def evaluate(
     notes: list[str] = list(quest.notes)
     if scope.gates_pending:
         refuse(trusted, quest.root)
+    elif trusted.problem:
+        notes.append(f"{trusted.problem}; its settings and waivers are not applied (closure stops on it)")
+    off_by = "--no-require" if no_require else trusted.turns_off(quest.root)
+    no_require = off_by is not None
     if defaults is not None:
         notes += [ignored.note() for ignored in from_quest(defaults)[1]]
     seen = None
@@ -126,7 +129,8 @@ def evaluate(
         findings.extend(pending_finding(run, cov.listed_by_invalid.get(run.artifact_id, []), severity, encoding)
                         for run in cov.pending)
         if not enforced:
-            notes.append(NO_REQUIRE_NOTE if no_require else OFF_NOTE)
+            notes.append(f"the closure gate is not enforced: {off_by} (a trusted setting) turns it off" if off_by
+                         else OFF_NOTE)
     from ds_gate.waivers import waive
 
     findings = waive(findings, quest.root, accepted_by=ACCEPT_FLAG if accept_quest_waivers else None,

@@ -8,6 +8,7 @@ a branch that drops ``experience_distill`` does not turn the gate off. Trusted s
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -266,6 +267,10 @@ def test_a_trusted_configuration_inside_the_quest_or_broken_stops_the_gate(one_r
     trusted(monkeypatch, tmp_path, "acept_quest_waivers: []\n")
     done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(quest.root)], capture_output=True, text=True)
     assert done.returncode == 2 and "acept_quest_waivers" in done.stderr and "Traceback" not in done.stderr
+    done = subprocess.run([sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and any("acept_quest_waivers" in n and "not applied" in n
+                                        for n in json.loads(done.stdout)["notes"])  # check goes on, and says so
     monkeypatch.setenv("DS_GATE_CONFIG", str(tmp_path / "absent.yaml"))
     done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(quest.root)], capture_output=True, text=True)
     assert done.returncode == 2 and "does not exist" in done.stderr
@@ -291,7 +296,7 @@ def test_doctor_shows_where_each_setting_came_from_and_what_was_ignored(branch_r
     assert "--accept-quest-waivers" in checks["quest waivers"]["fix"]
 
 
-def test_the_hooks_keep_the_gate_on_where_a_branch_dropped_the_toggle(one_run_quest, tmp_path) -> None:
+def test_the_hooks_keep_the_gate_on_where_a_branch_dropped_the_toggle(one_run_quest, tmp_path, monkeypatch) -> None:
     """The commit hook on a finalization commit and the pre-push gate agree with closure."""
     quest = one_run_quest
     assert main(["install", str(quest.root)]) == 0
@@ -307,6 +312,11 @@ def test_the_hooks_keep_the_gate_on_where_a_branch_dropped_the_toggle(one_run_qu
     done = subprocess.run([sys.executable, "-m", "ds_gate", "pre-push", "origin", "url"], cwd=quest.root,
                           input=f"refs/heads/final {tip} refs/heads/final {'0' * 40}\n", capture_output=True, text=True)
     assert done.returncode == 1 and "REJECTED" in done.stdout, done.stdout + done.stderr  # old: 0
+    config = trusted(monkeypatch, tmp_path, f"no_require: [{quest.root}]\n")  # the owner turns it off, for good
+    done = subprocess.run([sys.executable, "-m", "ds_gate", "pre-push", "origin", "url"], cwd=quest.root,
+                          input=f"refs/heads/final {tip} refs/heads/final {'0' * 40}\n", capture_output=True, text=True)
+    assert done.returncode == 0 and "not enforced: no_require in" in done.stdout, done.stdout + done.stderr
+    assert str(config) in " ".join(done.stdout.split())
 
 
 def test_the_pytest_plugin_takes_acceptance_and_no_require_from_its_trusted_options(pytester, waiving_quest) -> None:
