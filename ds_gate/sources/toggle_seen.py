@@ -9,8 +9,10 @@ was started with. So the gate reads, besides the root's copy:
 2. every ``quest.yaml`` blob reachable from any ref, in one ``git log --all -m --raw --
    quest.yaml`` (each branch tip's copy is among them), deduplicated by blob id; only the
    blobs that could name the toggle (the word ``distill``, or a backslash: a YAML escape
-   could spell it) are parsed, newest first, and at most ``MAX_BLOBS`` of them (a quest
-   rewrites ``quest.yaml`` at status changes, not per checkpoint: a few hundred at most).
+   could spell it) are parsed, oldest first (a quest is created with its startup contract,
+   so an early version is where the toggle is likeliest on), and at most ``MAX_BLOBS`` of
+   them: the oldest and the newest halves of a longer history (3,000 versions cost ~0.1 s,
+   ~0.3 s when every one names the toggle).
 
 Only ``closure``, finalization commits and the pre-push gate ask (and only when the root's
 copy has the toggle off and no ``--require``/``--no-require`` was given): an ordinary
@@ -27,7 +29,7 @@ from ds_gate.io import fs
 from ds_gate.model.records import Quest
 from ds_gate.sources.quest_yaml import coerce_toggle, parse_quest_yaml
 
-MAX_BLOBS = 2000
+MAX_BLOBS = 10000
 QUEST_YAML = "quest.yaml"
 
 
@@ -68,7 +70,8 @@ def _folders(quest: Quest) -> tuple[str | None, bool]:
 
 
 def _history_blobs(root: Path) -> list[tuple[str, str]]:
-    """(commit, blob id) of each distinct ``quest.yaml`` in the history of every ref, newest first."""
+    """(commit, blob id) of each distinct ``quest.yaml`` in the history of every ref, oldest first
+    (at most ``MAX_BLOBS``: the oldest and the newest halves)."""
     from ds_gate.io.git import git
 
     out = git(["log", "--all", "-m", "--root", "--no-renames", "--raw", "--no-abbrev", "--format=%H", "--", QUEST_YAML],
@@ -84,7 +87,9 @@ def _history_blobs(root: Path) -> list[tuple[str, str]]:
                 found.append((commit, blob))
         elif line.strip():
             commit = line.strip()
-    return found[:MAX_BLOBS]
+    found.reverse()
+    half = MAX_BLOBS // 2
+    return found if len(found) <= MAX_BLOBS else found[:half] + found[-half:]
 
 
 def toggle_seen(quest: Quest) -> Seen:

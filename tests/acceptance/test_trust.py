@@ -338,3 +338,15 @@ def _drop_toggle(path: Path) -> None:
     text = path.read_text()
     path.write_text("\n".join(line for line in text.splitlines() if "experience_distill" not in line
                               and "mode: 'on'" not in line and "mode: on" not in line) + "\n")
+
+
+def test_a_toggle_spelt_with_a_yaml_escape_in_an_earlier_commit_keeps_the_gate_on(make_quest, gate_json) -> None:
+    """The history's versions are read by what they mean: an escape cannot hide the word."""
+    quest = make_quest(quest_yaml="quest_id: '001'\nstartup_contract:\n  \"experience\\u005fdistill\": \"on\"\n")
+    run = quest.run(quest.root, "main-001")
+    assert "experience_distill" not in (quest.root / "quest.yaml").read_text()
+    assert gate_json("closure", str(quest.root))[1]["enforced"] is True  # read at the root: on
+    (quest.root / "quest.yaml").write_text("quest_id: '001'\nstartup_contract: {}\n")
+    quest.checkpoint(quest.root, "quest: drop the toggle")
+    code, out = gate_json("closure", str(quest.root))
+    assert code == 1 and out["experience_distill"] is False and out["pending_run_ids"] == [run]  # old: 0
