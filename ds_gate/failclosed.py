@@ -1,4 +1,4 @@
-"""What no waiver lowers, and how a quest's owner accepts the quest's own waivers.
+"""What no waiver lowers, how a quest's owner accepts the quest's own waivers, and whose waiver lowered a verdict.
 
 Apart from ``waivers`` so the policy reads in one place (docs/threat-model.md cites it).
 """
@@ -6,6 +6,8 @@ Apart from ``waivers`` so the policy reads in one place (docs/threat-model.md ci
 from __future__ import annotations
 
 from pathlib import Path
+
+from ds_gate.model.findings import ERROR, Finding
 
 # Rules that exist to fail closed: the gate could not see or read something that may hold a
 # completed run. No waiver lowers them, trusted or not; the fix is to make it readable.
@@ -42,3 +44,15 @@ def accept_hint(root: Path, config: Path | None) -> str:
     return (f"if you own this quest and accept its waivers: {accept_command(root)} "
             f"(this run), or add {shlex.quote(str(root))} to accept_quest_waivers in {where} (every run, the hooks "
             "too); an agent cannot accept them")
+
+
+ACCEPTED_MARK = "; written in the quest, accepted by "  # in a quest waiver's description, before what accepted it
+
+
+def waived_by(finding: Finding) -> str | None:
+    """Whose waiver lowered ``finding`` (a waived error), as the verdict line says it."""
+    if finding.severity != ERROR or finding.waived is None:
+        return None
+    if ACCEPTED_MARK in finding.waived:
+        return "quest waivers accepted by " + finding.waived.rsplit(ACCEPTED_MARK, 1)[1].removesuffix(")")
+    return "trusted waivers"

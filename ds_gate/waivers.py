@@ -31,7 +31,7 @@ from datetime import date
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ds_gate.failclosed import ACCEPT_FLAG, accept_hint, unwaivable
+from ds_gate.failclosed import ACCEPT_FLAG, ACCEPTED_MARK, accept_hint, unwaivable
 from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
 
 TYPE_CHECKING = False
@@ -93,7 +93,7 @@ class Waiver:
         until = f", until {self.expires}" if self.expires else ""
         if self.origin != FILE:
             return f"{self.reason} (trusted waiver {self.origin} waivers[{self.index}]{until})"
-        return f"{self.reason} (waiver {FILE} waivers[{self.index}]{until}; written in the quest, accepted by {self.accepted_by})"
+        return f"{self.reason} (waiver {FILE} waivers[{self.index}]{until}{ACCEPTED_MARK}{self.accepted_by})"
 
     @property
     def key(self) -> tuple[str, int]:

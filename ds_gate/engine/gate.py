@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.engine import loader
-from ds_gate.failclosed import ACCEPT_FLAG, accept_command
+from ds_gate.failclosed import ACCEPT_FLAG, accept_command, waived_by
 from ds_gate.model.findings import ERROR, INFO, Finding
 from ds_gate.model.records import Quest
 from ds_gate.model.reports import SCOPES, GateReport, Scope
@@ -161,20 +161,16 @@ def evaluate(
         home=home_path,
         cards=cards,
         review_encoding=encoding,
-        waived_by=_waived_by(findings),
+        waived_by=_waived_by(findings + staged),
     )
 
 
 def _waived_by(findings: list[Finding]) -> list[str]:
-    """What lowered the verdict: each distinct waiver source of a waived error (for the verdict line)."""
+    """What lowered the verdict: each distinct source of a waived error (for the verdict line)."""
     found: list[str] = []
-    for f in findings:
-        if f.severity == ERROR and f.waived is not None:
-            how = f.waived.rsplit("accepted by ", 1)[1].rstrip(")") if "; written in the quest, accepted by " in f.waived \
-                else "trusted waivers"
-            how = f"quest waivers accepted by {how}" if how != "trusted waivers" else how
-            if how not in found:
-                found.append(how)
+    for how in map(waived_by, findings):
+        if how is not None and how not in found:
+            found.append(how)
     return found
 
 
