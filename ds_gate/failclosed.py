@@ -40,7 +40,9 @@ def accept_hint(root: Path, config: Path | None) -> str:
     """How the quest's owner accepts its waivers: the one command, and the lasting setting."""
     import shlex
 
-    where = config or "~/.config/ds-gate/config.yaml"
+    from ds_gate.settings import shown_config_path
+
+    where = config or shown_config_path()
     return (f"if you own this quest and accept its waivers: {accept_command(root)} "
             f"(this run), or add {shlex.quote(str(root))} to accept_quest_waivers in {where} (every run, the hooks "
             "too); an agent cannot accept them")

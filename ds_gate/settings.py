@@ -72,6 +72,12 @@ def user_config_path() -> Path:
     return (Path(base) if base and os.path.isabs(base) else Path.home() / ".config") / "ds-gate" / "config.yaml"
 
 
+def shown_config_path() -> str:
+    """The user's configuration file as messages name it (``~`` kept when it is the default)."""
+    base = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    return str(user_config_path()) if base and os.path.isabs(base) else "~/.config/ds-gate/config.yaml"
+
+
 def config_file(flag: str | None = None) -> tuple[Path, str, bool]:
     """(the file, how it was chosen, whether it was named explicitly: then it must exist)."""
     if flag:
