@@ -1,11 +1,15 @@
-"""A quest's defaults for the commands run on it: ``.ds-gate.yaml`` and ``[tool.ds-gate]``.
+"""A quest's own settings: ``.ds-gate.yaml`` and ``[tool.ds-gate]``, which may only make the gate stricter.
 
-People repeat the same flags on every call (``--home``, ``--require``, ``--format``,
-``--from-git``, ``--refs``); a quest may say them once. The command line always wins, so
-a default never hides what a caller asked for. What ds-gate cannot read or does not know
-sets *no* default and is a ``waiver.invalid`` finding in ``check`` and ``closure``, as an
-unknown key in ``.ds-gate.yaml`` always was: a typo (``requre: true``) must not quietly
-leave the gate weaker than the quest meant, and an error finding fails the gate (closed).
+Both files lie inside the quest, which an agent that is not fully trusted writes, so what
+they say is applied only where it cannot lower a verdict (``from_quest``): ``require: true``,
+``source: both`` (reads more) and ``format`` apply; ``source: folders``/``git``, ``refs``
+(read less) and ``home`` (would point global card lookups at a folder the agent chooses)
+do not, and every report says so and names the trusted setting that would apply them
+(``ds_gate.settings``: flags, environment, the user's configuration). Their waivers are
+proposals (``ds_gate.waivers``). What ds-gate cannot read or does not know sets *no*
+default and is a ``waiver.invalid`` finding in ``check`` and ``closure``: a typo
+(``requre: true``) must not quietly leave the gate weaker than the quest meant, and
+closure stops on it (``refuse_unread``).
 
 Both files are read only at the quest root, never through a link out of the quest, and
 through ``io.fs.read_file`` (bounded). ``[tool.ds-gate]`` is read with ``tomllib``: on
@@ -155,11 +159,52 @@ def read_defaults(root: Path) -> Defaults:
     return Defaults(values, origins, problems, yaml_problem)
 
 
+class Ignored(NamedTuple):
+    """A quest-written setting that is not applied, and the trusted setting that would apply it."""
+
+    key: str
+    value: Any
+    origin: str
+    instead: str
+
+    def note(self) -> str:
+        return (f"{self.key}: {_shown(self.value)} in {self.origin} is not applied: it is written inside the quest, which "
+                f"may only make the gate stricter; to apply it, use {self.instead}")
+
+
+INSTEAD = {
+    "home": "--home DIR, $DEEPSCIENTIST_HOME, or home in the user's configuration",
+    "refs": "--refs PATTERN, or refs in the user's configuration (~/.config/ds-gate/config.yaml)",
+    "folders": "--from-folders, or source: folders in the user's configuration (~/.config/ds-gate/config.yaml)",
+    "git": "--from-git, or source: git in the user's configuration (~/.config/ds-gate/config.yaml)",
+}
+
+
+def _shown(value: Any) -> str:
+    return "[" + ", ".join(map(str, value)) + "]" if isinstance(value, list) else str(value)
+
+
+def from_quest(found: Defaults) -> tuple[dict[str, Any], list[Ignored]]:
+    """(what of the quest's settings applies, what is ignored): only what cannot lower a verdict applies."""
+    applied: dict[str, Any] = {}
+    ignored: list[Ignored] = []
+    for key, value in found.values.items():
+        if key == "format" or (key == "require" and value is True) or (key == "source" and value in ("auto", "both")):
+            applied[key] = value
+        elif key in ("home", "refs") or key == "source":
+            ignored.append(Ignored(key, value, found.origins[key], INSTEAD[key if key != "source" else value]))
+    return applied, ignored
+
+
 def configured_require(root: Path) -> bool:
-    """``require`` as the quest configures it: read by the hooks only once a commit or push
-    finalizes (never on an ordinary checkpoint's path), so a quest that sets it is gated by
-    its hooks as by ``closure``."""
-    return read_defaults(root).values.get("require") is True
+    """Whether ``require`` is set, by the trusted configuration or the quest (which may make
+    the gate only stricter): read by the hooks only once a commit or push finalizes (never on
+    an ordinary checkpoint's path), so a quest that sets it is gated by its hooks as by ``closure``."""
+    from ds_gate.settings import load
+
+    trusted = load()
+    return (trusted.problem is None and trusted.values.get("require") is True) or \
+        read_defaults(root).values.get("require") is True
 
 
 def configured(root: Path) -> Defaults | None:

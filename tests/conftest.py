@@ -34,7 +34,8 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
         mp.setenv("PRE_COMMIT_HOME", str(home / "pre-commit-cache"))
         mp.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-        for name in ("DEEPSCIENTIST_HOME", "DS_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        for name in ("DEEPSCIENTIST_HOME", "DS_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
+                     "DS_GATE_CONFIG", "XDG_CONFIG_HOME"):  # the trusted configuration is the test's to give
             mp.delenv(name, raising=False)
         yield
 

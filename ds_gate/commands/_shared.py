@@ -9,10 +9,12 @@ from __future__ import annotations
 import sys
 
 from ds_gate.commands.flags import (
+    ACCEPT,
     CLI_ALSO_GIT,
     CLI_FROM_GIT,
     CLI_HOME,
     CLI_REFS,
+    CONFIG,
     REQUIRE,
     Default,
 )
@@ -119,3 +121,10 @@ def source_options(p: argparse.ArgumentParser) -> None:
                        "no folder has checked out, read from git objects: what a fresh clone needs)")
     where.add_argument("--also-git", dest="source", action="store_const", const="both", help=CLI_ALSO_GIT)
     p.add_argument("--refs", action="append", metavar="PATTERN", help=CLI_REFS)
+
+
+def trust_options(p: argparse.ArgumentParser, *, accept: bool = True) -> None:
+    """The trusted settings a caller may give: the configuration file, and accepting the quest's waivers."""
+    p.add_argument("--config", metavar="FILE", help=CONFIG)
+    if accept:
+        p.add_argument("--accept-quest-waivers", action="store_true", help=ACCEPT)

@@ -14,9 +14,10 @@ from ds_gate.commands._shared import (
     REQUIRE_HELP,
     emit,
     source_options,
+    trust_options,
     verdict,
 )
-from ds_gate.commands.flags import CLI_NO_CACHE
+from ds_gate.commands.flags import CLI_NO_CACHE, NO_REQUIRE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,9 +37,10 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
         p.add_argument("path", nargs="?", default=".", help=PATH_HELP)
         source_options(p)
         p.add_argument("--no-cache", action="store_true", help=CLI_NO_CACHE)
+        trust_options(p, accept=can_fail)
         if can_fail:
             p.add_argument("--require", action=argparse.BooleanOptionalAction, default=None,
-                           help=REQUIRE_HELP + " (--no-require: not even where the quest's configuration says require)")
+                           help=REQUIRE_HELP + f" (--no-require: {NO_REQUIRE})")
             p.add_argument("--home", metavar="DIR", help=HOME_HELP)
         p.set_defaults(handler=run)
 
@@ -46,12 +48,14 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ds_gate.commands.options import GateOptions
     from ds_gate.engine.gate import evaluate
+    from ds_gate.settings import load
     from ds_gate.sources.location import locate
 
     location = locate(args.path)  # once: for the configuration, then for the gate
     options = GateOptions.from_args(args, location)
-    args.format = options.format  # the quest's configured format, unless --format was given
+    args.format = options.format  # the configured format, unless --format was given
     report = evaluate(location, args.command, require=options.require, home=options.home, source=options.source,
-                      refs=options.refs, cache=options.cache)
+                      refs=options.refs, cache=options.cache, no_require=options.no_require,
+                      accept_quest_waivers=options.accept_quest_waivers, settings=load(options.config))
     emit(report, args)
     return verdict(report)

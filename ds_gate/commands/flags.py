@@ -9,8 +9,9 @@ from __future__ import annotations
 
 
 class Default(str):
-    """An option's value when its flag was not given: a quest's configured default
-    (``.ds-gate.yaml``, ``[tool.ds-gate]``) may replace it, a flag the caller typed never."""
+    """An option's value when its flag was not given: the trusted configuration (or, where
+    it cannot lower a verdict, the quest's ``.ds-gate.yaml``/``[tool.ds-gate]``) may replace
+    it, a flag the caller typed never."""
 
     __slots__ = ()
 
@@ -19,11 +20,17 @@ PATHS = "quests or DeepScientist homes to check"
 HOME = "the DeepScientist home"
 HOME_DEFAULT = "(default: $DEEPSCIENTIST_HOME, $DS_HOME, ~/DeepScientist)"
 REQUIRE = "enforce the gate even where experience_distill is off"
+NO_REQUIRE = ("do not enforce the closure gate, even where experience_distill is on (now or in any quest.yaml the "
+              "gate can see); only a trusted caller can say this, never the quest")
+ACCEPT = ("let the waivers written inside the quest (.ds-gate.yaml) lower the verdict; without it they are proposals "
+          "that are printed but waive nothing. Rules that fail closed are never waived")
+CONFIG = ("the trusted configuration file (default: $DS_GATE_CONFIG, else $XDG_CONFIG_HOME/ds-gate/config.yaml or "
+          "~/.config/ds-gate/config.yaml); it must lie outside the quest")
 FROM_GIT = "read artifacts from the tips of git branches"
 REFS = "the refs to read (repeatable; default: refs/heads and refs/remotes)"
 
 # the CLI: ds-gate check/closure/candidates/recent/lineage/recall/commit-check/pre-push
-CLI_HOME = f"{HOME} (default: $DEEPSCIENTIST_HOME, $DS_HOME, home in the quest's .ds-gate.yaml, ~/DeepScientist)"
+CLI_HOME = f"{HOME} (default: $DEEPSCIENTIST_HOME, $DS_HOME, home in the trusted configuration, ~/DeepScientist)"
 CLI_FROM_GIT = f"{FROM_GIT} instead of the worktree folders (CI clones)"
 CLI_ALSO_GIT = "read artifacts from the worktree folders and from the tips of git branches"
 CLI_REFS = f"with --from-git/--also-git: {REFS}"
@@ -44,4 +51,7 @@ PYTEST: dict[str, dict[str, str]] = {
                "ini": "ds_gate_from_git", "ini_help": f"{FROM_GIT} (as --ds-gate-from-git)"},
     "refs": {"flag": "--ds-gate-refs", "help": f"with --ds-gate-from-git: {REFS}"},
     "no_cache": {"flag": "--ds-gate-no-cache", "help": NO_CACHE},
+    "no_require": {"flag": "--ds-gate-no-require", "help": NO_REQUIRE},
+    "accept_quest_waivers": {"flag": "--ds-gate-accept-quest-waivers", "help": ACCEPT,
+                             "ini": "ds_gate_accept_quest_waivers", "ini_help": f"{ACCEPT} (as --ds-gate-accept-quest-waivers)"},
 }

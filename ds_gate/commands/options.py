@@ -33,24 +33,35 @@ class GateOptions:
     refs: tuple[str, ...] | None = None  # None: the source's default refs
     format: str = "text"
     cache: bool = True  # the record cache in the user's cache folder (--no-cache)
+    no_require: bool = False  # --no-require: the gate is off even where experience_distill is on (trusted only)
+    accept_quest_waivers: bool = False  # --accept-quest-waivers: the quest's own waivers may lower the verdict
+    config: str | None = None  # --config FILE: the trusted configuration file (else $DS_GATE_CONFIG, the user's)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, location: Location | None = None) -> GateOptions:
-        """A flag the caller gave wins; else the quest's configured default (``.ds-gate.yaml``,
-        ``[tool.ds-gate]``); else ds-gate's. ``candidates`` has no ``--require``/``--home`` (it
-        never fails), so they default here. Not a quest is a QuestError (exit 2), as the gate's."""
-        from ds_gate.config import read_defaults
-        from ds_gate.sources.location import locate
+        """A flag the caller gave wins; else the trusted configuration's value (``--config``,
+        ``$DS_GATE_CONFIG``, the user's file: ``ds_gate.settings``); else what the quest's own
+        files say where it cannot lower a verdict (``config.from_quest``); else ds-gate's.
+        ``candidates`` has no ``--require``/``--home`` (it never fails), so they default here.
+        Not a quest is a QuestError (exit 2), as the gate's."""
+        from ds_gate.settings import load
 
-        found = read_defaults(locate(location or args.path).root).values
+        config = getattr(args, "config", None)
+        trusted, quest = load(config).values, _quest_settings(location or args.path)
+        flag_require = getattr(args, "require", None)
+        require = flag_require is True or (flag_require is None and (
+            trusted.get("require") is True or ("require" not in trusted and quest.get("require") is True)))
         return cls(
             paths=(args.path,),
-            home=getattr(args, "home", None) or (None if _home_from_environment() else found.get("home")),
-            require=_given(args.require, found.get("require", False)) if hasattr(args, "require") else False,
-            source=_given(args.source, found.get("source", "auto")),
-            refs=_refs(args.refs, found),
-            format=_checked_format(_given(args.format, found.get("format", "text"))),
+            home=getattr(args, "home", None) or (None if _home_from_environment() else trusted.get("home")),
+            require=require if hasattr(args, "require") else False,
+            source=_given(args.source, trusted.get("source", quest.get("source", "auto"))),
+            refs=tuple(args.refs) if args.refs else tuple(trusted["refs"]) if "refs" in trusted else None,
+            format=_checked_format(_given(args.format, trusted.get("format", quest.get("format", "text")))),
             cache=not getattr(args, "no_cache", False),
+            no_require=flag_require is False,
+            accept_quest_waivers=bool(getattr(args, "accept_quest_waivers", False)),
+            config=config,
         )
 
     @classmethod
@@ -66,28 +77,36 @@ class GateOptions:
             return config.getini(PYTEST[field]["ini"])
 
         require = option("require")
+        no_require = bool(option("no_require"))
         return cls(
             paths=tuple(Path(p) for p in option("paths") or []) or tuple(Path(p) for p in ini("paths")),
             home=option("home") or ini("home") or None,
-            require=bool(ini("require") if require is None else require),
+            require=not no_require and bool(ini("require") if require is None else require),
             source=option("source") or ("git" if ini("source") else "auto"),
             refs=tuple(option("refs")) or None,
             cache=not option("no_cache"),
+            no_require=no_require,
+            accept_quest_waivers=bool(option("accept_quest_waivers") or ini("accept_quest_waivers")),
         )
 
 
 def configured_source(args: argparse.Namespace, location: Location | None = None
                       ) -> tuple[str, tuple[str, ...] | None]:
-    """(source, refs) for a command that reads artifacts but is no gate (``recent``)."""
-    from ds_gate.config import read_defaults
+    """(source, refs) for a command that reads artifacts but is no gate (``recent``): as the
+    gate's, so that what it lists is what ``closure`` judges."""
+    from ds_gate.settings import load
+
+    trusted, quest = load(getattr(args, "config", None)).values, _quest_settings(location or args.path)
+    refs = tuple(args.refs) if args.refs else tuple(trusted["refs"]) if "refs" in trusted else None
+    return _given(args.source, trusted.get("source", quest.get("source", "auto"))), refs
+
+
+def _quest_settings(path: Path | str | Location) -> dict[str, Any]:
+    """What the quest's own files say that may apply (never what would lower a verdict)."""
+    from ds_gate.config import from_quest, read_defaults
     from ds_gate.sources.location import locate
 
-    found = read_defaults(locate(location or args.path).root).values
-    return _given(args.source, found.get("source", "auto")), _refs(args.refs, found)
-
-
-def _refs(flag: list[str] | None, found: dict[str, Any]) -> tuple[str, ...] | None:
-    return tuple(flag) if flag else tuple(found["refs"]) if "refs" in found else None
+    return from_quest(read_defaults(locate(path).root))[0]
 
 
 def _given(flag: Any, configured: Any) -> Any:
@@ -96,8 +115,8 @@ def _given(flag: Any, configured: Any) -> Any:
 
 
 def _home_from_environment() -> bool:
-    """``$DEEPSCIENTIST_HOME``/``$DS_HOME`` name the home the user runs now, which a quest's
-    file written earlier (maybe on another machine) does not override."""
+    """``$DEEPSCIENTIST_HOME``/``$DS_HOME`` name the home the user runs now, which the
+    trusted configuration's ``home`` does not override."""
     import os
 
     from ds_gate.sources.memory import HOME_VARIABLES

@@ -137,7 +137,8 @@ def _worktrees(root: Path, registered: list[tuple[Path, str | None, bool]]) -> l
 
 def _home(given: str | None, root: Path, configured: tuple[str, str] | None) -> Check:
     """Which home the gate reads global cards from, and which rule chose it (the order of
-    ``GateOptions``: --home, the environment, the quest's configuration, then the rest)."""
+    ``GateOptions``: --home, the environment, the trusted configuration, then the rest; a
+    quest's own ``home`` is never applied)."""
     from ds_gate.sources.memory import HOME_VARIABLES, resolve_home
 
     variable = next((f"${name}" for name in HOME_VARIABLES if os.environ.get(name, "").strip()), None)
@@ -154,7 +155,8 @@ def _home(given: str | None, root: Path, configured: tuple[str, str] | None) -> 
     if os.path.isdir(path / "memory") or os.path.isdir(path / "quests"):
         return Check("home", OK, f"home {path} (from {how})")
     return Check("home", WARN, f"home {path} (from {how}) does not exist: global cards a review names are not checked",
-                 "pass --home DIR, set DEEPSCIENTIST_HOME, or set home in .ds-gate.yaml")
+                 "pass --home DIR, set DEEPSCIENTIST_HOME, or set home in the user's configuration "
+                 "(~/.config/ds-gate/config.yaml)")
 
 
 def _toggles(root: Path) -> list[Check]:
@@ -206,38 +208,12 @@ def _encoding(root: Path) -> Check:
                  ".ds-gate.yaml")
 
 
-def _config(root: Path) -> tuple[Check, tuple[str, str] | None]:
-    """The defaults the quest's configuration sets for the commands (flags win over them),
-    and its home with where it came from."""
-    from ds_gate.config import read_defaults
-    from ds_gate.waivers import FILE
-
-    found = read_defaults(root)
-    problems = [f.message for f in found.problems] + ([found.yaml_problem] if found.yaml_problem else [])
-    home = (found.values["home"], found.origins["home"]) if "home" in found.values else None
-    if problems:
-        return Check("config", FAIL, "; ".join(problems) + ": no default of that file applies, and check and "
-                     "closure fail on it", f"fix it (schemas/ds_gate_config.schema.json lists the keys of {FILE} "
-                     "and [tool.ds-gate])"), home
-    if not found.values:
-        return Check("config", OK, "no defaults configured (.ds-gate.yaml or [tool.ds-gate] in pyproject.toml); "
-                     "the commands use their own"), home
-    shown = ", ".join(f"{key}={_show(value)} ({found.origins[key]})" for key, value in found.values.items())
-    return Check("config", OK, f"defaults for check, closure and candidates (a flag wins): {shown}"), home
-
-
 def _new_quests() -> Check:
     """Whether the opt-in that guards quests created later (``install --template``) is active."""
     from ds_gate.install_template import template_status
 
     ok, message, fix = template_status()
     return Check("new quests", OK if ok else WARN, message, fix)
-
-
-def _show(value: object) -> str:
-    if isinstance(value, bool):
-        return str(value).lower()
-    return ",".join(value) if isinstance(value, list) else str(value)
 
 
 def diagnose(path: Path | str, home: str | None = None) -> tuple[Path, list[Check]]:
@@ -261,8 +237,10 @@ def diagnose(path: Path | str, home: str | None = None) -> tuple[Path, list[Chec
         checks += _worktrees(root, registered)
         checks.append(_clone(root))
     checks.append(_new_quests())
-    config, configured_home = _config(root)
-    checks.append(config)
+    from ds_gate.engine.doctor_settings import settings_checks
+
+    settings, configured_home = settings_checks(root)  # which setting came from where, trusted or not
+    checks += [Check(*found) for found in settings]
     checks.append(_home(home, root, configured_home))
     checks += _toggles(root)
     checks.append(_encoding(root))

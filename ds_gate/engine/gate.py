@@ -13,18 +13,22 @@ only in what fails them:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ds_gate.engine import loader
+from ds_gate.failclosed import ACCEPT_FLAG, accept_command, waived_by
 from ds_gate.model.findings import ERROR, INFO, Finding
 from ds_gate.model.records import Quest
 from ds_gate.model.reports import SCOPES, GateReport, Scope
 from ds_gate.rules.coverage import coverage, pending_finding
+from ds_gate.sources.toggle_seen import Seen, toggle_seen
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ds_gate.settings import Trusted
     from ds_gate.sources.location import Location
 
 COMMANDS = ("check", "closure", "candidates")
@@ -52,6 +56,9 @@ def evaluate(
     finalization: Sequence[str] = (),
     staged_findings: Iterable[Finding] = (),
     cache: bool = True,
+    no_require: bool = False,
+    accept_quest_waivers: bool = False,
+    settings: Trusted | None = None,
 ) -> GateReport:
     """``home``: the DeepScientist home for global cards and other quests' runs (default:
     ``$DEEPSCIENTIST_HOME``, ``$DS_HOME``, ``~/DeepScientist``). ``source``/``refs``: where
@@ -59,7 +66,11 @@ def evaluate(
     the commit or push being judged finalizes the quest. ``staged_findings``: what the
     commit hook found in staged cards (already waived); they join the report after the
     quest's own findings and fail it like them. ``cache``: reuse what earlier runs read of
-    unchanged record files (the user's cache folder; the report is the same without it)."""
+    unchanged record files (the user's cache folder; the report is the same without it).
+    The trusted settings (``settings``, default: the user's configuration file) decide what
+    may lower the verdict: ``no_require`` (a trusted ``--no-require``) turns the gate off even
+    where experience_distill is on; ``accept_quest_waivers`` lets the quest's own waivers
+    apply (else they are proposals); see docs/threat-model.md."""
     scope = command if isinstance(command, Scope) else SCOPES.get(command) if command in COMMANDS else None
     if scope is None:
         raise ValueError(f"unknown command {command!r}; expected one of {COMMANDS}")
@@ -84,30 +95,50 @@ def evaluate(
         for extra in hooks().ds_gate_check_quest(quest=quest, context=context):
             findings.extend(extra or [])
 
-    enforced = quest.experience_distill or require
-    encoding = review_encoding_for(quest.root)
-    if scope.gates_pending and not require:
-        _refuse_unseen_toggle(quest)
-    from ds_gate.config import configured, refuse_unread
+    from ds_gate.config import configured, from_quest, refuse_unread
+    from ds_gate.settings import load, refuse
 
+    trusted = settings if settings is not None else load()
     defaults = configured(quest.root)
+    notes: list[str] = list(quest.notes)
+    if scope.gates_pending:
+        refuse(trusted, quest.root)
+    elif trusted.problem:
+        notes.append(f"{trusted.problem}; its settings and waivers are not applied (closure stops on it)")
+    off_by = "--no-require" if no_require else trusted.turns_off(quest.root)
+    no_require = off_by is not None
+    if defaults is not None:
+        notes += [ignored.note() for ignored in from_quest(defaults)[1]]
+    seen = None
+    if scope.gates_pending and not require and not no_require:
+        seen = None if quest.experience_distill else toggle_seen(quest)
+        _refuse_unseen_toggle(quest, seen)
+    enforced = (quest.experience_distill or require or (seen is not None and seen.on_at is not None)) and not no_require
+    if seen is not None and seen.on_at is not None:
+        notes.append(f"experience_distill is not on in the root's quest.yaml, but it is on in {seen.on_at}: once on "
+                     "anywhere the gate can see, it stays on (a trusted --no-require turns the gate off)")
+    encoding = review_encoding_for(quest.root)
     if scope.gates_pending and defaults is not None:
         refuse_unread(quest.root, defaults)
     if scope.can_fail and quest.is_git:
         findings.extend(_partial_clone(quest, scope))
         if scope.gates_pending:
             _refuse_unread_objects(findings)
-    notes: list[str] = list(quest.notes)
     if scope.gates_pending:
         severity = ERROR if enforced else INFO
         findings.extend(pending_finding(run, cov.listed_by_invalid.get(run.artifact_id, []), severity, encoding)
                         for run in cov.pending)
         if not enforced:
-            notes.append(OFF_NOTE)
+            notes.append(f"the closure gate is not enforced: {off_by} (a trusted setting) turns it off" if off_by
+                         else OFF_NOTE)
     from ds_gate.waivers import waive
 
-    findings = waive(findings, quest.root) + (defaults.problems if defaults is not None else [])
+    findings = waive(findings, quest.root, accepted_by=ACCEPT_FLAG if accept_quest_waivers else None,
+                     trusted=trusted) + (defaults.problems if defaults is not None else [])
     findings.sort(key=Finding.sort_key)
+    if scope.can_fail and any(f.rule == "waiver.proposed" for f in findings):
+        notes.append(f"the quest proposes waivers, which waive nothing until its owner accepts them: "
+                     f"{accept_command(quest.root)}")
     known = set(findings)  # the quest's cards were read from their folder too
     staged = [f for f in staged_findings if f not in known]
 
@@ -130,7 +161,17 @@ def evaluate(
         home=home_path,
         cards=cards,
         review_encoding=encoding,
+        waived_by=_waived_by(findings + staged),
     )
+
+
+def _waived_by(findings: list[Finding]) -> list[str]:
+    """What lowered the verdict: each distinct source of a waived error (for the verdict line)."""
+    found: list[str] = []
+    for how in map(waived_by, findings):
+        if how is not None and how not in found:
+            found.append(how)
+    return found
 
 
 FETCH_ALL = ("fetch all branches (`git fetch --unshallow origin '+refs/heads/*:refs/remotes/origin/*'`, or "
@@ -174,11 +215,13 @@ def _refuse_unread_objects(findings: list[Finding]) -> None:
                      "lists them all")
 
 
-def _refuse_unseen_toggle(quest: Quest) -> None:
+def _refuse_unseen_toggle(quest: Quest, seen: Seen | None) -> None:
     """A ``quest.yaml`` that cannot be read hides whether the gate is on: a gate that passes
-    then is worse than none (DeepScientist's own ``complete_quest`` raises on such a quest)."""
+    then is worse than none (DeepScientist's own ``complete_quest`` raises on such a quest).
+    So does one that is missing where one is expected: a git history or a worktree that had
+    one, or a DeepScientist quest's layout (``.ds/``, or a folder under ``<home>/quests``)."""
     from ds_gate.errors import QuestError
-    from ds_gate.rules.reading import QUEST_YAML_INVALID
+    from ds_gate.rules.reading import QUEST_NO_QUEST_YAML, QUEST_YAML_INVALID
     from ds_gate.sources.quest_yaml import TOGGLES_OFF
 
     for finding in quest.findings:
@@ -188,6 +231,13 @@ def _refuse_unseen_toggle(quest: Quest) -> None:
             raise QuestError(f"{where}: {problem}. The gate cannot tell whether experience_distill is on, so it "
                              "does not pass: fix quest.yaml (DeepScientist's complete_quest fails on it too), "
                              "or pass --require to enforce the gate regardless")
+        expected = (seen is not None and seen.had_quest_yaml) or os.path.isdir(quest.root / ".ds") \
+            or quest.root.parent.name == "quests"
+        if finding.rule == QUEST_NO_QUEST_YAML.id and expected:
+            raise QuestError(f"{quest.root}: the quest root has no quest.yaml, where one is expected (its history, a "
+                             "worktree or the DeepScientist layout has one). The gate cannot tell whether "
+                             "experience_distill is on, so it does not pass: restore quest.yaml (`git checkout "
+                             "<branch> -- quest.yaml`), or pass --require to enforce the gate regardless")
 
 
 def list_distill_candidates(path: Path | str) -> GateReport:

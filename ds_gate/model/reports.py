@@ -130,6 +130,7 @@ class GateReport(Report):
     home: Path | None = None  # the DeepScientist home whose memory was read, if any
     cards: list[Card] = field(default_factory=list)  # the memory cards checked
     review_encoding: str = "report"  # how this quest's DeepScientist records a review (model.review_call)
+    waived_by: list[str] = field(default_factory=list)  # what lowered the verdict: the sources of waived errors
 
     @property
     def pending_run_ids(self) -> list[str]:
@@ -148,6 +149,8 @@ class GateReport(Report):
             "pending_run_ids": self.pending_run_ids,
             "reviews": Lazy(self.reviews) if lazy else [review.as_dict() for review in self.reviews],
         }
+        if self.waived_by:  # only when a waiver lowered the verdict: the key's presence says so
+            out["waived_by"] = list(self.waived_by)
         if self.scope.finalizes:
             out["finalization"] = list(self.finalization_reasons)
         if self.scope.shows_cards:

@@ -119,7 +119,8 @@ def compute(options: GateOptions) -> tuple[list[dict[str, Any]], list[GateReport
         for quest_path, quest_home in targets:
             try:
                 report = evaluate(quest_path, "closure", require=require, home=quest_home, source=source, refs=refs,
-                                  cache=options.cache)
+                                  cache=options.cache, no_require=options.no_require,
+                                  accept_quest_waivers=options.accept_quest_waivers)
             except (QuestError, GitError) as exc:
                 from ds_gate.rules.reading import INPUT_UNREADABLE
 

@@ -34,6 +34,8 @@ ACTIONS: dict[str, dict[str, Any]] = {
     "source": {"action": "store_const", "const": "git", "default": None},
     "refs": {"action": "append", "default": [], "metavar": "PATTERN"},
     "no_cache": {"action": "store_true", "default": False},
+    "no_require": {"action": "store_true", "default": False},  # trusted: the CI repository's command line
+    "accept_quest_waivers": {"action": "store_true", "default": False},
 }
 # GateOptions field -> its ini's type and default
 INI: dict[str, dict[str, Any]] = {
@@ -41,6 +43,7 @@ INI: dict[str, dict[str, Any]] = {
     "home": {"default": ""},
     "require": {"type": "bool", "default": False},
     "source": {"type": "bool", "default": False},
+    "accept_quest_waivers": {"type": "bool", "default": False},  # the ini is the CI repository's: trusted
 }
 
 

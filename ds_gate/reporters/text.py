@@ -53,12 +53,16 @@ def summary_line(report: Report) -> str:
     waived = sum(f.waived is not None for f in report.findings)
     verdict = "OK" if report.ok else "FAILED"
     counts = [_count(errors, "error"), _count(warnings, "warning")] + ([f"{waived} waived"] if waived else [])
+    proposed = sum(f.rule == "waiver.proposed" for f in report.findings)  # the quest's, not accepted (waivers.py)
+    counts += [f"{proposed} quest waiver{'' if proposed == 1 else 's'} proposed, not accepted"] if proposed else []
     if isinstance(report, DoctorReport):
         fails, warns = (sum(c.status == status for c in report.checks) for status in ("fail", "warn"))
         counts = [_count(fails, "failed check"), _count(warns, "warning")]
     if isinstance(report, GateReport):
         if report.scope.gates_pending:
             verdict = ("PASSED" if report.ok else "REJECTED") if report.enforced else "PASSED (gate off)"
+        if report.ok and report.waived_by:  # a waiver lowered the verdict: the verdict says whose
+            verdict += f" (waived: {'; '.join(report.waived_by)})"
         counts.insert(0, f"{len(report.pending)} of {len(report.completed_runs)} completed runs pending distill review")
     return f"ds-gate {report.command}: {verdict} - {', '.join(counts)}"
 

@@ -1,11 +1,12 @@
 """Issue 18.7: defaults in a quest's configuration (``.ds-gate.yaml``, ``[tool.ds-gate]`` in
-its ``pyproject.toml``): each key sets its default, a flag wins, an unknown key is an error
-and sets nothing, and ``doctor`` shows what applies. Real git, through ``main([...])``."""
+its ``pyproject.toml``) and, since issue 24, in the trusted configuration outside the quest:
+each key sets its default where it may (a quest's own only where it makes the gate
+stricter), a flag wins, an unknown key is an error and sets nothing, and ``doctor`` shows
+what applies. Real git, through ``main([...])``."""
 
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from helpers import git
@@ -49,7 +50,17 @@ def test_format_in_the_configuration_and_format_on_the_command_line(off_quest, c
     assert "nosuchformat" in capsys.readouterr().err
 
 
-def test_source_and_refs_in_the_configuration_and_the_flags_that_win(make_quest, gate_json) -> None:
+def trusted(monkeypatch, tmp_path, text: str):
+    path = tmp_path / "user-config.yaml"  # outside the quest: the user's own
+    path.write_text(text)
+    monkeypatch.setenv("DS_GATE_CONFIG", str(path))
+    return path
+
+
+def test_source_and_refs_in_the_configuration_and_the_flags_that_win(make_quest, gate_json, tmp_path,
+                                                                     monkeypatch) -> None:
+    """Issue 24 changed this: the quest's own ``source``/``refs`` read less, so no command
+    applies them (a note says so); the trusted configuration's do, and a flag still wins."""
     quest = make_quest()
     idea = quest.worktree("idea-a", "idea/001-a")
     run = quest.run(idea, "main-001")
@@ -57,25 +68,34 @@ def test_source_and_refs_in_the_configuration_and_the_flags_that_win(make_quest,
     git(quest.root, "worktree", "remove", str(idea))  # the run now lives on a branch tip no folder has
     assert gate_json("candidates", str(quest.root))[1]["pending_run_ids"] == [run]  # auto reads the tip
     configure(quest, "source: folders\n")
+    code, out = gate_json("candidates", str(quest.root))
+    assert out["pending_run_ids"] == [run] and any(n.startswith("source: folders in .ds-gate.yaml is not applied")
+                                                   for n in out["notes"])
+    trusted(monkeypatch, tmp_path, "source: folders\n")
     assert gate_json("candidates", str(quest.root))[1]["pending_run_ids"] == []
     assert gate_json("candidates", str(quest.root), "--also-git")[1]["pending_run_ids"] == [run]
-    configure(quest, "source: git\nrefs: [refs/heads/main]\n")
+    trusted(monkeypatch, tmp_path, "source: git\nrefs: [refs/heads/main]\n")
     assert gate_json("candidates", str(quest.root))[1]["pending_run_ids"] == []
     assert gate_json("candidates", str(quest.root), "--refs", "refs/heads")[1]["pending_run_ids"] == [run]
     code, out = gate_json("recent", str(quest.root), "--kind", "run")
     assert out["request"]["source"] == "git" and out["results"] == []
     code, out = gate_json("recent", str(quest.root), "--kind", "run", "--from-git", "--refs", "refs/heads")
     assert [r["artifact_id"] for r in out["results"]] == [run]
+    monkeypatch.delenv("DS_GATE_CONFIG")
+    configure(quest, "source: git\nrefs: [refs/heads/main]\n")  # the quest's own: recent reads every branch
+    code, out = gate_json("recent", str(quest.root), "--kind", "run")
+    assert out["request"]["source"] == "auto" and [r["artifact_id"] for r in out["results"]] == [run]
 
 
 def test_home_in_the_configuration_yields_to_the_flag_and_the_environment(off_quest, gate_json, tmp_path,
                                                                            monkeypatch) -> None:
+    """The trusted configuration's home (relative to that file); a quest's own is never applied."""
     quest, run = off_quest
     quest.review(quest.root, [run], encoding="report",  # names a global card: the home is read
                  cards=[{"card_id": "k-1", "scope": "global", "action": "new", "target_run_id": run}])
     other = tmp_path / "other-home"
     (other / "memory").mkdir(parents=True)
-    configure(quest, f"home: {os.path.relpath(other, quest.root)}\n")  # relative to the quest root
+    trusted(monkeypatch, tmp_path, "home: other-home\n")  # relative to the configuration file
     monkeypatch.delenv("DEEPSCIENTIST_HOME")
     assert gate_json("check", str(quest.root))[1]["home"] == str(other)
     flag, variable = tmp_path / "flag-home", tmp_path / "variable-home"
@@ -143,7 +163,9 @@ def test_doctor_shows_the_effective_defaults_and_a_broken_configuration(off_ques
     quest, _ = off_quest
     code, out = gate_json("doctor", str(quest.root))
     checks = {c["name"]: c for c in out["checks"]}
-    assert checks["config"]["status"] == "ok" and "no defaults" in checks["config"]["message"]
+    assert checks["config"]["status"] == "ok" and "the quest sets nothing" in checks["config"]["message"]
+    assert checks["trusted config"]["status"] == "ok" and "no trusted configuration file" in \
+        checks["trusted config"]["message"]
     (tmp_path / "h" / "memory").mkdir(parents=True)
     configure(quest, f"home: {tmp_path / 'h'}\nsource: git\nrefs: [refs/heads, refs/remotes/origin]\n")
     configure(quest, "[tool.ds-gate]\nrequire = true\n", "pyproject.toml")
@@ -151,9 +173,15 @@ def test_doctor_shows_the_effective_defaults_and_a_broken_configuration(off_ques
     code, out = gate_json("doctor", str(quest.root))
     checks = {c["name"]: c for c in out["checks"]}
     message = checks["config"]["message"]
-    assert "require=true (pyproject.toml [tool.ds-gate])" in message and "source=git (.ds-gate.yaml)" in message
-    assert "refs=refs/heads,refs/remotes/origin (.ds-gate.yaml)" in message
-    assert checks["home"]["message"] == f"home {tmp_path / 'h'} (from .ds-gate.yaml)"
+    assert checks["config"]["status"] == "warn"  # issue 24: a quest that reads less is no longer "ok"
+    assert "applied: require=true (pyproject.toml [tool.ds-gate])" in message and "source=git (.ds-gate.yaml)" in message
+    assert "refs=refs/heads,refs/remotes/origin (.ds-gate.yaml)" in message and "ignored" in message
+    assert f"home={tmp_path / 'h'} (.ds-gate.yaml)" in message
+    assert checks["home"]["message"] != f"home {tmp_path / 'h'} (from .ds-gate.yaml)"  # the quest's home is not used
+    config = trusted(monkeypatch, tmp_path, f"home: {tmp_path / 'h'}\n")
+    code, out = gate_json("doctor", str(quest.root))
+    checks = {c["name"]: c for c in out["checks"]}
+    assert checks["home"]["message"] == f"home {tmp_path / 'h'} (from the trusted configuration {config})"
     configure(quest, "sorce: git\n")
     code, out = gate_json("doctor", str(quest.root))
     checks = {c["name"]: c for c in out["checks"]}

@@ -283,17 +283,17 @@ def test_a_path_waiver_holds_locally_and_in_a_clone_and_annotations_point_where_
     (quest.root / ".ds-gate.yaml").write_text(
         f"waivers:\n  - rule: coverage.pending-run\n    path: {local}\n    reason: a smoke slice\n")
     quest.checkpoint(quest.root, "waiver")
-    code, here = gate_json("closure", str(quest.root))
+    code, here = gate_json("closure", str(quest.root), "--accept-quest-waivers")  # the owner accepts it (issue 24)
     assert code == 0 and here["ok"] is True
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(quest.root), str(clone))
     for args in ([], ["--from-git"]):
-        code, there = gate_json("closure", str(clone), *args)
+        code, there = gate_json("closure", str(clone), *args, "--accept-quest-waivers")
         assert code == 0 and there["ok"] is True, args
         [pending] = [f for f in there["findings"] if f["rule"] == "coverage.pending-run"]
         assert pending["waived"] and pending["path"].endswith(f":artifacts/runs/{third}.json")
-    done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(clone), "--format", "github"],
-                          capture_output=True, text=True, cwd=clone)
+    done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(clone), "--format", "github",
+                           "--accept-quest-waivers"], capture_output=True, text=True, cwd=clone)
     [line] = [x for x in done.stdout.splitlines() if "coverage.pending-run" in x]
     assert "file=" not in line and f"refs/remotes/origin/analysis/idea-a/c-s1:artifacts/runs/{third}.json" in line
 

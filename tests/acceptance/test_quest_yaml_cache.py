@@ -4,6 +4,7 @@ never imports PyYAML; each way ``quest.yaml`` can change gives, byte for byte, t
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -53,7 +54,10 @@ def test_quest_yaml_edited_in_place_in_the_same_second(quest: ExampleQuest, tmp_
     assert os.stat(path).st_size == st.st_size
     after = same_as_uncached(quest.root, cache)
     assert after != before
-    assert gate(quest.root, cache)[0] == 0  # the gate is off now
+    code, out = gate(quest.root, cache)
+    report = json.loads(out)
+    assert report["experience_distill"] is False  # the edit is seen through the cache
+    assert code == 1 and report["enforced"] is True  # but quest.yaml's history had it on: it stays on (issue 24)
 
 
 @pytest.mark.parametrize("text", [

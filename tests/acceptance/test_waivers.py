@@ -1,4 +1,6 @@
-"""Waivers in .ds-gate.yaml: never silent, never without a reason, never forever."""
+"""Waivers in .ds-gate.yaml: never silent, never without a reason, never forever. The quest's
+own waivers lower a verdict only once a trusted setting accepts them (test_trust.py has the
+proposals): here the user's configuration accepts this quest's, as its owner would."""
 
 from __future__ import annotations
 
@@ -8,8 +10,11 @@ from ds_gate.cli import main
 
 
 @pytest.fixture
-def quest(make_quest):
+def quest(make_quest, tmp_path, monkeypatch):
     quest = make_quest()
+    config = tmp_path / "user-config.yaml"  # outside the quest: trusted
+    config.write_text(f"accept_quest_waivers: [{quest.root}]\n")
+    monkeypatch.setenv("DS_GATE_CONFIG", str(config))
     run = quest.run(quest.root, "smoke-001")
     quest.checkpoint(quest.root, "record")
     return quest, run
@@ -34,6 +39,7 @@ def test_a_waived_pending_run_passes_the_closure_gate_and_shows_its_reason(quest
     text = capsys.readouterr().out
     assert f"{run}  smoke-001" in text and "(waived: a smoke test of the loader; nothing to learn" in text
     assert "1 waived" in text and "next: run the distill skill" not in text  # nothing left to do
+    assert "PASSED (waived: quest waivers accepted by accept_quest_waivers in" in text  # the verdict says whose
     assert main(["closure", str(q.root), "--format", "github"]) == 0
     github = capsys.readouterr().out
     assert "::notice " in github and "title=coverage.pending-run (waived)" in github and "::error" not in github

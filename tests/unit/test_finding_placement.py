@@ -49,6 +49,7 @@ from ds_gate.rules.cards import (
 from ds_gate.rules.coverage import COVERAGE_PENDING_RUN, coverage, pending_finding
 from ds_gate.rules.lineage import QuestRuns, chain_findings
 from ds_gate.rules.patch import validate_cross_quest_patch
+from ds_gate.rules.reading import GIT_SYMLINK_IN_TREE
 from ds_gate.rules.records import check_record
 from ds_gate.rules.registry import builtin_rules
 from ds_gate.sources.folders import FolderReader
@@ -457,12 +458,18 @@ EXPIRING = WAIVER + "    expires: 2026-11-22\n"
 SMOKE = COVERAGE_PENDING_RUN.at("artifacts/runs/run-1.json", "completed run run-1 is not covered", subject="run-1")
 
 
-def waived(text: str, findings: list[Finding], today: date = date(2026, 11, 23)) -> Findings:
+def waived(text: str, findings: list[Finding], today: date = date(2026, 11, 23),
+           accepted_by: str | None = "--accept-quest-waivers") -> Findings:
+    """The quest's waivers applied, accepted by a trusted setting (``accepted_by=None``: proposals)."""
     def run_it(_: Path) -> list[Finding]:
-        waivers, problems = parse_waivers(text)
+        waivers, problems = parse_waivers(text, accepted_by=accepted_by)
         return problems + apply_waivers(findings, waivers, today)
 
     return run_it
+
+
+LINK_WAIVER = "waivers:\n  - rule: git.symlink-in-tree\n    path: artifacts/runs\n    reason: moved\n"
+LINKED = GIT_SYMLINK_IN_TREE.at("refs/heads/main:artifacts/runs", "artifacts/runs is a symbolic link in git")
 
 
 WAIVERS = [
@@ -474,6 +481,11 @@ WAIVERS = [
          Where(".ds-gate.yaml", "/waivers/0/expires", range(2, 6)), keeps=("coverage.pending-run",)),
     Case("waiver.unused", "nothing left to waive", waived(WAIVER, []), waived(WAIVER, [SMOKE]),
          Where(".ds-gate.yaml", "/waivers/0", 2, WARNING), keeps=("coverage.pending-run",)),
+    Case("waiver.proposed", "a quest waiver nobody accepted", waived(WAIVER, [SMOKE], accepted_by=None),
+         waived(WAIVER, [SMOKE]), Where(".ds-gate.yaml", "/waivers/0", 2, WARNING), keeps=("coverage.pending-run",)),
+    Case("waiver.unwaivable", "a waiver of a link in a tree", waived(LINK_WAIVER, [LINKED]),
+         waived(WAIVER, [SMOKE]), Where(".ds-gate.yaml", "/waivers/0/rule", 2, WARNING),
+         keeps=("coverage.pending-run",)),
 ]
 
 CASES = RECORDS + READING + COVERAGE + CARDS + WAIVERS
