@@ -150,7 +150,7 @@ def run_stdio(server: Any) -> None:
     import anyio
 
     async def serve() -> None:
-        low = server._lowlevel_server
+        low = getattr(server, "_lowlevel_server", None) or server._mcp_server  # MCPServer (2.x) or FastMCP (1.x)
         async with bounded_stdio() as (read, write):
             await low.run(read, write, low.create_initialization_options())
 

@@ -62,8 +62,8 @@ def entry_from_card(card: Any, scope: str) -> Entry | None:
 
 
 
-MAX_RECALL_CARDS = 200_000  # cards and JSONL records one recall holds (each costs ~1 KB however small its file)
-MAX_RECALL_TAGS = 500_000  # tags one recall holds (each costs ~60 bytes however short; docs/limits.md)
+MAX_RECALL_CARDS = 100_000  # cards and JSONL records one recall holds (each costs ~1 KB however small its file)
+MAX_RECALL_TAGS = 200_000  # tags one recall holds (~150 bytes each with its normalised form, however short; docs/limits.md)
 
 
 @dataclass(slots=True)

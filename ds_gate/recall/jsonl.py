@@ -14,7 +14,7 @@ from ds_gate.sources.memory import card_tags
 
 JSONL_TYPES = ("finding", "ideation", "strategy", "pitfall")
 _TEXT_KEYS = ("content", "text", "finding", "summary", "description", "insight", "title")
-MAX_JSONL_RECORDS = 100_000  # records read from one file: each costs an entry (~1 KB) however short its line
+MAX_JSONL_RECORDS = 50_000  # records read from one file: each costs an entry (~1 KB) however short its line
 
 
 def read_jsonl(path: Path, budget: Budget | None = None) -> list[Entry]:

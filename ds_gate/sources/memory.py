@@ -40,7 +40,7 @@ __all__ = ["card_tags", "parse_card", "read_cards", "resolve_home", "jsonable"] 
 HOME_VARIABLES = ("DEEPSCIENTIST_HOME", "DS_HOME")
 _NODE_BUDGET = 200_000  # values one frontmatter expands to (aliases): far above any real card, far below a bomb
 MAX_FRONTMATTER_CHARS = 1 << 20  # characters of one frontmatter block; the body may be as long as the file limit
-MAX_CARD_VALUES = 20_000  # values one frontmatter's text holds; PyYAML spends ~500 bytes on each (docs/limits.md)
+MAX_CARD_VALUES = 100_000  # values one frontmatter's text holds; PyYAML spends ~500 bytes on each (docs/limits.md)
 _RULE = re.compile(r"^---[^\S\n]*$", re.M)  # a line holding only `---` (trailing blanks allowed)
 _BLANK_LINES = re.compile(r"(?:[^\S\n]*\n)*")
 
