@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import IO, Any, BinaryIO, cast
@@ -133,13 +134,19 @@ async def bounded_stdio() -> AsyncIterator[tuple[Any, Any]]:
     cap = max_request_bytes()
     raw, restore = _claim_stdin()
     holder: list[Any] = []
+    ready = threading.Event()  # the reader may meet an over-long first line before the stream is handed out
 
     def too_long(size: int, ident: int | str | None) -> None:  # on the reader's worker thread
-        anyio.from_thread.run(holder[0].send, _error(stdio, size, ident, cap))
+        ready.wait()
+        try:
+            anyio.from_thread.run(holder[0].send, _error(stdio, size, ident, cap))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass  # the client went away: nobody to answer
 
     try:
         async with stdio.stdio_server(stdin=anyio.wrap_file(cast(IO[str], BoundedLines(raw, cap, too_long)))) as (read, write):
             holder.append(write)
+            ready.set()
             yield read, write
     finally:
         restore()

@@ -78,10 +78,13 @@ def test_a_card_of_a_million_tags_is_refused_not_parsed(home: Path) -> None:
 class Server:
     """``ds-gate mcp`` over raw JSON-RPC lines."""
 
-    def __init__(self, cwd: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, cwd: Path, env: dict[str, str] | None = None, first: bytes | None = None) -> None:
         self.proc = subprocess.Popen([sys.executable, "-m", "ds_gate", "mcp"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
                                      env={**os.environ, **(env or {})})
+        if first is not None:  # before initialize: the server answers it all the same
+            self.send(first)
+            assert self.receive()["error"]["code"] == -32600
         self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}})
         assert self.receive()["id"] == 0
@@ -124,6 +127,15 @@ def test_the_mcp_server_answers_a_request_over_its_cap_and_carries_on(make_quest
     answered = server.receive()
     assert answered["id"] == 2 and not answered["result"].get("isError"), answered
     assert [r["card_id"] for r in answered["result"]["structuredContent"]["results"]] == ["k-fine"]
+    assert "Traceback" not in server.close()
+
+
+def test_an_over_long_first_line_is_answered_before_the_session_starts(make_quest) -> None:
+    quest = make_quest()
+    server = Server(quest.root, first=b'{"jsonrpc": "2.0", "id": 99, "method": "initialize", "params": {"x": "'
+                    + b"y" * (2 << 20) + b'"}}\n')
+    server.send(call(1, "list_recent", {"limit": 1}))
+    assert server.receive()["id"] == 1
     assert "Traceback" not in server.close()
 
 
