@@ -164,4 +164,6 @@ DESCRIPTIONS = {
 
 def serve(start: str, home: str | None = None, *, debug: bool = False) -> None:
     """Serve over stdin/stdout until the client closes them."""
-    build_server(start, home, debug=debug).run("stdio")
+    from ds_gate.mcp_limits import run_stdio  # the request cap (docs/limits.md)
+
+    run_stdio(build_server(start, home, debug=debug))

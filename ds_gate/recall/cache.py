@@ -18,7 +18,7 @@ from pathlib import Path
 from ds_gate.io.cache_dir import trusted
 
 CACHE_NAME = "recall-cache.sqlite3"
-CACHE_VERSION = 3
+CACHE_VERSION = 4  # 4: tags bounded (sources.tag_values); rows of 3 may hold more
 
 
 class Cache:

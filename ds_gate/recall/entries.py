@@ -9,10 +9,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ds_gate.errors import QuestError
 from ds_gate.model.records import timestamp
 from ds_gate.recall.tags import normalize_tags
 from ds_gate.sources.memory import card_tags
 from ds_gate.sources.paths import MEMORY_KINDS
+from ds_gate.sources.tag_values import MAX_TAGS
 
 
 @dataclass(slots=True)
@@ -60,6 +62,27 @@ def entry_from_card(card: Any, scope: str) -> Entry | None:
 
 
 
+MAX_RECALL_CARDS = 100_000  # cards and JSONL records one recall holds (each costs ~1 KB however small its file)
+MAX_RECALL_TAGS = 200_000  # tags one recall holds (~150 bytes each with its normalised form, however short; docs/limits.md)
+
+
+@dataclass(slots=True)
+class Budget:
+    """What one recall may hold, so its memory is bounded by the documented limits rather
+    than by how many small cards or tags the memory folders and JSONL files hold."""
+
+    cards: int = 0
+    tags: int = 0
+
+    def spend(self, entry: Entry) -> None:
+        self.cards += 1
+        self.tags += len(entry.tags)
+        if self.cards > MAX_RECALL_CARDS or self.tags > MAX_RECALL_TAGS:
+            raise QuestError(f"{entry.path}: recall holds at most {MAX_RECALL_CARDS:,} cards and {MAX_RECALL_TAGS:,} tags "
+                             f"(docs/limits.md), and this memory holds more; recall from fewer sources (--scope, fewer "
+                             f"--jsonl files) or archive old cards")
+
+
 def encode(entry: Entry | None) -> str:
     if entry is None:
         return "null"
@@ -75,7 +98,7 @@ def decode(text: str, scope: str, path: str) -> Entry | None:
     if not isinstance(data, list) or len(data) != 8:
         raise ValueError("not a cache row")
     card_id, title, claim, tags, kind, quest_id, updated, body = data
-    if not (isinstance(tags, list) and all(isinstance(t, str) for t in tags)
+    if not (isinstance(tags, list) and len(tags) <= MAX_TAGS and all(isinstance(t, str) for t in tags)
             and all(v is None or isinstance(v, str) for v in (card_id, title, claim, kind, quest_id, updated, body))):
         raise ValueError("not a cache row")
     tags = tuple(tags)

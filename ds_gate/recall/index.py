@@ -17,7 +17,7 @@ from typing import Any
 
 from ds_gate.io import fs
 from ds_gate.recall.cache import Cache
-from ds_gate.recall.entries import Entry, decode, encode, entry_from_card
+from ds_gate.recall.entries import Budget, Entry, decode, encode, entry_from_card
 from ds_gate.recall.jsonl import read_jsonl
 from ds_gate.sources.card_files import card_files
 from ds_gate.sources.memory import parse_card
@@ -74,6 +74,7 @@ class Index:
         cached = self.cache.load([str(p) for p, _, _ in files])
         fresh: list[tuple[str, int, int, int, str]] = []
         entries: list[Entry] = []
+        budget = Budget()
         for path, kind, scope in files:
             key = str(path)
             try:
@@ -96,11 +97,12 @@ class Index:
                 entry = entry_from_card(card, scope) if card is not None else None
                 fresh.append((key, st.st_mtime_ns, st.st_size, st.st_ino, encode(entry)))
             if entry is not None:
+                budget.spend(entry)
                 entries.append(entry)
         self.cache.store(fresh)
         self.cache.forget([r.memory for r in self.roots], {str(p) for p, _, _ in files})
         for source in self.jsonl:
-            entries.extend(read_jsonl(source))
+            entries.extend(read_jsonl(source, budget))
         self.entries = _dedupe(entries)
         self._postings = {}
         for i, entry in enumerate(self.entries):

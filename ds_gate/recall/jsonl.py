@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 from ds_gate.errors import QuestError
 from ds_gate.model.records import timestamp
-from ds_gate.recall.entries import Entry
+from ds_gate.recall.entries import Budget, Entry
 from ds_gate.recall.tags import normalize_tags
 from ds_gate.sources.memory import card_tags
 
 JSONL_TYPES = ("finding", "ideation", "strategy", "pitfall")
 _TEXT_KEYS = ("content", "text", "finding", "summary", "description", "insight", "title")
+MAX_JSONL_RECORDS = 50_000  # records read from one file: each costs an entry (~1 KB) however short its line
 
 
-def read_jsonl(path: Path) -> list[Entry]:
+def read_jsonl(path: Path, budget: Budget | None = None) -> list[Entry]:
     """ScienceClaw's evolving memory (``findings.jsonl``) as cards: one record per line,
     ``type`` in finding/ideation/strategy/pitfall, with ``tags``, ``date``, ``project``.
-    A record without an id gets a deterministic one from its content."""
+    A record without an id gets a deterministic one from its content. ``budget`` bounds what
+    the whole recall holds (``entries.Budget``), this file included."""
     import hashlib
 
     from ds_gate.io import fs
@@ -29,8 +32,15 @@ def read_jsonl(path: Path) -> list[Entry]:
         raise QuestError(f"{path} is {exc.strerror}; raise the limit with {fs.MAX_FILE_VARIABLE}=<megabytes>") from exc
     except OSError as exc:
         raise QuestError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    out = []
-    for number, line in enumerate(raw.decode("utf-8", "replace").splitlines(), start=1):
+    out: list[Entry] = []
+    budget = budget if budget is not None else Budget()
+    for number, line_bytes in enumerate(io.BytesIO(raw), start=1):  # a line at a time, never a list of them all
+        line = line_bytes.decode("utf-8", "replace")
+        if not line.strip():
+            continue
+        if len(out) >= MAX_JSONL_RECORDS:
+            raise QuestError(f"{path}:{number}: more than {MAX_JSONL_RECORDS:,} records; ds-gate recalls from at most "
+                             f"{MAX_JSONL_RECORDS:,} per file (docs/limits.md): split the file, or pass the newest part")
         try:
             data = json.loads(line)
         except (ValueError, RecursionError):  # a broken or absurdly nested line is skipped, as a bad line is
@@ -38,14 +48,15 @@ def read_jsonl(path: Path) -> list[Entry]:
         if not isinstance(data, dict):
             continue
         text = next((data[k] for k in _TEXT_KEYS if isinstance(data.get(k), str) and data[k].strip()), "")
-        kind = data.get("type") or data.get("kind") or "finding"
+        kind = next((v for v in (data.get("type"), data.get("kind")) if isinstance(v, str) and v), "finding")
         given = data.get("id")
         card_id = given if isinstance(given, str) and given.strip() else \
             f"{kind}-{hashlib.sha256(line.strip().encode()).hexdigest()[:8]}"
         tags = card_tags(data.get("tags"))
         date = data.get("date") if isinstance(data.get("date"), str) else None
         title = data.get("title") if isinstance(data.get("title"), str) else text[:80]
-        project = data.get("project")
-        out.append(Entry(card_id, title, text, tags, frozenset(normalize_tags(tags)), str(kind), "jsonl",
+        project = data.get("project") if isinstance(data.get("project"), (str, int, float)) else None  # never a deep repr
+        out.append(Entry(card_id, title, text, tags, frozenset(normalize_tags(tags)), kind, "jsonl",
                          str(project) if project is not None else None, date, f"{path}:{number}", text, timestamp(date)))
+        budget.spend(out[-1])
     return out

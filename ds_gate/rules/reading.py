@@ -58,6 +58,9 @@ GIT_SYMLINK_IN_TREE = Rule("git.symlink-in-tree", ERROR, DISCIPLINE,
     "the index or a record: the runs behind it cannot be read")
 CARD_FRONTMATTER_INVALID = Rule("card.frontmatter-invalid", ERROR, CONTRACT,
     "a card's YAML frontmatter cannot be read (syntax, not a mapping, never closed, not UTF-8)")
+CARD_TAGS_OVER_LIMIT = Rule("card.tags-over-limit", WARNING, DISCIPLINE,
+    "a card's tags hold more than ds-gate reads (over 1,000 tags, a tag over 256 characters, a tag that is a list, "
+    "a JSON-list string nested deep); the excess is not read")
 CARD_UNREADABLE = Rule("card.unreadable", ERROR, CONTRACT,
     "a card file or memory folder cannot be read")
 INPUT_UNREADABLE = Rule("input.unreadable", ERROR, CONTRACT,

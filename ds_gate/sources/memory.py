@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 from datetime import date, datetime
 from pathlib import Path
@@ -26,11 +27,22 @@ from typing import Any
 from ds_gate.io import fs
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card
-from ds_gate.rules.reading import CARD_FRONTMATTER_INVALID
+from ds_gate.rules.reading import (
+    CARD_FRONTMATTER_INVALID,
+    CARD_TAGS_OVER_LIMIT,
+    INPUT_TOO_LARGE,
+)
 from ds_gate.sources.card_files import card_files, display_path, unreadable_card
+from ds_gate.sources.tag_values import card_tags, parse_tags
+
+__all__ = ["card_tags", "parse_card", "read_cards", "resolve_home", "jsonable"]  # card_tags: re-exported
 
 HOME_VARIABLES = ("DEEPSCIENTIST_HOME", "DS_HOME")
-_NODE_BUDGET = 200_000  # values in one frontmatter: far above any real card, far below an alias bomb
+_NODE_BUDGET = 200_000  # values one frontmatter expands to (aliases): far above any real card, far below a bomb
+MAX_FRONTMATTER_CHARS = 1 << 20  # characters of one frontmatter block; the body may be as long as the file limit
+MAX_CARD_VALUES = 100_000  # values one frontmatter's text holds; PyYAML spends ~500 bytes on each (docs/limits.md)
+_RULE = re.compile(r"^---[^\S\n]*$", re.M)  # a line holding only `---` (trailing blanks allowed)
+_BLANK_LINES = re.compile(r"(?:[^\S\n]*\n)*")
 
 
 def resolve_home(given: str | os.PathLike[str] | None = None, quest: Path | None = None) -> Path:
@@ -80,63 +92,50 @@ def jsonable(value: Any, budget: list[int] | None = None) -> Any:
     return str(value)
 
 
-def card_tags(value: Any) -> tuple[str, ...]:
-    """MemoryService ``_normalize_tags``: strip, drop empty, exact dedupe, no case folding.
-
-    A string is a JSON list when it looks like one, else a comma list; older forks stored
-    tags raw, so every shape appears in real homes.
-    """
-    items: list[Any]
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        text = value.strip()
-        if not text:
-            return ()
-        items = text.split(",")
-        if text.startswith("[") and text.endswith("]"):
-            import json
-
-            try:
-                parsed = json.loads(text)
-            except ValueError:
-                parsed = None
-            if isinstance(parsed, list):
-                items = parsed
-    elif isinstance(value, list):
-        items = value
-    elif isinstance(value, (int, float)):
-        items = [value]
-    else:
-        return ()
-    out: dict[str, None] = {}
-    for item in items:
-        tag = str(item).strip()
-        if tag:
-            out.setdefault(tag, None)
-    return tuple(out)
-
-
 # ---------------------------------------------------------------- frontmatter
 
 
 class FrontmatterError(ValueError):
-    def __init__(self, message: str, line: int | None) -> None:
+    def __init__(self, message: str, line: int | None, too_large: bool = False) -> None:
         super().__init__(message)
         self.line = line
+        self.too_large = too_large
 
 
-def _block(lines: list[str], start: int) -> int | None:
-    """Index of the closing ``---`` of a block opened at ``lines[start]``, or None."""
-    for i in range(start + 1, len(lines)):
-        if lines[i].rstrip() == "---":
-            return i
-    return None
+def _over_values(text: str) -> bool:
+    """True when a frontmatter holds more than ``MAX_CARD_VALUES`` YAML values. Two C-speed
+    counts bound them from above (every value but the first follows a separator); only past
+    the bound are the parser's events counted, streamed and stopped at the bound, so a 13 MB
+    list of tags is refused before PyYAML builds a node of it."""
+    if sum(text.count(c) for c in ",\n:-[{?*") < MAX_CARD_VALUES:
+        return False
+    import yaml
+
+    from ds_gate.io.yamldoc import MAX_DEPTH, nesting_depth, yaml_loader
+
+    if nesting_depth(text) > MAX_DEPTH:
+        return False  # load_yaml refuses it without parsing
+    values = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml_loader()):
+            if isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent, yaml.CollectionStartEvent)):
+                values += 1
+                if values > MAX_CARD_VALUES:
+                    return True
+    except yaml.YAMLError:
+        return False  # load_yaml reports it, with its line
+    return False
 
 
 def _load_mapping(text: str, first_line: int) -> dict[str, Any]:
     from ds_gate.io.yamldoc import YamlError, load_yaml
 
+    if len(text) > MAX_FRONTMATTER_CHARS:
+        raise FrontmatterError(f"the frontmatter is {len(text):,} characters, more than the {MAX_FRONTMATTER_CHARS:,} "
+                               f"ds-gate reads; not read", first_line, too_large=True)
+    if _over_values(text):
+        raise FrontmatterError(f"the frontmatter holds more than {MAX_CARD_VALUES:,} values; not read", first_line,
+                               too_large=True)
     try:
         data = load_yaml(text, first_line)
     except YamlError as exc:
@@ -156,7 +155,10 @@ def _load_mapping(text: str, first_line: int) -> dict[str, Any]:
 
 
 def parse_card(raw: bytes, *, path: Path, display: str, scope: str, kind: str) -> Card | None:
-    """A card from its bytes; None when the file has no frontmatter (not a card)."""
+    """A card from its bytes; None when the file has no frontmatter (not a card).
+
+    Blocks are found by offsets, never by splitting the text into lines: a card of empty
+    lines costs its text, not fifty bytes a line."""
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -164,44 +166,61 @@ def parse_card(raw: bytes, *, path: Path, display: str, scope: str, kind: str) -
             return None
         return _broken(path, display, scope, kind, f"the card is not UTF-8 text ({exc.reason} at byte {exc.start})", 1)
     text = text.replace("\r\n", "\n")
-    lines = text.split("\n")
-    if lines[0].rstrip() != "---":
+    opening = _RULE.match(text)
+    if opening is None:
         return None
-    end = _block(lines, 0)
+    end = _RULE.search(text, opening.end())
     if end is None:
         return _broken(path, display, scope, kind, "the frontmatter opened by `---` on line 1 never closes", 1,
                        "end the frontmatter with a line holding only `---`")
-    blocks = [("\n".join(lines[1:end]), 2)]
+    blocks = [(text[opening.end() + 1 : max(end.start() - 1, opening.end() + 1)], 2)]
     try:
         meta = _load_mapping(blocks[0][0], 2)
     except FrontmatterError as exc:
-        return _broken(path, display, scope, kind, str(exc), exc.line)
-    body_start = end + 1
+        return _broken(path, display, scope, kind, str(exc), exc.line, too_large=exc.too_large)
+    body_start = end.end() + 1
     # a legacy second block at the start of the body fills in what the first lacks
-    probe = body_start
-    while probe < len(lines) and not lines[probe].strip():
-        probe += 1
+    blank = _BLANK_LINES.match(text, min(body_start, len(text)))  # always matches, perhaps nothing
+    probe = blank.end() if blank is not None else body_start
     legacy: frozenset[str] = frozenset()
-    if probe < len(lines) and lines[probe].rstrip() == "---":
-        close = _block(lines, probe)
-        if close is not None:
-            try:
-                extra = _load_mapping("\n".join(lines[probe + 1 : close]), probe + 2)
-            except FrontmatterError:
-                extra = None  # body text that merely starts with a rule; not a block
-            if extra is not None:
-                legacy = frozenset(k for k in extra if k not in meta)
-                for key in legacy:
-                    meta[key] = extra[key]
-                blocks.append(("\n".join(lines[probe + 1 : close]), probe + 2))
-                body_start = close + 1
-    return Card(path=path, display=display, scope=scope, kind=kind, meta=meta, body="\n".join(lines[body_start:]),
+    second = _RULE.match(text, probe) if probe < len(text) else None
+    close = _RULE.search(text, second.end()) if second is not None else None
+    if second is not None and close is not None:  # both set, or neither
+        block = text[second.end() + 1 : max(close.start() - 1, second.end() + 1)]
+        first_line = text.count("\n", 0, probe) + 2
+        try:
+            extra = _load_mapping(block, first_line)
+        except FrontmatterError:
+            extra = None  # body text that merely starts with a rule; not a block
+        if extra is not None:
+            legacy = frozenset(k for k in extra if k not in meta)
+            for key in legacy:
+                meta[key] = extra[key]
+            blocks.append((block, first_line))
+            body_start = close.end() + 1
+    card = Card(path=path, display=display, scope=scope, kind=kind, meta=meta, body=text[body_start:],
                 blocks=tuple(blocks), legacy_keys=legacy)
+    tags = parse_tags(meta.get("tags"))
+    if tags.problem is not None:
+        from ds_gate.io.yamldoc import line_of
+
+        line = line_of(blocks[0][0], ["tags"], 2) if "tags" not in legacy else line_of(blocks[-1][0], ["tags"], blocks[-1][1])
+        card.findings.append(CARD_TAGS_OVER_LIMIT.at(display, tags.problem, pointer="/tags", hint=TAGS_HINT, line=line))
+    return card
+
+
+TAGS_HINT = "a card holds a short flat list of tags (`tags: [topic:a, stage:b]`); see docs/limits.md"
 
 
 def _broken(path: Path, display: str, scope: str, kind: str, message: str, line: int | None,
-            hint: str = "fix the YAML between the `---` lines (DeepScientist writes it with yaml.safe_dump)") -> Card:
-    finding = CARD_FRONTMATTER_INVALID.at(display, message, hint=hint, line=line)
+            hint: str = "fix the YAML between the `---` lines (DeepScientist writes it with yaml.safe_dump)",
+            too_large: bool = False) -> Card:
+    if too_large:
+        finding = INPUT_TOO_LARGE.at(display, message, line=line,
+                                     hint="a card's frontmatter holds a few dozen values; move data into the body "
+                                          "or a file of its own (docs/limits.md)")
+    else:
+        finding = CARD_FRONTMATTER_INVALID.at(display, message, hint=hint, line=line)
     return Card(path=path, display=display, scope=scope, kind=kind, meta={}, body="", findings=[finding], broken=True)
 
 

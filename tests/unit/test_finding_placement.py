@@ -416,6 +416,8 @@ CARDS = [
     Case("card.frontmatter-invalid", "an unquoted colon in the title",
          lambda _: lesson(l3="title: Router: temperature").findings, lambda _: lesson(l3="title: 'Router: temperature'").findings,
          Where(CARD_FILE, line=3)),
+    Case("card.tags-over-limit", "tags nested 100 levels deep", lambda _: lesson(l4="tags: '" + "[" * 100 + "]" * 100 + "'").findings,
+         lambda _: lesson(l4="tags: '[\"topic:a\"]'").findings, Where(CARD_FILE, "/tags", 4, severity=WARNING)),
     Case("card.schema", "a confidence above 1", checked(l6="confidence: 3"), checked(l6="confidence: 1"),
          Where(CARD_FILE, "/confidence", 6, subject="knowledge-1")),
     Case("card.experience-schema", "an empty claim", checked(l5="claim: ''"), checked(l5="claim: 'Lower.'"),

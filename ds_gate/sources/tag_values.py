@@ -1,0 +1,111 @@
+"""The one reader of a ``tags`` value (a card's frontmatter, a ``--jsonl`` record, a run
+record), bounded: whatever the value holds, reading it costs at most ``MAX_TAGS`` tags of
+``MAX_TAG_CHARS`` characters, never a recursion and never a parse of more text than those
+tags can fill.
+
+It follows MemoryService ``_normalize_tags`` (strip, drop empty, exact dedupe, no case
+folding; a string is a JSON list when it looks like one, else a comma list) with three
+deliberate differences, all about input no real card holds: a tag that is itself a list or
+a mapping is skipped (DeepScientist would keep its Python ``repr``, which for a deeply nested
+value raises), tags past ``MAX_TAGS`` and tags longer than ``MAX_TAG_CHARS`` are not read, and a
+JSON-list string nested deeper than ``MAX_JSON_DEPTH`` is not parsed (DeepScientist's
+``json.loads`` raises ``RecursionError`` on it). Each is reported as ``problem``, which
+``sources.memory`` turns into ``card.tags-over-limit``. Documented in ``docs/limits.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+MAX_TAGS = 1000  # tags read per card or record; real cards hold a handful
+MAX_TAG_CHARS = 256  # characters per tag
+MAX_JSON_DEPTH = 32  # a JSON-list string of tags is flat; a little nesting is still read (and skipped)
+MAX_TAGS_TEXT = MAX_TAGS * (MAX_TAG_CHARS + 8)  # a string longer than this holds more than MAX_TAGS tags it could read
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Tags:
+    """The tags read, as written (stripped, deduplicated, in order), and why some were not."""
+
+    values: tuple[str, ...]
+    problem: str | None = None
+
+
+def _json_depth(text: str) -> int:
+    """How deep a JSON text nests, counted on its brackets outside strings (C-speed passes,
+    then a loop over the brackets alone, which ``MAX_TAGS_TEXT`` bounds)."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return 0
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    deepest = depth = 0
+    for ch in brackets:
+        depth = depth + 1 if ch in "[{" else max(depth - 1, 0)
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _items(text: str) -> tuple[list[Any], str | None]:
+    """A tags string's items: a JSON list when it looks like one and parses, else a comma list."""
+    if text.startswith("[") and text.endswith("]"):
+        depth = _json_depth(text)
+        if depth > MAX_JSON_DEPTH:
+            return [], f"the tags are a JSON list nested {depth} levels deep; not read (a tag list is flat)"
+        try:
+            parsed = json.loads(text)
+        except (ValueError, RecursionError):
+            parsed = None
+        if isinstance(parsed, list):
+            return parsed, None
+    return text.split(","), None
+
+
+def parse_tags(value: Any) -> Tags:
+    """``value`` as MemoryService reads tags, within the bounds above."""
+    problem: str | None = None
+    items: list[Any]
+    if value is None:
+        return Tags(())
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return Tags(())
+        if len(text) > MAX_TAGS_TEXT:
+            return Tags((), f"the tags are a string of {len(text):,} characters, more than {MAX_TAGS:,} tags of "
+                            f"{MAX_TAG_CHARS} characters can fill; not read")
+        items, problem = _items(text)
+    elif isinstance(value, list):
+        items = value
+    elif isinstance(value, (int, float)):
+        items = [value]
+    else:
+        return Tags(())
+    out: dict[str, None] = {}
+    skipped = long = 0
+    for item in items:
+        if len(out) >= MAX_TAGS:
+            problem = problem or f"more than {MAX_TAGS:,} tags; the first {MAX_TAGS:,} are read"
+            break
+        if isinstance(item, (list, dict)):
+            skipped += 1
+            continue
+        tag = str(item).strip() if item is not None else ""
+        if len(tag) > MAX_TAG_CHARS:
+            long += 1
+        elif tag:
+            out.setdefault(tag, None)
+    if problem is None and skipped:
+        problem = f"{skipped} tag(s) are lists or mappings, not strings; skipped"
+    if problem is None and long:
+        problem = f"{long} tag(s) are longer than {MAX_TAG_CHARS} characters; skipped"
+    return Tags(tuple(out), problem)
+
+
+def card_tags(value: Any) -> tuple[str, ...]:
+    """The tags alone (see ``parse_tags``), for recall's ranking."""
+    return parse_tags(value).values

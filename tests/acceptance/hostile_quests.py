@@ -1,0 +1,168 @@
+"""A Hypothesis generator of DeepScientist quests with hostile variations, each behind a flag
+of its own so a failure names its class and a run can switch one off (``FLAGS``).
+
+A quest has the root and up to two idea worktrees, one to four runs in each, a distill review
+(in the root) covering some of them, every workspace committed as DeepScientist's checkpoint
+commits it. The variations:
+
+- ``spelling``: a run's ``status`` written with surrounding whitespace or in another case
+  (``" Completed "``, ``"DONE"``), as DeepScientist's ``status.strip().lower()`` accepts;
+- ``copies``: a run's second copy in another workspace, the two disagreeing on ``status``,
+  either one the newer;
+- ``wrong_folder``: a run record kept in ``artifacts/decisions/`` (its index line says ``run``);
+- ``link_in``: a run record that is a symbolic link to a file elsewhere inside the quest;
+- ``link_out``: a run record that is a symbolic link to a file outside the quest;
+- ``toggle``: the toggle spelled ``ON`` (bare string) or dropped from the root's ``quest.yaml``
+  by a later commit while the worktrees' branches keep it on;
+- ``settings``: a committed ``.ds-gate.yaml`` narrowing what is read (``source: folders``, or
+  ``refs: [refs/heads/main]``, which leaves a clone's other branches unread);
+- ``waivers``: a committed ``.ds-gate.yaml`` waiving every pending run;
+- ``uncommitted``: a completed run left uncommitted in a worktree (the hooks run after it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from hypothesis import strategies as st
+
+from ds_gate.example_quest import ExampleQuest
+
+FLAGS = ("spelling", "copies", "wrong_folder", "link_in", "link_out", "toggle", "settings", "waivers", "uncommitted")
+SPELLINGS = ("completed", " completed", "Completed ", "DONE", "success\n", "\tSucceeded")
+STATUSES = ("completed", "failed", "running")
+
+
+@dataclass
+class RunSpec:
+    workspace: int  # 0: the root; i: the i-th worktree
+    status: str
+    reviewed: bool
+    folder: str = "runs"
+    link: str | None = None  # "in" or "out"
+    copy: tuple[int, str, bool] | None = None  # (workspace, status, newer than the first)
+
+
+@dataclass
+class QuestSpec:
+    worktrees: int
+    runs: list[RunSpec]
+    toggle: str = "on"  # on | bare | dropped
+    settings: str | None = None  # source-folders | refs-main
+    waivers: bool = False
+    uncommitted: bool = False
+    flags: frozenset[str] = field(default_factory=frozenset)
+
+
+@st.composite
+def quest_specs(draw: Any, flags: frozenset[str] = frozenset(FLAGS), force: bool = False) -> QuestSpec:
+    """A quest with some of ``flags``' variations (each drawn on or off), or all of them with ``force``."""
+    on = {flag: flag in flags and (force or draw(st.booleans())) for flag in FLAGS}
+    worktrees = draw(st.integers(0, 2))
+    runs = []
+    for _ in range(draw(st.integers(1, 4))):
+        status = draw(st.sampled_from(SPELLINGS if on["spelling"] else STATUSES))
+        runs.append(RunSpec(draw(st.integers(0, worktrees)), status, draw(st.booleans())))
+    pick = st.integers(0, len(runs) - 1)
+    if (on["copies"] or on["uncommitted"]) and not worktrees:
+        worktrees = 1  # both need a second workspace
+        runs = [RunSpec(0, r.status, r.reviewed) for r in runs]
+    if on["copies"]:
+        run = runs[draw(pick)]
+        other = draw(st.integers(0, worktrees).filter(lambda w: w != run.workspace))
+        run.copy = (other, draw(st.sampled_from(("completed", "failed"))), draw(st.booleans()))
+    if on["wrong_folder"]:
+        runs[draw(pick)].folder = "decisions"
+    for kind in ("in", "out"):
+        if on[f"link_{kind}"]:
+            runs[draw(pick)].link = kind
+    toggle = draw(st.sampled_from(("bare", "dropped"))) if on["toggle"] else "on"
+    settings = draw(st.sampled_from(("source-folders", "refs-main"))) if on["settings"] else None
+    return QuestSpec(worktrees, runs, toggle, settings, on["waivers"], on["uncommitted"],
+                     frozenset(f for f, v in on.items() if v))
+
+
+class Builder:
+    """Writes records as DeepScientist's ``ArtifactService.record`` does (the file, then its
+    index line with the absolute path), with the spec's variations."""
+
+    def __init__(self, base: Path, spec: QuestSpec) -> None:
+        self.base = base
+        self.spec = spec
+        (base / "DeepScientist" / "memory").mkdir(parents=True)
+        toggle: Any = "ON" if spec.toggle == "bare" else {"mode": "on"}
+        self.quest = ExampleQuest(base / "DeepScientist" / "quests" / "001", experience_distill=toggle).create()
+        self.root = self.quest.root
+        self.spaces = [self.root] + [self.quest.worktree(f"idea-{i}", f"idea/001-{i}") for i in range(1, spec.worktrees + 1)]
+        self.stamp = 0
+
+    def write(self, workspace: Path, record: dict[str, Any], folder: str, link: str | None = None,
+              index_kind: str = "run") -> None:
+        path = workspace / "artifacts" / folder / f"{record['artifact_id']}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(record, indent=2)
+        if link is None:
+            path.write_text(text)
+        else:
+            target = (self.root / "stash" if link == "in" else self.base / "outside") / path.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+            os.symlink(os.path.relpath(target, path.parent) if link == "in" else target, path)
+        line = {"artifact_id": record["artifact_id"], "kind": index_kind, "status": record.get("status"),
+                "quest_id": "001", "path": str(path), "summary": None, "updated_at": record["updated_at"]}
+        with (workspace / "artifacts" / "_index.jsonl").open("a") as out:
+            out.write(json.dumps(line) + "\n")
+
+    def commit(self, workspace: Path, message: str) -> None:
+        """DeepScientist's checkpoint (``git add -A && git commit``); no hook is installed yet."""
+        self.quest.git(workspace, "add", "-A")
+        self.quest.git(workspace, "commit", "-q", "--allow-empty", "-m", message)
+
+    def run_record(self, number: int, status: str, workspace: Path, newer: int = 0) -> dict[str, Any]:
+        self.stamp += 1
+        when = f"2026-11-22T03:{self.stamp + newer:02d}:00+00:00"
+        return {"kind": "run", "schema_version": 1, "artifact_id": f"run-{number:08x}", "id": f"run-{number:08x}",
+                "quest_id": "001", "created_at": "2026-11-22T02:00:00+00:00", "updated_at": when,
+                "source": {"kind": "agent"}, "status": status, "branch": "main",
+                "workspace_root": str(workspace), "run_id": f"main-{number:03d}", "run_kind": "main_experiment",
+                "summary": f"run {number}"}
+
+    def build(self) -> set[str]:
+        """The quest on disk; returns the ids of the runs left uncommitted."""
+        spec, reviewed = self.spec, []
+        for number, run in enumerate(spec.runs, start=1):
+            workspace = self.spaces[run.workspace]
+            self.write(workspace, self.run_record(number, run.status, workspace), run.folder, run.link)
+            if run.copy is not None:
+                other, status, newer = run.copy
+                copy = self.run_record(number, status, self.spaces[other], newer=30 if newer else -30)
+                self.write(self.spaces[other], copy, "runs")
+            if run.reviewed:
+                reviewed.append(f"run-{number:08x}")
+        if reviewed:
+            self.quest.review(self.root, reviewed, cards=[])
+        for workspace in reversed(self.spaces):
+            self.commit(workspace, "artifact: records")
+        if spec.toggle == "dropped":
+            meta = yaml.safe_load((self.root / "quest.yaml").read_text())
+            meta["startup_contract"].pop("experience_distill", None)
+            (self.root / "quest.yaml").write_text(yaml.safe_dump(meta, sort_keys=False))
+        if spec.settings or spec.waivers:
+            config: dict[str, Any] = {"source-folders": {"source": "folders"}, "refs-main": {"refs": ["refs/heads/main"]},
+                                      None: {}}[spec.settings]
+            if spec.waivers:
+                config["waivers"] = [{"rule": "coverage.pending-run", "id": f"run-{n:08x}", "reason": "smoke run"}
+                                     for n in range(1, len(spec.runs) + 1)]
+            (self.root / ".ds-gate.yaml").write_text(yaml.safe_dump(config))
+        self.commit(self.root, "quest: settings")
+        if spec.uncommitted:
+            number = len(spec.runs) + 1
+            workspace = self.spaces[-1]
+            self.write(workspace, self.run_record(number, "completed", workspace), "runs")
+            return {f"run-{number:08x}"}
+        return set()
