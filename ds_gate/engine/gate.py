@@ -68,11 +68,10 @@ def evaluate(
 
     if not isinstance(quest, Quest):
         quest = load_quest(quest, source=source, refs=refs, cache=cache)
-    cov = coverage(quest, completed_rule())
+    encoding = review_encoding_for(quest.root)
+    cov = coverage(quest, completed_rule(), encoding)
     findings = list(quest.findings)
-    for decision in quest.decisions.values():
-        findings.extend(decision.findings)
-    findings.extend(cov.findings)
+    findings.extend(cov.findings)  # each decision's own (a superseded review's as warnings), then reviewed ids'
     cards, home_path = [], None
     if scope.reads_cards:  # candidates lists runs; cards and extra rules are for the other scopes
         from ds_gate.engine.quest_memory import quest_memory
@@ -85,7 +84,6 @@ def evaluate(
             findings.extend(extra or [])
 
     enforced = quest.experience_distill or require
-    encoding = review_encoding_for(quest.root)
     if scope.gates_pending and not require:
         _refuse_unseen_toggle(quest)
     from ds_gate.config import configured, refuse_unread

@@ -213,6 +213,11 @@ def test_bad_input_is_a_tool_error_with_the_clis_message(make_quest, tmp_path, c
                 ("failed-run", "draft_distill_review", {"run_ids": [run, failed]}),
                 ("no-ids", "draft_distill_review", {"run_ids": []}),
                 ("not-a-list", "draft_distill_review", {"run_ids": "run-1"}),
+                ("limit-text", "list_recent", {"limit": "many"}),
+                ("tags-text", "list_knowledge_summaries", {"domain_tags": [1, 2]}),
+                ("no-payload", "validate_distill_review", {}),
+                ("payload-list", "validate_distill_review", {"payload": [1]}),
+                ("not-a-review", "validate_distill_review", {"payload": {"kind": "report", "report_type": "summary"}}),
             ):
                 result = await session.call_tool(tool, arguments)
                 assert is_error(result), (name, text(result))
@@ -220,7 +225,9 @@ def test_bad_input_is_a_tool_error_with_the_clis_message(make_quest, tmp_path, c
             assert not is_error(await session.call_tool("check_closure", {}))  # the server lives on
         async with connect(tmp_path, errlog, env={"DS_QUEST_ROOT": str(nowhere)}) as session:
             for tool in TOOLS:
-                result = await session.call_tool(tool, {"run_ids": [run]} if tool == "draft_distill_review" else {})
+                arguments = {"draft_distill_review": {"run_ids": [run]},
+                             "validate_distill_review": {"payload": {"kind": "report", "report_type": "distill_review"}}}
+                result = await session.call_tool(tool, arguments.get(tool, {}))
                 assert is_error(result) and text(result) == messages["not-a-quest"], (tool, text(result))
 
     drive(scenario, errlog)
@@ -232,7 +239,14 @@ def test_bad_input_is_a_tool_error_with_the_clis_message(make_quest, tmp_path, c
     assert got["failed-run"].startswith(f"run_ids[1] is '{failed}', a run of this quest that is not completed "
                                         "(status 'failed'")
     assert got["no-ids"].startswith("run_ids must name at least one completed run")
-    assert "run_ids" in got["not-a-list"]  # the SDK's own argument check: a message, no traceback
+    # issue 25: a wrong argument type is one line naming the argument, not the validator's report with a link
+    assert got["not-a-list"] == "run_ids must be a list of run artifact ids (strings, run-xxxxxxxx), not str 'run-1'"
+    assert got["limit-text"] == "limit must be an integer from 1 to 200, not str 'many'"
+    assert got["tags-text"] == "domain_tags must be a list of tag strings (or null), not list [1, 2]"
+    assert got["no-payload"] == "payload is required: a JSON object: the payload artifact.record would take"
+    assert got["payload-list"].startswith("payload must be a JSON object")
+    assert got["not-a-review"].startswith("the payload is no distill review: record one as kind 'report'")
+    assert all("\n" not in message and "pydantic" not in message for message in got.values())
     assert all("Traceback" not in message for message in got.values())
 
 
