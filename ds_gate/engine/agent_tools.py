@@ -171,9 +171,10 @@ INSTRUCTIONS = (
     "Complete the payload: for each lesson, decide patch / new / neighbor_but_separate against the neighbours "
     "and list each neighbour you weighed in neighbor_decisions as {candidate_card_id, decision, target_run_id, "
     "reason}; write each card with memory.write(scope='global', metadata={claim, lineage, confidence}) and list "
-    "it in cards_written as {card_id, scope: 'global', action: 'new' | 'patch', target_run_id}; if no card is "
-    "written, say why in reason_if_empty. Keep reviewed_run_ids and the other keys as given. Then call "
-    "artifact.record(payload=<the completed payload>), then check_closure."
+    "it in cards_written as {card_id, scope: 'global', action: 'new' | 'patch', target_run_id}; replace every "
+    "'<FILL: ...>' text (reason_if_empty: why no card was written; not read when cards_written lists cards). Keep "
+    "reviewed_run_ids and the other keys as given. Then call validate_distill_review(payload=<the completed "
+    "payload>) until it answers ok, then artifact.record(payload=<that payload>), then check_closure."
 )
 
 

@@ -238,6 +238,13 @@ def make_missing_card(quest, idea, run) -> None:
                                                          "action": "new", "target_run_id": run}]))
 
 
+def make_empty_claim(quest, idea, run) -> None:
+    """A lesson written with memory.write, its claim left empty, named by a valid review."""
+    card = quest.card("global", "Experts collapse", claim="", lineage=[{"quest": quest.quest_id, "run": run}])
+    main_record(quest, idea, report(run, cards_written=[{"card_id": card, "scope": "global", "action": "new",
+                                                         "target_run_id": run}]))
+
+
 def make_mistake(case: str):
     def make(quest, idea, run) -> None:
         main_record(quest, idea, report(run, **MISTAKES[case][0]))
@@ -246,8 +253,15 @@ def make_mistake(case: str):
 
 
 CLASSES = {"coverage.pending-run": make_pending, "review.missing-card": make_missing_card,
-           "review.duplicate-card": make_duplicate,
+           "review.duplicate-card": make_duplicate, "card.experience-schema (an empty claim)": make_empty_claim,
            **{MISTAKES[case][1] + f" ({case})": make_mistake(case) for case in MISTAKES}}
+
+
+def card_call_in(text: str) -> dict[str, str]:
+    """The ``memory.write(kind=..., title=..., scope=...)`` call a message names."""
+    body = text[text.rindex("memory.write("):]
+    return {key: ast.literal_eval(re.search(rf"{key}=('(?:[^'\\]|\\.)*')", body).group(1))  # type: ignore[union-attr]
+            for key in ("kind", "title", "scope")}
 
 
 def the_call(closure: dict[str, Any]) -> dict[str, Any]:
@@ -255,6 +269,8 @@ def the_call(closure: dict[str, Any]) -> dict[str, Any]:
     failing = [f for f in closure["findings"] if f["severity"] == "error"]
     assert failing, closure
     for finding in failing:
+        if "memory.write(kind=" in (finding["hint"] or ""):
+            return {"memory.write": card_call_in(finding["hint"]), "finding": finding}
         if "artifact.record(payload={" in (finding["hint"] or ""):
             return call_in(finding["hint"])
     assert {f["rule"] for f in failing} == {"coverage.pending-run"}, failing
@@ -273,6 +289,12 @@ def test_each_failure_closure_reports_is_fixed_by_the_call_its_message_names(hoo
         if closure["ok"]:
             break
         call = the_call(closure)
+        if "memory.write" in call:  # the card written again under its title, its claim now given
+            write, finding = call["memory.write"], call["finding"]
+            quest.card(write["scope"], write["title"], kind=write["kind"], card_id=finding["subject"],
+                       claim="Above lr 1e-3 the experts collapse.", lineage=[{"quest": quest.quest_id, "run": run}])
+            closure = agent_tools.closure(idea)
+            continue
         runs = call["reviewed_run_ids"]
         payload = {**call, "cards_written": quest.lessons(runs)}  # the skill's cards, written with memory.write
         assert agent_tools.validate_review(idea, payload)["ok"]
