@@ -91,6 +91,10 @@ def build_server(start: str, home: str | None = None, *, debug: bool = False) ->
 
     cls = server_class()
     from mcp.types import CallToolResult, ToolAnnotations
+    from pydantic import RootModel
+
+    class AnyResult(RootModel[dict[str, Any] | None]):
+        """A result as the SDK's model sees it: an object, or none for an error (the schema says the rest)."""
 
     lock = threading.Lock()  # the SDK may run sync tools on worker threads; recall's index is per process
     read_only = ToolAnnotations.model_validate({"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
@@ -158,6 +162,7 @@ def build_server(start: str, home: str | None = None, *, debug: bool = False) ->
         tool = tool_cls.from_function(fn, name=fn.__name__, title=title, description=DESCRIPTIONS[fn.__name__],
                                       annotations=read_only)
         tool.fn_metadata.output_schema = OUTPUT_SCHEMAS[fn.__name__]
+        tool.fn_metadata.output_model = AnyResult  # mcp 1.x validates every result it passes through with a model
         if fn.__name__ in REQUIRED:  # required to the client; a call without it is refused in one line, not by pydantic
             tool.parameters["required"] = REQUIRED[fn.__name__]
         tools.append(tool)
