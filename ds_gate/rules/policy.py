@@ -62,10 +62,17 @@ def apply_policy(findings: list[Finding], commit: str) -> tuple[list[Finding], i
     out, demoted = [], 0
     for finding in findings:
         if finding.severity == ERROR and POLICY[(commit, level_of(finding))] == WARN:
-            finding = dataclasses.replace(finding, severity=WARNING)
+            hint = finding.hint
+            if finding.level is not None:  # a review main recorded: the agent reads this in checkpoint.stderr
+                hint = f"{hint}; {RERECORD}" if hint else RERECORD
+            finding = dataclasses.replace(finding, severity=WARNING, hint=hint)
             demoted += 1
         out.append(finding)
     return out, demoted
+
+
+RERECORD = ("until it is fixed the review covers no run: record it again under its artifact_id with "
+            "'suppress_if_semantically_equivalent': False (check_closure, or ds-gate closure, names the call)")
 
 
 def demoted_note(count: int) -> str:

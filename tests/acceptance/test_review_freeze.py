@@ -102,6 +102,7 @@ def test_a_report_main_accepted_never_blocks_a_checkpoint(hooked, case, tmp_path
     assert recorded["ok"] and "status" not in recorded  # main wrote it
     said = checkpoint(idea, f"artifact: report {recorded['artifact_id']}")
     assert f"warning [{rule}]" in said and "error [" not in said
+    assert "the review covers no run: record it again under its artifact_id" in said  # what checkpoint.stderr says
     (idea / "notes.md").write_text("later\n")
     checkpoint(idea, "later checkpoint")  # and the worktree goes on committing
     # the pre-commit framework's hook judges it alike
