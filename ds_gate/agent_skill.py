@@ -24,7 +24,8 @@ from ds_gate.sources.location import is_inside, locate
 SKILL_NAME = "ds-gate-distill"
 OVERLAYS = (".codex", ".opencode", ".kimi")  # the quest folders DeepScientist's runners read skills from
 SERVER_NAME = "ds_gate"
-TOOLS = ("list_distill_candidates", "list_knowledge_summaries", "list_recent", "check_closure", "draft_distill_review")
+TOOLS = ("list_distill_candidates", "list_knowledge_summaries", "list_recent", "check_closure", "draft_distill_review",
+         "validate_distill_review")
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,8 +31,8 @@ MISSING = "ds-gate mcp needs the mcp package: pip install 'ds-gate[mcp]'"
 INSTRUCTIONS = (
     "ds-gate checks that every completed experiment run of this DeepScientist quest is covered by a distill "
     "review before the quest is finalized. Read-only: cards are written with memory.write and the review is "
-    "recorded with artifact.record. Order: list_distill_candidates, draft_distill_review, record the completed "
-    "payload, check_closure (it must pass before artifact.submit_paper_bundle or artifact.complete_quest)."
+    "recorded with artifact.record. Order: list_distill_candidates, draft_distill_review, complete the payload, "
+    "validate_distill_review, record it with artifact.record, check_closure (it must pass before artifact.submit_paper_bundle or artifact.complete_quest)."
 )
 
 
@@ -65,14 +65,36 @@ def _error_text(exc: BaseException) -> str:
     return printable(f"internal error: {type(exc).__name__}: {exc}")
 
 
+def _arg(name: str, description: str) -> Any:
+    """An argument's ``Field``: the SDK passes it through as any JSON value, shown with its real
+    type's schema (``mcp_schemas.ARGUMENTS``) and checked by ``mcp_schemas.checked``, so a wrong
+    type is one line."""
+    from pydantic import Field
+
+    from ds_gate.mcp_schemas import ARGUMENTS
+
+    return Field(description=description, json_schema_extra=ARGUMENTS[name][0])
+
+
+def _tool_class(server_cls: Any) -> Any:
+    """The SDK's ``Tool`` beside its server class (``mcp.server.mcpserver`` or ``mcp.server.fastmcp``)."""
+    return importlib.import_module(server_cls.__module__.rsplit(".", 1)[0] + ".tools").Tool
+
+
 def build_server(start: str, home: str | None = None, *, debug: bool = False) -> Any:
-    """The server with its five tools, each reading the quest at ``start`` (any path inside it)."""
+    """The server with its six tools, each reading the quest at ``start`` (any path inside it),
+    each with its result's ``outputSchema``, the server named with ds-gate's version."""
+    from ds_gate import __version__
     from ds_gate.agent_skill import SERVER_NAME
     from ds_gate.engine import agent_tools
+    from ds_gate.mcp_schemas import OUTPUT_SCHEMAS, REQUIRED, checked
 
-    server = server_class()(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
+    cls = server_class()
     from mcp.types import CallToolResult, ToolAnnotations
-    from pydantic import Field
+    from pydantic import RootModel
+
+    class AnyResult(RootModel[dict[str, Any] | None]):
+        """A result as the SDK's model sees it: an object, or none for an error (the schema says the rest)."""
 
     lock = threading.Lock()  # the SDK may run sync tools on worker threads; recall's index is per process
     read_only = ToolAnnotations.model_validate({"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
@@ -99,36 +121,56 @@ def build_server(start: str, home: str | None = None, *, debug: bool = False) ->
         return answer(lambda: agent_tools.candidates(start))
 
     def list_knowledge_summaries(
-        domain_tags: Annotated[list[str] | None, Field(description="tags such as stage:experiment, topic:routing; "
-                                                       "empty: this quest's stage-entry tags")] = None,
-        kind: Annotated[str | None, Field(description="a memory kind (knowledge, papers, ...); none: every kind")] = None,
-        limit: Annotated[int, Field(description="how many cards, 1..200")] = 20,
+        domain_tags: Annotated[Any, _arg("domain_tags", "tags such as stage:experiment, topic:routing; empty: the most recent "
+                          "cards (with recall_priors on: this quest's stage-entry tags)")] = None,
+        kind: Annotated[Any, _arg("kind", "a memory kind (knowledge, papers, ...); none: every kind")] = None,
+        limit: Annotated[Any, _arg("limit", "how many cards, 1..200")] = 20,
     ) -> CallToolResult:
-        return answer(lambda: agent_tools.knowledge(start, domain_tags, kind, limit, home))
+        return answer(lambda: agent_tools.knowledge(start, checked("domain_tags", domain_tags), checked("kind", kind),
+                                                    checked("limit", limit), home))
 
     def list_recent(
-        kind: Annotated[str | None, Field(description="an artifact kind (run, decision, report, ...); none: every kind")] = None,
-        limit: Annotated[int, Field(description="how many artifacts, 1..200")] = 20,
+        kind: Annotated[Any, _arg("kind", "an artifact kind (run, decision, report, ...); none: every kind")] = None,
+        limit: Annotated[Any, _arg("limit", "how many artifacts, 1..200")] = 20,
     ) -> CallToolResult:
-        return answer(lambda: agent_tools.recent(start, kind, limit))
+        return answer(lambda: agent_tools.recent(start, checked("kind", kind), checked("limit", limit)))
 
     def check_closure() -> CallToolResult:
         return answer(lambda: agent_tools.closure(start, home))
 
     def draft_distill_review(
-        run_ids: Annotated[list[str], Field(description="the runs to review, by artifact id (run-xxxxxxxx), as "
-                                            "list_distill_candidates gives them")],
+        run_ids: Annotated[Any, _arg("run_ids", "the runs to review, by artifact id (run-xxxxxxxx), as list_distill_candidates "
+                      "gives them")] = None,
     ) -> CallToolResult:
-        return answer(lambda: agent_tools.draft(start, run_ids, home))
+        return answer(lambda: agent_tools.draft(start, checked("run_ids", run_ids), home))
 
-    for fn, title, description in (
-        (list_distill_candidates, "Runs awaiting a distill review", DESCRIPTIONS["list_distill_candidates"]),
-        (list_knowledge_summaries, "Recall memory cards", DESCRIPTIONS["list_knowledge_summaries"]),
-        (list_recent, "The quest's newest artifacts", DESCRIPTIONS["list_recent"]),
-        (check_closure, "The closure gate's verdict", DESCRIPTIONS["check_closure"]),
-        (draft_distill_review, "Draft a distill review", DESCRIPTIONS["draft_distill_review"]),
+    def validate_distill_review(
+        payload: Annotated[Any, _arg("payload", "the review payload, as it would be passed to artifact.record(payload=...)")] = None,
+    ) -> CallToolResult:
+        return answer(lambda: agent_tools.validate_review(start, checked("payload", payload), home))
+
+    tool_cls = _tool_class(cls)
+    tools = []
+    for fn, title in (
+        (list_distill_candidates, "Runs awaiting a distill review"),
+        (list_knowledge_summaries, "Recall memory cards"),
+        (list_recent, "The quest's newest artifacts"),
+        (check_closure, "The closure gate's verdict"),
+        (draft_distill_review, "Draft a distill review"),
+        (validate_distill_review, "What closure would say about a review"),
     ):
-        server.add_tool(fn, name=fn.__name__, title=title, description=description, annotations=read_only)
+        tool = tool_cls.from_function(fn, name=fn.__name__, title=title, description=DESCRIPTIONS[fn.__name__],
+                                      annotations=read_only)
+        tool.fn_metadata.output_schema = OUTPUT_SCHEMAS[fn.__name__]
+        tool.fn_metadata.output_model = AnyResult  # mcp 1.x validates every result it passes through with a model
+        if fn.__name__ in REQUIRED:  # required to the client; a call without it is refused in one line, not by pydantic
+            tool.parameters["required"] = REQUIRED[fn.__name__]
+        tools.append(tool)
+    try:
+        server = cls(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING", tools=tools, version=__version__)
+    except TypeError:  # mcp 1.x: FastMCP takes no version; its low-level server carries it
+        server = cls(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING", tools=tools)
+        server._mcp_server.version = __version__
     return server
 
 
@@ -148,6 +190,11 @@ DESCRIPTIONS = {
     "list_recent": (
         "This quest's newest artifacts from every workspace and unchecked-out branch, newest first "
         "(artifact_id, kind, status, updated_at, summary, workspace, path). kind='run' shows what was just recorded."),
+    "validate_distill_review": (
+        "What check_closure would say about a distill review once recorded, before it is recorded: call it with the "
+        "completed payload before artifact.record. Writes nothing. Returns ok (the review would cover its runs and "
+        "raise no error), valid, covers (the run ids it would cover), findings (rule, severity, path, message, hint: "
+        "closure's own), pending_after (the runs still pending then), superseded_by and notes."),
     "check_closure": (
         "The closure gate: call it after recording a review, and always before artifact.submit_paper_bundle or "
         "artifact.complete_quest. Returns ok, verdict (passed, rejected, or 'passed (gate off)' when the quest's "

@@ -14,7 +14,7 @@ COMMANDS = ("check", "doctor", "lineage", "recall", "recent", "validate", "commi
 # every commit) imports that module only; ``ds-gate --help`` and a misspelt name build all.
 MODULE_OF = {
     "check": "check", "closure": "check", "doctor": "doctor", "candidates": "check", "lineage": "lineage", "recall": "recall",
-    "recent": "recent", "validate": "validate", "commit-check": "commit_check", "pre-push": "pre_push",
+    "recent": "recent", "validate": "validate", "validate-review": "validate", "commit-check": "commit_check", "pre-push": "pre_push",
     "install": "install", "mcp": "mcp", "demo": "demo",
 }
 
@@ -27,6 +27,7 @@ EXAMPLES = {
     "recall": "ds-gate recall --tags stage:experiment,topic:routing --limit 10",
     "recent": "ds-gate recent . --kind decision --limit 5",
     "validate": "ds-gate validate artifacts/decisions/decision-1.json   # or a folder: ds-gate validate .",
+    "validate-review": "ds-gate validate-review review.json --quest .ds/worktrees/idea-a   # or - for stdin",
     "commit-check": "ds-gate commit-check   # run by the hook `ds-gate install` writes",
     "pre-push": "ds-gate pre-push origin URL < pushed-refs   # run by the pre-push hook",
     "install": "ds-gate install --home ~/DeepScientist",

@@ -43,25 +43,29 @@ def candidates(root: Path | str) -> dict[str, Any]:
     report = evaluate(root, "candidates")
     quest = report.quest
     shown = report.pending[:MAX_LIMIT]
+    from ds_gate.engine.gate import OFF_NOTE
+
     return {
         "schema_version": SCHEMA_VERSION,
         "quest_root": str(quest.root),
         "quest_id": quest.quest_id,
         "experience_distill": quest.experience_distill,
+        "experience_distill_on": quest.experience_distill,  # PR #60's name for it
         "pending_count": len(report.pending),
         "candidates": [run_details(quest, run) for run in shown],
         "omitted": len(report.pending) - len(shown),
-        "notes": list(report.notes),
+        "notes": list(report.notes) + ([] if quest.experience_distill else [
+            f"{OFF_NOTE}: these runs are listed, but nothing requires their review"]),
     }
 
 
 def knowledge(root: Path | str, domain_tags: Sequence[str] | None = None, kind: str | None = None, limit: int = 20,
               home: Path | str | None = None) -> dict[str, Any]:
     """Recall over the home's and the quest's cards (scope ``visible``). Empty ``domain_tags``:
-    the stage-entry tags (``recall.stage``), each with where it came from; the quest's
-    ``recall_priors`` off then recalls nothing, as ``ds-gate recall --for-stage`` does."""
+    with the quest's ``recall_priors`` on, the stage-entry tags (``recall.stage``), each with
+    where it came from; with it off, the most recent cards, as the RFC says of empty tags."""
     from ds_gate.recall.api import check_kind, recall_with_counts
-    from ds_gate.recall.stage import priors_off, stage_entry_tags
+    from ds_gate.recall.stage import stage_entry_tags
 
     check_limit(limit)
     check_kind(kind)
@@ -76,11 +80,12 @@ def knowledge(root: Path | str, domain_tags: Sequence[str] | None = None, kind: 
         entry = stage_entry_tags(root)
         sources = entry.sources
         out["request"]["for_stage"] = entry.stage
-        if not entry.recall_priors:
-            return {**out, "domain_tags": [], "tag_sources": sources, "results": [], "counts": None, "left_out": None,
-                    "notes": [priors_off("domain_tags")]}
-        tags = entry.tags
-        notes.append(entry.describe())
+        if entry.recall_priors:
+            tags = entry.tags
+            notes.append(entry.describe())
+        else:
+            notes.append("domain_tags is empty and this quest's recall_priors is off: the most recent cards, newest "
+                         "first (the RFC's fallback for empty tags); pass domain_tags to rank cards by shared tags")
     results, counts = recall_with_counts(tags, kind, limit, home=home, quest=root, scope="visible")
     left_out = {
         "other_kinds": counts["cards"] - counts["of_kind"],
@@ -166,9 +171,10 @@ INSTRUCTIONS = (
     "Complete the payload: for each lesson, decide patch / new / neighbor_but_separate against the neighbours "
     "and list each neighbour you weighed in neighbor_decisions as {candidate_card_id, decision, target_run_id, "
     "reason}; write each card with memory.write(scope='global', metadata={claim, lineage, confidence}) and list "
-    "it in cards_written as {card_id, scope: 'global', action: 'new' | 'patch', target_run_id}; if no card is "
-    "written, say why in reason_if_empty. Keep reviewed_run_ids and the other keys as given. Then call "
-    "artifact.record(payload=<the completed payload>), then check_closure."
+    "it in cards_written as {card_id, scope: 'global', action: 'new' | 'patch', target_run_id}; replace every "
+    "'<FILL: ...>' text (reason_if_empty: why no card was written; not read when cards_written lists cards). Keep "
+    "reviewed_run_ids and the other keys as given. Then call validate_distill_review(payload=<the completed "
+    "payload>) until it answers ok, then artifact.record(payload=<that payload>), then check_closure."
 )
 
 
@@ -218,3 +224,12 @@ def draft(root: Path | str, run_ids: Sequence[str], home: Path | str | None = No
         "already_reviewed": [run_id for run_id in ids if run_id not in pending],
         "instructions": INSTRUCTIONS,
     }
+
+
+def validate_review(root: Path | str, payload: Any, home: Path | str | None = None) -> dict[str, Any]:
+    """``validate_distill_review(payload)``: what ``closure`` would say about this review once
+    recorded from ``root`` (rule ids, messages, the runs it would cover), before it is
+    recorded; nothing is written (``engine.review_check``)."""
+    from ds_gate.engine.review_check import validate_review as check
+
+    return check(root, payload, home)

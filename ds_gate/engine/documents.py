@@ -46,7 +46,7 @@ def check_documents(
 
     check = record_checker(root)
     findings: list[Finding] = []
-    reviews: list[tuple[GivenFile, tuple[str, ...]]] = []
+    reviews: list[tuple[GivenFile, tuple[str, ...], str | None]] = []
     checked = 0
     for doc in documents:
         data, problem = parse_json_object(doc.raw, doc.display)
@@ -66,7 +66,7 @@ def check_documents(
         findings.extend(check(Document(kind, data, doc.raw, doc.display)))
         review = review_fields(data, kind)
         if review is not None and review.is_review and review.reviewed_run_ids:
-            reviews.append((doc, review.reviewed_run_ids))
+            reviews.append((doc, review.reviewed_run_ids, review_encoding(data, kind)))
         checked += 1
 
     if not reviews:
@@ -74,7 +74,7 @@ def check_documents(
     from ds_gate.rules.coverage import RunIndex  # only a review needs the quest's runs
 
     indexes: dict[Path, RunIndex] = {}
-    for doc, reviewed in reviews:
+    for doc, reviewed, encoding in reviews:
         try:
             quest = quest_for(doc)
         except QuestError as exc:
@@ -91,7 +91,7 @@ def check_documents(
             )
             continue
         index = indexes.get(quest.root) or indexes.setdefault(quest.root, RunIndex(quest))
-        findings.extend(index.unknown(reviewed, doc.display, doc.raw))
+        findings.extend(index.unknown(reviewed, doc.display, doc.raw, encoding))
     return findings, checked
 
 

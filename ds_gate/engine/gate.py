@@ -79,11 +79,10 @@ def evaluate(
 
     if not isinstance(quest, Quest):
         quest = load_quest(quest, source=source, refs=refs, cache=cache)
-    cov = coverage(quest, completed_rule())
+    encoding = review_encoding_for(quest.root)
+    cov = coverage(quest, completed_rule(), encoding)
     findings = list(quest.findings)
-    for decision in quest.decisions.values():
-        findings.extend(decision.findings)
-    findings.extend(cov.findings)
+    findings.extend(cov.findings)  # each decision's own (a superseded review's as warnings), then reviewed ids'
     cards, home_path = [], None
     if scope.reads_cards:  # candidates lists runs; cards and extra rules are for the other scopes
         from ds_gate.engine.quest_memory import quest_memory
@@ -117,7 +116,6 @@ def evaluate(
     if seen is not None and seen.on_at is not None:
         notes.append(f"experience_distill is not on in the root's quest.yaml, but it is on in {seen.on_at}: once on "
                      "anywhere the gate can see, it stays on (a trusted --no-require turns the gate off)")
-    encoding = review_encoding_for(quest.root)
     if scope.gates_pending and defaults is not None:
         refuse_unread(quest.root, defaults)
     if scope.can_fail and quest.is_git:

@@ -39,6 +39,19 @@ def _home_missing(home: Home, what: str) -> Finding:
     )
 
 
+def _rewrite_hint(findings: list[Finding], card: Card) -> list[Finding]:
+    """A card's errors, each hint ending in the call that fixes it through DeepScientist:
+    ``memory.write`` with the card's own title writes its file again (the file is named
+    after the title), with the corrected metadata."""
+    from dataclasses import replace
+
+    title = (card.title or "<its title>")[:200]  # the reporters escape what they show
+    call = (f"memory.write(kind={card.kind!r}, title={title!r}, scope={card.scope!r}, "
+            "metadata={<its frontmatter, corrected>}) writes this card's file again")
+    return [replace(f, hint=f"{f.hint}; through DeepScientist: {call}" if f.hint else call)
+            if f.severity == "error" and f.path == card.display else f for f in findings]
+
+
 def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | None = None) -> MemoryResult:
     """Card findings for ``check``/``closure``: the quest's own cards, and the cards its
     valid reviews say they wrote."""
@@ -79,8 +92,7 @@ def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | Non
         return runs
 
     for card in own:
-        out.findings.extend(check_card(card))
-        out.findings.extend(chain_findings(card, runs_of))
+        out.findings.extend(_rewrite_hint([*check_card(card), *chain_findings(card, runs_of)], card))
     if lessons:
         out.findings.extend(quest_scope_findings(lessons, set(global_index.by_id) if global_index else set()))
 
@@ -92,8 +104,7 @@ def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | Non
             continue
         seen.add(card.path)
         out.cards.append(card)
-        out.findings.extend(check_card(card))
-        out.findings.extend(chain_findings(card, runs_of))
+        out.findings.extend(_rewrite_hint([*check_card(card), *chain_findings(card, runs_of)], card))
     if unverified:
         out.findings.append(_home_missing(home, f"lineage links to quest {', '.join(sorted(set(unverified)))} were"))
     return out

@@ -1,9 +1,12 @@
 """The RFC's ``artifact.list_recent(kind, limit)``: what the quest just did, newest first.
 
-DeepScientist's own version reads index lines of every workspace; this one reads the
-record files too (an unindexed record is still recent) and, with the git source, the
-tips of branches. Copies collapse by ``artifact_id`` to the newest ``updated_at``; the
-order is total (``updated_at`` descending, then artifact id).
+PR #60's version lists the index lines of every workspace: the records ``artifact.record``
+wrote. So does this one, and it shows each indexed record from its file when the file is
+there (its newest copy, its decision's action and verdict), and, with the git source, from
+the tips of branches too. A file no index line names is not listed: DeepScientist writes
+some itself outside ``record`` (``artifacts/graphs/git-graph.json``, with no timestamp,
+at every quest's creation). Copies collapse by ``artifact_id`` to the newest
+``updated_at``; the order is total (``updated_at`` descending, then artifact id).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ def list_recent(quest: Path | str | Location, kind: str | None = None, limit: in
     workspaces, _ = discover_workspaces(loc) if source != "git" else ([], [])
     chosen, _ = readers(loc, workspaces, source, refs=refs)
     best: dict[str, dict[str, Any]] = {}
+    indexed: set[str] = set()
     for reader in chosen:
         for rec in read_records(reader, ()):
             data = rec.data
@@ -49,15 +53,18 @@ def list_recent(quest: Path | str | Location, kind: str | None = None, limit: in
             if current is None or timestamp(item["updated_at"]) > timestamp(current["updated_at"]):
                 best[item["artifact_id"]] = item
         for line in _index_lines(reader):
+            aid = line.get("artifact_id")
+            if isinstance(aid, str):
+                indexed.add(aid)
             if kind is not None and line.get("kind") != kind:
                 continue
-            aid = line.get("artifact_id")
             if isinstance(aid, str) and aid not in best:  # an index line is the agent's text: only strings kept
                 text = {key: value if isinstance(value := line.get(key), str) else None
                         for key in ("kind", "status", "updated_at", "summary")}
                 best[aid] = {"artifact_id": aid, **text, "summary": (text["summary"] or "")[:400] or None,
                              "workspace": reader.workspace.rel, "path": None}
-    ordered = sorted(best.values(), key=lambda i: (-timestamp(i["updated_at"]), i["artifact_id"]))
+    listed = [item for aid, item in best.items() if aid in indexed]
+    ordered = sorted(listed, key=lambda i: (-timestamp(i["updated_at"]), i["artifact_id"]))
     return ordered[:limit]
 
 

@@ -43,10 +43,10 @@ BAD, REFUSED, SKIP, RUN, DECISION = "bad", "refused", "skip", "run", "decision"
 def fields(finding: Finding) -> tuple[Any, ...]:
     """A finding without its path: the path is the copy's, put back by ``unfields``."""
     return (finding.rule, finding.severity, finding.message, finding.hint, finding.pointer, finding.line,
-            finding.subject, finding.waived)
+            finding.subject, finding.waived, finding.level)
 
 
-_FIELDS = ("rule", "severity", "message", "hint", "pointer", "line", "subject", "waived")
+_FIELDS = ("rule", "severity", "message", "hint", "pointer", "line", "subject", "waived", "level")
 
 
 def unfields(values: tuple[Any, ...] | list[Any], display: str) -> Finding:

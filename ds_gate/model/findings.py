@@ -46,6 +46,9 @@ class Finding:
     line: int | None = None
     subject: str | None = None  # the artifact, run or card id it is about, when not the file's stem
     waived: str | None = None  # the reason of the waiver that covers it; a waived finding never fails
+    # the level where it differs from its rule's: DeepScientist main records any `kind: report`, so
+    # what a rule finds in a review recorded as a report is ds-gate's discipline there, never its contract
+    level: str | None = None
 
     @property
     def fails(self) -> bool:

@@ -20,6 +20,9 @@ from ds_gate.model.records import (
 )
 
 CARD_ENTRY = "{card_id, scope, action, target_run_id}"
+# what the agent must write before recording a draft; a review still holding it covers nothing
+# (``review.placeholder``), so a draft recorded as it is reviews no run
+FILL = "<FILL: "
 
 
 def draft_payload(run_ids: Sequence[str], encoding: str = REPORT_ENCODING) -> dict[str, Any]:
@@ -27,13 +30,17 @@ def draft_payload(run_ids: Sequence[str], encoding: str = REPORT_ENCODING) -> di
     cards written (or a reason none was), and the neighbour decisions.
 
     ``suppress_if_semantically_equivalent`` is off because main otherwise drops a second
-    review recorded in the same stage as "semantically equivalent" to the first."""
+    review recorded in the same stage as "semantically equivalent" to the first. What only
+    the agent can write is a ``<FILL: ...>`` placeholder (``review.placeholder``): recorded
+    as it is, the draft is a report main accepts, which never blocks a checkpoint and
+    covers no run."""
     if encoding not in (REPORT_ENCODING, DECISION_ENCODING):
         raise ValueError(f"unknown review encoding {encoding!r}; expected {REPORT_ENCODING!r} or {DECISION_ENCODING!r}")
     head: dict[str, Any] = (
         {"kind": "report", "report_type": REVIEW_REPORT_TYPE}
         if encoding == REPORT_ENCODING
-        else {"kind": "decision", "action": REVIEW_ACTION, "verdict": "covered", "reason": ""}
+        else {"kind": "decision", "action": REVIEW_ACTION, "verdict": "covered",
+              "reason": f"{FILL}one sentence: what this review decided>"}
     )
     return {
         **head,
@@ -41,7 +48,7 @@ def draft_payload(run_ids: Sequence[str], encoding: str = REPORT_ENCODING) -> di
         "reviewed_run_ids": list(run_ids),
         "cards_written": [],
         "neighbor_decisions": [],
-        "reason_if_empty": "",
+        "reason_if_empty": f"{FILL}why no lesson of these runs is worth a card; delete this key when cards_written lists cards>",
         "suppress_if_semantically_equivalent": False,
     }
 
@@ -72,3 +79,23 @@ def record_call(run_ids: Sequence[str], encoding: str = REPORT_ENCODING, *,
         f"{pad}'suppress_if_semantically_equivalent': False}})",
         "(or 'cards_written': [] with 'reason_if_empty': '...' when no lesson is worth a card)",
     ]
+
+
+def head_literal(encoding: str) -> str:
+    """The fields that make a payload a review in ``encoding``, as a Python-like literal."""
+    if encoding == DECISION_ENCODING:
+        return "'kind': 'decision', 'action': 'distill_review', 'verdict': 'covered', 'reason': '...'"
+    return "'kind': 'report', 'report_type': 'distill_review'"
+
+
+def rerecord_call(artifact_id: str | None, run_ids: Sequence[str], encoding: str = REPORT_ENCODING) -> str:
+    """The one call that replaces review ``artifact_id`` (None: records a new review):
+    DeepScientist's ``record`` writes ``<artifact_id>.json`` from the payload's ``artifact_id``
+    (over the old file, with a new ``updated_at`` and index line), and
+    ``suppress_if_semantically_equivalent: False`` keeps its semantic dedupe from answering
+    "semantically_equivalent" and writing nothing."""
+    ids = ", ".join(repr(run_id) for run_id in run_ids) if run_ids else "'run-...'"
+    same = f", 'artifact_id': {artifact_id!r}" if artifact_id is not None else ""
+    return (f"artifact.record(payload={{{head_literal(encoding)}{same}, "
+            f"'reviewed_run_ids': [{ids}], 'cards_written': [{CARD_ENTRY}, ...], "
+            "'suppress_if_semantically_equivalent': False})")

@@ -169,7 +169,11 @@ def review_findings(reviews: Iterable[Decision], quest_cards: CardIndex, global_
 
 def _review_finding(review: Decision, rule: Rule, where: tuple[str | int, ...], message: str, hint: str) -> Finding:
     from ds_gate.io.jsondoc import place
+    from ds_gate.model.review_call import rerecord_call
 
+    # the review itself is fixed through DeepScientist's own tools: recorded again under its id
+    hint += f"; to change the review, record it again under its id: " \
+            f"{rerecord_call(review.artifact_id, review.reviewed_run_ids, review.encoding)}"
     return rule.at(review.path, message + encoding_note(review.encoding), hint=hint, pointer=pointer(where),
                    line=place(review.raw, where))
 

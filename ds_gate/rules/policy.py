@@ -6,6 +6,13 @@ ordinary checkpoint is therefore blocked only by what DeepScientist itself would
 (*contract* rules); ds-gate's stricter *discipline* rules are printed there as warnings,
 and fail everything that judges the quest as a whole: ``check``, ``closure``,
 ``validate``, finalization commits and the pre-push gate.
+
+A rule's level says what DeepScientist does with a record *of the kind the rule was written
+for*. The same review rules also read a review recorded as a ``kind: report`` (main's
+encoding), and main's ``artifact.record`` stores any report (its validator requires nothing
+of one): there every review rule is discipline, so a report main accepted never blocks a
+checkpoint. The rules that read a report mark their findings so (``as_accepted`` sets
+``Finding.level``).
 """
 
 from __future__ import annotations
@@ -33,8 +40,19 @@ POLICY = {
 }
 
 
+def as_accepted(finding: Finding) -> Finding:
+    """``finding``, made by a rule reading a review recorded as a report, at the level it has
+    there: discipline. It matters for the contract rules ``review.schema``,
+    ``review.target-not-reviewed`` and ``review.unknown-run`` (PR #60's validator, which main
+    does not run on a report)."""
+    return dataclasses.replace(finding, level=DISCIPLINE)
+
+
 def level_of(finding: Finding) -> str:
-    """A finding's level; a rule nobody declared (a plugin's loose id) counts as discipline."""
+    """A finding's level: its own where the record's encoding sets one, else its rule's; a rule
+    nobody declared (a plugin's loose id) counts as discipline."""
+    if finding.level is not None:
+        return finding.level
     rule = rule_named(finding.rule)
     return rule.level if rule is not None else DISCIPLINE
 
@@ -44,10 +62,17 @@ def apply_policy(findings: list[Finding], commit: str) -> tuple[list[Finding], i
     out, demoted = [], 0
     for finding in findings:
         if finding.severity == ERROR and POLICY[(commit, level_of(finding))] == WARN:
-            finding = dataclasses.replace(finding, severity=WARNING)
+            hint = finding.hint
+            if finding.level is not None:  # a review main recorded: the agent reads this in checkpoint.stderr
+                hint = f"{hint}; {RERECORD}" if hint else RERECORD
+            finding = dataclasses.replace(finding, severity=WARNING, hint=hint)
             demoted += 1
         out.append(finding)
     return out, demoted
+
+
+RERECORD = ("until it is fixed the review covers no run: record it again under its artifact_id with "
+            "'suppress_if_semantically_equivalent': False (check_closure, or ds-gate closure, names the call)")
 
 
 def demoted_note(count: int) -> str:

@@ -30,6 +30,8 @@ from ds_gate.model.records import (
     review_encoding,
     review_fields,
 )
+from ds_gate.model.review_call import FILL
+from ds_gate.rules.policy import as_accepted
 from ds_gate.rules.schema import schema_findings
 from ds_gate.rules.vocabulary import (
     DECISION_ACTIONS,
@@ -51,13 +53,16 @@ REVIEW_CARD_ID_MISSING = Rule("review.card-id-missing", ERROR, DISCIPLINE,
     "a `cards_written` entry without a `card_id`: nothing about its card can be checked (PR #60 accepts it)")
 REVIEW_REASON_NOT_TEXT = Rule("review.reason-not-text", WARNING, DISCIPLINE,
     "a `reason_if_empty` that is not text (DeepScientist reads `str(value)`, so it passes there)")
+REVIEW_PLACEHOLDER = Rule("review.placeholder", ERROR, DISCIPLINE,
+    "a review still holds a draft's `<FILL: ...>` placeholder: it covers nothing until it is written")
 REVIEW_RUNS_NOT_CHECKED = Rule("review.runs-not-checked", INFO, DISCIPLINE,
     "`validate` outside a quest could not check reviewed ids against runs")
 
 # The rules whose error makes a review cover nothing: PR #60's validator, and a card that
 # cannot be found. A plugin's rule fails the gate but leaves the coverage alone.
 INVALIDATE_REVIEW = frozenset(rule.id for rule in (
-    REVIEW_SCHEMA, DECISION_SCHEMA, REVIEW_TARGET_NOT_REVIEWED, DECISION_UNKNOWN_ACTION, REVIEW_CARD_ID_MISSING))
+    REVIEW_SCHEMA, DECISION_SCHEMA, REVIEW_TARGET_NOT_REVIEWED, DECISION_UNKNOWN_ACTION, REVIEW_CARD_ID_MISSING,
+    REVIEW_PLACEHOLDER))
 RULE_FOR_SCHEMA = {"distill_review": REVIEW_SCHEMA, "distill_review_report": REVIEW_SCHEMA, "decision": DECISION_SCHEMA,
                    "run": RUN_SCHEMA}
 AS_REPORT = encoding_note(REPORT_ENCODING)
@@ -108,6 +113,7 @@ def _review_discipline(data: dict[str, Any], raw: bytes | None, display: str) ->
                 display, f"cards_written[{i}] has no card_id, so its card cannot be found or checked",
                 hint="add card_id: the id of the memory card written, e.g. knowledge-04942297",
                 pointer=pointer(where), line=place(raw, where)))
+    found.extend(_placeholders(data, raw, display))
     reason = data.get("reason_if_empty")
     if cards == [] and reason and not isinstance(reason, str):
         found.append(REVIEW_REASON_NOT_TEXT.at(
@@ -117,15 +123,47 @@ def _review_discipline(data: dict[str, Any], raw: bytes | None, display: str) ->
     return found
 
 
+def _placeholders(data: dict[str, Any], raw: bytes | None, display: str) -> list[Finding]:
+    """Each value still holding a draft's placeholder (``draft_distill_review`` writes them where
+    only the agent can): at the top, in a list, or in a list's entries."""
+    def filled(value: Any) -> bool:
+        return isinstance(value, str) and value.lstrip().startswith(FILL)
+
+    where: list[tuple[str | int, ...]] = []
+    cards = data.get("cards_written")
+    for key, value in data.items():
+        if key == "reason_if_empty" and isinstance(cards, list) and cards:
+            continue  # read only when no card was written (PR #60), so a draft's text left there is harmless
+        if filled(value):
+            where.append((key,))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if filled(item):
+                    where.append((key, i))
+                elif isinstance(item, dict):
+                    where.extend((key, i, inner) for inner, v in item.items() if filled(v))
+    found = []
+    for path in where:
+        text: Any = data
+        for step in path:
+            text = text[step]
+        found.append(REVIEW_PLACEHOLDER.at(
+            display, f"{schemas.label(path)} still holds the draft's placeholder {text[:120]!r}, so the review covers nothing",
+            hint="write it in your own words as the placeholder asks, or delete the key where it does not apply",
+            pointer=pointer(path), line=place(raw, path)))
+    return found
+
+
 def check_review_report(doc: Document) -> list[Finding]:
     """A review in main's encoding: the same review rules as a distill_review decision, with
     the same ids; each message says which encoding it read. Main requires nothing else of a
-    report, so there is no verdict, action or reason to check."""
+    report, so there is no verdict, action or reason to check, and nothing found here is
+    main's contract (``rules.policy.as_accepted``): it never blocks a checkpoint."""
     data, raw, display = doc.data, doc.raw, doc.display
     found = record_schema_findings("distill_review_report", data, raw, display)
     found.extend(_targets_reviewed(data, set(review_fields(data, "report").reviewed_run_ids), raw, display))
     found.extend(_review_discipline(data, raw, display))
-    return [replace(f, message=f.message + AS_REPORT) for f in found]
+    return [as_accepted(replace(f, message=f.message + AS_REPORT)) for f in found]
 
 
 def check_run(doc: Document) -> list[Finding]:

@@ -125,7 +125,7 @@ def test_the_pyproject_table_sets_defaults_and_its_problems_are_findings(off_que
                      'decision_actions = ["distill_review"]\n', "pyproject.toml")
     code, out = gate_json("closure", str(quest.root))
     assert code == 1 and out["pending_run_ids"] == [run] and out["enforced"] is True
-    assert "kind: 'decision', action: 'distill_review'" in next(f["hint"] for f in out["findings"])
+    assert "'kind': 'decision', 'action': 'distill_review'" in next(f["hint"] for f in out["findings"])
     configure(quest, "[tool.ds-gate]\nrequire = true\nsauce = 'git'\n", "pyproject.toml")
     code, out = gate_json("check", str(quest.root))
     [invalid] = [f for f in out["findings"] if f["rule"] == "waiver.invalid"]

@@ -46,7 +46,8 @@ def test_a_card_in_the_other_scope_gets_a_scope_hint(quest, gate_json) -> None:
     code, out = gate_json("check", str(q.root))
     assert code == 1
     [missing] = [f for f in out["findings"] if f["rule"] == "review.missing-card"]
-    assert "(it is in the quest memory)" in missing["message"] and missing["hint"] == "set scope: quest"
+    assert "(it is in the quest memory)" in missing["message"] and missing["hint"].startswith("set scope: quest; ")
+    assert f"'artifact_id': '{wrong}'" in missing["hint"]  # issue 25: the call that records the fix
     # the same entry with the right scope passes
     (q.root / "artifacts" / "decisions" / f"{wrong}.json").unlink()
     q.review(q.root, [run], cards=[{"card_id": card, "scope": "quest", "action": "new", "target_run_id": run}])

@@ -213,6 +213,11 @@ def test_bad_input_is_a_tool_error_with_the_clis_message(make_quest, tmp_path, c
                 ("failed-run", "draft_distill_review", {"run_ids": [run, failed]}),
                 ("no-ids", "draft_distill_review", {"run_ids": []}),
                 ("not-a-list", "draft_distill_review", {"run_ids": "run-1"}),
+                ("limit-text", "list_recent", {"limit": "many"}),
+                ("tags-text", "list_knowledge_summaries", {"domain_tags": [1, 2]}),
+                ("no-payload", "validate_distill_review", {}),
+                ("payload-list", "validate_distill_review", {"payload": [1]}),
+                ("not-a-review", "validate_distill_review", {"payload": {"kind": "report", "report_type": "summary"}}),
             ):
                 result = await session.call_tool(tool, arguments)
                 assert is_error(result), (name, text(result))
@@ -220,7 +225,9 @@ def test_bad_input_is_a_tool_error_with_the_clis_message(make_quest, tmp_path, c
             assert not is_error(await session.call_tool("check_closure", {}))  # the server lives on
         async with connect(tmp_path, errlog, env={"DS_QUEST_ROOT": str(nowhere)}) as session:
             for tool in TOOLS:
-                result = await session.call_tool(tool, {"run_ids": [run]} if tool == "draft_distill_review" else {})
+                arguments = {"draft_distill_review": {"run_ids": [run]},
+                             "validate_distill_review": {"payload": {"kind": "report", "report_type": "distill_review"}}}
+                result = await session.call_tool(tool, arguments.get(tool, {}))
                 assert is_error(result) and text(result) == messages["not-a-quest"], (tool, text(result))
 
     drive(scenario, errlog)
@@ -232,7 +239,14 @@ def test_bad_input_is_a_tool_error_with_the_clis_message(make_quest, tmp_path, c
     assert got["failed-run"].startswith(f"run_ids[1] is '{failed}', a run of this quest that is not completed "
                                         "(status 'failed'")
     assert got["no-ids"].startswith("run_ids must name at least one completed run")
-    assert "run_ids" in got["not-a-list"]  # the SDK's own argument check: a message, no traceback
+    # issue 25: a wrong argument type is one line naming the argument, not the validator's report with a link
+    assert got["not-a-list"] == "run_ids must be a list of run artifact ids (strings, run-xxxxxxxx), not str 'run-1'"
+    assert got["limit-text"] == "limit must be an integer from 1 to 200, not str 'many'"
+    assert got["tags-text"] == "domain_tags must be a list of tag strings (or null), not list [1, 2]"
+    assert got["no-payload"] == "payload is required: a JSON object: the payload artifact.record would take"
+    assert got["payload-list"].startswith("payload must be a JSON object")
+    assert got["not-a-review"].startswith("the payload is no distill review: record one as kind 'report'")
+    assert all("\n" not in message and "pydantic" not in message for message in got.values())
     assert all("Traceback" not in message for message in got.values())
 
 
@@ -281,6 +295,9 @@ def test_the_whole_loop_closes_the_quest_and_lets_the_paper_bundle_through(make_
             ids = [c["run_id"] for c in candidates["candidates"]]
             drafted = payload(await session.call_tool("draft_distill_review", {"run_ids": ids}))
             assert older in [n["card_id"] for n in drafted["neighbours"][main_run]]
+            as_drafted = payload(await session.call_tool("validate_distill_review", {"payload": drafted["payload"]}))
+            assert not as_drafted["ok"] and as_drafted["covers"] == []  # the placeholder is the agent's to write
+            assert {f["rule"] for f in as_drafted["findings"]} == {"review.placeholder", "coverage.pending-run"}
 
             review = drafted["payload"]  # completed as the skill says: one global lesson per run
             for run in ids:
@@ -292,6 +309,8 @@ def test_the_whole_loop_closes_the_quest_and_lets_the_paper_bundle_through(make_
             review["neighbor_decisions"].append({"candidate_card_id": older, "decision": "neighbor_but_separate",
                                                  "target_run_id": main_run, "reason": "a cost claim, not a stability one"})
             review["summary"] = "two runs distilled into two global lessons"
+            checked = payload(await session.call_tool("validate_distill_review", {"payload": review}))
+            assert (checked["ok"], checked["covers"], checked["pending_after"]) == (True, ids, []), checked
             recorded = quest.artifact_record(idea, review)  # DeepScientist main's validator, record file, index line
             assert recorded["ok"], recorded
             assert (idea / "artifacts" / "reports" / f"{recorded['artifact_id']}.json").is_file()
@@ -330,6 +349,9 @@ def test_a_session_calling_every_tool_writes_nothing(make_quest, home, tmp_path)
                 ("list_knowledge_summaries", {"domain_tags": ["topic:a"], "kind": "knowledge", "limit": 3}),
                 ("list_recent", {}), ("check_closure", {}), ("draft_distill_review", {"run_ids": [run]}),
                 ("draft_distill_review", {"run_ids": ["main-001"]}), ("list_recent", {"limit": 0}),
+                ("validate_distill_review", {"payload": {"kind": "report", "report_type": "distill_review",
+                                                         "artifact_id": "report-0000beef", "reviewed_run_ids": [run],
+                                                         "cards_written": [], "reason_if_empty": "noise"}}),
             ):
                 await session.call_tool(tool, arguments)
 
@@ -342,3 +364,104 @@ def test_without_the_extra_ds_gate_mcp_exits_2_with_one_line(tmp_path) -> None:
     done = subprocess.run([sys.executable, "-c", hide], cwd=tmp_path, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == "ds-gate mcp needs the mcp package: pip install 'ds-gate[mcp]'\n"
+
+
+# ---------------------------------------------------------------- issue 25.3
+
+
+def test_the_server_says_its_version_and_the_schema_of_every_result(make_quest, home, tmp_path) -> None:
+    """Every tool declares an ``outputSchema`` and every result, an error's aside, fits it."""
+    import jsonschema
+
+    from ds_gate import __version__
+
+    quest = make_quest()
+    run = quest.run(quest.root, "main-001")
+    quest.card("global", "A lesson", tags=["stage:baseline"])
+    errlog = tmp_path / "server.err"
+    calls = {"list_distill_candidates": {}, "list_knowledge_summaries": {}, "list_recent": {}, "check_closure": {},
+             "draft_distill_review": {"run_ids": [run]},
+             "validate_distill_review": {"payload": {"kind": "report", "report_type": "distill_review",
+                                                     "reviewed_run_ids": ["main-001"]}}}
+    assert set(calls) == set(TOOLS)
+
+    async def scenario() -> None:
+        server_env = {name: os.environ[name] for name in PASSED_ON if name in os.environ}
+        params = StdioServerParameters(command=sys.executable, args=["-m", "ds_gate", "mcp"], cwd=str(quest.root),
+                                       env=server_env)
+        with errlog.open("a") as err:
+            async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as session:
+                started = await session.initialize()
+                info = _field(started, "server_info", "serverInfo")
+                assert (info.name, info.version) == ("ds_gate", __version__)
+                listed = {tool.name: _field(tool, "output_schema", "outputSchema") for tool in (await session.list_tools()).tools}
+                for tool, arguments in calls.items():
+                    schema = listed[tool]
+                    assert schema and schema["type"] == "object" and "schema_version" in schema["required"], tool
+                    jsonschema.validate(payload(await session.call_tool(tool, arguments)), schema)
+
+    drive(scenario, errlog)
+
+
+def test_the_candidates_say_when_the_gate_is_off(make_quest, tmp_path) -> None:
+    quest = make_quest(experience_distill=None)
+    run = quest.run(quest.root, "main-001")
+    errlog = tmp_path / "server.err"
+
+    async def scenario() -> None:
+        async with connect(quest.root, errlog) as session:
+            found = payload(await session.call_tool("list_distill_candidates", {}))
+            assert [c["run_id"] for c in found["candidates"]] == [run]
+            assert found["experience_distill_on"] is False and found["experience_distill"] is False
+            assert any("experience_distill is off" in note and "nothing requires their review" in note
+                       for note in found["notes"])
+            quest.write_quest_yaml(startup_contract={"experience_distill": "on"})
+            found = payload(await session.call_tool("list_distill_candidates", {}))
+            assert found["experience_distill_on"] is True and found["notes"] == []
+
+    drive(scenario, errlog)
+
+
+def test_empty_domain_tags_recall_the_newest_cards_when_recall_priors_is_off(make_quest, home, tmp_path) -> None:
+    """The RFC: "Empty domain_tags=[] falls back to recent summaries"."""
+    quest = make_quest()
+    older = quest.card("global", "An older lesson", tags=["topic:a"])
+    newer = quest.card("quest", "A newer note", tags=["topic:b"])
+    errlog = tmp_path / "server.err"
+
+    async def scenario() -> None:
+        async with connect(quest.root, errlog) as session:
+            for arguments in ({}, {"domain_tags": []}, {"domain_tags": None}):
+                recalled = payload(await session.call_tool("list_knowledge_summaries", arguments))
+                assert [r["card_id"] for r in recalled["results"]] == [newer, older], arguments
+                assert recalled["domain_tags"] == [] and "recall_priors is off" in recalled["notes"][0]
+            limited = payload(await session.call_tool("list_knowledge_summaries", {"limit": 1}))
+            assert [r["card_id"] for r in limited["results"]] == [newer]
+            assert limited["left_out"]["over_limit"] == 1
+
+    drive(scenario, errlog)
+
+
+def test_recent_lists_indexed_records_not_the_graph_deepscientist_writes_beside_them(make_quest, tmp_path,
+                                                                                      gate_json) -> None:
+    """PR #60's ``list_recent`` reads index lines; ``QuestService.create`` (through
+    ``export_git_graph``) writes ``artifacts/graphs/git-graph.json``, indexed by nothing and
+    with no timestamp: it is no recent artifact."""
+    quest = make_quest()
+    graphs = quest.root / "artifacts" / "graphs"
+    graphs.mkdir(parents=True)
+    (graphs / "git-graph.json").write_text(json.dumps({"kind": "graph", "nodes": [], "edges": []}))
+    run = quest.run(quest.root, "main-001")
+    unindexed = quest.record(quest.root, "decision", {"action": "continue", "verdict": "good", "reason": "r"},
+                             index=False)["artifact_id"]
+    errlog = tmp_path / "server.err"
+    seen: dict[str, list[str]] = {}
+
+    async def scenario() -> None:
+        async with connect(quest.root, errlog) as session:
+            seen["mcp"] = [r["artifact_id"] for r in payload(await session.call_tool("list_recent", {}))["results"]]
+
+    drive(scenario, errlog)
+    code, out = gate_json("recent", str(quest.root))
+    assert code == 0 and seen["mcp"] == [r["artifact_id"] for r in out["results"]] == [run]
+    assert unindexed not in seen["mcp"] and "git-graph" not in seen["mcp"]

@@ -103,9 +103,10 @@ def test_validate_and_the_commit_hook_check_a_staged_report_review(make_quest, g
 
     assert main(["install", str(quest.root)]) == 0
     quest.record(quest.root, "report", as_report(review_payload(run, reviewed_run_ids=[])))
-    with pytest.raises(CheckpointRejected) as rejected:  # main would store it, but a review of no run is no review:
-        quest.checkpoint(quest.root, "artifact: report")  # PR #60's validator refuses it, a contract rule
-    assert "review.schema" in rejected.value.output and "report_type: distill_review" in rejected.value.output
+    # issue 25: main stores any report, so a review of no run is ds-gate's discipline there, not main's
+    # contract: the checkpoint commits with the finding as a warning (PR #60's validator is no part of main)
+    said = quest.checkpoint(quest.root, "artifact: report")
+    assert git(quest.root, "log", "-1", "--format=%s").stdout.strip() == "artifact: report", said
 
 
 def test_the_draft_payload_is_what_main_accepts_and_what_the_gate_reads(make_quest) -> None:

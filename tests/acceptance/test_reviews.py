@@ -111,7 +111,8 @@ def test_a_near_miss_artifact_id_gets_a_did_you_mean_too(make_quest) -> None:
     typo = run[:-1] + ("0" if run[-1] != "0" else "1")
     quest.record(quest.root, "decision", review_payload(run, reviewed_run_ids=[typo], cards_written=[], reason_if_empty="x", neighbor_decisions=None))
     (finding,) = [f for f in evaluate(quest.root, "check").findings if f.rule == "review.unknown-run"]
-    assert finding.hint == f"did you mean {run}?"
+    assert (finding.hint or "").startswith(f"did you mean {run}?; then record its runs' review as")
+    assert f"'reviewed_run_ids': [{run!r}]" in (finding.hint or "")  # the call names the run meant
 
 
 @pytest.mark.parametrize("action", ["Distill_Review", "distill_review ", "distill-review", "distil_review"])

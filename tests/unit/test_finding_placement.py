@@ -114,6 +114,7 @@ NO_CARD = review_data(cards_written=[], reason_if_empty="")
 NUMBER_REASON = review_data(cards_written=[], reason_if_empty=3)
 OFF_TARGET = review_data(cards_written=entry(target_run_id="run-00000000"))
 NO_CARD_ID = review_data(cards_written=entry(card_id=""))
+PLACEHOLDER = review_data(cards_written=[], reason_if_empty="<FILL: why no lesson is worth a card>")
 MISSPELT_ACTION = dict(DECISION, action="launch_experiments")
 KIND_NUMBER = dict(RUN, run_kind=3)
 VERDICT_NUMBER = dict(DECISION, verdict=3)
@@ -131,6 +132,9 @@ RECORDS = [
          Where(REVIEW_FILE, "/cards_written/0/target_run_id", line_in(raw_of(OFF_TARGET), '"run-00000000"'))),
     Case("review.card-id-missing", "an empty card_id", record(NO_CARD_ID, REVIEW_FILE), record(review_data(), REVIEW_FILE),
          Where(REVIEW_FILE, "/cards_written/0/card_id", line_in(raw_of(NO_CARD_ID), '"card_id"'))),
+    Case("review.placeholder", "a draft's placeholder left in", record(PLACEHOLDER, REVIEW_FILE),
+         record(dict(PLACEHOLDER, reason_if_empty="a smoke run"), REVIEW_FILE),
+         Where(REVIEW_FILE, "/reason_if_empty", line_in(raw_of(PLACEHOLDER), '"reason_if_empty"'))),
     Case("review.reason-not-text", "a reason_if_empty that is a number", record(NUMBER_REASON, REVIEW_FILE),
          record(dict(NUMBER_REASON, reason_if_empty="3"), REVIEW_FILE),
          Where(REVIEW_FILE, "/reason_if_empty", line_in(raw_of(NUMBER_REASON), '"reason_if_empty"'), WARNING)),

@@ -41,13 +41,20 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
     ("a false reason_if_empty", review_data(cards_written=[], reason_if_empty=False), ["review.schema"]),
     ("a null reason_if_empty", {**review_data(cards_written=[]), "reason_if_empty": None}, ["review.schema"]),
     ("a blank reason_if_empty", review_data(cards_written=[], reason_if_empty="  "), ["review.schema"]),
+    ("a draft's placeholder left in reason_if_empty", review_data(cards_written=[], reason_if_empty="<FILL: why>"),
+     ["review.placeholder"]),
+    ("a draft's placeholder in a neighbour decision", review_data(neighbor_decisions=[
+        {"candidate_card_id": "k0", "decision": "new", "reason": " <FILL: why>", "target_run_id": RUN_ID}]),
+     ["review.placeholder"]),
+    ("a placeholder left in reason_if_empty beside cards (never read)", review_data(reason_if_empty="<FILL: why>"), []),
+    ("the word FILL inside a reason", review_data(cards_written=[], reason_if_empty="nothing; see <FILL: x>"), []),
     ("null neighbor_decisions (DeepScientist: none)", {**review_data(), "neighbor_decisions": None}, []),
     ("distill_review spelt in another case", dict(DECISION, action="Distill_Review"), ["decision.unknown-action"]),
     ("distill_review spelt with a space", dict(DECISION, action=" distill_review "), ["decision.unknown-action"]),
     ("an action of no DeepScientist", dict(DECISION, action="launch_rocket"), ["decision.unknown-action"]),
 ]
 FAILS = {rule for _, _, rules in CASES for rule in rules} | {"artifact.unknown-kind"}
-PASSES = {"review.card-id-missing", "review.reason-not-text", "artifact.unknown-kind", "run.schema", "decision.schema", "review.schema", "review.target-not-reviewed", "decision.unknown-action"}
+PASSES = {"review.placeholder", "review.card-id-missing", "review.reason-not-text", "artifact.unknown-kind", "run.schema", "decision.schema", "review.schema", "review.target-not-reviewed", "decision.unknown-action"}
 
 
 @pytest.mark.parametrize(("data", "expected"), [(d, e) for _, d, e in CASES], ids=[c[0] for c in CASES])
