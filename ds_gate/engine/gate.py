@@ -86,6 +86,10 @@ def evaluate(
 
     enforced = quest.experience_distill or require
     encoding = review_encoding_for(quest.root)
+    if scope.gates_pending:
+        from ds_gate.engine.unseen import refuse_unseen
+
+        refuse_unseen(quest)
     if scope.gates_pending and not require:
         _refuse_unseen_toggle(quest)
     from ds_gate.config import configured, refuse_unread
@@ -94,7 +98,9 @@ def evaluate(
     if scope.gates_pending and defaults is not None:
         refuse_unread(quest.root, defaults)
     if scope.can_fail and quest.is_git:
-        findings.extend(_partial_clone(quest, scope))
+        from ds_gate.engine.unseen import clone_findings
+
+        findings.extend(clone_findings(quest, scope))
         if scope.gates_pending:
             _refuse_unread_objects(findings)
     notes: list[str] = list(quest.notes)
@@ -131,28 +137,6 @@ def evaluate(
         cards=cards,
         review_encoding=encoding,
     )
-
-
-FETCH_ALL = ("fetch all branches (`git fetch --unshallow origin '+refs/heads/*:refs/remotes/origin/*'`, or "
-             "`fetch-depth: 0` in actions/checkout)")
-
-
-def _partial_clone(quest: Quest, scope: Scope) -> list[Finding]:
-    """A clone that cannot show every branch may hide runs: the gate stops (exit 2) rather
-    than pass on what it can see; ``check`` says so and goes on."""
-    from ds_gate.sources.clone import clone_blindness
-
-    blind = clone_blindness(quest.root)
-    if blind is None:
-        return []
-    if scope.gates_pending:
-        from ds_gate.errors import QuestError
-
-        raise QuestError(f"{quest.root}: {blind}, so runs recorded on the branches it lacks cannot be seen and the "
-                         f"gate does not pass on the rest: {FETCH_ALL}")
-    from ds_gate.rules.reading import GIT_ONE_BRANCH
-
-    return [GIT_ONE_BRANCH.at(None, f"{blind}: runs recorded on branches it lacks are not seen", hint=FETCH_ALL)]
 
 
 def _refuse_unread_objects(findings: list[Finding]) -> None:
