@@ -17,7 +17,7 @@ from ds_gate.sources.gittrees import OPAQUE, linked
 from ds_gate.sources.paths import INDEX_NAME, KIND_OF_DIR
 
 
-def _record_place(path: str) -> str | None:
+def record_place(path: str) -> str | None:
     """What DeepScientist keeps at ``path`` (the artifacts folder, a record folder, the index,
     a record), or None for a path it keeps nothing of the gate's at."""
     parts = path.split("/")
@@ -44,7 +44,7 @@ class StagedReader:
             meta, _, path = item.partition("\t")
             mode, blob, _stage = meta.split(" ")
             if mode in OPAQUE:  # the commit will hold a link or a gitlink: the same error as at a branch tip
-                expected = _record_place(path)
+                expected = record_place(path)
                 if expected is not None:
                     self.findings.append(linked("", path, expected, mode, display=workspace.display(path)))
                 continue

@@ -176,23 +176,29 @@ def nest(workspace: Path, quest: ExampleQuest) -> str:
     return run
 
 
-def test_a_committed_gitlink_fails_closure_like_a_committed_link(make_quest, tmp_path) -> None:
+@pytest.mark.parametrize("where", ["a branch no folder has out", "the branch the clone checks out"])
+def test_a_committed_gitlink_fails_closure_like_a_committed_link(make_quest, tmp_path, where) -> None:
+    """In a clone, a gitlink on the checked-out branch is an empty folder; on another branch it
+    is a tree entry: either way closure (folders and tips) and --from-git name it."""
     quest = make_quest()
     assert main(["install", str(quest.root)]) == 0
-    idea = quest.worktree("idea-a", "idea/001-a")
-    run = nest(idea, quest)
-    done = commit(idea, "experiment: main-009")  # an ordinary checkpoint: never blocked
+    workspace = quest.worktree("idea-a", "idea/001-a") if where.startswith("a branch") else quest.root
+    run = nest(workspace, quest)
+    done = commit(workspace, "experiment: main-009")  # an ordinary checkpoint: never blocked
     assert done.returncode == 0, done.stdout + done.stderr
-    assert git(idea, "ls-tree", "HEAD", "artifacts/runs").stdout.startswith("160000 commit")
+    assert git(workspace, "ls-tree", "HEAD", "artifacts/runs").stdout.startswith("160000 commit")
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(quest.root), str(clone))
+    if workspace == quest.root:  # checked out as an empty folder
+        assert list((clone / "artifacts" / "runs").iterdir()) == []
     for args in (["closure", str(clone)], ["closure", str(clone), "--from-git"]):
         out = json.loads(ds(*args, "--format", "json").stdout)
         assert out["ok"] is False, args
-        [linked] = [f for f in out["findings"] if f["rule"] == "git.symlink-in-tree"]
-        assert linked["path"] == "refs/remotes/origin/idea/001-a:artifacts/runs" and linked["severity"] == "error"
-        assert "gitlink" in linked["message"] and "git rm --cached artifacts/runs" in linked["hint"]
-    assert run not in [r["artifact_id"] for r in out["completed_runs"]]  # the run itself stays unseen
+        linked = [f for f in out["findings"] if f["rule"] == "git.symlink-in-tree"]
+        assert linked and all(f["path"].endswith("artifacts/runs") for f in linked), (args, linked)
+        assert linked[0]["severity"] == "error" and "gitlink" in linked[0]["message"]
+        assert "git rm --cached artifacts/runs" in linked[0]["hint"]
+        assert run not in [r["artifact_id"] for r in out["completed_runs"]]  # the run itself stays unseen
 
 
 def test_a_finalization_commit_staging_a_gitlink_is_rejected(make_quest) -> None:
