@@ -78,6 +78,8 @@ def test_a_clone_that_fetched_one_branch_by_name_stops_closure_and_finalization(
         assert FETCH_FIX in done.stderr and "fetch-depth: 0" in done.stderr, done.stderr
     assert ds("check", str(clone)).returncode == 0  # check warns and goes on
     assert "git.one-branch" in ds("check", str(clone), "--format", "json").stdout
+    [advice] = [c for c in json.loads(ds("doctor", str(clone), "--format", "json").stdout)["checks"] if c["name"] == "clone"]
+    assert advice["status"] == "warn" and FETCH_FIX in advice["fix"]
 
     assert main(["install", str(clone)]) == 0  # a finalization commit in that clone
     write_manifest(clone)
