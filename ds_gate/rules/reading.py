@@ -82,12 +82,13 @@ def unreadable(display: str, exc: OSError | Exception, rule: Rule = ARTIFACT_UNR
                    severity=severity)
 
 
-def symlink_outside(display: str, target: str, outside: str = "the quest", what: str = "artifacts") -> Finding:
+def symlink_outside(display: str, target: str, outside: str = "the quest", what: str = "artifacts",
+                    kind: str = "file") -> Finding:
     """A symbolic link out of what may be read: reported, never followed."""
     return PATH_SYMLINK_OUTSIDE_QUEST.at(
         display,
         f"{display} is a symbolic link to {target}, outside {outside}; not followed",
-        hint=f"{what} must live inside {outside}; replace the link with the file itself",
+        hint=f"{what} must live inside {outside}; replace the link with the {kind} itself",
     )
 
 

@@ -29,5 +29,20 @@ def outside_fix(root: Path, path: Path, origin: str) -> str:
                 "(under .ds/worktrees/), or remove the key")
     if origin == "registered worktree":
         return f"move it into the quest: `git worktree move {shlex.quote(str(path))} {target}`"
-    return (f"replace the link {shlex.quote(str(path))} with the worktree folder itself (move the worktree there: "
+    link = first_link(root, path)
+    return (f"replace the link {shlex.quote(str(link))} with the folder itself (move the worktree there: "
             f"`git worktree move <its path> {target}` after removing the link)")
+
+
+def first_link(root: Path, path: Path) -> Path:
+    """The first symbolic link on the way from ``root`` down to ``path`` (``path`` if none)."""
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        return path
+    step = root
+    for part in parts:
+        step = step / part
+        if step.is_symlink():
+            return step
+    return path

@@ -27,7 +27,7 @@ from ds_gate.rules.reading import (
     WORKSPACE_OUTSIDE_QUEST,
     symlink_outside,
 )
-from ds_gate.sources.fixes import git_refusal_fix, outside_fix
+from ds_gate.sources.fixes import first_link, git_refusal_fix, outside_fix
 
 
 def is_inside(root: Path, path: Path) -> bool:
@@ -39,8 +39,9 @@ def is_inside(root: Path, path: Path) -> bool:
 
 
 def linked_outside(root: Path, path: Path) -> str | None:
-    """Where ``path`` leads when it is a symbolic link out of ``root`` (never followed), else None."""
-    if not path.is_symlink():
+    """Where ``path`` leads when it, or a folder on the way to it (``.ds`` for
+    ``.ds/research_state.json``), is a symbolic link out of ``root`` (never followed), else None."""
+    if not path.is_symlink() and is_inside(root, Path(os.path.realpath(path.parent))):
         return None
     real = os.path.realpath(path)
     return None if is_inside(root, Path(real)) else real
@@ -255,8 +256,10 @@ def _research_head(root: Path, findings: list[Finding]) -> Path | None:
                                                         "research_head_worktree_root ignored"))
         return None
     if target is not None:
+        link = first_link(root, path)  # the file, or .ds itself
         findings.append(symlink_outside(  # DeepScientist follows it: the research head it names is unseen
-            ".ds/research_state.json", target, what="the research state (it names research_head_worktree_root)"))
+            link.relative_to(root).as_posix(), os.path.realpath(link), kind="file" if link == path else "folder",
+            what="the research state (it names research_head_worktree_root)"))
         return None
     try:
         state = json.loads(fs.read_file(path))  # never a FIFO, never past the size limit

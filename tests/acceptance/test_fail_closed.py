@@ -255,15 +255,24 @@ def outside_workspace(quest: ExampleQuest, tmp_path: Path, how: str) -> str:
         os.symlink(outside, quest.root / ".ds" / "worktrees" / "linked")
     elif how == "research_head_worktree_root":
         (quest.root / ".ds" / "research_state.json").write_text(json.dumps({"research_head_worktree_root": str(outside)}))
+    elif how == "the .ds folder linked out":
+        (outside / "worktrees").mkdir()
+        os.rename(outside / "artifacts", outside / "worktrees" / "artifacts")  # .ds/worktrees/<x>/artifacts, out
+        (outside / "worktrees" / "x").mkdir()
+        os.rename(outside / "worktrees" / "artifacts", outside / "worktrees" / "x" / "artifacts")
+        shutil.rmtree(quest.root / ".ds")
+        os.symlink(outside, quest.root / ".ds")
     elif how == "record folder linked out":
         shutil.rmtree(quest.root / "artifacts" / "runs", ignore_errors=True)
         os.symlink(outside / "artifacts" / "runs", quest.root / "artifacts" / "runs")
     return run
 
 
-OUTSIDE = ["registered worktree", "link under .ds/worktrees", "research_head_worktree_root", "record folder linked out"]
+OUTSIDE = ["registered worktree", "link under .ds/worktrees", "research_head_worktree_root", "the .ds folder linked out",
+           "record folder linked out"]
 OUTSIDE_FIX = {"registered worktree": "git worktree move", "link under .ds/worktrees": "replace the link",
                "research_head_worktree_root": "point research_head_worktree_root",
+               "the .ds folder linked out": "replace the link with the folder itself",
                "record folder linked out": "replace the link with the file itself"}
 
 
