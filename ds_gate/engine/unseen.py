@@ -48,7 +48,8 @@ def refuse_unseen(quest: Quest) -> None:
     for finding in quest.findings:
         if finding.rule == QUEST_NOT_GIT.id and os.path.lexists(quest.root / ".git"):
             raise QuestError(f"{quest.root}: {finding.message.split('; workspaces were found')[0]}: the branches no "
-                             f"worktree folder has checked out cannot be read, {DOES_NOT_PASS}. Fix: {finding.hint}")
+                             "worktree folder has checked out cannot be read, so the runs on them cannot be seen and "
+                             f"the gate does not pass on the rest. Fix: {finding.hint}")
     outside = [f for f in quest.findings if f.rule in (WORKSPACE_OUTSIDE_QUEST.id, PATH_SYMLINK_OUTSIDE_QUEST.id)]
     if outside:
         first = outside[0]
@@ -68,7 +69,8 @@ def as_closure_sees(passed: GateReport, local: GateReport, unrecorded: str) -> G
     known = {run.artifact_id for run in passed.completed_runs}
     extra = [run.artifact_id for run in local.pending if run.artifact_id not in known]
     shown = ", ".join(extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
-    found = f"the folders hold completed runs {unrecorded} ({shown})" if extra else "see its findings below"
-    note = (f"`ds-gate closure` reads every worktree folder as it is, and would reject this finalization right after "
-            f"it: {found}; commit them with a distill review covering them (`git add -A artifacts`), or remove them")
+    found = (f"the folders hold completed runs {unrecorded} ({shown}): commit them with a distill review covering "
+             "them (`git add -A artifacts`), or remove them") if extra else \
+        "its findings below come from the worktree folders as they are: fix them there, or commit what fixes them"
+    note = f"`ds-gate closure` reads every worktree folder as it is, and would reject this finalization right after it: {found}"
     return dataclasses.replace(local, notes=[note, *local.notes])

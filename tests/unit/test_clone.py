@@ -17,6 +17,7 @@ from ds_gate.sources.clone import (
     fetched_everything,
     is_partial,
     lazy_fetch_safe,
+    narrow_fetch,
     parse_version,
     version,
 )
@@ -103,3 +104,23 @@ def test_each_remote_has_its_own_refspecs() -> None:
     )
     assert _remote_specs(config) == {"origin": ["+refs/heads/main:refs/remotes/origin/main"],
                                       "a b": ["+refs/heads/*:refs/remotes/ab/*"]}
+
+
+def reflog(path: Path, *actions: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    zero = "0" * 40
+    path.write_text("".join(f"{zero} {'1' * 40} A <a@b.invalid> 1700000000 +0000\t{a}: storing head\n" for a in actions))
+
+
+def test_a_clone_is_fetched_by_name_only_when_no_fetch_took_every_branch(tmp_path: Path) -> None:
+    common = tmp_path / ".git"
+    assert narrow_fetch(common) is None  # no reflog at all: the configuration decides
+    reflog(common / "logs" / "HEAD", "checkout")
+    reflog(common / "logs" / "refs" / "remotes" / "origin" / "main", "fetch origin +refs/heads/main:refs/remotes/origin/main")
+    assert narrow_fetch(common) == "fetch origin +refs/heads/main:refs/remotes/origin/main"
+    reflog(common / "logs" / "refs" / "remotes" / "origin" / "idea" / "a", "fetch origin")  # a later fetch of all
+    assert narrow_fetch(common) is None
+    (common / "logs" / "refs" / "remotes" / "origin" / "idea" / "a").unlink()
+    for start in ("clone: from /srv/quest", "commit (initial): quest: create"):  # a clone, or the original quest
+        reflog(common / "logs" / "HEAD", start)
+        assert narrow_fetch(common) is None
