@@ -187,13 +187,13 @@ def _toggles(root: Path) -> list[Check]:
 
 
 def _clone(root: Path) -> Check:
-    from ds_gate.sources.clone import clone_blindness
+    from ds_gate.sources.clone import blindness
 
-    blind = clone_blindness(root)
-    if blind is None:
+    found = blindness(root)
+    if found is None:
         return Check("clone", OK, "every branch is visible (not a shallow or single-branch clone)")
-    return Check("clone", WARN, f"{blind}: runs on the branches it lacks are invisible, so closure stops (exit 2)",
-                 "git fetch --unshallow origin '+refs/heads/*:refs/remotes/origin/*' (or fetch-depth: 0 in CI)")
+    blind, fix = found
+    return Check("clone", WARN, f"{blind}: runs on the branches it lacks are invisible, so closure stops (exit 2)", fix)
 
 
 def _encoding(root: Path) -> Check:

@@ -94,6 +94,10 @@ def evaluate(
         for extra in hooks().ds_gate_check_quest(quest=quest, context=context):
             findings.extend(extra or [])
 
+    if scope.gates_pending:
+        from ds_gate.engine.unseen import refuse_unseen
+
+        refuse_unseen(quest)
     from ds_gate.config import configured, from_quest, refuse_unread
     from ds_gate.settings import load, refuse
 
@@ -119,7 +123,9 @@ def evaluate(
     if scope.gates_pending and defaults is not None:
         refuse_unread(quest.root, defaults)
     if scope.can_fail and quest.is_git:
-        findings.extend(_partial_clone(quest, scope))
+        from ds_gate.engine.unseen import clone_findings
+
+        findings.extend(clone_findings(quest, scope))
         if scope.gates_pending:
             _refuse_unread_objects(findings)
     if scope.gates_pending:
@@ -170,28 +176,6 @@ def _waived_by(findings: list[Finding]) -> list[str]:
         if how is not None and how not in found:
             found.append(how)
     return found
-
-
-FETCH_ALL = ("fetch all branches (`git fetch --unshallow origin '+refs/heads/*:refs/remotes/origin/*'`, or "
-             "`fetch-depth: 0` in actions/checkout)")
-
-
-def _partial_clone(quest: Quest, scope: Scope) -> list[Finding]:
-    """A clone that cannot show every branch may hide runs: the gate stops (exit 2) rather
-    than pass on what it can see; ``check`` says so and goes on."""
-    from ds_gate.sources.clone import clone_blindness
-
-    blind = clone_blindness(quest.root)
-    if blind is None:
-        return []
-    if scope.gates_pending:
-        from ds_gate.errors import QuestError
-
-        raise QuestError(f"{quest.root}: {blind}, so runs recorded on the branches it lacks cannot be seen and the "
-                         f"gate does not pass on the rest: {FETCH_ALL}")
-    from ds_gate.rules.reading import GIT_ONE_BRANCH
-
-    return [GIT_ONE_BRANCH.at(None, f"{blind}: runs recorded on branches it lacks are not seen", hint=FETCH_ALL)]
 
 
 def _refuse_unread_objects(findings: list[Finding]) -> None:

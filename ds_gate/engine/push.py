@@ -68,7 +68,13 @@ def push_check(cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: b
     from ds_gate.model.reports import SCOPES
 
     quest = load_quest(root, source="git", refs=refs, extra_tips=list(pushes))
-    return evaluate(quest, SCOPES["pre-push"], require=require, finalization=reasons)
+    report = evaluate(quest, SCOPES["pre-push"], require=require, finalization=reasons)
+    if report.enforced and report.ok:  # what the remote will hold passes; and what `closure` reads here?
+        from ds_gate.engine.unseen import as_closure_sees
+
+        report = as_closure_sees(report, evaluate(cwd, SCOPES["pre-push"], require=require, finalization=reasons),
+                                 "no commit holds yet")
+    return report
 
 
 def read_stdin() -> str:

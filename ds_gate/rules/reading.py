@@ -37,15 +37,16 @@ QUEST_YAML_INVALID = Rule("quest.yaml-invalid", WARNING, DISCIPLINE,
 QUEST_TOGGLE_UNRECOGNISED = Rule("quest.toggle-unrecognised", WARNING, DISCIPLINE,
     "a toggle value read as off that was probably meant as on")
 QUEST_NOT_GIT = Rule("quest.not-git", WARNING, DISCIPLINE,
-    "git cannot read the quest; workspaces found from folders only")
+    "git cannot read the quest; workspaces found from folders only (a repository git refuses, e.g. another "
+    "user's: closure stops, exit 2)")
 QUEST_RESEARCH_STATE_INVALID = Rule("quest.research-state-invalid", INFO, DISCIPLINE,
     "`.ds/research_state.json` cannot be read")
 WORKSPACE_OUTSIDE_QUEST = Rule("workspace.outside-quest", WARNING, DISCIPLINE,
-    "a worktree outside the quest folder; never read")
+    "a worktree or research_head_worktree_root outside the quest folder; never read (closure stops, exit 2)")
 WORKSPACE_MISSING = Rule("workspace.missing", INFO, DISCIPLINE,
     "a registered worktree whose folder is gone")
 PATH_SYMLINK_OUTSIDE_QUEST = Rule("path.symlink-outside-quest", WARNING, DISCIPLINE,
-    "a symbolic link out of the quest; never followed")
+    "a symbolic link out of the quest; never followed (artifacts, a record or research_state.json: closure stops, exit 2)")
 GIT_ONE_BRANCH = Rule("git.one-branch", WARNING, DISCIPLINE,
     "the clone shows one branch at most, or is shallow: runs on other branches are not visible (closure stops, exit 2)")
 GIT_OBJECT_MISSING = Rule("git.object-missing", WARNING, DISCIPLINE,
@@ -54,8 +55,8 @@ GIT_OBJECT_MISSING = Rule("git.object-missing", WARNING, DISCIPLINE,
 GIT_OBJECT_CORRUPT = Rule("git.object-corrupt", WARNING, DISCIPLINE,
     "a tree read from git is damaged, so its records cannot be listed (closure stops, exit 2)")
 GIT_SYMLINK_IN_TREE = Rule("git.symlink-in-tree", ERROR, DISCIPLINE,
-    "a branch's tree holds a symbolic link where DeepScientist keeps the artifacts folder, a record folder, "
-    "the index or a record: the runs behind it cannot be read")
+    "a branch's tree (or the staged index) holds a symbolic link or a gitlink (a nested repository) where "
+    "DeepScientist keeps the artifacts folder, a record folder, the index or a record: the runs behind it cannot be read")
 CARD_FRONTMATTER_INVALID = Rule("card.frontmatter-invalid", ERROR, CONTRACT,
     "a card's YAML frontmatter cannot be read (syntax, not a mapping, never closed, not UTF-8)")
 CARD_TAGS_OVER_LIMIT = Rule("card.tags-over-limit", WARNING, DISCIPLINE,
@@ -84,12 +85,13 @@ def unreadable(display: str, exc: OSError | Exception, rule: Rule = ARTIFACT_UNR
                    severity=severity)
 
 
-def symlink_outside(display: str, target: str, outside: str = "the quest", what: str = "artifacts") -> Finding:
+def symlink_outside(display: str, target: str, outside: str = "the quest", what: str = "artifacts",
+                    kind: str = "file") -> Finding:
     """A symbolic link out of what may be read: reported, never followed."""
     return PATH_SYMLINK_OUTSIDE_QUEST.at(
         display,
         f"{display} is a symbolic link to {target}, outside {outside}; not followed",
-        hint=f"{what} must live inside {outside}; replace the link with the file itself",
+        hint=f"{what} must live inside {outside}; replace the link with the {kind} itself",
     )
 
 

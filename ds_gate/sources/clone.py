@@ -9,6 +9,7 @@ gate must know which of these it is looking at and refuse to pass on what it can
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -19,6 +20,10 @@ from ds_gate.io.git import GitError, git
 # for the promisor remote (the transport ban still stops it, but ds-gate does not lean on
 # one safeguard alone).
 LAZY_FETCH_SAFE = (2, 39, 4)
+UNSHALLOW = ("fetch the whole history of every branch (`git fetch --unshallow origin '+refs/heads/*:refs/remotes/origin/*'`; "
+             "in GitHub Actions `actions/checkout` with `fetch-depth: 0`)")
+FETCH_EVERY_BRANCH = ("fetch every branch (`git config remote.origin.fetch '+refs/heads/*:refs/remotes/origin/*' && "
+                      "git fetch origin`; in GitHub Actions `actions/checkout` with `fetch-depth: 0`)")
 REFETCH = ("fetch the objects it lacks (`git fetch --refetch --no-filter origin`, or clone without --filter; in GitHub "
            "Actions `actions/checkout` with `filter:` unset)")
 
@@ -30,8 +35,10 @@ class CloneConfig:
         git_dir = root / ".git"
         text = text_or_none(git_dir / "config") if git_dir.is_dir() else None
         if text is not None:  # read from .git itself: no process on the closure's path
+            self.common: Path | None = git_dir
             self.shallow = (git_dir / "shallow").is_file()
-            self.fetch_specs = re.findall(r"^\s*fetch\s*=\s*(\S+)", text, re.MULTILINE)
+            self.remotes = _remote_specs(text)
+            self.fetch_specs = [spec for specs in self.remotes.values() for spec in specs]
             self.partial = bool(re.search(r"^\s*(promisor\s*=\s*true|partialclone\s*=)", text,
                                           re.MULTILINE | re.IGNORECASE))
             return
@@ -42,20 +49,148 @@ class CloneConfig:
         except GitError:
             out = ""  # no remote at all
         pairs = [line.split(" ", 1) + [""] for line in out.splitlines()]
-        self.fetch_specs = [value for key, value, *_ in pairs if key.endswith(".fetch")]
+        self.remotes = {}
+        for key, value, *_ in pairs:
+            if key.endswith(".fetch"):
+                self.remotes.setdefault(key[len("remote."):-len(".fetch")], []).append(value)
+        self.fetch_specs = [spec for specs in self.remotes.values() for spec in specs]
         self.partial = any(key.endswith(".partialclone") or (key.endswith(".promisor") and value == "true")
                            for key, value, *_ in pairs)
+        try:
+            common = git(["rev-parse", "--path-format=absolute", "--git-common-dir"], root)
+            self.common = Path(common.decode("utf-8", "surrogateescape").strip())
+        except GitError:
+            self.common = None
 
 
-def clone_blindness(root: Path) -> str | None:
-    """Why this clone cannot show every branch (shallow, or fetching one branch), or None.
+def blindness(root: Path) -> tuple[str, str] | None:
+    """Why this clone cannot show every branch, and the one command that fixes it; or None.
     A quest with no remote is the original, not a clone: it sees everything it has."""
     config = CloneConfig(root)
     if config.shallow:
-        return "this clone is shallow (fetched with a depth)"
-    if config.fetch_specs and not any(spec.lstrip("+").startswith("refs/heads/*:") for spec in config.fetch_specs):
-        return "this clone fetches only some branches (--single-branch)"
+        return "this clone is shallow (fetched with a depth)", UNSHALLOW
+    for name, specs in config.remotes.items():
+        if not any(_wide(spec) for spec in specs):
+            shown = "".join(c if c.isprintable() else "?" for c in f"remote.{name}.fetch = {specs[0]}"[:200])
+            return (f"this clone fetches only some branches (--single-branch, or a narrowed refspec: {shown})",
+                    FETCH_EVERY_BRANCH)
+    if config.common is None:
+        return None
+    remotes = remote_tracking(config.common)
+    if remotes and not config.fetch_specs:
+        return ("this repository holds remote-tracking branches but no remote that fetches every branch "
+                "(its branches were fetched by name)"), FETCH_EVERY_BRANCH
+    narrow = narrow_fetch(config.common)
+    if narrow is not None:
+        return f"this clone's branches were fetched by name only (`git {narrow}`)", FETCH_EVERY_BRANCH
     return None
+
+
+def clone_blindness(root: Path) -> str | None:
+    """Why this clone cannot show every branch (shallow, or fetching some branches), or None."""
+    found = blindness(root)
+    return found[0] if found is not None else None
+
+
+def _remote_specs(config: str) -> dict[str, list[str]]:
+    """Each remote's ``fetch`` refspecs, from the text of a git config file (a ``fetch`` line
+    outside a ``[remote "<name>"]`` section counts for a remote named ``""``)."""
+    remotes: dict[str, list[str]] = {}
+    section = ""
+    for line in config.splitlines():
+        header = re.match(r'\s*\[\s*([^\]"\s]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]', line)
+        if header:
+            section = header.group(2) or "" if header.group(1).lower() == "remote" else ""
+            continue
+        spec = re.match(r"\s*fetch\s*=\s*(\S+)", line, re.IGNORECASE)
+        if spec:
+            remotes.setdefault(section, []).append(spec.group(1))
+    return remotes
+
+
+def _wide(spec: str) -> bool:
+    """A refspec that fetches every branch: its source is ``refs/heads/*``."""
+    return spec.lstrip("+").startswith("refs/heads/*:") or spec.lstrip("+") == "refs/heads/*"
+
+
+def remote_tracking(common: Path) -> bool:
+    """Whether the repository holds any remote-tracking branch (loose, packed or in a reftable)."""
+    if (common / "reftable").is_dir():
+        return bool(git(["for-each-ref", "--count=1", "--format=x", "refs/remotes"], common).strip())
+    packed = text_or_none(common / "packed-refs") or ""
+    if re.search(r"^[0-9a-f]+ refs/remotes/", packed, re.MULTILINE):
+        return True
+    for _, _, files in os.walk(common / "refs" / "remotes"):
+        if files:
+            return True
+    return False
+
+
+# A fetch's options that take their value as the next word (``--depth 1``): that word is
+# neither the repository nor a refspec.
+_VALUED = {"--depth", "--deepen", "--shallow-since", "--shallow-exclude", "--negotiation-tip", "--server-option", "-o",
+           "--upload-pack", "--refmap", "--jobs", "-j", "--filter", "--recurse-submodules-default",
+           "--submodule-prefix"}
+
+
+def fetched_everything(action: str) -> bool | None:
+    """What one reflog entry's action (``fetch -q origin +a:b``, as git writes it) says:
+    True for a fetch of every branch (the remote's configured refspecs, or ``refs/heads/*``
+    named), False for a fetch of branches by name, None for anything else (a push, a branch)."""
+    words = action.split()
+    if not words or words[0] not in ("fetch", "pull"):
+        return None
+    positional: list[str] = []
+    every = False
+    skip = False
+    for word in words[1:]:
+        if skip:
+            skip = False
+        elif word in ("--all", "--multiple"):
+            every = True
+        elif word in _VALUED:
+            skip = True
+        elif not word.startswith("-"):
+            positional.append(word)
+    refspecs = positional[1:]
+    return every or not refspecs or any(_wide(spec) for spec in refspecs)
+
+
+def _actions(log: str) -> list[str]:
+    """The actions of a reflog's entries: the text after the tab, up to the last ``: ``."""
+    out = []
+    for line in log.splitlines():
+        message = line.partition("\t")[2]
+        out.append(message.rpartition(": ")[0] or message)
+    return out
+
+
+def narrow_fetch(common: Path) -> str | None:
+    """The fetch that brought this clone's remote-tracking branches by name, when git's
+    reflogs record fetches and none of them fetched every branch; None otherwise.
+
+    A fresh ``git init && git fetch origin +refs/heads/main:…`` (what a CI runner does
+    when told to fetch one branch) has a wide configured refspec and no shallow file: only
+    the reflog tells that the other branches were never fetched. A repository that began
+    as a clone (``clone: from``, which fetched what its configuration says) or with a
+    local first commit (the original quest, whose branches are its own) is not judged by
+    its later fetches. Reflogs switched off leave only the configuration to go by."""
+    head = text_or_none(common / "logs" / "HEAD") or ""
+    first = _actions(head.split("\n", 1)[0])
+    if first and first[0].startswith(("clone", "commit (initial)")):
+        return None
+    narrow: str | None = None
+    for folder, _, files in os.walk(common / "logs" / "refs" / "remotes"):
+        for name in files:
+            for action in _actions(text_or_none(os.path.join(folder, name)) or ""):
+                if action.startswith("clone"):
+                    return None
+                verdict = fetched_everything(action)
+                if verdict:
+                    return None
+                if verdict is False and narrow is None:
+                    narrow = "".join(c if c.isprintable() else "?" for c in action[:200])
+    return narrow
 
 
 def is_partial(root: Path) -> bool:

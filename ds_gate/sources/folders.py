@@ -19,7 +19,29 @@ from ds_gate.model.findings import ERROR, WARNING, Finding
 from ds_gate.model.records import Workspace
 from ds_gate.rules.reading import symlink_outside, unreadable
 from ds_gate.sources.location import is_inside
-from ds_gate.sources.paths import INDEX_NAME
+from ds_gate.sources.paths import INDEX_NAME, KIND_OF_DIR
+
+
+def gitlinks(workspace: Workspace, paths: list[str]) -> list[Finding]:
+    """The record places among ``paths`` (empty folders, or folders where a record belongs)
+    that the workspace's checkout holds as gitlinks: a clone checks a committed nested
+    repository out as an empty folder, so the runs in it are unseen. One git process, and
+    only when such a folder exists; a folder git does not know (or no git) is nothing."""
+    from ds_gate.io.git import GitError, git, split_z
+    from ds_gate.sources.gittrees import GITLINK, linked
+    from ds_gate.sources.staged import record_place
+
+    try:
+        out = git(["ls-files", "-s", "-z", "--", *paths], workspace.path)
+    except GitError:
+        return []
+    found = []
+    for item in split_z(out):
+        meta, _, path = item.partition("\t")
+        expected = record_place(path)
+        if meta.startswith(GITLINK + " ") and path in paths and expected is not None:
+            found.append(linked("", path, expected, GITLINK, display=workspace.display(path)))
+    return found
 
 
 class Reader(Protocol):
@@ -93,11 +115,14 @@ class FolderReader:
         if self._dir is None:
             return []
         names: list[str] = []
+        hollow: list[str] = []  # record places holding an empty folder (or a folder): gitlinks, perhaps
         try:
             subdirs = sorted(e.name for e in os.scandir(self._dir) if e.is_dir() and e.name not in skip)
         except OSError as exc:
             self.findings.append(unreadable(self.workspace.display("artifacts"), exc, severity=ERROR))
             return []
+        if not subdirs and self._dir == self.workspace.path / "artifacts":
+            hollow.append("artifacts")
         for sub in subdirs:
             folder = self._checked(self._dir / sub, f"artifacts/{sub}")
             if folder is None:
@@ -107,6 +132,8 @@ class FolderReader:
             except OSError as exc:
                 self.findings.append(unreadable(self.workspace.display(f"artifacts/{sub}"), exc, severity=ERROR))
                 continue
+            if not entries and sub in KIND_OF_DIR:
+                hollow.append(f"artifacts/{sub}")
             for entry in entries:
                 if not entry.name.endswith(".json"):
                     continue
@@ -115,6 +142,10 @@ class FolderReader:
                     continue
                 if entry.is_file():
                     names.append(rel)
+                elif entry.is_dir(follow_symlinks=False):
+                    hollow.append(f"artifacts/{rel}")
+        if hollow:
+            self.findings.extend(gitlinks(self.workspace, hollow))
         return names
 
     def read_many(self, names: list[str]) -> Iterator[tuple[str, bytes | OSError]]:

@@ -23,7 +23,12 @@ from ds_gate.sources.paths import INDEX_NAME, KIND_OF_DIR
 
 FETCH_HINT = ("fetch every branch (`git fetch origin '+refs/heads/*:refs/remotes/origin/*'`; in GitHub Actions "
               "`actions/checkout` with `fetch-depth: 0`), or choose refs with --refs")
-LINK, FOLDER = "120000", "40000"
+LINK, FOLDER, GITLINK = "120000", "40000", "160000"
+# Entries git lists but cannot show the contents of: a symbolic link (only its target's
+# name is stored) and a gitlink (a nested repository committed: only a commit id, whose
+# objects live in another repository). Either, where DeepScientist keeps a folder or a
+# record, hides the runs behind it, so both are the same error (``git.symlink-in-tree``).
+OPAQUE = {LINK: "a symbolic link", GITLINK: "a gitlink (a nested git repository committed, mode 160000)"}
 
 
 class CorruptObject(ValueError):
@@ -60,10 +65,18 @@ def corrupt(ref: str, what: str, problem: str) -> Finding:
     )
 
 
-def linked(ref: str, what: str, expected: str) -> Finding:
+def linked(ref: str, what: str, expected: str, mode: str = LINK, display: str | None = None) -> Finding:
+    """A link or gitlink where DeepScientist keeps ``expected``: the runs behind it are unseen."""
+    where = display or f"{ref}:{what}"
+    if mode == GITLINK:
+        return GIT_SYMLINK_IN_TREE.at(
+            where, f"{where} is {OPAQUE[GITLINK]} where DeepScientist keeps {expected}: this repository holds only "
+            "a commit id there, not the files, so the runs in it cannot be read",
+            hint=f"commit {expected} itself: `git rm --cached {what}`, remove the nested repository's .git, then "
+                 f"`git add {what}`")
     return GIT_SYMLINK_IN_TREE.at(
-        f"{ref}:{what}",
-        f"{ref}:{what} is a symbolic link where DeepScientist keeps {expected}: git does not show what it points "
+        where,
+        f"{where} is a symbolic link where DeepScientist keeps {expected}: git does not show what it points "
         "to, so the runs behind it cannot be read",
         hint=f"commit {expected} itself, not a link to it",
     )
@@ -99,8 +112,8 @@ class TreeWalk:
             except CorruptObject as exc:
                 out[name] = ("", [corrupt(name, "", str(exc))])
                 continue
-            if entry is not None and entry[0] == LINK:
-                out[name] = ("", [linked(name, "artifacts", "the artifacts folder")])
+            if entry is not None and entry[0] in OPAQUE:
+                out[name] = ("", [linked(name, "artifacts", "the artifacts folder", entry[0])])
             else:
                 out[name] = (entry[1] if entry is not None and entry[0] == FOLDER else "", [])
         return out
@@ -127,8 +140,8 @@ class TreeWalk:
                     subs[name] = oid
                 elif name == INDEX_NAME and mode.startswith("100"):
                     index = oid
-                elif mode == LINK and (name in KIND_OF_DIR or name == INDEX_NAME):
-                    problems.append(("link", name, "the index" if name == INDEX_NAME else f"the {name} folder"))
+                elif mode in OPAQUE and (name in KIND_OF_DIR or name == INDEX_NAME):
+                    problems.append((mode, name, "the index" if name == INDEX_NAME else f"the {name} folder"))
             self.layout[tid] = (subs, index, problems)
         wanted = {sub for subs, _, _ in self.layout.values() for sub in subs.values()}
         listed = cat_file(self.root, sorted(wanted), absent=self.absent, bounded=False)
@@ -140,7 +153,7 @@ class TreeWalk:
         self.reported.add((where, what))
         path = f"artifacts/{what}".rstrip("/")
         mine.append(missing(ref, path) if kind == "missing" else corrupt(ref, path, detail) if kind == "corrupt"
-                    else linked(ref, path, detail))
+                    else linked(ref, path, detail, kind))
 
     def entries(self, ref: str, tid: str, served: set[str], mine: list[Finding]) -> tuple[dict[str, str], str | None]:
         """The record blobs of one ref (path below ``artifacts/`` -> blob id) that no earlier
@@ -162,8 +175,8 @@ class TreeWalk:
             for mode, file, blob in listing:
                 if not file.endswith(".json") or mode == FOLDER:
                     continue
-                if mode == LINK:
-                    self._report(ref, sub_id, "link", f"{sub}/{file}", "the record", mine)
+                if mode in OPAQUE:
+                    self._report(ref, sub_id, mode, f"{sub}/{file}", "the record", mine)
                     continue
                 if blob in served:
                     continue  # the same record, already handed over by an earlier ref

@@ -25,7 +25,9 @@ from ds_gate.rules.reading import (
     QUEST_RESEARCH_STATE_INVALID,
     WORKSPACE_MISSING,
     WORKSPACE_OUTSIDE_QUEST,
+    symlink_outside,
 )
+from ds_gate.sources.fixes import first_link, git_refusal_fix, outside_fix
 
 
 def is_inside(root: Path, path: Path) -> bool:
@@ -37,8 +39,9 @@ def is_inside(root: Path, path: Path) -> bool:
 
 
 def linked_outside(root: Path, path: Path) -> str | None:
-    """Where ``path`` leads when it is a symbolic link out of ``root`` (never followed), else None."""
-    if not path.is_symlink():
+    """Where ``path`` leads when it, or a folder on the way to it (``.ds`` for
+    ``.ds/research_state.json``), is a symbolic link out of ``root`` (never followed), else None."""
+    if not path.is_symlink() and is_inside(root, Path(os.path.realpath(path.parent))):
         return None
     real = os.path.realpath(path)
     return None if is_inside(root, Path(real)) else real
@@ -159,11 +162,13 @@ def _locate_by_folders(start: Path, error: GitError) -> Location:
         loc.checked_out = {branch for _, branch, _, _ in entries if branch}
         loc.root_branch = entries[0][1] if entries else None
     except GitError as root_error:
+        repository = os.path.lexists(loc.root / ".git")  # a repository git refuses, not a quest copied without git
         loc.findings.append(
             QUEST_NOT_GIT.at(
                 None,
                 f"git cannot read the quest ({root_error}); workspaces were found from folders only",
-                hint="registered worktrees outside .ds/worktrees/ are not visible; run ds-gate where git works",
+                hint=git_refusal_fix(loc.root, str(root_error)) + " (closure stops until then)" if repository else
+                "registered worktrees outside .ds/worktrees/ are not visible; run ds-gate where git works",
             )
         )
     wt_parts = start.relative_to(loc.root).parts if is_inside(loc.root, start) else ()
@@ -226,13 +231,9 @@ def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
     for path, branch, origin in candidates:
         resolved = path.resolve()
         if not is_inside(root, resolved):
-            findings.append(
-                WORKSPACE_OUTSIDE_QUEST.at(
-                    None,
-                    f"{origin} {path} lies outside the quest folder; its artifacts are not read",
-                    hint="DeepScientist keeps worktrees under .ds/worktrees/; move it there or record its runs in the quest",
-                )
-            )
+            findings.append(WORKSPACE_OUTSIDE_QUEST.at(
+                None, f"{origin} {path} lies outside the quest folder; its artifacts are not read",
+                hint=outside_fix(root, path, origin)))
             continue
         if resolved in seen:
             index = seen[resolved]
@@ -255,9 +256,10 @@ def _research_head(root: Path, findings: list[Finding]) -> Path | None:
                                                         "research_head_worktree_root ignored"))
         return None
     if target is not None:
-        findings.append(QUEST_RESEARCH_STATE_INVALID.at(
-            ".ds/research_state.json", f".ds/research_state.json is a symbolic link to {target}, outside the quest; not followed",
-            hint="keep .ds/research_state.json inside the quest; research_head_worktree_root is ignored until then"))
+        link = first_link(root, path)  # the file, or .ds itself
+        findings.append(symlink_outside(  # DeepScientist follows it: the research head it names is unseen
+            link.relative_to(root).as_posix(), os.path.realpath(link), kind="file" if link == path else "folder",
+            what="the research state (it names research_head_worktree_root)"))
         return None
     try:
         state = json.loads(fs.read_file(path))  # never a FIFO, never past the size limit

@@ -12,8 +12,24 @@ from ds_gate.io.fs import TooLarge
 from ds_gate.io.git import cat_file, git, split_z
 from ds_gate.model.findings import WARNING, Finding
 from ds_gate.model.records import Workspace
-from ds_gate.rules.reading import symlink_outside, too_large
-from ds_gate.sources.paths import INDEX_NAME
+from ds_gate.rules.reading import too_large
+from ds_gate.sources.gittrees import OPAQUE, linked
+from ds_gate.sources.paths import INDEX_NAME, KIND_OF_DIR
+
+
+def record_place(path: str) -> str | None:
+    """What DeepScientist keeps at ``path`` (the artifacts folder, a record folder, the index,
+    a record), or None for a path it keeps nothing of the gate's at."""
+    parts = path.split("/")
+    if parts == ["artifacts"]:
+        return "the artifacts folder"
+    if len(parts) == 2 and parts[1] == INDEX_NAME:
+        return "the index"
+    if len(parts) == 2 and parts[1] in KIND_OF_DIR:
+        return f"the {parts[1]} folder"
+    if len(parts) == 3 and parts[2].endswith(".json"):
+        return "the record"
+    return None
 
 
 class StagedReader:
@@ -27,13 +43,14 @@ class StagedReader:
         for item in split_z(out):
             meta, _, path = item.partition("\t")
             mode, blob, _stage = meta.split(" ")
+            if mode in OPAQUE:  # the commit will hold a link or a gitlink: the same error as at a branch tip
+                expected = record_place(path)
+                if expected is not None:
+                    self.findings.append(linked("", path, expected, mode, display=workspace.display(path)))
+                continue
             if not path.startswith("artifacts/"):
                 continue
-            rel = path[len("artifacts/") :]
-            if mode == "120000":
-                self.findings.append(symlink_outside(workspace.display(path), "a staged symbolic link"))
-                continue
-            self._entries[rel] = blob
+            self._entries[path[len("artifacts/") :]] = blob
 
     def index_bytes(self) -> bytes | None:
         blob = self._entries.get(INDEX_NAME)

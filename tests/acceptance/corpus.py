@@ -219,7 +219,7 @@ CASES = [
     Case("quest.yaml linked out", lambda q: link_out(q, "quest.yaml", "startup_contract: {experience_distill: off}\n"),
          "quest.yaml-invalid", 0),
     Case("research_state.json linked out", lambda q: link_out(q, ".ds/research_state.json", '{"research_head_worktree_root": "/"}'),
-         "quest.research-state-invalid", 0),
+         "path.symlink-outside-quest", 0),
     Case(".ds-gate.yaml linked out", lambda q: link_out(q, ".ds-gate.yaml", "waivers: []\n"), "waiver.invalid", 1),
     Case(".ds-gate.yaml nested 30000 deep", lambda q: (q.root / ".ds-gate.yaml").write_text("waivers: " + "[" * 30000),
          "waiver.invalid", 1),

@@ -11,6 +11,7 @@ import pytest
 from helpers import git
 
 from ds_gate import evaluate, load_quest
+from ds_gate.errors import QuestError
 from ds_gate.example_quest import ExampleQuest
 
 
@@ -214,9 +215,11 @@ def test_a_record_symlinked_out_of_the_quest_is_not_followed(make_quest, tmp_pat
     runs = quest.root / "artifacts" / "runs"
     runs.mkdir(parents=True)
     os.symlink(outside, runs / "run-0000cccc.json")
-    report = evaluate(quest.root, "closure")
+    report = evaluate(quest.root, "check")
     assert report.completed_runs == []
     assert "path.symlink-outside-quest" in rules(report)
+    with pytest.raises(QuestError, match="replace the link with the file itself"):  # issue 24: closure cannot pass on it
+        evaluate(quest.root, "closure")
 
 
 def test_workspaces_come_from_git_folders_and_research_state_each_once(make_quest, tmp_path) -> None:

@@ -110,7 +110,8 @@ def test_a_clone_that_cannot_show_every_branch_stops_the_gate(original, tmp_path
     git(tmp_path, "clone", "-q", *how, f"file://{quest.root}", str(clone))
     for args in (["closure", str(clone)], ["closure", str(clone), "--from-git"]):
         done = subprocess.run([sys.executable, "-m", "ds_gate", *args], capture_output=True, text=True)
-        assert done.returncode == 2 and "fetch-depth: 0" in done.stderr and "--unshallow" in done.stderr, done.stderr
+        fix = "--unshallow" if "--depth" in how else "git config remote.origin.fetch '+refs/heads/*:refs/remotes/origin/*'"
+        assert done.returncode == 2 and "fetch-depth: 0" in done.stderr and fix in done.stderr, done.stderr
         assert "Traceback" not in done.stderr
     code, out = gate_json("check", str(clone))
     warning = next(f for f in out["findings"] if f["rule"] == "git.one-branch")

@@ -7,12 +7,17 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ds_gate.sources.clone import (
     CloneConfig,
+    _remote_specs,
     clone_blindness,
+    fetched_everything,
     is_partial,
     lazy_fetch_safe,
+    narrow_fetch,
     parse_version,
     version,
 )
@@ -65,3 +70,57 @@ def test_a_clone_says_what_it_is_from_its_configuration(tmp_path: Path) -> None:
         config = CloneConfig(where)
         assert config.partial and not config.shallow, where
         assert config.fetch_specs == ["+refs/heads/main:refs/remotes/origin/main"], where
+
+
+@pytest.mark.parametrize(("action", "expected"), [
+    ("fetch", True),  # the configured refspecs
+    ("fetch -q origin", True),
+    ("fetch --all", True),
+    ("fetch --multiple origin upstream", True),
+    ("fetch --prune --no-recurse-submodules origin +refs/heads/*:refs/remotes/origin/* +refs/tags/*:refs/tags/*", True),
+    ("fetch --depth 1 origin", True),  # a depth is the shallow file's business, not a refspec
+    ("fetch --jobs 4 origin refs/heads/*:refs/remotes/origin/*", True),
+    ("fetch -q origin +refs/heads/main:refs/remotes/origin/main", False),
+    ("fetch origin +refs/pipelines/7:refs/pipelines/7 +refs/heads/main:refs/remotes/origin/main", False),
+    ("fetch file:///srv/quest main", False),
+    ("pull origin main", False),
+    ("update by push", None),
+    ("branch: Created from HEAD", None),
+    ("", None),
+])
+def test_a_reflog_entry_says_whether_its_fetch_took_every_branch(action: str, expected: bool | None) -> None:
+    assert fetched_everything(action) == expected
+
+
+@given(st.text())
+def test_any_reflog_action_is_classified_without_an_error(action: str) -> None:
+    assert fetched_everything(action) in (True, False, None)
+
+
+def test_each_remote_has_its_own_refspecs() -> None:
+    config = (
+        '[core]\n\tbare = false\n[remote "origin"]\n\turl = x\n\tfetch = +refs/heads/main:refs/remotes/origin/main\n'
+        '[remote "a b"]\n\tfetch = +refs/heads/*:refs/remotes/ab/*\n[branch "main"]\n\tremote = origin\n'
+    )
+    assert _remote_specs(config) == {"origin": ["+refs/heads/main:refs/remotes/origin/main"],
+                                      "a b": ["+refs/heads/*:refs/remotes/ab/*"]}
+
+
+def reflog(path: Path, *actions: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    zero = "0" * 40
+    path.write_text("".join(f"{zero} {'1' * 40} A <a@b.invalid> 1700000000 +0000\t{a}: storing head\n" for a in actions))
+
+
+def test_a_clone_is_fetched_by_name_only_when_no_fetch_took_every_branch(tmp_path: Path) -> None:
+    common = tmp_path / ".git"
+    assert narrow_fetch(common) is None  # no reflog at all: the configuration decides
+    reflog(common / "logs" / "HEAD", "checkout")
+    reflog(common / "logs" / "refs" / "remotes" / "origin" / "main", "fetch origin +refs/heads/main:refs/remotes/origin/main")
+    assert narrow_fetch(common) == "fetch origin +refs/heads/main:refs/remotes/origin/main"
+    reflog(common / "logs" / "refs" / "remotes" / "origin" / "idea" / "a", "fetch origin")  # a later fetch of all
+    assert narrow_fetch(common) is None
+    (common / "logs" / "refs" / "remotes" / "origin" / "idea" / "a").unlink()
+    for start in ("clone: from /srv/quest", "commit (initial): quest: create"):  # a clone, or the original quest
+        reflog(common / "logs" / "HEAD", start)
+        assert narrow_fetch(common) is None

@@ -1,0 +1,76 @@
+"""Where the gate cannot see, it stops: the refusals ``closure``, finalization commits and
+the pre-push gate share (exit 2, with the one command that fixes it); ``check`` only warns.
+
+A pass is a claim that every completed run was seen. Each case here is a place runs may
+live that the gate did not read: branches a clone never fetched, a repository git refused
+to open (read from its folders alone, the branches no worktree has out are unseen), and a
+workspace or record folder that leads out of the quest (DeepScientist reads what it points
+to; ds-gate never follows a pointer out of the quest). None of them is a finding to weigh
+or waive: the verdict would be about a different quest than the one on disk.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from ds_gate.errors import QuestError
+from ds_gate.model.findings import Finding
+from ds_gate.model.records import Quest
+from ds_gate.model.reports import GateReport, Scope
+from ds_gate.rules.reading import (
+    GIT_ONE_BRANCH,
+    PATH_SYMLINK_OUTSIDE_QUEST,
+    QUEST_NOT_GIT,
+    WORKSPACE_OUTSIDE_QUEST,
+)
+
+DOES_NOT_PASS = "so the runs behind it cannot be seen and the gate does not pass on the rest"
+
+
+def clone_findings(quest: Quest, scope: Scope) -> list[Finding]:
+    """A clone that cannot show every branch may hide runs: the gate stops (exit 2) rather
+    than pass on what it can see; ``check`` says so and goes on."""
+    from ds_gate.sources.clone import blindness
+
+    found = blindness(quest.root)
+    if found is None:
+        return []
+    blind, fix = found
+    if scope.gates_pending:
+        raise QuestError(f"{quest.root}: {blind}, so runs recorded on the branches it lacks cannot be seen and the "
+                         f"gate does not pass on the rest: {fix}")
+    return [GIT_ONE_BRANCH.at(None, f"{blind}: runs recorded on branches it lacks are not seen", hint=fix)]
+
+
+def refuse_unseen(quest: Quest) -> None:
+    """Stop (exit 2) when a place that may hold runs was not read; see the module's docstring."""
+    for finding in quest.findings:
+        if finding.rule == QUEST_NOT_GIT.id and os.path.lexists(quest.root / ".git"):
+            raise QuestError(f"{quest.root}: {finding.message.split('; workspaces were found')[0]}: the branches no "
+                             "worktree folder has checked out cannot be read, so the runs on them cannot be seen and "
+                             f"the gate does not pass on the rest. Fix: {finding.hint}")
+    outside = [f for f in quest.findings if f.rule in (WORKSPACE_OUTSIDE_QUEST.id, PATH_SYMLINK_OUTSIDE_QUEST.id)]
+    if outside:
+        first = outside[0]
+        more = f" (and {len(outside) - 1} more; `ds-gate check` lists them)" if len(outside) > 1 else ""
+        raise QuestError(f"{quest.root}: {first.message}{more}; DeepScientist reads what it points to, {DOES_NOT_PASS}. "
+                         f"Fix: {first.hint}")
+
+
+def as_closure_sees(passed: GateReport, local: GateReport, unrecorded: str) -> GateReport:
+    """A finalization the hook passed, judged again as ``ds-gate closure`` reads the quest on
+    this machine (every worktree folder as it is, staged or not): the hook must not pass
+    what closure rejects right after. ``passed`` when ``local`` passes too, else ``local``,
+    with a note naming the runs only the folders hold (``unrecorded``: what the commit or
+    push lacks)."""
+    if local.ok:
+        return passed
+    known = {run.artifact_id for run in passed.completed_runs}
+    extra = [run.artifact_id for run in local.pending if run.artifact_id not in known]
+    shown = ", ".join(extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
+    found = (f"the folders hold completed runs {unrecorded} ({shown}): commit them with a distill review covering "
+             "them (`git add -A artifacts`), or remove them") if extra else \
+        "its findings below come from the worktree folders as they are: fix them there, or commit what fixes them"
+    note = f"`ds-gate closure` reads every worktree folder as it is, and would reject this finalization right after it: {found}"
+    return dataclasses.replace(local, notes=[note, *local.notes])

@@ -1,0 +1,48 @@
+"""The commands that let ds-gate see what it could not: named in the findings and in the
+refusals (exit 2) of ``closure``, finalization commits and the pre-push gate, so every
+stop says how to end it."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+
+
+def git_refusal_fix(root: Path, error: str) -> str:
+    """The command that lets git read ``root`` again, from git's own complaint."""
+    quoted = shlex.quote(os.fspath(root))
+    if "dubious ownership" in error or "safe.directory" in error:
+        return (f"`git config --global --add safe.directory {quoted}` (git refuses a repository another user owns), "
+                "or run ds-gate as the quest's owner")
+    if "not installed" in error or "could not be started" in error:
+        return "install git (or put it on PATH)"
+    return f"make `git -C {quoted} worktree list` work (it fails with the error above)"
+
+
+def outside_fix(root: Path, path: Path, origin: str) -> str:
+    """How to bring a workspace that leads out of the quest back in (DeepScientist keeps
+    every worktree under ``.ds/worktrees/``)."""
+    target = shlex.quote(str(root / ".ds" / "worktrees" / path.name))
+    if origin == "research_head_worktree_root":
+        return ("point research_head_worktree_root in .ds/research_state.json at a worktree inside the quest "
+                "(under .ds/worktrees/), or remove the key")
+    if origin == "registered worktree":
+        return f"move it into the quest: `git worktree move {shlex.quote(str(path))} {target}`"
+    link = first_link(root, path)
+    return (f"replace the link {shlex.quote(str(link))} with the folder itself (move the worktree there: "
+            f"`git worktree move <its path> {target}` after removing the link)")
+
+
+def first_link(root: Path, path: Path) -> Path:
+    """The first symbolic link on the way from ``root`` down to ``path`` (``path`` if none)."""
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        return path
+    step = root
+    for part in parts:
+        step = step / part
+        if step.is_symlink():
+            return step
+    return path
