@@ -1,0 +1,160 @@
+"""Issue 24, root 2: the gate reads a quest as DeepScientist does, and where it differs it is
+only stricter (docs/reading-the-quest.md). Each case is a real git quest on which the old
+reading passed while a completed run was uncovered; each is judged by ``closure`` over the
+folders and over git objects, and the finalization cases by the real commit and pre-push hooks.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import commit, git, head_subject
+
+from ds_gate import evaluate
+from ds_gate.cli import main
+from ds_gate.example_quest import ExampleQuest
+
+RUNS = "artifacts/runs"
+
+
+def pending(quest: ExampleQuest) -> tuple[list[str], list[str]]:
+    """The pending runs ``closure`` finds over the folders and over git objects (all committed)."""
+    git(quest.root, "add", "-A")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "records", check=False)
+    folders = evaluate(quest.root, "closure", cache=False)
+    tips = evaluate(quest.root, "closure", source="git", cache=False)
+    assert not folders.ok and not tips.ok
+    return folders.pending_run_ids, tips.pending_run_ids
+
+
+def write_record(workspace: Path, folder: str, record: dict[str, object]) -> None:
+    path = workspace / "artifacts" / folder / f"{record['artifact_id']}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=2))
+
+
+@pytest.mark.parametrize("run_kind", [" main_experiment", "analysis.slice\n", "\texperiment "])
+def test_a_run_kind_with_the_whitespace_deepscientist_strips_is_a_completed_run(make_quest, run_kind: str) -> None:
+    """Main reads ``str(run_kind).strip()`` (``_collect_run_artifacts_raw``); the old reading
+    compared it as written and passed."""
+    quest = make_quest()
+    run = quest.run(quest.root, "main-001", run_kind=run_kind)
+    assert pending(quest) == ([run], [run])
+
+
+def test_conflicting_copies_count_the_completed_one_deepscientist_ranks_first(make_quest) -> None:
+    """DeepScientist ranks copies by ``updated_at`` *as text*: ``03:00+02:00`` beats
+    ``02:00+00:00`` there, though it is the earlier moment. The old reading parsed the times,
+    kept the failed copy and passed."""
+    quest = make_quest()
+    wt = quest.worktree("idea-a", "idea/001-a")
+    base = {"kind": "run", "artifact_id": "run-0000c0de", "run_id": "main-001", "run_kind": "main_experiment",
+            "created_at": "2026-11-22T00:00:00+00:00"}
+    write_record(quest.root, "runs", {**base, "status": "completed", "updated_at": "2026-11-22T03:00:00+02:00"})
+    write_record(wt, "runs", {**base, "status": "failed", "updated_at": "2026-11-22T02:00:00+00:00"})
+    assert pending(quest) == (["run-0000c0de"], ["run-0000c0de"])
+
+
+def test_a_completed_copy_counts_whichever_copy_is_newer(make_quest) -> None:
+    """PR #60 reads every copy an index line leads to: a completed one makes the run a
+    candidate even where a newer copy elsewhere says otherwise. The gate takes that reading."""
+    quest = make_quest()
+    run = quest.run(quest.root, "main-001")
+    wt = quest.worktree("idea-a", "idea/001-a")
+    quest.record(wt, "run", {"artifact_id": run, "run_id": "main-001", "run_kind": "main_experiment", "status": "failed"})
+    assert pending(quest) == ([run], [run])
+
+
+@pytest.mark.parametrize("kind", ["decision", "report", "Run"])
+def test_a_record_in_runs_is_a_run_whatever_its_kind_says(make_quest, kind: str) -> None:
+    """DeepScientist's collector names a record by its folder (``<folder>:artifact:<id>``): a
+    completed run filed in runs/ with another ``kind`` is a run there. The old reading took
+    the ``kind`` (and skipped a report, or refused an unknown kind) and passed."""
+    quest = make_quest()
+    write_record(quest.root, "runs", {"kind": kind, "artifact_id": "run-0000beef", "run_id": "main-001",
+                                      "run_kind": "main_experiment", "status": "completed", "verdict": "good",
+                                      "action": "continue", "reason": "r"})
+    assert pending(quest) == (["run-0000beef"], ["run-0000beef"])
+
+
+# ---------------------------------------------------------------- finalization, by what the file means
+
+ESCAPED = {
+    "a YAML hex escape": 'status: "\\x63ompleted"\n',
+    "a YAML unicode escape": 'status: "\\u0043OMPLETED"\n',
+    "an escaped line break": 'status: "comp\\\n  leted"\n',
+    "a tag": "status: !!str Completed\n",
+    "flow style": "{status: ' completed '}\n",
+    "an alias": "word: &done completed\nstatus: *done\n",
+}
+
+
+@pytest.fixture
+def hooked(tmp_path: Path) -> tuple[ExampleQuest, str]:
+    """A quest with the hooks installed and one pending run, committed."""
+    quest = ExampleQuest(tmp_path / "DeepScientist" / "quests" / "001").create()
+    assert main(["install", str(quest.root)]) == 0
+    run = quest.run(quest.root, "main-001")
+    assert commit(quest.root, "experiment: record main main-001").returncode == 0
+    return quest, run
+
+
+def completing(quest: ExampleQuest, status_text: str) -> None:
+    """``quest.yaml`` as it is, with its ``status`` line written as ``status_text``."""
+    path = quest.root / "quest.yaml"
+    lines = [line for line in path.read_text().splitlines(keepends=True) if not line.startswith("status:")]
+    if status_text.startswith("{"):  # flow style: the whole mapping in one
+        import yaml
+
+        meta = yaml.safe_load("".join(lines))
+        inner = status_text.strip()[1:-1]
+        path.write_text("{" + json.dumps(meta)[1:-1] + ", " + inner + "}\n")
+        return
+    path.write_text("".join(lines) + status_text)
+
+
+@pytest.mark.parametrize("how", list(ESCAPED), ids=list(ESCAPED))
+def test_a_completion_written_in_other_bytes_is_a_finalization_commit(hooked, how: str) -> None:
+    quest, run = hooked
+    completing(quest, ESCAPED[how])
+    import yaml
+
+    assert str(yaml.safe_load((quest.root / "quest.yaml").read_text())["status"]).strip().lower() == "completed"
+    rejected = commit(quest.root, "quest: completed")
+    assert rejected.returncode != 0 and run in rejected.stdout + rejected.stderr
+    assert head_subject(quest.root) != "quest: completed"
+
+
+@pytest.mark.parametrize("how", ["a YAML hex escape", "an escaped line break"])
+def test_a_completion_written_in_other_bytes_is_a_finalization_push(hooked, tmp_path: Path, how: str) -> None:
+    quest, run = hooked
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(quest.root, "remote", "add", "origin", str(remote))
+    assert git(quest.root, "push", "-q", "origin", "main", check=False).returncode == 0  # nothing finalizes yet
+    completing(quest, ESCAPED[how])
+    git(quest.root, "add", "-A")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "quest: completed")
+    pushed = git(quest.root, "push", "-q", "origin", "main", check=False)
+    assert pushed.returncode != 0 and run in pushed.stdout + pushed.stderr
+
+
+@pytest.mark.parametrize("fields", [
+    {"action": "\\u0066inalize"},
+    {"action": " Finalize "},
+    {"action": "stop", "decision_scope": " Quest_Completion "},
+    {"action": "stop", "decision_scope": "quest_completion", "kind": " decision "},
+], ids=["an escaped action", "an action with space and case", "a scope with space and case", "a kind with space"])
+def test_a_finalizing_decision_written_loosely_is_a_finalization_commit(hooked, fields: dict[str, str]) -> None:
+    """PR #60 reads ``kind``/``action`` with ``.strip().lower()``; JSON escapes mean their letters."""
+    quest, run = hooked
+    record = {"kind": "decision", "artifact_id": "decision-0000f1a1", "verdict": "good", "reason": "done", **fields}
+    text = json.dumps(record, indent=2).replace("\\\\u0066", "\\u0066")
+    path = quest.root / "artifacts" / "decisions" / "decision-0000f1a1.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    rejected = commit(quest.root, "artifact: decision")
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0 and run in output and "finaliz" in output
