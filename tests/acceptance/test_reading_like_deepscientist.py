@@ -158,3 +158,27 @@ def test_a_finalizing_decision_written_loosely_is_a_finalization_commit(hooked, 
     rejected = commit(quest.root, "artifact: decision")
     output = rejected.stdout + rejected.stderr
     assert rejected.returncode != 0 and run in output and "finaliz" in output
+
+
+# ---------------------------------------------------------------- a later card and an earlier review
+
+
+def test_a_duplicate_card_written_later_by_another_quest_does_not_fail_a_closed_review(make_quest) -> None:
+    """The review was fine when it was recorded; another quest writing the same lesson
+    afterwards does not reopen it. A duplicate that was already there still fails it."""
+    first = make_quest("001")
+    run = first.run(first.root, "main-001")
+    first.review(first.root, [run])
+    assert evaluate(first.root, "closure", cache=False).ok
+
+    second = make_quest("002")
+    second._counter = 10_000  # its cards are written hours after the first quest's review
+    body = f"Context: {run}.\n\nObservation: ..."
+    second.card("global", "The same lesson, retold", claim="Retold.", lineage=[{"quest": "002", "run": "run-x"}], body=body)
+    report = evaluate(first.root, "closure", cache=False)
+    assert report.ok, [(f.rule, f.message) for f in report.findings]
+
+    third = make_quest("003")
+    third.card("global", "The same lesson, told first", created_at="2026-11-22T01:00:00+00:00", body=body)
+    report = evaluate(first.root, "closure", cache=False)
+    assert "review.duplicate-card" in [f.rule for f in report.findings] and not report.ok
