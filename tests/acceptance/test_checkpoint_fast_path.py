@@ -103,6 +103,21 @@ def link(ws: Path) -> None:
     os.symlink("../../outside.json", ws / R / "run-link.json")
 
 
+def linked_quest_yaml(status: str) -> Callable[[ExampleQuest, Path], None]:
+    """``quest.yaml`` committed as a link to ``state/quest.yaml``; then that file (only) changes."""
+
+    def setup(quest: ExampleQuest, ws: Path) -> None:
+        (ws / "state").mkdir()
+        (ws / "state" / "quest.yaml").write_text((ws / "quest.yaml").read_text())
+        (ws / "quest.yaml").unlink()
+        os.symlink("state/quest.yaml", ws / "quest.yaml")
+        git(ws, "add", "-A")
+        git(ws, "commit", "-q", "--no-verify", "-m", "link")
+        (ws / "state" / "quest.yaml").write_text(f"quest_id: '001'\nstatus: {status}\n")
+
+    return setup
+
+
 CASES = [
     # fine: the fast path passes
     Case("a new run record", {R + "run-bench.json": j(RUN)}, True),
@@ -163,6 +178,8 @@ CASES = [
          True),
     Case("quest.yaml completed through a YAML escape", {"quest.yaml": b'quest_id: "001"\nstatus: "\\x63ompleted"\n'},
          False),
+    Case("the file a quest.yaml link leads to, completed", fast=False, setup=linked_quest_yaml("completed")),
+    Case("the file a quest.yaml link leads to, still active", fast=False, setup=linked_quest_yaml("active")),
     Case("a fine run beside a memory card", {R + "run-bench.json": j(RUN), "memory/knowledge/k.md": b"---\nid: k\n---\n"},
          False),
 ]

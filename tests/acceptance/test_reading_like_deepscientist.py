@@ -7,6 +7,7 @@ folders and over git objects, and the finalization cases by the real commit and 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -182,3 +183,61 @@ def test_a_duplicate_card_written_later_by_another_quest_does_not_fail_a_closed_
     third.card("global", "The same lesson, told first", created_at="2026-11-22T01:00:00+00:00", body=body)
     report = evaluate(first.root, "closure", cache=False)
     assert "review.duplicate-card" in [f.rule for f in report.findings] and not report.ok
+
+
+# ---------------------------------------------------------------- quest.yaml through a link inside the quest
+
+
+def linked(quest: ExampleQuest, through_folder: bool = False) -> Path:
+    """``quest.yaml`` made a link to a file inside the quest (through a linked folder, or
+    not), committed while the quest is active; the file the link leads to."""
+    state = quest.root / "state"
+    state.mkdir()
+    (state / "quest.yaml").write_text((quest.root / "quest.yaml").read_text())
+    (quest.root / "quest.yaml").unlink()
+    if through_folder:
+        os.symlink("state", quest.root / "config")
+        os.symlink("config/quest.yaml", quest.root / "quest.yaml")
+    else:
+        os.symlink("state/quest.yaml", quest.root / "quest.yaml")
+    git(quest.root, "add", "-A")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "quest.yaml in state/")
+    assert evaluate(quest.root, "closure", cache=False).quest.experience_distill  # type: ignore[union-attr]
+    return state / "quest.yaml"
+
+
+@pytest.mark.parametrize("through_folder", [False, True], ids=["a link", "a link through a linked folder"])
+def test_completing_the_file_quest_yaml_links_to_is_a_finalization_commit(hooked, through_folder: bool) -> None:
+    """DeepScientist reads ``quest.yaml`` through the link; the hook read the link's text (or
+    nothing, as the commit stages only the file it leads to) and passed."""
+    quest, run = hooked
+    target = linked(quest, through_folder)
+    target.write_text(target.read_text().replace("status: active", "status: completed"))
+    rejected = commit(quest.root, "quest: completed")
+    assert rejected.returncode != 0 and run in rejected.stdout + rejected.stderr
+    assert "quest.yaml with status: completed" in rejected.stdout + rejected.stderr
+
+
+def test_completing_the_file_quest_yaml_links_to_is_a_finalization_push(hooked, tmp_path: Path) -> None:
+    quest, run = hooked
+    target = linked(quest)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(quest.root, "remote", "add", "origin", str(remote))
+    assert git(quest.root, "push", "-q", "origin", "main", check=False).returncode == 0
+    target.write_text(target.read_text().replace("status: active", "status: completed"))
+    git(quest.root, "add", "-A")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "quest: completed")
+    pushed = git(quest.root, "push", "-q", "origin", "main", check=False)
+    assert pushed.returncode != 0 and run in pushed.stdout + pushed.stderr
+
+
+def test_a_link_that_changes_nothing_is_an_ordinary_checkpoint(hooked) -> None:
+    """The link is followed only to read what it leads to: a checkpoint staging other files,
+    or the linked file still active, passes silently."""
+    quest, _run = hooked
+    target = linked(quest)
+    target.write_text(target.read_text() + "# a comment\n")
+    (quest.root / "notes.md").write_text("notes\n")
+    done = commit(quest.root, "checkpoint")
+    assert done.returncode == 0 and done.stdout + done.stderr == "" and head_subject(quest.root) == "checkpoint"
