@@ -89,9 +89,11 @@ def make_slim(name: str, raw: bytes, display: str, kinds: tuple[str, ...], check
     # findings on every copy's own path, whichever copy wins: an unknown kind read as a run
     # by its folder, and an id that differs from the file name
     notes: tuple[tuple[Any, ...], ...] = () if unknown is None else (_one(unknown, display),)
-    if not isinstance(artifact_id, str) or not artifact_id.strip():
+    if not artifact_id:  # PR #60 never counts a run without one; the gate names it by its file
         artifact_id = stem
-    elif artifact_id != stem:
+    else:  # as PR #60 names it, str(...) as written: a review must list exactly that (whitespace too)
+        artifact_id = artifact_id if isinstance(artifact_id, str) else str(artifact_id)
+    if artifact_id != stem:
         notes += (_one(ARTIFACT_ID_MISMATCH.at(
             display,
             f"artifact_id {artifact_id!r} differs from the file name '{filename}'; using {artifact_id!r}",

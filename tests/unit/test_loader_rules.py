@@ -108,3 +108,12 @@ def test_an_unreadable_record_is_an_error_and_the_others_are_still_read() -> Non
         ("artifact.unreadable", ERROR, "refs/heads/main:artifacts/runs/run-2.json")]
     assert list(collector.runs.best) == ["run-1"]
     assert collect(MemoryReader({"runs/run-1.json": raw_of(RUN)}, branch="main")).findings == []
+
+
+def test_an_artifact_id_is_the_text_pr_60_names_the_run_by() -> None:
+    """PR #60 names a candidate ``str(artifact_id)`` as written and compares reviewed ids to it:
+    a blank or numeric id is that text, never the file name a review could list instead."""
+    for given, expected in (("  ", "  "), (7, "7"), (" run-1", " run-1"), ("", "run-9"), (None, "run-9")):
+        collector = collect(MemoryReader({"runs/run-9.json": raw_of(dict(RUN, artifact_id=given))}, branch="main"))
+        assert list(collector.runs.best) == [expected], given
+        assert fired(collector.findings) == ([] if expected == "run-9" else ["artifact.id-mismatch"]), given
