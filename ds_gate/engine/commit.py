@@ -60,8 +60,9 @@ REPORTS = "artifacts/reports/"
 def _may_be_review(raw: bytes | TooLarge | None) -> bool:
     """Whether a staged report is judged: DeepScientist checkpoints many reports of its own,
     and only one whose bytes could make it a review concerns the gate (one it cannot read is
-    judged, so that is reported)."""
-    return not isinstance(raw, bytes) or b"distill_review" in raw
+    judged, so that is reported). JSON can spell the word only as written or through ``\\u``
+    escapes, so a report holding either is parsed: judged by what it means, not its bytes."""
+    return not isinstance(raw, bytes) or b"distill_review" in raw or b"\\u" in raw
 
 
 def _gated(cwd: Path | str, changes: dict[str, tuple[str | None, str]]) -> bool:
