@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,13 +23,41 @@ RUNS = "artifacts/runs"
 
 
 def pending(quest: ExampleQuest) -> tuple[list[str], list[str]]:
-    """The pending runs ``closure`` finds over the folders and over git objects (all committed)."""
-    git(quest.root, "add", "-A")
-    git(quest.root, "commit", "-q", "--no-verify", "-m", "records", check=False)
+    """The pending runs ``closure`` finds over the folders and over git objects, every
+    workspace committed; and the other two surfaces agree (``hooks_refuse``)."""
+    for line in git(quest.root, "worktree", "list", "--porcelain").stdout.splitlines():
+        if line.startswith("worktree "):
+            workspace = Path(line.removeprefix("worktree "))
+            git(workspace, "add", "-A")
+            git(workspace, "commit", "-q", "--no-verify", "-m", "records", check=False)
     folders = evaluate(quest.root, "closure", cache=False)
     tips = evaluate(quest.root, "closure", source="git", cache=False)
     assert not folders.ok and not tips.ok
+    hooks_refuse(quest, folders.pending_run_ids)
     return folders.pending_run_ids, tips.pending_run_ids
+
+
+def hooks_refuse(quest: ExampleQuest, runs: list[str]) -> None:
+    """``closure --from-git`` in a fresh clone, the commit hook on a finalization commit and
+    the pre-push hook on its push all refuse, naming the runs ``closure`` names."""
+    clone = quest.root.parent / f"{quest.root.name}-clone"
+    git(quest.root.parent, "clone", "-q", "--no-local", str(quest.root), str(clone))
+    fresh = subprocess.run([sys.executable, "-m", "ds_gate", "closure", "--from-git", str(clone)],
+                           capture_output=True, text=True)
+    assert fresh.returncode == 1 and all(run in fresh.stdout for run in runs), fresh.stdout + fresh.stderr
+    assert main(["install", str(quest.root)]) == 0
+    decision = quest.root / "artifacts" / "decisions" / "decision-0000f1a1.json"
+    decision.parent.mkdir(parents=True, exist_ok=True)
+    decision.write_text(json.dumps({"kind": "decision", "artifact_id": "decision-0000f1a1", "action": "finalize",
+                                    "verdict": "good", "reason": "done"}))
+    hook = commit(quest.root, "artifact: decision finalize")
+    assert hook.returncode != 0 and all(run in hook.stdout + hook.stderr for run in runs), hook.stdout + hook.stderr
+    remote = quest.root.parent / f"{quest.root.name}-remote.git"
+    git(quest.root.parent, "init", "-q", "--bare", str(remote))
+    git(quest.root, "remote", "add", "origin", str(remote))
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "artifact: decision finalize")
+    pushed = git(quest.root, "push", "-q", "origin", "--all", check=False)
+    assert pushed.returncode != 0 and all(run in pushed.stdout + pushed.stderr for run in runs)
 
 
 def write_record(workspace: Path, folder: str, record: dict[str, object]) -> None:
