@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 
 from ds_gate.engine.commit import REPORTS, _gated, _may_be_review
+from ds_gate.engine.quest_yaml_links import staged_names
 from ds_gate.io.git import cat_file, started
 from ds_gate.io.gitpaths import staged_changes
 from ds_gate.sources.paths import MANIFEST, QUEST_YAML, is_artifact_record, is_card
@@ -43,7 +44,7 @@ def checkpoint_passes(cwd: str = ".") -> bool:
 def _only_clean_records(cwd: str, changes: dict[str, tuple[str | None, str]]) -> bool:
     """The staged gated files are records only, none finalizes, none has a finding, in a
     plain quest: what ``commit_check`` then does ends in a report with nothing in it."""
-    names = list(changes)
+    names = staged_names(cwd, list(changes))  # quest.yaml too, when it links to a staged file
     if QUEST_YAML in names or MANIFEST in names or any(is_card(name) for name in names):
         return False
     listing = started(["worktree", "list", "--porcelain", "-z"], cwd)  # git answers while the records are judged

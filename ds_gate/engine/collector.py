@@ -3,8 +3,8 @@ winning copy per artifact id; index lines whose record no reader had are followe
 the quest) or reported as missing.
 
 Copies of one artifact (a worktree's checkout inherits its parent branch's records and
-index lines) collapse to one: the newest ``updated_at`` wins, then ``created_at``, then
-the copy in the workspace the record says it was written in, then the earlier workspace.
+index lines) collapse to one, as ``engine.copies`` ranks them: a completed run copy first,
+then DeepScientist's ranking (``updated_at``, ``created_at``, compared as text).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from ds_gate.io.digest import content_key
 from ds_gate.io.record_cache import RecordCache, stat_key
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Decision, Document, Run, Workspace
+from ds_gate.rules.coverage import completed_state
 from ds_gate.rules.reading import INDEX_MISSING_RECORD, unreadable
 from ds_gate.sources.folders import FolderReader, Reader
 from ds_gate.sources.location import is_inside
@@ -182,13 +183,13 @@ class Collector:
             return
         if tag == SKIP:
             return
-        artifact_id, mismatch, home_rel = slim[1], slim[2], slim[3]
-        if mismatch is not None:
-            self.findings.append(unfields(mismatch, display))
+        artifact_id, notes, home_rel = slim[1], slim[2], slim[3]
+        self.findings.extend(unfields(note, display) for note in notes)
         home = home_rel == ws.rel
         order = self.order.get(ws.rel, len(self.order))
         if tag == RUN:
-            if not extra and self.runs.loses(artifact_id, slim[7], slim[8], home, order) and not slim[9]:
+            if not extra and not slim[9] and self.runs.loses(artifact_id, slim[7], slim[8], home, order,
+                                                             completed_state(slim[5], slim[6])):
                 return  # a worktree's copy of a run another copy already wins: nothing to build
             run = Run(artifact_id, slim[4], slim[5], slim[6], ws.rel, display, slim[7], slim[8])
             checked = [unfields(f, display) for f in slim[9]] + list(extra) if slim[9] or extra else NO_FINDINGS

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~3 ms per commit
 
+from ds_gate.engine.quest_yaml_links import followed, staged_names
 from ds_gate.io.git import cat_file
 from ds_gate.io.gitpaths import staged_changes
 from ds_gate.sources.paths import MANIFEST, QUEST_YAML, is_artifact_record, is_card
@@ -59,15 +60,16 @@ REPORTS = "artifacts/reports/"
 def _may_be_review(raw: bytes | TooLarge | None) -> bool:
     """Whether a staged report is judged: DeepScientist checkpoints many reports of its own,
     and only one whose bytes could make it a review concerns the gate (one it cannot read is
-    judged, so that is reported)."""
-    return not isinstance(raw, bytes) or b"distill_review" in raw
+    judged, so that is reported). JSON can spell the word only as written or through ``\\u``
+    escapes, so a report holding either is parsed: judged by what it means, not its bytes."""
+    return not isinstance(raw, bytes) or b"distill_review" in raw or b"\\u" in raw
 
 
 def _gated(cwd: Path | str, changes: dict[str, tuple[str | None, str]]) -> bool:
     """Whether a commit staging ``changes`` stages anything the gate looks at; a staged report
     costs one cat-file (``_may_be_review``), so an ordinary report keeps the checkpoint on the
     fast path."""
-    names = list(changes)
+    names = staged_names(str(cwd), list(changes))  # quest.yaml too, when it links to a staged file
     if any((is_artifact_record(n) and not n.startswith(REPORTS)) or is_card(n) for n in names) \
             or QUEST_YAML in names or MANIFEST in names or _plugin_patterns(names):
         return True
@@ -85,7 +87,7 @@ def staged_nothing_gated(cwd: Path | str = ".") -> bool:
 def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool = False) -> Report | None:
     """The hook's verdict, or None when the commit stages nothing the gate looks at."""
     changes = staged_changes(cwd)
-    names = list(changes)
+    names = staged_names(str(cwd), list(changes))
     if not _gated(cwd, changes):
         return None
     artifacts = [name for name in names if is_artifact_record(name)]
@@ -101,6 +103,8 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     found = cat_file(cwd, [*fixed, *(oid for oid in ids.values() if oid)], staged=True)
     blobs = {name: found.get(oid) if oid else None for name, oid in ids.items()}
     blobs.update((name, found.get(name)) for name in fixed)
+    if fixed:  # a link inside the quest is read as what it leads to, as DeepScientist reads it
+        blobs.update(followed(str(cwd), blobs, {f":{QUEST_YAML}": None, f"HEAD:{QUEST_YAML}": "HEAD"}))
     artifacts = [name for name in artifacts if not name.startswith(REPORTS) or _may_be_review(blobs[f":{name}"])]
     from ds_gate.rules.finalization import commit_reasons
 

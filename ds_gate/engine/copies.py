@@ -1,8 +1,17 @@
 """One winning copy per artifact id: a worktree's checkout inherits its parent branch's
 records, and the gate counts each artifact once.
 
-The newest ``updated_at`` wins, then ``created_at``, then the copy in the workspace the
-record says it was written in, then the earlier workspace.
+Which copy wins follows DeepScientist's own collector (``quest/service.py``
+``_artifact_item_rank``): the greatest ``updated_at`` *as text*, then ``created_at`` as
+text (a missing one is ``""``), as it compares them. One deliberate difference first, and
+it only makes the gate stricter: a run copy that is completed beats one that is not.
+PR #60's gate reads every copy an index line leads to and counts the run as a candidate
+when any of them is completed, while main's collector keeps one copy by its ranking; so a
+run is completed for the gate when either reading would say so. Past the dates, where
+DeepScientist compares the number of keys, the file's mtime and its path, the gate prefers
+the copy in the workspace the record says it was written in, then the earlier workspace
+(a branch tip has no mtime), and which of two equal copies is shown changes no verdict.
+See docs/reading-the-quest.md.
 """
 
 from __future__ import annotations
@@ -11,40 +20,42 @@ from collections.abc import Sequence
 from typing import Any
 
 from ds_gate.model.findings import Finding
-from ds_gate.model.records import Decision, Run, timestamp
+from ds_gate.model.records import Decision, Run
+from ds_gate.rules.coverage import is_completed
 
 NO_FINDINGS: tuple[Finding, ...] = ()  # shared by every run without findings: nothing is appended to it
 
 
+def _done(item: Run | Decision) -> bool:
+    return isinstance(item, Run) and is_completed(item)
+
+
 class Copies:
-    """The winning copy per artifact id (timestamps are parsed only when copies collide)."""
+    """The winning copy per artifact id."""
 
     def __init__(self) -> None:
         self.best: dict[str, tuple[Any, bool, int, Sequence[Finding]]] = {}
 
     @staticmethod
-    def _rank(item: Run | Decision, home: bool, order: int) -> tuple[float, float, bool, int]:
-        return (timestamp(item.updated_at), timestamp(item.created_at), home, -order)
+    def _rank(done: bool, updated_at: str | None, created_at: str | None, home: bool,
+              order: int) -> tuple[bool, str, str, bool, int]:
+        return (done, updated_at or "", created_at or "", home, -order)
 
-    def loses(self, artifact_id: str, updated_at: str | None, created_at: str | None, home: bool, order: int) -> bool:
-        """Whether a copy with these dates would lose to the one held, told without building it:
-        the common worktree copy (same dates) decided as ``offer`` decides it."""
+    def _held(self, artifact_id: str) -> tuple[bool, str, str, bool, int] | None:
         current = self.best.get(artifact_id)
         if current is None:
-            return False
+            return None
         held = current[0]
-        return held.updated_at == updated_at and held.created_at == created_at \
-            and not (home, -order) > (current[1], -current[2])
+        return self._rank(_done(held), held.updated_at, held.created_at, current[1], current[2])
+
+    def loses(self, artifact_id: str, updated_at: str | None, created_at: str | None, home: bool, order: int,
+              done: bool) -> bool:
+        """Whether a copy with these dates (``done``: completed) would lose to the one held,
+        told without building it, exactly as ``offer`` decides it."""
+        held = self._held(artifact_id)
+        return held is not None and not self._rank(done, updated_at, created_at, home, order) > held
 
     def offer(self, artifact_id: str, item: Run | Decision, home: bool, order: int, findings: Sequence[Finding]) -> None:
-        current = self.best.get(artifact_id)
-        if current is None:
-            self.best[artifact_id] = (item, home, order, findings)
-            return
-        held = current[0]
-        if held.updated_at == item.updated_at and held.created_at == item.created_at:  # a copy: no dates to parse
-            wins = (home, -order) > (current[1], -current[2])
-        else:
-            wins = self._rank(item, home, order) > self._rank(*current[:3])
-        if wins:
+        held = self._held(artifact_id)
+        if held is None or self._rank(_done(item), item.updated_at, item.created_at, home, order) > held:
             self.best[artifact_id] = (item, home, order, findings)

@@ -18,6 +18,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ds_gate.engine.quest_yaml_links import pushed_names
 from ds_gate.io.git import cat_file_check
 from ds_gate.io.gitpaths import read_paths
 from ds_gate.model.reports import GateReport
@@ -45,7 +46,8 @@ def finalization_reasons(root: Path, tip: str) -> list[str]:
     from ds_gate.rules.finalization import push_reasons
 
     wanted = [n for n in names if n == QUEST_YAML or (is_artifact_record(n) and n.startswith("artifacts/decisions/"))]
-    blobs = {f"{tip}:{n}": raw for n, raw in read_paths(root, tip, wanted).items()}  # by blob id: any name reads
+    blobs = {f"{tip}:{n}": raw for n, raw in read_paths(root, tip, [*wanted, QUEST_YAML]).items()}  # by blob id
+    names = pushed_names(str(root), tip, names, blobs)  # quest.yaml, read through a link inside the quest
     manifest_at_tip = MANIFEST in names and bool(cat_file_check(root, [f"{tip}:{MANIFEST}"]).get(f"{tip}:{MANIFEST}"))
     return push_reasons(names, tip, blobs, manifest_at_tip, finalization_patterns())
 

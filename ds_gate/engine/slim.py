@@ -30,7 +30,7 @@ from ds_gate.model.records import (
 )
 from ds_gate.rules.records import ARTIFACT_ID_MISMATCH
 from ds_gate.rules.vocabulary import kind_finding
-from ds_gate.sources.paths import record_kind
+from ds_gate.sources.paths import ARTIFACT_DIRS, record_kind
 from ds_gate.sources.records import IndexEntry, parse_json_object
 
 Slim = tuple[Any, ...]
@@ -74,36 +74,45 @@ def make_slim(name: str, raw: bytes, display: str, kinds: tuple[str, ...], check
     assert data is not None
     folder, _, filename = name.partition("/")
     unknown = kind_finding(data.get("kind"), raw, display)
-    if unknown is not None:  # DeepScientist refuses such a record: the gate reads nothing of it
+    # DeepScientist's collector (quest/service.py _collect_artifacts_raw) names every file
+    # by its folder, so whatever ``kind`` says, a record in runs/ is a run there; PR #60
+    # reads ``kind == "run"`` wherever an index line leads. The gate takes both readings.
+    by_folder = folder == ARTIFACT_DIRS["run"] and "run" in kinds
+    if unknown is not None and not by_folder:  # DeepScientist refuses such a record: the gate reads nothing of it
         return (REFUSED, _one(unknown, display))
-    kind = record_kind(data, folder)
+    own_kind = record_kind(data, folder)
+    kind = "run" if by_folder else own_kind
     if kind not in kinds or (kind == "report" and review_encoding(data, kind) is None):
         return (SKIP,)  # a report that is no review: DeepScientist's own business
     stem = filename.removesuffix(".json")
     artifact_id = data.get("artifact_id") or data.get("id")
-    mismatch: tuple[Any, ...] | None = None
-    if not isinstance(artifact_id, str) or not artifact_id.strip():
+    # findings on every copy's own path, whichever copy wins: an unknown kind read as a run
+    # by its folder, and an id that differs from the file name
+    notes: tuple[tuple[Any, ...], ...] = () if unknown is None else (_one(unknown, display),)
+    if not artifact_id:  # PR #60 never counts a run without one; the gate names it by its file
         artifact_id = stem
-    elif artifact_id != stem:
-        mismatch = _one(ARTIFACT_ID_MISMATCH.at(
+    else:  # as PR #60 names it, str(...) as written: a review must list exactly that (whitespace too)
+        artifact_id = artifact_id if isinstance(artifact_id, str) else str(artifact_id)
+    if artifact_id != stem:
+        notes += (_one(ARTIFACT_ID_MISMATCH.at(
             display,
             f"artifact_id {artifact_id!r} differs from the file name '{filename}'; using {artifact_id!r}",
             hint=f"DeepScientist names each record <artifact_id>.json; rename the file to {artifact_id}.json",
             pointer="/artifact_id",
             line=place(raw, ("artifact_id",)),
-        ), display)
+        ), display),)
     home_rel = data.get("workspace_rel_path")
     home_rel = home_rel if isinstance(home_rel, str) else None
-    checked = check(Document(kind, data, raw, display)) if check is not None else []
+    checked = check(Document(own_kind, data, raw, display)) if check is not None else []
     found = _placeable(checked, display)
     if found is None:
         raise NotShareable(display)
     updated, created = text_of(data.get("updated_at")), text_of(data.get("created_at"))
     if kind == "run":  # interned: the index names the same id, and a quest has few kinds, statuses, workspaces
-        return (RUN, intern(artifact_id), mismatch, _interned(home_rel), text_of(data.get("run_id")),
+        return (RUN, intern(artifact_id), notes, _interned(home_rel), text_of(data.get("run_id")),
                 _interned(text_of(data.get("run_kind"))), _interned(text_of(data.get("status"))), updated, created, found)
     review = review_fields(data, kind)  # a decision, or a review recorded as a report
-    return (DECISION, artifact_id, mismatch, home_rel,
+    return (DECISION, artifact_id, notes, home_rel,
             text_of(data.get("action")) if kind == "decision" else REVIEW_ACTION, updated, created, review.is_review,
             found, review.reviewed_run_ids, raw if review.is_review else None, review.cards_written,
             tuple(sorted(review.neighbor_cards)), review_encoding(data, kind) or DECISION_ENCODING)

@@ -33,7 +33,8 @@ from typing import Any
 
 from ds_gate.io.digest import blake2b
 
-MAGIC = b"ds-gate records 3\n"  # 2: written in chunks, the digest at the end; 3: one int per stat
+MAGIC = b"ds-gate records 4\n"  # 2: written in chunks, the digest at the end; 3: one int per stat;
+# 4: a slim's third field holds every per-copy finding (an unknown kind read by its folder, an id mismatch)
 CHUNK = 4096  # entries per marshalled chunk
 GRANULARITY = 2_000_000_000  # ns: FAT's 2 s, and more than a coarse kernel clock's lag
 MAX_ENTRIES = 1_000_000  # a bigger quest is read, not cached: the cache stays bounded

@@ -5,7 +5,9 @@
 - Every ``cards_written`` entry of a valid review names a card that exists in the scope
   it claims (``global``: the home's memory; ``quest``: the quest's).
 - A ``new`` card that repeats an existing card (the same normalised body, or the same
-  normalised title) needed a neighbour decision naming that card.
+  normalised title) needed a neighbour decision naming that card; "existing" means there
+  when the review was recorded (``recorded_at``/``written_after``): a card written later,
+  by this quest or another, does not fail an earlier review.
 - A lesson kept in quest scope never reaches the next quest (the RFC's quest 014: nine
   quest-scope cards, one global), so it is a warning suggesting promotion.
 """
@@ -24,7 +26,7 @@ from typing import Any
 
 from ds_gate.io.jsondoc import pointer
 from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
-from ds_gate.model.records import Card, Decision, encoding_note, text_of
+from ds_gate.model.records import Card, Decision, encoding_note, text_of, timestamp
 
 CARD_SCHEMA = Rule("card.schema", ERROR, DISCIPLINE,
     "a card's frontmatter breaks `schemas/knowledge_card.schema.json`")
@@ -153,7 +155,9 @@ def review_findings(reviews: Iterable[Decision], quest_cards: CardIndex, global_
             out.written.append(card)
             if entry.get("action") != "new":
                 continue
-            unnamed = [(other, what) for other, what in both.twins(card) if other.card_id not in review.neighbor_cards]
+            when = recorded_at(review, card)
+            unnamed = [(other, what) for other, what in both.twins(card)
+                       if other.card_id not in review.neighbor_cards and not written_after(other, when)]
             if unnamed:
                 names = ", ".join(f"{o.card_id} ({o.display}, same {what})" for o, what in unnamed)
                 out.findings.append(
@@ -165,6 +169,38 @@ def review_findings(reviews: Iterable[Decision], quest_cards: CardIndex, global_
                     )
                 )
     return out
+
+
+def _moments(values: Iterable[Any]) -> list[float]:
+    """The values that are ISO 8601 times, as seconds (YAML may have made them datetimes)."""
+    out = []
+    for value in values:
+        text = value.isoformat() if hasattr(value, "isoformat") else value
+        moment = timestamp(text) if isinstance(text, str) else float("-inf")
+        if moment != float("-inf"):
+            out.append(moment)
+    return out
+
+
+def recorded_at(review: Decision, card: Card) -> float | None:
+    """When a review was recorded, as far as the quest says: the latest of its own
+    ``created_at``/``updated_at`` and the ``created_at`` of the card it names (a review is
+    recorded after the cards it writes, so backdating the review alone moves nothing; the
+    card's ``updated_at`` is left out, since another quest's later patch moves it). None when
+    no time can be read: then every card counts, as if all existed already."""
+    moments = _moments((review.created_at, review.updated_at, card.meta.get("created_at")))
+    return max(moments) if moments else None
+
+
+def written_after(other: Card, when: float | None) -> bool:
+    """Whether a card was certainly written after the review recorded at ``when``: both its
+    ``created_at`` and ``updated_at`` (those it has) are later. A card without a readable time
+    counts as having existed, so a review is judged against the cards there were then, and a
+    copy another quest writes afterwards does not fail it retroactively."""
+    if when is None:
+        return False
+    moments = _moments((other.meta.get("created_at"), other.meta.get("updated_at")))
+    return bool(moments) and min(moments) > when
 
 
 def _review_finding(review: Decision, rule: Rule, where: tuple[str | int, ...], message: str, hint: str) -> Finding:

@@ -40,8 +40,16 @@ COMPLETED_RUN_KINDS = frozenset({"main_experiment", "analysis.slice", "experimen
 COMPLETED_STATUSES = frozenset({"completed", "success", "succeeded", "done"})
 
 
+def completed_state(run_kind: str | None, status: str | None) -> bool:
+    """PR #60's ``_is_distill_candidate`` (``status.strip().lower()``), with ``run_kind``
+    read as main's run readers read it (``str(run_kind).strip().lower()``): either reading
+    counts the run, so the gate does (docs/reading-the-quest.md)."""
+    return (run_kind or "").strip().casefold() in COMPLETED_RUN_KINDS \
+        and (status or "").strip().casefold() in COMPLETED_STATUSES
+
+
 def is_completed(run: Run) -> bool:
-    return run.run_kind in COMPLETED_RUN_KINDS and (run.status or "").strip().casefold() in COMPLETED_STATUSES
+    return completed_state(run.run_kind, run.status)
 
 
 @dataclass(slots=True)

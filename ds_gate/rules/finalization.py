@@ -23,14 +23,25 @@ if TYPE_CHECKING:
 
 FINALIZING_ACTIONS = frozenset({"finalize"})
 COMPLETION_SCOPE = "quest_completion"
-_STATUS_LINE = rb"^status:\s*['\"]?(\w+)['\"]?\s*(?:#.*)?$"  # compiled when read: re costs ~3 ms a commit
+# compiled when read (re costs ~3 ms a commit); `status:` as a block key, its value perhaps quoted
+_STATUS_LINE = rb"^[\"']?status[\"']?[ \t]*:[ \t]*[\"']?[ \t]*(\w*)"
+
+
+def may_say_completed(raw: bytes) -> bool:
+    """Whether a ``quest.yaml``'s bytes could mean ``status: completed`` once parsed. YAML
+    writes a value in other bytes only through a double-quoted scalar's escapes (``\x63``,
+    ``\u0063``, an escaped line break) and in another case (``Completed``); tags
+    (``!!str``), flow style, anchors and aliases all keep the word's letters in the text. So
+    a file with neither the word in any case nor a backslash cannot say it, and is not parsed."""
+    return b"completed" in raw.lower() or b"\\" in raw
 
 
 def quest_status(raw: bytes | OSError | None) -> str | None:
-    """A ``quest.yaml``'s status, if it could be ``completed``; a broken file is read by its
-    ``status:`` line, so a YAML slip elsewhere cannot hide a completion. One over the size
+    """A ``quest.yaml``'s status, if it could be ``completed``, read by what the YAML means
+    (escapes, tags, flow style, aliases), stripped and casefolded; a broken file is read by
+    its ``status:`` line, so a YAML slip elsewhere cannot hide a completion. One over the size
     limit (an ``OSError``, never read) has none: it is reported, and closure stops on it."""
-    if not isinstance(raw, bytes) or b"completed" not in raw:
+    if not isinstance(raw, bytes) or not may_say_completed(raw):
         return None  # the only status that matters here is `completed`
     from ds_gate.io.yamldoc import load_yaml
     from ds_gate.sources.quest_yaml import scalar_text
@@ -39,11 +50,28 @@ def quest_status(raw: bytes | OSError | None) -> str | None:
         data = load_yaml(raw.decode("utf-8-sig", "replace"))
         status = scalar_text(data.get("status")) if isinstance(data, dict) else None
     except Exception:  # noqa: BLE001 - a YAML error of any kind; fall back to the line
-        import re
-
-        match = re.search(_STATUS_LINE, raw, re.MULTILINE)
-        status = match.group(1).decode() if match else None
+        status = _status_line(raw)
     return status.strip().casefold() if status else None
+
+
+def _status_line(raw: bytes) -> str | None:
+    """The status of a ``quest.yaml`` that does not parse, from its ``status:`` line: that
+    line parsed alone (so its escapes mean what they mean), else the word after the key."""
+    import re
+
+    match = re.search(_STATUS_LINE + rb".*$", raw, re.MULTILINE | re.IGNORECASE)
+    if match is None:
+        return None
+    from ds_gate.io.yamldoc import load_yaml
+    from ds_gate.sources.quest_yaml import scalar_text
+
+    line = match.group(0).decode("utf-8", "replace")
+    try:
+        data = load_yaml(line[line.index(":") + 1:])
+        value = scalar_text(data)
+    except Exception:  # noqa: BLE001 - not YAML even alone
+        value = None
+    return value if value and value.strip() else match.group(1).decode("utf-8", "replace")
 
 
 def decision_reason(raw: bytes) -> str | None:
@@ -61,12 +89,15 @@ def decision_reason(raw: bytes) -> str | None:
             data = json.loads(raw)
         except (ValueError, RecursionError):
             return None  # validation reports it
-    if not isinstance(data, dict) or data.get("kind", "decision") != "decision":
+    if not isinstance(data, dict):
         return None
+    # no question of ``kind``: the callers ask of records in artifacts/decisions/, which
+    # DeepScientist's collector names by that folder, whatever ``kind`` says
     action = data.get("action")
-    if isinstance(action, str) and action.strip().casefold() in FINALIZING_ACTIONS:
+    if isinstance(action, str) and action.strip().casefold() in FINALIZING_ACTIONS:  # as PR #60: .strip().lower()
         return f"decision action '{action.strip()}'"
-    if data.get("decision_scope") == COMPLETION_SCOPE:
+    scope = data.get("decision_scope")
+    if isinstance(scope, str) and scope.strip().casefold() == COMPLETION_SCOPE:
         return f"decision_scope: {COMPLETION_SCOPE}"
     return None
 

@@ -44,6 +44,14 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def _unnamed(finding: Finding, meta: Mapping[str, Any]) -> bool:
+    """The schema's "`id` is required", for metadata that has none: PR #60's
+    ``validate_cross_quest_patch`` validates ``after`` as experience metadata (``claim`` and
+    ``lineage``), the frontmatter a caller hands ``memory.write``, which assigns the id. An
+    ``id`` that is there but wrong is still reported."""
+    return "id" not in meta and finding.pointer == "/id"
+
+
 def _confidence(meta: Mapping[str, Any]) -> float | None:
     value = meta.get("confidence")
     if value is None:
@@ -75,7 +83,8 @@ def validate_cross_quest_patch(
     if validate_after:
         from ds_gate.rules.cards import card_schema_findings
 
-        found.extend(card_schema_findings(new, display, card.line if card is not None else None))
+        found.extend(f for f in card_schema_findings(new, display, card.line if card is not None else None)
+                     if not _unnamed(f, new))
     if old is None:
         return found
     owning = owners(old)

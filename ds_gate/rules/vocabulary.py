@@ -72,7 +72,9 @@ def kind_finding(kind: object, raw: bytes | None, display: str) -> Finding | Non
     guess = did_you_mean(kind, KINDS, KIND_OF_DIR)
     return ARTIFACT_UNKNOWN_KIND.at(
         display,
-        f"kind {kind!r} is not an artifact kind DeepScientist accepts, so artifact.record refuses it and the gate skips it",
+        f"kind {kind!r} is not an artifact kind DeepScientist accepts, so artifact.record refuses it; the gate "
+        "still reads it as a run in artifacts/runs/ (DeepScientist's collector names a record by its folder) "
+        "and skips it elsewhere",
         hint=f"did you mean {guess}?" if guess else f"use one of: {', '.join(sorted(ARTIFACT_DIRS))}",
         pointer="/kind",
         line=place(raw, ("kind",)),

@@ -103,6 +103,21 @@ def link(ws: Path) -> None:
     os.symlink("../../outside.json", ws / R / "run-link.json")
 
 
+def linked_quest_yaml(status: str) -> Callable[[ExampleQuest, Path], None]:
+    """``quest.yaml`` committed as a link to ``state/quest.yaml``; then that file (only) changes."""
+
+    def setup(quest: ExampleQuest, ws: Path) -> None:
+        (ws / "state").mkdir()
+        (ws / "state" / "quest.yaml").write_text((ws / "quest.yaml").read_text())
+        (ws / "quest.yaml").unlink()
+        os.symlink("state/quest.yaml", ws / "quest.yaml")
+        git(ws, "add", "-A")
+        git(ws, "commit", "-q", "--no-verify", "-m", "link")
+        (ws / "state" / "quest.yaml").write_text(f"quest_id: '001'\nstatus: {status}\n")
+
+    return setup
+
+
 CASES = [
     # fine: the fast path passes
     Case("a new run record", {R + "run-bench.json": j(RUN)}, True),
@@ -147,6 +162,27 @@ CASES = [
     Case("a broken record staged, its work-tree copy fixed since", {R + "run-bench.json": b"{broken"}, False,
          then=rewrite(R + "run-bench.json", j(RUN))),
     Case("a symbolic link staged as a record", fast=False, setup=lambda q, ws: link(ws)),
+    # issue 24: read by what the file means, and by its folder as DeepScientist's collector does
+    Case("a finalize action written as a JSON escape",
+         {D + "decision-1.json": j({**DECISION, "action": "finalize"}).replace(b'"finalize"', b'"\\u0066inalize"')}, False),
+    Case("a quest_completion scope with space and case",
+         {D + "decision-1.json": j({**DECISION, "action": "stop", "decision_scope": " Quest_Completion "})}, False),
+    Case("a finalize decision whose kind is spaced", {D + "decision-1.json": j({**DECISION, "kind": " decision ",
+                                                                                "action": "finalize"})}, False),
+    Case("a finalizing record in decisions/ whose kind says run",
+         {D + "decision-1.json": j({**RUN, "action": "stop", "decision_scope": "quest_completion"})}, False),
+    Case("a review report whose report_type is escaped",
+         {P + "report-1.json": j(VALID["distill_review_report"]).replace(b'"distill_review"', b'"\\u0064istill_review"')},
+         False),
+    Case("a decision filed in runs/", {R + "decision-1.json": j(DECISION)}, True),
+    Case("a completed run filed as a report in runs/",
+         {R + "run-bench.json": j({**RUN, "kind": "report", "status": "completed"})}, True),
+    Case("a run_kind with surrounding whitespace", {R + "run-bench.json": j({**RUN, "run_kind": " main_experiment "})},
+         True),
+    Case("quest.yaml completed through a YAML escape", {"quest.yaml": b'quest_id: "001"\nstatus: "\\x63ompleted"\n'},
+         False),
+    Case("the file a quest.yaml link leads to, completed", fast=False, setup=linked_quest_yaml("completed")),
+    Case("the file a quest.yaml link leads to, still active", fast=False, setup=linked_quest_yaml("active")),
     Case("a fine run beside a memory card", {R + "run-bench.json": j(RUN), "memory/knowledge/k.md": b"---\nid: k\n---\n"},
          False),
 ]

@@ -50,8 +50,8 @@ def run(artifact_id: str = RUN_ID, run_id: str = "main-001", status: str = "comp
 
 def decision(data: dict[str, Any], findings: list[Finding] | None = None) -> Decision:
     review = review_fields(data)
-    return Decision(data["artifact_id"], data.get("action"), ".", f"artifacts/decisions/{data['artifact_id']}.json", None,
-                    None, review.is_review, findings or [], review.reviewed_run_ids, raw_of(data), review.cards_written,
+    return Decision(data["artifact_id"], data.get("action"), ".", f"artifacts/decisions/{data['artifact_id']}.json",
+                    data.get("updated_at"), data.get("created_at"), review.is_review, findings or [], review.reviewed_run_ids, raw_of(data), review.cards_written,
                     review.neighbor_cards)
 
 

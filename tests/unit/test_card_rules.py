@@ -125,3 +125,25 @@ def test_cross_quest_patches(change: dict[str, Any], patcher: str | None, expect
 def test_a_patch_is_checked_against_the_card_schemas_first() -> None:
     found = validate_cross_quest_patch(LESSON, {**LESSON, "lineage": []}, "002", path="k.md")
     assert fired(found) == ["card.experience-schema", "patch.lineage-rewritten"]
+
+
+def test_a_card_written_after_the_review_does_not_fail_it_retroactively() -> None:
+    """Issue 24: a review is judged against the cards that existed when it was recorded. A
+    duplicate written afterwards (by this quest or another) does not fail it; one that was
+    there before, or whose time cannot be read, still does."""
+    review = review_data(created_at="2026-11-22T02:00:00+00:00", updated_at="2026-11-22T02:00:00+00:00")
+    new = card({"id": "knowledge-1", "title": "Router temperature", "created_at": "2026-11-22T01:59:00+00:00",
+                "updated_at": "2026-11-23T09:00:00+00:00"})  # patched later by another quest: its review time stays
+    later = card({"id": "knowledge-9", "title": "router temperature", "created_at": "2026-11-22T03:00:00+00:00",
+                  "updated_at": "2026-11-22T03:00:00+00:00"}, display="memory/knowledge/l.md")
+    assert _discipline(review, [], [new, later]) == []
+    for then in ({"created_at": "2026-11-22T01:00:00+00:00"}, {}, {"created_at": "not a time"},
+                 {"created_at": "2026-11-22T03:00:00+00:00", "updated_at": "2026-11-22T01:00:00+00:00"}):
+        earlier = card({"id": "knowledge-9", "title": "router temperature", **then}, display="memory/knowledge/l.md")
+        assert _discipline(review, [], [new, earlier]) == ["review.duplicate-card"], then
+    undated = review_data()  # a review without a time: every card counts
+    assert _discipline(undated, [], [card({"id": "knowledge-1", "title": "Router temperature"}), later]) == \
+        ["review.duplicate-card"]
+    backdated = review_data(created_at="2000-01-01T00:00:00+00:00")  # the card it writes says when it was at least
+    assert _discipline(backdated, [], [new, card({"id": "knowledge-9", "title": "router temperature",
+                                                  "created_at": "2026-11-22T01:30:00+00:00"})]) == ["review.duplicate-card"]

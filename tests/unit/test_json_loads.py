@@ -66,17 +66,19 @@ def test_bytes_are_utf_8(raw: bytes) -> None:
 
 
 def old_decision_reason(raw: bytes) -> str | None:
-    """``decision_reason`` before issue 17's hook work: ``json.loads`` alone."""
+    """``decision_reason`` before issue 17's hook work: ``json.loads`` alone (with issue 24's
+    reading: a record in decisions/ whatever its kind, the scope stripped and casefolded)."""
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(data, dict) or data.get("kind", "decision") != "decision":
+    if not isinstance(data, dict):
         return None
     action = data.get("action")
     if isinstance(action, str) and action.strip().casefold() in {"finalize"}:
         return f"decision action '{action.strip()}'"
-    if data.get("decision_scope") == "quest_completion":
+    scope = data.get("decision_scope")
+    if isinstance(scope, str) and scope.strip().casefold() == "quest_completion":
         return "decision_scope: quest_completion"
     return None
 
@@ -89,6 +91,7 @@ def test_a_decision_finalizes_as_json_loads_read_it(encoding: str) -> None:
         {"action": "continue", "decision_scope": "quest_completion"},
         {"kind": "run", "action": "finalize"},
         {"kind": "decision", "action": "write"},
+        {"kind": " Decision ", "action": "stop", "decision_scope": " Quest_Completion "},
     ]
     for data in decisions:
         for text in (json.dumps(data), json.dumps(data)[:-1], json.dumps(data).replace("NaN", "Infinity")):

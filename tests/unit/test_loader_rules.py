@@ -78,12 +78,26 @@ def test_a_misnamed_record_counts_under_its_artifact_id() -> None:
     assert nameless.findings == [] and list(nameless.runs.best) == ["run-9"]  # the file name is its id
 
 
-def test_a_record_of_an_unknown_kind_is_reported_and_not_counted() -> None:
-    """DeepScientist refuses it, so it cannot be a completed run the gate waits for."""
+def test_a_record_of_an_unknown_kind_is_reported_and_counted_only_by_its_folder() -> None:
+    """``artifact.record`` refuses it; but DeepScientist's collector names a file by its folder,
+    so one in runs/ is still a run there, and the gate counts it (docs/reading-the-quest.md)."""
     collector = collect(MemoryReader({"runs/run-1.json": raw_of(dict(RUN, kind="Run"))}, branch="main"))
-    assert fired(collector.findings) == ["artifact.unknown-kind"] and collector.runs.best == {}
+    assert fired(collector.findings) == ["artifact.unknown-kind"] and list(collector.runs.best) == ["run-1"]
     assert collector.findings[0].hint == "did you mean run?"
+    elsewhere = collect(MemoryReader({"decisions/run-1.json": raw_of(dict(RUN, kind=" run "))}, branch="main"))
+    assert fired(elsewhere.findings) == ["artifact.unknown-kind"] and elsewhere.runs.best == {}
     assert list(collect(MemoryReader({"runs/run-1.json": raw_of(RUN)}, branch="main")).runs.best) == ["run-1"]
+
+
+def test_a_record_in_runs_is_a_run_whatever_its_kind_says() -> None:
+    """Main's collector resolves a folder/kind disagreement by the folder: a completed run
+    filed as a decision (or a report) in runs/ is a run the gate waits for."""
+    from ds_gate.rules.coverage import is_completed
+
+    for kind in ("decision", "report", "baseline"):
+        collector = collect(MemoryReader({"runs/run-1.json": raw_of(dict(RUN, kind=kind))}, branch="main"))
+        (run, *_), = collector.runs.best.values()
+        assert is_completed(run) and collector.decisions.best == {}, kind
 
 
 def test_an_unreadable_record_is_an_error_and_the_others_are_still_read() -> None:
@@ -94,3 +108,12 @@ def test_an_unreadable_record_is_an_error_and_the_others_are_still_read() -> Non
         ("artifact.unreadable", ERROR, "refs/heads/main:artifacts/runs/run-2.json")]
     assert list(collector.runs.best) == ["run-1"]
     assert collect(MemoryReader({"runs/run-1.json": raw_of(RUN)}, branch="main")).findings == []
+
+
+def test_an_artifact_id_is_the_text_pr_60_names_the_run_by() -> None:
+    """PR #60 names a candidate ``str(artifact_id)`` as written and compares reviewed ids to it:
+    a blank or numeric id is that text, never the file name a review could list instead."""
+    for given, expected in (("  ", "  "), (7, "7"), (" run-1", " run-1"), ("", "run-9"), (None, "run-9")):
+        collector = collect(MemoryReader({"runs/run-9.json": raw_of(dict(RUN, artifact_id=given))}, branch="main"))
+        assert list(collector.runs.best) == [expected], given
+        assert fired(collector.findings) == ([] if expected == "run-9" else ["artifact.id-mismatch"]), given

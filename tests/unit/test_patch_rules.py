@@ -108,3 +108,16 @@ def test_the_commit_hook_checks_only_patches_of_readable_cards() -> None:
     assert check_patch(before, after, "001") == []
     assert check_patch(None, after, "002") == []
     assert check_patch(before, broken, "002") == [] and broken.broken
+
+
+def test_pr_60_card_metadata_without_an_id_is_not_refused() -> None:
+    """Issue 24: PR #60's ``validate_cross_quest_patch`` validates ``after`` as experience
+    metadata (``claim``, ``lineage``): the frontmatter before ``memory.write`` assigns an id.
+    An allowed append is allowed without one; a wrong id, or a real breach, is still reported."""
+    before = {k: v for k, v in ONE_OWNER.items() if k not in ("id", "title", "quest_id")}
+    after = dict(before, confidence=0.4, lineage=[FIRST, SECOND])
+    assert validate_cross_quest_patch(before, after, "002") == []
+    assert fired(validate_cross_quest_patch(before, dict(after, claim="Higher is steadier."), "002")) == [
+        "patch.claim-changed"]
+    assert fired(validate_cross_quest_patch(before, dict(after, id="  "), "002")) == ["card.schema"]
+    assert "card.experience-schema" in fired(validate_cross_quest_patch(before, dict(after, claim=" "), "002"))
