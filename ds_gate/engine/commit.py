@@ -141,7 +141,7 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
 
         closure = evaluate(quest(), SCOPES["commit-check"], require=require, finalization=reasons,
                            staged_findings=card_findings)
-        if closure.enforced and closure.ok:
+        if closure.enforced:
             from ds_gate.engine.unseen import as_closure_sees
 
             closure = as_closure_sees(closure, evaluate(cwd, SCOPES["commit-check"], require=require,

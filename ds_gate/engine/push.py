@@ -71,7 +71,7 @@ def push_check(cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: b
 
     quest = load_quest(root, source="git", refs=refs, extra_tips=list(pushes))
     report = evaluate(quest, SCOPES["pre-push"], require=require, finalization=reasons)
-    if report.enforced and report.ok:  # what the remote will hold passes; and what `closure` reads here?
+    if report.enforced:  # what the remote will hold; and what `closure` reads here?
         from ds_gate.engine.unseen import as_closure_sees
 
         report = as_closure_sees(report, evaluate(cwd, SCOPES["pre-push"], require=require, finalization=reasons),

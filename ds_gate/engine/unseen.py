@@ -58,17 +58,30 @@ def refuse_unseen(quest: Quest) -> None:
                          f"Fix: {first.hint}")
 
 
-def as_closure_sees(passed: GateReport, local: GateReport, unrecorded: str) -> GateReport:
-    """A finalization the hook passed, judged again as ``ds-gate closure`` reads the quest on
+def as_closure_sees(hooked: GateReport, local: GateReport, unrecorded: str) -> GateReport:
+    """A finalization the hook judged, judged again as ``ds-gate closure`` reads the quest on
     this machine (every worktree folder as it is, staged or not): the hook must not pass
-    what closure rejects right after. ``passed`` when ``local`` passes too, else ``local``,
-    with a note naming the runs only the folders hold (``unrecorded``: what the commit or
-    push lacks)."""
+    what closure rejects right after, and where both reject, the hook names every run
+    closure would, so one review covers them all. ``hooked`` when ``local`` passes; else
+    ``local`` with a note when the hook passed; else ``hooked`` with the pending runs only the
+    folders hold added (``unrecorded``: what the commit or push lacks)."""
     if local.ok:
-        return passed
-    known = {run.artifact_id for run in passed.completed_runs}
-    extra = [run.artifact_id for run in local.pending if run.artifact_id not in known]
-    shown = ", ".join(extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
+        return hooked
+    known = {run.artifact_id for run in hooked.completed_runs}  # runs the hook judged, covered or not
+    extra = [run for run in local.pending if run.artifact_id not in known]
+    shown = ", ".join(run.artifact_id for run in extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
+    if not hooked.ok:
+        if not extra:
+            return hooked
+        ids = {run.artifact_id for run in extra}
+        added = [f for f in local.findings if f.rule == "coverage.pending-run" and f.subject in ids]
+        note = (f"`ds-gate closure` reads every worktree folder as it is and also finds completed runs {unrecorded} "
+                f"({shown}): cover them in the same review, and commit them")
+        return dataclasses.replace(
+            hooked, findings=[*hooked.findings, *added], notes=[note, *hooked.notes],
+            pending=sorted([*hooked.pending, *extra], key=lambda r: r.artifact_id),
+            completed_runs=sorted([*hooked.completed_runs, *extra],
+                                  key=lambda r: r.artifact_id))
     found = (f"the folders hold completed runs {unrecorded} ({shown}): commit them with a distill review covering "
              "them (`git add -A artifacts`), or remove them") if extra else \
         "its findings below come from the worktree folders as they are: fix them there, or commit what fixes them"

@@ -82,7 +82,7 @@ def tool(root: str, name: str, args: dict[str, Any], home: str | None) -> dict[s
         payload = args.get("payload")
         if not isinstance(payload, dict):
             raise QuestError("payload must be the review's JSON object, as artifact.record(payload=...) takes it")
-        return judge_review(root, payload)
+        return agent_tools.validate_review(root, payload, home)
     raise QuestError(f"unknown tool {name!r}")
 
 

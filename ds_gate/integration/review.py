@@ -1,51 +1,46 @@
 """Would ds-gate accept this review? The one place the integration asks it.
 
-``judge_review`` answers for a payload *before* it is recorded, with ds-gate's existing
-review validation: the record rules a recorded review meets (``plugins.record_checker``:
-schema, targets, actions this quest's DeepScientist accepts, card ids, every plugin's rule)
-and the reviewed ids checked against the quest's runs (``rules.coverage.RunIndex``), both
-through ``engine.documents.check_documents`` as ``ds-gate validate`` runs them. A review
-with any error there is one the gate would not accept (it covers nothing, or fails closure).
-
-Kept behind this one function so that ``engine.agent_tools.validate_review`` (the exact
-answer ``closure`` gives about a review) can take its place without touching the callers.
+``judge_review`` answers for a payload *before* it is recorded with
+``engine.agent_tools.validate_review``: the review made into the record DeepScientist would
+write, put into the quest as ``closure`` reads it, and the gate evaluated once. A review that
+would cover nothing (``valid`` false: a contract rule failed, a placeholder is left, an id is
+no run) is one the gate would not accept, so the wrapped ``artifact.record`` refuses it.
+A review in the RFC's decision encoding is judged the same way; main then refuses it itself.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from ds_gate.model.findings import ERROR, SCHEMA_VERSION
+from ds_gate.engine.agent_tools import validate_review
+from ds_gate.errors import QuestError
+from ds_gate.model.findings import SCHEMA_VERSION
 
-DISPLAY = "artifact.record payload"
-FOLDERS = {"decision": "decisions", "report": "reports"}
+NOT_A_REVIEW = ("the payload is no distill review: kind 'report' with report_type 'distill_review' "
+                "(or kind 'decision' with action 'distill_review')")
 
 
 def judge_review(root: Path | str, payload: dict[str, Any]) -> dict[str, Any]:
-    """``{"accepted": bool, "findings": [...], ...}`` for ``payload`` in the quest at ``root``."""
-    from ds_gate.engine.documents import GivenFile, check_documents
-    from ds_gate.engine.loader import load_quest
-    from ds_gate.model.records import review_encoding
-    from ds_gate.sources.location import locate
-
-    quest_root = locate(root).root
-    raw = json.dumps(payload, indent=2, default=str).encode()  # ASCII: a lone surrogate from the agent is text too
-    kind = payload.get("kind")
-    encoding = review_encoding(payload, kind if isinstance(kind, str) else None)
-    folder = FOLDERS.get(kind, "") if isinstance(kind, str) else ""
-    findings, _ = check_documents([GivenFile(DISPLAY, raw, folder)], lambda _doc: load_quest(quest_root), quest_root)
-    errors = [f for f in findings if f.severity == ERROR]
+    """``{"accepted": bool, "errors": [...], "findings": [...], "validation": <validate_review's
+    answer>}`` for ``payload`` in the quest at ``root``."""
+    try:
+        answer = validate_review(root, payload)
+    except QuestError as exc:
+        return {"schema_version": SCHEMA_VERSION, "accepted": False, "is_review": False, "encoding": None,
+                "findings": [], "errors": [str(exc) or NOT_A_REVIEW], "validation": None}
+    findings: list[dict[str, Any]] = answer["findings"]
+    errors = [_line(f) for f in findings if f.get("severity") == "error" and f.get("rule") != "coverage.pending-run"]
+    if not answer["valid"] and not errors:
+        errors = [f"the review would cover no run (runs it names: {', '.join(answer['runs_meant']) or 'none'})"]
     return {
         "schema_version": SCHEMA_VERSION,
-        "accepted": encoding is not None and not errors,
-        "is_review": encoding is not None,
-        "encoding": encoding,
-        "findings": [f.as_dict() for f in findings],
-        "errors": [_line(f.as_dict()) for f in errors] if encoding is not None
-        else ["the payload is no distill review: kind 'report' with report_type 'distill_review' "
-              "(or kind 'decision' with action 'distill_review')"],
+        "accepted": bool(answer["valid"]),
+        "is_review": True,
+        "encoding": answer["encoding"],
+        "findings": findings,
+        "errors": errors,
+        "validation": answer,
     }
 
 

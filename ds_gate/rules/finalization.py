@@ -19,6 +19,7 @@ from ds_gate.sources.paths import MANIFEST, QUEST_YAML
 
 TYPE_CHECKING = False  # the commit hook imports this module; typing costs ~3 ms
 if TYPE_CHECKING:
+    import re
     from collections.abc import Iterable, Mapping
 
 FINALIZING_ACTIONS = frozenset({"finalize"})
@@ -55,20 +56,26 @@ def quest_status(raw: bytes | OSError | None) -> str | None:
 
 
 def _status_line(raw: bytes) -> str | None:
-    """The status of a ``quest.yaml`` that does not parse, from its ``status:`` line: that
-    line parsed alone (so its escapes mean what they mean), else the word after the key."""
+    """The status of a ``quest.yaml`` that does not parse, from its ``status:`` lines: each
+    line parsed alone (so its escapes mean what they mean), else the word after the key.
+    Any line that says ``completed`` wins: which of two keys a reader keeps is the reader's
+    choice, and a file that does not parse must not hide a completion behind another line."""
     import re
 
-    match = re.search(_STATUS_LINE + rb".*$", raw, re.MULTILINE | re.IGNORECASE)
-    if match is None:
-        return None
+    values = [_line_value(match) for match in re.finditer(_STATUS_LINE + rb".*$", raw, re.MULTILINE | re.IGNORECASE)]
+    for value in values:
+        if value.strip().casefold() == "completed":
+            return value
+    return values[0] if values else None
+
+
+def _line_value(match: re.Match[bytes]) -> str:
     from ds_gate.io.yamldoc import load_yaml
     from ds_gate.sources.quest_yaml import scalar_text
 
     line = match.group(0).decode("utf-8", "replace")
     try:
-        data = load_yaml(line[line.index(":") + 1:])
-        value = scalar_text(data)
+        value = scalar_text(load_yaml(line[line.index(":") + 1:]))
     except Exception:  # noqa: BLE001 - not YAML even alone
         value = None
     return value if value and value.strip() else match.group(1).decode("utf-8", "replace")

@@ -53,8 +53,10 @@ def _hook_verdict(surface: str, done: subprocess.CompletedProcess[str], candidat
         return Verdict(surface, 0, set(), output)
     if "Traceback" in output or "internal error" in output:
         return Verdict(surface, 3, set(), output)
-    # coverage.pending-run's message, or the id in the review payload the verdict proposes
-    named = {run for run in candidates if f"completed run {run} " in output or f"'{run}'," in output}
+    # coverage.pending-run's message, or the pending list of the review the verdict proposes
+    # (one id a line, with its experiment id after `#`); not any id in a hint's payload: an
+    # invalid review's re-record call lists every run it meant, covered or not
+    named = {run for run in candidates if f"completed run {run} " in output or f"'{run}',  # " in output}
     return Verdict(surface, 1 if "REJECTED" in output else 2, named, output[-4000:])
 
 

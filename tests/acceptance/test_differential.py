@@ -33,7 +33,7 @@ PENDING = RunSpec(0, "completed", reviewed=False)
 
 
 def one(*runs: RunSpec, flag: str, worktrees: int = 0, **variation: object) -> QuestSpec:
-    """The smallest quest of a class ``bench/differential.py --each`` found (DIFFERENTIAL_KNOWN.md)."""
+    """The smallest quest of a class ``bench/differential.py --each`` found on the way (each one fixed since)."""
     return QuestSpec(worktrees, list(runs), flags=frozenset({flag}), **variation)  # type: ignore[arg-type]
 
 

@@ -194,12 +194,16 @@ def test_a_committed_gitlink_fails_closure_like_a_committed_link(make_quest, tmp
     if workspace == quest.root:  # checked out as an empty folder
         assert list((clone / "artifacts" / "runs").iterdir()) == []
     for args in (["closure", str(clone)], ["closure", str(clone), "--from-git"]):
+        stopped = ds(*args, "--format", "json")  # the runs behind it are unseen: a stop (exit 2), as for a link out
+        out = json.loads(stopped.stdout)
+        assert stopped.returncode == 2 and out["ok"] is False, (args, out)
+        assert "[git.symlink-in-tree]" in out["error"] and "gitlink" in out["error"], out
+        assert "git rm --cached artifacts/runs" in out["error"]
+    for args in (["check", str(clone)], ["check", str(clone), "--from-git"]):  # check lists it as a finding
         out = json.loads(ds(*args, "--format", "json").stdout)
-        assert out["ok"] is False, args
         linked = [f for f in out["findings"] if f["rule"] == "git.symlink-in-tree"]
         assert linked and all(f["path"].endswith("artifacts/runs") for f in linked), (args, linked)
         assert linked[0]["severity"] == "error" and "gitlink" in linked[0]["message"]
-        assert "git rm --cached artifacts/runs" in linked[0]["hint"]
         assert run not in [r["artifact_id"] for r in out["completed_runs"]]  # the run itself stays unseen
 
 

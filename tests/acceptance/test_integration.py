@@ -135,7 +135,7 @@ def test_complete_quest_is_refused_with_the_pending_ids_until_a_valid_review_is_
         assert not (root / ".ds" / "interaction_state.json").exists()  # no human was asked
         assert not (root / "artifacts" / "decisions").exists() and not (root / "artifacts" / "approvals").exists()
         # an experiment id where a run artifact id belongs: refused before it reaches the quest
-        assert bad_check["accepted"] is False and any(run in line for line in bad_check["errors"])
+        assert bad_check["valid"] is False and any(run in f["message"] for f in bad_check["findings"])
         assert bad_record["ok"] is False and bad_record["status"] == "distill_review_invalid", bad_record
         # the RFC's encoding of a valid review passes ds-gate; main's own refusal comes back unchanged
         assert rfc_record == {"ok": False, "errors": ["Unknown decision action: distill_review"], "warnings": []}
@@ -147,7 +147,7 @@ def test_complete_quest_is_refused_with_the_pending_ids_until_a_valid_review_is_
             ("record", {"payload": review([run])}),
             ("interact", APPROVAL),
         ])
-        assert good_check["accepted"] is True, good_check
+        assert good_check["ok"] is True and good_check["closure_ok_after"] is True, good_check
         assert recorded["ok"] is True and recorded["checkpoint"]["committed"] is True, recorded
         assert asked["ok"] is True
         reply(root, asked["interaction_id"])

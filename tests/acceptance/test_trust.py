@@ -179,7 +179,8 @@ def test_a_rule_that_fails_closed_is_never_waived(linked_runs, tmp_path, gate_js
     ci = clone(linked_runs.root, tmp_path)
     for accepted in ((), ("--accept-quest-waivers",)):
         code, out = gate_json("closure", str(ci), "--from-git", *accepted)
-        assert code == 1, accepted  # old: 0, the waiver hid the link
+        assert code == 2 and "[git.symlink-in-tree]" in out["error"], accepted  # old: 0, the waiver hid the link
+        code, out = gate_json("check", str(ci), "--from-git", *accepted)  # check shows the waiver refused
         [linked] = [f for f in out["findings"] if f["rule"] == "git.symlink-in-tree"]
         assert linked["waived"] is None and linked["severity"] == "error"
         [refused] = [f for f in out["findings"] if f["rule"] == "waiver.unwaivable"]
@@ -187,7 +188,9 @@ def test_a_rule_that_fails_closed_is_never_waived(linked_runs, tmp_path, gate_js
     trusted(monkeypatch, tmp_path, f"waivers:\n  - rule: git.symlink-in-tree\n    path: artifacts/runs\n"
             f"    reason: the user says so\n    quest: {ci}\n")
     code, out = gate_json("closure", str(ci), "--from-git")
-    assert code == 1 and len([f for f in out["findings"] if f["rule"] == "waiver.unwaivable"]) == 2
+    assert code == 2 and "[git.symlink-in-tree]" in out["error"]
+    code, out = gate_json("check", str(ci), "--from-git")
+    assert len([f for f in out["findings"] if f["rule"] == "waiver.unwaivable"]) == 2
 
 
 def _branch_without_toggle(quest, drop: str) -> None:
