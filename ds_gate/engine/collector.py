@@ -31,7 +31,11 @@ from ds_gate.io.record_cache import RecordCache, stat_key
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Decision, Document, Run, Workspace
 from ds_gate.rules.coverage import completed_state
-from ds_gate.rules.reading import INDEX_MISSING_RECORD, unreadable
+from ds_gate.rules.reading import (
+    INDEX_MISSING_RECORD,
+    INDEX_RECORD_OUTSIDE_QUEST,
+    unreadable,
+)
 from ds_gate.sources.folders import FolderReader, Reader
 from ds_gate.sources.location import is_inside
 from ds_gate.sources.paths import ARTIFACT_DIRS, GATE_KINDS
@@ -224,6 +228,10 @@ class Collector:
             if self._follow(ws, entry):
                 continue
             reported.add(entry.artifact_id)
+            if entry.kind == "run" and ws.ref is None and entry.path is not None and not self._inside(entry.path, ws) \
+                    and os.path.isfile(entry.path):
+                self.findings.append(_outside(ws, entry))  # a run PR #60 reads there, unseen here
+                continue
             where = ws.display("artifacts/_index.jsonl")
             per_index[where] = per_index.get(where, 0) + 1
             if per_index[where] > MISSING_SHOWN:
@@ -278,3 +286,14 @@ class Collector:
         return entry.artifact_id in (self.runs if entry.kind == "run" else self.decisions).best
 
 
+def _outside(ws: Workspace, entry: IndexEntry) -> Finding:
+    """An index line of a folder whose run record lies outside the quest and exists: PR #60's
+    candidate list opens that path and counts the run; ds-gate never follows a pointer out,
+    so the run is unseen and the gate stops (``engine.unseen``) rather than pass over it."""
+    return INDEX_RECORD_OUTSIDE_QUEST.at(
+        ws.display("artifacts/_index.jsonl"),
+        f"the index lists run {entry.artifact_id} at {entry.path}, outside the quest, where a file is (not read)",
+        hint=f"move the record into the quest ({ws.display(f'artifacts/runs/{entry.artifact_id}.json')}) and commit it, or, if that run is not this quest's, "
+             "remove its line from the index",
+        line=entry.line,
+    )

@@ -20,6 +20,8 @@ from ds_gate.model.records import Quest
 from ds_gate.model.reports import GateReport, Scope
 from ds_gate.rules.reading import (
     GIT_ONE_BRANCH,
+    GIT_SYMLINK_IN_TREE,
+    INDEX_RECORD_OUTSIDE_QUEST,
     PATH_SYMLINK_OUTSIDE_QUEST,
     QUEST_NOT_GIT,
     WORKSPACE_OUTSIDE_QUEST,
@@ -50,7 +52,10 @@ def refuse_unseen(quest: Quest) -> None:
             raise QuestError(f"{quest.root}: {finding.message.split('; workspaces were found')[0]}: the branches no "
                              "worktree folder has checked out cannot be read, so the runs on them cannot be seen and "
                              f"the gate does not pass on the rest. Fix: {finding.hint}")
-    outside = [f for f in quest.findings if f.rule in (WORKSPACE_OUTSIDE_QUEST.id, PATH_SYMLINK_OUTSIDE_QUEST.id)]
+    outside = [f for f in quest.findings
+               if f.rule in (WORKSPACE_OUTSIDE_QUEST.id, PATH_SYMLINK_OUTSIDE_QUEST.id, INDEX_RECORD_OUTSIDE_QUEST.id)]
+    if any(f.rule == GIT_SYMLINK_IN_TREE.id for f in quest.findings):  # a link in the tree hides the record the
+        outside = [f for f in outside if f.rule != INDEX_RECORD_OUTSIDE_QUEST.id]  # line names: that stop says why
     if outside:
         first = outside[0]
         more = f" (and {len(outside) - 1} more; `ds-gate check` lists them)" if len(outside) > 1 else ""

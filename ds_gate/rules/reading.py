@@ -30,6 +30,9 @@ INDEX_PARTIAL_LINE = Rule("index.partial-line", WARNING, DISCIPLINE,
     "the last index line is incomplete (a write in progress); skipped")
 INDEX_MISSING_RECORD = Rule("index.missing-record", WARNING, DISCIPLINE,
     "an indexed run or decision has no record file")
+INDEX_RECORD_OUTSIDE_QUEST = Rule("index.record-outside-quest", WARNING, DISCIPLINE,
+    "an index line names a run record outside the quest, and a file is there: PR #60's gate reads it, ds-gate never "
+    "follows a pointer out (closure stops, exit 2)")
 QUEST_NO_QUEST_YAML = Rule("quest.no-quest-yaml", WARNING, DISCIPLINE,
     "no `quest.yaml` at the root; toggles off")
 QUEST_YAML_INVALID = Rule("quest.yaml-invalid", WARNING, DISCIPLINE,

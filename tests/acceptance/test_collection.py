@@ -205,9 +205,14 @@ def test_an_index_path_outside_the_quest_is_never_read(make_quest, tmp_path) -> 
     outside.write_text(json.dumps({"kind": "run", "artifact_id": "run-0000bbbb", "run_kind": "experiment", "status": "done"}))
     line = {"artifact_id": "run-0000bbbb", "kind": "run", "status": "done", "path": str(outside)}
     (quest.root / "artifacts" / "_index.jsonl").write_text(json.dumps(line) + "\n")
-    report = evaluate(quest.root, "closure")
+    report = evaluate(quest.root, "check")
     assert report.completed_runs == []
-    (finding,) = [f for f in report.findings if f.rule == "index.missing-record"]
+    (finding,) = [f for f in report.findings if f.rule == "index.record-outside-quest"]
+    assert "outside the quest, where a file is (not read)" in finding.message
+    with pytest.raises(QuestError, match="move the record into the quest"):  # issue 24: PR #60 counts it; unseen here
+        evaluate(quest.root, "closure")
+    outside.unlink()  # nothing there: a stale line, as before
+    (finding,) = [f for f in evaluate(quest.root, "closure").findings if f.rule == "index.missing-record"]
     assert "outside the quest, not read" in finding.message
 
 

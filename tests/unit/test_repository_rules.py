@@ -16,6 +16,8 @@ for the acceptance suite to be tested.
   dangling link inside the quest; root reads any file, so permissions cannot make one here).
 - ``install.failed``: ``ds-gate install --home`` over a home holding a quest whose ``.git`` is a
   left-over empty folder, next to a quest it can install into.
+- ``index.record-outside-quest``: an index line whose run record lies outside the quest and exists
+  there (PR #60's gate reads it); quiet once the record is in the quest.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from ds_gate.sources.location import locate
 from ds_gate.sources.memory import read_cards
 
 FAILS = {"git.one-branch", "git.object-missing", "git.object-corrupt", "git.symlink-in-tree", "quest.not-git",
-         "card.unreadable", "install.failed"}
+         "card.unreadable", "install.failed", "index.record-outside-quest"}
 PASSES = set(FAILS)
 RUN = {"kind": "run", "artifact_id": "run-1", "run_id": "main-001", "run_kind": "main_experiment", "status": "completed"}
 
@@ -159,6 +161,34 @@ def test_a_quest_git_cannot_read_is_found_from_its_folders(tmp_path: Path) -> No
     git(root, "init", "-q")
     loc = locate(root)
     assert loc.findings == [] and loc.is_git
+
+
+def test_an_indexed_run_record_outside_the_quest_is_unseen_and_stops_closure(tmp_path: Path, gate_json: GateJson) -> None:
+    """Issue 24: PR #60's candidate list opens an index line's absolute ``path``; a run whose
+    record lies only outside the quest was a warning (``index.missing-record``) and closure
+    passed over it. Now it is named, and closure stops (exit 2) with the fix; ``check`` goes on."""
+    import json
+
+    from ds_gate.engine.loader import load_quest
+
+    root = committed_quest(tmp_path / "quest")
+    (root / "quest.yaml").write_text("quest_id: '001'\nstartup_contract:\n  experience_distill: 'on'\n")
+    outside = tmp_path / "elsewhere" / "run-2.json"
+    outside.parent.mkdir()
+    outside.write_bytes(raw_of(dict(RUN, artifact_id="run-2")))
+    line = {"artifact_id": "run-2", "kind": "run", "status": "completed", "path": str(outside)}
+    (root / "artifacts" / "_index.jsonl").write_text(json.dumps(line) + "\n")
+    found = [f for f in load_quest(root, cache=False).findings if f.rule.startswith("index.")]
+    assert fired(found) == ["index.record-outside-quest"] and found[0].line == 1
+    assert "artifacts/runs/run-2.json" in (found[0].hint or "")
+    code, out = gate_json("closure", str(root))
+    assert code == 2 and "run-2" in out["error"] and "move the record into the quest" in out["error"], out
+    code, out = gate_json("check", str(root))  # check reports it and goes on
+    assert code in (0, 1) and "index.record-outside-quest" in [f["rule"] for f in out["findings"]], out
+    os.replace(outside, root / "artifacts" / "runs" / "run-2.json")  # in the quest: read, pending, named
+    assert [f for f in load_quest(root, cache=False).findings if f.rule.startswith("index.")] == []
+    code, out = gate_json("closure", str(root))
+    assert code == 1 and "run-2" in out["pending_run_ids"], out
 
 
 def test_a_card_that_cannot_be_opened_is_unreadable_not_skipped(tmp_path: Path) -> None:
