@@ -46,10 +46,22 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path
     python = env / "bin" / "python"
     site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                                capture_output=True, text=True, check=True).stdout.strip())
-    (site / "_sdk.pth").write_text(sysconfig.get_path("purelib") + "\n")  # the mcp SDK, PyYAML: not ds-gate
+    (site / "_sdk.pth").write_text(str(_without_ds_gate(home / "sdk")) + "\n")  # the mcp SDK, PyYAML: not ds-gate
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
                     "--no-build-isolation", "--no-index", str(STANDIN)], check=True, capture_output=True)
     yield {"home": home, "env": env, "python": python, "site": site}
+
+
+def _without_ds_gate(folder: Path) -> Path:
+    """This interpreter's packages (the mcp SDK and what it needs), linked one by one into
+    ``folder``, except ds-gate itself: DeepScientist's environment must not import ds-gate,
+    whether this one installed it editable (a ``.pth``, which a ``.pth``-added folder never
+    runs) or as a plain package (a ``ds_gate/`` folder CI's ``pip install .`` puts beside mcp)."""
+    folder.mkdir()
+    for entry in Path(sysconfig.get_path("purelib")).iterdir():
+        if not entry.name.lower().replace("-", "_").startswith(("ds_gate", "__editable__")):
+            (folder / entry.name).symlink_to(entry)
+    return folder
 
 
 def quest(home: Path, name: str) -> tuple[ExampleQuest, Path, str]:
