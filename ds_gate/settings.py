@@ -12,8 +12,10 @@ one YAML file outside the quest, the first of
 
 It takes ``home``, ``require``, ``format``, ``source`` and ``refs`` (as ``.ds-gate.yaml``; a
 flag wins), ``waivers`` (each may name the ``quest`` it is for), ``accept_quest_waivers``
-(the quests whose own waivers are accepted) and ``no_require`` (the quests whose closure gate
-is off even where ``experience_distill`` is on: ``--no-require`` for every run, the hooks too). A file that lies inside the quest judged is not
+(the quests whose own waivers are accepted), ``no_require`` (the quests whose closure gate
+is off even where ``experience_distill`` is on: ``--no-require`` for every run, the hooks too)
+and ``decision_actions`` (a fork's own actions, which a quest's ``.ds-gate.yaml`` may name for
+its checkpoints but not for closure). A file that lies inside the quest judged is not
 trusted (an agent could write it), and a file that cannot be read stops the gate (exit 2):
 what it fails to say may be a waiver's absence or ``require: true``. See docs/threat-model.md.
 """
@@ -28,7 +30,7 @@ from typing import Any
 ENV = "DS_GATE_CONFIG"
 FLAG_ACCEPT = "--accept-quest-waivers"
 DEFAULT_KEYS = ("home", "require", "format", "source", "refs")
-KEYS = (*DEFAULT_KEYS, "waivers", "accept_quest_waivers", "no_require")
+KEYS = (*DEFAULT_KEYS, "waivers", "accept_quest_waivers", "no_require", "decision_actions")
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class Trusted:
     waivers: tuple[dict[str, Any], ...] = ()  # checked entries: index, rule, reason, id, path, expires, quest
     accept: tuple[Path, ...] = ()  # quest roots whose .ds-gate.yaml waivers are accepted
     off: tuple[Path, ...] = ()  # quest roots whose gate is off (no_require)
+    actions: tuple[str, ...] = ()  # decision actions the user's DeepScientist (a fork) accepts
     problem: str | None = None  # why the file cannot be used (the gate stops on it)
 
     @property
@@ -136,9 +139,17 @@ def _read(path: Path, origin: str) -> Trusted:
         waivers = _waivers(data.get("waivers") or [], base)
         accept = _quests("accept_quest_waivers", data.get("accept_quest_waivers") or [], base)
         off = _quests("no_require", data.get("no_require") or [], base)
+        actions = _actions(data.get("decision_actions") or [])
     except ValueError as exc:
         return bad(str(exc))
-    return Trusted(path, origin, values, tuple(waivers), tuple(accept), tuple(off))
+    return Trusted(path, origin, values, tuple(waivers), tuple(accept), tuple(off), tuple(actions))
+
+
+def _actions(entries: Any) -> list[str]:
+    """``decision_actions``: the actions a fork of DeepScientist adds (med-deepscientist's)."""
+    if not isinstance(entries, list) or not all(isinstance(a, str) and a.strip() for a in entries):
+        raise ValueError("decision_actions must be a list of action names")
+    return [a.strip() for a in entries]
 
 
 def _resolve(text: str, base: Path) -> Path:

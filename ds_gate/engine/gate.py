@@ -122,6 +122,7 @@ def evaluate(
                      "anywhere the gate can see, it stays on (a trusted --no-require turns the gate off)")
     if scope.gates_pending and defaults is not None:
         refuse_unread(quest.root, defaults)
+        findings.extend(_quest_only_actions(quest, trusted.actions))
     if scope.can_fail and quest.is_git:
         from ds_gate.engine.unseen import clone_findings
 
@@ -176,6 +177,27 @@ def _waived_by(findings: list[Finding]) -> list[str]:
         if how is not None and how not in found:
             found.append(how)
     return found
+
+
+def _quest_only_actions(quest: Quest, trusted: tuple[str, ...]) -> list[Finding]:
+    """Decisions whose action only the quest's own ``decision_actions`` accepts: the quest may
+    name a fork's actions so its checkpoints go through (DeepScientist accepted them), but what
+    lowers the closure verdict comes from trusted places only: the user's configuration or a
+    plugin. So here they are ``decision.unknown-action`` again, saying where to list them."""
+    from ds_gate.config import decision_actions
+    from ds_gate.plugins import known_actions
+    from ds_gate.rules.vocabulary import DECISION_UNKNOWN_ACTION
+
+    quest_only = set(decision_actions(quest.root)) - known_actions() - set(trusted)
+    return [DECISION_UNKNOWN_ACTION.at(
+        decision.path,
+        f"action {decision.action!r} is accepted only by decision_actions in the quest's own configuration, which "
+        "may only make closure stricter",
+        hint=f"if the quest's DeepScientist (a fork) has it, list it in the user's configuration "
+             f"(decision_actions: [{decision.action}] in ~/.config/ds-gate/config.yaml) or in a plugin's "
+             "ds_gate_decision_actions",
+        pointer="/action", subject=decision.artifact_id)
+        for decision in quest.decisions.values() if decision.action is not None and decision.action.strip() in quest_only]
 
 
 def _refuse_unread_objects(findings: list[Finding]) -> None:

@@ -18,6 +18,7 @@ import pytest
 from helpers import commit, git
 
 from ds_gate.cli import main
+from ds_gate.errors import QuestError
 
 pytest_plugins = ["pytester"]
 
@@ -353,3 +354,31 @@ def test_a_toggle_spelt_with_a_yaml_escape_in_an_earlier_commit_keeps_the_gate_o
     quest.checkpoint(quest.root, "quest: drop the toggle")
     code, out = gate_json("closure", str(quest.root))
     assert code == 1 and out["experience_distill"] is False and out["pending_run_ids"] == [run]  # old: 0
+
+
+def test_a_forks_action_named_by_the_quest_passes_checkpoints_but_closure_wants_a_trusted_list(
+        make_quest, tmp_path, monkeypatch) -> None:
+    """Issue 24, root 1: ``decision_actions`` in the quest's own ``.ds-gate.yaml`` silenced a
+    contract error everywhere. A fork's checkpoints still go through on it (DeepScientist accepted
+    the decision), but closure takes the list only from the user's configuration or a plugin."""
+    from ds_gate.engine.gate import evaluate
+
+    quest = make_quest()
+    quest.decision(quest.root, "controller_backoff_pending")
+    (quest.root / ".ds-gate.yaml").write_text("decision_actions: [controller_backoff_pending]\n")
+
+    def unknown(command: str) -> list[str]:
+        return [f.hint or "" for f in evaluate(quest.root, command).findings
+                if f.rule == "decision.unknown-action" and f.severity == "error" and not f.waived]
+
+    assert unknown("check") == []
+    assert main(["install", str(quest.root)]) == 0
+    done = commit(quest.root, "artifact: decision")  # an ordinary checkpoint of the fork: never blocked
+    assert done.returncode == 0, done.stdout + done.stderr
+    [hint] = unknown("closure")  # old: [] (the quest's own list lowered the verdict)
+    assert "decision_actions: [controller_backoff_pending]" in hint and "config.yaml" in hint
+    trusted(monkeypatch, tmp_path, "decision_actions: [controller_backoff_pending]\n")
+    assert unknown("closure") == []
+    trusted(monkeypatch, tmp_path, "decision_actions: controller_backoff_pending\n")  # not a list: the gate stops
+    with pytest.raises(QuestError, match="decision_actions must be a list"):
+        evaluate(quest.root, "closure")
