@@ -49,6 +49,32 @@ def nesting_depth(text: str) -> int:
     return deepest
 
 
+MAX_VALUES = 100_000  # values one YAML text may hold; PyYAML spends ~500 bytes on each (docs/limits.md)
+
+
+def over_values(text: str, limit: int = MAX_VALUES) -> bool:
+    """True when a YAML text holds more than ``limit`` values. Two C-speed counts bound them
+    from above (every value but the first follows a separator); only past the bound are the
+    parser's events counted, streamed and stopped at the bound, so a 13 MB list is refused
+    before PyYAML builds a node of it (memory stays a small multiple of the text, not ~50x)."""
+    if sum(text.count(c) for c in ",\n:-[{?*") < limit:
+        return False
+    import yaml
+
+    if nesting_depth(text) > MAX_DEPTH:
+        return False  # load_yaml refuses it without parsing
+    values = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml_loader()):
+            if isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent, yaml.CollectionStartEvent)):
+                values += 1
+                if values > limit:
+                    return True
+    except yaml.YAMLError:
+        return False  # load_yaml reports it, with its line
+    return False
+
+
 def yaml_loader() -> Any:
     import yaml
 
@@ -65,6 +91,8 @@ def load_yaml(text: str, first_line: int = 1) -> Any:
 
     if nesting_depth(text) > MAX_DEPTH:
         raise YamlError(f"nested deeper than {MAX_DEPTH} levels; not read", first_line)
+    if over_values(text):  # quest.yaml, .ds-gate.yaml, the user's configuration, a card: each is bounded
+        raise YamlError(f"holds more than {MAX_VALUES:,} values; not read (docs/limits.md)", first_line)
     try:
         return yaml.load(text, Loader=yaml_loader())  # noqa: S506 - a SafeLoader
     except yaml.YAMLError as exc:

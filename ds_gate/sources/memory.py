@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.io import fs
+from ds_gate.io.yamldoc import MAX_VALUES, over_values
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card
 from ds_gate.rules.reading import (
@@ -40,7 +41,7 @@ __all__ = ["card_tags", "parse_card", "read_cards", "resolve_home", "jsonable"] 
 HOME_VARIABLES = ("DEEPSCIENTIST_HOME", "DS_HOME")
 _NODE_BUDGET = 200_000  # values one frontmatter expands to (aliases): far above any real card, far below a bomb
 MAX_FRONTMATTER_CHARS = 1 << 20  # characters of one frontmatter block; the body may be as long as the file limit
-MAX_CARD_VALUES = 100_000  # values one frontmatter's text holds; PyYAML spends ~500 bytes on each (docs/limits.md)
+MAX_CARD_VALUES = MAX_VALUES  # values one frontmatter's text holds (io.yamldoc: every YAML input's bound)
 _RULE = re.compile(r"^---[^\S\n]*$", re.M)  # a line holding only `---` (trailing blanks allowed)
 _BLANK_LINES = re.compile(r"(?:[^\S\n]*\n)*")
 
@@ -102,38 +103,13 @@ class FrontmatterError(ValueError):
         self.too_large = too_large
 
 
-def _over_values(text: str) -> bool:
-    """True when a frontmatter holds more than ``MAX_CARD_VALUES`` YAML values. Two C-speed
-    counts bound them from above (every value but the first follows a separator); only past
-    the bound are the parser's events counted, streamed and stopped at the bound, so a 13 MB
-    list of tags is refused before PyYAML builds a node of it."""
-    if sum(text.count(c) for c in ",\n:-[{?*") < MAX_CARD_VALUES:
-        return False
-    import yaml
-
-    from ds_gate.io.yamldoc import MAX_DEPTH, nesting_depth, yaml_loader
-
-    if nesting_depth(text) > MAX_DEPTH:
-        return False  # load_yaml refuses it without parsing
-    values = 0
-    try:
-        for event in yaml.parse(text, Loader=yaml_loader()):
-            if isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent, yaml.CollectionStartEvent)):
-                values += 1
-                if values > MAX_CARD_VALUES:
-                    return True
-    except yaml.YAMLError:
-        return False  # load_yaml reports it, with its line
-    return False
-
-
 def _load_mapping(text: str, first_line: int) -> dict[str, Any]:
     from ds_gate.io.yamldoc import YamlError, load_yaml
 
     if len(text) > MAX_FRONTMATTER_CHARS:
         raise FrontmatterError(f"the frontmatter is {len(text):,} characters, more than the {MAX_FRONTMATTER_CHARS:,} "
                                f"ds-gate reads; not read", first_line, too_large=True)
-    if _over_values(text):
+    if over_values(text):
         raise FrontmatterError(f"the frontmatter holds more than {MAX_CARD_VALUES:,} values; not read", first_line,
                                too_large=True)
     try:

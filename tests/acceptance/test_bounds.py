@@ -160,3 +160,20 @@ def test_the_id_of_an_over_long_request_is_read_from_its_ends(head: bytes, tail:
     from ds_gate.mcp_limits import request_id
 
     assert request_id(head, tail) == ident
+
+
+@pytest.mark.parametrize("name", ["quest.yaml", ".ds-gate.yaml"])
+def test_every_yaml_the_quest_writes_is_bounded_and_closure_stops_on_one_past_it(make_quest, name: str) -> None:
+    """The value bound of card frontmatter holds for every YAML input (``io.yamldoc.load_yaml``):
+    a ``quest.yaml`` or ``.ds-gate.yaml`` of 150,000 values (~1 MB) is not built by PyYAML;
+    what it fails to say may turn the gate on, so closure stops (exit 2) naming it."""
+    from ds_gate.io.yamldoc import MAX_VALUES
+
+    quest = make_quest()
+    path = quest.root / name
+    head = path.read_text() if path.exists() else ""
+    path.write_text(head + "padding: [" + ", ".join("v" for _ in range(MAX_VALUES + 50_000)) + "]\n")
+    done = ds_gate("closure", str(quest.root))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"more than {MAX_VALUES:,} values" in done.stderr and name in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
