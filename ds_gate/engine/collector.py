@@ -77,6 +77,7 @@ class Collector:
         self.refused: set[str] = set()
         self.index_entries: list[tuple[Workspace, IndexEntry]] = []
         self.indexed_run_ids: set[str] = set()
+        self.indexed_decision_ids: set[str] = set()  # PR #60 reaches a review through these only
         self.limit = fs.max_file_bytes()  # once: the environment asked per file cost ~1 ms per 2,000
 
     def read(self, reader: Reader) -> None:
@@ -92,8 +93,7 @@ class Collector:
             if isinstance(item, Finding):
                 self.findings.append(item)
             else:
-                if item.kind == "run":
-                    self.indexed_run_ids.add(item.artifact_id)
+                (self.indexed_run_ids if item.kind == "run" else self.indexed_decision_ids).add(item.artifact_id)
                 # kept for resolve_index only when no record file answered it yet (the usual
                 # line names a record just read): 150,000 kept lines were ~40 MB at 100,000 runs
                 if item.artifact_id not in (self.runs if item.kind == "run" else self.decisions).best:
@@ -287,9 +287,8 @@ class Collector:
 
 
 def _outside(ws: Workspace, entry: IndexEntry) -> Finding:
-    """An index line of a folder whose run record lies outside the quest and exists: PR #60's
-    candidate list opens that path and counts the run; ds-gate never follows a pointer out,
-    so the run is unseen and the gate stops (``engine.unseen``) rather than pass over it."""
+    """A folder's index line naming a run record outside the quest, where a file is: PR #60
+    counts that run; ds-gate never follows a pointer out, so the gate stops (``engine.unseen``)."""
     return INDEX_RECORD_OUTSIDE_QUEST.at(
         ws.display("artifacts/_index.jsonl"),
         f"the index lists run {entry.artifact_id} at {entry.path}, outside the quest, where a file is (not read)",

@@ -103,6 +103,7 @@ def load_quest(
         findings=findings,
         is_git=loc.is_git,
         indexed_run_ids=frozenset(collector.indexed_run_ids),
+        indexed_decision_ids=frozenset(collector.indexed_decision_ids),
         notes=notes,
         root_branch=loc.root_branch,
     )

@@ -95,6 +95,8 @@ def validate_review(root: Path | str, payload: Any, home: Path | str | None = No
         is_review=True, findings=record_checker(quest.root)(Document(str(kind), data, raw, display)),
         reviewed_run_ids=fields.reviewed_run_ids, raw=raw, cards_written=fields.cards_written,
         neighbor_cards=fields.neighbor_cards, encoding=encoding)
+    if quest.indexed_decision_ids is not None:  # artifact.record writes the review's index line with it
+        quest.indexed_decision_ids = quest.indexed_decision_ids | {aid}
     report = evaluate(quest, "closure", home=home)
     review = next(r for r in report.reviews if r.artifact_id == aid)
     listed = set(RunIndex(quest).meant(review.reviewed_run_ids))

@@ -260,6 +260,7 @@ class Quest:
     findings: list[Finding]  # found while reading (unreadable files, stale paths, ...)
     is_git: bool = True
     indexed_run_ids: frozenset[str] = frozenset()  # runs an index line names, their record file gone or not
+    indexed_decision_ids: frozenset[str] | None = None  # decisions an index line names (None: not known)
     notes: list[str] = field(default_factory=list)  # what the reader did that a reader of the report should know
     root_branch: str | None = None  # the branch the root has checked out: a branch tip's files are there too
 

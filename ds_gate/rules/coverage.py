@@ -35,6 +35,9 @@ COVERAGE_PENDING_RUN = Rule("coverage.pending-run", ERROR, DISCIPLINE,
     "a completed run no valid distill_review covers")
 REVIEW_UNKNOWN_RUN = Rule("review.unknown-run", ERROR, CONTRACT,
     "a reviewed id is not a run artifact id of the quest (with a did-you-mean)")
+REVIEW_UNINDEXED = Rule("review.unindexed", ERROR, DISCIPLINE,
+    "a review in the RFC's decision encoding that no `_index.jsonl` line names: PR #60's gate reaches reviews only "
+    "through the index, so it covers nothing")
 
 COMPLETED_RUN_KINDS = frozenset({"main_experiment", "analysis.slice", "experiment"})
 COMPLETED_STATUSES = frozenset({"completed", "success", "succeeded", "done"})
@@ -138,6 +141,7 @@ def coverage(quest: Quest, completed: Callable[[Run], bool] = is_completed, enco
         if not decision.is_review:
             continue
         unknown = index.unknown(decision.reviewed_run_ids, decision.path, decision.raw, decision.encoding)
+        unknown += _unindexed(quest, decision)
         unknown_of[decision.artifact_id] = unknown
         accepted = not any(f.severity == ERROR and f.rule in INVALIDATE_REVIEW for f in decision.findings)
         valid = valid_of[decision.artifact_id] = accepted and not unknown
@@ -163,6 +167,21 @@ def coverage(quest: Quest, completed: Callable[[Run], bool] = is_completed, enco
                 own = [_replace_hint(f, decision, ids, encoding) for f in own]
         findings.extend(own)
     return Coverage(done, pending, reviews, findings, dict(listed_by_invalid), superseded)
+
+
+def _unindexed(quest: Quest, decision: Decision) -> list[Finding]:
+    """PR #60 finds reviews by opening each ``kind: decision`` index line's record: a decision
+    review no index line names is a review its gate never sees, so its runs stay pending there
+    and here (main's report encoding has no such gate: main's collector globs the files)."""
+    if decision.encoding == REPORT_ENCODING or quest.indexed_decision_ids is None \
+            or decision.artifact_id in quest.indexed_decision_ids:
+        return []
+    return [REVIEW_UNINDEXED.at(
+        decision.path, f"no artifacts/_index.jsonl line names review {decision.artifact_id}, so DeepScientist's distill "
+        "gate (PR #60) never reads it and its runs stay pending there",
+        hint="record the review through artifact.record, which writes its index line (or append the line "
+             "artifact.record would have written to the workspace's artifacts/_index.jsonl)",
+        subject=decision.artifact_id)]
 
 
 def _superseded(finding: Finding, by: list[str]) -> Finding:

@@ -136,8 +136,13 @@ def test_record_files_count_even_when_no_index_line_names_them(make_quest) -> No
     report = evaluate(quest.root, "closure")
 
     assert [r.artifact_id for r in report.completed_runs] == sorted([first, second])
-    assert report.pending_run_ids == [first]
     assert [r.artifact_id for r in report.reviews] == [review["artifact_id"]]
+    # a review no index line names: PR #60's gate never reads it, so it covers nothing (issue 24, root 2)
+    assert report.pending_run_ids == sorted([first, second])
+    assert [f.subject for f in report.findings if f.rule == "review.unindexed"] == [review["artifact_id"]]
+    with (quest.root / "artifacts" / "_index.jsonl").open("a") as index:  # the line artifact.record writes
+        index.write(json.dumps({"artifact_id": review["artifact_id"], "kind": "decision", "status": "pending"}) + "\n")
+    assert evaluate(quest.root, "closure").pending_run_ids == [first]
 
 
 @pytest.mark.parametrize("status", ["failed", "partial", "blocked", "infeasible", "superseded", "running", "", None, 1])

@@ -122,8 +122,9 @@ def test_a_review_left_unstaged_does_not_cover_the_commit_that_finalizes(gated) 
     review = quest.review(paper, [run])
     rejected = commit(paper, "paper: bundle", MANIFEST)  # only the manifest is staged
     assert rejected.returncode != 0 and run in rejected.stdout + rejected.stderr
-    accepted = commit(paper, "paper: bundle", MANIFEST, f"artifacts/decisions/{review}.json")
-    assert accepted.returncode == 0
+    # with its index line, as DeepScientist's `git add -A` stages it (PR #60 reads reviews through the index)
+    accepted = commit(paper, "paper: bundle", MANIFEST, f"artifacts/decisions/{review}.json", "artifacts/_index.jsonl")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
 
 
 def test_quest_yaml_that_was_already_completed_is_not_finalized_again(gated) -> None:
@@ -228,7 +229,7 @@ def test_a_partial_commit_is_judged_by_the_index_git_commits_not_the_staged_one(
     write_manifest(paper)
     git(paper, "add", MANIFEST)
     review = quest.review(paper, [run])
-    git(paper, "add", f"artifacts/decisions/{review}.json")
+    git(paper, "add", f"artifacts/decisions/{review}.json", "artifacts/_index.jsonl")
     partial = git(paper, "commit", "-q", "-m", "paper: bundle", "--", MANIFEST, check=False)
     assert partial.returncode != 0 and run in partial.stdout + partial.stderr
     whole = git(paper, "commit", "-q", "-m", "paper: bundle", check=False)

@@ -8,8 +8,8 @@ from ds_gate.model.findings import ERROR, INFO
 from ds_gate.rules.coverage import coverage, pending_finding
 from ds_gate.rules.records import DECISION_SCHEMA
 
-FAILS = {"coverage.pending-run", "review.unknown-run"}
-PASSES = {"coverage.pending-run", "review.unknown-run"}
+FAILS = {"coverage.pending-run", "review.unknown-run", "review.unindexed"}
+PASSES = {"coverage.pending-run", "review.unknown-run", "review.unindexed"}
 
 
 def test_a_reviewed_run_is_covered_and_nothing_fires() -> None:
@@ -44,3 +44,20 @@ def test_a_review_that_breaks_a_contract_rule_covers_nothing() -> None:
     cov = coverage(quest([run()], [invalid]))
     assert [r.artifact_id for r in cov.pending] == [RUN_ID] and cov.listed_by_invalid == {RUN_ID: ["decision-1"]}
     assert "listed by the invalid review decision-1" in pending_finding(cov.pending[0], ["decision-1"]).message
+
+
+def test_a_decision_review_no_index_line_names_covers_nothing() -> None:
+    """PR #60 reaches reviews through the index only: an unindexed RFC review leaves its runs
+    pending there, so here too (issue 24, root 2). A report review is main's, which globs files."""
+    from dataclasses import replace
+
+    from ds_gate.model.records import REPORT_ENCODING
+
+    unindexed = replace(quest([run()], [decision(review_data())]), indexed_decision_ids=frozenset())
+    cov = coverage(unindexed)
+    assert fired(cov.findings) == ["review.unindexed"] and [r.artifact_id for r in cov.pending] == [RUN_ID]
+    assert "artifact.record" in (cov.findings[0].hint or "")
+    indexed = replace(unindexed, indexed_decision_ids=frozenset({"decision-1"}))
+    assert coverage(indexed).pending == [] and coverage(indexed).findings == []
+    report = replace(unindexed, decisions={k: replace(d, encoding=REPORT_ENCODING) for k, d in unindexed.decisions.items()})
+    assert "review.unindexed" not in fired(coverage(report).findings)

@@ -12,6 +12,7 @@ Rows are table data; the other unit modules test each rule's behaviour in depth.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Callable
@@ -334,11 +335,12 @@ READING = [
 # ---------------------------------------------------------------- coverage
 
 
-def gate(reviews: list[dict[str, Any]]) -> Findings:
-    """Coverage of a quest with one completed run and the given reviews, as the gate reports it."""
+def gate(reviews: list[dict[str, Any]], indexed: frozenset[str] | None = None) -> Findings:
+    """Coverage of a quest with one completed run and the given reviews, as the gate reports it
+    (``indexed``: the decisions its index lines name, when known)."""
 
     def run_it(_: Path) -> list[Finding]:
-        cov = coverage(quest([run()], [decision(r) for r in reviews]))
+        cov = coverage(dataclasses.replace(quest([run()], [decision(r) for r in reviews]), indexed_decision_ids=indexed))
         return cov.findings + [pending_finding(r, cov.listed_by_invalid.get(r.artifact_id, [])) for r in cov.pending]
 
     return run_it
@@ -352,6 +354,8 @@ COVERAGE = [
     Case("review.unknown-run", "a reviewed id one character short", gate([TYPO]),
          gate([dict(TYPO, reviewed_run_ids=[RUN_ID])]),
          Where(REVIEW_FILE, "/reviewed_run_ids/0", line_in(raw_of(TYPO), '"run-51c9ad0"'))),
+    Case("review.unindexed", "an RFC review no index line names", gate([review_data()], frozenset()),
+         gate([review_data()], frozenset({"decision-1"})), Where(REVIEW_FILE, subject="decision-1")),
 ]
 
 # ---------------------------------------------------------------- cards, lineage, patches
