@@ -124,11 +124,11 @@ def evaluate(
         refuse_unread(quest.root, defaults)
         findings.extend(_quest_only_actions(quest, trusted.actions))
     if scope.can_fail and quest.is_git:
-        from ds_gate.engine.unseen import clone_findings
+        from ds_gate.engine.unseen import clone_findings, refuse_unread_git
 
         findings.extend(clone_findings(quest, scope))
         if scope.gates_pending:
-            _refuse_unread_objects(findings)
+            refuse_unread_git(findings)
     if scope.gates_pending:
         severity = ERROR if enforced else INFO
         findings.extend(pending_finding(run, cov.listed_by_invalid.get(run.artifact_id, []), severity, encoding)
@@ -198,41 +198,6 @@ def _quest_only_actions(quest: Quest, trusted: tuple[str, ...]) -> list[Finding]
              "ds_gate_decision_actions",
         pointer="/action", subject=decision.artifact_id)
         for decision in quest.decisions.values() if decision.action is not None and decision.action.strip() in quest_only]
-
-
-def _refuse_unread_objects(findings: list[Finding]) -> None:
-    """Git objects the gate could not read (a partial clone's, damaged ones) and links or
-    gitlinks committed where DeepScientist keeps records may hold runs: like a shallow clone,
-    the gate stops (exit 2) rather than pass on the rest. (A folder that links out of the
-    quest stops the folder source the same way, so every surface refuses such a quest with
-    the same exit code.)"""
-    from ds_gate.rules.reading import (
-        GIT_OBJECT_CORRUPT,
-        GIT_OBJECT_MISSING,
-        GIT_SYMLINK_IN_TREE,
-    )
-
-    unread = [f for f in findings if f.rule in (GIT_OBJECT_MISSING.id, GIT_OBJECT_CORRUPT.id)]
-    linked = [f for f in findings if f.rule == GIT_SYMLINK_IN_TREE.id]
-    if not unread and not linked:
-        return
-    from ds_gate.errors import QuestError
-    from ds_gate.sources.clone import REFETCH
-
-    if not unread:
-        first = linked[0]
-        more = f" (and {len(linked) - 1} more; `ds-gate check` lists them)" if len(linked) > 1 else ""
-        raise QuestError(f"{first.path}: [{first.rule}] {first.message}{more}; the gate does not pass on the rest. "
-                         f"Fix: {first.hint}")
-    fix = "restore them (`git fsck` names the damaged ones)" if all(f.rule == GIT_OBJECT_CORRUPT.id for f in unread) \
-        else REFETCH
-    raise QuestError(f"{len(unread)} git object(s) the gate must read are missing or damaged ({_shown(unread)}), so the "
-                     f"runs they hold cannot be seen and the gate does not pass on the rest: {fix}; `ds-gate check` "
-                     "lists them all")
-
-
-def _shown(found: list[Finding]) -> str:
-    return ", ".join(str(f.path) for f in found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
 
 
 def _refuse_unseen_toggle(quest: Quest, seen: Seen | None) -> None:

@@ -3,8 +3,9 @@ the pre-push gate share (exit 2, with the one command that fixes it); ``check`` 
 
 A pass is a claim that every completed run was seen. Each case here is a place runs may
 live that the gate did not read: branches a clone never fetched, a repository git refused
-to open (read from its folders alone, the branches no worktree has out are unseen), and a
-workspace or record folder that leads out of the quest (DeepScientist reads what it points
+to open (read from its folders alone, the branches no worktree has out are unseen), git
+objects it could not read or links committed where records live, and a workspace, record
+folder or index line that leads out of the quest (DeepScientist reads what it points
 to; ds-gate never follows a pointer out of the quest). None of them is a finding to weigh
 or waive: the verdict would be about a different quest than the one on disk.
 """
@@ -19,6 +20,8 @@ from ds_gate.model.findings import Finding
 from ds_gate.model.records import Quest
 from ds_gate.model.reports import GateReport, Scope
 from ds_gate.rules.reading import (
+    GIT_OBJECT_CORRUPT,
+    GIT_OBJECT_MISSING,
     GIT_ONE_BRANCH,
     GIT_SYMLINK_IN_TREE,
     INDEX_RECORD_OUTSIDE_QUEST,
@@ -58,9 +61,39 @@ def refuse_unseen(quest: Quest) -> None:
         outside = [f for f in outside if f.rule != INDEX_RECORD_OUTSIDE_QUEST.id]  # line names: that stop says why
     if outside:
         first = outside[0]
-        more = f" (and {len(outside) - 1} more; `ds-gate check` lists them)" if len(outside) > 1 else ""
-        raise QuestError(f"{quest.root}: {first.message}{more}; DeepScientist reads what it points to, {DOES_NOT_PASS}. "
-                         f"Fix: {first.hint}")
+        raise QuestError(f"{quest.root}: {first.message}{_more(outside)}; DeepScientist reads what it points to, "
+                         f"{DOES_NOT_PASS}. Fix: {first.hint}")
+
+
+def refuse_unread_git(findings: list[Finding]) -> None:
+    """Git objects the gate could not read (a partial clone's, damaged ones) and links or
+    gitlinks committed where DeepScientist keeps records may hold runs: like a shallow clone,
+    the gate stops (exit 2) rather than pass on the rest. (A folder that links out of the
+    quest stops the folder source the same way, so every surface refuses such a quest.)"""
+    unread = [f for f in findings if f.rule in (GIT_OBJECT_MISSING.id, GIT_OBJECT_CORRUPT.id)]
+    linked = [f for f in findings if f.rule == GIT_SYMLINK_IN_TREE.id]
+    if linked and not unread:
+        first = linked[0]
+        raise QuestError(f"{first.path}: [{first.rule}] {first.message}{_more(linked)}; the gate does not pass on the "
+                         f"rest. Fix: {first.hint}")
+    if unread:
+        from ds_gate.sources.clone import REFETCH
+
+        fix = "restore them (`git fsck` names the damaged ones)" if all(f.rule == GIT_OBJECT_CORRUPT.id for f in unread) \
+            else REFETCH
+        raise QuestError(f"{len(unread)} git object(s) the gate must read are missing or damaged "
+                         f"({_listed([str(f.path) for f in unread])}), so the runs they hold cannot be seen and the gate "
+                         f"does not pass on the rest: {fix}; `ds-gate check` lists them all")
+
+
+def _more(found: list[Finding]) -> str:
+    """What a stop naming the first of ``found`` says of the rest."""
+    return f" (and {len(found) - 1} more; `ds-gate check` lists them)" if len(found) > 1 else ""
+
+
+def _listed(names: list[str]) -> str:
+    """The first five of ``names``, and how many more."""
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
 def as_closure_sees(hooked: GateReport, local: GateReport, unrecorded: str) -> GateReport:
@@ -74,7 +107,7 @@ def as_closure_sees(hooked: GateReport, local: GateReport, unrecorded: str) -> G
         return hooked
     known = {run.artifact_id for run in hooked.completed_runs}  # runs the hook judged, covered or not
     extra = [run for run in local.pending if run.artifact_id not in known]
-    shown = ", ".join(run.artifact_id for run in extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
+    shown = _listed([run.artifact_id for run in extra])
     if not hooked.ok:
         if not extra:
             return hooked
