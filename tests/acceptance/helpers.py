@@ -12,6 +12,13 @@ def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProces
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=check)
 
 
+def add_remote(repo: Path, remote: Path) -> Path:
+    """A bare repository at ``remote``, added to ``repo`` as ``origin`` (where a push goes)."""
+    git(remote.parent, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    return remote
+
+
 def commit(cwd: Path, message: str, *paths: str) -> subprocess.CompletedProcess[str]:
     """``git add`` (everything, or ``paths``) then ``git commit``, hooks included; never raises."""
     git(cwd, "add", *(paths or ("-A",)))

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import commit, git, head_subject
+from helpers import add_remote, commit, git, head_subject
 
 from ds_gate.cli import main
 from ds_gate.example_quest import ExampleQuest
@@ -221,9 +221,7 @@ def test_a_finalization_commit_staging_a_gitlink_is_rejected(make_quest) -> None
 
 def test_a_pushed_gitlink_is_rejected_by_the_pre_push_gate(make_quest, tmp_path) -> None:
     quest = make_quest()
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    git(quest.root, "remote", "add", "origin", str(remote))
+    remote = add_remote(quest.root, tmp_path / "remote.git")
     assert git(quest.root, "push", "-q", "origin", "main").returncode == 0
     assert main(["install", str(quest.root)]) == 0
     paper = quest.worktree("paper", "paper/main-001")
@@ -292,9 +290,7 @@ def test_a_workspace_leading_out_of_the_quest_stops_closure(make_quest, tmp_path
 
 def test_finalizing_with_a_workspace_out_of_the_quest_is_refused_by_both_hooks(make_quest, tmp_path) -> None:
     quest = make_quest()
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    git(quest.root, "remote", "add", "origin", str(remote))
+    add_remote(quest.root, tmp_path / "remote.git")
     assert git(quest.root, "push", "-q", "origin", "main").returncode == 0
     assert main(["install", str(quest.root)]) == 0
     outside_workspace(quest, tmp_path, "link under .ds/worktrees")
@@ -344,9 +340,7 @@ def test_a_finalization_commit_leaving_a_completed_status_unstaged_is_rejected(f
 
 def test_a_finalization_push_while_a_worktree_holds_an_uncommitted_run_is_rejected(finalizing, tmp_path) -> None:
     quest, paper = finalizing
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    git(quest.root, "remote", "add", "origin", str(remote))
+    remote = add_remote(quest.root, tmp_path / "remote.git")
     assert git(quest.root, "push", "-q", "origin", "main").returncode == 0
     idea = quest.worktree("idea", "idea/001-a")
     run = quest.run(idea, "main-005")  # recorded in another worktree, not committed

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import commit, git, head_subject
+from helpers import add_remote, commit, git, head_subject
 
 from ds_gate.cli import main
 from ds_gate.example_quest import ExampleQuest
@@ -361,9 +361,7 @@ def test_the_hooks_never_import_python_the_quest_holds(gated, tmp_path) -> None:
     write_manifest(paper)
     rejected = commit(paper, "paper: bundle")  # a finalization: the closure gate runs
     assert rejected.returncode != 0 and "REJECTED" in rejected.stderr
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    git(paper, "remote", "add", "origin", str(remote))
+    add_remote(paper, tmp_path / "remote.git")
     git(paper, "commit", "-q", "--no-verify", "-m", "paper: bundle")
     pushed = git(paper, "push", "-q", "origin", "paper/main-001", check=False)
     assert pushed.returncode != 0  # the pre-push gate ran and refused the finalization push

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import git
+from helpers import add_remote, git
 
 from ds_gate.cli import main
 
@@ -188,9 +188,7 @@ def test_a_symlinked_runs_folder_on_a_branch_fails_closure_instead_of_hiding_its
 
 def test_the_pre_push_hook_gates_a_finalization_push(original, tmp_path) -> None:
     quest, (first, second, third), review = original
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    git(quest.root, "remote", "add", "origin", str(remote))
+    remote = add_remote(quest.root, tmp_path / "remote.git")
     for branch in ("main", "idea/001-a", "run/main-002", "analysis/idea-a/c-s1"):
         assert git(quest.root, "push", "-q", "origin", branch).returncode == 0
     assert main(["install", str(quest.root)]) == 0

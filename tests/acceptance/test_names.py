@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import git, head_subject
+from helpers import add_remote, git, head_subject
 
 from ds_gate.cli import main
 
@@ -111,9 +111,7 @@ def test_a_push_that_finalizes_through_an_odd_name_is_gated(make_quest, tmp_path
     idea = quest.worktree("idea-a", "idea/001-a")
     run = quest.run(idea, "main-001")
     quest.checkpoint(idea, "experiment: main-001")
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    git(quest.root, "remote", "add", "origin", str(remote))
+    add_remote(quest.root, tmp_path / "remote.git")
     for branch in ("main", "idea/001-a"):
         assert git(quest.root, "push", "-q", "origin", branch).returncode == 0
     assert main(["install", str(quest.root)]) == 0

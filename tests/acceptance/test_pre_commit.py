@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import REPO, commit, head_subject
+from helpers import REPO, add_remote, commit, head_subject
 
 from ds_gate.example_quest import ExampleQuest
 
@@ -134,9 +134,7 @@ def test_the_pre_push_stage_gates_a_finalization_push_with_pre_commits_refs(ques
     from helpers import git
 
     assert pre_commit(quest.root, "install", "--hook-type", "pre-push").returncode == 0
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    git(quest.root, "remote", "add", "origin", str(remote))
+    add_remote(quest.root, tmp_path / "remote.git")
     run = quest.run(quest.root, "main-001")
     assert commit(quest.root, "record").returncode == 0
     assert git(quest.root, "push", "-q", "origin", "main", check=False).returncode == 0  # ordinary: passes

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import commit, git, head_subject
+from helpers import add_remote, commit, git, head_subject
 
 from ds_gate import evaluate
 from ds_gate.cli import main
@@ -52,9 +52,7 @@ def hooks_refuse(quest: ExampleQuest, runs: list[str]) -> None:
                                     "verdict": "good", "reason": "done"}))
     hook = commit(quest.root, "artifact: decision finalize")
     assert hook.returncode != 0 and all(run in hook.stdout + hook.stderr for run in runs), hook.stdout + hook.stderr
-    remote = quest.root.parent / f"{quest.root.name}-remote.git"
-    git(quest.root.parent, "init", "-q", "--bare", str(remote))
-    git(quest.root, "remote", "add", "origin", str(remote))
+    add_remote(quest.root, quest.root.parent / f"{quest.root.name}-remote.git")
     git(quest.root, "commit", "-q", "--no-verify", "-m", "artifact: decision finalize")
     pushed = git(quest.root, "push", "-q", "origin", "--all", check=False)
     assert pushed.returncode != 0 and all(run in pushed.stdout + pushed.stderr for run in runs)
@@ -161,9 +159,7 @@ def test_a_completion_written_in_other_bytes_is_a_finalization_commit(hooked, ho
 @pytest.mark.parametrize("how", ["a YAML hex escape", "an escaped line break"])
 def test_a_completion_written_in_other_bytes_is_a_finalization_push(hooked, tmp_path: Path, how: str) -> None:
     quest, run = hooked
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    git(quest.root, "remote", "add", "origin", str(remote))
+    add_remote(quest.root, tmp_path / "remote.git")
     assert git(quest.root, "push", "-q", "origin", "main", check=False).returncode == 0  # nothing finalizes yet
     completing(quest, ESCAPED[how])
     git(quest.root, "add", "-A")
@@ -251,9 +247,7 @@ def test_completing_the_file_quest_yaml_links_to_is_a_finalization_commit(hooked
 def test_completing_the_file_quest_yaml_links_to_is_a_finalization_push(hooked, tmp_path: Path) -> None:
     quest, run = hooked
     target = linked(quest)
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    git(quest.root, "remote", "add", "origin", str(remote))
+    add_remote(quest.root, tmp_path / "remote.git")
     assert git(quest.root, "push", "-q", "origin", "main", check=False).returncode == 0
     target.write_text(target.read_text().replace("status: active", "status: completed"))
     git(quest.root, "add", "-A")
