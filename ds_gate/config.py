@@ -168,15 +168,17 @@ class Ignored(NamedTuple):
     instead: str
 
     def note(self) -> str:
+        from ds_gate.settings import shown_config_path
+
         return (f"{self.key}: {_shown(self.value)} in {self.origin} is not applied: it is written inside the quest, which "
-                f"may only make the gate stricter; to apply it, use {self.instead}")
+                f"may only make the gate stricter; to apply it, use {self.instead.format(config=shown_config_path())}")
 
 
-INSTEAD = {
+INSTEAD = {  # {config}: the user's configuration file, as settings.shown_config_path names it
     "home": "--home DIR, $DEEPSCIENTIST_HOME, or home in the user's configuration",
-    "refs": "--refs PATTERN, or refs in the user's configuration (~/.config/ds-gate/config.yaml)",
-    "folders": "--from-folders, or source: folders in the user's configuration (~/.config/ds-gate/config.yaml)",
-    "git": "--from-git, or source: git in the user's configuration (~/.config/ds-gate/config.yaml)",
+    "refs": "--refs PATTERN, or refs in the user's configuration ({config})",
+    "folders": "--from-folders, or source: folders in the user's configuration ({config})",
+    "git": "--from-git, or source: git in the user's configuration ({config})",
 }
 
 

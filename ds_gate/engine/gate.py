@@ -187,6 +187,7 @@ def _quest_only_actions(quest: Quest, trusted: tuple[str, ...]) -> list[Finding]
     from ds_gate.config import decision_actions
     from ds_gate.plugins import known_actions
     from ds_gate.rules.vocabulary import DECISION_UNKNOWN_ACTION
+    from ds_gate.settings import shown_config_path
 
     quest_only = set(decision_actions(quest.root)) - known_actions() - set(trusted)
     return [DECISION_UNKNOWN_ACTION.at(
@@ -194,7 +195,7 @@ def _quest_only_actions(quest: Quest, trusted: tuple[str, ...]) -> list[Finding]
         f"action {decision.action!r} is accepted only by decision_actions in the quest's own configuration, which "
         "may only make closure stricter",
         hint=f"if the quest's DeepScientist (a fork) has it, list it in the user's configuration "
-             f"(decision_actions: [{decision.action}] in ~/.config/ds-gate/config.yaml) or in a plugin's "
+             f"(decision_actions: [{decision.action}] in {shown_config_path()}) or in a plugin's "
              "ds_gate_decision_actions",
         pointer="/action", subject=decision.artifact_id)
         for decision in quest.decisions.values() if decision.action is not None and decision.action.strip() in quest_only]
