@@ -253,7 +253,7 @@ def cat_file(cwd: Path | str, names: Iterable[str], *, staged: bool = False, abs
     from ds_gate.io.fs import TooLarge, max_file_bytes
 
     limit = max_file_bytes()
-    sizes = _batches(cwd, wanted, "--batch-check=%(objectname) %(objectsize)", _parse_checks, staged, absent)
+    sizes = _sizes(cwd, wanted, staged, absent)
     result: dict[str, bytes | TooLarge | None] = {}
     found: dict[str, str] = {}  # name -> object id, to read by id (the index cannot change in between)
     for name in wanted:
@@ -266,6 +266,19 @@ def cat_file(cwd: Path | str, names: Iterable[str], *, staged: bool = False, abs
             found[name] = got[0]
     blobs = _batches(cwd, list(dict.fromkeys(found.values())), "--batch", _parse_contents, staged, ()) if found else {}
     return {name: blobs.get(found[name]) if name in found else result.get(name) for name in wanted}
+
+
+def _sizes(cwd: Path | str, wanted: list[str], staged: bool = False, absent: Collection[str] = ()
+           ) -> dict[str, tuple[str, str] | None]:
+    """(object id, size as git prints it) of each name, with one git process; None for a missing one."""
+    return _batches(cwd, wanted, "--batch-check=%(objectname) %(objectsize)", _parse_checks, staged, absent)
+
+
+def blob_sizes(cwd: Path | str, names: Iterable[str]) -> dict[str, int | None]:
+    """The size of each object (None: missing), so a caller reading many can bound what it
+    holds at once, not only each blob (``cat_file``'s bound)."""
+    found = _sizes(cwd, _names(names))
+    return {name: int(got[1]) if got is not None and got[1].isdigit() else None for name, got in found.items()}
 
 
 def cat_file_check(cwd: Path | str, names: Iterable[str]) -> dict[str, tuple[str, str] | None]:

@@ -21,7 +21,7 @@ checkpoint never pays for it. A trusted ``--no-require`` still turns the gate of
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,11 +101,34 @@ def toggle_seen(quest: Quest) -> Seen:
 
     try:
         blobs = _history_blobs(quest.root)
-        contents = cat_file(quest.root, [blob for _, blob in blobs]) if blobs else {}
+        for batch in _batches(quest.root, blobs):
+            contents = cat_file(quest.root, [blob for _, blob in batch])
+            for commit, blob in batch:
+                raw = contents.get(blob)
+                if isinstance(raw, bytes) and _on(raw):
+                    return Seen(f"{QUEST_YAML} of commit {commit[:12]}", True)
     except GitError:  # git refusing the repository is judged where the records are read
         return Seen(None, had)
-    for commit, blob in blobs:
-        raw = contents.get(blob)
-        if isinstance(raw, bytes) and _on(raw):
-            return Seen(f"{QUEST_YAML} of commit {commit[:12]}", True)
     return Seen(None, had or bool(blobs))
+
+
+def _batches(root: Path, blobs: list[tuple[str, str]]) -> Iterator[list[tuple[str, str]]]:
+    """``blobs`` in order, in batches holding at most the file limit's bytes between them (a
+    blob over it alone): each blob is bounded by ``cat_file``, and what is held at once is
+    bounded too, however many large versions a history keeps (they compress to nothing)."""
+    from ds_gate.io.git import blob_sizes
+
+    if not blobs:
+        return
+    sizes = blob_sizes(root, [blob for _, blob in blobs])
+    limit = fs.max_file_bytes()
+    batch: list[tuple[str, str]] = []
+    held = 0
+    for item in blobs:
+        size = sizes.get(item[1]) or 0
+        if batch and held + size > limit:
+            yield batch
+            batch, held = [], 0
+        batch.append(item)
+        held += size
+    yield batch
