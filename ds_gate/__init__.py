@@ -6,7 +6,7 @@ cheap; see ``__all__``.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from ds_gate.kernel.version import __version__
 
 _API = {
     "load_quest": "ds_gate.engine.gate",
@@ -14,19 +14,19 @@ _API = {
     "list_distill_candidates": "ds_gate.engine.gate",
     "validate_files": "ds_gate.engine.documents",
     "commit_check": "ds_gate.engine.commit",
-    "install": "ds_gate.install",
+    "install": "ds_gate.hooks.install",
     "validate_cross_quest_patch": "ds_gate.rules.patch",
     "evaluate_lineage": "ds_gate.engine.lineage",
     "read_cards": "ds_gate.sources.memory",
     "parse_card": "ds_gate.sources.memory",
     "resolve_home": "ds_gate.sources.memory",
     "Card": "ds_gate.model.records",
-    "hookimpl": "ds_gate.hookspecs",
+    "hookimpl": "ds_gate.plugins.hookspecs",
     "list_knowledge_summaries": "ds_gate.recall.api",
     "normalize_tags": "ds_gate.recall.tags",
     "list_recent": "ds_gate.engine.recent",
-    "apply_waivers": "ds_gate.waivers",
-    "load_waivers": "ds_gate.waivers",
+    "apply_waivers": "ds_gate.config.waivers",
+    "load_waivers": "ds_gate.config.waivers",
     "coerce_toggle": "ds_gate.sources.quest_yaml",
     "is_completed": "ds_gate.rules.coverage",
     "Finding": "ds_gate.model.findings",
@@ -37,7 +37,7 @@ _API = {
     "Report": "ds_gate.model.reports",
     "GateReport": "ds_gate.model.reports",
     "Run": "ds_gate.model.records",
-    "QuestError": "ds_gate.errors",
+    "QuestError": "ds_gate.kernel.errors",
 }
 __all__ = sorted(_API)
 

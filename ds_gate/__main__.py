@@ -24,6 +24,6 @@ def _checkpoint_fast_path() -> bool:
 if _checkpoint_fast_path():
     sys.exit(0)
 
-from ds_gate.cli import main  # noqa: E402
+from ds_gate.cli.main import main  # noqa: E402
 
 sys.exit(main())

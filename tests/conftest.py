@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from ds_gate.cli import main
-from ds_gate.example_quest import ExampleQuest
+from ds_gate.cli.main import main
+from ds_gate.demo.example_quest import ExampleQuest
 
 
 @pytest.fixture(scope="session", autouse=True)

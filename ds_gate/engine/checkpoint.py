@@ -21,13 +21,13 @@ import os
 
 from ds_gate.engine.commit import REPORTS, _gated, _may_be_review
 from ds_gate.engine.quest_yaml_links import staged_names
-from ds_gate.io.git import cat_file, started
-from ds_gate.io.gitpaths import staged_changes
-from ds_gate.sources.paths import MANIFEST, QUEST_YAML, is_artifact_record, is_card
+from ds_gate.kernel.git import cat_file, started
+from ds_gate.kernel.gitpaths import staged_changes
+from ds_gate.kernel.layout import MANIFEST, QUEST_YAML, is_artifact_record, is_card
 
 TYPE_CHECKING = False  # not typing's: importing typing costs ~2 ms per commit
 if TYPE_CHECKING:
-    from ds_gate.io.fs import TooLarge
+    from ds_gate.kernel.fs import TooLarge
 
 # waivers.FILE and config.PYPROJECT, spelt here because importing either costs the model's
 # dataclasses; tests/acceptance/test_checkpoint_fast_path.py holds them equal.
@@ -50,7 +50,7 @@ def _only_clean_records(cwd: str, changes: dict[str, tuple[str | None, str]]) ->
     listing = started(["worktree", "list", "--porcelain", "-z"], cwd)  # git answers while the records are judged
     clean = False
     try:
-        from ds_gate.plugins import any_installed
+        from ds_gate.plugins.manager import any_installed
 
         clean = not any_installed() and _records_clean(cwd, changes, names)  # a plugin's rules may look at anything
     finally:
@@ -85,7 +85,7 @@ def _staged_blobs(cwd: str, changes: dict[str, tuple[str | None, str]], names: l
     nearly always is), else what ``cat_file`` reads, as ``commit_check`` does. The copy
     saves two git processes (``cat-file --batch-check`` and ``--batch``), ~4 ms a commit;
     it is read as every quest file is (``io.fs.read_file``: bounded, never a FIFO)."""
-    from ds_gate.io.fs import read_file
+    from ds_gate.kernel.fs import read_file
 
     blobs: dict[str, bytes | TooLarge | None] = {}
     top = os.path.realpath(cwd)

@@ -26,14 +26,14 @@ from __future__ import annotations
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~3 ms per commit
 
 from ds_gate.engine.quest_yaml_links import followed, staged_names
-from ds_gate.io.git import cat_file
-from ds_gate.io.gitpaths import staged_changes
-from ds_gate.sources.paths import MANIFEST, QUEST_YAML, is_artifact_record, is_card
+from ds_gate.kernel.git import cat_file
+from ds_gate.kernel.gitpaths import staged_changes
+from ds_gate.kernel.layout import MANIFEST, QUEST_YAML, is_artifact_record, is_card
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ds_gate.io.fs import TooLarge
+    from ds_gate.kernel.fs import TooLarge
     from ds_gate.model.findings import Finding
     from ds_gate.model.records import Quest
     from ds_gate.model.reports import Report
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 def _plugin_patterns(names: list[str]) -> list[str]:
     """The plugins' finalization patterns when one names a staged file, else []: an ordinary
     checkpoint without plugins imports neither pluggy nor the finalization rules."""
-    from ds_gate.plugins import finalization_patterns
+    from ds_gate.plugins.manager import finalization_patterns
 
     patterns = finalization_patterns() if names else []
     if not patterns:
@@ -130,11 +130,11 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
         return staged_quest[0]
 
     from ds_gate.model.reports import SCOPES, DocumentsReport
-    from ds_gate.waivers import waive
+    from ds_gate.config.waivers import waive
 
     card_findings = waive(card_findings, loc.root, audit=False)
     if reasons:
-        from ds_gate.config import configured_require
+        from ds_gate.config.quest import configured_require
         from ds_gate.engine.gate import evaluate
 
         require = require or configured_require(loc.root)
@@ -162,7 +162,7 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
         findings.extend(dataclasses.replace(f, path=prefix + QUEST_YAML) for f in yaml_findings)
     if validate:
         from ds_gate.engine.documents import GivenFile, check_documents
-        from ds_gate.rules.reading import unreadable
+        from ds_gate.sources.problems import unreadable
 
         documents: list[GivenFile] = []
         doc_findings: list[Finding] = []
@@ -196,10 +196,10 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
 def _card_findings(root: Path, top: Path, prefix: str, names: list[str], blobs: dict[str, bytes | TooLarge | None],
                    validate: bool, notes: list[str]) -> list[Finding]:
     """Each staged card on its own (with ``validate``) and as a patch of its ``HEAD`` version."""
-    from ds_gate.plugins import card_checker, patch_checker
-    from ds_gate.rules.reading import unreadable
+    from ds_gate.plugins.manager import card_checker, patch_checker
+    from ds_gate.sources.problems import unreadable
     from ds_gate.sources.memory import parse_card
-    from ds_gate.sources.paths import kind_of
+    from ds_gate.kernel.layout import kind_of
     from ds_gate.sources.quest_yaml import committing_quest
 
     patching_quest, why = committing_quest(root, blobs.get(f"HEAD:{QUEST_YAML}"))

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ds_gate.errors import QuestError
-from ds_gate.io import fs
+from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel import fs
 from ds_gate.model.findings import ERROR, Finding
 from ds_gate.model.records import Card, Document, Quest, review_encoding, review_fields
 from ds_gate.model.reports import DocumentsReport
-from ds_gate.rules.reading import INPUT_UNREADABLE, too_large
+from ds_gate.sources.problems import INPUT_UNREADABLE, too_large
 from ds_gate.rules.records import REVIEW_RUNS_NOT_CHECKED
-from ds_gate.sources.paths import GATE_KINDS, record_kind
+from ds_gate.kernel.layout import GATE_KINDS, record_kind
 from ds_gate.sources.records import parse_json_object
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def check_documents(
 ) -> tuple[list[Finding], int]:
     """Findings for the documents, and how many were run or decision records. ``root``: the
     quest whose ``.ds-gate.yaml`` says which extra decision actions its DeepScientist accepts."""
-    from ds_gate.plugins import record_checker
+    from ds_gate.plugins.manager import record_checker
     from ds_gate.rules.vocabulary import kind_finding
 
     check = record_checker(root)
@@ -113,7 +113,7 @@ def walk_documents(folder: Path) -> list[str]:
     import os
     import re
 
-    from ds_gate.sources.paths import pre_commit_files_pattern
+    from ds_gate.kernel.layout import pre_commit_files_pattern
 
     wanted = re.compile(pre_commit_files_pattern())
     found: list[str] = []
@@ -167,7 +167,7 @@ def validate_files(paths: Iterable[str | Path], *, checkpoint: bool = False) -> 
             continue
         if path.suffix == ".md":
             if check_card is None:
-                from ds_gate.plugins import card_checker
+                from ds_gate.plugins.manager import card_checker
 
                 check_card = card_checker()
             card_problems = _card(raw, path, str(given), check_card)

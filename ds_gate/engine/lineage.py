@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from ds_gate.errors import QuestError
+from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import ERROR, Finding
 from ds_gate.model.records import Card
 from ds_gate.model.reports import LineageReport
@@ -25,7 +25,7 @@ def evaluate_lineage(
     """``ds-gate lineage``: every experience card of the home and of the given quests, and
     with ``since``, every card of the home's memory changed since that git revision."""
     from ds_gate.engine.loader import load_quest
-    from ds_gate.plugins import card_checker, patch_checker
+    from ds_gate.plugins.manager import card_checker, patch_checker
     from ds_gate.rules.lineage import chain_findings, runs_by_quest
 
     quests = [load_quest(p, runs_only=True) for p in paths]
@@ -95,8 +95,8 @@ def changed_cards(home: Home, since: str) -> list[tuple[Card | None, Card]]:
     Plumbing only: the revision's tree is listed with ``ls-tree`` and each card file is
     hashed here as git would hash it, so no git process reads the work tree (which would run
     the memory repository's clean filters and refresh its index)."""
-    from ds_gate.io import fs
-    from ds_gate.io.git import GitError, blob_id, cat_file, git, split_z
+    from ds_gate.kernel import fs
+    from ds_gate.kernel.git import GitError, blob_id, cat_file, git, split_z
     from ds_gate.sources.card_files import card_files
     from ds_gate.sources.memory import parse_card
 

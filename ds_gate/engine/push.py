@@ -19,11 +19,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ds_gate.engine.quest_yaml_links import pushed_names
-from ds_gate.io.git import cat_file_check
-from ds_gate.io.gitpaths import read_paths
+from ds_gate.kernel.git import cat_file_check
+from ds_gate.kernel.gitpaths import read_paths
 from ds_gate.model.reports import GateReport
 from ds_gate.sources.gitrefs import names_in_range, pushed_refs
-from ds_gate.sources.paths import MANIFEST, QUEST_YAML, is_artifact_record
+from ds_gate.kernel.layout import MANIFEST, QUEST_YAML, is_artifact_record
 
 ZERO = frozenset({"0" * 40, "0" * 64})
 
@@ -42,7 +42,7 @@ def finalization_reasons(root: Path, tip: str) -> list[str]:
     names = names_in_range(root, tip)
     if not names:
         return []
-    from ds_gate.plugins import finalization_patterns
+    from ds_gate.plugins.manager import finalization_patterns
     from ds_gate.rules.finalization import push_reasons
 
     wanted = [n for n in names if n == QUEST_YAML or (is_artifact_record(n) and n.startswith("artifacts/decisions/"))]
@@ -63,7 +63,7 @@ def push_check(cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: b
         reasons.extend(f"{r} at {name}" for r in finalization_reasons(root, tip))
     if not reasons:
         return None
-    from ds_gate.config import configured_require
+    from ds_gate.config.quest import configured_require
     from ds_gate.engine.gate import evaluate, load_quest
 
     require = require or configured_require(root)

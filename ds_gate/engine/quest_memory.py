@@ -65,7 +65,7 @@ def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | Non
     lessons = [c for c in own if c.is_experience and not c.broken]
     if not (own or entries):
         return out  # no card to look at: the card rules are not even imported
-    from ds_gate.plugins import card_checker
+    from ds_gate.plugins.manager import card_checker
     from ds_gate.rules.cards import CardIndex, quest_scope_findings, review_findings
     from ds_gate.rules.lineage import QuestRuns, chain_findings, runs_by_quest
 

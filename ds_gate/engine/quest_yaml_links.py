@@ -17,14 +17,14 @@ from __future__ import annotations
 import os
 import posixpath
 
-from ds_gate.io.git import GitError, cat_file, git, split_z
-from ds_gate.sources.paths import QUEST_YAML
+from ds_gate.kernel.git import GitError, cat_file, git, split_z
+from ds_gate.kernel.layout import QUEST_YAML
 
 TYPE_CHECKING = False  # not typing's: the commit hook imports this module
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from ds_gate.io.fs import TooLarge
+    from ds_gate.kernel.fs import TooLarge
 
 LINK, TREE = "120000", "040000"
 MAX_HOPS = 16  # the kernel's own bound on links in one path is 40; a real quest has none

@@ -15,12 +15,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ds_gate.errors import QuestError
-from ds_gate.io.jsondoc import loads
+from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.jsondoc import loads
 from ds_gate.model.records import timestamp
 from ds_gate.model.reports import check_limit
 from ds_gate.sources.folders import Reader
-from ds_gate.sources.paths import ARTIFACT_DIRS
+from ds_gate.kernel.layout import ARTIFACT_DIRS
 from ds_gate.sources.records import index_lines, read_records
 
 TYPE_CHECKING = False
@@ -69,7 +69,7 @@ def list_recent(quest: Path | str | Location, kind: str | None = None, limit: in
 
 
 def _item(data: dict[str, Any], name: str, display: str, workspace: str) -> dict[str, Any] | None:
-    from ds_gate.sources.paths import record_kind
+    from ds_gate.kernel.layout import record_kind
 
     kind = record_kind(data, name.split("/", 1)[0])
     aid = data.get("artifact_id") or data.get("id") or Path(name).stem

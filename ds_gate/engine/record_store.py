@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.engine.slim import well_formed
-from ds_gate.io.digest import blake2b
+from ds_gate.kernel.digest import blake2b
 from ds_gate.io.record_cache import RecordCache, StatKey, version_of
 from ds_gate.model.findings import Finding
 
@@ -27,14 +27,14 @@ if TYPE_CHECKING:
 RECORD_SCHEMAS = ("decision", "distill_review", "distill_review_report", "run")
 # modules whose code decides a slim; their size and mtime join the version
 SLIM_CODE = ("ds_gate.engine.slim", "ds_gate.engine.collector", "ds_gate.rules.records", "ds_gate.rules.vocabulary",
-             "ds_gate.rules.schema", "ds_gate.rules.reading", "ds_gate.io.schema_fast", "ds_gate.io.schemas",
-             "ds_gate.io.schema_explain", "ds_gate.io.schema_files", "ds_gate.io.jsondoc", "ds_gate.model.records",
-             "ds_gate.model.findings", "ds_gate.sources.records", "ds_gate.sources.paths", "ds_gate.sources.record_json",
-             "ds_gate.rules.words", "ds_gate.sources.quest_yaml", "ds_gate.io.yamldoc", "ds_gate.engine.record_store")
+             "ds_gate.rules.schema", "ds_gate.sources.problems", "ds_gate.kernel.schema_fast", "ds_gate.io.schemas",
+             "ds_gate.io.schema_explain", "ds_gate.kernel.schema_files", "ds_gate.kernel.jsondoc", "ds_gate.model.records",
+             "ds_gate.model.findings", "ds_gate.sources.records", "ds_gate.kernel.layout", "ds_gate.sources.record_json",
+             "ds_gate.kernel.words", "ds_gate.sources.quest_yaml", "ds_gate.io.yamldoc", "ds_gate.engine.record_store")
 
 
 def _schemas_digest() -> bytes:
-    from ds_gate.io.resources import data_dir
+    from ds_gate.kernel.resources import data_dir
 
     digest = blake2b(digest_size=16)
     folder = data_dir("schemas")
@@ -62,7 +62,7 @@ def _code_stamp() -> bytes:
 def open_store(root: Path, key: bytes, kinds: tuple[str, ...]) -> RecordCache:
     """The cache of the quest at ``root`` (an empty one when the cache folder is unusable)."""
     from ds_gate.io.cache_dir import cache_name, trusted, user_cache_dir
-    from ds_gate.io.fs import max_file_bytes
+    from ds_gate.kernel.fs import max_file_bytes
 
     folder = user_cache_dir()
     # one file per quest and kinds read: lineage's runs-only reads never replace the gate's file
@@ -119,7 +119,7 @@ def cached_index(store: RecordCache, reader: FolderReader, kinds: tuple[str, ...
     """A folder's index lines from the cache, or read now and cached; None: read it as usual
     (no index, or one whose folder or link is reported: that report comes from the read)."""
     from ds_gate.engine.slim import pack_index, unpack_index
-    from ds_gate.sources.paths import INDEX_NAME
+    from ds_gate.kernel.layout import INDEX_NAME
     from ds_gate.sources.records import read_index
 
     before = len(reader.findings)

@@ -69,14 +69,14 @@ def _workspace(quest: Quest, run: Run) -> Workspace | None:
 
 def read_record(quest: Quest, run: Run) -> tuple[dict[str, Any] | None, str | None]:
     """The run's record as the loader found it, or None and why it could not be read again."""
-    from ds_gate.io.fs import TooLarge
-    from ds_gate.io.git import GitError
+    from ds_gate.kernel.fs import TooLarge
+    from ds_gate.kernel.git import GitError
     from ds_gate.sources.records import parse_json_object
 
     ws = _workspace(quest, run)
     raw: bytes | TooLarge | None
     if ws is not None and ws.ref is not None:  # a branch tip: git objects, never a checkout
-        from ds_gate.io.gitpaths import read_paths
+        from ds_gate.kernel.gitpaths import read_paths
 
         prefix = f"{ws.ref}:"
         inside = run.path[len(prefix):] if run.path.startswith(prefix) else run.path
@@ -85,7 +85,7 @@ def read_record(quest: Quest, run: Run) -> tuple[dict[str, Any] | None, str | No
         except GitError as exc:
             return None, f"git could not read {run.path}: {exc}"
     else:
-        from ds_gate.io import fs
+        from ds_gate.kernel import fs
         from ds_gate.sources.location import is_inside
 
         full = Path(os.path.realpath(quest.root / run.path))

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from sys import intern
 from typing import Any
 
-from ds_gate.io.jsondoc import place
+from ds_gate.kernel.jsondoc import place
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import (
     DECISION_ENCODING,
@@ -30,7 +30,7 @@ from ds_gate.model.records import (
 )
 from ds_gate.rules.records import ARTIFACT_ID_MISMATCH
 from ds_gate.rules.vocabulary import kind_finding
-from ds_gate.sources.paths import ARTIFACT_DIRS, record_kind
+from ds_gate.kernel.layout import ARTIFACT_DIRS, record_kind
 from ds_gate.sources.records import IndexEntry, parse_json_object
 
 Slim = tuple[Any, ...]

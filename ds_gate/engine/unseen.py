@@ -15,11 +15,11 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from ds_gate.errors import QuestError
+from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Quest
 from ds_gate.model.reports import GateReport, Scope
-from ds_gate.rules.reading import (
+from ds_gate.sources.problems import (
     GIT_OBJECT_CORRUPT,
     GIT_OBJECT_MISSING,
     GIT_ONE_BRANCH,

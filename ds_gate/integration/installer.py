@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ds_gate.errors import QuestError
+from ds_gate.kernel.errors import QuestError
 
 PTH = "ds_gate_deepscientist.pth"
 MARK = "# ds-gate-managed: DeepScientist integration (ds-gate install --deepscientist; undo: --undo)"

@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ds_gate.engine.agent_tools import validate_review
-from ds_gate.errors import QuestError
+from ds_gate.agent.tools import validate_review
+from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import SCHEMA_VERSION
 
 NOT_A_REVIEW = ("the payload is no distill review: kind 'report' with report_type 'distill_review' "

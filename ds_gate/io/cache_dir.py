@@ -10,7 +10,7 @@ import os
 import stat
 from pathlib import Path
 
-from ds_gate.io.digest import blake2b
+from ds_gate.kernel.digest import blake2b
 
 
 def user_cache_dir() -> Path:

@@ -31,7 +31,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from ds_gate.io.digest import blake2b
+from ds_gate.kernel.digest import blake2b
 
 MAGIC = b"ds-gate records 4\n"  # 2: written in chunks, the digest at the end; 3: one int per stat;
 # 4: a slim's third field holds every per-copy finding (an unknown kind read by its folder, an id mismatch)
@@ -185,6 +185,6 @@ class RecordCache:
 
 def version_of(*parts: bytes) -> bytes:
     """ds-gate's version, Python's and marshal's, plus the caller's parts (schemas, code, rules)."""
-    from ds_gate import __version__
+    from ds_gate.kernel.version import __version__
 
     return b"\0".join((__version__.encode(), sys.version.encode(), str(marshal.version).encode(), *parts))

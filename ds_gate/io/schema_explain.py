@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ds_gate.io.jsondoc import pointer as to_pointer
-from ds_gate.io.schema_files import load, resolve
+from ds_gate.kernel.jsondoc import pointer as to_pointer
+from ds_gate.kernel.schema_files import load, resolve
 
 
 @dataclass(frozen=True, slots=True)

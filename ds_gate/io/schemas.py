@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import functools
 
-from ds_gate.io.jsondoc import pointer as to_pointer
-from ds_gate.io.schema_fast import Unsupported, compile_schema, fast
+from ds_gate.kernel.jsondoc import pointer as to_pointer
+from ds_gate.kernel.schema_fast import Unsupported, compile_schema, fast
 
 TYPE_CHECKING = False  # the commit hook accepts staged records here: no typing import
 if TYPE_CHECKING:
     from typing import Any
 
     from ds_gate.io.schema_explain import SchemaError
-from ds_gate.io.schema_files import SCHEMA_NAMES, load
+from ds_gate.kernel.schema_files import SCHEMA_NAMES, load
 
 __all__ = ["SCHEMA_NAMES", "Unsupported", "accepts", "compile_schema", "errors", "fast", "label", "load", "validator"]
 

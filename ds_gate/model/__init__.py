@@ -6,7 +6,7 @@ names for plugins and users (``from ds_gate.model import Finding, Rule``).
 
 from __future__ import annotations
 
-from ds_gate.errors import QuestError
+from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import (
     CONTRACT,
     DISCIPLINE,

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ds_gate.errors import QuestError
+from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import Finding
 
 __all__ = ["QuestError"]  # re-exported: the model is where users look for it

@@ -31,7 +31,7 @@ def ds_gate_run_is_completed(run: Run) -> bool:
 
 
 def ds_gate_finalization_patterns() -> list[str]:
-    from ds_gate.sources.paths import MANIFEST
+    from ds_gate.kernel.layout import MANIFEST
 
     return [MANIFEST]
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from ds_gate.commands.options import GateOptions
+from ds_gate.cli.options import GateOptions
 from ds_gate.model import Finding, GateReport, LineageReport
 from ds_gate.pytest.distribute import distributed
 from ds_gate.pytest.guard import is_home, quest_folders
@@ -98,8 +98,8 @@ def compute(options: GateOptions) -> tuple[list[dict[str, Any]], list[GateReport
     """(groups of items, the quests' reports), each quest read once."""
     from ds_gate.engine.gate import evaluate
     from ds_gate.engine.lineage import evaluate_lineage
-    from ds_gate.errors import QuestError
-    from ds_gate.io.git import GitError
+    from ds_gate.kernel.errors import QuestError
+    from ds_gate.kernel.git import GitError
 
     home, require, source, refs = options.home, options.require, options.source, options.refs
     groups: list[dict[str, Any]] = []
@@ -122,7 +122,7 @@ def compute(options: GateOptions) -> tuple[list[dict[str, Any]], list[GateReport
                                   cache=options.cache, no_require=options.no_require,
                                   accept_quest_waivers=options.accept_quest_waivers)
             except (QuestError, GitError) as exc:
-                from ds_gate.rules.reading import INPUT_UNREADABLE
+                from ds_gate.sources.problems import INPUT_UNREADABLE
 
                 failure = INPUT_UNREADABLE.at(str(quest_path), f"not a readable quest: {exc}",
                                               hint="point --ds-gate at a quest root or a DeepScientist home")

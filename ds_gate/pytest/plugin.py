@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from ds_gate.commands.flags import PYTEST
-from ds_gate.commands.options import GateOptions
+from ds_gate.cli.flags import PYTEST
+from ds_gate.cli.options import GateOptions
 
 PLUGIN_NAME = "ds-gate-session"
 REFUSED = pytest.StashKey[str]()  # why the session would import the quest's code

@@ -8,14 +8,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ds_gate.errors import QuestError
-from ds_gate.io import fs
+from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel import fs
 from ds_gate.model.reports import MAX_LIMIT, check_limit
 from ds_gate.recall.cache import Cache
 from ds_gate.recall.index import Index, Root
 from ds_gate.recall.tags import normalize_tags
 from ds_gate.sources.memory import resolve_home
-from ds_gate.sources.paths import MEMORY_KINDS
+from ds_gate.kernel.layout import MEMORY_KINDS
 
 __all__ = ["MAX_LIMIT", "SCOPES", "list_knowledge_summaries", "check_kind", "recall_with_counts", "tags_for_stage"]  # MAX_LIMIT: re-exported
 

@@ -6,7 +6,7 @@ import io
 import json
 from pathlib import Path
 
-from ds_gate.errors import QuestError
+from ds_gate.kernel.errors import QuestError
 from ds_gate.model.records import timestamp
 from ds_gate.recall.entries import Budget, Entry
 from ds_gate.recall.tags import normalize_tags
@@ -24,8 +24,7 @@ def read_jsonl(path: Path, budget: Budget | None = None) -> list[Entry]:
     the whole recall holds (``entries.Budget``), this file included."""
     import hashlib
 
-    from ds_gate.io import fs
-
+    from ds_gate.kernel import fs
     try:
         raw = fs.read_file(path)  # held whole (every line becomes an entry): the size limit applies
     except fs.TooLarge as exc:

@@ -80,7 +80,7 @@ def _result(finding: Finding, index: dict[str, int], rooted: bool) -> dict[str, 
 
 def sarif_log(report: Report) -> dict[str, Any]:
     """The SARIF log of one report, as a JSON value."""
-    from ds_gate import __version__
+    from ds_gate.kernel.version import __version__
 
     rules: list[str] = []
     for finding in report.findings:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ds_gate.io.jsondoc import pointer
+from ds_gate.kernel.jsondoc import pointer
 from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
 from ds_gate.model.records import Card, Decision, encoding_note, text_of, timestamp
 
@@ -204,7 +204,7 @@ def written_after(other: Card, when: float | None) -> bool:
 
 
 def _review_finding(review: Decision, rule: Rule, where: tuple[str | int, ...], message: str, hint: str) -> Finding:
-    from ds_gate.io.jsondoc import place
+    from ds_gate.kernel.jsondoc import place
     from ds_gate.model.review_call import rerecord_call
 
     # the review itself is fixed through DeepScientist's own tools: recorded again under its id

@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from ds_gate.io.jsondoc import place, pointer
+from ds_gate.kernel.jsondoc import place, pointer
 from ds_gate.model.findings import CONTRACT, DISCIPLINE, ERROR, WARNING, Finding, Rule
 from ds_gate.model.records import (
     REPORT_ENCODING,

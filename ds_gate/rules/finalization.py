@@ -15,7 +15,7 @@ Pure functions of paths and bytes; the commit hook and the pre-push hook read th
 
 from __future__ import annotations
 
-from ds_gate.sources.paths import MANIFEST, QUEST_YAML
+from ds_gate.kernel.layout import MANIFEST, QUEST_YAML
 
 TYPE_CHECKING = False  # the commit hook imports this module; typing costs ~3 ms
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def decision_reason(raw: bytes) -> str | None:
     """Why a decision record finalizes the quest, or None. Read as ``json.loads`` reads it
     (NaN too, any UTF); a strict UTF-8 record, the usual one, parses to the same value
     without importing ``json`` (``io.jsondoc.loads``: ~4 ms on a commit staging a decision)."""
-    from ds_gate.io.jsondoc import loads
+    from ds_gate.kernel.jsondoc import loads
 
     try:
         data = loads(raw)

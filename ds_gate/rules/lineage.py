@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ds_gate.io.jsondoc import pointer
+from ds_gate.kernel.jsondoc import pointer
 from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
 from ds_gate.model.records import Card, Quest, same_quest
 from ds_gate.rules.coverage import RunIndex

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ds_gate.io.jsondoc import pointer
+from ds_gate.kernel.jsondoc import pointer
 from ds_gate.model.findings import CONTRACT, ERROR, Finding, Rule
 from ds_gate.model.records import Card, same_quest, text_of
 

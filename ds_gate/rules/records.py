@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from ds_gate.io import schemas
-from ds_gate.io.jsondoc import place, pointer
+from ds_gate.kernel.jsondoc import place, pointer
 from ds_gate.model.findings import (
     CONTRACT,
     DISCIPLINE,

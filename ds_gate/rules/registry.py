@@ -12,12 +12,12 @@ MODULES = (
     "ds_gate.rules.coverage",
     "ds_gate.rules.records",
     "ds_gate.rules.vocabulary",
-    "ds_gate.rules.reading",
+    "ds_gate.sources.problems",
     "ds_gate.rules.cards",
     "ds_gate.rules.lineage",
     "ds_gate.rules.patch",
-    "ds_gate.waivers",
-    "ds_gate.install",
+    "ds_gate.config.waivers",
+    "ds_gate.hooks.install",
 )
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ds_gate.io import schemas
-from ds_gate.io.jsondoc import pointer
+from ds_gate.kernel.jsondoc import pointer
 from ds_gate.model.findings import Finding, Rule
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from ds_gate.io.jsondoc import place
+from ds_gate.kernel.jsondoc import place
 from ds_gate.model.findings import CONTRACT, ERROR, Finding, Rule
-from ds_gate.rules.words import (
+from ds_gate.kernel.words import (
     DECISION_ACTIONS,
     KINDS,
     MAIN_DECISION_ACTIONS,
@@ -21,7 +21,7 @@ from ds_gate.rules.words import (
     unknown_action,
     unknown_kind,
 )
-from ds_gate.sources.paths import ARTIFACT_DIRS, KIND_OF_DIR
+from ds_gate.kernel.layout import ARTIFACT_DIRS, KIND_OF_DIR
 
 DECISION_UNKNOWN_ACTION = Rule("decision.unknown-action", ERROR, CONTRACT,
     "a decision `action` DeepScientist does not accept (with a did-you-mean; plugins and `.ds-gate.yaml` add actions)")

@@ -13,8 +13,8 @@ import os
 import re
 from pathlib import Path
 
-from ds_gate.io.fs import text_or_none
-from ds_gate.io.git import GitError, git
+from ds_gate.kernel.fs import text_or_none
+from ds_gate.kernel.git import GitError, git
 
 # git before 2.39.4 ignores GIT_NO_LAZY_FETCH: reading a partial clone there could reach
 # for the promisor remote (the transport ban still stops it, but ds-gate does not lean on
@@ -207,7 +207,7 @@ def refuse_unsafe_partial(root: Path) -> None:
     """A partial clone read with a git that ignores GIT_NO_LAZY_FETCH: exit 2, not a read."""
     found = version(root)
     if not lazy_fetch_safe(found):
-        from ds_gate.errors import QuestError
+        from ds_gate.kernel.errors import QuestError
 
         shown = ".".join(map(str, found)) or "unknown"
         raise QuestError(f"{root} is a partial clone and this git ({shown}) is older than 2.39.4, which ignores "
@@ -228,6 +228,6 @@ def parse_version(text: str) -> tuple[int, ...]:
 
 def version(cwd: Path | str = ".") -> tuple[int, ...]:
     """The version of the git ds-gate runs."""
-    from ds_gate.io.git import git
+    from ds_gate.kernel.git import git
 
     return parse_version(git(["--version"], cwd).decode("utf-8", "replace"))

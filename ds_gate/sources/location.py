@@ -14,12 +14,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ds_gate.errors import QuestError
-from ds_gate.io import fs
-from ds_gate.io.git import GitError, git
+from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel import fs
+from ds_gate.kernel.git import GitError, git
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Workspace
-from ds_gate.rules.reading import (
+from ds_gate.sources.problems import (
     ARTIFACT_UNREADABLE,
     QUEST_NOT_GIT,
     QUEST_RESEARCH_STATE_INVALID,

@@ -24,11 +24,11 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from ds_gate.io import fs
+from ds_gate.kernel import fs
 from ds_gate.io.yamldoc import MAX_VALUES, over_values
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card
-from ds_gate.rules.reading import (
+from ds_gate.sources.problems import (
     CARD_FRONTMATTER_INVALID,
     CARD_TAGS_OVER_LIMIT,
     INPUT_TOO_LARGE,

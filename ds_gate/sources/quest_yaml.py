@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ds_gate.io import fs
+from ds_gate.kernel import fs
 from ds_gate.model.findings import Finding
-from ds_gate.rules.reading import (
+from ds_gate.sources.problems import (
     QUEST_NO_QUEST_YAML,
     QUEST_TOGGLE_UNRECOGNISED,
     QUEST_YAML_INVALID,

@@ -8,7 +8,7 @@ and the rules that word a problem load only for a record that has one.
 
 from __future__ import annotations
 
-from ds_gate.io.jsondoc import loads
+from ds_gate.kernel.jsondoc import loads
 
 TYPE_CHECKING = False  # not typing's: importing typing costs ~2 ms per commit
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, 
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        from ds_gate.rules.reading import ARTIFACT_INVALID_JSON
+        from ds_gate.sources.problems import ARTIFACT_INVALID_JSON
 
         return None, ARTIFACT_INVALID_JSON.at(
             display,
@@ -33,7 +33,7 @@ def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, 
     try:
         data = loads(text)
     except RecursionError:
-        from ds_gate.rules.reading import ARTIFACT_INVALID_JSON
+        from ds_gate.sources.problems import ARTIFACT_INVALID_JSON
 
         return None, ARTIFACT_INVALID_JSON.at(
             display,
@@ -43,7 +43,7 @@ def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, 
     except ValueError as exc:
         from json import JSONDecodeError  # loaded already: loads raised it
 
-        from ds_gate.rules.reading import ARTIFACT_INVALID_JSON
+        from ds_gate.sources.problems import ARTIFACT_INVALID_JSON
 
         if isinstance(exc, JSONDecodeError):
             return None, ARTIFACT_INVALID_JSON.at(
@@ -58,7 +58,7 @@ def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, 
             hint="write null (or a number) instead; DeepScientist's records are strict JSON",
         )
     if not isinstance(data, dict):
-        from ds_gate.rules.reading import ARTIFACT_NOT_OBJECT
+        from ds_gate.sources.problems import ARTIFACT_NOT_OBJECT
 
         return None, ARTIFACT_NOT_OBJECT.at(
             display,

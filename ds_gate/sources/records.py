@@ -11,16 +11,16 @@ from dataclasses import dataclass
 from sys import intern
 from typing import Any
 
-from ds_gate.io.fs import TooLarge
-from ds_gate.io.jsondoc import loads
+from ds_gate.kernel.fs import TooLarge
+from ds_gate.kernel.jsondoc import loads
 from ds_gate.model.findings import Finding
-from ds_gate.rules.reading import (
+from ds_gate.sources.problems import (
     INDEX_INVALID_LINE,
     INDEX_PARTIAL_LINE,
     unreadable,
 )
 from ds_gate.sources.folders import Reader
-from ds_gate.sources.paths import ARTIFACT_DIRS, INDEX_NAME
+from ds_gate.kernel.layout import ARTIFACT_DIRS, INDEX_NAME
 from ds_gate.sources.record_json import parse_json_object
 
 __all__ = ["IndexEntry", "RecordFile", "folders_for", "index_lines", "parse_json_object", "read_index", "read_records"]

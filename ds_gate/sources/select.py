@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from ds_gate.errors import QuestError
-from ds_gate.io.git import GitError
+from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.git import GitError
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Workspace
 from ds_gate.sources.folders import FolderReader, Reader

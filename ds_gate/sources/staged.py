@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 
-from ds_gate.io.fs import TooLarge
-from ds_gate.io.git import cat_file, git, split_z
+from ds_gate.kernel.fs import TooLarge
+from ds_gate.kernel.git import cat_file, git, split_z
 from ds_gate.model.findings import WARNING, Finding
 from ds_gate.model.records import Workspace
-from ds_gate.rules.reading import too_large
+from ds_gate.sources.problems import too_large
 from ds_gate.sources.gittrees import OPAQUE, linked
-from ds_gate.sources.paths import INDEX_NAME, KIND_OF_DIR
+from ds_gate.kernel.layout import INDEX_NAME, KIND_OF_DIR
 
 
 def record_place(path: str) -> str | None:

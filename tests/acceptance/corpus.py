@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ds_gate.example_quest import ExampleQuest
+from ds_gate.demo.example_quest import ExampleQuest
 
 
 @dataclass(frozen=True)

@@ -15,15 +15,15 @@ from pathlib import Path
 
 from helpers import REPO
 
-from ds_gate.cli import main
-from ds_gate.example_quest import ExampleQuest
+from ds_gate.cli.main import main
+from ds_gate.demo.example_quest import ExampleQuest
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
 
 def build_demo(base: Path) -> Path:
     """The demo's home after its last step (quest 001 covered, two global lessons)."""
-    from ds_gate.demo import run_demo
+    from ds_gate.demo.run import run_demo
 
     with contextlib.redirect_stdout(io.StringIO()):
         assert run_demo(str(base)) == 0

@@ -31,7 +31,7 @@ from typing import Any
 import yaml
 from hypothesis import strategies as st
 
-from ds_gate.example_quest import ExampleQuest
+from ds_gate.demo.example_quest import ExampleQuest
 
 FLAGS = ("spelling", "copies", "wrong_folder", "link_in", "link_out", "toggle", "settings", "waivers", "uncommitted")
 SPELLINGS = ("completed", " completed", "Completed ", "DONE", "success\n", "\tSucceeded")

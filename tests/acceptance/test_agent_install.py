@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ds_gate.agent_skill import (
+from ds_gate.agent.skill import (
     OVERLAYS,
     SAFE_MAIN,
     SKILL_NAME,
@@ -22,7 +22,7 @@ from ds_gate.agent_skill import (
     server_command,
     skill_bytes,
 )
-from ds_gate.cli import main
+from ds_gate.cli.main import main
 
 SKILL_FILES = tuple(f"quests/001/{overlay}/skills/{SKILL_NAME}/SKILL.md" for overlay in OVERLAYS)
 
@@ -120,8 +120,8 @@ def test_the_printed_command_runs_this_installation_never_the_quests_code(make_q
     command (this installation's ``ds-gate`` script, else this interpreter with ``-c``) cannot."""
     quest = make_quest()
     marker = tmp_path / "quest-code-ran"
-    (quest.root / "ds_gate").mkdir()
-    for name in ("ds_gate/__init__.py", "ds_gate/__main__.py", "ds_gate/cli.py", "json.py", "argparse.py"):
+    (quest.root / "ds_gate" / "cli").mkdir(parents=True)
+    for name in ("ds_gate/__init__.py", "ds_gate/__main__.py", "ds_gate/cli/__init__.py", "ds_gate/cli/main.py", "json.py", "argparse.py"):
         (quest.root / name).write_text(f"open({str(marker)!r}, 'w').write('x')\n")
     script = server_command()
     assert script[0] == str(Path(sys.executable).parent / "ds-gate") and script[1:] == ["mcp"]

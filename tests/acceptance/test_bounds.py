@@ -157,7 +157,7 @@ def test_the_cap_is_the_environments(make_quest) -> None:
     (b'{"params": {"id": 3, ', b"}}", None),
 ])
 def test_the_id_of_an_over_long_request_is_read_from_its_ends(head: bytes, tail: bytes, ident: object) -> None:
-    from ds_gate.mcp_limits import request_id
+    from ds_gate.agent.mcp_limits import request_id
 
     assert request_id(head, tail) == ident
 

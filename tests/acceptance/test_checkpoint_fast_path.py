@@ -6,7 +6,7 @@ no output at all.
 Differential, over a corpus of staged files: each case is staged in a real worktree of a
 real quest, judged by the full path in process, then committed through the real installed
 hook with ``PYTHONPROFILEIMPORTTIME`` set, whose import trace tells whether the hook took
-the fast path (``ds_gate.cli`` never imported). The hook's verdict and words must be the
+the fast path (``ds_gate.cli.main`` never imported). The hook's verdict and words must be the
 full path's in every case; the fast path must pass where the full path is silent and the
 records are plainly fine (else it is never taken and proves nothing), and never elsewhere.
 """
@@ -25,10 +25,10 @@ import pytest
 from helpers import git
 from test_schemas import VALID, mutations
 
-from ds_gate.cli import main
+from ds_gate.cli.main import main
 from ds_gate.engine.checkpoint import CONFIG_FILES, checkpoint_passes
 from ds_gate.engine.documents import GivenFile, check_documents
-from ds_gate.example_quest import ExampleQuest
+from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.model.records import Document
 from ds_gate.rules.clean import (
     REVIEW_ACTION,
@@ -50,10 +50,10 @@ def j(data: Any) -> bytes:
 
 
 def test_the_words_spelt_apart_are_the_models_and_the_configurations() -> None:
-    from ds_gate.config import PYPROJECT
+    from ds_gate.config.quest import PYPROJECT
     from ds_gate.model.records import REVIEW_ACTION as MODEL_REVIEW_ACTION
     from ds_gate.model.records import REVIEW_REPORT_TYPE
-    from ds_gate.waivers import FILE
+    from ds_gate.config.waivers import FILE
 
     assert REVIEW_ACTION == MODEL_REVIEW_ACTION == REVIEW_REPORT_TYPE
     assert CONFIG_FILES == (FILE, PYPROJECT)
@@ -210,7 +210,7 @@ def judged(ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
     lines = (hook.stdout + hook.stderr).decode("utf-8", "surrogateescape").splitlines()
     imported = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
     assert "ds_gate.engine.checkpoint" in imported  # the hook ran, and asked the fast path
-    fast = "ds_gate.cli" not in imported
+    fast = "ds_gate.cli.main" not in imported
     assert fast == direct
     assert sorted(line for line in lines if not line.startswith("import time:")) == said
     assert (hook.returncode == 0) == (code == 0), said
@@ -306,7 +306,7 @@ def test_an_installed_plugin_takes_the_full_path(hooked, tmp_path) -> None:
     env = {**os.environ, "PYTHONPATH": str(site), "PYTHONPROFILEIMPORTTIME": "1"}
     hook = subprocess.run(["git", "commit", "-q", "-m", "case"], cwd=ws, capture_output=True, text=True, env=env)
     imported = {line.split("|")[-1].strip() for line in hook.stderr.splitlines() if line.startswith("import time:")}
-    assert "ds_gate.cli" in imported and "lab.run-needs-notes" in hook.stderr
+    assert "ds_gate.cli.main" in imported and "lab.run-needs-notes" in hook.stderr
 
 
 def test_the_corpus_holds_both_answers() -> None:
@@ -332,7 +332,7 @@ def test_a_staged_record_whose_copy_became_a_link_out_of_the_quest_is_read_from_
     import sys
 
     from ds_gate.engine.checkpoint import _staged_blobs
-    from ds_gate.io.gitpaths import staged_changes
+    from ds_gate.kernel.gitpaths import staged_changes
 
     quest: ExampleQuest = make_quest()
     record = quest.root / R / "run-bench.json"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ds_gate.cli import main
+from ds_gate.cli.main import main
 
 FINDING_KEYS = {"rule", "severity", "path", "pointer", "line", "message", "hint", "subject", "waived"}
 

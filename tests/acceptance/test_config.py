@@ -11,8 +11,8 @@ import json
 import pytest
 from helpers import git
 
-from ds_gate.cli import main
-from ds_gate.config import parse_pyproject
+from ds_gate.cli.main import main
+from ds_gate.config.quest import parse_pyproject
 
 
 @pytest.fixture
@@ -191,7 +191,7 @@ def test_doctor_shows_the_effective_defaults_and_a_broken_configuration(off_ques
 def test_the_hooks_honour_a_configured_require_on_finalization_only(off_quest) -> None:
     """With the gate off in quest.yaml, ``require: true`` in the configuration gates the commit
     hook's finalization commits as it gates ``closure``; ordinary checkpoints stay free."""
-    from ds_gate.example_quest import CheckpointRejected
+    from ds_gate.demo.example_quest import CheckpointRejected
 
     quest, run = off_quest
     assert main(["install", str(quest.root)]) == 0

@@ -10,8 +10,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from ds_gate.cli import build_parser, main
-from ds_gate.commands import EXAMPLES, MODULE_OF
+from ds_gate.cli.main import build_parser, main
+from ds_gate.cli.table import EXAMPLES, MODULE_OF
 
 SARIF_SCHEMA = Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json"
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from helpers import REPO, git
 
-from ds_gate.cli import main
+from ds_gate.cli.main import main
 
 
 def pre_commit(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from helpers import add_remote, commit, git, head_subject
 
-from ds_gate.cli import main
-from ds_gate.example_quest import ExampleQuest
+from ds_gate.cli.main import main
+from ds_gate.demo.example_quest import ExampleQuest
 
 MANIFEST = "paper/paper_bundle_manifest.json"
 FETCH_FIX = "git config remote.origin.fetch '+refs/heads/*:refs/remotes/origin/*' && git fetch origin"

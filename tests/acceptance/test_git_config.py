@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from helpers import git
 
-from ds_gate.cli import main
+from ds_gate.cli.main import main
 
 pytest_plugins = ["pytester"]
 
@@ -229,8 +229,8 @@ def test_a_planted_git_pointer_to_another_quest_is_refused(pointer, make_quest, 
 
 def test_a_missing_folder_is_not_reported_as_git_missing(tmp_path) -> None:
     """Issue 15.15: the message names what is wrong (the folder), not git."""
-    from ds_gate.io.git import GitError
-    from ds_gate.io.git import git as run_git
+    from ds_gate.kernel.git import GitError
+    from ds_gate.kernel.git import git as run_git
 
     with pytest.raises(GitError) as caught:
         run_git(["rev-parse", "--git-dir"], tmp_path / "no-such-folder")

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from helpers import add_remote, commit, git, head_subject
 
-from ds_gate.cli import main
-from ds_gate.example_quest import ExampleQuest
-from ds_gate.install import CHAIN_SUFFIX, install
+from ds_gate.cli.main import main
+from ds_gate.demo.example_quest import ExampleQuest
+from ds_gate.hooks.install import CHAIN_SUFFIX, install
 
 MANIFEST = "paper/paper_bundle_manifest.json"
 
@@ -203,7 +203,7 @@ def test_install_home_covers_every_quest_and_skips_other_folders(home, make_ques
 
 def test_install_home_does_not_follow_a_quest_link_out_of_the_home(home, tmp_path, capsys) -> None:
     """Issue 15.15: ``quests/<link>`` to a repository elsewhere is skipped, its hooks untouched."""
-    from ds_gate.example_quest import ExampleQuest
+    from ds_gate.demo.example_quest import ExampleQuest
 
     elsewhere = ExampleQuest(tmp_path / "elsewhere" / "009", "009").create()
     (home / "quests" / "009").symlink_to(elsewhere.root)
@@ -269,12 +269,12 @@ def test_the_checkpoint_fast_path_loads_no_heavy_module(gated, stage_a_run, stag
     assert ("ds_gate.io.schemas" in imported) == stage_a_run  # the staged run really was validated
     # issue 17: a checkpoint builds no command line (python -m ds_gate's fast path), nor does
     # one staging a valid run record (engine.checkpoint)
-    assert {"argparse", "ds_gate.cli", "dataclasses"} & imported == set()
+    assert {"argparse", "ds_gate.cli.main", "dataclasses"} & imported == set()
 
 
 HEAVY = {"argparse", "dataclasses", "inspect", "typing", "pathlib", "subprocess", "hashlib", "json", "re", "enum",
-         "jsonschema", "yaml", "git", "pluggy", "ds_gate.cli", "ds_gate.model", "ds_gate.model.findings", "ds_gate.model.records",
-         "ds_gate.sources.location", "ds_gate.engine.documents", "ds_gate.rules.records", "ds_gate.waivers", "ds_gate.config"}
+         "jsonschema", "yaml", "git", "pluggy", "ds_gate.cli.main", "ds_gate.model", "ds_gate.model.findings", "ds_gate.model.records",
+         "ds_gate.sources.location", "ds_gate.engine.documents", "ds_gate.rules.records", "ds_gate.config.waivers", "ds_gate.config.quest"}
 
 
 @pytest.mark.parametrize("staged", ["a run record", "a run record and a continue decision"])

@@ -11,7 +11,7 @@ import sys
 import pytest
 from helpers import add_remote, git
 
-from ds_gate.cli import main
+from ds_gate.cli.main import main
 
 pytest_plugins = ["pytester"]
 

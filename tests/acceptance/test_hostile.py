@@ -18,7 +18,7 @@ import pytest
 from corpus import CASES, alias_bomb
 from helpers import git
 
-from ds_gate.cli import main
+from ds_gate.cli.main import main
 
 pytest_plugins = ["pytester"]
 
@@ -92,7 +92,7 @@ def test_an_internal_error_is_one_line_and_exit_3_and_debug_shows_the_traceback(
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: boom\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[ds_gate]\nboom = boom\n")
-    (site / "boom.py").write_text("from ds_gate.hookspecs import hookimpl\n\n@hookimpl\ndef ds_gate_check_quest(quest, context):\n"
+    (site / "boom.py").write_text("from ds_gate.plugins.hookspecs import hookimpl\n\n@hookimpl\ndef ds_gate_check_quest(quest, context):\n"
                                   "    raise ZeroDivisionError('a bug in a check')\n")
     env = {**os.environ, "PYTHONPATH": str(site)}
     plain = subprocess.run([sys.executable, "-m", "ds_gate", "check", str(quest.root)], capture_output=True, text=True, env=env)
@@ -303,7 +303,7 @@ UNREADABLE = ["worktree", "artifacts", "runs", ".ds", "memory"]
 @pytest.fixture
 def shared_quest(tmp_path_factory):
     """A quest with a worktree, a run in each and a lesson, and a git config for it."""
-    from ds_gate.example_quest import ExampleQuest
+    from ds_gate.demo.example_quest import ExampleQuest
 
     base = tmp_path_factory.mktemp("perm")
     quest = ExampleQuest(base / "home" / "quests" / "001", "001").create()

@@ -161,7 +161,7 @@ def test_recall_refuses_a_jsonl_over_the_limit_with_one_line(home: Path, tmp_pat
 def test_a_read_is_bounded_even_when_the_file_is_larger_than_fstat_said() -> None:
     """Not a race run for real: a file whose size ``fstat`` under-reports (``/proc`` files
     report 0) still stops at the limit plus one byte."""
-    from ds_gate.io.fs import TooLarge, read_file
+    from ds_gate.kernel.fs import TooLarge, read_file
 
     status = Path("/proc/self/status")
     assert os.stat(status).st_size == 0 and len(read_file(status)) > 0  # read, though fstat said 0 bytes

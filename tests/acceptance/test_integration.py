@@ -28,8 +28,8 @@ import yaml
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from ds_gate.cli import main
-from ds_gate.example_quest import ExampleQuest
+from ds_gate.cli.main import main
+from ds_gate.demo.example_quest import ExampleQuest
 
 STANDIN = Path(__file__).resolve().parents[1] / "standin"
 PASSED_ON = ("HOME", "PATH", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "DS_GATE_CACHE_DIR", "XDG_CACHE_HOME")

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ds_gate.integration import wrap
-from ds_gate.integration.demo_service import DemoArtifactService
+from ds_gate.demo.service import DemoArtifactService
 
 
 @pytest.fixture(autouse=True)
@@ -136,7 +136,7 @@ def test_the_tools_go_on_the_quest_artifact_server_only(monkeypatch: pytest.Monk
     from types import SimpleNamespace
 
     from ds_gate.integration import tools
-    from ds_gate.mcp_server import server_class
+    from ds_gate.agent.mcp_server import server_class
 
     def names(server: Any) -> set[str]:
         return {tool.name for tool in server._tool_manager.list_tools()}
@@ -159,7 +159,7 @@ def test_the_tools_go_on_the_quest_artifact_server_only(monkeypatch: pytest.Monk
 
 @pytest.fixture(scope="module")
 def small_quest(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    from ds_gate.example_quest import ExampleQuest
+    from ds_gate.demo.example_quest import ExampleQuest
 
     q = ExampleQuest(tmp_path_factory.mktemp("wrap") / "quests" / "001").create()
     run = q.run(q.root, "main-001")

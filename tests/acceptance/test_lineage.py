@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ds_gate.cli import main
-from ds_gate.example_quest import ExampleQuest
+from ds_gate.cli.main import main
+from ds_gate.demo.example_quest import ExampleQuest
 
 
 @pytest.fixture
@@ -184,7 +184,7 @@ def test_a_quest_finds_the_home_it_lies_in_when_nothing_names_one(tmp_path, monk
     import subprocess
     import sys
 
-    from ds_gate.example_quest import ExampleQuest
+    from ds_gate.demo.example_quest import ExampleQuest
 
     home = tmp_path / "DS"
     quest = ExampleQuest(home / "quests" / "001").create()

@@ -27,9 +27,9 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from test_read_only import snapshot
 
-from ds_gate.agent_skill import TOOLS
-from ds_gate.cli import main
-from ds_gate.example_quest import CheckpointRejected, ExampleQuest
+from ds_gate.agent.skill import TOOLS
+from ds_gate.cli.main import main
+from ds_gate.demo.example_quest import CheckpointRejected, ExampleQuest
 
 PASSED_ON = ("DEEPSCIENTIST_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "DS_GATE_CACHE_DIR", "XDG_CACHE_HOME")
 
@@ -360,7 +360,7 @@ def test_a_session_calling_every_tool_writes_nothing(make_quest, home, tmp_path)
 
 
 def test_without_the_extra_ds_gate_mcp_exits_2_with_one_line(tmp_path) -> None:
-    hide = "import sys; sys.modules['mcp'] = None; from ds_gate.cli import main; sys.exit(main(['mcp']))"
+    hide = "import sys; sys.modules['mcp'] = None; from ds_gate.cli.main import main; sys.exit(main(['mcp']))"
     done = subprocess.run([sys.executable, "-c", hide], cwd=tmp_path, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == "ds-gate mcp needs the mcp package: pip install 'ds-gate[mcp]'\n"
@@ -373,7 +373,7 @@ def test_the_server_says_its_version_and_the_schema_of_every_result(make_quest, 
     """Every tool declares an ``outputSchema`` and every result, an error's aside, fits it."""
     import jsonschema
 
-    from ds_gate import __version__
+    from ds_gate.kernel.version import __version__
 
     quest = make_quest()
     run = quest.run(quest.root, "main-001")

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from helpers import add_remote, git, head_subject
 
-from ds_gate.cli import main
+from ds_gate.cli.main import main
 
 pytest_plugins = ["pytester"]
 

@@ -17,8 +17,8 @@ import yaml
 from helpers import commit, git, head_subject
 
 import ds_gate
-from ds_gate.cli import main
-from ds_gate.example_quest import ExampleQuest
+from ds_gate.cli.main import main
+from ds_gate.demo.example_quest import ExampleQuest
 
 ORIGIN = {
     "id": "knowledge-04942297", "type": "knowledge", "kind": "knowledge", "title": "Sparse routing needs load balancing",

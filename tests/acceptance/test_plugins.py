@@ -95,7 +95,7 @@ def installed(site: Path, module: str, source: str) -> Path:
 def test_a_misspelt_hook_is_an_error_not_a_silent_no_op(tmp_path, make_quest) -> None:
     quest = make_quest()
     site = installed(tmp_path / "site", "typo_plugin",
-                     "from ds_gate.hookspecs import hookimpl\n\n@hookimpl\ndef ds_gate_run_is_complete(run):\n    return True\n")
+                     "from ds_gate.plugins.hookspecs import hookimpl\n\n@hookimpl\ndef ds_gate_run_is_complete(run):\n    return True\n")
     done = ds_gate(["closure", str(quest.root)], site)
     assert done.returncode == 2
     assert "ds_gate_run_is_complete" in done.stderr and "check the spelling" in done.stderr
@@ -110,7 +110,7 @@ def test_a_plugin_that_fails_to_import_is_a_clear_error(tmp_path, make_quest) ->
 
 
 def test_builtin_rules_are_plugins_on_the_same_manager() -> None:
-    from ds_gate.plugins import manager
+    from ds_gate.plugins.manager import manager
 
     pm = manager()
     assert pm.get_plugin("builtin") is not None
@@ -122,7 +122,7 @@ def test_builtin_rules_are_plugins_on_the_same_manager() -> None:
 def test_the_example_plugin_adds_a_finalization_file_to_the_commit_hook(quest, plugin_path, monkeypatch) -> None:
     from helpers import commit, head_subject
 
-    from ds_gate.cli import main
+    from ds_gate.cli.main import main
 
     q = quest[0]
     assert main(["install", str(q.root)]) == 0
@@ -165,7 +165,7 @@ def test_a_plugin_checks_every_card_and_every_card_change(tmp_path, make_quest, 
     """Card and patch rules reach every place a card is read: check, validate, the commit hook."""
     from helpers import commit
 
-    from ds_gate.cli import main
+    from ds_gate.cli.main import main
 
     site = installed(tmp_path / "site", "card_rules", CARD_RULES)
     quest = make_quest()

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from helpers import REPO, add_remote, commit, head_subject
 
-from ds_gate.example_quest import ExampleQuest
+from ds_gate.demo.example_quest import ExampleQuest
 
 MANIFEST = "paper/paper_bundle_manifest.json"
 

@@ -8,8 +8,8 @@ import pytest
 from helpers import git
 
 from ds_gate import coerce_toggle, evaluate, load_quest
-from ds_gate.cli import main
-from ds_gate.errors import QuestError
+from ds_gate.cli.main import main
+from ds_gate.kernel.errors import QuestError
 
 ON = {
     "true": "experience_distill: true",

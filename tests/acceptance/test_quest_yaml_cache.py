@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_record_cache import gate, same_as_uncached, settle
 
-from ds_gate.example_quest import ExampleQuest
+from ds_gate.demo.example_quest import ExampleQuest
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import git
 
-from ds_gate.cli import main
+from ds_gate.cli.main import main
 
 
 def snapshot(root: Path, *, leave: tuple[str, ...] = ()) -> dict[str, tuple[str, int]]:

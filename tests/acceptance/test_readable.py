@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from helpers import REPO
 
-from ds_gate.cli import main
+from ds_gate.cli.main import main
 
 ID = re.compile(r"run-[0-9a-f]{8}")
 

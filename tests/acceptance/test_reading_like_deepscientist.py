@@ -16,8 +16,8 @@ import pytest
 from helpers import add_remote, commit, git, head_subject
 
 from ds_gate import evaluate
-from ds_gate.cli import main
-from ds_gate.example_quest import ExampleQuest
+from ds_gate.cli.main import main
+from ds_gate.demo.example_quest import ExampleQuest
 
 RUNS = "artifacts/runs"
 

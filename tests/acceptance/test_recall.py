@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ds_gate.cli import main
+from ds_gate.cli.main import main
 from ds_gate.recall import (
     _INDEXES,
     list_knowledge_summaries,

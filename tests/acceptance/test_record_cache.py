@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from ds_gate.example_quest import ExampleQuest
+from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.io.record_cache import GRANULARITY, MAGIC
 
 SETTLE = GRANULARITY / 1e9 + 0.2

@@ -17,8 +17,8 @@ from helpers import git
 from test_reviews import INVALID, fill, review_payload
 
 from ds_gate import evaluate
-from ds_gate.cli import main
-from ds_gate.example_quest import CheckpointRejected
+from ds_gate.cli.main import main
+from ds_gate.demo.example_quest import CheckpointRejected
 from ds_gate.model.review_call import draft_payload
 
 REVIEW_ONLY = ("verdict", "reason", "action")  # the decision's own fields: a report has none of them

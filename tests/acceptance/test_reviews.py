@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from ds_gate import evaluate
-from ds_gate.cli import main
+from ds_gate.cli.main import main
 
 
 def review_payload(run: str, **changes: Any) -> dict[str, Any]:

@@ -11,8 +11,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from ds_gate.io import schemas
-from ds_gate.io.jsondoc import line_of, pointer
-from ds_gate.io.resources import data_dir
+from ds_gate.kernel.jsondoc import line_of, pointer
+from ds_gate.kernel.resources import data_dir
 
 RUN = "run-e79fde93"
 VALID = {
@@ -172,7 +172,7 @@ def test_the_fast_path_reads_the_pattern_not_blank_as_re_does() -> None:
     import re
     import sys
 
-    from ds_gate.io.schema_fast import compile_schema
+    from ds_gate.kernel.schema_fast import compile_schema
 
     check = compile_schema({"pattern": r"\S"}, "inline.schema.json")
     for point in range(sys.maxunicode + 1):

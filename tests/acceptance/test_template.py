@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from helpers import commit, git, head_subject
 
-from ds_gate.cli import main
-from ds_gate.example_quest import ExampleQuest
+from ds_gate.cli.main import main
+from ds_gate.demo.example_quest import ExampleQuest
 
 MANIFEST = "paper/paper_bundle_manifest.json"
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from helpers import commit, git
 
-from ds_gate.cli import main
-from ds_gate.errors import QuestError
+from ds_gate.cli.main import main
+from ds_gate.kernel.errors import QuestError
 
 pytest_plugins = ["pytester"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ds_gate.cli import main
+from ds_gate.cli.main import main
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from ds_gate.commands._shared import write
+from ds_gate.cli._shared import write
 from ds_gate.reporters.escape import json_safe, printable
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ds_gate.io import jsondoc
+from ds_gate.kernel import jsondoc
 from ds_gate.rules.finalization import decision_reason
 
 REFERENCE = json.JSONDecoder(parse_constant=jsondoc._no_constant)

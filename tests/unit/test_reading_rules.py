@@ -215,8 +215,8 @@ def test_a_record_over_the_size_limit_is_too_large_and_one_at_the_limit_is_read(
 
 
 def test_the_limit_comes_from_the_environment_and_a_bad_value_is_a_usage_error(monkeypatch) -> None:
-    from ds_gate.errors import QuestError
-    from ds_gate.io.fs import DEFAULT_MAX_FILE_MB, max_file_bytes
+    from ds_gate.kernel.errors import QuestError
+    from ds_gate.kernel.fs import DEFAULT_MAX_FILE_MB, max_file_bytes
 
     monkeypatch.delenv("DS_GATE_MAX_FILE_MB", raising=False)
     assert max_file_bytes() == DEFAULT_MAX_FILE_MB * MB == 64 * MB
@@ -230,7 +230,7 @@ def test_the_limit_comes_from_the_environment_and_a_bad_value_is_a_usage_error(m
 
 def test_a_fifo_a_device_or_a_folder_is_refused_without_being_read(tmp_path: Path) -> None:
     """A FIFO with no writer would block ``open`` itself; ``/dev/zero`` would never end."""
-    from ds_gate.io.fs import NotRegular, read_file
+    from ds_gate.kernel.fs import NotRegular, read_file
 
     os.mkfifo(tmp_path / "pipe.json")
     for path, kind in ((tmp_path / "pipe.json", "a named pipe"), ("/dev/zero", "a character device"),
@@ -240,7 +240,7 @@ def test_a_fifo_a_device_or_a_folder_is_refused_without_being_read(tmp_path: Pat
 
 
 def test_a_link_is_followed_only_when_the_caller_says_so(tmp_path: Path) -> None:
-    from ds_gate.io.fs import read_file
+    from ds_gate.kernel.fs import read_file
 
     (tmp_path / "real.json").write_bytes(b"{}")
     os.symlink(tmp_path / "real.json", tmp_path / "link.json")
@@ -274,7 +274,7 @@ def test_an_index_line_over_the_limit_is_skipped_unread_and_later_lines_keep_the
 
 def test_an_index_is_streamed_so_it_may_be_larger_than_a_record_but_not_without_bound(tmp_path: Path,
                                                                                       monkeypatch) -> None:
-    from ds_gate.io.fs import INDEX_FACTOR
+    from ds_gate.kernel.fs import INDEX_FACTOR
 
     monkeypatch.setenv("DS_GATE_MAX_FILE_MB", "1")
     index = tmp_path / "artifacts" / "_index.jsonl"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 
-from ds_gate.io.spawn import start
+from ds_gate.kernel.spawn import start
 
 ENV = dict(os.environ)
 

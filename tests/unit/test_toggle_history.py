@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ds_gate.io.fs import MAX_FILE_VARIABLE
+from ds_gate.kernel.fs import MAX_FILE_VARIABLE
 from ds_gate.sources.toggle_seen import _batches, _history_blobs
 
 

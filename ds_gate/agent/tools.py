@@ -1,0 +1,235 @@
+"""The agent's calls (the RFC's ``list_distill_candidates``, ``list_knowledge_summaries``,
+``list_recent``, the closure check and a review draft) as plain functions over a quest.
+
+JSON-able dicts out, no MCP: ``ds-gate mcp`` (``mcp_server.py``) is a thin adapter over
+them, so anything else (the demo, a test, another transport) makes the same calls without
+the ``mcp`` extra. Each result carries ``schema_version`` like the CLI's JSON; bad input
+raises ``QuestError`` with the CLI's own message. Nothing here writes: the agent records
+the review through DeepScientist's own ``artifact.record``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ds_gate.kernel.errors import QuestError
+from ds_gate.model.findings import SCHEMA_VERSION
+from ds_gate.model.records import Quest
+from ds_gate.model.reports import MAX_LIMIT, check_limit
+
+NEIGHBOURS = 5  # cards shown beside each run: enough to decide patch / new / separate
+QUERY_CHARS = 500  # of a run's summary, as recall's text query
+PASSED, PASSED_OFF, REJECTED = "passed", "passed (gate off)", "rejected"
+
+
+def _clip_cards(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A card's title and claim, bounded like a run's summary (a card is the agent's text too)."""
+    from ds_gate.engine.run_details import clip_text
+
+    for item in results:
+        for key in ("title", "claim"):
+            item[key] = clip_text(item.get(key))[0]
+    return results
+
+
+def candidates(root: Path | str) -> dict[str, Any]:
+    """The completed runs no valid review covers, each with its summary and metrics read back
+    from its record (the model keeps none of them), at most ``MAX_LIMIT`` of them."""
+    from ds_gate.engine.gate import evaluate
+    from ds_gate.engine.run_details import run_details
+
+    report = evaluate(root, "candidates")
+    quest = report.quest
+    shown = report.pending[:MAX_LIMIT]
+    from ds_gate.engine.gate import OFF_NOTE
+
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "quest_root": str(quest.root),
+        "quest_id": quest.quest_id,
+        "experience_distill": quest.experience_distill,
+        "experience_distill_on": quest.experience_distill,  # PR #60's name for it
+        "pending_count": len(report.pending),
+        "candidates": [run_details(quest, run) for run in shown],
+        "omitted": len(report.pending) - len(shown),
+        "notes": list(report.notes) + ([] if quest.experience_distill else [
+            f"{OFF_NOTE}: these runs are listed, but nothing requires their review"]),
+    }
+
+
+def knowledge(root: Path | str, domain_tags: Sequence[str] | None = None, kind: str | None = None, limit: int = 20,
+              home: Path | str | None = None) -> dict[str, Any]:
+    """Recall over the home's and the quest's cards (scope ``visible``). Empty ``domain_tags``:
+    with the quest's ``recall_priors`` on, the stage-entry tags (``recall.stage``), each with
+    where it came from; with it off, the most recent cards, as the RFC says of empty tags."""
+    from ds_gate.recall.api import check_kind, recall_with_counts
+    from ds_gate.recall.stage import stage_entry_tags
+
+    check_limit(limit)
+    check_kind(kind)
+    if isinstance(domain_tags, str):  # the API's callers may pass "a,b" as the CLI's --tags
+        domain_tags = domain_tags.split(",")
+    tags = [t for t in domain_tags or () if isinstance(t, str) and t.strip()]
+    out: dict[str, Any] = {"schema_version": SCHEMA_VERSION,
+                           "request": {"domain_tags": list(tags), "kind": kind, "limit": limit}}
+    notes: list[str] = []
+    sources: dict[str, list[str]] | None = None
+    if not tags:
+        entry = stage_entry_tags(root)
+        sources = entry.sources
+        out["request"]["for_stage"] = entry.stage
+        if entry.recall_priors:
+            tags = entry.tags
+            notes.append(entry.describe())
+        else:
+            notes.append("domain_tags is empty and this quest's recall_priors is off: the most recent cards, newest "
+                         "first (the RFC's fallback for empty tags); pass domain_tags to rank cards by shared tags")
+    results, counts = recall_with_counts(tags, kind, limit, home=home, quest=root, scope="visible")
+    left_out = {
+        "other_kinds": counts["cards"] - counts["of_kind"],
+        "no_shared_tag": counts["of_kind"] - counts["eligible"],
+        "over_limit": counts["eligible"] - len(results),
+    }
+    return {**out, "domain_tags": list(tags), "tag_sources": sources, "results": _clip_cards(results),
+            "counts": {"cards_in_scope": counts["cards"], "of_kind": counts["of_kind"], "matching": counts["eligible"],
+                       "returned": len(results)},
+            "left_out": left_out, "notes": notes}
+
+
+def recent(root: Path | str, kind: str | None = None, limit: int = 20) -> dict[str, Any]:
+    """The quest's newest artifacts of every workspace (and unchecked-out branch tip)."""
+    from ds_gate.engine.recent import list_recent
+
+    return {"schema_version": SCHEMA_VERSION, "request": {"kind": kind, "limit": limit},
+            "results": list_recent(root, kind, limit)}
+
+
+def closure(root: Path | str, home: Path | str | None = None) -> dict[str, Any]:
+    """The closure gate's verdict with what to do next: the pending runs, the findings (errors
+    first, at most ``MAX_LIMIT``) and the call that records their review."""
+    from ds_gate.engine.gate import evaluate
+    from ds_gate.model.review_call import record_call
+
+    report = evaluate(root, "closure", home=home)
+    verdict = PASSED_OFF if not report.enforced else PASSED if report.ok else REJECTED
+    pending = report.pending_run_ids
+    findings = sorted(report.findings, key=lambda f: not f.fails)  # stable: errors first, each group as reported
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "ok": report.ok,
+        "verdict": verdict,
+        "enforced": report.enforced,
+        "pending_run_ids": pending[:MAX_LIMIT],
+        "pending_count": len(pending),
+        "findings": [f.as_dict() for f in findings[:MAX_LIMIT]],
+        "findings_count": len(findings),
+        "next_call": record_call(pending[:MAX_LIMIT], report.review_encoding) if pending else None,
+        "encoding": report.review_encoding,
+        "notes": list(report.notes),
+    }
+
+
+def _not_reviewable(quest: Quest, run_id: str, index: int) -> str:
+    """Why ``run_id`` cannot be drafted, worded as the CLI's ``review.unknown-run`` finding."""
+    from ds_gate.rules.coverage import RunIndex
+
+    run = quest.runs.get(run_id)
+    if run is not None:
+        return (f"run_ids[{index}] is {run_id!r}, a run of this quest that is not completed (status {run.status!r}, "
+                f"run_kind {run.run_kind!r}); only completed runs are reviewed (see list_distill_candidates)")
+    same = RunIndex(quest).by_run_id.get(run_id, [])
+    if same:
+        guess = " or ".join(same)
+        return (f"run_ids[{index}] is {run_id!r}, the experiment run_id of {guess}, not a run artifact id; "
+                f"did you mean {guess}? a review lists run artifact ids (run-xxxxxxxx)")
+    import difflib
+
+    close = difflib.get_close_matches(run_id, list(quest.runs), n=1, cutoff=0.8)
+    return (f"run_ids[{index}] is {run_id!r}, which is not a run of this quest; "
+            + (f"did you mean {close[0]}?" if close else "list_distill_candidates lists the runs to review"))
+
+
+def _neighbours(root: Path | str, tags: Sequence[str], query: str | None, home: Path | str | None) -> list[dict[str, Any]]:
+    """The closest cards of the home's global memory and the quest's own, merged in recall's
+    order (shared tags, then text match, then recency); a promoted card once, as its global copy."""
+    from ds_gate.model.records import timestamp
+    from ds_gate.recall.api import list_knowledge_summaries
+
+    found: dict[str, dict[str, Any]] = {}
+    for scope in ("global", "quest"):
+        for item in list_knowledge_summaries(tags, None, NEIGHBOURS, home=home, quest=root, scope=scope, query=query):
+            found.setdefault(item["card_id"], item)
+    ordered = sorted(found.values(), key=lambda r: (-r["overlap"], -r.get("lexical_score", 0.0),
+                                                    -timestamp(r["updated_at"]), r["card_id"], r["path"]))
+    keys = ("card_id", "title", "scope", "kind", "claim", "matched_tags", "path")
+    return _clip_cards([{key: item.get(key) for key in keys} for item in ordered[:NEIGHBOURS]])
+
+
+INSTRUCTIONS = (
+    "Complete the payload: for each lesson, decide patch / new / neighbor_but_separate against the neighbours "
+    "and list each neighbour you weighed in neighbor_decisions as {candidate_card_id, decision, target_run_id, "
+    "reason}; write each card with memory.write(scope='global', metadata={claim, lineage, confidence}) and list "
+    "it in cards_written as {card_id, scope: 'global', action: 'new' | 'patch', target_run_id}; replace every "
+    "'<FILL: ...>' text (reason_if_empty: why no card was written; not read when cards_written lists cards). Keep "
+    "reviewed_run_ids and the other keys as given. Then call validate_distill_review(payload=<the completed "
+    "payload>) until it answers ok, then artifact.record(payload=<that payload>), then check_closure."
+)
+
+
+def draft(root: Path | str, run_ids: Sequence[str], home: Path | str | None = None) -> dict[str, Any]:
+    """A review payload for ``run_ids`` in the encoding the quest's DeepScientist accepts, with
+    each run's neighbouring cards. Every id must be a completed run; one already covered may
+    be reviewed again."""
+    from ds_gate.engine.gate import evaluate
+    from ds_gate.engine.run_details import read_record
+    from ds_gate.model.records import text_of
+    from ds_gate.model.review_call import draft_payload
+    from ds_gate.recall.stage import stage_entry_tags
+    from ds_gate.recall.tags import normalize_tags
+    from ds_gate.sources.memory import card_tags
+
+    if isinstance(run_ids, str):  # one id, not its characters
+        run_ids = [run_ids]
+    ids = list(dict.fromkeys(run_ids))
+    if not ids:
+        raise QuestError("run_ids must name at least one completed run by its artifact id (run-xxxxxxxx); "
+                         "list_distill_candidates lists them")
+    if len(ids) > MAX_LIMIT:
+        raise QuestError(f"run_ids may name at most {MAX_LIMIT} runs, not {len(ids)}; review them in batches")
+    report = evaluate(root, "candidates")
+    quest = report.quest
+    completed = {run.artifact_id: run for run in report.completed_runs}
+    for index, run_id in enumerate(run_ids):
+        if run_id not in completed:
+            raise QuestError(_not_reviewable(quest, run_id, index))
+    entry = stage_entry_tags(quest.root)
+    neighbours: dict[str, list[dict[str, Any]]] = {}
+    run_tags: dict[str, list[str]] = {}
+    for run_id in ids:
+        data, _ = read_record(quest, completed[run_id])
+        own = list(normalize_tags(card_tags((data or {}).get("tags"))))
+        run_tags[run_id] = own
+        query = (text_of((data or {}).get("summary")) or "")[:QUERY_CHARS] or None
+        neighbours[run_id] = _neighbours(quest.root, [*own, *entry.tags], query, home)
+    pending = set(report.pending_run_ids)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "encoding": report.review_encoding,
+        "payload": draft_payload(ids, report.review_encoding),
+        "neighbours": neighbours,
+        "recall": {"stage_tags": entry.tags, "tag_sources": entry.sources, "run_tags": run_tags,
+                   "query": f"each run's summary (its first {QUERY_CHARS} characters)"},
+        "already_reviewed": [run_id for run_id in ids if run_id not in pending],
+        "instructions": INSTRUCTIONS,
+    }
+
+
+def validate_review(root: Path | str, payload: Any, home: Path | str | None = None) -> dict[str, Any]:
+    """``validate_distill_review(payload)``: what ``closure`` would say about this review once
+    recorded from ``root`` (rule ids, messages, the runs it would cover), before it is
+    recorded; nothing is written (``engine.review_check``)."""
+    from ds_gate.engine.review_check import validate_review as check
+
+    return check(root, payload, home)

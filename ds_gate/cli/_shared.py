@@ -1,0 +1,129 @@
+"""What every command shares: exit codes, the output formats, printing a report, the source options.
+
+Imported by each command module at start-up, so it imports nothing beyond ``sys``; the
+reporters load when a report is printed.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ds_gate.cli.flags import (
+    ACCEPT,
+    CLI_ALSO_GIT,
+    CLI_FROM_GIT,
+    CLI_HOME,
+    CLI_REFS,
+    CONFIG,
+    REQUIRE,
+    Default,
+)
+
+TYPE_CHECKING = False  # typing costs ~3 ms on the commit hook's path
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Iterable
+    from typing import BinaryIO, TextIO
+
+    from ds_gate.model import Report
+
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+FORMATS = ("text", "json", "github", "sarif")
+LISTING_FORMATS = ("text", "json")  # a listing (recall, recent) has no findings to annotate or scan
+HOME_HELP = CLI_HOME
+REQUIRE_HELP = REQUIRE
+PATH_HELP = "any path inside the quest (default: .)"
+
+
+def emit(report: Report, args: argparse.Namespace | str) -> None:
+    """Render with the chosen reporter and write it (to ``--output FILE`` when given); a
+    reader that closed the pipe does not change the exit code. ``args`` is the command's
+    namespace (``--format``, ``--quiet``, ``--color``, ``--output``), or a format name."""
+    from ds_gate.reporters import registry as reporters
+    fmt = args if isinstance(args, str) else args.format
+    output = None if isinstance(args, str) else getattr(args, "output", None)
+    reporter = reporters.get(fmt)
+    if hasattr(reporter, "view"):  # the text reporter: laid out for where it goes
+        from ds_gate.reporters.view import view_for
+
+        reporter.view = view_for(None if output else sys.stdout, getattr(args, "color", "auto") or "auto",
+                                 bool(getattr(args, "quiet", False)))
+    # a reporter that renders in parts (JSON) is written a part at a time: never whole in memory
+    parts = reporter.render_parts(report) if hasattr(reporter, "render_parts") else None
+    text: str | Iterable[str] = reporter.render(report) if parts is None else parts
+    if output:
+        write_file(output, text, getattr(reporter, "encoding", None))
+        return
+    if sys.stdout is None:  # started with stdout closed (`>&-`): nothing to print to, the verdict stands
+        return
+    try:
+        write(sys.stdout, text, getattr(reporter, "encoding", None))
+    except BrokenPipeError:  # `| head`: the reader left, the verdict still stands (exit 1 stays 1)
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit flush cannot fail again
+
+
+def write_file(path: str, text: str | Iterable[str], encoding: str | None = None) -> None:
+    """``--output FILE``: the report, whole, in the format's encoding (else UTF-8). A file
+    that cannot be written is a usage error (exit 2), not a gate verdict."""
+    from ds_gate.kernel.errors import QuestError
+
+    try:
+        with open(path, "wb") as out:
+            _write_encoded(out, text, encoding or "utf-8")
+    except OSError as exc:
+        raise QuestError(f"cannot write the report to {path}: {exc.strerror or exc}") from exc
+
+
+def write(stream: TextIO, text: str | Iterable[str], encoding: str | None = None) -> None:
+    """Write ``text`` so that no character can make writing fail, in any locale: in the
+    format's own encoding when it has one (JSON: UTF-8, so it stays valid JSON in ``LC_ALL=C``
+    or a Latin-1 terminal), else the stream's, with what that cannot hold written as ``\\u20ac``.
+    The reporters have already escaped what came from the quest; this is the last line."""
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # a StringIO put in place by a caller: it holds str, nothing to encode
+        stream.write(text if isinstance(text, str) else "".join(text))
+        stream.flush()
+        return
+    stream.flush()
+    _write_encoded(buffer, text, encoding or stream.encoding or "utf-8")
+    buffer.flush()
+
+
+def _write_encoded(out: BinaryIO, text: str | Iterable[str], encoding: str) -> None:
+    """A part, or a megabyte of characters, at a time: the report encoded whole was a second
+    copy of it (24 MB at 100,000 runs) at the command's peak memory."""
+    import codecs
+
+    encoder = codecs.getincrementalencoder(encoding)("backslashreplace")  # one BOM at most, as whole
+    step = 1 << 20
+    for part in (text,) if isinstance(text, str) else text:
+        for start in range(0, len(part), step):
+            out.write(encoder.encode(part[start:start + step]))
+    out.write(encoder.encode("", final=True))
+
+
+def verdict(report: Report) -> int:
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def source_options(p: argparse.ArgumentParser) -> None:
+    """Where artifacts are read: the folders plus unchecked-out branch tips (default), the folders, branch tips, or both."""
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--from-git", dest="source", action="store_const", const="git", default=Default("auto"),
+                       help=CLI_FROM_GIT)
+    where.add_argument("--from-folders", dest="source", action="store_const", const="folders",
+                       help="read artifacts from the worktree folders only (default: the folders, plus every branch tip "
+                       "no folder has checked out, read from git objects: what a fresh clone needs)")
+    where.add_argument("--also-git", dest="source", action="store_const", const="both", help=CLI_ALSO_GIT)
+    p.add_argument("--refs", action="append", metavar="PATTERN", help=CLI_REFS)
+
+
+def trust_options(p: argparse.ArgumentParser, *, accept: bool = True) -> None:
+    """The trusted settings a caller may give: the configuration file, and accepting the quest's waivers."""
+    p.add_argument("--config", metavar="FILE", help=CONFIG)
+    if accept:
+        p.add_argument("--accept-quest-waivers", action="store_true", help=ACCEPT)

@@ -1,0 +1,61 @@
+"""``check``, ``closure`` and ``candidates``: one gate over a quest, three scopes of it.
+
+They differ only in the ``Scope`` the engine applies (``model.reports.SCOPES``), so one
+module registers all three and one ``run`` serves them.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ds_gate.cli._shared import (
+    HOME_HELP,
+    PATH_HELP,
+    REQUIRE_HELP,
+    emit,
+    source_options,
+    trust_options,
+    verdict,
+)
+from ds_gate.cli.flags import CLI_NO_CACHE, NO_REQUIRE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ds_gate.cli._shared import Subparsers
+
+# name, help, whether it can fail (and so takes --require and --home)
+GATES = (
+    ("check", "validate every decision and report distill coverage (fails on invalid artifacts only)", True),
+    ("closure", "the finalization gate: fails while any completed run lacks a distill_review", True),
+    ("candidates", "list the completed runs no distill_review covers yet", False),
+)
+
+
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
+    for name, help_text, can_fail in GATES:
+        p = subparsers.add_parser(name, parents=[common], help=help_text, description=help_text)
+        p.add_argument("path", nargs="?", default=".", help=PATH_HELP)
+        source_options(p)
+        p.add_argument("--no-cache", action="store_true", help=CLI_NO_CACHE)
+        trust_options(p, accept=can_fail)
+        if can_fail:
+            p.add_argument("--require", action=argparse.BooleanOptionalAction, default=None,
+                           help=REQUIRE_HELP + f" (--no-require: {NO_REQUIRE})")
+            p.add_argument("--home", metavar="DIR", help=HOME_HELP)
+        p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ds_gate.cli.options import GateOptions
+    from ds_gate.engine.gate import evaluate
+    from ds_gate.config.settings import load
+    from ds_gate.sources.location import locate
+
+    location = locate(args.path)  # once: for the configuration, then for the gate
+    options = GateOptions.from_args(args, location)
+    args.format = options.format  # the configured format, unless --format was given
+    report = evaluate(location, args.command, require=options.require, home=options.home, source=options.source,
+                      refs=options.refs, cache=options.cache, no_require=options.no_require,
+                      accept_quest_waivers=options.accept_quest_waivers, settings=load(options.config))
+    emit(report, args)
+    return verdict(report)

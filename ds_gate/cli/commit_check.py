@@ -1,0 +1,38 @@
+"""``commit-check``: the commit hook, run on every commit.
+
+Start-up time is the point here: the namespace is read directly (no ``GateOptions``,
+whose ``dataclasses`` import would cost ~6 ms a commit), and an ordinary checkpoint
+prints nothing.
+"""
+
+from __future__ import annotations
+
+from ds_gate.cli._shared import EXIT_OK, REQUIRE_HELP, emit, verdict
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+    from ds_gate.cli._shared import Subparsers
+
+
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser(
+        "commit-check",
+        parents=[common],
+        help="the commit hook: validate staged artifacts; gate finalization commits (run by hooks)",
+    )
+    p.add_argument("--no-validate", action="store_true", help="only gate finalization commits (pre-commit runs ds-gate-validate)")
+    p.add_argument("--require", action="store_true", help=REQUIRE_HELP)
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ds_gate.engine.commit import commit_check
+
+    report = commit_check(".", validate=not args.no_validate, require=args.require)
+    if report is None:  # nothing the gate looks at was staged
+        return EXIT_OK
+    if report.findings or report.notes or not report.ok:
+        emit(report, args)
+    return verdict(report)

@@ -1,0 +1,21 @@
+"""``demo``: build an example quest and show the gate reject it, then pass (``ds_gate.demo.run`` does the work)."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+    from ds_gate.cli._shared import Subparsers
+
+
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser("demo", parents=[common], help="build an example quest and show the gate reject, then pass")
+    p.add_argument("--dir", metavar="DIR", help="build the example here and keep it (default: a temporary folder)")
+    p.set_defaults(handler=run, formats=("text",))  # a story told in steps: text only
+
+
+def run(args: argparse.Namespace) -> int:
+    from ds_gate.demo.run import run_demo
+
+    return run_demo(args.dir, fmt=args.format)

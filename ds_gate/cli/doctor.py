@@ -1,0 +1,32 @@
+"""``doctor``: whether a quest is guarded, one ok / warn / fail line per check, each with its fix."""
+
+from __future__ import annotations
+
+from ds_gate.cli._shared import HOME_HELP, PATH_HELP, emit, verdict
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+    from ds_gate.cli._shared import Subparsers
+
+
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser(
+        "doctor", parents=[common],
+        help="check that a quest is guarded (hooks, pre-commit config per branch, worktrees, clone, home, toggles)",
+    )
+    p.add_argument("path", nargs="?", default=".", help=PATH_HELP)
+    p.add_argument("--home", metavar="DIR", help=HOME_HELP)
+    p.set_defaults(handler=run, formats=("text", "json"))  # checks, not findings: nothing to annotate
+
+
+def run(args: argparse.Namespace) -> int:
+    """Fails (exit 1) on a ``fail`` check only: a warning is worth reading, not a broken guard."""
+    from ds_gate.hooks.doctor import FAIL, diagnose
+    from ds_gate.model.reports import DoctorReport
+
+    root, checks = diagnose(args.path, args.home)
+    report = DoctorReport(command="doctor", ok=not any(c.status == FAIL for c in checks), quest=root, checks=checks)
+    emit(report, args)
+    return verdict(report)

@@ -1,0 +1,216 @@
+"""``ds-gate``: build the parser from the command modules, run one, turn what escapes into an exit code.
+
+Exit codes: 0 ok, 1 gate failed, 2 usage error or unreadable input, 3 internal error.
+Bad input never shows a traceback; an internal error shows one line and asks for
+``--debug``, which shows the traceback. With ``--format json`` a usage error or unreadable
+input is a JSON object too (``ok: false`` and the message), so a script reading stdout
+always gets JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ds_gate.kernel.version import __version__
+from ds_gate.cli.table import COMMANDS, MODULE_OF
+from ds_gate.cli._shared import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, FORMATS
+from ds_gate.cli.flags import Default
+
+TYPE_CHECKING = False  # typing costs ~3 ms on the commit hook's path
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, NoReturn
+
+
+EPILOG = """\
+exit codes:
+  0  ok
+  1  the gate failed (a pending run, an invalid artifact or card, a refused commit or push)
+  2  usage error or unreadable input (not a quest, a missing file, a bad option)
+  3  internal error (one line; --debug shows the traceback)
+
+environment:
+  DEEPSCIENTIST_HOME, DS_HOME  the DeepScientist home (else the home a quest lies in, else ~/DeepScientist)
+  DS_GATE_MAX_FILE_MB          the largest file read, in MB (default 64)
+  DS_GATE_CACHE_DIR            the recall and record caches (else $XDG_CACHE_HOME/ds-gate, ~/.cache/ds-gate)
+  NO_COLOR                     no colour with --color auto
+  COLUMNS                      the width text wraps at when not on a terminal (default 80)
+  PRE_COMMIT_FROM_REF, PRE_COMMIT_TO_REF  the pushed commits, for pre-push under pre-commit
+  DS_QUEST_ROOT                the quest of the MCP server (ds-gate mcp)
+
+defaults: .ds-gate.yaml (or [tool.ds-gate] in pyproject.toml) at the quest root may set home, require,
+  format, source and refs for check, closure and candidates; a flag wins
+
+diagnose a quest's setup: ds-gate doctor [PATH]
+"""
+
+
+class UsageError(Exception):
+    """What argparse would print and exit 2 for, raised instead so that ``main`` can say it
+    as JSON when ``--format json`` was asked for."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser = parser
+        self.message = message
+
+
+class Formatter(argparse.HelpFormatter):
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        if width is None:  # not shutil's terminal size: see reporters.view.columns
+            from ds_gate.reporters.view import columns
+
+            width = columns(sys.__stdout__) - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class RawFormatter(Formatter, argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+class Parser(argparse.ArgumentParser):
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", Formatter)
+        super().__init__(**kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(self, message)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Every command's parser, or with ``only`` (a command module's name) that module's alone:
+    parsing one command needs only its own parser, and the commit hook runs on every commit.
+    Each command module imports only argparse-level things until its ``run`` is called."""
+    common = Parser(add_help=False)
+    common.add_argument(
+        "--format", default=Default("text"), metavar="FORMAT", help=f"output format: {', '.join(FORMATS)}, or one a plugin adds (default: text)"
+    )
+    common.add_argument("--debug", action="store_true", help="show the Python traceback of an internal error")
+    common.add_argument("-q", "--quiet", action="store_true",
+                        help="text: print the verdict line and the errors only (other formats stay complete)")
+    common.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour the text verdict and severities: auto (on a terminal, unless NO_COLOR is set), "
+                        "always or never (default: auto)")
+    common.add_argument("--output", "-o", metavar="FILE",
+                        help="write the report to FILE instead of stdout; the exit code is still the verdict")
+
+    parser = Parser(
+        prog="ds-gate",
+        description="Experience-distillation closure discipline for DeepScientist quests.",
+        epilog=EPILOG,
+        formatter_class=RawFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"ds-gate {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in (only,) if only else COMMANDS:
+        module = f"ds_gate.cli.{name}"
+        __import__(module)  # the import statement's path, which -X importtime reports (import_module's is not)
+        sys.modules[module].register(sub, common)
+    for name, command in sub.choices.items():
+        _describe(command, name, sub)
+    return parser
+
+
+def _describe(command: argparse.ArgumentParser, name: str, sub: Any) -> None:
+    """Every command's help opens with its one-line description and ends with an example."""
+    from ds_gate.cli.table import EXAMPLES
+
+    if not command.description:
+        command.description = next((a.help for a in sub._choices_actions if a.dest == name), None)
+    if name in EXAMPLES and not command.epilog:
+        command.epilog = f"example:\n  {EXAMPLES[name]}"
+        command.formatter_class = RawFormatter
+
+
+def _command_module(argv: Sequence[str]) -> str | None:
+    """The module of the command ``argv`` names first, or None (help, version, a typo)."""
+    first = next((arg for arg in argv if not arg.startswith("-")), None)
+    return MODULE_OF.get(first) if first is not None and first == argv[0] else None
+
+
+def _say(message: str) -> None:
+    """One line on stderr: a message may quote a quest's path or value, escaped like any report."""
+    from ds_gate.reporters.escape import printable
+
+    if sys.stderr is not None:
+        print(printable(message), file=sys.stderr)
+
+
+def _wants_json(argv: Sequence[str]) -> bool:
+    """``--format json`` (or ``--format=json``) anywhere in the arguments, parsed or not."""
+    return "--format=json" in argv or any(a == "--format" and b == "json" for a, b in zip(argv, argv[1:], strict=False))
+
+
+def _fail(argv: Sequence[str], command: str | None, message: str, code: int = EXIT_USAGE) -> int:
+    """A usage error or unreadable input: one line on stderr, or with ``--format json`` one
+    JSON object on stdout (``ok: false``, the message, the exit code)."""
+    if not _wants_json(argv):
+        _say(message)
+        return code
+    import json
+
+    from ds_gate.cli._shared import write
+    from ds_gate.reporters.escape import json_safe
+
+    error = {"schema_version": 1, "command": command, "ok": False, "error": message, "exit_code": code}
+    if sys.stdout is not None:
+        write(sys.stdout, json_safe(json.dumps(error, ensure_ascii=False)) + "\n", "utf-8")
+    return code
+
+
+def _refused_format(args: argparse.Namespace) -> str | None:
+    """Why ``--format`` cannot be honoured by this command, or None: a command that offers
+    only some formats says which (a listing has nothing to annotate; the demo is a story)."""
+    offered = getattr(args, "formats", None)
+    if offered is not None and args.format not in offered:
+        return f"ds-gate {args.command}: --format {args.format} is not offered by {args.command}; use one of: {', '.join(offered)}"
+    if args.format not in FORMATS:
+        from ds_gate.reporters import registry as reporters
+        try:
+            reporters.get(args.format)
+        except ValueError as exc:
+            return f"ds-gate {args.command}: error: {exc}"
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_module(argv) if argv else None)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as exc:
+        command = exc.parser.prog.split(" ", 1)[1] if " " in exc.parser.prog else (
+            argv[0] if argv and argv[0] in MODULE_OF else None)
+        if not _wants_json(argv):
+            exc.parser.print_usage(sys.stderr)
+        return _fail(argv, command, f"{exc.parser.prog}: error: {exc.message}")
+    except SystemExit as exc:  # argparse: --help/--version exit 0
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    from ds_gate.kernel.errors import QuestError
+    from ds_gate.kernel.git import GitError
+
+    try:
+        refused = _refused_format(args)
+        if refused is not None:
+            return _fail(argv, args.command, refused)
+        return int(args.handler(args))
+    except (QuestError, GitError) as exc:
+        return _fail(argv, args.command, f"ds-gate: {exc}")
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - the last line of defence
+        if args.debug:
+            import traceback
+
+            traceback.print_exc()
+            return EXIT_INTERNAL
+        _say(f"ds-gate: internal error: {type(exc).__name__}: {exc} (rerun with --debug to see the traceback)")
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

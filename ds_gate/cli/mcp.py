@@ -1,0 +1,41 @@
+"""``mcp``: the agent's read-only tools as a stdio MCP server (needs the ``mcp`` extra)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ds_gate.cli._shared import EXIT_OK, EXIT_USAGE, HOME_HELP
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+    from ds_gate.cli._shared import Subparsers
+
+
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser(
+        "mcp", parents=[common],
+        help="serve the agent's read-only tools over MCP (stdio): candidates, recall, recent, closure, review draft",
+    )
+    p.add_argument("--quest", metavar="PATH",
+                   help="any path inside the quest (default: $DS_QUEST_ROOT, else the working directory); "
+                   "the quest is found again at each call")
+    p.add_argument("--home", metavar="DIR", help=HOME_HELP)
+    p.set_defaults(handler=run, formats=("text",))  # it speaks MCP's JSON-RPC on stdio; no report to format
+
+
+def run(args: argparse.Namespace) -> int:
+    """The path is made absolute once, at start (the server's working directory is where the
+    runner started it), and located at each call; a quest that cannot be read then is that
+    call's tool error, not a refusal to start."""
+    from ds_gate.agent.mcp_server import MissingExtra, serve
+
+    start = args.quest or os.environ.get("DS_QUEST_ROOT", "").strip() or os.getcwd()
+    try:
+        serve(os.path.abspath(os.path.expanduser(start)), args.home, debug=args.debug)
+    except MissingExtra as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK

@@ -1,0 +1,42 @@
+"""``pre-push``: the push hook; gates a push only when it sends a finalization commit.
+
+Like ``commit-check`` it runs from a hook and reads the namespace directly, keeping
+``dataclasses`` off an ordinary push's path.
+"""
+
+from __future__ import annotations
+
+from ds_gate.cli._shared import EXIT_OK, REQUIRE_HELP, emit, verdict
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+    from ds_gate.cli._shared import Subparsers
+
+
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser(
+        "pre-push",
+        parents=[common],
+        help="the pre-push hook: gate a push that sends a finalization commit (run by hooks)",
+        description="Reads the pushed refs from git's pre-push input or pre-commit's PRE_COMMIT_TO_REF; when the push "
+        "finalizes the quest, runs the closure gate over every branch tip plus the pushed commits.",
+    )
+    p.add_argument("remote", nargs="?", help="the remote's name (git passes it; unused)")
+    p.add_argument("url", nargs="?", help="the remote's URL (git passes it; unused)")
+    p.add_argument("--require", action="store_true", help=REQUIRE_HELP)
+    p.add_argument("--refs", action="append", metavar="PATTERN", help="the refs to read besides the pushed commits")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+
+    from ds_gate.engine.push import push_check, pushes_from, read_stdin
+
+    report = push_check(".", pushes_from(os.environ, read_stdin()), require=args.require, refs=args.refs)
+    if report is None:  # the push finalizes nothing
+        return EXIT_OK
+    emit(report, args)
+    return verdict(report)

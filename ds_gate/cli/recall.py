@@ -1,0 +1,70 @@
+"""``recall``: lessons from memory cards, for an agent about to start a stage."""
+
+from __future__ import annotations
+
+from ds_gate.cli._shared import EXIT_OK, HOME_HELP, LISTING_FORMATS, emit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+    from ds_gate.cli._shared import Subparsers
+
+
+
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser(
+        "recall",
+        parents=[common],
+        help="recall lessons: memory cards ranked by tag overlap, then recency (the RFC's list_knowledge_summaries)",
+    )
+    p.add_argument("--tags", default="", help="domain tags, comma-separated (normalised like the cards' tags)")
+    p.add_argument("--kind", help="only this memory kind (knowledge, papers, ...); applied before --limit")
+    p.add_argument("--limit", type=int, default=20, help="how many (1..200; default 20)")
+    p.add_argument("--scope", choices=("global", "quest", "visible"), default="visible",
+                   help="global memory, the quest's, or both plus other quests' (default: visible)")
+    p.add_argument("--query", help="free text: cards with no shared tag are ranked after the rest by a text match (bm25)")
+    p.add_argument("--quest", metavar="PATH", help="the quest whose memory is in scope (default: none, or . with --for-stage)")
+    p.add_argument("--home", metavar="DIR", help=HOME_HELP)
+    p.add_argument("--jsonl", action="append", metavar="PATH", help="also recall from a ScienceClaw findings.jsonl")
+    p.add_argument("--for-stage", metavar="STAGE", nargs="?", const="",
+                   help="tags from the quest when recall_priors is on: stage:STAGE (default: its active_anchor), its "
+                   "domains and its own cards' most used tags")
+    p.add_argument("--refresh", action="store_true", help="re-check every card file against the cache")
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the cache (in $DS_GATE_CACHE_DIR, else $XDG_CACHE_HOME/ds-gate or ~/.cache/ds-gate)")
+    p.set_defaults(handler=run, formats=LISTING_FORMATS)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Recall never fails: an empty answer is an answer, and a quest that turned priors off
+    gets a note saying so rather than an error."""
+    from ds_gate.model import RecallReport
+    from ds_gate.recall.api import list_knowledge_summaries
+
+    tags = [t for t in (args.tags or "").split(",") if t.strip()]
+    notes: list[str] = []
+    staged: dict[str, object] = {}
+    if args.for_stage is not None:
+        from ds_gate.recall.stage import priors_off, stage_entry_tags
+
+        entry = stage_entry_tags(args.quest or ".", args.for_stage)
+        staged = {"for_stage": entry.stage, "tag_sources": entry.sources}
+        if not entry.recall_priors:
+            notes.append(priors_off("--tags"))
+            report = RecallReport(command="recall", ok=True, findings=[], notes=notes, results=[],
+                                  request={"domain_tags": tags, **staged})
+            emit(report, args)
+            return EXIT_OK
+        if tags:
+            entry.sources["--tags"] = tags
+        tags = entry.tags
+        notes.append(entry.describe())
+    quest = args.quest if args.quest or args.scope == "quest" or args.for_stage is not None else None
+    results = list_knowledge_summaries(tags, args.kind, args.limit, home=args.home, quest=quest or None,
+                                       scope=args.scope, query=args.query, jsonl=args.jsonl or (), refresh=args.refresh,
+                                       cache=not args.no_cache)
+    request = {"domain_tags": tags, "kind": args.kind, "limit": args.limit, "scope": args.scope, "query": args.query,
+               **staged}
+    emit(RecallReport(command="recall", ok=True, findings=[], notes=notes, results=results, request=request), args)
+    return EXIT_OK

@@ -1,0 +1,40 @@
+"""``recent``: the quest's artifacts from every workspace, newest first (a listing: never fails)."""
+
+from __future__ import annotations
+
+from ds_gate.cli._shared import (
+    EXIT_OK,
+    LISTING_FORMATS,
+    PATH_HELP,
+    emit,
+    source_options,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+    from ds_gate.cli._shared import Subparsers
+
+
+def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser("recent", parents=[common], help="the quest's artifacts from every workspace, newest first")
+    p.add_argument("path", nargs="?", default=".", help=PATH_HELP)
+    p.add_argument("--kind", help="only this artifact kind (run, decision, ...)")
+    p.add_argument("--limit", type=int, default=20, help="how many (1..200; default 20)")
+    source_options(p)
+    p.set_defaults(handler=run, formats=LISTING_FORMATS)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ds_gate.cli.options import configured_source
+    from ds_gate.engine.recent import list_recent
+    from ds_gate.model import RecentReport
+    from ds_gate.sources.location import locate
+
+    location = locate(args.path)  # once: for the configuration, then for the records
+    source, refs = configured_source(args, location)  # --from-git/--refs win over the quest's configured ones
+    results = list_recent(location, args.kind, args.limit, source=source, refs=refs)
+    request = {"kind": args.kind, "limit": args.limit, "source": str(source)}
+    emit(RecentReport(command="recent", ok=True, findings=[], results=results, request=request), args)
+    return EXIT_OK

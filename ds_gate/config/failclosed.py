@@ -1,0 +1,60 @@
+"""What no waiver lowers, how a quest's owner accepts the quest's own waivers, and whose waiver lowered a verdict.
+
+Apart from ``waivers`` so the policy reads in one place (docs/threat-model.md cites it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ds_gate.model.findings import ERROR, Finding
+
+# Rules that exist to fail closed: the gate could not see or read something that may hold a
+# completed run. No waiver lowers them, trusted or not; the fix is to make it readable.
+UNWAIVABLE = frozenset({
+    "artifact.invalid-json", "artifact.not-object", "artifact.unreadable", "card.unreadable",
+    "card.frontmatter-invalid", "input.unreadable", "input.too-large", "quest.no-quest-yaml", "quest.yaml-invalid",
+    "workspace.outside-quest", "path.symlink-outside-quest",
+})
+UNWAIVABLE_AREAS = ("git.", "reading.", "input.")  # every git reading rule (symlink-in-tree, object-missing, ...)
+UNWAIVABLE_WORDS = ("symlink", "gitlink", "outside", "redirect", "unreadable", "too-large", "unseen")
+
+
+def unwaivable(rule: str) -> bool:
+    """Whether ``rule`` fails closed (its id is in ``UNWAIVABLE``, in a reading area, or names a link,
+    a redirect or what cannot be read or seen: rules other modules add later are covered by name)."""
+    return rule in UNWAIVABLE or rule.startswith(UNWAIVABLE_AREAS) or any(w in rule for w in UNWAIVABLE_WORDS)
+
+
+ACCEPT_FLAG = "--accept-quest-waivers"
+
+
+def accept_command(root: Path) -> str:
+    """The one command that accepts a quest's waivers for one run."""
+    import shlex
+
+    return f"`ds-gate closure {ACCEPT_FLAG} {shlex.quote(str(root))}`"
+
+
+def accept_hint(root: Path, config: Path | None) -> str:
+    """How the quest's owner accepts its waivers: the one command, and the lasting setting."""
+    import shlex
+
+    from ds_gate.config.settings import shown_config_path
+
+    where = config or shown_config_path()
+    return (f"if you own this quest and accept its waivers: {accept_command(root)} "
+            f"(this run), or add {shlex.quote(str(root))} to accept_quest_waivers in {where} (every run, the hooks "
+            "too); an agent cannot accept them")
+
+
+ACCEPTED_MARK = "; written in the quest, accepted by "  # in a quest waiver's description, before what accepted it
+
+
+def waived_by(finding: Finding) -> str | None:
+    """Whose waiver lowered ``finding`` (a waived error), as the verdict line says it."""
+    if finding.severity != ERROR or finding.waived is None:
+        return None
+    if ACCEPTED_MARK in finding.waived:
+        return "quest waivers accepted by " + finding.waived.rsplit(ACCEPTED_MARK, 1)[1].removesuffix(")")
+    return "trusted waivers"

@@ -1,0 +1,250 @@
+"""A quest's own settings: ``.ds-gate.yaml`` and ``[tool.ds-gate]``, which may only make the gate stricter.
+
+Both files lie inside the quest, which an agent that is not fully trusted writes, so what
+they say is applied only where it cannot lower a verdict (``from_quest``): ``require: true``,
+``source: both`` (reads more) and ``format`` apply; ``source: folders``/``git``, ``refs``
+(read less) and ``home`` (would point global card lookups at a folder the agent chooses)
+do not, and every report says so and names the trusted setting that would apply them
+(``ds_gate.config.settings``: flags, environment, the user's configuration). Their waivers are
+proposals (``ds_gate.config.waivers``). What ds-gate cannot read or does not know sets *no*
+default and is a ``waiver.invalid`` finding in ``check`` and ``closure``: a typo
+(``requre: true``) must not quietly leave the gate weaker than the quest meant, and
+closure stops on it (``refuse_unread``).
+
+Both files are read only at the quest root, never through a link out of the quest, and
+through ``io.fs.read_file`` (bounded). ``[tool.ds-gate]`` is read with ``tomllib``: on
+Python 3.10, which has none (``tomli`` is not a dependency), a pyproject that has the
+table is a finding saying so instead of being ignored.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ds_gate.model.findings import Finding
+from ds_gate.config.waivers import FILE, WAIVER_INVALID
+
+PYPROJECT = "pyproject.toml"
+TABLE = "[tool.ds-gate]"
+KEYS = ("home", "require", "format", "source", "refs")  # the defaults; waivers and decision_actions are the quest's own
+ORIGIN = {FILE: FILE, PYPROJECT: f"{PYPROJECT} {TABLE}"}
+
+
+class Defaults(NamedTuple):
+    """The defaults that apply, where each came from, and what stopped a file from applying."""
+
+    values: dict[str, Any]
+    origins: dict[str, str]
+    problems: list[Finding]  # of pyproject.toml only: .ds-gate.yaml's are the waivers' findings already
+    yaml_problem: str | None = None  # why .ds-gate.yaml sets no default (doctor says it)
+
+
+def _text(root: Path, name: str) -> tuple[str | None, str | None]:
+    """(text, None), (None, why it cannot be read), or (None, None) when there is no such file."""
+    path = root / name
+    if not path.is_file() and not path.is_symlink():
+        return None, None
+    from ds_gate.kernel import fs
+    from ds_gate.sources.location import linked_outside
+
+    target = linked_outside(root, path)
+    if target is not None:
+        return None, f"{name} is a symbolic link to {target}, outside the quest; not followed"
+    try:
+        return fs.read_file(path).decode("utf-8-sig"), None
+    except fs.TooLarge as exc:
+        return None, f"{name} is {exc.strerror}"
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"{name} cannot be read: {exc}"
+
+
+def _schema_problems(data: Any, *, waivers_too: bool) -> list[tuple[str, str | None]]:
+    """(message, hint) of each schema error that concerns the file as a whole (a bad waiver
+    entry spoils that waiver only, not the defaults beside it)."""
+    from ds_gate.io import schemas
+
+    return [(err.message.replace("the record", "the configuration"), err.hint)
+            for err in schemas.errors("ds_gate_config", data)
+            if waivers_too or not (err.path and err.path[0] == "waivers" and len(err.path) > 1)]
+
+
+def _pick(data: dict[str, Any]) -> dict[str, Any]:
+    return {key: data[key] for key in KEYS if key in data}
+
+
+def yaml_defaults(root: Path) -> tuple[dict[str, Any], str | None]:
+    """``.ds-gate.yaml``'s defaults, or ({}, why none applies)."""
+    text, problem = _text(root, FILE)
+    if text is None:
+        return {}, problem
+    from ds_gate.io.yamldoc import YamlError, load_yaml
+    from ds_gate.sources.memory import jsonable
+
+    try:
+        data = jsonable(load_yaml(text))
+    except (YamlError, ValueError, RecursionError) as exc:
+        return {}, f"{FILE} is not valid YAML: {exc}"
+    if data is None:
+        return {}, None
+    problems = _schema_problems(data, waivers_too=False)
+    if problems:
+        return {}, f"{FILE}: {problems[0][0]}"
+    return _pick(data), None
+
+
+def toml_loads() -> Any:
+    """``tomllib.loads``, or None on Python 3.10."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        return None
+    return tomllib.loads
+
+
+def _invalid(message: str, hint: str | None = None) -> Finding:
+    return WAIVER_INVALID.at(PYPROJECT, message, hint=(hint + "; " if hint else "") +
+                             f"until it is fixed no default of {TABLE} applies")
+
+
+def parse_pyproject(text: str, loads: Any) -> tuple[dict[str, Any], list[Finding]]:
+    """The defaults of a pyproject text's ``[tool.ds-gate]`` table (and its decision
+    actions), or ({}, what is wrong). ``loads`` is ``tomllib.loads``, or None where Python
+    has no TOML reader."""
+    if "ds-gate" not in text:
+        return {}, []  # no table: nothing to parse (and no TOML reader to load)
+    if loads is None:
+        return {}, [_invalid(f"{PYPROJECT} has a {TABLE} table, which Python 3.10 cannot read (no tomllib)",
+                             f"move these settings to {FILE}, or run ds-gate on Python 3.11 or newer")]
+    try:
+        data = loads(text)
+    except ValueError as exc:  # tomllib.TOMLDecodeError
+        return {}, [_invalid(f"{PYPROJECT} is not valid TOML: {exc}")]
+    table = data.get("tool", {}).get("ds-gate") if isinstance(data.get("tool"), dict) else None
+    if table is None:
+        return {}, []
+    if not isinstance(table, dict):
+        return {}, [_invalid(f"{TABLE} in {PYPROJECT} is not a table")]
+    if "waivers" in table:
+        return {}, [_invalid(f"{TABLE} in {PYPROJECT} has waivers, which live in {FILE} only",
+                             f"move the waivers to {FILE}")]
+    problems = [_invalid(f"{TABLE}: {message}", hint) for message, hint in _schema_problems(table, waivers_too=True)]
+    if problems:
+        return {}, problems
+    return {key: table[key] for key in (*KEYS, "decision_actions") if key in table}, []
+
+
+def pyproject_defaults(root: Path, loads: Any = None) -> tuple[dict[str, Any], list[Finding]]:
+    text, problem = _text(root, PYPROJECT)
+    if text is None:
+        return {}, [_invalid(problem)] if problem else []
+    return parse_pyproject(text, loads if loads is not None else toml_loads())
+
+
+def read_defaults(root: Path) -> Defaults:
+    """Both files' defaults; a key both set differently is a finding, and ``.ds-gate.yaml``'s value stands."""
+    from_yaml, yaml_problem = yaml_defaults(root)
+    from_toml, problems = pyproject_defaults(root)
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for name, found in ((PYPROJECT, _pick(from_toml)), (FILE, from_yaml)):
+        for key, value in found.items():
+            if key in values and values[key] != value:
+                problems.append(_invalid(f"{key} is {value!r} in {FILE} and {values[key]!r} in {TABLE}",
+                                         f"set {key} in one of them"))
+            values[key], origins[key] = value, ORIGIN[name]
+    if "home" in values:
+        values["home"] = str((root / os.path.expanduser(values["home"])).resolve())
+    return Defaults(values, origins, problems, yaml_problem)
+
+
+class Ignored(NamedTuple):
+    """A quest-written setting that is not applied, and the trusted setting that would apply it."""
+
+    key: str
+    value: Any
+    origin: str
+    instead: str
+
+    def note(self) -> str:
+        from ds_gate.config.settings import shown_config_path
+
+        return (f"{self.key}: {_shown(self.value)} in {self.origin} is not applied: it is written inside the quest, which "
+                f"may only make the gate stricter; to apply it, use {self.instead.format(config=shown_config_path())}")
+
+
+INSTEAD = {  # {config}: the user's configuration file, as settings.shown_config_path names it
+    "home": "--home DIR, $DEEPSCIENTIST_HOME, or home in the user's configuration",
+    "refs": "--refs PATTERN, or refs in the user's configuration ({config})",
+    "folders": "--from-folders, or source: folders in the user's configuration ({config})",
+    "git": "--from-git, or source: git in the user's configuration ({config})",
+}
+
+
+def _shown(value: Any) -> str:
+    return "[" + ", ".join(map(str, value)) + "]" if isinstance(value, list) else str(value)
+
+
+def from_quest(found: Defaults) -> tuple[dict[str, Any], list[Ignored]]:
+    """(what of the quest's settings applies, what is ignored): only what cannot lower a verdict applies."""
+    applied: dict[str, Any] = {}
+    ignored: list[Ignored] = []
+    for key, value in found.values.items():
+        if key == "format" or (key == "require" and value is True) or (key == "source" and value in ("auto", "both")):
+            applied[key] = value
+        elif key in ("home", "refs") or key == "source":
+            ignored.append(Ignored(key, value, found.origins[key], INSTEAD[key if key != "source" else value]))
+    return applied, ignored
+
+
+def configured_require(root: Path) -> bool:
+    """Whether ``require`` is set, by the trusted configuration or the quest (which may make
+    the gate only stricter): read by the hooks only once a commit or push finalizes (never on
+    an ordinary checkpoint's path), so a quest that sets it is gated by its hooks as by ``closure``."""
+    from ds_gate.config.settings import load
+
+    trusted = load()
+    return (trusted.problem is None and trusted.values.get("require") is True) or \
+        read_defaults(root).values.get("require") is True
+
+
+def configured(root: Path) -> Defaults | None:
+    """The quest's defaults, or None when it has neither file (the common case: two
+    ``lstat``s). The gate reads them once: their ``problems`` (what is wrong with
+    ``[tool.ds-gate]``, or a key both files set) are reported beside the waivers' own
+    findings, and ``refuse_unread`` judges them."""
+    if not os.path.lexists(root / FILE) and not os.path.lexists(root / PYPROJECT):
+        return None
+    return read_defaults(root)
+
+
+def decision_actions(root: Path) -> list[str]:
+    """The extra decision actions of ``.ds-gate.yaml`` and ``[tool.ds-gate]``: a fork's.
+    A broken file adds none (``check`` reports it)."""
+    actions: list[str] = []
+    text, _ = _text(root, FILE)
+    if text is not None:
+        from ds_gate.io.yamldoc import load_yaml
+
+        try:
+            data = load_yaml(text)
+        except ValueError:
+            data = None
+        found = data.get("decision_actions") if isinstance(data, dict) else None
+        actions += [a.strip() for a in found if isinstance(a, str) and a.strip()] if isinstance(found, list) else []
+    if os.path.lexists(root / PYPROJECT):
+        actions += [a.strip() for a in pyproject_defaults(root)[0].get("decision_actions", []) if a.strip()]
+    return actions
+
+
+def refuse_unread(root: Path, found: Defaults) -> None:
+    """Closure, finalization commits and the pre-push gate stop (exit 2) on a configuration
+    they cannot read, as on a ``quest.yaml`` they cannot read: what it fails to say may be
+    ``require: true``, and a gate that passes then is worse than none."""
+    problems = ([found.yaml_problem] if found.yaml_problem else []) + [f.message for f in found.problems]
+    if problems:
+        from ds_gate.kernel.errors import QuestError
+
+        raise QuestError(f"{root}: {'; '.join(problems)}. The gate cannot tell which defaults the quest sets (require, "
+                         "home, source, refs), so it does not pass: fix the file (`ds-gate check` shows where)")

@@ -1,0 +1,215 @@
+"""Trusted settings: the only configuration that may lower a verdict, read from outside the quest.
+
+The quest is written by an agent that is not fully trusted, so what lies in its tree
+(``.ds-gate.yaml``, ``[tool.ds-gate]``, ``quest.yaml``) may only make the gate stricter
+(``config``, ``waivers``). What may make it laxer (read less, waive a finding, turn the gate
+off) comes from the person running ds-gate: command-line flags, environment variables, and
+one YAML file outside the quest, the first of
+
+1. ``--config FILE`` (the gate commands);
+2. ``$DS_GATE_CONFIG``;
+3. ``$XDG_CONFIG_HOME/ds-gate/config.yaml``, else ``~/.config/ds-gate/config.yaml``.
+
+It takes ``home``, ``require``, ``format``, ``source`` and ``refs`` (as ``.ds-gate.yaml``; a
+flag wins), ``waivers`` (each may name the ``quest`` it is for), ``accept_quest_waivers``
+(the quests whose own waivers are accepted), ``no_require`` (the quests whose closure gate
+is off even where ``experience_distill`` is on: ``--no-require`` for every run, the hooks too)
+and ``decision_actions`` (a fork's own actions, which a quest's ``.ds-gate.yaml`` may name for
+its checkpoints but not for closure). A file that lies inside the quest judged is not
+trusted (an agent could write it), and a file that cannot be read stops the gate (exit 2):
+what it fails to say may be a waiver's absence or ``require: true``. See docs/threat-model.md.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ENV = "DS_GATE_CONFIG"
+FLAG_ACCEPT = "--accept-quest-waivers"
+DEFAULT_KEYS = ("home", "require", "format", "source", "refs")
+KEYS = (*DEFAULT_KEYS, "waivers", "accept_quest_waivers", "no_require", "decision_actions")
+
+
+@dataclass(frozen=True)
+class Trusted:
+    """The trusted configuration file's settings (all empty when there is none)."""
+
+    path: Path | None = None
+    origin: str = "no trusted configuration file"  # how the file was chosen, as the reports say it
+    values: dict[str, Any] = field(default_factory=dict)
+    waivers: tuple[dict[str, Any], ...] = ()  # checked entries: index, rule, reason, id, path, expires, quest
+    accept: tuple[Path, ...] = ()  # quest roots whose .ds-gate.yaml waivers are accepted
+    off: tuple[Path, ...] = ()  # quest roots whose gate is off (no_require)
+    actions: tuple[str, ...] = ()  # decision actions the user's DeepScientist (a fork) accepts
+    problem: str | None = None  # why the file cannot be used (the gate stops on it)
+
+    @property
+    def label(self) -> str:
+        return f"{self.path} ({self.origin})" if self.path is not None else self.origin
+
+    def accepts(self, root: Path) -> str | None:
+        """The trusted setting that accepts the quest's own waivers, or None."""
+        resolved = root.resolve()
+        return f"accept_quest_waivers in {self.path}" if resolved in self.accept else None
+
+    def turns_off(self, root: Path) -> str | None:
+        """The trusted setting that turns the quest's gate off, or None."""
+        return f"no_require in {self.path}" if self.problem is None and root.resolve() in self.off else None
+
+    def waivers_for(self, root: Path) -> list[dict[str, Any]]:
+        """The trusted waivers that apply to the quest at ``root`` (``waivers.Waiver`` makes them)."""
+        resolved = str(root.resolve())
+        return [w for w in self.waivers if w["quest"] is None or w["quest"] == resolved]
+
+    def inside(self, root: Path) -> bool:
+        from ds_gate.sources.location import is_inside
+
+        return self.path is not None and is_inside(root.resolve(), self.path.resolve())
+
+
+def user_config_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    return (Path(base) if base and os.path.isabs(base) else Path.home() / ".config") / "ds-gate" / "config.yaml"
+
+
+def shown_config_path() -> str:
+    """The user's configuration file as messages name it (``~`` kept when it is the default)."""
+    base = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    return str(user_config_path()) if base and os.path.isabs(base) else "~/.config/ds-gate/config.yaml"
+
+
+def config_file(flag: str | None = None) -> tuple[Path, str, bool]:
+    """(the file, how it was chosen, whether it was named explicitly: then it must exist)."""
+    if flag:
+        return Path(flag).expanduser(), "--config", True
+    named = os.environ.get(ENV, "").strip()
+    if named:
+        return Path(named).expanduser(), f"${ENV}", True
+    return user_config_path(), "the user's configuration", False
+
+
+_CACHE: dict[tuple[str, str, bool, int, int], Trusted] = {}
+
+
+def load(flag: str | None = None) -> Trusted:
+    """The trusted settings; never raises (a broken file is ``problem``, which the gate
+    commands refuse on and the commit hook's checkpoint path ignores)."""
+    path, origin, explicit = config_file(flag)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return Trusted(path, origin, problem=f"{origin} names {path}, which does not exist") if explicit else Trusted()
+    except OSError as exc:
+        return Trusted(path, origin, problem=f"{path} ({origin}) cannot be read: {exc.strerror or exc}")
+    key = (str(path), origin, explicit, st.st_mtime_ns, st.st_size)
+    if key not in _CACHE:
+        _CACHE[key] = _read(path, origin)
+    return _CACHE[key]
+
+
+def _read(path: Path, origin: str) -> Trusted:
+    from ds_gate.kernel import fs
+    from ds_gate.io.yamldoc import YamlError, load_yaml
+    from ds_gate.sources.memory import jsonable
+
+    def bad(why: str) -> Trusted:
+        return Trusted(path, origin, problem=f"{path} ({origin}): {why}")
+
+    try:
+        data = jsonable(load_yaml(fs.read_file(path).decode("utf-8-sig")))
+    except fs.TooLarge as exc:
+        return bad(f"it is {exc.strerror}")
+    except (OSError, UnicodeDecodeError) as exc:
+        return bad(f"it cannot be read: {exc}")
+    except (YamlError, ValueError, RecursionError) as exc:
+        return bad(f"it is not valid YAML: {exc}")
+    if data is None:
+        return Trusted(path, origin)
+    if not isinstance(data, dict):
+        return bad("it is not a mapping")
+    unknown = sorted(set(data) - set(KEYS))
+    if unknown:
+        return bad(f"unknown key(s) {', '.join(map(repr, unknown))}; the keys are {', '.join(KEYS)}")
+    base = path.parent
+    try:
+        values = _defaults(data, base)
+        waivers = _waivers(data.get("waivers") or [], base)
+        accept = _quests("accept_quest_waivers", data.get("accept_quest_waivers") or [], base)
+        off = _quests("no_require", data.get("no_require") or [], base)
+        actions = _actions(data.get("decision_actions") or [])
+    except ValueError as exc:
+        return bad(str(exc))
+    return Trusted(path, origin, values, tuple(waivers), tuple(accept), tuple(off), tuple(actions))
+
+
+def _actions(entries: Any) -> list[str]:
+    """``decision_actions``: the actions a fork of DeepScientist adds (med-deepscientist's)."""
+    if not isinstance(entries, list) or not all(isinstance(a, str) and a.strip() for a in entries):
+        raise ValueError("decision_actions must be a list of action names")
+    return [a.strip() for a in entries]
+
+
+def _resolve(text: str, base: Path) -> Path:
+    return (base / os.path.expanduser(text)).resolve()
+
+
+def _defaults(data: dict[str, Any], base: Path) -> dict[str, Any]:
+    from ds_gate.io import schemas
+
+    picked = {key: data[key] for key in DEFAULT_KEYS if key in data}
+    errors = schemas.errors("ds_gate_config", picked)
+    if errors:
+        raise ValueError(errors[0].message.replace("the record", "the configuration"))
+    if "home" in picked:
+        picked["home"] = str(_resolve(picked["home"], base))
+    return picked
+
+
+def _waivers(entries: Any, base: Path) -> list[dict[str, Any]]:
+    from datetime import date
+
+    from ds_gate.io import schemas
+
+    if not isinstance(entries, list):
+        raise ValueError("waivers is not a list")
+    out: list[dict[str, Any]] = []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise ValueError(f"waivers[{i}] is not a mapping")
+        quest = entry.get("quest")
+        rest = {k: v for k, v in entry.items() if k != "quest"}
+        errors = schemas.errors("ds_gate_config", {"waivers": [rest]})
+        if errors or (quest is not None and (not isinstance(quest, str) or not quest.strip())):
+            why = errors[0].message.replace("the record", "the configuration") if errors else "quest is no path"
+            raise ValueError(f"waivers[{i}]: {why}")
+        try:
+            expires = date.fromisoformat(rest["expires"]) if rest.get("expires") else None
+        except ValueError:
+            raise ValueError(f"waivers[{i}].expires is {rest['expires']!r}, which is no date") from None
+        out.append({"index": i, "rule": rest["rule"].strip(), "reason": rest["reason"].strip(), "id": rest.get("id"),
+                    "path": rest.get("path"), "expires": expires, "quest": str(_resolve(quest, base)) if quest else None})
+    return out
+
+
+def _quests(key: str, entries: Any, base: Path) -> list[Path]:
+    if isinstance(entries, str):
+        entries = [entries]
+    if not isinstance(entries, list) or not all(isinstance(e, str) and e.strip() for e in entries):
+        raise ValueError(f"{key} is a list of quest folders")
+    return [_resolve(e, base) for e in entries]
+
+
+def refuse(trusted: Trusted, root: Path) -> None:
+    """The gate commands stop (exit 2) on a trusted file they cannot use, or one inside the quest."""
+    from ds_gate.kernel.errors import QuestError
+
+    if trusted.problem:
+        raise QuestError(f"{trusted.problem}. The gate cannot tell which trusted settings apply, so it does not "
+                         f"pass: fix the file, or point {ENV}/--config at another")
+    if trusted.inside(root):
+        raise QuestError(f"the trusted configuration {trusted.path} ({trusted.origin}) lies inside the quest {root}, "
+                         "which its agent can write, so it is not trusted: keep it outside the quest (e.g. "
+                         f"{user_config_path()})")

@@ -1,0 +1,106 @@
+"""``doctor``'s line about the DeepScientist integration: installed, loaded, matching.
+
+The integration lives in DeepScientist's runtime environment, which DeepScientist may
+rebuild when it updates itself (a ``uv sync``, a new Python), so doctor looks every time:
+are ds-gate's files there and the ones this ds-gate would write, does ds-gate's interpreter
+still answer, and does DeepScientist's own Python, importing its artifact service and MCP
+server, report them wrapped (the version and shape check passed) or why not. It reads
+only; the probe runs DeepScientist's Python isolated (``-I``) and no code of a quest's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from ds_gate.kernel.errors import QuestError
+
+NAME = "deepscientist integration"
+OK, WARN, FAIL = "ok", "warn", "fail"  # engine.doctor's (it imports this module, so not imported from it)
+Check = tuple[str, str, str | None]  # (status, message, fix): doctor names the line NAME
+LOADED = ("import json, deepscientist.artifact.service, deepscientist.mcp.server, _ds_gate_ds_boot as b; "
+          "print(json.dumps(b.status()))")
+
+
+def _loaded(python: str) -> dict[str, object]:
+    try:
+        done = subprocess.run([python, "-I", "-c", LOADED], capture_output=True, text=True, timeout=120, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return {"state": "broken", "reason": f"DeepScientist's Python did not run: {exc}"}
+    try:
+        data = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        last = (done.stderr.strip().splitlines() or ["no answer"])[-1]
+        return {"state": "broken", "reason": f"DeepScientist's Python could not load it: {last}"}
+    return data if isinstance(data, dict) else {"state": "broken", "reason": "no status"}
+
+
+def integration_check(home: str | None, root: Path | None = None) -> Check:
+    """One line; never raises (a check that cannot look says so)."""
+    from ds_gate.integration.installer import (
+        CONFIG,
+        ENVS,
+        PTH,
+        bridge_problem,
+        env_python,
+        probe,
+        read_config,
+        remembered,
+        runtime_files,
+    )
+    from ds_gate.sources.memory import resolve_home
+
+    path = resolve_home(home, root)
+    install = f"ds-gate install --deepscientist --home {path}"
+    env = next((path / rel for rel in ENVS if os.path.isfile(env_python(path / rel))), None)
+    if env is None:
+        return _check(OK, f"not installed (no DeepScientist runtime Python under {path}); opt-in: {install}")
+    try:
+        target = probe(path, env)
+    except QuestError as exc:
+        return _check(WARN, str(exc), "start `ds` once so its launcher repairs the environment")
+    settings = read_config(target.site)
+    if settings is None and not os.path.lexists(target.site / PTH):
+        if remembered(path):
+            return _check(WARN, f"installed into {env} earlier, but its files are gone: DeepScientist rebuilt its "
+                          "runtime environment (an update); complete_quest and submit_paper_bundle no longer ask "
+                          "ds-gate", install)
+        return _check(OK, f"not installed in {env} (opt-in: {install})")
+    if settings is None:
+        return _check(FAIL, f"{target.site / PTH} is there but {CONFIG} is not: a broken install", install)
+    expected = runtime_files(settings)
+    differ = [name for name, text in expected.items() if _read(target.site / name) != text]
+    if differ:
+        return _check(WARN, f"ds-gate's files in {target.site} are missing or not this ds-gate's "
+                     f"({', '.join(differ)}): DeepScientist was updated or another ds-gate installed them", install)
+    python = str(settings.get("python"))
+    problem = bridge_problem(python)
+    if problem is not None:
+        return _check(FAIL, f"installed, but ds-gate's interpreter {python} does not answer ({problem}): "
+                     "complete_quest, submit_paper_bundle and review records are refused until it does",
+                     f"{install} (from the ds-gate you use), or ds-gate install --deepscientist --undo --home {path}")
+    status = _loaded(str(target.python))
+    if status.get("state") != "wrapped":
+        return _check(WARN, f"installed in {env} but it wraps nothing: {status.get('reason')}",
+                     f"use a ds-gate that knows DeepScientist {target.deepscientist}, or "
+                     f"ds-gate install --deepscientist --undo --home {path}")
+    extra = "; memory.write defaults to global" if settings.get("memory_global_scope") else ""
+    found = status.get("problems")
+    problems = [str(p) for p in found] if isinstance(found, list) else []
+    return _check(WARN if problems else OK,
+                 f"installed, loaded and matching DeepScientist {target.deepscientist} in {env} "
+                 f"(verdicts from {python}){extra}" + (f"; {'; '.join(problems)}" if problems else ""))
+
+
+def _check(status: str, message: str, fix: str | None = None) -> Check:
+    return status, message, fix
+
+
+def _read(path: os.PathLike[str]) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError:
+        return None

@@ -1,0 +1,151 @@
+"""Install ds-gate's plain git hooks into a quest, keeping whatever hook was there.
+
+Hooks go to the folder git actually runs them from (``git rev-parse --git-path hooks``):
+the common ``.git/hooks`` shared by every worktree, or ``core.hooksPath`` when the quest
+sets one inside itself. A hook that is not ours is renamed ``<name>.ds-gate-chained``
+and run first by ours, so installing never loses a hook; reinstalling updates ours.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.resources import data_dir
+from ds_gate.model.findings import CONTRACT, ERROR, Rule
+from ds_gate.sources.location import is_inside, locate
+
+INSTALL_FAILED = Rule("install.failed", ERROR, CONTRACT,
+    "a hook could not be installed into a quest of the home")
+
+HOOKS = ("pre-commit", "pre-push")
+MARKER = "ds-gate-managed-hook"
+CHAIN_SUFFIX = ".ds-gate-chained"
+
+
+@dataclass(frozen=True, slots=True)
+class Installed:
+    quest: Path
+    hook: Path
+    updated: bool  # ours was already there
+    chained: Path | None  # where the previous hook was kept
+
+    def describe(self) -> str:
+        text = f"{'updated' if self.updated else 'installed'} {self.hook}"
+        if self.chained is not None:
+            text += f" (the previous hook is kept as {self.chained.name} and runs first)"
+        return text
+
+
+def hooks_dir(quest: Path | str) -> tuple[Path, Path]:
+    """(quest root, hooks folder) for any path inside a quest.
+
+    git is asked through ``ds_gate.kernel.git`` like everywhere else (absolute git, no program
+    the quest's config names runs), and ``locate`` has already refused a ``.git`` pointer
+    that leads to another repository, so the hooks land in this quest or nowhere."""
+    from ds_gate.kernel.git import GitError, git
+
+    loc = locate(quest)
+    if not loc.is_git:
+        raise QuestError(f"{loc.root} is not a git repository; there is no hooks folder to install into")
+    try:
+        out = git(["rev-parse", "--path-format=absolute", "--git-common-dir", "--git-path", "hooks"], loc.root)
+    except GitError as exc:
+        raise QuestError(f"{loc.root}: git cannot locate the hooks folder: {exc}") from exc
+    common, hooks = (Path(os.fsdecode(line)).resolve() for line in out.splitlines()[:2])
+    if not is_inside(loc.root, common):
+        raise QuestError(f"{loc.root}: its git folder is {common}, outside the quest; hooks are not installed there")
+    if not (is_inside(common, hooks) or is_inside(loc.root, hooks)):
+        raise QuestError(
+            f"{loc.root}: git runs hooks from {hooks} (core.hooksPath), outside this quest; installing there "
+            "would affect other repositories. Add `ds-gate commit-check` to that hooks folder yourself, "
+            "or use the pre-commit framework hooks (.pre-commit-hooks.yaml)"
+        )
+    return loc.root, hooks
+
+
+def _script(name: str) -> str:
+    template = (data_dir("hooks") / name).read_text(encoding="utf-8")
+    return template.replace("'@DS_GATE_PYTHON@'", shlex.quote(sys.executable))
+
+
+def hook_python(text: str) -> str | None:
+    """The interpreter a ds-gate hook script names (``DS_GATE_PYTHON='...'``)."""
+    for line in text.splitlines():
+        if line.startswith("DS_GATE_PYTHON="):
+            words = shlex.split(line.partition("=")[2])
+            return words[0] if words else None
+    return None
+
+
+def _hook_text(hook: Path) -> str:
+    """An existing hook's text; one over the size limit is not ds-gate's (it is chained, unread)."""
+    from ds_gate.kernel import fs
+    try:
+        return fs.read_file(hook).decode("utf-8", "replace")
+    except fs.TooLarge:
+        return ""
+
+
+def install(quest: Path | str) -> list[Installed]:
+    root, folder = hooks_dir(quest)
+    folder.mkdir(parents=True, exist_ok=True)
+    done = []
+    for name in HOOKS:
+        hook = folder / name
+        chained: Path | None = None
+        updated = False
+        if hook.exists() or hook.is_symlink():
+            current = _hook_text(hook) if hook.is_file() else ""
+            if MARKER in current:
+                updated = True
+                if (folder / f"{name}{CHAIN_SUFFIX}").exists():
+                    chained = folder / f"{name}{CHAIN_SUFFIX}"
+            else:
+                chained = folder / f"{name}{CHAIN_SUFFIX}"
+                if chained.exists() or chained.is_symlink():
+                    raise QuestError(
+                        f"{hook} is not ds-gate's and {chained.name} already exists; merge them by hand, "
+                        f"then run ds-gate install again"
+                    )
+                os.replace(hook, chained)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(_script(name))
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, hook)
+        done.append(Installed(root, hook, updated, chained))
+    return done
+
+
+def install_home(home: Path | str) -> tuple[list[Installed], list[str], list[str]]:
+    """Every quest under ``<home>/quests``: (installed, skipped folders, failures), one line each."""
+    quests_dir = Path(home).expanduser() / "quests"
+    if not os.path.isdir(quests_dir):
+        raise QuestError(f"{quests_dir} does not exist; --home takes a DeepScientist home (the folder holding quests/)")
+    installed: list[Installed] = []
+    skipped: list[str] = []
+    failed: list[str] = []
+    home_real = Path(os.path.realpath(quests_dir.parent))
+    try:
+        quests = sorted(Path(e.path) for e in os.scandir(quests_dir) if e.is_dir())
+    except OSError as exc:
+        raise QuestError(f"cannot list {quests_dir}: {exc.strerror or exc}") from exc
+    for quest in quests:
+        real = Path(os.path.realpath(quest))
+        if quest.is_symlink() and not is_inside(home_real, real):
+            skipped.append(f"skipped {quest}: a symbolic link to {real}, outside the home (not followed)")
+            continue
+        if not os.path.lexists(quest / ".git"):
+            skipped.append(f"skipped {quest}: not a git repository")
+            continue
+        try:
+            installed.extend(install(quest))
+        except QuestError as exc:
+            failed.append(str(exc))
+    return installed, skipped, failed

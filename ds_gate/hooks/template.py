@@ -1,0 +1,130 @@
+"""``ds-gate install --template``: guard the quests created from now on, not only today's.
+
+DeepScientist creates each quest with a plain ``git init``, which copies git's template
+folder (``init.templateDir``) into the new ``.git``. So ds-gate keeps a template folder of
+its own (``$XDG_DATA_HOME/ds-gate/git-template``, else ``~/.local/share/ds-gate/git-template``)
+holding ``hooks/pre-commit`` and ``hooks/pre-push``, and points the user's global
+``init.templateDir`` at it: one line of the user's git configuration, written only on this
+opt-in, and never over a different template folder unless ``--force`` says so.
+
+Why a template and not ``core.hooksPath``: ``core.hooksPath`` makes *every* repository of
+the user, old and new, quest or not, run the hooks of one folder instead of its own
+``.git/hooks`` (and the pre-commit framework refuses to install where it is set). A
+template only gives new repositories a copy, which each may change, and leaves existing
+ones alone; the quests that exist get the hooks from ``ds-gate install --home``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import NamedTuple
+
+from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.git import GitError, git
+
+KEY = "init.templateDir"
+
+
+class TemplateInstall(NamedTuple):
+    folder: Path
+    hooks: list[Path]
+    previous: str | None  # init.templateDir before (None: unset)
+
+
+def template_dir() -> Path:
+    """ds-gate's own template folder, in the user's data folder (never a quest or a home)."""
+    xdg = os.environ.get("XDG_DATA_HOME", "").strip()
+    return (Path(xdg).expanduser() if xdg else Path.home() / ".local" / "share") / "ds-gate" / "git-template"
+
+
+def configured_template() -> str | None:
+    """The user's global ``init.templateDir``, or None when unset."""
+    try:
+        value = git(["config", "--global", "--get", KEY], Path.home() if Path.home().is_dir() else "/")
+    except GitError:  # exit 1: unset
+        return None
+    return os.fsdecode(value).strip() or None
+
+
+def same_folder(configured: str | None, folder: Path) -> bool:
+    if configured is None:
+        return False
+    return os.path.realpath(os.path.expanduser(configured)) == os.path.realpath(folder)
+
+
+def install_template(*, force: bool = False) -> TemplateInstall:
+    """Write the hooks into ds-gate's template folder and point ``init.templateDir`` at it.
+    A different template folder already configured is refused (QuestError, exit 2) unless
+    ``force``: it may hold the user's own hooks, which git would then stop copying."""
+    from ds_gate.hooks.install import HOOKS, _script
+
+    folder = template_dir()
+    previous = configured_template()
+    if previous is not None and not same_folder(previous, folder) and not force:
+        raise QuestError(
+            f"your git configuration already sets {KEY} = {previous}; ds-gate does not replace it. Copy "
+            f"ds-gate's hooks into {previous}/hooks yourself (ds-gate install --template --force writes them to "
+            f"{folder} and points {KEY} there instead)")
+    hooks = folder / "hooks"
+    try:
+        hooks.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name in HOOKS:
+            fd, tmp = tempfile.mkstemp(dir=hooks, prefix=f".{name}.")
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(_script(name))
+            os.chmod(tmp, 0o755)
+            os.replace(tmp, hooks / name)
+            written.append(hooks / name)
+    except OSError as exc:
+        raise QuestError(f"cannot write the template folder {folder}: {exc.strerror or exc}") from exc
+    if not same_folder(previous, folder):
+        try:
+            git(["config", "--global", KEY, str(folder)], folder)
+        except GitError as exc:
+            raise QuestError(f"git config --global {KEY} {folder} failed: {exc}") from exc
+    return TemplateInstall(folder, written, previous)
+
+
+def describe(done: TemplateInstall) -> list[str]:
+    """What changed, said exactly: the folder written and the one line of git configuration."""
+    notes = [f"wrote {hook}" for hook in done.hooks]
+    if same_folder(done.previous, done.folder):
+        notes.append(f"{KEY} already points at {done.folder}: your git configuration is unchanged")
+    else:
+        was = f"it was {done.previous}" if done.previous else "it was unset"
+        notes.append(f"changed your global git configuration: git config --global {KEY} {done.folder} ({was})")
+    notes.append("every repository created or cloned from now on (git init, git clone: DeepScientist's new quests) "
+                 "gets a copy of these hooks; existing repositories are unchanged (ds-gate install --home for them)")
+    keep = done.previous is not None and not same_folder(done.previous, done.folder)
+    undo = f"git config --global {KEY} {done.previous}" if keep else f"git config --global --unset {KEY}"
+    notes.append(f"to undo: {undo}")
+    return notes
+
+
+def template_status() -> tuple[bool, str, str | None]:
+    """(ok, what git copies into a new repository, the fix): whether ``git init`` of a new
+    quest gets ds-gate's hook, and with which Python. ``$GIT_TEMPLATE_DIR`` beats the setting."""
+    from ds_gate.hooks.install import MARKER, hook_python
+
+    variable = os.environ.get("GIT_TEMPLATE_DIR", "").strip()
+    configured = variable or configured_template()
+    how = "$GIT_TEMPLATE_DIR" if variable else KEY
+    opt_in = "ds-gate install --template"
+    if configured is None:
+        return True, (f"new quests get no hook until `ds-gate install` is run on them ({KEY} is unset; the opt-in "
+                      f"`{opt_in}` covers quests created later)"), None
+    hook = Path(os.path.expanduser(configured)) / "hooks" / "pre-commit"
+    from ds_gate.kernel.fs import text_or_none
+
+    text = text_or_none(hook) or ""
+    if MARKER not in text:
+        return True, (f"{how} is {configured}, which holds no ds-gate hook: new quests get no hook until "
+                      f"`ds-gate install`"), f"{opt_in} (--force to replace {configured})"
+    python = hook_python(text)
+    if python and os.access(python, os.X_OK):
+        return True, f"new quests get ds-gate's hook from {configured} ({how}), run by {python}", None
+    return False, (f"new quests get ds-gate's hook from {configured} ({how}), but it names {python}, which is gone: "
+                   "their commits that may finalize are blocked unchecked"), opt_in

@@ -1,0 +1,66 @@
+"""Files of a quest read from git by blob id, never by name.
+
+A quest's paths may hold a newline or bytes that are not UTF-8, and ``cat-file``'s line
+protocol takes one name a line: so paths travel NUL-separated (``-z``) out of git, and
+only object ids go back in. Kept apart from ``io.git`` (the one door to git) because only
+the commit and push hooks need it.
+"""
+
+from __future__ import annotations
+
+from ds_gate.kernel.git import DIFF_SAFETY, GitError, cat_file, git, split_z
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+
+    from ds_gate.kernel.fs import TooLarge
+
+
+def staged_changes(cwd: Path | str) -> dict[str, tuple[str | None, str]]:
+    """Each path (relative to the workspace top) added, copied, modified or retyped in the
+    index, honouring the hook's ``GIT_INDEX_FILE``: (its blob id at ``HEAD`` or None, its
+    staged blob id). The ids come with the names, so no staged path (it may hold a newline
+    or bytes that are not UTF-8) is ever sent to cat-file as ``:<path>``."""
+    out = git(["diff", "--cached", *DIFF_SAFETY, "--raw", "--no-abbrev", "-z", "--no-renames", "--diff-filter=ACMRT"],
+              cwd, staged=True)
+    fields = out.split(b"\0")
+    changes: dict[str, tuple[str | None, str]] = {}
+    for meta, path in zip(fields[0::2], fields[1::2], strict=False):  # ":<old mode> <new mode> <old> <new> <status>", path
+        parts = meta.decode("ascii", "replace").split(" ")
+        if len(parts) == 5 and path:
+            old = parts[2] if parts[0] != ":000000" and parts[2].strip("0") else None
+            changes[path.decode("utf-8", "surrogateescape")] = (old, parts[3])
+    return changes
+
+
+def path_blobs(cwd: Path | str, rev: str, paths: Iterable[str]) -> dict[str, str]:
+    """The blob id of each of ``paths`` (relative to the top) at ``rev``; an absent path is left out.
+
+    Names travel NUL-separated (``-z``) and the pathspecs are the paths' folders, literal and
+    top-relative, so no quest path is parsed as a line, a pattern or an object name."""
+    wanted = set(paths)
+    if not wanted:
+        return {}
+    specs = sorted({f":(top,literal){path.rpartition('/')[0] or path}" for path in wanted})
+    found: dict[str, str] = {}
+    for item in split_z(git(["ls-tree", "-r", "-z", "--full-tree", rev, "--", *specs], cwd)):
+        meta, _, path = item.partition("\t")
+        parts = meta.split(" ")  # <mode> <type> <id>
+        if path in wanted and len(parts) == 3 and parts[1] == "blob":
+            found[path] = parts[2]
+    return found
+
+
+def read_paths(cwd: Path | str, rev: str, paths: Iterable[str]) -> dict[str, bytes | TooLarge | None]:
+    """The bytes of each of ``paths`` at ``rev`` (None when absent, or when ``rev`` does not
+    exist; a TooLarge over the size limit), whatever the path holds: listed with
+    ``ls-tree -z``, read by blob id."""
+    wanted = list(dict.fromkeys(paths))
+    try:
+        ids = path_blobs(cwd, rev, wanted)
+    except GitError:
+        ids = {}
+    blobs = cat_file(cwd, sorted(set(ids.values())))
+    return {path: blobs.get(ids[path]) if path in ids else None for path in wanted}
