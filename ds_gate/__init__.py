@@ -6,7 +6,7 @@ cheap; see ``__all__``.
 
 from __future__ import annotations
 
-from ds_gate.kernel.version import __version__
+from ds_gate.kernel.version import __version__ as __version__
 
 _API = {
     "load_quest": "ds_gate.engine.gate",

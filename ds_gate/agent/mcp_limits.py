@@ -14,6 +14,7 @@ trusted place (the agent's client starts the server), the quest never sets it. D
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -23,6 +24,11 @@ from contextlib import asynccontextmanager
 from typing import IO, Any, BinaryIO, cast
 
 from ds_gate.kernel.errors import QuestError
+
+try:
+    import fcntl
+except ImportError:  # not POSIX
+    fcntl = None  # type: ignore[assignment]
 
 MAX_REQUEST_VARIABLE = "DS_GATE_MCP_MAX_REQUEST_MB"
 DEFAULT_MAX_REQUEST_MB = 1.0
@@ -52,8 +58,6 @@ def request_id(head: bytes, tail: bytes) -> int | str | None:
     """The id of a request seen only by its two ends: first among the keys before ``params``
     (the Python SDK's order) or last in the object (the TypeScript SDK's); else None, which
     JSON-RPC allows when the id cannot be read."""
-    import json
-
     found = _ID_FIRST.match(head) or _ID_LAST.search(tail)
     if found is None:
         return None
@@ -95,10 +99,10 @@ def _claim_stdin() -> tuple[BinaryIO, Callable[[], None]]:
     """Serve the wire from a private duplicate of fd 0 and point fd 0 at the null device, as
     the SDK does for the stdin it reads itself, so a child process never reads a request."""
     try:
-        import fcntl
-
+        if fcntl is None:
+            raise OSError("no fcntl on this platform")
         private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
-    except (ImportError, OSError):
+    except OSError:
         return sys.stdin.buffer, lambda: None
     null = os.open(os.devnull, os.O_RDONLY)
     try:

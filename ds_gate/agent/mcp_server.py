@@ -22,10 +22,18 @@ import importlib
 import json
 import sys
 import threading
+import traceback
 from collections.abc import Callable
 from typing import Annotated, Any
 
+from ds_gate.agent import tools as agent_tools
+from ds_gate.agent.mcp_limits import run_stdio
+from ds_gate.agent.mcp_schemas import ARGUMENTS, OUTPUT_SCHEMAS, REQUIRED, checked
+from ds_gate.agent.skill import SERVER_NAME
 from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.git import GitError
+from ds_gate.kernel.version import __version__
+from ds_gate.reporters.escape import json_safe, printable
 
 MISSING = "ds-gate mcp needs the mcp package: pip install 'ds-gate[mcp]'"
 INSTRUCTIONS = (
@@ -57,9 +65,6 @@ def server_class() -> Any:
 def _error_text(exc: BaseException) -> str:
     """The CLI's message for bad input (what ``ds-gate`` prints after ``ds-gate: ``); one line
     naming the error for anything else, with the traceback on stderr under ``--debug`` only."""
-    from ds_gate.kernel.git import GitError
-    from ds_gate.reporters.escape import printable
-
     if isinstance(exc, (QuestError, GitError)):
         return printable(str(exc))
     return printable(f"internal error: {type(exc).__name__}: {exc}")
@@ -71,7 +76,6 @@ def _arg(name: str, description: str) -> Any:
     type is one line."""
     from pydantic import Field
 
-    from ds_gate.agent.mcp_schemas import ARGUMENTS
 
     return Field(description=description, json_schema_extra=ARGUMENTS[name][0])
 
@@ -84,11 +88,6 @@ def _tool_class(server_cls: Any) -> Any:
 def build_server(start: str, home: str | None = None, *, debug: bool = False) -> Any:
     """The server with its six tools, each reading the quest at ``start`` (any path inside it),
     each with its result's ``outputSchema``, the server named with ds-gate's version."""
-    from ds_gate.kernel.version import __version__
-    from ds_gate.agent.skill import SERVER_NAME
-    from ds_gate.agent import tools as agent_tools
-    from ds_gate.agent.mcp_schemas import OUTPUT_SCHEMAS, REQUIRED, checked
-
     cls = server_class()
     from mcp.types import CallToolResult, ToolAnnotations
     from pydantic import RootModel
@@ -101,15 +100,11 @@ def build_server(start: str, home: str | None = None, *, debug: bool = False) ->
                                                 "openWorldHint": False})
 
     def answer(call: Callable[[], dict[str, Any]]) -> CallToolResult:
-        from ds_gate.reporters.escape import json_safe
-
         with lock:
             try:
                 result = call()
             except Exception as exc:  # noqa: BLE001 - every failure becomes a tool error, never a traceback
                 if debug:
-                    import traceback
-
                     traceback.print_exc(file=sys.stderr)
                 return CallToolResult.model_validate(
                     {"content": [{"type": "text", "text": _error_text(exc)}], "isError": True})
@@ -211,6 +206,4 @@ DESCRIPTIONS = {
 
 def serve(start: str, home: str | None = None, *, debug: bool = False) -> None:
     """Serve over stdin/stdout until the client closes them."""
-    from ds_gate.agent.mcp_limits import run_stdio  # the request cap (docs/limits.md)
-
     run_stdio(build_server(start, home, debug=debug))

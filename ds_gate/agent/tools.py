@@ -10,14 +10,25 @@ the review through DeepScientist's own ``artifact.record``.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ds_gate.engine.gate import OFF_NOTE, evaluate
+from ds_gate.engine.recent import list_recent
+from ds_gate.engine.review_check import validate_review as check
+from ds_gate.engine.run_details import clip_text, read_record, run_details
 from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import SCHEMA_VERSION
-from ds_gate.model.records import Quest
+from ds_gate.model.records import Quest, text_of, timestamp
 from ds_gate.model.reports import MAX_LIMIT, check_limit
+from ds_gate.model.review_call import draft_payload, record_call
+from ds_gate.recall.api import check_kind, list_knowledge_summaries, recall_with_counts
+from ds_gate.recall.stage import stage_entry_tags
+from ds_gate.recall.tags import normalize_tags
+from ds_gate.rules.coverage import RunIndex
+from ds_gate.sources.memory import card_tags
 
 NEIGHBOURS = 5  # cards shown beside each run: enough to decide patch / new / separate
 QUERY_CHARS = 500  # of a run's summary, as recall's text query
@@ -26,8 +37,6 @@ PASSED, PASSED_OFF, REJECTED = "passed", "passed (gate off)", "rejected"
 
 def _clip_cards(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A card's title and claim, bounded like a run's summary (a card is the agent's text too)."""
-    from ds_gate.engine.run_details import clip_text
-
     for item in results:
         for key in ("title", "claim"):
             item[key] = clip_text(item.get(key))[0]
@@ -37,13 +46,9 @@ def _clip_cards(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def candidates(root: Path | str) -> dict[str, Any]:
     """The completed runs no valid review covers, each with its summary and metrics read back
     from its record (the model keeps none of them), at most ``MAX_LIMIT`` of them."""
-    from ds_gate.engine.gate import evaluate
-    from ds_gate.engine.run_details import run_details
-
     report = evaluate(root, "candidates")
     quest = report.quest
     shown = report.pending[:MAX_LIMIT]
-    from ds_gate.engine.gate import OFF_NOTE
 
     return {
         "schema_version": SCHEMA_VERSION,
@@ -64,9 +69,6 @@ def knowledge(root: Path | str, domain_tags: Sequence[str] | None = None, kind: 
     """Recall over the home's and the quest's cards (scope ``visible``). Empty ``domain_tags``:
     with the quest's ``recall_priors`` on, the stage-entry tags (``recall.stage``), each with
     where it came from; with it off, the most recent cards, as the RFC says of empty tags."""
-    from ds_gate.recall.api import check_kind, recall_with_counts
-    from ds_gate.recall.stage import stage_entry_tags
-
     check_limit(limit)
     check_kind(kind)
     if isinstance(domain_tags, str):  # the API's callers may pass "a,b" as the CLI's --tags
@@ -100,8 +102,6 @@ def knowledge(root: Path | str, domain_tags: Sequence[str] | None = None, kind: 
 
 def recent(root: Path | str, kind: str | None = None, limit: int = 20) -> dict[str, Any]:
     """The quest's newest artifacts of every workspace (and unchecked-out branch tip)."""
-    from ds_gate.engine.recent import list_recent
-
     return {"schema_version": SCHEMA_VERSION, "request": {"kind": kind, "limit": limit},
             "results": list_recent(root, kind, limit)}
 
@@ -109,9 +109,6 @@ def recent(root: Path | str, kind: str | None = None, limit: int = 20) -> dict[s
 def closure(root: Path | str, home: Path | str | None = None) -> dict[str, Any]:
     """The closure gate's verdict with what to do next: the pending runs, the findings (errors
     first, at most ``MAX_LIMIT``) and the call that records their review."""
-    from ds_gate.engine.gate import evaluate
-    from ds_gate.model.review_call import record_call
-
     report = evaluate(root, "closure", home=home)
     verdict = PASSED_OFF if not report.enforced else PASSED if report.ok else REJECTED
     pending = report.pending_run_ids
@@ -133,8 +130,6 @@ def closure(root: Path | str, home: Path | str | None = None) -> dict[str, Any]:
 
 def _not_reviewable(quest: Quest, run_id: str, index: int) -> str:
     """Why ``run_id`` cannot be drafted, worded as the CLI's ``review.unknown-run`` finding."""
-    from ds_gate.rules.coverage import RunIndex
-
     run = quest.runs.get(run_id)
     if run is not None:
         return (f"run_ids[{index}] is {run_id!r}, a run of this quest that is not completed (status {run.status!r}, "
@@ -144,7 +139,6 @@ def _not_reviewable(quest: Quest, run_id: str, index: int) -> str:
         guess = " or ".join(same)
         return (f"run_ids[{index}] is {run_id!r}, the experiment run_id of {guess}, not a run artifact id; "
                 f"did you mean {guess}? a review lists run artifact ids (run-xxxxxxxx)")
-    import difflib
 
     close = difflib.get_close_matches(run_id, list(quest.runs), n=1, cutoff=0.8)
     return (f"run_ids[{index}] is {run_id!r}, which is not a run of this quest; "
@@ -154,9 +148,6 @@ def _not_reviewable(quest: Quest, run_id: str, index: int) -> str:
 def _neighbours(root: Path | str, tags: Sequence[str], query: str | None, home: Path | str | None) -> list[dict[str, Any]]:
     """The closest cards of the home's global memory and the quest's own, merged in recall's
     order (shared tags, then text match, then recency); a promoted card once, as its global copy."""
-    from ds_gate.model.records import timestamp
-    from ds_gate.recall.api import list_knowledge_summaries
-
     found: dict[str, dict[str, Any]] = {}
     for scope in ("global", "quest"):
         for item in list_knowledge_summaries(tags, None, NEIGHBOURS, home=home, quest=root, scope=scope, query=query):
@@ -182,14 +173,6 @@ def draft(root: Path | str, run_ids: Sequence[str], home: Path | str | None = No
     """A review payload for ``run_ids`` in the encoding the quest's DeepScientist accepts, with
     each run's neighbouring cards. Every id must be a completed run; one already covered may
     be reviewed again."""
-    from ds_gate.engine.gate import evaluate
-    from ds_gate.engine.run_details import read_record
-    from ds_gate.model.records import text_of
-    from ds_gate.model.review_call import draft_payload
-    from ds_gate.recall.stage import stage_entry_tags
-    from ds_gate.recall.tags import normalize_tags
-    from ds_gate.sources.memory import card_tags
-
     if isinstance(run_ids, str):  # one id, not its characters
         run_ids = [run_ids]
     ids = list(dict.fromkeys(run_ids))
@@ -230,6 +213,4 @@ def validate_review(root: Path | str, payload: Any, home: Path | str | None = No
     """``validate_distill_review(payload)``: what ``closure`` would say about this review once
     recorded from ``root`` (rule ids, messages, the runs it would cover), before it is
     recorded; nothing is written (``engine.review_check``)."""
-    from ds_gate.engine.review_check import validate_review as check
-
     return check(root, payload, home)

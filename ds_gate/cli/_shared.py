@@ -6,7 +6,10 @@ reporters load when a report is printed.
 
 from __future__ import annotations
 
+import codecs
+import os
 import sys
+from typing import TYPE_CHECKING
 
 from ds_gate.cli.flags import (
     ACCEPT,
@@ -18,8 +21,10 @@ from ds_gate.cli.flags import (
     REQUIRE,
     Default,
 )
+from ds_gate.kernel.errors import QuestError
+from ds_gate.reporters import registry as reporters
+from ds_gate.reporters.view import view_for
 
-TYPE_CHECKING = False  # typing costs ~3 ms on the commit hook's path
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Iterable
@@ -41,12 +46,10 @@ def emit(report: Report, args: argparse.Namespace | str) -> None:
     """Render with the chosen reporter and write it (to ``--output FILE`` when given); a
     reader that closed the pipe does not change the exit code. ``args`` is the command's
     namespace (``--format``, ``--quiet``, ``--color``, ``--output``), or a format name."""
-    from ds_gate.reporters import registry as reporters
     fmt = args if isinstance(args, str) else args.format
     output = None if isinstance(args, str) else getattr(args, "output", None)
     reporter = reporters.get(fmt)
     if hasattr(reporter, "view"):  # the text reporter: laid out for where it goes
-        from ds_gate.reporters.view import view_for
 
         reporter.view = view_for(None if output else sys.stdout, getattr(args, "color", "auto") or "auto",
                                  bool(getattr(args, "quiet", False)))
@@ -61,7 +64,6 @@ def emit(report: Report, args: argparse.Namespace | str) -> None:
     try:
         write(sys.stdout, text, getattr(reporter, "encoding", None))
     except BrokenPipeError:  # `| head`: the reader left, the verdict still stands (exit 1 stays 1)
-        import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit flush cannot fail again
 
@@ -69,8 +71,6 @@ def emit(report: Report, args: argparse.Namespace | str) -> None:
 def write_file(path: str, text: str | Iterable[str], encoding: str | None = None) -> None:
     """``--output FILE``: the report, whole, in the format's encoding (else UTF-8). A file
     that cannot be written is a usage error (exit 2), not a gate verdict."""
-    from ds_gate.kernel.errors import QuestError
-
     try:
         with open(path, "wb") as out:
             _write_encoded(out, text, encoding or "utf-8")
@@ -96,8 +96,6 @@ def write(stream: TextIO, text: str | Iterable[str], encoding: str | None = None
 def _write_encoded(out: BinaryIO, text: str | Iterable[str], encoding: str) -> None:
     """A part, or a megabyte of characters, at a time: the report encoded whole was a second
     copy of it (24 MB at 100,000 runs) at the command's peak memory."""
-    import codecs
-
     encoder = codecs.getincrementalencoder(encoding)("backslashreplace")  # one BOM at most, as whole
     step = 1 << 20
     for part in (text,) if isinstance(text, str) else text:

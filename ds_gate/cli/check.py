@@ -7,6 +7,7 @@ module registers all three and one ``run`` serves them.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from ds_gate.cli._shared import (
     HOME_HELP,
@@ -18,8 +19,11 @@ from ds_gate.cli._shared import (
     verdict,
 )
 from ds_gate.cli.flags import CLI_NO_CACHE, NO_REQUIRE
+from ds_gate.cli.options import GateOptions
+from ds_gate.config.settings import load
+from ds_gate.engine.gate import evaluate
+from ds_gate.sources.location import locate
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ds_gate.cli._shared import Subparsers
 
@@ -46,11 +50,6 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ds_gate.cli.options import GateOptions
-    from ds_gate.engine.gate import evaluate
-    from ds_gate.config.settings import load
-    from ds_gate.sources.location import locate
-
     location = locate(args.path)  # once: for the configuration, then for the gate
     options = GateOptions.from_args(args, location)
     args.format = options.format  # the configured format, unless --format was given

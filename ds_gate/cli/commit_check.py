@@ -7,9 +7,11 @@ prints nothing.
 
 from __future__ import annotations
 
-from ds_gate.cli._shared import EXIT_OK, REQUIRE_HELP, emit, verdict
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from ds_gate.cli._shared import EXIT_OK, REQUIRE_HELP, emit, verdict
+from ds_gate.engine.commit import commit_check
+
 if TYPE_CHECKING:
     import argparse
 
@@ -28,8 +30,6 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ds_gate.engine.commit import commit_check
-
     report = commit_check(".", validate=not args.no_validate, require=args.require)
     if report is None:  # nothing the gate looks at was staged
         return EXIT_OK

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
+
+from ds_gate.demo.run import run_demo
+
 if TYPE_CHECKING:
     import argparse
 
@@ -16,6 +19,4 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ds_gate.demo.run import run_demo
-
     return run_demo(args.dir, fmt=args.format)

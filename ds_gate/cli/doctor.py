@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from ds_gate.cli._shared import HOME_HELP, PATH_HELP, emit, verdict
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from ds_gate.cli._shared import HOME_HELP, PATH_HELP, emit, verdict
+from ds_gate.hooks.doctor import FAIL, diagnose
+from ds_gate.model.reports import DoctorReport
+
 if TYPE_CHECKING:
     import argparse
 
@@ -23,9 +26,6 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Fails (exit 1) on a ``fail`` check only: a warning is worth reading, not a broken guard."""
-    from ds_gate.hooks.doctor import FAIL, diagnose
-    from ds_gate.model.reports import DoctorReport
-
     root, checks = diagnose(args.path, args.home)
     report = DoctorReport(command="doctor", ok=not any(c.status == FAIL for c in checks), quest=root, checks=checks)
     emit(report, args)

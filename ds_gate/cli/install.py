@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from ds_gate.cli._shared import EXIT_OK, PATH_HELP, emit, verdict
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from ds_gate.agent.skill import SKILL_NAME, install_skill, mcp_entries
+from ds_gate.cli._shared import EXIT_OK, PATH_HELP, emit, verdict
+from ds_gate.hooks.install import INSTALL_FAILED, install, install_home
+from ds_gate.hooks.template import describe, install_template
+from ds_gate.integration import installer
+from ds_gate.kernel.errors import QuestError
+from ds_gate.model import AgentInstallReport, DocumentsReport
+
 if TYPE_CHECKING:
     import argparse
 
@@ -46,8 +53,6 @@ def run(args: argparse.Namespace) -> int:
         return _agent(args)
     if args.template or args.force:
         return _template(args)
-    from ds_gate.hooks.install import INSTALL_FAILED, install, install_home
-    from ds_gate.model import DocumentsReport
 
     if args.home is not None:
         done, skipped, failed = install_home(args.home)
@@ -63,9 +68,6 @@ def run(args: argparse.Namespace) -> int:
 def _agent(args: argparse.Namespace) -> int:
     """Only the skill files: the hooks are a separate, explicit ``install``, and the runner
     configuration belongs to the user, so its entries are printed, never written."""
-    from ds_gate.agent.skill import SKILL_NAME, install_skill, mcp_entries
-    from ds_gate.model import AgentInstallReport
-
     root, files = install_skill(args.path)
     notes = [
         "the MCP server needs the optional extra in that Python: pip install 'ds-gate[mcp]'",
@@ -86,10 +88,6 @@ def _agent(args: argparse.Namespace) -> int:
 def _template(args: argparse.Namespace) -> int:
     """The one command that writes the user's git configuration, so it says exactly what it
     changed and how to undo it."""
-    from ds_gate.kernel.errors import QuestError
-    from ds_gate.hooks.template import describe, install_template
-    from ds_gate.model import DocumentsReport
-
     if not args.template:
         raise QuestError("--force goes with --template (it replaces an init.templateDir set to another folder)")
     done = install_template(force=args.force)
@@ -99,10 +97,6 @@ def _template(args: argparse.Namespace) -> int:
 
 def _deepscientist(args: argparse.Namespace) -> int:
     """Into DeepScientist's environment, never into a quest: the home's runtime Python only."""
-    from ds_gate.kernel.errors import QuestError
-    from ds_gate.integration.installer import install, uninstall
-    from ds_gate.model import DocumentsReport
-
     if not args.deepscientist:
         raise QuestError("--undo and --memory-global-scope go with --deepscientist")
     if args.agent or args.template or args.force or args.path != ".":
@@ -110,7 +104,7 @@ def _deepscientist(args: argparse.Namespace) -> int:
                          "it takes no PATH, --agent, --template or --force")
     if args.undo and args.memory_global_scope:
         raise QuestError("--undo takes the whole integration out; --memory-global-scope is a switch of the install")
-    done = uninstall(args.home) if args.undo else install(args.home, memory_global_scope=args.memory_global_scope)
+    done = installer.uninstall(args.home) if args.undo else installer.install(args.home, memory_global_scope=args.memory_global_scope)
     lines = [f"removed {path}" for path in done.removed] + [f"wrote {path}" for path in done.written] + done.notes
     emit(DocumentsReport(command="install", ok=True, findings=[], notes=lines), args)
     return EXIT_OK

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from ds_gate.cli._shared import HOME_HELP, emit, verdict
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from ds_gate.cli._shared import HOME_HELP, emit, verdict
+from ds_gate.engine.lineage import evaluate_lineage
+
 if TYPE_CHECKING:
     import argparse
 
@@ -28,8 +30,6 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ds_gate.engine.lineage import evaluate_lineage
-
     report = evaluate_lineage(args.home, args.paths, since=args.since, patching_quest=args.quest)
     emit(report, args)
     return verdict(report)

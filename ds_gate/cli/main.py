@@ -10,14 +10,21 @@ always gets JSON.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import traceback
+from typing import TYPE_CHECKING
 
-from ds_gate.kernel.version import __version__
-from ds_gate.cli.table import COMMANDS, MODULE_OF
-from ds_gate.cli._shared import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, FORMATS
+from ds_gate.cli._shared import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, FORMATS, write
 from ds_gate.cli.flags import Default
+from ds_gate.cli.table import COMMANDS, EXAMPLES, MODULE_OF
+from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.git import GitError
+from ds_gate.kernel.version import __version__
+from ds_gate.reporters import registry as reporters
+from ds_gate.reporters.escape import json_safe, printable
+from ds_gate.reporters.view import columns
 
-TYPE_CHECKING = False  # typing costs ~3 ms on the commit hook's path
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any, NoReturn
@@ -60,7 +67,6 @@ class Formatter(argparse.HelpFormatter):
     def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
                  width: int | None = None) -> None:
         if width is None:  # not shutil's terminal size: see reporters.view.columns
-            from ds_gate.reporters.view import columns
 
             width = columns(sys.__stdout__) - 2
         super().__init__(prog, indent_increment, max_help_position, width)
@@ -115,8 +121,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def _describe(command: argparse.ArgumentParser, name: str, sub: Any) -> None:
     """Every command's help opens with its one-line description and ends with an example."""
-    from ds_gate.cli.table import EXAMPLES
-
     if not command.description:
         command.description = next((a.help for a in sub._choices_actions if a.dest == name), None)
     if name in EXAMPLES and not command.epilog:
@@ -132,8 +136,6 @@ def _command_module(argv: Sequence[str]) -> str | None:
 
 def _say(message: str) -> None:
     """One line on stderr: a message may quote a quest's path or value, escaped like any report."""
-    from ds_gate.reporters.escape import printable
-
     if sys.stderr is not None:
         print(printable(message), file=sys.stderr)
 
@@ -149,10 +151,7 @@ def _fail(argv: Sequence[str], command: str | None, message: str, code: int = EX
     if not _wants_json(argv):
         _say(message)
         return code
-    import json
 
-    from ds_gate.cli._shared import write
-    from ds_gate.reporters.escape import json_safe
 
     error = {"schema_version": 1, "command": command, "ok": False, "error": message, "exit_code": code}
     if sys.stdout is not None:
@@ -167,7 +166,6 @@ def _refused_format(args: argparse.Namespace) -> str | None:
     if offered is not None and args.format not in offered:
         return f"ds-gate {args.command}: --format {args.format} is not offered by {args.command}; use one of: {', '.join(offered)}"
     if args.format not in FORMATS:
-        from ds_gate.reporters import registry as reporters
         try:
             reporters.get(args.format)
         except ValueError as exc:
@@ -188,8 +186,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(argv, command, f"{exc.parser.prog}: error: {exc.message}")
     except SystemExit as exc:  # argparse: --help/--version exit 0
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
-    from ds_gate.kernel.errors import QuestError
-    from ds_gate.kernel.git import GitError
 
     try:
         refused = _refused_format(args)
@@ -204,8 +200,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except Exception as exc:  # noqa: BLE001 - the last line of defence
         if args.debug:
-            import traceback
-
             traceback.print_exc()
             return EXIT_INTERNAL
         _say(f"ds-gate: internal error: {type(exc).__name__}: {exc} (rerun with --debug to see the traceback)")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
+from ds_gate.agent.mcp_server import MissingExtra, serve
 from ds_gate.cli._shared import EXIT_OK, EXIT_USAGE, HOME_HELP
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
@@ -30,8 +31,6 @@ def run(args: argparse.Namespace) -> int:
     """The path is made absolute once, at start (the server's working directory is where the
     runner started it), and located at each call; a quest that cannot be read then is that
     call's tool error, not a refusal to start."""
-    from ds_gate.agent.mcp_server import MissingExtra, serve
-
     start = args.quest or os.environ.get("DS_QUEST_ROOT", "").strip() or os.getcwd()
     try:
         serve(os.path.abspath(os.path.expanduser(start)), args.home, debug=args.debug)

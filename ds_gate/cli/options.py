@@ -9,12 +9,20 @@ has paid for it already.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from ds_gate.cli._shared import FORMATS
 from ds_gate.cli.flags import PYTEST, Default
+from ds_gate.config.quest import from_quest, read_defaults
+from ds_gate.config.settings import load
+from ds_gate.kernel.errors import QuestError
+from ds_gate.reporters import registry as reporters
+from ds_gate.sources.location import locate
+from ds_gate.sources.memory import HOME_VARIABLES
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from pathlib import Path
@@ -44,8 +52,6 @@ class GateOptions:
         files say where it cannot lower a verdict (``config.from_quest``); else ds-gate's.
         ``candidates`` has no ``--require``/``--home`` (it never fails), so they default here.
         Not a quest is a QuestError (exit 2), as the gate's."""
-        from ds_gate.config.settings import load
-
         config = getattr(args, "config", None)
         trusted, quest = load(config).values, _quest_settings(location or args.path)
         flag_require = getattr(args, "require", None)
@@ -68,8 +74,6 @@ class GateOptions:
     def from_pytest(cls, config: pytest.Config) -> GateOptions:
         """Options win over ini values (a command line overrides the project's defaults); ini
         paths are relative to the ini file (pytest's ``paths`` ini type resolves them)."""
-        from pathlib import Path
-
         def option(field: str) -> Any:
             return config.getoption(f"ds_gate_{field}")
 
@@ -94,8 +98,6 @@ def configured_source(args: argparse.Namespace, location: Location | None = None
                       ) -> tuple[str, tuple[str, ...] | None]:
     """(source, refs) for a command that reads artifacts but is no gate (``recent``): as the
     gate's, so that what it lists is what ``closure`` judges."""
-    from ds_gate.config.settings import load
-
     trusted, quest = load(getattr(args, "config", None)).values, _quest_settings(location or args.path)
     refs = tuple(args.refs) if args.refs else tuple(trusted["refs"]) if "refs" in trusted else None
     return _given(args.source, trusted.get("source", quest.get("source", "auto"))), refs
@@ -103,9 +105,6 @@ def configured_source(args: argparse.Namespace, location: Location | None = None
 
 def _quest_settings(path: Path | str | Location) -> dict[str, Any]:
     """What the quest's own files say that may apply (never what would lower a verdict)."""
-    from ds_gate.config.quest import from_quest, read_defaults
-    from ds_gate.sources.location import locate
-
     return from_quest(read_defaults(locate(path).root))[0]
 
 
@@ -117,21 +116,13 @@ def _given(flag: Any, configured: Any) -> Any:
 def _home_from_environment() -> bool:
     """``$DEEPSCIENTIST_HOME``/``$DS_HOME`` name the home the user runs now, which the
     trusted configuration's ``home`` does not override."""
-    import os
-
-    from ds_gate.sources.memory import HOME_VARIABLES
-
     return any(os.environ.get(name, "").strip() for name in HOME_VARIABLES)
 
 
 def _checked_format(name: str) -> str:
     """A configured format no reporter offers is a usage error (exit 2), as ``--format`` is."""
-    from ds_gate.cli._shared import FORMATS
-
     if name in FORMATS:
         return name
-    from ds_gate.reporters import registry as reporters
-    from ds_gate.kernel.errors import QuestError
 
     try:
         reporters.get(name)

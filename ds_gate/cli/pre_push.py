@@ -6,9 +6,12 @@ Like ``commit-check`` it runs from a hook and reads the namespace directly, keep
 
 from __future__ import annotations
 
-from ds_gate.cli._shared import EXIT_OK, REQUIRE_HELP, emit, verdict
+import os
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from ds_gate.cli._shared import EXIT_OK, REQUIRE_HELP, emit, verdict
+from ds_gate.engine.push import push_check, pushes_from, read_stdin
+
 if TYPE_CHECKING:
     import argparse
 
@@ -31,10 +34,6 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
-
-    from ds_gate.engine.push import push_check, pushes_from, read_stdin
-
     report = push_check(".", pushes_from(os.environ, read_stdin()), require=args.require, refs=args.refs)
     if report is None:  # the push finalizes nothing
         return EXIT_OK

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from ds_gate.cli._shared import EXIT_OK, HOME_HELP, LISTING_FORMATS, emit
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from ds_gate.cli._shared import EXIT_OK, HOME_HELP, LISTING_FORMATS, emit
+from ds_gate.model import RecallReport
+from ds_gate.recall.api import list_knowledge_summaries
+from ds_gate.recall.stage import priors_off, stage_entry_tags
+
 if TYPE_CHECKING:
     import argparse
 
     from ds_gate.cli._shared import Subparsers
-
 
 
 def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -39,15 +42,10 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Recall never fails: an empty answer is an answer, and a quest that turned priors off
     gets a note saying so rather than an error."""
-    from ds_gate.model import RecallReport
-    from ds_gate.recall.api import list_knowledge_summaries
-
     tags = [t for t in (args.tags or "").split(",") if t.strip()]
     notes: list[str] = []
     staged: dict[str, object] = {}
     if args.for_stage is not None:
-        from ds_gate.recall.stage import priors_off, stage_entry_tags
-
         entry = stage_entry_tags(args.quest or ".", args.for_stage)
         staged = {"for_stage": entry.stage, "tag_sources": entry.sources}
         if not entry.recall_priors:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ds_gate.cli._shared import (
     EXIT_OK,
     LISTING_FORMATS,
@@ -9,8 +11,11 @@ from ds_gate.cli._shared import (
     emit,
     source_options,
 )
+from ds_gate.cli.options import configured_source
+from ds_gate.engine.recent import list_recent
+from ds_gate.model import RecentReport
+from ds_gate.sources.location import locate
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
@@ -27,11 +32,6 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ds_gate.cli.options import configured_source
-    from ds_gate.engine.recent import list_recent
-    from ds_gate.model import RecentReport
-    from ds_gate.sources.location import locate
-
     location = locate(args.path)  # once: for the configuration, then for the records
     source, refs = configured_source(args, location)  # --from-git/--refs win over the quest's configured ones
     results = list_recent(location, args.kind, args.limit, source=source, refs=refs)

@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
-from ds_gate.cli._shared import EXIT_USAGE, emit, verdict
+import json
+import sys
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from ds_gate.agent.tools import validate_review
+from ds_gate.cli._shared import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    emit,
+    verdict,
+    write,
+    write_file,
+)
+from ds_gate.engine.documents import validate_files
+from ds_gate.kernel import fs
+from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.jsondoc import loads
+from ds_gate.reporters.escape import json_safe, printable
+
 if TYPE_CHECKING:
     import argparse
     from typing import Any
@@ -32,8 +49,6 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """A file that cannot be read is a usage error (exit 2), not a failed check: the caller named the wrong thing."""
-    from ds_gate.engine.documents import validate_files
-
     report, readable = validate_files(args.files, checkpoint=args.checkpoint)
     emit(report, args)
     return verdict(report) if readable else EXIT_USAGE
@@ -42,16 +57,6 @@ def run(args: argparse.Namespace) -> int:
 def run_review(args: argparse.Namespace) -> int:
     """0 when the review would cover its runs and raise no error, 1 when not, 2 when the payload
     cannot be read or is no review (one line naming the file)."""
-    import json
-    import sys
-
-    from ds_gate.cli._shared import EXIT_FAILED, EXIT_OK, write, write_file
-    from ds_gate.agent.tools import validate_review
-    from ds_gate.kernel.errors import QuestError
-    from ds_gate.kernel import fs
-    from ds_gate.kernel.jsondoc import loads
-    from ds_gate.reporters.escape import json_safe
-
     name = "standard input" if args.file == "-" else args.file
     try:
         raw = sys.stdin.buffer.read(fs.max_file_bytes() + 1) if args.file == "-" else fs.read_file(args.file)
@@ -70,8 +75,6 @@ def run_review(args: argparse.Namespace) -> int:
 
 
 def _text(answer: dict[str, Any], name: str) -> str:
-    from ds_gate.reporters.escape import printable
-
     covers = ", ".join(answer["covers"]) or "no run"
     head = (f"ds-gate validate-review: {'OK' if answer['ok'] else 'REJECTED'} - {name} would cover {covers}; "
             f"{answer['pending_after_count']} completed run(s) pending after it")

@@ -5,8 +5,10 @@ Apart from ``waivers`` so the policy reads in one place (docs/threat-model.md ci
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
+from ds_gate.config.settings import shown_config_path
 from ds_gate.model.findings import ERROR, Finding
 
 # Rules that exist to fail closed: the gate could not see or read something that may hold a
@@ -31,17 +33,11 @@ ACCEPT_FLAG = "--accept-quest-waivers"
 
 def accept_command(root: Path) -> str:
     """The one command that accepts a quest's waivers for one run."""
-    import shlex
-
     return f"`ds-gate closure {ACCEPT_FLAG} {shlex.quote(str(root))}`"
 
 
 def accept_hint(root: Path, config: Path | None) -> str:
     """How the quest's owner accepts its waivers: the one command, and the lasting setting."""
-    import shlex
-
-    from ds_gate.config.settings import shown_config_path
-
     where = config or shown_config_path()
     return (f"if you own this quest and accept its waivers: {accept_command(root)} "
             f"(this run), or add {shlex.quote(str(root))} to accept_quest_waivers in {where} (every run, the hooks "

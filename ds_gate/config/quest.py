@@ -23,8 +23,20 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ds_gate.model.findings import Finding
+from ds_gate.config.settings import load, shown_config_path
 from ds_gate.config.waivers import FILE, WAIVER_INVALID
+from ds_gate.io import schemas
+from ds_gate.io.yamldoc import YamlError, load_yaml
+from ds_gate.kernel import fs
+from ds_gate.kernel.errors import QuestError
+from ds_gate.model.findings import Finding
+from ds_gate.sources.location import linked_outside
+from ds_gate.sources.memory import jsonable
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    tomllib = None  # type: ignore[assignment]
 
 PYPROJECT = "pyproject.toml"
 TABLE = "[tool.ds-gate]"
@@ -46,8 +58,6 @@ def _text(root: Path, name: str) -> tuple[str | None, str | None]:
     path = root / name
     if not path.is_file() and not path.is_symlink():
         return None, None
-    from ds_gate.kernel import fs
-    from ds_gate.sources.location import linked_outside
 
     target = linked_outside(root, path)
     if target is not None:
@@ -63,8 +73,6 @@ def _text(root: Path, name: str) -> tuple[str | None, str | None]:
 def _schema_problems(data: Any, *, waivers_too: bool) -> list[tuple[str, str | None]]:
     """(message, hint) of each schema error that concerns the file as a whole (a bad waiver
     entry spoils that waiver only, not the defaults beside it)."""
-    from ds_gate.io import schemas
-
     return [(err.message.replace("the record", "the configuration"), err.hint)
             for err in schemas.errors("ds_gate_config", data)
             if waivers_too or not (err.path and err.path[0] == "waivers" and len(err.path) > 1)]
@@ -79,8 +87,6 @@ def yaml_defaults(root: Path) -> tuple[dict[str, Any], str | None]:
     text, problem = _text(root, FILE)
     if text is None:
         return {}, problem
-    from ds_gate.io.yamldoc import YamlError, load_yaml
-    from ds_gate.sources.memory import jsonable
 
     try:
         data = jsonable(load_yaml(text))
@@ -96,11 +102,7 @@ def yaml_defaults(root: Path) -> tuple[dict[str, Any], str | None]:
 
 def toml_loads() -> Any:
     """``tomllib.loads``, or None on Python 3.10."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        return None
-    return tomllib.loads
+    return None if tomllib is None else tomllib.loads
 
 
 def _invalid(message: str, hint: str | None = None) -> Finding:
@@ -168,8 +170,6 @@ class Ignored(NamedTuple):
     instead: str
 
     def note(self) -> str:
-        from ds_gate.config.settings import shown_config_path
-
         return (f"{self.key}: {_shown(self.value)} in {self.origin} is not applied: it is written inside the quest, which "
                 f"may only make the gate stricter; to apply it, use {self.instead.format(config=shown_config_path())}")
 
@@ -202,8 +202,6 @@ def configured_require(root: Path) -> bool:
     """Whether ``require`` is set, by the trusted configuration or the quest (which may make
     the gate only stricter): read by the hooks only once a commit or push finalizes (never on
     an ordinary checkpoint's path), so a quest that sets it is gated by its hooks as by ``closure``."""
-    from ds_gate.config.settings import load
-
     trusted = load()
     return (trusted.problem is None and trusted.values.get("require") is True) or \
         read_defaults(root).values.get("require") is True
@@ -225,8 +223,6 @@ def decision_actions(root: Path) -> list[str]:
     actions: list[str] = []
     text, _ = _text(root, FILE)
     if text is not None:
-        from ds_gate.io.yamldoc import load_yaml
-
         try:
             data = load_yaml(text)
         except ValueError:
@@ -244,7 +240,5 @@ def refuse_unread(root: Path, found: Defaults) -> None:
     ``require: true``, and a gate that passes then is worse than none."""
     problems = ([found.yaml_problem] if found.yaml_problem else []) + [f.message for f in found.problems]
     if problems:
-        from ds_gate.kernel.errors import QuestError
-
         raise QuestError(f"{root}: {'; '.join(problems)}. The gate cannot tell which defaults the quest sets (require, "
                          "home, source, refs), so it does not pass: fix the file (`ds-gate check` shows where)")

@@ -24,8 +24,16 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any
+
+from ds_gate.io import schemas
+from ds_gate.io.yamldoc import YamlError, load_yaml
+from ds_gate.kernel import fs
+from ds_gate.kernel.errors import QuestError
+from ds_gate.sources.location import is_inside
+from ds_gate.sources.memory import jsonable
 
 ENV = "DS_GATE_CONFIG"
 FLAG_ACCEPT = "--accept-quest-waivers"
@@ -65,8 +73,6 @@ class Trusted:
         return [w for w in self.waivers if w["quest"] is None or w["quest"] == resolved]
 
     def inside(self, root: Path) -> bool:
-        from ds_gate.sources.location import is_inside
-
         return self.path is not None and is_inside(root.resolve(), self.path.resolve())
 
 
@@ -111,10 +117,6 @@ def load(flag: str | None = None) -> Trusted:
 
 
 def _read(path: Path, origin: str) -> Trusted:
-    from ds_gate.kernel import fs
-    from ds_gate.io.yamldoc import YamlError, load_yaml
-    from ds_gate.sources.memory import jsonable
-
     def bad(why: str) -> Trusted:
         return Trusted(path, origin, problem=f"{path} ({origin}): {why}")
 
@@ -157,8 +159,6 @@ def _resolve(text: str, base: Path) -> Path:
 
 
 def _defaults(data: dict[str, Any], base: Path) -> dict[str, Any]:
-    from ds_gate.io import schemas
-
     picked = {key: data[key] for key in DEFAULT_KEYS if key in data}
     errors = schemas.errors("ds_gate_config", picked)
     if errors:
@@ -169,10 +169,6 @@ def _defaults(data: dict[str, Any], base: Path) -> dict[str, Any]:
 
 
 def _waivers(entries: Any, base: Path) -> list[dict[str, Any]]:
-    from datetime import date
-
-    from ds_gate.io import schemas
-
     if not isinstance(entries, list):
         raise ValueError("waivers is not a list")
     out: list[dict[str, Any]] = []
@@ -204,8 +200,6 @@ def _quests(key: str, entries: Any, base: Path) -> list[Path]:
 
 def refuse(trusted: Trusted, root: Path) -> None:
     """The gate commands stop (exit 2) on a trusted file they cannot use, or one inside the quest."""
-    from ds_gate.kernel.errors import QuestError
-
     if trusted.problem:
         raise QuestError(f"{trusted.problem}. The gate cannot tell which trusted settings apply, so it does not "
                          f"pass: fix the file, or point {ENV}/--config at another")

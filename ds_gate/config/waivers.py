@@ -29,12 +29,22 @@ import dataclasses
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ds_gate.config.failclosed import ACCEPT_FLAG, ACCEPTED_MARK, accept_hint, unwaivable
+from ds_gate.config.failclosed import (
+    ACCEPT_FLAG,
+    ACCEPTED_MARK,
+    accept_hint,
+    unwaivable,
+)
+from ds_gate.config.settings import load
+from ds_gate.io.yamldoc import YamlError, line_of, load_yaml
+from ds_gate.kernel import fs
 from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
+from ds_gate.rules.schema import schema_findings
+from ds_gate.sources.location import linked_outside
+from ds_gate.sources.memory import FrontmatterError, jsonable
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ds_gate.config.settings import Trusted
 
@@ -119,12 +129,10 @@ def load_waivers(root: Path) -> tuple[list[Waiver], list[Finding]]:
     path = root / FILE
     if not path.is_file() and not path.is_symlink():
         return [], []
-    from ds_gate.sources.location import linked_outside
 
     target = linked_outside(root, path)
     if target is not None:
         return [], [_invalid(f"{FILE} is a symbolic link to {target}, outside the quest; not followed", None)]
-    from ds_gate.kernel import fs
     try:
         text = fs.read_file(path).decode("utf-8-sig")
     except fs.TooLarge as exc:
@@ -137,8 +145,6 @@ def load_waivers(root: Path) -> tuple[list[Waiver], list[Finding]]:
 def parse_waivers(text: str, *, accepted_by: str | None = None) -> tuple[list[Waiver], list[Finding]]:
     """The waivers a ``.ds-gate.yaml`` text declares, and what is wrong with it. They are
     proposals unless ``accepted_by`` names the trusted setting that accepts them."""
-    from ds_gate.sources.memory import FrontmatterError, jsonable
-
     try:
         data = _load(text)
     except FrontmatterError as exc:
@@ -151,8 +157,6 @@ def parse_waivers(text: str, *, accepted_by: str | None = None) -> tuple[list[Wa
         return [], [_invalid(f"{FILE} cannot be read: {exc}", None)]
 
     def line(parts: tuple[str | int, ...]) -> int | None:
-        from ds_gate.io.yamldoc import line_of
-
         return line_of(text, parts)
 
     problems = _schema(data, line)
@@ -174,9 +178,6 @@ def parse_waivers(text: str, *, accepted_by: str | None = None) -> tuple[list[Wa
 
 
 def _load(text: str) -> Any:
-    from ds_gate.io.yamldoc import YamlError, load_yaml
-    from ds_gate.sources.memory import FrontmatterError
-
     try:
         return load_yaml(text)
     except YamlError as exc:
@@ -184,8 +185,6 @@ def _load(text: str) -> Any:
 
 
 def _schema(data: Any, line: Any) -> list[Finding]:
-    from ds_gate.rules.schema import schema_findings
-
     found = schema_findings("ds_gate_config", data, FILE, line, WAIVER_INVALID, document=FILE)
     return [dataclasses.replace(f, hint=(f.hint or "") + "; this waiver waives nothing until it is fixed") for f in found]
 
@@ -272,8 +271,6 @@ def waive(findings: list[Finding], root: Path, *, audit: bool = True, accepted_b
     configuration accepts them. ``trusted``: the trusted settings (default: the user's file,
     ``settings.load``); one that cannot be used adds no waiver, which is only stricter."""
     if trusted is None:
-        from ds_gate.config.settings import load
-
         trusted = load()
     usable = trusted.problem is None
     accepted_by = accepted_by or (trusted.accepts(root) if usable else None)

@@ -12,11 +12,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from ds_gate.kernel.layout import ARTIFACT_DIRS
+import git
+import yaml
+
+from ds_gate.kernel.layout import ARTIFACT_DIRS, SINGULAR
+from ds_gate.rules.vocabulary import MAIN_DECISION_ACTIONS
 
 GITIGNORE = ".ds/*.pid\n.ds/*.sock\n.ds/*.tmp\n.ds/worktrees/\ntmp/\n__pycache__/\n.pytest_cache/\n"
 DEFAULT_STATUS = {"progress": "active", "decision": "pending", "approval": "accepted", "graph": "generated"}
@@ -59,8 +64,6 @@ class ExampleQuest:
     # ---------------------------------------------------------------- git
 
     def git(self, workspace: Path, *args: str) -> str:
-        import git  # GitPython: the builder is not on any hot path
-
         return str(git.Git(str(workspace)).execute(["git", *args], env=self.git_env or None))
 
     def create(self) -> ExampleQuest:
@@ -81,7 +84,6 @@ class ExampleQuest:
         if self.quest_yaml_text is not None and not changes:
             (self.root / "quest.yaml").write_text(self.quest_yaml_text)
             return
-        import yaml
 
         path = self.root / "quest.yaml"
         meta: dict[str, Any] = yaml.safe_load(path.read_text()) if path.exists() else {
@@ -108,8 +110,6 @@ class ExampleQuest:
 
     def checkpoint(self, workspace: Path, message: str) -> str:
         """``git add -A && git commit`` as DeepScientist's checkpoint_repo does (hooks run)."""
-        import git
-
         self.git(workspace, "add", "-A")
         status, out, err = git.Git(str(workspace)).execute(
             ["git", "commit", "-q", "-m", message],
@@ -191,8 +191,6 @@ class ExampleQuest:
         ``validate_artifact_payload`` first (a known kind; a decision needs ``verdict``,
         ``action`` and ``reason`` and one of main's actions; a run needs ``run_kind``), then the
         record file and its index line. No checkpoint: callers make one, as main does after."""
-        from ds_gate.rules.vocabulary import MAIN_DECISION_ACTIONS
-
         kind = payload.get("kind")
         errors = []
         if kind not in ARTIFACT_DIRS:
@@ -256,9 +254,6 @@ class ExampleQuest:
              tags: list[str] | None = None, body: str = "Context: ...\n\nObservation: ...", **metadata: Any) -> str:
         """Write a card as MemoryService.write_card does: caller metadata first, then the
         defaults, file ``<memory>/<kind>/<slug(title)>.md``, one line appended to the index."""
-        import yaml
-
-        from ds_gate.kernel.layout import SINGULAR
 
         stamp = self.now()
         meta: dict[str, Any] = dict(metadata)
@@ -282,6 +277,4 @@ class ExampleQuest:
 
     def card_path(self, scope: str, title: str, kind: str = "knowledge") -> Path:
         """MemoryService's file name: the title lowercased, non-alphanumeric runs to ``-``."""
-        import re
-
         return self.memory_root(scope) / kind / f"{re.sub(r'[^a-zA-Z0-9]+', '-', title.lower()).strip('-') or kind}.md"

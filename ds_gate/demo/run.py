@@ -19,9 +19,19 @@ import sys
 import tempfile
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ds_gate.agent import tools as agent_tools
+from ds_gate.agent.skill import install_skill
+from ds_gate.demo.example_quest import CheckpointRejected, ExampleQuest
+from ds_gate.demo.service import wrapped_service
+from ds_gate.engine.gate import evaluate
+from ds_gate.engine.lineage import evaluate_lineage
+from ds_gate.hooks.install import install
+from ds_gate.integration.review import judge_review
+from ds_gate.integration.wrap import set_judge
 from ds_gate.reporters import registry as reporters
-TYPE_CHECKING = False
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -45,11 +55,6 @@ def _agent_review(quest: ExampleQuest, workspace: Path, runs: list[str], render:
     answers (made here in Python, so the demo needs no extra): check_closure,
     draft_distill_review, the review validated and recorded through the wrapped
     ``artifact.record``, check_closure again."""
-    from ds_gate.agent import tools as agent_tools
-    from ds_gate.engine.gate import evaluate
-    from ds_gate.demo.service import wrapped_service
-    from ds_gate.integration.review import judge_review
-
     root = quest.root
     service = wrapped_service(quest)
     quest_yaml = (root / "quest.yaml").read_bytes()
@@ -88,9 +93,6 @@ def _agent_review(quest: ExampleQuest, workspace: Path, runs: list[str], render:
 
 def _complete(quest: ExampleQuest) -> bool:
     """The same call, runs covered: the integration lets main's complete_quest through."""
-    from ds_gate.demo.service import wrapped_service
-    from ds_gate.integration.wrap import set_judge
-
     try:
         done = wrapped_service(quest).complete_quest(quest.root, summary="done")
     finally:
@@ -118,10 +120,6 @@ def run_demo(directory: str | None = None, *, fmt: str = "text") -> int:
 
 
 def _run_demo(directory: str | None, fmt: str) -> int:
-    from ds_gate.engine.gate import evaluate
-    from ds_gate.demo.example_quest import CheckpointRejected, ExampleQuest
-    from ds_gate.hooks.install import install
-
     # the demo's own git calls ignore the user's global/system git config (hooksPath, signing)
     os.environ["GIT_CONFIG_GLOBAL"] = os.devnull
     os.environ["GIT_CONFIG_NOSYSTEM"] = "1"
@@ -138,7 +136,6 @@ def _run_demo(directory: str | None, fmt: str) -> int:
         quest = ExampleQuest(root).create()
         for item in install(root):
             _say(f"[1] {item.describe()}")
-        from ds_gate.agent.skill import install_skill
 
         _, skills = install_skill(root)
         _say(f"[1] ds-gate install --agent: the distill skill for the agent runner, {len(skills)} files "
@@ -182,7 +179,6 @@ def _run_demo(directory: str | None, fmt: str) -> int:
         held.append(True)
         held.append(_complete(quest))
 
-        from ds_gate.engine.lineage import evaluate_lineage
 
         lineage = evaluate_lineage(home)
         _say("\n[8] ds-gate lineage: every lesson in the home's global memory leads back to the run it came from:")

@@ -14,6 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ds_gate.demo.example_quest import CheckpointRejected
+from ds_gate.integration import wrap
+from ds_gate.integration.call import answer
+
 if TYPE_CHECKING:
     from ds_gate.demo.example_quest import ExampleQuest
 
@@ -33,8 +37,6 @@ class DemoArtifactService:
         commit_message: str | None = None,
         push: bool | None = None,
     ) -> dict[str, Any]:
-        from ds_gate.demo.example_quest import CheckpointRejected
-
         workspace = Path(workspace_root or quest_root)
         result = self.quest.artifact_record(workspace, payload)
         if result.get("ok") and checkpoint:
@@ -111,9 +113,6 @@ class DemoArtifactService:
 
 def wrapped_service(quest: ExampleQuest) -> DemoArtifactService:
     """The demo's service class wrapped by the integration's own code, asking ds-gate in process."""
-    from ds_gate.integration import wrap
-    from ds_gate.integration.call import answer
-
     if "DemoArtifactService.record" not in wrap.status()["wrapped"]:  # once per process
         problems = wrap.wrap_service_class(DemoArtifactService)
         if problems:

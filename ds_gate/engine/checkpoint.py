@@ -18,6 +18,7 @@ same questions as the full rules through the same functions.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from ds_gate.engine.commit import REPORTS, _gated, _may_be_review
 from ds_gate.engine.quest_yaml_links import staged_names
@@ -25,7 +26,6 @@ from ds_gate.kernel.git import cat_file, started
 from ds_gate.kernel.gitpaths import staged_changes
 from ds_gate.kernel.layout import MANIFEST, QUEST_YAML, is_artifact_record, is_card
 
-TYPE_CHECKING = False  # not typing's: importing typing costs ~2 ms per commit
 if TYPE_CHECKING:
     from ds_gate.kernel.fs import TooLarge
 

@@ -25,20 +25,20 @@ from ds_gate.engine.slim import (
     make_slim,
     unfields,
 )
+from ds_gate.io.record_cache import RecordCache, stat_key
 from ds_gate.kernel import fs
 from ds_gate.kernel.digest import content_key
-from ds_gate.io.record_cache import RecordCache, stat_key
+from ds_gate.kernel.layout import ARTIFACT_DIRS, GATE_KINDS
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Decision, Document, Run, Workspace
 from ds_gate.rules.coverage import completed_state
+from ds_gate.sources.folders import FolderReader, Reader
+from ds_gate.sources.location import is_inside
 from ds_gate.sources.problems import (
     INDEX_MISSING_RECORD,
     INDEX_RECORD_OUTSIDE_QUEST,
     unreadable,
 )
-from ds_gate.sources.folders import FolderReader, Reader
-from ds_gate.sources.location import is_inside
-from ds_gate.kernel.layout import ARTIFACT_DIRS, GATE_KINDS
 from ds_gate.sources.records import IndexEntry, folders_for, read_index
 
 MISSING_SHOWN = 100  # index.missing-record warnings listed per index file before a summary

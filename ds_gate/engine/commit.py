@@ -23,12 +23,36 @@ Neither imports jsonschema, yaml or GitPython.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~3 ms per commit
+import dataclasses
+from typing import TYPE_CHECKING
 
+from ds_gate.config.quest import configured_require
+from ds_gate.config.waivers import waive
+from ds_gate.engine.documents import GivenFile, check_documents
+from ds_gate.engine.gate import evaluate, load_quest
 from ds_gate.engine.quest_yaml_links import followed, staged_names
+from ds_gate.engine.unseen import as_closure_sees
 from ds_gate.kernel.git import cat_file
 from ds_gate.kernel.gitpaths import staged_changes
-from ds_gate.kernel.layout import MANIFEST, QUEST_YAML, is_artifact_record, is_card
+from ds_gate.kernel.layout import (
+    MANIFEST,
+    QUEST_YAML,
+    is_artifact_record,
+    is_card,
+    kind_of,
+)
+from ds_gate.model.reports import SCOPES, DocumentsReport
+from ds_gate.plugins.manager import card_checker, finalization_patterns, patch_checker
+from ds_gate.rules.finalization import commit_reasons, pattern_matches
+from ds_gate.rules.policy import CHECKPOINT, FINALIZATION, apply_policy, demoted_note
+from ds_gate.sources.location import locate
+from ds_gate.sources.memory import parse_card
+from ds_gate.sources.problems import unreadable
+from ds_gate.sources.quest_yaml import (
+    committing_quest,
+    parse_quest_yaml,
+    too_large_finding,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -44,12 +68,9 @@ if TYPE_CHECKING:
 def _plugin_patterns(names: list[str]) -> list[str]:
     """The plugins' finalization patterns when one names a staged file, else []: an ordinary
     checkpoint without plugins imports neither pluggy nor the finalization rules."""
-    from ds_gate.plugins.manager import finalization_patterns
-
     patterns = finalization_patterns() if names else []
     if not patterns:
         return []
-    from ds_gate.rules.finalization import pattern_matches
 
     return patterns if pattern_matches(names, patterns) else []
 
@@ -106,14 +127,12 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     if fixed:  # a link inside the quest is read as what it leads to, as DeepScientist reads it
         blobs.update(followed(str(cwd), blobs, {f":{QUEST_YAML}": None, f"HEAD:{QUEST_YAML}": "HEAD"}))
     artifacts = [name for name in artifacts if not name.startswith(REPORTS) or _may_be_review(blobs[f":{name}"])]
-    from ds_gate.rules.finalization import commit_reasons
 
     decisions = [name for name in artifacts if name.startswith("artifacts/decisions/")]
     reasons = commit_reasons(names, blobs, decisions, patterns)
     if not reasons and not validate and not cards:
         return None
 
-    from ds_gate.sources.location import locate
 
     loc = locate(cwd)
     top_rel = loc.top.relative_to(loc.root).as_posix()
@@ -124,26 +143,17 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
 
     def quest() -> Quest:
         if not staged_quest:
-            from ds_gate.engine.gate import load_quest
-
             staged_quest.append(load_quest(cwd, staged=True))
         return staged_quest[0]
 
-    from ds_gate.model.reports import SCOPES, DocumentsReport
-    from ds_gate.config.waivers import waive
 
     card_findings = waive(card_findings, loc.root, audit=False)
     if reasons:
-        from ds_gate.config.quest import configured_require
-        from ds_gate.engine.gate import evaluate
-
         require = require or configured_require(loc.root)
 
         closure = evaluate(quest(), SCOPES["commit-check"], require=require, finalization=reasons,
                            staged_findings=card_findings)
         if closure.enforced:
-            from ds_gate.engine.unseen import as_closure_sees
-
             closure = as_closure_sees(closure, evaluate(cwd, SCOPES["commit-check"], require=require,
                                                         finalization=reasons), "this commit does not stage")
         if closure.enforced:
@@ -152,18 +162,11 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
 
     findings: list[Finding] = list(card_findings)
     if QUEST_YAML in names and blobs.get(f":{QUEST_YAML}") is not None:
-        import dataclasses
-
-        from ds_gate.sources.quest_yaml import parse_quest_yaml, too_large_finding
-
         staged_yaml = blobs[f":{QUEST_YAML}"] or b""
         yaml_findings = ([too_large_finding(staged_yaml)] if isinstance(staged_yaml, OSError)
                          else parse_quest_yaml(staged_yaml.decode("utf-8-sig", "replace"))[1])
         findings.extend(dataclasses.replace(f, path=prefix + QUEST_YAML) for f in yaml_findings)
     if validate:
-        from ds_gate.engine.documents import GivenFile, check_documents
-        from ds_gate.sources.problems import unreadable
-
         documents: list[GivenFile] = []
         doc_findings: list[Finding] = []
         for name in artifacts:
@@ -174,12 +177,6 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
                 doc_findings.append(unreadable(prefix + name, raw))
         doc_findings += check_documents(documents, lambda _doc: quest(), loc.root)[0]
         findings.extend(waive(doc_findings, loc.root, audit=False))
-    from ds_gate.rules.policy import (
-        CHECKPOINT,
-        FINALIZATION,
-        apply_policy,
-        demoted_note,
-    )
 
     findings, demoted = apply_policy(findings, FINALIZATION if reasons else CHECKPOINT)
     if demoted:
@@ -196,12 +193,6 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
 def _card_findings(root: Path, top: Path, prefix: str, names: list[str], blobs: dict[str, bytes | TooLarge | None],
                    validate: bool, notes: list[str]) -> list[Finding]:
     """Each staged card on its own (with ``validate``) and as a patch of its ``HEAD`` version."""
-    from ds_gate.plugins.manager import card_checker, patch_checker
-    from ds_gate.sources.problems import unreadable
-    from ds_gate.sources.memory import parse_card
-    from ds_gate.kernel.layout import kind_of
-    from ds_gate.sources.quest_yaml import committing_quest
-
     patching_quest, why = committing_quest(root, blobs.get(f"HEAD:{QUEST_YAML}"))
     check_card, check_patch = card_checker(), patch_checker()
     found: list[Finding] = []

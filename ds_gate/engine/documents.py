@@ -8,19 +8,28 @@ is among the documents and only once per quest.
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ds_gate.kernel.errors import QuestError
+from ds_gate.engine.loader import load_quest
 from ds_gate.kernel import fs
+from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.layout import GATE_KINDS, pre_commit_files_pattern, record_kind
 from ds_gate.model.findings import ERROR, Finding
 from ds_gate.model.records import Card, Document, Quest, review_encoding, review_fields
 from ds_gate.model.reports import DocumentsReport
-from ds_gate.sources.problems import INPUT_UNREADABLE, too_large
+from ds_gate.plugins.manager import card_checker, record_checker
+from ds_gate.rules.coverage import RunIndex
+from ds_gate.rules.policy import CHECKPOINT, apply_policy, demoted_note
 from ds_gate.rules.records import REVIEW_RUNS_NOT_CHECKED
-from ds_gate.kernel.layout import GATE_KINDS, record_kind
+from ds_gate.rules.vocabulary import kind_finding
+from ds_gate.sources.location import locate
+from ds_gate.sources.memory import parse_card
+from ds_gate.sources.problems import INPUT_UNREADABLE, too_large
 from ds_gate.sources.records import parse_json_object
 
 if TYPE_CHECKING:
@@ -41,9 +50,6 @@ def check_documents(
 ) -> tuple[list[Finding], int]:
     """Findings for the documents, and how many were run or decision records. ``root``: the
     quest whose ``.ds-gate.yaml`` says which extra decision actions its DeepScientist accepts."""
-    from ds_gate.plugins.manager import record_checker
-    from ds_gate.rules.vocabulary import kind_finding
-
     check = record_checker(root)
     findings: list[Finding] = []
     reviews: list[tuple[GivenFile, tuple[str, ...], str | None]] = []
@@ -71,7 +77,6 @@ def check_documents(
 
     if not reviews:
         return findings, checked
-    from ds_gate.rules.coverage import RunIndex  # only a review needs the quest's runs
 
     indexes: dict[Path, RunIndex] = {}
     for doc, reviewed, encoding in reviews:
@@ -97,8 +102,6 @@ def check_documents(
 
 def _card(raw: bytes, path: Path, display: str, check: Callable[[Card], list[Finding]]) -> list[Finding] | None:
     """A memory card's findings, or None for Markdown with no frontmatter (not a card)."""
-    from ds_gate.sources.memory import parse_card
-
     parent = path.resolve().parent
     kind = parent.parent.name if parent.parent.name == "ideas" else parent.name
     card = parse_card(raw, path=path, display=display, scope="", kind=kind)
@@ -110,11 +113,6 @@ def walk_documents(folder: Path) -> list[str]:
     ``files`` pattern accepts (``artifacts/<records>/*.json``, ``memory/<kind>/*.md``),
     below any folder (worktrees included). ``.git`` is skipped; symbolic links, to folders
     or files, are not followed (a link may lead out of the folder the user named)."""
-    import os
-    import re
-
-    from ds_gate.kernel.layout import pre_commit_files_pattern
-
     wanted = re.compile(pre_commit_files_pattern())
     found: list[str] = []
     for top, dirs, files in os.walk(folder):
@@ -139,8 +137,6 @@ def validate_files(paths: Iterable[str | Path], *, checkpoint: bool = False) -> 
             walked.append(f"{len(inside)} record or card files found under {given}")
         else:
             paths_list.append(given)
-    from ds_gate.engine.loader import load_quest
-    from ds_gate.sources.location import locate
 
     documents: list[GivenFile] = []
     findings: list[Finding] = []
@@ -167,8 +163,6 @@ def validate_files(paths: Iterable[str | Path], *, checkpoint: bool = False) -> 
             continue
         if path.suffix == ".md":
             if check_card is None:
-                from ds_gate.plugins.manager import card_checker
-
                 check_card = card_checker()
             card_problems = _card(raw, path, str(given), check_card)
             if card_problems is not None:
@@ -199,8 +193,6 @@ def validate_files(paths: Iterable[str | Path], *, checkpoint: bool = False) -> 
     findings.sort(key=Finding.sort_key)
     notes = [*walked, f"{checked} run or decision records and {cards} memory cards of {len(paths_list)} files were validated"]
     if checkpoint:
-        from ds_gate.rules.policy import CHECKPOINT, apply_policy, demoted_note
-
         findings, demoted = apply_policy(findings, CHECKPOINT)
         notes.extend([demoted_note(demoted)] if demoted else [])
     report = DocumentsReport(command="validate", ok=not any(f.severity == ERROR for f in findings), findings=findings, notes=notes)

@@ -16,17 +16,33 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ds_gate.engine import loader
 from ds_gate.config.failclosed import ACCEPT_FLAG, accept_command, waived_by
+from ds_gate.config.quest import configured, decision_actions, from_quest, refuse_unread
+from ds_gate.config.settings import load, refuse, shown_config_path
+from ds_gate.config.waivers import waive
+from ds_gate.engine import loader
+from ds_gate.engine.quest_memory import quest_memory
+from ds_gate.engine.unseen import clone_findings, refuse_unread_git, refuse_unseen
+from ds_gate.kernel.errors import QuestError
+from ds_gate.model.context import CheckContext
 from ds_gate.model.findings import ERROR, INFO, Finding
 from ds_gate.model.records import Quest
 from ds_gate.model.reports import SCOPES, GateReport, Scope
+from ds_gate.plugins.manager import (
+    completed_rule,
+    hooks,
+    keyed_record_checker,
+    known_actions,
+    review_encoding_for,
+)
 from ds_gate.rules.coverage import coverage, pending_finding
+from ds_gate.rules.vocabulary import DECISION_UNKNOWN_ACTION
+from ds_gate.sources.problems import QUEST_NO_QUEST_YAML, QUEST_YAML_INVALID
+from ds_gate.sources.quest_yaml import TOGGLES_OFF
 from ds_gate.sources.toggle_seen import Seen, toggle_seen
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ds_gate.config.settings import Trusted
     from ds_gate.sources.location import Location
@@ -40,8 +56,6 @@ def load_quest(path: Path | str | Location, *, cache: bool = True, **options: An
     """Read a quest with every record checked by the built-in rules and the plugins' (see
     ``engine.loader.load_quest`` for the options). ``cache``: keep and reuse what was read of
     each record file in the user's cache folder (never changes the result, only its speed)."""
-    from ds_gate.plugins.manager import keyed_record_checker
-
     return loader.load_quest(path, keyed_checker=keyed_record_checker, cache=cache, **options)
 
 
@@ -74,8 +88,6 @@ def evaluate(
     scope = command if isinstance(command, Scope) else SCOPES.get(command) if command in COMMANDS else None
     if scope is None:
         raise ValueError(f"unknown command {command!r}; expected one of {COMMANDS}")
-    from ds_gate.model.context import CheckContext
-    from ds_gate.plugins.manager import completed_rule, hooks, review_encoding_for
 
     if not isinstance(quest, Quest):
         quest = load_quest(quest, source=source, refs=refs, cache=cache)
@@ -85,7 +97,6 @@ def evaluate(
     findings.extend(cov.findings)  # each decision's own (a superseded review's as warnings), then reviewed ids'
     cards, home_path = [], None
     if scope.reads_cards:  # candidates lists runs; cards and extra rules are for the other scopes
-        from ds_gate.engine.quest_memory import quest_memory
 
         memory = quest_memory(quest, cov.reviews, home)
         findings.extend(memory.findings)
@@ -95,11 +106,7 @@ def evaluate(
             findings.extend(extra or [])
 
     if scope.gates_pending:
-        from ds_gate.engine.unseen import refuse_unseen
-
         refuse_unseen(quest)
-    from ds_gate.config.quest import configured, from_quest, refuse_unread
-    from ds_gate.config.settings import load, refuse
 
     trusted = settings if settings is not None else load()
     defaults = configured(quest.root)
@@ -124,8 +131,6 @@ def evaluate(
         refuse_unread(quest.root, defaults)
         findings.extend(_quest_only_actions(quest, trusted.actions))
     if scope.can_fail and quest.is_git:
-        from ds_gate.engine.unseen import clone_findings, refuse_unread_git
-
         findings.extend(clone_findings(quest, scope))
         if scope.gates_pending:
             refuse_unread_git(findings)
@@ -136,7 +141,6 @@ def evaluate(
         if not enforced:
             notes.append(f"the closure gate is not enforced: {off_by} (a trusted setting) turns it off" if off_by
                          else OFF_NOTE)
-    from ds_gate.config.waivers import waive
 
     findings = waive(findings, quest.root, accepted_by=ACCEPT_FLAG if accept_quest_waivers else None,
                      trusted=trusted) + (defaults.problems if defaults is not None else [])
@@ -184,11 +188,6 @@ def _quest_only_actions(quest: Quest, trusted: tuple[str, ...]) -> list[Finding]
     name a fork's actions so its checkpoints go through (DeepScientist accepted them), but what
     lowers the closure verdict comes from trusted places only: the user's configuration or a
     plugin. So here they are ``decision.unknown-action`` again, saying where to list them."""
-    from ds_gate.config.quest import decision_actions
-    from ds_gate.plugins.manager import known_actions
-    from ds_gate.rules.vocabulary import DECISION_UNKNOWN_ACTION
-    from ds_gate.config.settings import shown_config_path
-
     quest_only = set(decision_actions(quest.root)) - known_actions() - set(trusted)
     return [DECISION_UNKNOWN_ACTION.at(
         decision.path,
@@ -206,10 +205,6 @@ def _refuse_unseen_toggle(quest: Quest, seen: Seen | None) -> None:
     then is worse than none (DeepScientist's own ``complete_quest`` raises on such a quest).
     So does one that is missing where one is expected: a git history or a worktree that had
     one, or a DeepScientist quest's layout (``.ds/``, or a folder under ``<home>/quests``)."""
-    from ds_gate.kernel.errors import QuestError
-    from ds_gate.sources.problems import QUEST_NO_QUEST_YAML, QUEST_YAML_INVALID
-    from ds_gate.sources.quest_yaml import TOGGLES_OFF
-
     for finding in quest.findings:
         if finding.rule == QUEST_YAML_INVALID.id:
             where = f"{quest.root / 'quest.yaml'}" + (f":{finding.line}" if finding.line else "")

@@ -8,11 +8,18 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+from ds_gate.engine.loader import load_quest
+from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.git import GitError, blob_id, cat_file, git, split_z
 from ds_gate.model.findings import ERROR, Finding
 from ds_gate.model.records import Card
 from ds_gate.model.reports import LineageReport
+from ds_gate.plugins.manager import card_checker, patch_checker
+from ds_gate.rules.lineage import chain_findings, runs_by_quest
+from ds_gate.sources.card_files import card_files
 from ds_gate.sources.home import Home, quest_cards
+from ds_gate.sources.memory import parse_card
 
 
 def evaluate_lineage(
@@ -24,10 +31,6 @@ def evaluate_lineage(
 ) -> LineageReport:
     """``ds-gate lineage``: every experience card of the home and of the given quests, and
     with ``since``, every card of the home's memory changed since that git revision."""
-    from ds_gate.engine.loader import load_quest
-    from ds_gate.plugins.manager import card_checker, patch_checker
-    from ds_gate.rules.lineage import chain_findings, runs_by_quest
-
     quests = [load_quest(p, runs_only=True) for p in paths]
     home = Home(home_dir, load=functools.partial(load_quest, runs_only=True), quest=quests[0].root if quests else None)
     home.base = home.path
@@ -95,11 +98,6 @@ def changed_cards(home: Home, since: str) -> list[tuple[Card | None, Card]]:
     Plumbing only: the revision's tree is listed with ``ls-tree`` and each card file is
     hashed here as git would hash it, so no git process reads the work tree (which would run
     the memory repository's clean filters and refresh its index)."""
-    from ds_gate.kernel import fs
-    from ds_gate.kernel.git import GitError, blob_id, cat_file, git, split_z
-    from ds_gate.sources.card_files import card_files
-    from ds_gate.sources.memory import parse_card
-
     root = home.path / "memory"
     if since.startswith("-"):
         raise QuestError(f"--since {since!r} is not a git revision")

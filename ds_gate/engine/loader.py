@@ -12,9 +12,9 @@ from pathlib import Path
 
 from ds_gate.engine.collector import Collector, RecordCheck, no_checks
 from ds_gate.engine.record_store import open_store, read_quest_yaml
+from ds_gate.kernel.layout import GATE_KINDS
 from ds_gate.model.records import Quest, Run
 from ds_gate.sources.location import Location, discover_workspaces, locate
-from ds_gate.kernel.layout import GATE_KINDS
 from ds_gate.sources.quest_yaml import (
     coerce_toggle,
     quest_id_of,

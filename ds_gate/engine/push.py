@@ -15,15 +15,22 @@ The pushed refs come from git's pre-push input (``<local ref> <local id> <remote
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ds_gate.config.quest import configured_require
+from ds_gate.engine.gate import evaluate, load_quest
 from ds_gate.engine.quest_yaml_links import pushed_names
+from ds_gate.engine.unseen import as_closure_sees
 from ds_gate.kernel.git import cat_file_check
 from ds_gate.kernel.gitpaths import read_paths
-from ds_gate.model.reports import GateReport
-from ds_gate.sources.gitrefs import names_in_range, pushed_refs
 from ds_gate.kernel.layout import MANIFEST, QUEST_YAML, is_artifact_record
+from ds_gate.model.reports import SCOPES, GateReport
+from ds_gate.plugins.manager import finalization_patterns
+from ds_gate.rules.finalization import push_reasons
+from ds_gate.sources.gitrefs import names_in_range, pushed_refs
+from ds_gate.sources.location import locate
 
 ZERO = frozenset({"0" * 40, "0" * 64})
 
@@ -42,8 +49,6 @@ def finalization_reasons(root: Path, tip: str) -> list[str]:
     names = names_in_range(root, tip)
     if not names:
         return []
-    from ds_gate.plugins.manager import finalization_patterns
-    from ds_gate.rules.finalization import push_reasons
 
     wanted = [n for n in names if n == QUEST_YAML or (is_artifact_record(n) and n.startswith("artifacts/decisions/"))]
     blobs = {f"{tip}:{n}": raw for n, raw in read_paths(root, tip, [*wanted, QUEST_YAML]).items()}  # by blob id
@@ -55,24 +60,18 @@ def finalization_reasons(root: Path, tip: str) -> list[str]:
 def push_check(cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: bool = False,
                refs: Sequence[str] | None = None) -> GateReport | None:
     """The push's verdict, or None when it finalizes nothing."""
-    from ds_gate.sources.location import locate
-
     root = locate(cwd).root
     reasons: list[str] = []
     for name, tip in pushes:
         reasons.extend(f"{r} at {name}" for r in finalization_reasons(root, tip))
     if not reasons:
         return None
-    from ds_gate.config.quest import configured_require
-    from ds_gate.engine.gate import evaluate, load_quest
 
     require = require or configured_require(root)
-    from ds_gate.model.reports import SCOPES
 
     quest = load_quest(root, source="git", refs=refs, extra_tips=list(pushes))
     report = evaluate(quest, SCOPES["pre-push"], require=require, finalization=reasons)
     if report.enforced:  # what the remote will hold; and what `closure` reads here?
-        from ds_gate.engine.unseen import as_closure_sees
 
         report = as_closure_sees(report, evaluate(cwd, SCOPES["pre-push"], require=require, finalization=reasons),
                                  "no commit holds yet")
@@ -80,8 +79,6 @@ def push_check(cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: b
 
 
 def read_stdin() -> str:
-    import sys
-
     if sys.stdin is None or sys.stdin.isatty() or "PRE_COMMIT_TO_REF" in os.environ:
         return ""
     return sys.stdin.read()

@@ -11,12 +11,20 @@ error per card.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ds_gate.engine.loader import load_quest
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card, Quest, Review
+from ds_gate.plugins.manager import card_checker
+from ds_gate.rules.cards import (
+    CARD_HOME_MISSING,
+    CardIndex,
+    quest_scope_findings,
+    review_findings,
+)
+from ds_gate.rules.lineage import QuestRuns, chain_findings, runs_by_quest
 from ds_gate.sources.home import Home, quest_cards, valid_quest_id
 
 
@@ -28,10 +36,6 @@ class MemoryResult:
 
 
 def _home_missing(home: Home, what: str) -> Finding:
-    from ds_gate.rules.cards import (
-        CARD_HOME_MISSING,  # the card rules load only when there are cards
-    )
-
     return CARD_HOME_MISSING.at(
         None,
         f"no DeepScientist home at {home.path}: {what} not checked",
@@ -43,8 +47,6 @@ def _rewrite_hint(findings: list[Finding], card: Card) -> list[Finding]:
     """A card's errors, each hint ending in the call that fixes it through DeepScientist:
     ``memory.write`` with the card's own title writes its file again (the file is named
     after the title), with the corrected metadata."""
-    from dataclasses import replace
-
     title = (card.title or "<its title>")[:200]  # the reporters escape what they show
     call = (f"memory.write(kind={card.kind!r}, title={title!r}, scope={card.scope!r}, "
             "metadata={<its frontmatter, corrected>}) writes this card's file again")
@@ -65,9 +67,6 @@ def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | Non
     lessons = [c for c in own if c.is_experience and not c.broken]
     if not (own or entries):
         return out  # no card to look at: the card rules are not even imported
-    from ds_gate.plugins.manager import card_checker
-    from ds_gate.rules.cards import CardIndex, quest_scope_findings, review_findings
-    from ds_gate.rules.lineage import QuestRuns, chain_findings, runs_by_quest
 
     home = Home(home_dir, base=quest.root, load=functools.partial(load_quest, runs_only=True), quest=quest.root)
     home.register(quest)

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import os
 import posixpath
+from typing import TYPE_CHECKING
 
 from ds_gate.kernel.git import GitError, cat_file, git, split_z
 from ds_gate.kernel.layout import QUEST_YAML
 
-TYPE_CHECKING = False  # not typing's: the commit hook imports this module
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 

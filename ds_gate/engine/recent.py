@@ -13,17 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.jsondoc import loads
+from ds_gate.kernel.layout import ARTIFACT_DIRS, record_kind
 from ds_gate.model.records import timestamp
 from ds_gate.model.reports import check_limit
 from ds_gate.sources.folders import Reader
-from ds_gate.kernel.layout import ARTIFACT_DIRS
+from ds_gate.sources.location import discover_workspaces, locate
 from ds_gate.sources.records import index_lines, read_records
+from ds_gate.sources.select import readers
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ds_gate.sources.location import Location
 
@@ -33,8 +34,6 @@ def list_recent(quest: Path | str | Location, kind: str | None = None, limit: in
     check_limit(limit)
     if kind is not None and kind not in ARTIFACT_DIRS:
         raise QuestError(f"kind must be one of {', '.join(ARTIFACT_DIRS)}, not {kind!r}")
-    from ds_gate.sources.location import discover_workspaces, locate
-    from ds_gate.sources.select import readers
 
     loc = locate(quest)
     workspaces, _ = discover_workspaces(loc) if source != "git" else ([], [])
@@ -69,8 +68,6 @@ def list_recent(quest: Path | str | Location, kind: str | None = None, limit: in
 
 
 def _item(data: dict[str, Any], name: str, display: str, workspace: str) -> dict[str, Any] | None:
-    from ds_gate.kernel.layout import record_kind
-
     kind = record_kind(data, name.split("/", 1)[0])
     aid = data.get("artifact_id") or data.get("id") or Path(name).stem
     if not isinstance(aid, str):

@@ -12,14 +12,20 @@ import marshal
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ds_gate.engine.slim import well_formed
-from ds_gate.kernel.digest import blake2b
+from ds_gate.engine.slim import pack_index, unpack_index, well_formed
+from ds_gate.io.cache_dir import cache_name, trusted, user_cache_dir
 from ds_gate.io.record_cache import RecordCache, StatKey, version_of
+from ds_gate.kernel.digest import blake2b
+from ds_gate.kernel.fs import max_file_bytes
+from ds_gate.kernel.layout import INDEX_NAME
+from ds_gate.kernel.resources import data_dir
 from ds_gate.model.findings import Finding
+from ds_gate.sources import quest_yaml
+from ds_gate.sources.location import linked_outside
+from ds_gate.sources.records import read_index
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ds_gate.sources.folders import FolderReader
     from ds_gate.sources.records import IndexEntry
@@ -34,8 +40,6 @@ SLIM_CODE = ("ds_gate.engine.slim", "ds_gate.engine.collector", "ds_gate.rules.r
 
 
 def _schemas_digest() -> bytes:
-    from ds_gate.kernel.resources import data_dir
-
     digest = blake2b(digest_size=16)
     folder = data_dir("schemas")
     for name in RECORD_SCHEMAS:
@@ -61,9 +65,6 @@ def _code_stamp() -> bytes:
 
 def open_store(root: Path, key: bytes, kinds: tuple[str, ...]) -> RecordCache:
     """The cache of the quest at ``root`` (an empty one when the cache folder is unusable)."""
-    from ds_gate.io.cache_dir import cache_name, trusted, user_cache_dir
-    from ds_gate.kernel.fs import max_file_bytes
-
     folder = user_cache_dir()
     # one file per quest and kinds read: lineage's runs-only reads never replace the gate's file
     name = cache_name("records", f"{root}\0{','.join(kinds)}", ".bin")
@@ -95,9 +96,6 @@ def read_quest_yaml(root: Path, store: RecordCache | None) -> tuple[dict[str, An
     ``quest.yaml`` (and PyYAML) did not change takes the mapping from the cache and never
     imports PyYAML (~9 ms of the start). Only a clean parse is kept: a finding is made again
     each time, and a link out of the quest is refused before the cache is asked."""
-    from ds_gate.sources import quest_yaml
-    from ds_gate.sources.location import linked_outside
-
     path = root / "quest.yaml"
     key = store.stat_key(str(path)) if store is not None and linked_outside(root, path) is None else None
     if store is not None and key is not None:
@@ -118,10 +116,6 @@ def read_quest_yaml(root: Path, store: RecordCache | None) -> tuple[dict[str, An
 def cached_index(store: RecordCache, reader: FolderReader, kinds: tuple[str, ...]) -> list[IndexEntry | Finding] | None:
     """A folder's index lines from the cache, or read now and cached; None: read it as usual
     (no index, or one whose folder or link is reported: that report comes from the read)."""
-    from ds_gate.engine.slim import pack_index, unpack_index
-    from ds_gate.kernel.layout import INDEX_NAME
-    from ds_gate.sources.records import read_index
-
     before = len(reader.findings)
     path = reader.index_path()
     if path is None or len(reader.findings) != before:

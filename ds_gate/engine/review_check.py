@@ -17,7 +17,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ds_gate.engine.gate import evaluate, load_quest
 from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.git import GitError, git
+from ds_gate.kernel.layout import ARTIFACT_DIRS
 from ds_gate.model.findings import SCHEMA_VERSION
 from ds_gate.model.records import (
     REPORT_ENCODING,
@@ -27,6 +30,9 @@ from ds_gate.model.records import (
     review_fields,
 )
 from ds_gate.model.reports import MAX_LIMIT
+from ds_gate.plugins.manager import completed_rule, record_checker, review_encoding_for
+from ds_gate.rules.coverage import RunIndex, coverage
+from ds_gate.sources.location import locate
 
 NEW_ID = "<new>"  # main picks `report-xxxxxxxx` when the payload gives no artifact_id
 STAMP = "9999-12-31T23:59:59+00:00"  # newer than every copy of the same id: the one a re-record replaces
@@ -51,8 +57,6 @@ def _record(payload: dict[str, Any], quest_id: str, workspace: Path, workspace_r
 
 def _head(workspace: Path) -> tuple[str | None, str | None]:
     """The workspace's branch and commit, as main stamps a record with them (None outside git)."""
-    from ds_gate.kernel.git import GitError, git
-
     try:
         head = git(["rev-parse", "HEAD"], workspace).decode().strip() or None
         branch = git(["rev-parse", "--abbrev-ref", "HEAD"], workspace).decode().strip() or None
@@ -71,11 +75,6 @@ def validate_review(root: Path | str, payload: Any, home: Path | str | None = No
     encoding = review_encoding(payload, kind if isinstance(kind, str) else None)
     if encoding is None:
         raise QuestError(NOT_A_REVIEW)
-    from ds_gate.engine.gate import evaluate, load_quest
-    from ds_gate.plugins.manager import completed_rule, record_checker, review_encoding_for
-    from ds_gate.rules.coverage import RunIndex, coverage
-    from ds_gate.sources.location import locate
-    from ds_gate.kernel.layout import ARTIFACT_DIRS
 
     loc = locate(root)
     quest = load_quest(loc)

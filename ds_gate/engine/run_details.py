@@ -14,7 +14,13 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ds_gate.kernel import fs
+from ds_gate.kernel.fs import TooLarge
+from ds_gate.kernel.git import GitError
+from ds_gate.kernel.gitpaths import read_paths
 from ds_gate.model.records import Quest, Run, Workspace, text_of
+from ds_gate.sources.location import is_inside
+from ds_gate.sources.records import parse_json_object
 
 SUMMARY_CHARS = 2000  # a run's summary and conclusion: a paragraph or two
 METRICS_CHARS = 4000  # each metric field, serialized: a table of a few dozen values
@@ -69,14 +75,9 @@ def _workspace(quest: Quest, run: Run) -> Workspace | None:
 
 def read_record(quest: Quest, run: Run) -> tuple[dict[str, Any] | None, str | None]:
     """The run's record as the loader found it, or None and why it could not be read again."""
-    from ds_gate.kernel.fs import TooLarge
-    from ds_gate.kernel.git import GitError
-    from ds_gate.sources.records import parse_json_object
-
     ws = _workspace(quest, run)
     raw: bytes | TooLarge | None
     if ws is not None and ws.ref is not None:  # a branch tip: git objects, never a checkout
-        from ds_gate.kernel.gitpaths import read_paths
 
         prefix = f"{ws.ref}:"
         inside = run.path[len(prefix):] if run.path.startswith(prefix) else run.path
@@ -85,9 +86,6 @@ def read_record(quest: Quest, run: Run) -> tuple[dict[str, Any] | None, str | No
         except GitError as exc:
             return None, f"git could not read {run.path}: {exc}"
     else:
-        from ds_gate.kernel import fs
-        from ds_gate.sources.location import is_inside
-
         full = Path(os.path.realpath(quest.root / run.path))
         if not is_inside(quest.root, full):
             return None, f"{run.path} leads out of the quest; not read"

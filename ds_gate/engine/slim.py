@@ -19,6 +19,7 @@ from sys import intern
 from typing import Any
 
 from ds_gate.kernel.jsondoc import place
+from ds_gate.kernel.layout import ARTIFACT_DIRS, record_kind
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import (
     DECISION_ENCODING,
@@ -30,7 +31,6 @@ from ds_gate.model.records import (
 )
 from ds_gate.rules.records import ARTIFACT_ID_MISMATCH
 from ds_gate.rules.vocabulary import kind_finding
-from ds_gate.kernel.layout import ARTIFACT_DIRS, record_kind
 from ds_gate.sources.records import IndexEntry, parse_json_object
 
 Slim = tuple[Any, ...]

@@ -19,6 +19,7 @@ from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Quest
 from ds_gate.model.reports import GateReport, Scope
+from ds_gate.sources.clone import REFETCH, blindness
 from ds_gate.sources.problems import (
     GIT_OBJECT_CORRUPT,
     GIT_OBJECT_MISSING,
@@ -36,8 +37,6 @@ DOES_NOT_PASS = "so the runs behind it cannot be seen and the gate does not pass
 def clone_findings(quest: Quest, scope: Scope) -> list[Finding]:
     """A clone that cannot show every branch may hide runs: the gate stops (exit 2) rather
     than pass on what it can see; ``check`` says so and goes on."""
-    from ds_gate.sources.clone import blindness
-
     found = blindness(quest.root)
     if found is None:
         return []
@@ -77,8 +76,6 @@ def refuse_unread_git(findings: list[Finding]) -> None:
         raise QuestError(f"{first.path}: [{first.rule}] {first.message}{_more(linked)}; the gate does not pass on the "
                          f"rest. Fix: {first.hint}")
     if unread:
-        from ds_gate.sources.clone import REFETCH
-
         fix = "restore them (`git fsck` names the damaged ones)" if all(f.rule == GIT_OBJECT_CORRUPT.id for f in unread) \
             else REFETCH
         raise QuestError(f"{len(unread)} git object(s) the gate must read are missing or damaged "

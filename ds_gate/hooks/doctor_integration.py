@@ -15,7 +15,19 @@ import os
 import subprocess
 from pathlib import Path
 
+from ds_gate.integration.installer import (
+    CONFIG,
+    ENVS,
+    PTH,
+    bridge_problem,
+    env_python,
+    probe,
+    read_config,
+    remembered,
+    runtime_files,
+)
 from ds_gate.kernel.errors import QuestError
+from ds_gate.sources.memory import resolve_home
 
 NAME = "deepscientist integration"
 OK, WARN, FAIL = "ok", "warn", "fail"  # engine.doctor's (it imports this module, so not imported from it)
@@ -39,19 +51,6 @@ def _loaded(python: str) -> dict[str, object]:
 
 def integration_check(home: str | None, root: Path | None = None) -> Check:
     """One line; never raises (a check that cannot look says so)."""
-    from ds_gate.integration.installer import (
-        CONFIG,
-        ENVS,
-        PTH,
-        bridge_problem,
-        env_python,
-        probe,
-        read_config,
-        remembered,
-        runtime_files,
-    )
-    from ds_gate.sources.memory import resolve_home
-
     path = resolve_home(home, root)
     install = f"ds-gate install --deepscientist --home {path}"
     env = next((path / rel for rel in ENVS if os.path.isfile(env_python(path / rel))), None)

@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ds_gate.config.quest import from_quest, read_defaults
 from ds_gate.config.failclosed import accept_hint
+from ds_gate.config.quest import from_quest, read_defaults
 from ds_gate.config.settings import ENV, KEYS, Trusted, load, user_config_path
 from ds_gate.config.waivers import FILE, load_waivers
 

@@ -15,7 +15,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.git import GitError, git
 from ds_gate.kernel.resources import data_dir
 from ds_gate.model.findings import CONTRACT, ERROR, Rule
 from ds_gate.sources.location import is_inside, locate
@@ -48,8 +50,6 @@ def hooks_dir(quest: Path | str) -> tuple[Path, Path]:
     git is asked through ``ds_gate.kernel.git`` like everywhere else (absolute git, no program
     the quest's config names runs), and ``locate`` has already refused a ``.git`` pointer
     that leads to another repository, so the hooks land in this quest or nowhere."""
-    from ds_gate.kernel.git import GitError, git
-
     loc = locate(quest)
     if not loc.is_git:
         raise QuestError(f"{loc.root} is not a git repository; there is no hooks folder to install into")
@@ -85,7 +85,6 @@ def hook_python(text: str) -> str | None:
 
 def _hook_text(hook: Path) -> str:
     """An existing hook's text; one over the size limit is not ds-gate's (it is chained, unread)."""
-    from ds_gate.kernel import fs
     try:
         return fs.read_file(hook).decode("utf-8", "replace")
     except fs.TooLarge:

@@ -21,7 +21,9 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
+from ds_gate.hooks.install import HOOKS, MARKER, _script, hook_python
 from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.fs import text_or_none
 from ds_gate.kernel.git import GitError, git
 
 KEY = "init.templateDir"
@@ -58,8 +60,6 @@ def install_template(*, force: bool = False) -> TemplateInstall:
     """Write the hooks into ds-gate's template folder and point ``init.templateDir`` at it.
     A different template folder already configured is refused (QuestError, exit 2) unless
     ``force``: it may hold the user's own hooks, which git would then stop copying."""
-    from ds_gate.hooks.install import HOOKS, _script
-
     folder = template_dir()
     previous = configured_template()
     if previous is not None and not same_folder(previous, folder) and not force:
@@ -107,8 +107,6 @@ def describe(done: TemplateInstall) -> list[str]:
 def template_status() -> tuple[bool, str, str | None]:
     """(ok, what git copies into a new repository, the fix): whether ``git init`` of a new
     quest gets ds-gate's hook, and with which Python. ``$GIT_TEMPLATE_DIR`` beats the setting."""
-    from ds_gate.hooks.install import MARKER, hook_python
-
     variable = os.environ.get("GIT_TEMPLATE_DIR", "").strip()
     configured = variable or configured_template()
     how = "$GIT_TEMPLATE_DIR" if variable else KEY
@@ -117,7 +115,6 @@ def template_status() -> tuple[bool, str, str | None]:
         return True, (f"new quests get no hook until `ds-gate install` is run on them ({KEY} is unset; the opt-in "
                       f"`{opt_in}` covers quests created later)"), None
     hook = Path(os.path.expanduser(configured)) / "hooks" / "pre-commit"
-    from ds_gate.kernel.fs import text_or_none
 
     text = text_or_none(hook) or ""
     if MARKER not in text:

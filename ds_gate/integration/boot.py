@@ -19,8 +19,8 @@ runs as it would without ds-gate.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing (or anything else) is not imported at every start of DeepScientist's Python
 if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any

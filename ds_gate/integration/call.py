@@ -16,9 +16,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ds_gate.kernel.errors import QuestError
+from ds_gate.agent import tools as agent_tools
+from ds_gate.agent.tools import closure
 from ds_gate.integration.review import judge_review, refusal_for_review
+from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
+from ds_gate.kernel.version import __version__
 from ds_gate.model.findings import ERROR
 
 MAX_REQUEST = 16 * 1024 * 1024  # bytes: a review payload, never a file
@@ -30,8 +33,6 @@ SHOWN = 10  # findings quoted in a refusal's message; all of them are in `findin
 def finalization(root: str, tool: str, home: str | None) -> dict[str, Any]:
     """Allow unless ds-gate's closure gate is enforced and fails; then the refusal names the
     pending runs and the exact call that covers them (the closure's own ``next_call``)."""
-    from ds_gate.agent.tools import closure
-
     verdict = closure(root, home=home)
     if not verdict["enforced"] or verdict["ok"]:
         return {"allow": True, "verdict": verdict["verdict"]}
@@ -70,7 +71,6 @@ def review(root: str, payload: Any) -> dict[str, Any]:
 
 def tool(root: str, name: str, args: dict[str, Any], home: str | None) -> dict[str, Any]:
     """The RFC's tools as ``ds-gate mcp`` answers them (``engine.agent_tools``)."""
-    from ds_gate.agent import tools as agent_tools
     if name == "list_distill_candidates":
         return agent_tools.candidates(root)
     if name == "list_recent":
@@ -94,8 +94,6 @@ def _limit(args: dict[str, Any]) -> int:
 
 def answer(request: Any) -> dict[str, Any]:
     """The answer to one request; bad input or an unreadable quest is ``{"error": ...}``."""
-    from ds_gate.kernel.version import __version__
-
     if not isinstance(request, dict):
         return {"error": "the request is not a JSON object"}
     op = request.get("op")

@@ -22,7 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ds_gate.integration.wrap import BRIDGE, KNOWN_VERSIONS
+from ds_gate.io.cache_dir import cache_name, trusted, user_cache_dir
 from ds_gate.kernel.errors import QuestError
+from ds_gate.sources.memory import resolve_home
 
 PTH = "ds_gate_deepscientist.pth"
 MARK = "# ds-gate-managed: DeepScientist integration (ds-gate install --deepscientist; undo: --undo)"
@@ -56,8 +59,6 @@ class Done:
 
 def find_home(given: str | None) -> Path:
     """``--home``, ``$DEEPSCIENTIST_HOME``, ``$DS_HOME``, ``~/DeepScientist`` (DeepScientist's own order)."""
-    from ds_gate.sources.memory import resolve_home
-
     return resolve_home(given)
 
 
@@ -115,8 +116,6 @@ def read_config(site: Path) -> dict[str, Any] | None:
 
 def bridge_problem(python: str) -> str | None:
     """None when ``python`` answers the integration's requests (``call.py``), else why not."""
-    from ds_gate.integration.wrap import BRIDGE
-
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
     try:
         done = subprocess.run([python, "-c", BRIDGE], input='{"op": "ping"}', capture_output=True, text=True,
@@ -129,8 +128,6 @@ def bridge_problem(python: str) -> str | None:
 def _marker(home: Path) -> Path | None:
     """Where ds-gate remembers that it installed into ``home`` (the user's cache folder, never
     the home): doctor can then tell "removed by a DeepScientist update" from "never installed"."""
-    from ds_gate.io.cache_dir import cache_name, trusted, user_cache_dir
-
     folder = user_cache_dir()
     name = cache_name("deepscientist-integration", home.resolve(), ".json")
     return folder / name if trusted(folder, name) or not os.path.lexists(folder) else None
@@ -155,8 +152,6 @@ def _remember(target: Target, keep: bool) -> None:
 
 
 def install(given_home: str | None, *, memory_global_scope: bool = False) -> Done:
-    from ds_gate.integration.wrap import KNOWN_VERSIONS
-
     target = find_target(given_home)
     site = target.site
     if os.path.lexists(site / PTH) and MARK not in (site / PTH).read_text(encoding="utf-8", errors="replace"):

@@ -31,7 +31,9 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from ds_gate.io.cache_dir import trusted
 from ds_gate.kernel.digest import blake2b
+from ds_gate.kernel.version import __version__
 
 MAGIC = b"ds-gate records 4\n"  # 2: written in chunks, the digest at the end; 3: one int per stat;
 # 4: a slim's third field holds every per-copy finding (an unknown kind read by its folder, an id mismatch)
@@ -144,7 +146,6 @@ class RecordCache:
         if len(self.new) > MAX_ENTRIES:
             return
         self.old = {}  # no longer needed: its memory is free before anything is written
-        from ds_gate.io.cache_dir import trusted
 
         folder = self.file.parent
         try:
@@ -185,6 +186,4 @@ class RecordCache:
 
 def version_of(*parts: bytes) -> bytes:
     """ds-gate's version, Python's and marshal's, plus the caller's parts (schemas, code, rules)."""
-    from ds_gate.kernel.version import __version__
-
     return b"\0".join((__version__.encode(), sys.version.encode(), str(marshal.version).encode(), *parts))

@@ -14,31 +14,32 @@ two agree on every single-point mutation of valid documents.
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
+from ds_gate.io.schema_explain import explain
+from ds_gate.io.schema_explain import label as say
+from ds_gate.kernel import lazy
 from ds_gate.kernel.jsondoc import pointer as to_pointer
 from ds_gate.kernel.schema_fast import Unsupported, compile_schema, fast
+from ds_gate.kernel.schema_files import SCHEMA_NAMES, load
 
-TYPE_CHECKING = False  # the commit hook accepts staged records here: no typing import
 if TYPE_CHECKING:
     from typing import Any
 
     from ds_gate.io.schema_explain import SchemaError
-from ds_gate.kernel.schema_files import SCHEMA_NAMES, load
 
 __all__ = ["SCHEMA_NAMES", "Unsupported", "accepts", "compile_schema", "errors", "fast", "label", "load", "validator"]
 
 
 @functools.cache
 def validator(name: str) -> Any:
-    from jsonschema import Draft202012Validator
-    from referencing import Registry, Resource
-    from referencing.jsonschema import DRAFT202012
-
-    registry: Registry = Registry().with_resources(
-        (f"{other}.schema.json", Resource.from_contents(load(other), default_specification=DRAFT202012))
+    jsonschema, referencing = lazy.load("jsonschema"), lazy.load("referencing")
+    draft = lazy.load("referencing.jsonschema").DRAFT202012
+    registry = referencing.Registry().with_resources(
+        (f"{other}.schema.json", referencing.Resource.from_contents(load(other), default_specification=draft))
         for other in SCHEMA_NAMES
     )
-    return Draft202012Validator(load(name), registry=registry)
+    return jsonschema.Draft202012Validator(load(name), registry=registry)
 
 
 def accepts(name: str, instance: Any) -> bool:
@@ -52,15 +53,10 @@ def errors(name: str, instance: Any) -> list[SchemaError]:
     """Every error, each with a place and a hint; [] when valid (usually without jsonschema)."""
     if accepts(name, instance):
         return []
-    from ds_gate.io.schema_explain import (
-        explain,  # only a rejected document needs words
-    )
     found = [explain(name, err) for err in validator(name).iter_errors(instance)]
     return sorted(set(found), key=lambda e: (to_pointer(e.path), e.message))
 
 
 def label(path: tuple[str | int, ...] | list[str | int]) -> str:
     """``("cards_written", 0, "card_id")`` -> ``cards_written[0].card_id``: how people say it."""
-    from ds_gate.io.schema_explain import label as say
-
     return say(path)

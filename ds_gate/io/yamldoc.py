@@ -10,6 +10,8 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
+from ds_gate.kernel import lazy
+
 
 class YamlError(ValueError):
     """A YAML text that does not load: the parser's problem and its 1-based line (if known)."""
@@ -59,8 +61,7 @@ def over_values(text: str, limit: int = MAX_VALUES) -> bool:
     before PyYAML builds a node of it (memory stays a small multiple of the text, not ~50x)."""
     if sum(text.count(c) for c in ",\n:-[{?*") < limit:
         return False
-    import yaml
-
+    yaml = lazy.load("yaml")
     if nesting_depth(text) > MAX_DEPTH:
         return False  # load_yaml refuses it without parsing
     values = 0
@@ -76,8 +77,7 @@ def over_values(text: str, limit: int = MAX_VALUES) -> bool:
 
 
 def yaml_loader() -> Any:
-    import yaml
-
+    yaml = lazy.load("yaml")
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -87,8 +87,7 @@ def load_yaml(text: str, first_line: int = 1) -> Any:
     Raises ``YamlError`` with the parser's problem placed on a line of the file
     (``first_line`` is the file line the text starts on, 2 for a frontmatter block).
     """
-    import yaml
-
+    yaml = lazy.load("yaml")
     if nesting_depth(text) > MAX_DEPTH:
         raise YamlError(f"nested deeper than {MAX_DEPTH} levels; not read", first_line)
     if over_values(text):  # quest.yaml, .ds-gate.yaml, the user's configuration, a card: each is bounded
@@ -107,8 +106,7 @@ def load_yaml(text: str, first_line: int = 1) -> Any:
 def _compose(text: str) -> Any:
     """The node tree of a YAML text, composed once however many findings it carries
     (a 10,000-entry lineage has 10,000 of them); False when it does not compose."""
-    import yaml
-
+    yaml = lazy.load("yaml")
     try:
         return yaml.compose(text, Loader=yaml_loader())
     except (yaml.YAMLError, RecursionError):
@@ -120,8 +118,7 @@ def line_of(text: str, parts: Sequence[str | int], first_line: int = 1) -> int |
 
     ``first_line`` is the file line the YAML text starts on (2 for a frontmatter block).
     """
-    import yaml
-
+    yaml = lazy.load("yaml")
     node = _compose(text)
     if node is False:
         return None

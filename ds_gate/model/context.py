@@ -5,9 +5,8 @@ Its own module so the engine can build one without importing pluggy (see ``plugi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 

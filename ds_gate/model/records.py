@@ -7,9 +7,11 @@ because real run records carry metric tables and a quest can hold tens of thousa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ds_gate.io.yamldoc import line_of
 from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import Finding
 
@@ -147,7 +149,6 @@ def timestamp(value: str | None) -> float:
     sorts oldest. One reading for deduplication, recall and recent."""
     if not value or not isinstance(value, str):  # `updated_at: 5` in an index line sorts oldest too
         return float("-inf")
-    from datetime import datetime, timezone
 
     try:
         moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
@@ -230,7 +231,6 @@ class Card:
     def line(self, parts: tuple[str | int, ...]) -> int | None:
         if not self.blocks:
             return None
-        from ds_gate.io.yamldoc import line_of
 
         text, first = self.blocks[1] if parts and parts[0] in self.legacy_keys and len(self.blocks) > 1 else self.blocks[0]
         return line_of(text, parts, first)

@@ -11,10 +11,20 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from typing import TYPE_CHECKING
 
+from ds_gate.config.quest import decision_actions
+from ds_gate.kernel import lazy
 from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.layout import MANIFEST
+from ds_gate.model.records import DECISION_ENCODING, REPORT_ENCODING, REVIEW_ACTION
+from ds_gate.plugins import builtin
+from ds_gate.rules.cards import card_findings
+from ds_gate.rules.coverage import is_completed as builtin_rule
+from ds_gate.rules.patch import check_patch
+from ds_gate.rules.records import check_record
+from ds_gate.rules.vocabulary import DECISION_ACTIONS
 
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~3 ms per commit
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
@@ -34,12 +44,8 @@ class PluginError(QuestError):
 
 @functools.cache
 def manager() -> pluggy.PluginManager:
-    import pluggy
-
-    from ds_gate.plugins import hookspecs
-    from ds_gate.plugins import builtin
-
-    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    hookspecs = lazy.load("ds_gate.plugins.hookspecs")  # pluggy's markers: loaded with pluggy, when needed
+    pm: pluggy.PluginManager = lazy.load("pluggy").PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     for name in dir(builtin):
         if name.startswith("ds_gate_"):
@@ -52,7 +58,7 @@ def manager() -> pluggy.PluginManager:
             raise PluginError(f"a ds_gate plugin failed to load: {type(exc).__name__}: {exc}") from exc
     try:
         pm.check_pending()
-    except pluggy.PluginValidationError as exc:
+    except lazy.load("pluggy").PluginValidationError as exc:
         raise PluginError(f"{exc} (check the spelling against ds_gate.plugins.hookspecs)") from exc
     return pm
 
@@ -66,8 +72,6 @@ class _BuiltinOnly:
     """
 
     def __getattr__(self, name: str) -> Any:
-        from ds_gate.plugins import builtin
-
         impl = getattr(builtin, name, None)
         if impl is None:  # a hook only plugins implement: nobody answers
             return lambda **kwargs: []
@@ -94,8 +98,6 @@ def completed_rule() -> Any:
 
     When the built-in plugin is the only one that answers, its function is returned as is:
     the same answer without a hook call per run (~20 µs each, 40 ms on 2,000 runs)."""
-    from ds_gate.rules.coverage import is_completed as builtin_rule
-
     if not any_installed():
         return builtin_rule
     hook = manager().hook.ds_gate_run_is_completed
@@ -128,14 +130,10 @@ def _checker(hook_name: str, builtin: Callable[..., list[Finding]], names: tuple
 def known_actions(root: Path | None = None) -> frozenset[str]:
     """The decision actions a quest's DeepScientist accepts: main's, ``distill_review``,
     every plugin's ``ds_gate_decision_actions`` and the quest's ``.ds-gate.yaml``."""
-    from ds_gate.rules.vocabulary import DECISION_ACTIONS
-
     actions = set(DECISION_ACTIONS)
     if any_installed():
         actions.update(a for offered in hooks().ds_gate_decision_actions() for a in offered or [] if isinstance(a, str))
     if root is not None:
-        from ds_gate.config.quest import decision_actions
-
         actions.update(decision_actions(root))
     return frozenset(actions)
 
@@ -144,14 +142,10 @@ def review_encoding_for(root: Path | None = None) -> str:
     """How this quest's DeepScientist can record a review: as the RFC's ``distill_review``
     decision when a plugin or ``.ds-gate.yaml`` says its DeepScientist has that action
     (PR #60, a fork), else as main's ``report`` (main refuses the action)."""
-    from ds_gate.model.records import DECISION_ENCODING, REPORT_ENCODING, REVIEW_ACTION
-
     offered: set[str] = set()
     if any_installed():
         offered.update(a for found in hooks().ds_gate_decision_actions() for a in found or [] if isinstance(a, str))
     if root is not None:
-        from ds_gate.config.quest import decision_actions
-
         offered.update(decision_actions(root))
     return DECISION_ENCODING if REVIEW_ACTION in offered else REPORT_ENCODING
 
@@ -165,9 +159,6 @@ def keyed_record_checker(root: Path | None = None) -> tuple[Callable[[Document],
     """``record_checker`` and what its findings depend on besides a record's bytes, name and
     kind (the quest's decision actions), or None when a plugin's rules run too: a plugin may
     look at anything, so its findings are never shared between copies or cached."""
-    from ds_gate.rules.records import check_record
-    from ds_gate.rules.vocabulary import DECISION_ACTIONS
-
     actions = known_actions(root)
     builtin = check_record if actions == DECISION_ACTIONS else functools.partial(check_record, actions=actions)
     check = _checker("ds_gate_check_record", builtin, ("record",))
@@ -176,15 +167,11 @@ def keyed_record_checker(root: Path | None = None) -> tuple[Callable[[Document],
 
 def card_checker() -> Callable[[Card], list[Finding]]:
     """``card -> findings`` (``ds_gate_check_card``)."""
-    from ds_gate.rules.cards import card_findings
-
     return _checker("ds_gate_check_card", card_findings, ("card",))
 
 
 def patch_checker() -> Callable[[Card | None, Card, str | None], list[Finding]]:
     """``(before, after, patching quest) -> findings`` (``ds_gate_check_patch``)."""
-    from ds_gate.rules.patch import check_patch
-
     return _checker("ds_gate_check_patch", check_patch, ("before", "after", "patching_quest"))
 
 
@@ -194,7 +181,6 @@ def finalization_patterns() -> list[str]:
     Empty without plugins, so an ordinary checkpoint never builds the plugin manager."""
     if not any_installed():
         return []
-    from ds_gate.kernel.layout import MANIFEST
 
     return [p for offered in hooks().ds_gate_finalization_patterns() for p in offered or [] if p != MANIFEST]
 

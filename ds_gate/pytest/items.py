@@ -29,9 +29,16 @@ from typing import Any
 import pytest
 
 from ds_gate.cli.options import GateOptions
+from ds_gate.engine.gate import evaluate
+from ds_gate.engine.lineage import evaluate_lineage
+from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.git import GitError
 from ds_gate.model import Finding, GateReport, LineageReport
 from ds_gate.pytest.distribute import distributed
 from ds_gate.pytest.guard import is_home, quest_folders
+from ds_gate.reporters.escape import printable
+from ds_gate.reporters.text import format_finding
+from ds_gate.sources.problems import INPUT_UNREADABLE
 
 RESULTS_KEY = "ds_gate_results"
 PENDING = "coverage.pending-run"
@@ -46,8 +53,6 @@ class CheckFailed(Exception):
 def _item(name: str, file: Path | str | None, findings: list[Finding], note: str = "") -> dict[str, Any]:
     """An item's spec; its name (ids and card names from the quest) is escaped, since pytest
     prints node ids raw on the terminal."""
-    from ds_gate.reporters.escape import printable
-
     return {"name": printable(name), "file": str(file) if file else None, "findings": [f.as_dict() for f in findings],
             "note": printable(note)}
 
@@ -96,11 +101,6 @@ def lineage_items(report: LineageReport) -> list[dict[str, Any]]:
 
 def compute(options: GateOptions) -> tuple[list[dict[str, Any]], list[GateReport]]:
     """(groups of items, the quests' reports), each quest read once."""
-    from ds_gate.engine.gate import evaluate
-    from ds_gate.engine.lineage import evaluate_lineage
-    from ds_gate.kernel.errors import QuestError
-    from ds_gate.kernel.git import GitError
-
     home, require, source, refs = options.home, options.require, options.source, options.refs
     groups: list[dict[str, Any]] = []
     reports: list[GateReport] = []
@@ -122,8 +122,6 @@ def compute(options: GateOptions) -> tuple[list[dict[str, Any]], list[GateReport
                                   cache=options.cache, no_require=options.no_require,
                                   accept_quest_waivers=options.accept_quest_waivers)
             except (QuestError, GitError) as exc:
-                from ds_gate.sources.problems import INPUT_UNREADABLE
-
                 failure = INPUT_UNREADABLE.at(str(quest_path), f"not a readable quest: {exc}",
                                               hint="point --ds-gate at a quest root or a DeepScientist home")
                 group(f"quest-{quest_path.name}", [_item("status", quest_path, [failure])])
@@ -142,8 +140,6 @@ class CheckItem(pytest.Item):
         self.findings = [Finding(**f) for f in spec["findings"]]
 
     def runtest(self) -> None:
-        from ds_gate.reporters.text import format_finding
-
         shown = [f for f in self.findings if not f.fails]
         if shown or self.spec["note"]:
             text = "\n".join([self.spec["note"], *map(format_finding, shown)]).strip()
@@ -154,8 +150,6 @@ class CheckItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CheckFailed):
-            from ds_gate.reporters.text import format_finding
-
             return "\n".join(format_finding(f) for f in excinfo.value.findings)
         return str(super().repr_failure(excinfo))
 

@@ -3,8 +3,7 @@
 Registered through the ``pytest11`` entry point, so it is loaded whenever pytest runs in
 an environment where ds-gate is installed. It is opt-in: without ``--ds-gate`` (or the
 ``ds_gate_paths`` ini option) it adds its options and nothing else, and imports nothing
-beyond pytest and ``commands.options`` (``GateOptions`` and the options' help, which cost
-nothing pytest has not loaded already); the gate itself (``ds_gate.pytest.items``) loads
+beyond pytest and ``cli.flags`` (the options' help); the gate itself (``ds_gate.pytest.items``) loads
 only when asked for.
 
 Under ``--ds-gate`` it first refuses (exit 2) a session that would import the quest's
@@ -20,7 +19,6 @@ from typing import Any
 import pytest
 
 from ds_gate.cli.flags import PYTEST
-from ds_gate.cli.options import GateOptions
 
 PLUGIN_NAME = "ds-gate-session"
 REFUSED = pytest.StashKey[str]()  # why the session would import the quest's code
@@ -63,7 +61,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     paths = getattr(early_config.known_args_namespace, "ds_gate_paths", None) or early_config.getini(PYTEST["paths"]["ini"])
     if not paths:
         return
-    from ds_gate.pytest import guard
+    from ds_gate.pytest import guard  # the gate loads only under --ds-gate (kernel.lazy.LAZY_PLACES)
 
     why = guard.refusal(paths, base=early_config.invocation_params.dir, rootdir=early_config.rootpath,
                         inifile=early_config.inipath, args=guard.early_args(early_config),
@@ -75,10 +73,17 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    if not (config.getoption("ds_gate_paths") or config.getini(PYTEST["paths"]["ini"])):
+        return
+    # the gate loads only under --ds-gate (kernel.lazy.LAZY_PLACES)
+    from ds_gate.cli.options import GateOptions
+    from ds_gate.pytest import guard
+    from ds_gate.pytest.distribute import take_back
+    from ds_gate.pytest.items import GateSession
+
     options = GateOptions.from_pytest(config)
     if not options.paths:
         return
-    from ds_gate.pytest import guard
 
     # asked again with the final args: the paths of a lab's own tests are collected too
     why = config.stash.get(REFUSED, None) or guard.refusal(
@@ -88,8 +93,6 @@ def pytest_configure(config: pytest.Config) -> None:
         if getattr(config.option, "help", False):  # --help shows the help (no conftest loaded, no quest read)
             return
         pytest.exit(why, returncode=REFUSED_EXIT)
-    from ds_gate.pytest.distribute import take_back
-    from ds_gate.pytest.items import GateSession
 
     # before xdist's trylast pytest_configure starts workers that would only add their start-up
     note = take_back(config)

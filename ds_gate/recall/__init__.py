@@ -20,24 +20,22 @@ time, over the last 500 files only. Here:
 Modules: ``tags`` (normalisation), ``entries`` (the slim card), ``cache`` (SQLite),
 ``index`` (ranking), ``jsonl`` (ScienceClaw's findings), ``stage`` (stage-entry tags from
 the quest), ``api`` (the calls below).
-Names are re-exported lazily: ``import ds_gate.recall`` loads no SQLite.
+The package re-exports the names below (``from ds_gate.recall import list_knowledge_summaries``).
 """
 
 from __future__ import annotations
 
-_NAMES = {
-    "list_knowledge_summaries": "api", "tags_for_stage": "api", "stage_entry_tags": "stage", "StageTags": "stage", "SCOPES": "api", "_INDEXES": "api",
-    "MAX_LIMIT": "api", "normalize_tag": "tags", "normalize_tags": "tags", "Entry": "entries", "Cache": "cache",
-    "CACHE_NAME": "cache", "CACHE_VERSION": "cache", "Index": "index", "Root": "index", "read_jsonl": "jsonl",
-    "JSONL_TYPES": "jsonl",
-}
-__all__ = sorted(n for n in _NAMES if not n.startswith("_"))
+from ds_gate.recall.api import (
+    MAX_LIMIT,
+    SCOPES,
+    list_knowledge_summaries,
+    tags_for_stage,
+)
+from ds_gate.recall.cache import CACHE_NAME, CACHE_VERSION, Cache
+from ds_gate.recall.entries import Entry
+from ds_gate.recall.index import Index, Root
+from ds_gate.recall.jsonl import JSONL_TYPES, read_jsonl
+from ds_gate.recall.stage import StageTags, stage_entry_tags
+from ds_gate.recall.tags import normalize_tag, normalize_tags
 
-
-def __getattr__(name: str) -> object:
-    module = _NAMES.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ds_gate.recall' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(f"ds_gate.recall.{module}"), name)
+__all__ = ["CACHE_NAME", "CACHE_VERSION", "Cache", "Entry", "Index", "JSONL_TYPES", "MAX_LIMIT", "Root", "SCOPES", "StageTags", "list_knowledge_summaries", "normalize_tag", "normalize_tags", "read_jsonl", "stage_entry_tags", "tags_for_stage"]

@@ -8,14 +8,17 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ds_gate.kernel.errors import QuestError
+from ds_gate.io.cache_dir import cache_name, user_cache_dir
 from ds_gate.kernel import fs
+from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.model.reports import MAX_LIMIT, check_limit
 from ds_gate.recall.cache import Cache
 from ds_gate.recall.index import Index, Root
+from ds_gate.recall.stage import stage_entry_tags
 from ds_gate.recall.tags import normalize_tags
+from ds_gate.sources.location import locate
 from ds_gate.sources.memory import resolve_home
-from ds_gate.kernel.layout import MEMORY_KINDS
 
 __all__ = ["MAX_LIMIT", "SCOPES", "list_knowledge_summaries", "check_kind", "recall_with_counts", "tags_for_stage"]  # MAX_LIMIT: re-exported
 
@@ -81,8 +84,6 @@ def recall_with_counts(
         check_kind(kind)
     quest_path = None
     if quest is not None:
-        from ds_gate.sources.location import locate
-
         quest_path = locate(quest).root
     home_path = resolve_home(home, quest_path)
     if scope == "quest" and quest_path is None:
@@ -96,8 +97,6 @@ def recall_with_counts(
     roots = _roots(home_path, quest_path, scope)  # each call: a quest added since is seen
     index = _INDEXES.get(key)
     if index is None:
-        from ds_gate.io.cache_dir import cache_name, user_cache_dir
-
         store = Cache(user_cache_dir(), cache_name("recall", home_path)) if cache else Cache(None)
         index = Index(roots, store, sources)
         index.build()
@@ -120,7 +119,5 @@ def check_kind(kind: str | None) -> str | None:
 def tags_for_stage(quest: Path | str, stage: str | None = None) -> tuple[list[str], bool]:
     """The RFC's stage-entry tags and whether the quest turned ``recall_priors`` on (see
     ``recall.stage``: domains, ``stage:<stage>`` and the quest's own card tags)."""
-    from ds_gate.recall.stage import stage_entry_tags
-
     found = stage_entry_tags(quest, stage)
     return found.tags, found.recall_priors

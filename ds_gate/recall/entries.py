@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.model.records import timestamp
 from ds_gate.recall.tags import normalize_tags
 from ds_gate.sources.memory import card_tags
-from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.sources.tag_values import MAX_TAGS
 
 

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.kernel import fs
+from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.recall.cache import Cache
 from ds_gate.recall.entries import Budget, Entry, decode, encode, entry_from_card
 from ds_gate.recall.jsonl import read_jsonl
 from ds_gate.sources.card_files import card_files
 from ds_gate.sources.memory import parse_card
-from ds_gate.kernel.layout import MEMORY_KINDS
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 

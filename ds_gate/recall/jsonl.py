@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from pathlib import Path
 
+from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
 from ds_gate.model.records import timestamp
 from ds_gate.recall.entries import Budget, Entry
@@ -22,9 +24,6 @@ def read_jsonl(path: Path, budget: Budget | None = None) -> list[Entry]:
     ``type`` in finding/ideation/strategy/pitfall, with ``tags``, ``date``, ``project``.
     A record without an id gets a deterministic one from its content. ``budget`` bounds what
     the whole recall holds (``entries.Budget``), this file included."""
-    import hashlib
-
-    from ds_gate.kernel import fs
     try:
         raw = fs.read_file(path)  # held whole (every line becomes an entry): the size limit applies
     except fs.TooLarge as exc:

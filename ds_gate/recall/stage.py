@@ -17,6 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.recall.tags import normalize_tags
+from ds_gate.sources.location import locate
+from ds_gate.sources.memory import card_tags, read_cards
+from ds_gate.sources.quest_yaml import coerce_toggle, read_quest_yaml, scalar_text
 
 
 def priors_off(how: str) -> str:
@@ -59,8 +62,6 @@ def _domains(meta: dict[str, Any], contract: dict[str, Any]) -> list[str]:
 
 
 def _card_tags(root: Path) -> list[str]:
-    from ds_gate.sources.memory import card_tags, read_cards
-
     cards, _ = read_cards(root / "memory", scope="quest", contain=root, base=root)
     counts: Counter[str] = Counter()
     for card in cards:
@@ -70,9 +71,6 @@ def _card_tags(root: Path) -> list[str]:
 
 def stage_entry_tags(quest: Path | str, stage: str | None = None) -> StageTags:
     """The tags for entering ``stage`` (default: the quest's ``active_anchor``)."""
-    from ds_gate.sources.location import locate
-    from ds_gate.sources.quest_yaml import coerce_toggle, read_quest_yaml, scalar_text
-
     root = locate(quest).root
     meta, _ = read_quest_yaml(root)
     raw_contract = meta.get("startup_contract")

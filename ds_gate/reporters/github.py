@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import os
 
+from ds_gate.kernel.layout import branch_of
 from ds_gate.model.findings import ERROR, WARNING, Finding
 from ds_gate.model.reports import GateReport, Report
 from ds_gate.reporters.escape import printable
 from ds_gate.reporters.text import summary_line
-from ds_gate.kernel.layout import branch_of
 
 _LEVEL = {ERROR: "error", WARNING: "warning"}
 

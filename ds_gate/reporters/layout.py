@@ -8,6 +8,8 @@ Everything here takes text already escaped by ``printable``.
 
 from __future__ import annotations
 
+import textwrap
+
 from ds_gate.model.findings import Finding
 from ds_gate.reporters.escape import printable
 from ds_gate.reporters.view import View
@@ -36,8 +38,6 @@ def wrap_text(text: str, width: int, indent: str = "  ") -> list[str]:
     """A sentence wrapped at spaces; words (paths, ids) are never broken. A line that is
     too long only because of the paths in it stays whole: breaking before a path leaves a
     stub like "installed" on a line of its own and helps nobody grep for it."""
-    import textwrap
-
     if len(text) <= width or sum(len(word) + 1 for word in text.split(" ") if "/" not in word) <= width:
         return [text]
     return textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False) or [text]

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from ds_gate.model.records import Run
 from ds_gate.model.reports import GateReport
+from ds_gate.model.review_call import record_call
+from ds_gate.reporters.escape import printable
 
 PENDING_RULE = "coverage.pending-run"  # shown as one group, not one finding per run
 
 
 def pending_table(runs: list[Run], listed_by_invalid: dict[str, list[str]] | None = None,
                   waived: dict[str, str] | None = None) -> list[str]:
-    from ds_gate.reporters.escape import printable
-
     listed_by_invalid = listed_by_invalid or {}
     waived = waived or {}
     rows = [  # escaped before the columns are measured, so an escaped id still lines up
@@ -59,8 +59,6 @@ def _listing(runs: list[Run], listed_by_invalid: dict[str, list[str]]) -> list[s
 
 
 def next_step(runs: list[Run], encoding: str, listed_by_invalid: dict[str, list[str]] | None = None) -> list[str]:
-    from ds_gate.model.review_call import record_call
-
     listing = _listing(runs, listed_by_invalid or {})
     what = "this run, then record a review that covers it" if len(runs) == 1 else (
         f"these {len(runs)} runs, then record a review that covers them")

@@ -10,6 +10,8 @@ import importlib
 from typing import Any, Protocol
 
 from ds_gate.model.reports import Report
+from ds_gate.plugins.builtin import REPORTERS
+from ds_gate.plugins.manager import hooks
 
 NAMES = ("text", "json", "github", "sarif")
 
@@ -20,8 +22,6 @@ class Reporter(Protocol):
 
 def available() -> dict[str, Any]:
     """Every format by name: the built-in ones and those plugins add (``ds_gate_reporters``)."""
-    from ds_gate.plugins.manager import hooks
-
     found: dict[str, Any] = {}
     for offered in reversed(hooks().ds_gate_reporters()):  # built-in first, plugins may override
         found.update(offered or {})
@@ -30,8 +30,6 @@ def available() -> dict[str, Any]:
 
 def get(name: str) -> Reporter:
     """Built-in formats need no plugin manager (the commit hook prints with them)."""
-    from ds_gate.plugins.builtin import REPORTERS
-
     target: Any = REPORTERS.get(name)
     if target is None:
         target = available().get(name)

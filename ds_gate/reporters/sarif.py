@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import quote
 
+from ds_gate.kernel.version import __version__
 from ds_gate.model.findings import ERROR, INFO, WARNING, Finding, rule_named
 from ds_gate.model.reports import GateReport, LineageReport, Report
 from ds_gate.reporters.escape import json_safe
@@ -45,7 +47,6 @@ def _location(finding: Finding, rooted: bool) -> dict[str, Any] | None:
     path = finding.path
     if not path or (path.startswith("refs/") and ":" in path):
         return None
-    from urllib.parse import quote
 
     absolute = path.startswith("/")
     artifact: dict[str, Any] = {"uri": "file://" + quote(path, errors="surrogateescape") if absolute
@@ -80,8 +81,6 @@ def _result(finding: Finding, index: dict[str, int], rooted: bool) -> dict[str, 
 
 def sarif_log(report: Report) -> dict[str, Any]:
     """The SARIF log of one report, as a JSON value."""
-    from ds_gate.kernel.version import __version__
-
     rules: list[str] = []
     for finding in report.findings:
         if finding.rule not in rules:

@@ -13,7 +13,9 @@ identical whatever the view.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+import os
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import IO
@@ -53,8 +55,6 @@ def _is_terminal(stream: IO[str] | None) -> bool:
 def view_for(stream: IO[str] | None, color: str = "auto", quiet: bool = False,
              environ: Mapping[str, str] | None = None) -> View:
     """The view for writing to ``stream``: a terminal's width and colour when it is one."""
-    import os
-
     env = os.environ if environ is None else environ
     terminal = _is_terminal(stream)
     if color == "always":
@@ -70,8 +70,6 @@ def columns(stream: IO[str] | None, environ: Mapping[str, str] | None = None) ->
     """The width text wraps at: ``$COLUMNS``, else the terminal's when ``stream`` is one, else
     80. The reports' and ``--help``'s (argparse asked ``shutil``, which imports ``bz2`` and
     ``lzma`` on every start)."""
-    import os
-
     given = (os.environ if environ is None else environ).get("COLUMNS", "")
     if given.isdigit() and int(given) > 0:
         return int(given)

@@ -14,19 +14,21 @@
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from ds_gate.io.schema_explain import SchemaError
-
+import hashlib
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ds_gate.kernel.jsondoc import pointer
+from ds_gate.kernel.jsondoc import place, pointer
 from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
 from ds_gate.model.records import Card, Decision, encoding_note, text_of, timestamp
+from ds_gate.model.review_call import rerecord_call
+from ds_gate.rules.schema import schema_findings
+
+if TYPE_CHECKING:
+    from ds_gate.io.schema_explain import SchemaError
 
 CARD_SCHEMA = Rule("card.schema", ERROR, DISCIPLINE,
     "a card's frontmatter breaks `schemas/knowledge_card.schema.json`")
@@ -53,8 +55,6 @@ def normalise(text: str) -> str:
 def card_schema_findings(meta: Mapping[str, Any], display: str | None, line: Line | None = None) -> list[Finding]:
     """Frontmatter against the card schemas: ``card.schema`` for what every card needs,
     ``card.experience-schema`` for what only a lesson needs."""
-    from ds_gate.rules.schema import schema_findings
-
     experience = "claim" in meta or "lineage" in meta
 
     def rule(err: SchemaError) -> Rule:
@@ -85,8 +85,6 @@ class CardIndex:
 
     @staticmethod
     def body_key(card: Card) -> str | None:
-        import hashlib
-
         text = normalise(card.body)
         return hashlib.sha256(text.encode()).hexdigest() if text else None
 
@@ -204,9 +202,6 @@ def written_after(other: Card, when: float | None) -> bool:
 
 
 def _review_finding(review: Decision, rule: Rule, where: tuple[str | int, ...], message: str, hint: str) -> Finding:
-    from ds_gate.kernel.jsondoc import place
-    from ds_gate.model.review_call import rerecord_call
-
     # the review itself is fixed through DeepScientist's own tools: recorded again under its id
     hint += f"; to change the review, record it again under its id: " \
             f"{rerecord_call(review.artifact_id, review.reviewed_run_ids, review.encoding)}"

@@ -12,12 +12,13 @@ finding: a record that has one, or might, is the full path's, which reports it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ds_gate.io.schemas import accepts
-from ds_gate.kernel.words import DECISION_ACTIONS, unknown_action, unknown_kind
 from ds_gate.kernel.layout import GATE_KINDS, record_kind
+from ds_gate.kernel.words import DECISION_ACTIONS, unknown_action, unknown_kind
 from ds_gate.sources.record_json import parse_json_object
 
-TYPE_CHECKING = False  # not typing's: importing typing costs ~2 ms per commit
 if TYPE_CHECKING:
     from collections.abc import Collection
     from typing import Any

@@ -13,6 +13,7 @@ means, it is *superseded*: it still covers nothing, and its errors become warnin
 
 from __future__ import annotations
 
+import difflib
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -100,7 +101,6 @@ class RunIndex:
         same = self.by_run_id.get(run_id, [])
         if same:
             return same
-        import difflib  # only for a typo's did-you-mean
 
         return difflib.get_close_matches(run_id, list(self.runs), n=1, cutoff=0.8)
 

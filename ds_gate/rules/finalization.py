@@ -15,9 +15,16 @@ Pure functions of paths and bytes; the commit hook and the pre-push hook read th
 
 from __future__ import annotations
 
-from ds_gate.kernel.layout import MANIFEST, QUEST_YAML
+import fnmatch
+import json
+import re
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # the commit hook imports this module; typing costs ~3 ms
+from ds_gate.io.yamldoc import load_yaml
+from ds_gate.kernel.jsondoc import loads
+from ds_gate.kernel.layout import MANIFEST, QUEST_YAML
+from ds_gate.sources.quest_yaml import scalar_text
+
 if TYPE_CHECKING:
     import re
     from collections.abc import Iterable, Mapping
@@ -44,8 +51,6 @@ def quest_status(raw: bytes | OSError | None) -> str | None:
     limit (an ``OSError``, never read) has none: it is reported, and closure stops on it."""
     if not isinstance(raw, bytes) or not may_say_completed(raw):
         return None  # the only status that matters here is `completed`
-    from ds_gate.io.yamldoc import load_yaml
-    from ds_gate.sources.quest_yaml import scalar_text
 
     try:
         data = load_yaml(raw.decode("utf-8-sig", "replace"))
@@ -60,8 +65,6 @@ def _status_line(raw: bytes) -> str | None:
     line parsed alone (so its escapes mean what they mean), else the word after the key.
     Any line that says ``completed`` wins: which of two keys a reader keeps is the reader's
     choice, and a file that does not parse must not hide a completion behind another line."""
-    import re
-
     values = [_line_value(match) for match in re.finditer(_STATUS_LINE + rb".*$", raw, re.MULTILINE | re.IGNORECASE)]
     for value in values:
         if value.strip().casefold() == "completed":
@@ -70,9 +73,6 @@ def _status_line(raw: bytes) -> str | None:
 
 
 def _line_value(match: re.Match[bytes]) -> str:
-    from ds_gate.io.yamldoc import load_yaml
-    from ds_gate.sources.quest_yaml import scalar_text
-
     line = match.group(0).decode("utf-8", "replace")
     try:
         value = scalar_text(load_yaml(line[line.index(":") + 1:]))
@@ -85,13 +85,9 @@ def decision_reason(raw: bytes) -> str | None:
     """Why a decision record finalizes the quest, or None. Read as ``json.loads`` reads it
     (NaN too, any UTF); a strict UTF-8 record, the usual one, parses to the same value
     without importing ``json`` (``io.jsondoc.loads``: ~4 ms on a commit staging a decision)."""
-    from ds_gate.kernel.jsondoc import loads
-
     try:
         data = loads(raw)
     except (ValueError, RecursionError):
-        import json
-
         try:
             data = json.loads(raw)
         except (ValueError, RecursionError):
@@ -113,7 +109,6 @@ def pattern_matches(names: Iterable[str], patterns: list[str]) -> list[tuple[str
     """(file, pattern) for each file a plugin's pattern names."""
     if not patterns:
         return []
-    import fnmatch
 
     found = []
     for name in names:

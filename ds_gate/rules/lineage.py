@@ -14,6 +14,7 @@ Entries that are not mappings or lack text fields are the schema's to report.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 
 from ds_gate.kernel.jsondoc import pointer
@@ -47,8 +48,6 @@ class QuestRuns(RunIndex):
         return sorted(same)[0] if same else None
 
     def close_match(self, name: str) -> str | None:
-        import difflib
-
         found = difflib.get_close_matches(name, [*self.runs, *self.by_run_id], n=1, cutoff=0.8)
         return found[0] if found else None
 

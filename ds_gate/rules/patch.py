@@ -18,6 +18,7 @@ from typing import Any
 from ds_gate.kernel.jsondoc import pointer
 from ds_gate.model.findings import CONTRACT, ERROR, Finding, Rule
 from ds_gate.model.records import Card, same_quest, text_of
+from ds_gate.rules.cards import card_schema_findings
 
 PATCH_CLAIM_CHANGED = Rule("patch.claim-changed", ERROR, CONTRACT,
     "a quest that does not own a card changed its claim")
@@ -81,8 +82,6 @@ def validate_cross_quest_patch(
     display = path if path is not None else (card.display if card is not None else None)
     found: list[Finding] = []
     if validate_after:
-        from ds_gate.rules.cards import card_schema_findings
-
         found.extend(f for f in card_schema_findings(new, display, card.line if card is not None else None)
                      if not _unnamed(f, new))
     if old is None:

@@ -6,16 +6,15 @@ a file under a rule, so every schema-backed rule reads the same way.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from ds_gate.io.schema_explain import SchemaError
-
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ds_gate.io import schemas
 from ds_gate.kernel.jsondoc import pointer
 from ds_gate.model.findings import Finding, Rule
+
+if TYPE_CHECKING:
+    from ds_gate.io.schema_explain import SchemaError
 
 
 def schema_findings(

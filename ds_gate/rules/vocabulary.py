@@ -9,10 +9,11 @@ A near miss gets a did-you-mean, because a misspelt ``distill_review`` reviews n
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Collection
 
 from ds_gate.kernel.jsondoc import place
-from ds_gate.model.findings import CONTRACT, ERROR, Finding, Rule
+from ds_gate.kernel.layout import ARTIFACT_DIRS, KIND_OF_DIR
 from ds_gate.kernel.words import (
     DECISION_ACTIONS,
     KINDS,
@@ -21,7 +22,7 @@ from ds_gate.kernel.words import (
     unknown_action,
     unknown_kind,
 )
-from ds_gate.kernel.layout import ARTIFACT_DIRS, KIND_OF_DIR
+from ds_gate.model.findings import CONTRACT, ERROR, Finding, Rule
 
 DECISION_UNKNOWN_ACTION = Rule("decision.unknown-action", ERROR, CONTRACT,
     "a decision `action` DeepScientist does not accept (with a did-you-mean; plugins and `.ds-gate.yaml` add actions)")
@@ -43,7 +44,6 @@ def did_you_mean(given: str, known: Collection[str], aliases: dict[str, str] | N
     by_squash = {_squash(word): word for word in known} | {_squash(a): w for a, w in (aliases or {}).items()}
     if squashed in by_squash:
         return by_squash[squashed]
-    import difflib
 
     close = difflib.get_close_matches(squashed, list(by_squash), n=1, cutoff=0.75)
     return by_squash[close[0]] if close else None

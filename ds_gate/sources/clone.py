@@ -13,6 +13,7 @@ import os
 import re
 from pathlib import Path
 
+from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.fs import text_or_none
 from ds_gate.kernel.git import GitError, git
 
@@ -207,8 +208,6 @@ def refuse_unsafe_partial(root: Path) -> None:
     """A partial clone read with a git that ignores GIT_NO_LAZY_FETCH: exit 2, not a read."""
     found = version(root)
     if not lazy_fetch_safe(found):
-        from ds_gate.kernel.errors import QuestError
-
         shown = ".".join(map(str, found)) or "unknown"
         raise QuestError(f"{root} is a partial clone and this git ({shown}) is older than 2.39.4, which ignores "
                          f"GIT_NO_LAZY_FETCH: ds-gate does not read it. Upgrade git, or {REFETCH}")
@@ -228,6 +227,4 @@ def parse_version(text: str) -> tuple[int, ...]:
 
 def version(cwd: Path | str = ".") -> tuple[int, ...]:
     """The version of the git ds-gate runs."""
-    from ds_gate.kernel.git import git
-
     return parse_version(git(["--version"], cwd).decode("utf-8", "replace"))

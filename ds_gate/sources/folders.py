@@ -15,11 +15,14 @@ from typing import Protocol
 
 from ds_gate.kernel import fs
 from ds_gate.kernel.fs import TooLarge
+from ds_gate.kernel.git import GitError, git, split_z
+from ds_gate.kernel.layout import INDEX_NAME, KIND_OF_DIR
 from ds_gate.model.findings import ERROR, WARNING, Finding
 from ds_gate.model.records import Workspace
-from ds_gate.sources.problems import symlink_outside, unreadable
+from ds_gate.sources.gittrees import GITLINK, linked
 from ds_gate.sources.location import is_inside
-from ds_gate.kernel.layout import INDEX_NAME, KIND_OF_DIR
+from ds_gate.sources.problems import symlink_outside, unreadable
+from ds_gate.sources.staged import record_place
 
 
 def gitlinks(workspace: Workspace, paths: list[str]) -> list[Finding]:
@@ -27,10 +30,6 @@ def gitlinks(workspace: Workspace, paths: list[str]) -> list[Finding]:
     that the workspace's checkout holds as gitlinks: a clone checks a committed nested
     repository out as an empty folder, so the runs in it are unseen. One git process, and
     only when such a folder exists; a folder git does not know (or no git) is nothing."""
-    from ds_gate.kernel.git import GitError, git, split_z
-    from ds_gate.sources.gittrees import GITLINK, linked
-    from ds_gate.sources.staged import record_place
-
     try:
         out = git(["ls-files", "-s", "-z", "--", *paths], workspace.path)
     except GitError:

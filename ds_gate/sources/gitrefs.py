@@ -24,12 +24,12 @@ from pathlib import Path
 
 from ds_gate.kernel.fs import TooLarge
 from ds_gate.kernel.git import DIFF_SAFETY, cat_file, git, missing_objects, split_z
+from ds_gate.kernel.layout import INDEX_NAME, branch_of
 from ds_gate.model.findings import WARNING, Finding
 from ds_gate.model.records import Workspace
-from ds_gate.sources.problems import GIT_ONE_BRANCH, too_large
 from ds_gate.sources.clone import is_partial, refuse_unsafe_partial
 from ds_gate.sources.gittrees import FETCH_HINT, TreeWalk, missing
-from ds_gate.kernel.layout import INDEX_NAME, branch_of
+from ds_gate.sources.problems import GIT_ONE_BRANCH, too_large
 
 DEFAULT_REFS = ("refs/heads", "refs/remotes")
 

@@ -13,13 +13,13 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 
 from ds_gate.kernel.git import cat_file
+from ds_gate.kernel.layout import INDEX_NAME, KIND_OF_DIR
 from ds_gate.model.findings import Finding
 from ds_gate.sources.problems import (
     GIT_OBJECT_CORRUPT,
     GIT_OBJECT_MISSING,
     GIT_SYMLINK_IN_TREE,
 )
-from ds_gate.kernel.layout import INDEX_NAME, KIND_OF_DIR
 
 FETCH_HINT = ("fetch every branch (`git fetch origin '+refs/heads/*:refs/remotes/origin/*'`; in GitHub Actions "
               "`actions/checkout` with `fetch-depth: 0`), or choose refs with --refs")

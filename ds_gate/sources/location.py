@@ -14,11 +14,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel import fs
+from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError, git
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Workspace
+from ds_gate.sources.fixes import first_link, git_refusal_fix, outside_fix
 from ds_gate.sources.problems import (
     ARTIFACT_UNREADABLE,
     QUEST_NOT_GIT,
@@ -27,7 +28,6 @@ from ds_gate.sources.problems import (
     WORKSPACE_OUTSIDE_QUEST,
     symlink_outside,
 )
-from ds_gate.sources.fixes import first_link, git_refusal_fix, outside_fix
 
 
 def is_inside(root: Path, path: Path) -> bool:

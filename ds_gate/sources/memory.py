@@ -24,16 +24,16 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from ds_gate.io.yamldoc import MAX_VALUES, YamlError, line_of, load_yaml, over_values
 from ds_gate.kernel import fs
-from ds_gate.io.yamldoc import MAX_VALUES, over_values
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card
+from ds_gate.sources.card_files import card_files, display_path, unreadable_card
 from ds_gate.sources.problems import (
     CARD_FRONTMATTER_INVALID,
     CARD_TAGS_OVER_LIMIT,
     INPUT_TOO_LARGE,
 )
-from ds_gate.sources.card_files import card_files, display_path, unreadable_card
 from ds_gate.sources.tag_values import card_tags, parse_tags
 
 __all__ = ["card_tags", "parse_card", "read_cards", "resolve_home", "jsonable"]  # card_tags: re-exported
@@ -104,8 +104,6 @@ class FrontmatterError(ValueError):
 
 
 def _load_mapping(text: str, first_line: int) -> dict[str, Any]:
-    from ds_gate.io.yamldoc import YamlError, load_yaml
-
     if len(text) > MAX_FRONTMATTER_CHARS:
         raise FrontmatterError(f"the frontmatter is {len(text):,} characters, more than the {MAX_FRONTMATTER_CHARS:,} "
                                f"ds-gate reads; not read", first_line, too_large=True)
@@ -178,8 +176,6 @@ def parse_card(raw: bytes, *, path: Path, display: str, scope: str, kind: str) -
                 blocks=tuple(blocks), legacy_keys=legacy)
     tags = parse_tags(meta.get("tags"))
     if tags.problem is not None:
-        from ds_gate.io.yamldoc import line_of
-
         line = line_of(blocks[0][0], ["tags"], 2) if "tags" not in legacy else line_of(blocks[-1][0], ["tags"], blocks[-1][1])
         card.findings.append(CARD_TAGS_OVER_LIMIT.at(display, tags.problem, pointer="/tags", hint=TAGS_HINT, line=line))
     return card

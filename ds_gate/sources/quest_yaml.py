@@ -4,12 +4,15 @@ read the way DeepScientist (and PR #60's ``coerce_*_mode``) reads them.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ds_gate.io.yamldoc import YamlError, load_yaml
 from ds_gate.kernel import fs
 from ds_gate.model.findings import Finding
+from ds_gate.sources.location import linked_outside
 from ds_gate.sources.problems import (
     QUEST_NO_QUEST_YAML,
     QUEST_TOGGLE_UNRECOGNISED,
@@ -20,7 +23,6 @@ from ds_gate.sources.problems import (
 
 def read_quest_yaml(root: Path) -> tuple[dict[str, Any], list[Finding]]:
     path = root / "quest.yaml"
-    from ds_gate.sources.location import linked_outside
 
     target = linked_outside(root, path)
     if target is not None:  # never followed: the toggles are then unknown, and closure stops on it
@@ -50,8 +52,6 @@ def too_large_finding(exc: OSError) -> Finding:
 
 def parse_quest_yaml(text: str) -> tuple[dict[str, Any], list[Finding]]:
     """A ``quest.yaml`` text's mapping, or what keeps it from being one (``quest.yaml-invalid``)."""
-    from ds_gate.io.yamldoc import YamlError, load_yaml
-
     try:
         data = load_yaml(text)
     except YamlError as exc:
@@ -107,8 +107,6 @@ def toggle_finding(name: str, value: Any) -> Finding | None:
 
 def short_repr(value: Any) -> str:
     """A value as it may appear in a message: bounded, even for a YAML alias bomb."""
-    import reprlib
-
     limits = reprlib.Repr()
     limits.maxlevel, limits.maxlist, limits.maxdict, limits.maxstring, limits.maxother = 3, 5, 5, 80, 80
     return limits.repr(value)

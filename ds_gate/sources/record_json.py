@@ -8,9 +8,12 @@ and the rules that word a problem load only for a record that has one.
 
 from __future__ import annotations
 
-from ds_gate.kernel.jsondoc import loads
+from json import JSONDecodeError
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: importing typing costs ~2 ms per commit
+from ds_gate.kernel.jsondoc import loads
+from ds_gate.sources.problems import ARTIFACT_INVALID_JSON, ARTIFACT_NOT_OBJECT
+
 if TYPE_CHECKING:
     from typing import Any
 
@@ -22,8 +25,6 @@ def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, 
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        from ds_gate.sources.problems import ARTIFACT_INVALID_JSON
-
         return None, ARTIFACT_INVALID_JSON.at(
             display,
             f"not UTF-8 text (byte {exc.start})",
@@ -33,17 +34,12 @@ def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, 
     try:
         data = loads(text)
     except RecursionError:
-        from ds_gate.sources.problems import ARTIFACT_INVALID_JSON
-
         return None, ARTIFACT_INVALID_JSON.at(
             display,
             "JSON nested too deeply to read",
             hint="an artifact record is a flat JSON object; this file is not one",
         )
     except ValueError as exc:
-        from json import JSONDecodeError  # loaded already: loads raised it
-
-        from ds_gate.sources.problems import ARTIFACT_INVALID_JSON
 
         if isinstance(exc, JSONDecodeError):
             return None, ARTIFACT_INVALID_JSON.at(
@@ -58,8 +54,6 @@ def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, 
             hint="write null (or a number) instead; DeepScientist's records are strict JSON",
         )
     if not isinstance(data, dict):
-        from ds_gate.sources.problems import ARTIFACT_NOT_OBJECT
-
         return None, ARTIFACT_NOT_OBJECT.at(
             display,
             f"an artifact record must be a JSON object, this is a {type(data).__name__}",

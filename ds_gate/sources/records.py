@@ -6,6 +6,7 @@ more than one parsed document.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from sys import intern
@@ -13,14 +14,14 @@ from typing import Any
 
 from ds_gate.kernel.fs import TooLarge
 from ds_gate.kernel.jsondoc import loads
+from ds_gate.kernel.layout import ARTIFACT_DIRS, INDEX_NAME
 from ds_gate.model.findings import Finding
+from ds_gate.sources.folders import Reader
 from ds_gate.sources.problems import (
     INDEX_INVALID_LINE,
     INDEX_PARTIAL_LINE,
     unreadable,
 )
-from ds_gate.sources.folders import Reader
-from ds_gate.kernel.layout import ARTIFACT_DIRS, INDEX_NAME
 from ds_gate.sources.record_json import parse_json_object
 
 __all__ = ["IndexEntry", "RecordFile", "folders_for", "index_lines", "parse_json_object", "read_index", "read_records"]
@@ -73,8 +74,6 @@ def index_lines(reader: Reader) -> Iterator[bytes | TooLarge]:
         return
     raw = reader.index_bytes()
     if raw:
-        import io
-
         yield from io.BytesIO(raw)
 
 

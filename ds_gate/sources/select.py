@@ -14,7 +14,9 @@ from ds_gate.kernel.git import GitError
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Workspace
 from ds_gate.sources.folders import FolderReader, Reader
+from ds_gate.sources.gitrefs import DEFAULT_REFS, ref_readers, unchecked_refs
 from ds_gate.sources.location import Location
+from ds_gate.sources.staged import StagedReader
 
 SOURCES = {
     "auto": "the worktree folders, plus every branch tip no worktree folder has checked out (a fresh clone's runs)",
@@ -44,8 +46,6 @@ def readers(
     if source != "git":
         for ws in workspaces:
             if staged and ws.path == loc.top:
-                from ds_gate.sources.staged import StagedReader
-
                 try:
                     out.append(StagedReader(ws))
                 except GitError as exc:
@@ -56,7 +56,6 @@ def readers(
         return out, findings
     if not loc.is_git:
         raise QuestError(f"{loc.root}: the git source needs a git repository")
-    from ds_gate.sources.gitrefs import DEFAULT_REFS, ref_readers, unchecked_refs
 
     try:
         if source == "auto":  # only the tips no folder has out, and only those holding artifacts

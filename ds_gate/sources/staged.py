@@ -10,11 +10,11 @@ from collections.abc import Collection, Iterator
 
 from ds_gate.kernel.fs import TooLarge
 from ds_gate.kernel.git import cat_file, git, split_z
+from ds_gate.kernel.layout import INDEX_NAME, KIND_OF_DIR
 from ds_gate.model.findings import WARNING, Finding
 from ds_gate.model.records import Workspace
-from ds_gate.sources.problems import too_large
 from ds_gate.sources.gittrees import OPAQUE, linked
-from ds_gate.kernel.layout import INDEX_NAME, KIND_OF_DIR
+from ds_gate.sources.problems import too_large
 
 
 def record_place(path: str) -> str | None:

@@ -26,7 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ds_gate.kernel import fs
+from ds_gate.kernel.git import GitError, blob_sizes, cat_file, git
 from ds_gate.model.records import Quest
+from ds_gate.sources.location import linked_outside
 from ds_gate.sources.quest_yaml import coerce_toggle, parse_quest_yaml
 
 MAX_BLOBS = 10000
@@ -50,8 +52,6 @@ def _on(raw: bytes) -> bool:
 
 
 def _folders(quest: Quest) -> tuple[str | None, bool]:
-    from ds_gate.sources.location import linked_outside
-
     had = False
     for ws in quest.workspaces:
         if ws.ref is not None or ws.rel == ".":
@@ -72,8 +72,6 @@ def _folders(quest: Quest) -> tuple[str | None, bool]:
 def _history_blobs(root: Path) -> list[tuple[str, str]]:
     """(commit, blob id) of each distinct ``quest.yaml`` in the history of every ref, oldest first
     (at most ``MAX_BLOBS``: the oldest and the newest halves)."""
-    from ds_gate.kernel.git import git
-
     out = git(["log", "--all", "-m", "--root", "--no-renames", "--raw", "--no-abbrev", "--format=%H", "--", QUEST_YAML],
               root)
     seen: set[str] = set()
@@ -97,7 +95,6 @@ def toggle_seen(quest: Quest) -> Seen:
     on_at, had = _folders(quest)
     if on_at is not None or not quest.is_git:
         return Seen(on_at, had)
-    from ds_gate.kernel.git import GitError, cat_file
 
     try:
         blobs = _history_blobs(quest.root)
@@ -116,8 +113,6 @@ def _batches(root: Path, blobs: list[tuple[str, str]]) -> Iterator[list[tuple[st
     """``blobs`` in order, in batches holding at most the file limit's bytes between them (a
     blob over it alone): each blob is bounded by ``cat_file``, and what is held at once is
     bounded too, however many large versions a history keeps (they compress to nothing)."""
-    from ds_gate.kernel.git import blob_sizes
-
     if not blobs:
         return
     sizes = blob_sizes(root, [blob for _, blob in blobs])

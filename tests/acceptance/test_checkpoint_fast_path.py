@@ -26,9 +26,9 @@ from helpers import git
 from test_schemas import VALID, mutations
 
 from ds_gate.cli.main import main
+from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.engine.checkpoint import CONFIG_FILES, checkpoint_passes
 from ds_gate.engine.documents import GivenFile, check_documents
-from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.model.records import Document
 from ds_gate.rules.clean import (
     REVIEW_ACTION,
@@ -51,9 +51,9 @@ def j(data: Any) -> bytes:
 
 def test_the_words_spelt_apart_are_the_models_and_the_configurations() -> None:
     from ds_gate.config.quest import PYPROJECT
+    from ds_gate.config.waivers import FILE
     from ds_gate.model.records import REVIEW_ACTION as MODEL_REVIEW_ACTION
     from ds_gate.model.records import REVIEW_REPORT_TYPE
-    from ds_gate.config.waivers import FILE
 
     assert REVIEW_ACTION == MODEL_REVIEW_ACTION == REVIEW_REPORT_TYPE
     assert CONFIG_FILES == (FILE, PYPROJECT)

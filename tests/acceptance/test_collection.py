@@ -11,8 +11,8 @@ import pytest
 from helpers import git
 
 from ds_gate import evaluate, load_quest
-from ds_gate.kernel.errors import QuestError
 from ds_gate.demo.example_quest import ExampleQuest
+from ds_gate.kernel.errors import QuestError
 
 
 def rules(report) -> list[str]:  # type: ignore[no-untyped-def]

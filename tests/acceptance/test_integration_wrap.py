@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ds_gate.integration import wrap
 from ds_gate.demo.service import DemoArtifactService
+from ds_gate.integration import wrap
 
 
 @pytest.fixture(autouse=True)
@@ -135,8 +135,8 @@ def test_the_tools_go_on_the_quest_artifact_server_only(monkeypatch: pytest.Monk
     """Main's special profiles build an artifact server with one tool; ds-gate adds nothing there."""
     from types import SimpleNamespace
 
-    from ds_gate.integration import tools
     from ds_gate.agent.mcp_server import server_class
+    from ds_gate.integration import tools
 
     def names(server: Any) -> set[str]:
         return {tool.name for tool in server._tool_manager.list_tools()}

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from ds_gate.cli.main import main
-from ds_gate.engine.gate import evaluate
 from ds_gate.demo.example_quest import ExampleQuest
+from ds_gate.engine.gate import evaluate
 from ds_gate.reporters import json as json_reporter
 from ds_gate.reporters.json import JsonReporter
 

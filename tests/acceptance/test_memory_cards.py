@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from ds_gate.demo.example_quest import ExampleQuest
+from ds_gate.kernel.layout import kind_of
 from ds_gate.model.records import Card
 from ds_gate.rules.cards import card_findings, card_schema_findings
 from ds_gate.sources.memory import (
@@ -28,7 +29,6 @@ from ds_gate.sources.memory import (
     read_cards,
     resolve_home,
 )
-from ds_gate.kernel.layout import kind_of
 
 KNOWLEDGE = """\
 ---

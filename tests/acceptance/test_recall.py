@@ -14,12 +14,8 @@ import pytest
 import yaml
 
 from ds_gate.cli.main import main
-from ds_gate.recall import (
-    _INDEXES,
-    list_knowledge_summaries,
-    normalize_tag,
-    normalize_tags,
-)
+from ds_gate.recall import list_knowledge_summaries, normalize_tag, normalize_tags
+from ds_gate.recall.api import _INDEXES
 
 
 @pytest.fixture(autouse=True)

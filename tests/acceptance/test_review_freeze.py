@@ -21,8 +21,8 @@ import pytest
 from helpers import commit, git, head_subject
 
 from ds_gate import evaluate
-from ds_gate.cli.main import main
 from ds_gate.agent import tools as agent_tools
+from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
 
 RUN = "RUN"  # replaced by the run's artifact id

@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ds_gate.agent import tools as agent_tools
-from ds_gate.kernel.errors import QuestError
-from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.agent.mcp_schemas import OUTPUT_SCHEMAS
+from ds_gate.demo.example_quest import ExampleQuest
+from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import declared_rules
 from ds_gate.rules.registry import builtin_rules
 

@@ -35,6 +35,7 @@ from rulecases import (
 )
 from test_repository_rules import FAILS as REPOSITORY_RULES
 
+from ds_gate.config.waivers import apply_waivers, parse_waivers
 from ds_gate.engine.collector import Collector
 from ds_gate.engine.documents import GivenFile, check_documents, validate_files
 from ds_gate.engine.quest_memory import quest_memory
@@ -50,15 +51,14 @@ from ds_gate.rules.cards import (
 from ds_gate.rules.coverage import COVERAGE_PENDING_RUN, coverage, pending_finding
 from ds_gate.rules.lineage import QuestRuns, chain_findings
 from ds_gate.rules.patch import validate_cross_quest_patch
-from ds_gate.sources.problems import GIT_SYMLINK_IN_TREE
 from ds_gate.rules.records import check_record
 from ds_gate.rules.registry import builtin_rules
 from ds_gate.sources.folders import FolderReader
 from ds_gate.sources.location import Location, discover_workspaces
 from ds_gate.sources.memory import parse_card, read_cards
+from ds_gate.sources.problems import GIT_SYMLINK_IN_TREE
 from ds_gate.sources.quest_yaml import read_quest_yaml, toggle_finding
 from ds_gate.sources.records import parse_json_object, read_index, read_records
-from ds_gate.config.waivers import apply_waivers, parse_waivers
 
 Findings = Callable[[Path], list[Finding]]  # given a fresh empty folder of its own
 

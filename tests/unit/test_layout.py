@@ -1,5 +1,6 @@
-"""The layout tells the layers: no import cycle (function-level imports included), and no
-module grown past one job's size."""
+"""The layout tells the layers: each folder imports only the folders ``ALLOWED`` names (imports
+inside functions included, ``if TYPE_CHECKING:`` ones not), no import cycle, imports at the
+top of modules except in the declared lazy places, and no module grown past one job's size."""
 
 from __future__ import annotations
 
@@ -8,6 +9,38 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "ds_gate"
 MAX_LINES = 300
+
+# Which layer may import which; a layer not named here may not be imported. Bottom to top:
+# the kernel (standard library only: the commit hook's path), io (the heavy parsers behind one
+# door each, the user's cache folder), model (typed records and reports), sources (bytes in,
+# documents out, with the reading problems they report), rules (pure checks), config (trusted
+# settings, the quest's own, waivers), plugins (the manager and ds-gate's own rules as a plugin),
+# recall (a library beside the engine), engine (every verdict), reporters; then the adapters.
+LOWER = {
+    "kernel": set(),
+    "io": {"kernel"},
+    "model": {"kernel", "io"},
+    "sources": {"kernel", "io", "model"},
+    "rules": {"kernel", "io", "model", "sources"},
+    "config": {"kernel", "io", "model", "sources", "rules"},
+    "plugins": {"kernel", "io", "model", "sources", "rules", "config"},
+    "recall": {"kernel", "io", "model", "sources"},
+    "engine": {"kernel", "io", "model", "sources", "rules", "config", "plugins"},
+    "reporters": {"kernel", "model", "plugins"},  # plugins: the formats a plugin offers
+}
+CORE = set(LOWER)
+ALLOWED = {
+    **LOWER,
+    # adapters: each calls the layers below and renders; none is imported by the core
+    "agent": CORE - {"plugins"},  # the agent's calls as dicts (tools), the MCP server, the skill
+    "integration": {"kernel", "io", "model", "sources", "agent"},  # DeepScientist's runtime answers through the agent's tools
+    "hooks": {"kernel", "model", "sources", "config", "plugins", "integration"},  # install and doctor
+    "demo": CORE | {"agent", "hooks", "integration"},
+    "pytest": CORE | {"cli"},  # the CLI's GateOptions: one shape for both front ends
+    "cli": CORE | {"agent", "hooks", "integration", "demo"},
+    "ds_gate": {"kernel"},  # the package's lazy API (kernel.version)
+    "__main__": {"kernel", "engine", "cli"},
+}
 
 
 def module_name(path: Path) -> str:
@@ -86,3 +119,66 @@ def test_the_cycle_finder_finds_one() -> None:
 def test_no_module_is_over_the_size_of_one_job() -> None:
     big = {module_name(p): n for p in PACKAGE.rglob("*.py") if (n := len(p.read_text().splitlines())) > MAX_LINES}
     assert big == {}
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "ds_gate"
+
+
+def test_each_layer_imports_only_the_layers_it_may() -> None:
+    bad = sorted(f"{a} -> {b}" for a, targets in import_graph().items() for b in targets
+                 if layer(a) != layer(b) and layer(b) not in ALLOWED[layer(a)])
+    assert bad == []
+
+
+def test_every_folder_is_a_layer_of_the_table() -> None:
+    folders = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    loose = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__"}
+    assert folders == set(ALLOWED) - {"ds_gate", "__main__"} and loose == set()
+
+
+def test_the_layer_check_finds_a_climb() -> None:
+    assert "engine" not in ALLOWED["sources"] and "sources" in ALLOWED["engine"]
+
+
+def function_body_imports() -> dict[str, list[str]]:
+    """``module:function`` -> what it imports inside that function (the outermost function)."""
+    found: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for top in ast.walk(tree):
+            if not isinstance(top, ast.Module):
+                continue
+            stack: list[tuple[ast.AST, str | None]] = [(child, None) for child in ast.iter_child_nodes(top)]
+            while stack:
+                node, owner = stack.pop()
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and owner is None:
+                    owner = node.name
+                if owner is not None and isinstance(node, (ast.Import, ast.ImportFrom)):
+                    name = node.module if isinstance(node, ast.ImportFrom) else node.names[0].name
+                    found.setdefault(f"{module_name(path)}:{owner}", []).append(name or ".")
+                stack.extend((child, owner) for child in ast.iter_child_nodes(node))
+    return found
+
+
+def test_imports_inside_functions_only_in_the_declared_lazy_places() -> None:
+    from ds_gate.kernel.lazy import LAZY_PLACES
+
+    undeclared = {place: names for place, names in function_body_imports().items()
+                  if place not in LAZY_PLACES and place.partition(":")[0] not in LAZY_PLACES
+                  and not place.startswith("ds_gate.kernel.")}
+    assert undeclared == {}
+
+
+def test_the_lazy_places_are_few_and_each_says_why() -> None:
+    from ds_gate.kernel.lazy import LAZY_PLACES, __lazy_modules__
+
+    assert len(LAZY_PLACES) <= 12 and all(len(why) > 20 for why in LAZY_PLACES.values())
+    assert "yaml" in __lazy_modules__ and "jsonschema" in __lazy_modules__
+
+
+def test_typing_is_imported_as_usual_outside_the_kernel() -> None:
+    spelt = sorted(module_name(p) for p in PACKAGE.rglob("*.py")
+                   if "TYPE_CHECKING = False" in p.read_text() and "kernel" not in p.parts)
+    assert spelt == []

@@ -9,9 +9,9 @@ from datetime import date
 import pytest
 from rulecases import fired
 
+from ds_gate.config.waivers import apply_waivers, parse_waivers
 from ds_gate.rules.coverage import COVERAGE_PENDING_RUN
 from ds_gate.sources.problems import GIT_SYMLINK_IN_TREE
-from ds_gate.config.waivers import apply_waivers, parse_waivers
 
 FAILS = {"waiver.invalid", "waiver.expired", "waiver.unused", "waiver.proposed", "waiver.unwaivable"}
 PASSES = set(FAILS)

@@ -1,0 +1,51 @@
+"""The one declared place of laziness (in the spirit of PEP 810's ``__lazy_modules__``).
+
+Everywhere else ds-gate imports at the top of a module, so a module's header tells its
+dependencies. Three libraries are heavy enough that loading them for a run that does not
+need them would be felt on every checkpoint or every repeated ``closure`` (``python -X
+importtime``: jsonschema with referencing ~80 ms, pluggy with importlib.metadata ~40 ms,
+PyYAML ~20 ms); the optional ``mcp`` SDK may be absent. Each is reached through ``load``,
+from the one module that wraps it (``io.yamldoc``, ``io.schemas``, ``plugins.manager``,
+``agent.mcp_server``). The other declared lazy places are listed in ``LAZY_PLACES``;
+``tests/unit/test_layout.py`` fails on a function-body import anywhere else.
+"""
+
+from __future__ import annotations
+
+import sys
+
+TYPE_CHECKING = False  # the kernel's one economy: typing is not imported on the hook's path
+if TYPE_CHECKING:
+    from types import ModuleType
+
+__lazy_modules__ = (
+    "yaml",
+    "jsonschema",
+    "referencing",
+    "referencing.jsonschema",
+    "pluggy",
+    "importlib.metadata",
+    "ds_gate.plugins.hookspecs",  # pluggy's markers, built when the module loads
+    "mcp",
+)
+
+# "module:function" where an import statement in a function body is declared, and why.
+LAZY_PLACES = {
+    "ds_gate:__getattr__": "the public API, re-exported by name so `import ds_gate` loads nothing",
+    "ds_gate.__main__": "the hook's checkpoint answer comes from the kernel before the command line loads",
+    "ds_gate.cli.main:_command": "the command table: one command's module per run",
+    "ds_gate.agent.mcp_server": "the optional mcp extra (with its pydantic), loaded when the server starts",
+    "ds_gate.agent.mcp_limits": "the optional mcp extra (with its anyio), loaded when the server starts",
+    "ds_gate.pytest.plugin": "registered in every pytest session by its entry point: the gate loads only under --ds-gate",
+    "ds_gate.integration.boot": "copied into DeepScientist's runtime: imports DeepScientist's modules once they exist",
+    "ds_gate.integration.wrap": "copied into DeepScientist's runtime: imports DeepScientist's modules once they exist",
+    "ds_gate.integration.tools": "copied into DeepScientist's runtime: the mcp SDK is DeepScientist's, loaded when a tool is built",
+}
+
+
+def load(name: str) -> ModuleType:
+    """The module ``name``, imported on first use; only the declared heavy ones."""
+    if name not in __lazy_modules__:
+        raise KeyError(f"{name} is not declared in ds_gate.kernel.lazy.__lazy_modules__")
+    __import__(name)  # the import statement's own path (``-X importtime`` sees it), not importlib's
+    return sys.modules[name]
