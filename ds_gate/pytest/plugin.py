@@ -61,7 +61,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     paths = getattr(early_config.known_args_namespace, "ds_gate_paths", None) or early_config.getini(PYTEST["paths"]["ini"])
     if not paths:
         return
-    from ds_gate.pytest import guard  # the gate loads only under --ds-gate (kernel.lazy.LAZY_PLACES)
+    # the gate loads only under --ds-gate (kernel.lazy.LAZY_PLACES)
+    from ds_gate.pytest import guard
 
     why = guard.refusal(paths, base=early_config.invocation_params.dir, rootdir=early_config.rootpath,
                         inifile=early_config.inipath, args=guard.early_args(early_config),
