@@ -10,11 +10,13 @@ import sys
 
 def _checkpoint_fast_path() -> bool:
     """True when this is the hook and the commit stages nothing the gate looks at, or only
-    records that are certainly fine (``engine.checkpoint``)."""
+    records that are certainly fine (``kernel.checkpoint``)."""
     if sys.argv[1:] != ["commit-check"]:
         return False
     try:
-        from ds_gate.engine.checkpoint import checkpoint_passes
+        from ds_gate.kernel.checkpoint import (
+            checkpoint_passes,  # kernel.lazy.LAZY_PLACES
+        )
 
         return checkpoint_passes(".")
     except Exception:  # noqa: BLE001 - any doubt: the full command line decides and reports

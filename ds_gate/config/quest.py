@@ -24,11 +24,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ds_gate.config.settings import load, shown_config_path
-from ds_gate.config.waivers import FILE, WAIVER_INVALID
+from ds_gate.config.waivers import WAIVER_INVALID
 from ds_gate.io import schemas
 from ds_gate.io.yamldoc import YamlError, load_yaml
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.layout import PYPROJECT
+from ds_gate.kernel.layout import QUEST_CONFIG as FILE
 from ds_gate.model.findings import Finding
 from ds_gate.sources.location import linked_outside
 from ds_gate.sources.memory import jsonable
@@ -38,7 +40,6 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     tomllib = None  # type: ignore[assignment]
 
-PYPROJECT = "pyproject.toml"
 TABLE = "[tool.ds-gate]"
 KEYS = ("home", "require", "format", "source", "refs")  # the defaults; waivers and decision_actions are the quest's own
 ORIGIN = {FILE: FILE, PYPROJECT: f"{PYPROJECT} {TABLE}"}

@@ -40,6 +40,7 @@ from ds_gate.config.failclosed import (
 from ds_gate.config.settings import load
 from ds_gate.io.yamldoc import YamlError, line_of, load_yaml
 from ds_gate.kernel import fs
+from ds_gate.kernel.layout import QUEST_CONFIG as FILE  # the name waivers are known by
 from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
 from ds_gate.rules.schema import schema_findings
 from ds_gate.sources.location import linked_outside
@@ -63,7 +64,6 @@ WAIVER_UNWAIVABLE = Rule("waiver.unwaivable", WARNING, DISCIPLINE,
     "a waiver that names a rule which exists to fail closed (the gate cannot see or read something); it waives "
     "nothing, wherever it is written")
 
-FILE = ".ds-gate.yaml"
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,9 +16,9 @@ recorded). It blocks only:
 The committing workspace is read as staged (git's index), the others from their folders,
 so a finalization commit passes exactly when it also stages the covering review.
 
-Speed: the common checkpoint stages none of these files and costs one ``git diff``;
-a checkpoint that stages a new record reads it and validates it on the schema fast path.
-Neither imports jsonschema, yaml or GitPython.
+Speed: the hook asks the kernel first (``kernel.checkpoint``): a checkpoint staging
+nothing the gate looks at, or only records that are certainly fine, is answered there and
+never reaches this module.
 """
 
 from __future__ import annotations
@@ -30,17 +30,17 @@ from ds_gate.config.quest import configured_require
 from ds_gate.config.waivers import waive
 from ds_gate.engine.documents import GivenFile, check_documents
 from ds_gate.engine.gate import evaluate, load_quest
-from ds_gate.engine.quest_yaml_links import followed, staged_names
 from ds_gate.engine.unseen import as_closure_sees
-from ds_gate.kernel.git import cat_file
+from ds_gate.kernel.catfile import cat_file
+from ds_gate.kernel.checkpoint import REPORTS, gated, may_be_review
 from ds_gate.kernel.gitpaths import staged_changes
 from ds_gate.kernel.layout import (
-    MANIFEST,
     QUEST_YAML,
     is_artifact_record,
     is_card,
     kind_of,
 )
+from ds_gate.kernel.links import followed, staged_names
 from ds_gate.model.reports import SCOPES, DocumentsReport
 from ds_gate.plugins.manager import card_checker, finalization_patterns, patch_checker
 from ds_gate.rules.finalization import commit_reasons, pattern_matches
@@ -62,9 +62,6 @@ if TYPE_CHECKING:
     from ds_gate.model.records import Quest
     from ds_gate.model.reports import Report
 
-# Imports are deferred below the fast path: this module runs on every commit.
-
-
 def _plugin_patterns(names: list[str]) -> list[str]:
     """The plugins' finalization patterns when one names a staged file, else []: an ordinary
     checkpoint without plugins imports neither pluggy nor the finalization rules."""
@@ -75,41 +72,11 @@ def _plugin_patterns(names: list[str]) -> list[str]:
     return patterns if pattern_matches(names, patterns) else []
 
 
-REPORTS = "artifacts/reports/"
-
-
-def _may_be_review(raw: bytes | TooLarge | None) -> bool:
-    """Whether a staged report is judged: DeepScientist checkpoints many reports of its own,
-    and only one whose bytes could make it a review concerns the gate (one it cannot read is
-    judged, so that is reported). JSON can spell the word only as written or through ``\\u``
-    escapes, so a report holding either is parsed: judged by what it means, not its bytes."""
-    return not isinstance(raw, bytes) or b"distill_review" in raw or b"\\u" in raw
-
-
-def _gated(cwd: Path | str, changes: dict[str, tuple[str | None, str]]) -> bool:
-    """Whether a commit staging ``changes`` stages anything the gate looks at; a staged report
-    costs one cat-file (``_may_be_review``), so an ordinary report keeps the checkpoint on the
-    fast path."""
-    names = staged_names(str(cwd), list(changes))  # quest.yaml too, when it links to a staged file
-    if any((is_artifact_record(n) and not n.startswith(REPORTS)) or is_card(n) for n in names) \
-            or QUEST_YAML in names or MANIFEST in names or _plugin_patterns(names):
-        return True
-    reports = [changes[n][1] for n in names if n.startswith(REPORTS) and is_artifact_record(n)]
-    return bool(reports) and any(_may_be_review(raw) for raw in cat_file(cwd, reports, staged=True).values())
-
-
-def staged_nothing_gated(cwd: Path | str = ".") -> bool:
-    """The checkpoint fast path (the hook's ``commit-check``, see ``ds_gate.__main__``): True
-    when the commit stages nothing the gate looks at, so the hook passes silently;
-    ``commit_check`` says None."""
-    return not _gated(cwd, staged_changes(cwd))
-
-
 def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool = False) -> Report | None:
     """The hook's verdict, or None when the commit stages nothing the gate looks at."""
     changes = staged_changes(cwd)
     names = staged_names(str(cwd), list(changes))
-    if not _gated(cwd, changes):
+    if not gated(cwd, changes, lambda staged: bool(_plugin_patterns(staged))):
         return None
     artifacts = [name for name in names if is_artifact_record(name)]
     cards = [name for name in names if is_card(name)]
@@ -126,7 +93,7 @@ def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool 
     blobs.update((name, found.get(name)) for name in fixed)
     if fixed:  # a link inside the quest is read as what it leads to, as DeepScientist reads it
         blobs.update(followed(str(cwd), blobs, {f":{QUEST_YAML}": None, f"HEAD:{QUEST_YAML}": "HEAD"}))
-    artifacts = [name for name in artifacts if not name.startswith(REPORTS) or _may_be_review(blobs[f":{name}"])]
+    artifacts = [name for name in artifacts if not name.startswith(REPORTS) or may_be_review(blobs[f":{name}"])]
 
     decisions = [name for name in artifacts if name.startswith("artifacts/decisions/")]
     reasons = commit_reasons(names, blobs, decisions, patterns)

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from ds_gate.engine.loader import load_quest
 from ds_gate.kernel import fs
+from ds_gate.kernel.catfile import cat_file
 from ds_gate.kernel.errors import QuestError
-from ds_gate.kernel.git import GitError, blob_id, cat_file, git, split_z
+from ds_gate.kernel.git import GitError, blob_id, git, split_z
 from ds_gate.model.findings import ERROR, Finding
 from ds_gate.model.records import Card
 from ds_gate.model.reports import LineageReport

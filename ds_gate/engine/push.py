@@ -21,11 +21,11 @@ from pathlib import Path
 
 from ds_gate.config.quest import configured_require
 from ds_gate.engine.gate import evaluate, load_quest
-from ds_gate.engine.quest_yaml_links import pushed_names
 from ds_gate.engine.unseen import as_closure_sees
-from ds_gate.kernel.git import cat_file_check
+from ds_gate.kernel.catfile import cat_file_check
 from ds_gate.kernel.gitpaths import read_paths
 from ds_gate.kernel.layout import MANIFEST, QUEST_YAML, is_artifact_record
+from ds_gate.kernel.links import pushed_names
 from ds_gate.model.reports import SCOPES, GateReport
 from ds_gate.plugins.manager import finalization_patterns
 from ds_gate.rules.finalization import push_reasons

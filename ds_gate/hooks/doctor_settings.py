@@ -17,7 +17,8 @@ from typing import Any
 from ds_gate.config.failclosed import accept_hint
 from ds_gate.config.quest import from_quest, read_defaults
 from ds_gate.config.settings import ENV, KEYS, Trusted, load, user_config_path
-from ds_gate.config.waivers import FILE, load_waivers
+from ds_gate.config.waivers import load_waivers
+from ds_gate.kernel.layout import QUEST_CONFIG as FILE
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 CheckTuple = tuple[str, str, str, "str | None"]

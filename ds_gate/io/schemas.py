@@ -20,7 +20,7 @@ from ds_gate.io.schema_explain import explain
 from ds_gate.io.schema_explain import label as say
 from ds_gate.kernel import lazy
 from ds_gate.kernel.jsondoc import pointer as to_pointer
-from ds_gate.kernel.schema_fast import Unsupported, compile_schema, fast
+from ds_gate.kernel.schema_fast import Unsupported, accepts, compile_schema, fast
 from ds_gate.kernel.schema_files import SCHEMA_NAMES, load
 
 if TYPE_CHECKING:
@@ -40,13 +40,6 @@ def validator(name: str) -> Any:
         for other in SCHEMA_NAMES
     )
     return jsonschema.Draft202012Validator(load(name), registry=registry)
-
-
-def accepts(name: str, instance: Any) -> bool:
-    """True when the fast path says ``instance`` is valid, so ``errors`` is [] without
-    jsonschema; False means only "ask jsonschema" (the commit hook then takes its full path)."""
-    accept = fast(name)
-    return accept is not None and accept(instance)
 
 
 def errors(name: str, instance: Any) -> list[SchemaError]:

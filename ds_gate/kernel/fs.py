@@ -18,6 +18,8 @@ import errno
 import os
 import stat
 
+from ds_gate.kernel.errors import QuestError
+
 TYPE_CHECKING = False  # the commit hook reads staged blobs through io.git, which asks the limit here
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -109,8 +111,6 @@ def max_file_bytes() -> int:
     except ValueError:
         value = -1.0
     if not 0 < value < 1 << 30:  # also false for NaN
-        from ds_gate.kernel.errors import QuestError
-
         raise QuestError(f"{MAX_FILE_VARIABLE} must be a positive number of megabytes, not {text!r}")
     return max(1, int(value * _MB))
 

@@ -21,19 +21,21 @@ temporary index.
 from __future__ import annotations
 
 import os
+import stat
 
-from ds_gate.kernel import fs
 from ds_gate.kernel.spawn import Done, Running
 from ds_gate.kernel.spawn import start as spawn_start
 
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~3 ms per commit
-
-if TYPE_CHECKING:  # pathlib costs ~4 ms to import; the commit hook's fast path never needs it
-    from collections.abc import Callable, Collection, Iterable, Sequence
+TYPE_CHECKING = False  # the kernel's economy: neither typing nor pathlib on the hook's path
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from pathlib import Path
-    from typing import Any
 
-    from ds_gate.kernel.fs import TooLarge
+
+try:
+    from _sha1 import sha1 as _sha1  # type: ignore[import-not-found]  # CPython's own SHA-1, without OpenSSL
+except ImportError:  # a Python built without it
+    _sha1 = None
 
 _KEEP = (  # the user's own settings (never the quest's): where git is, which config it reads
     "GIT_CONFIG",  # GIT_CONFIG_GLOBAL/SYSTEM/NOSYSTEM/COUNT/KEY_n/VALUE_n/PARAMETERS: ds-gate's -c still wins
@@ -106,24 +108,32 @@ def _env(keep_index: bool) -> dict[str, str]:
     return env
 
 
-def _run(args: Sequence[str], cwd: Path | str, *, staged: bool = False, stdin: bytes | None = None) -> Done:
-    if hasattr(os, "posix_spawn") and (cwd == "." or fs.enterable(cwd)):
-        # ``git -C`` rather than a chdir (posix_spawn cannot before Python 3.13); a folder it
-        # cannot enter goes through subprocess, which names the problem as it always has
-        return _spawned(args if cwd == "." else ["-C", os.fspath(cwd), *args], staged, stdin).wait()
-    import subprocess
-
+def _folder_problem(cwd: Path | str) -> str | None:
+    """Why git cannot be pointed at ``cwd`` (``git -C``), in the words ds-gate reports."""
     try:
-        done = subprocess.run(argv(args), cwd=cwd, input=stdin, capture_output=True, env=_env(staged), check=False)
-    except FileNotFoundError as exc:
-        if not os.path.isdir(cwd):
-            raise GitError(f"{cwd} does not exist") from exc
-        raise GitError(f"git could not be started ({executable()}: {exc.strerror})") from exc
-    except NotADirectoryError as exc:
-        raise GitError(f"{cwd} is not a directory") from exc
-    except PermissionError as exc:
-        raise GitError(f"{cwd} cannot be entered ({exc.strerror})") from exc
-    return Done(done.returncode, done.stdout, done.stderr)
+        st = os.stat(cwd)
+    except FileNotFoundError:
+        return f"{cwd} does not exist"
+    except NotADirectoryError:
+        return f"{cwd} is not a directory"
+    except OSError as exc:
+        return f"{cwd} cannot be entered ({exc.strerror})"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"{cwd} is not a directory"
+    if not os.access(cwd, os.X_OK):
+        return f"{cwd} cannot be entered (Permission denied)"
+    return None
+
+
+def run(args: Sequence[str], cwd: Path | str, *, staged: bool = False, stdin: bytes | None = None) -> Done:
+    """``git args`` in ``cwd``, to its end: ``git -C`` rather than a chdir (``posix_spawn``
+    cannot change folder before Python 3.13)."""
+    if cwd != ".":
+        problem = _folder_problem(cwd)
+        if problem is not None:
+            raise GitError(problem)
+        args = ["-C", os.fspath(cwd), *args]
+    return _spawned(args, staged, stdin).wait()
 
 
 def _spawned(args: Sequence[str], staged: bool, stdin: bytes | None) -> Running:
@@ -133,7 +143,7 @@ def _spawned(args: Sequence[str], staged: bool, stdin: bytes | None) -> Running:
         raise GitError(f"git could not be started ({executable()}: {exc.strerror})") from exc
 
 
-def _failure(proc: Done, args: Sequence[str]) -> GitError:
+def failure(proc: Done, args: Sequence[str]) -> GitError:
     message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
     fatal = [line for line in message if line.startswith(("fatal:", "error:"))]
     return GitError((fatal or message or [f"git {args[0]} exited {proc.returncode}"])[0])
@@ -141,159 +151,36 @@ def _failure(proc: Done, args: Sequence[str]) -> GitError:
 
 def _stdout(proc: Done, args: Sequence[str]) -> bytes:
     if proc.returncode != 0:
-        raise _failure(proc, args)
+        raise failure(proc, args)
     return proc.stdout
 
 
 def git(args: Sequence[str], cwd: Path | str, *, staged: bool = False, stdin: bytes | None = None) -> bytes:
     """Run ``git args`` in ``cwd`` and return stdout; ``staged`` keeps the hook's index."""
-    return _stdout(_run(args, cwd, staged=staged, stdin=stdin), args)
+    return _stdout(run(args, cwd, staged=staged, stdin=stdin), args)
 
 
 def started(args: Sequence[str], cwd: Path | str) -> Callable[[], bytes]:
     """``git args`` started now, its stdout (or ``GitError``) from the function returned,
     which must be called (it reaps git): the commit hook lists the worktrees while it judges
     the staged records. Elsewhere than this process's folder it runs when called."""
-    if cwd != "." or not hasattr(os, "posix_spawn"):
+    if cwd != ".":
         return lambda: git(args, cwd)
     running = _spawned(args, False, None)
     return lambda: _stdout(running.wait(), args)
 
 
 def blob_id(data: bytes, object_format: str = "sha1") -> str:
-    """The id git gives ``data`` as a blob (``git hash-object`` without filters), computed here."""
-    import hashlib
+    """The id git gives ``data`` as a blob (``git hash-object`` without filters), computed
+    here. SHA-1 comes from CPython's own ``_sha1`` where it is built: ``hashlib`` loads
+    OpenSSL first, and the commit hook asks this of every record a checkpoint stages."""
+    blob = b"blob %d\0" % len(data) + data
+    if object_format == "sha1" and _sha1 is not None:
+        return str(_sha1(blob).hexdigest())
+    import hashlib  # kernel.lazy.LAZY_PLACES: SHA-256 repositories, or a Python without _sha1
 
-    return hashlib.new(object_format, b"blob %d\0" % len(data) + data).hexdigest()
+    return hashlib.new(object_format, blob).hexdigest()
 
 
 def split_z(output: bytes) -> list[str]:
     return [item.decode("utf-8", "surrogateescape") for item in output.split(b"\0") if item]
-
-
-# An object git cannot read (corrupt, or absent from a partial clone that may not fetch)
-# ends ``cat-file --batch`` early: the one it stopped on is taken as unreadable and the
-# rest asked again. A partial clone's known-absent objects are never asked for (callers
-# pass them as ``absent``), so retries stay rare; past this many, git itself is broken.
-_MAX_RETRIES = 64
-
-
-def _names(names: Iterable[str]) -> list[str]:
-    """cat-file's line protocol: one object name a line. Only ids and ``<rev>:<fixed path>``
-    are ever sent (quest paths are turned into blob ids first), so a newline is a caller's bug."""
-    wanted = list(dict.fromkeys(names))
-    if any("\n" in name for name in wanted):
-        raise GitError("object names cannot contain newlines")
-    return wanted
-
-
-def _batches(cwd: Path | str, names: Iterable[str], mode: str, parse: Callable[[bytes, list[str], dict[str, Any]], int],
-             staged: bool, absent: Collection[str]) -> dict[str, Any]:
-    wanted = _names(names)
-    result: dict[str, Any] = {name: None for name in wanted if name in absent}
-    todo = [name for name in wanted if name not in absent]
-    for _ in range(_MAX_RETRIES):
-        if not todo:
-            return result
-        args = ["cat-file", mode]
-        proc = _run(args, cwd, staged=staged, stdin="".join(f"{n}\n" for n in todo).encode("utf-8", "surrogateescape"))
-        done = parse(proc.stdout, todo, result)
-        if done == len(todo):
-            return result
-        if proc.returncode == 0:
-            raise GitError(f"git cat-file ended early without an error, after {done} of {len(todo)} objects")
-        result[todo[done]] = None  # the object git stopped on cannot be read
-        todo = todo[done + 1 :]
-    raise _failure(proc, ["cat-file"])
-
-
-def _parse_contents(out: bytes, names: list[str], result: dict[str, Any]) -> int:
-    """Fill ``result`` from ``--batch`` output; how many names it answered in full."""
-    pos = 0
-    for done, name in enumerate(names):
-        end = out.find(b"\n", pos)
-        if end < 0:
-            return done
-        header = out[pos:end].split(b" ")
-        pos = end + 1
-        if len(header) < 3 or header[-1] in (b"missing", b"ambiguous"):
-            result[name] = None
-            continue
-        size = int(header[2])
-        if pos + size + 1 > len(out):
-            return done  # the content was cut off: git stopped inside it
-        result[name] = out[pos : pos + size]
-        pos += size + 1  # content is followed by a newline
-    return len(names)
-
-
-def _parse_checks(out: bytes, names: list[str], result: dict[str, Any]) -> int:
-    lines = out.split(b"\n")
-    complete = lines[:-1]  # the last item follows the last newline: empty, or a cut-off line
-    for name, line in zip(names, complete, strict=False):
-        parts = line.decode("utf-8", "surrogateescape").split(" ")
-        result[name] = (parts[0], parts[1]) if len(parts) == 2 and parts[1] != "missing" else None
-    return min(len(complete), len(names))
-
-
-def cat_file(cwd: Path | str, names: Iterable[str], *, staged: bool = False, absent: Collection[str] = (),
-             bounded: bool = True) -> dict[str, bytes | TooLarge | None]:
-    """Read many objects (``<rev>:<path>``, ``:<path>``, or ids) with one git process.
-
-    A name git cannot resolve or read (missing, corrupt) maps to None, so callers tell
-    "absent" from "empty". ``absent``: ids known to be missing (``missing_objects``), not
-    asked for. With ``bounded`` (blobs: records, cards, YAML), sizes are asked first
-    (``--batch-check``, one more process, a few ms) and an object over the file limit maps
-    to a ``TooLarge`` and is never read: a 1 GB blob costs what a 1 GB file does, nothing,
-    and the verdict is the folder source's. Trees are read unbounded (git's own structure).
-    """
-    wanted = _names(names)
-    if not bounded:
-        return dict(_batches(cwd, wanted, "--batch", _parse_contents, staged, absent))
-    from ds_gate.kernel.fs import TooLarge, max_file_bytes
-
-    limit = max_file_bytes()
-    sizes = _sizes(cwd, wanted, staged, absent)
-    result: dict[str, bytes | TooLarge | None] = {}
-    found: dict[str, str] = {}  # name -> object id, to read by id (the index cannot change in between)
-    for name in wanted:
-        got = sizes.get(name)
-        if got is None or not got[1].isdigit():
-            result[name] = None
-        elif int(got[1]) > limit:
-            result[name] = TooLarge(int(got[1]), limit, name)
-        else:
-            found[name] = got[0]
-    blobs = _batches(cwd, list(dict.fromkeys(found.values())), "--batch", _parse_contents, staged, ()) if found else {}
-    return {name: blobs.get(found[name]) if name in found else result.get(name) for name in wanted}
-
-
-def _sizes(cwd: Path | str, wanted: list[str], staged: bool = False, absent: Collection[str] = ()
-           ) -> dict[str, tuple[str, str] | None]:
-    """(object id, size as git prints it) of each name, with one git process; None for a missing one."""
-    return _batches(cwd, wanted, "--batch-check=%(objectname) %(objectsize)", _parse_checks, staged, absent)
-
-
-def blob_sizes(cwd: Path | str, names: Iterable[str]) -> dict[str, int | None]:
-    """The size of each object (None: missing), so a caller reading many can bound what it
-    holds at once, not only each blob (``cat_file``'s bound)."""
-    found = _sizes(cwd, _names(names))
-    return {name: int(got[1]) if got is not None and got[1].isdigit() else None for name, got in found.items()}
-
-
-def cat_file_check(cwd: Path | str, names: Iterable[str]) -> dict[str, tuple[str, str] | None]:
-    """(object id, type) of many objects with one git process; None for a missing one."""
-    return _batches(cwd, names, "--batch-check=%(objectname) %(objecttype)", _parse_checks, False, ())
-
-
-def missing_objects(cwd: Path | str, starts: Iterable[str]) -> set[str]:
-    """The objects below ``starts`` (tree or commit ids) this repository lacks, listed
-    without fetching them: a partial clone's reads must skip these, because asking git for
-    one makes it try the promisor remote, fail, and stop."""
-    wanted = _names(starts)
-    if not wanted:
-        return set()
-    out = git(["rev-list", "--objects", "--no-walk", "--missing=print", "--stdin"], cwd,
-              stdin="".join(f"{n}\n" for n in wanted).encode())
-    return {line[1:].decode() for line in out.split(b"\n") if line.startswith(b"?")}
-

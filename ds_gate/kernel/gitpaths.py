@@ -8,7 +8,8 @@ the commit and push hooks need it.
 
 from __future__ import annotations
 
-from ds_gate.kernel.git import DIFF_SAFETY, GitError, cat_file, git, split_z
+from ds_gate.kernel.catfile import cat_file
+from ds_gate.kernel.git import DIFF_SAFETY, GitError, git, split_z
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ the commit hook parses a staged record on most commits.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # the commit hook parses staged records here: no typing import
+TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any

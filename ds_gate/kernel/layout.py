@@ -7,7 +7,7 @@ patterns all ask here. Imports nothing, because the commit hook asks on every co
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~3 ms per commit
+TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
 if TYPE_CHECKING:
     from typing import Any
 
@@ -30,6 +30,11 @@ GATE_KINDS = ("run", "decision", "report")  # the kinds the gate reads (a report
 RECORD_FOLDERS = ("decisions", "reports", "runs")
 MANIFEST = "paper/paper_bundle_manifest.json"
 QUEST_YAML = "quest.yaml"
+# the quest's own ds-gate configuration (config.quest, config.waivers): the hook's fast path
+# stands aside where either exists
+QUEST_CONFIG = ".ds-gate.yaml"
+PYPROJECT = "pyproject.toml"
+CONFIG_FILES = (QUEST_CONFIG, PYPROJECT)
 
 # MemoryService's card folders: <memory>/<kind>/*.md, plus <memory>/ideas/<idea_id>/*.md
 MEMORY_KINDS = ("papers", "ideas", "decisions", "episodes", "knowledge", "templates")

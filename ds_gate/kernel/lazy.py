@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 
-TYPE_CHECKING = False  # the kernel's one economy: typing is not imported on the hook's path
+TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
 if TYPE_CHECKING:
     from types import ModuleType
 
@@ -33,6 +33,13 @@ __lazy_modules__ = (
 LAZY_PLACES = {
     "ds_gate:__getattr__": "the public API, re-exported by name so `import ds_gate` loads nothing",
     "ds_gate.__main__": "the hook's checkpoint answer comes from the kernel before the command line loads",
+    "ds_gate.kernel.checkpoint:_records_fine": "the hook's record triage (strict JSON, the schemas) loads only when a record is staged",
+    "ds_gate.kernel.finalizing:decision_reason": "json (with re and enum) only for a decision the strict reader refused",
+    "ds_gate.kernel.jsondoc": "json's own decoder only to word an error or place a finding (json loads re and enum)",
+    "ds_gate.kernel.resources:data_dir": "pathlib only for a caller that asks for a folder, never on the hook's path",
+    "ds_gate.kernel.schema_fast:_pattern": "re (with enum) only for a schema pattern the fast checks do not know",
+    "ds_gate.kernel.git:blob_id": "hashlib (OpenSSL) only for a SHA-256 repository or a Python without _sha1",
+    "ds_gate.kernel.spawn:start": "subprocess only on a platform without os.posix_spawn",
     "ds_gate.cli.main:_command": "the command table: one command's module per run",
     "ds_gate.agent.mcp_server": "the optional mcp extra (with its pydantic), loaded when the server starts",
     "ds_gate.agent.mcp_limits": "the optional mcp extra (with its anyio), loaded when the server starts",

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from ds_gate.kernel.schema_files import load, resolve
 
-TYPE_CHECKING = False  # not typing's: the commit hook accepts staged records here, and typing costs ~2 ms
+TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
@@ -68,8 +68,6 @@ def compile_schema(schema: Any, base: str) -> Check:
 
 # One factory per keyword: (keyword value, the schema holding it, its file) -> check.
 # Plain loops, not all(<generator>): a generator per call doubles the cost of small schemas.
-
-
 def _always(x: Any) -> bool:
     return True
 
@@ -192,7 +190,7 @@ def _bound(lower: bool) -> Callable[[Any, Mapping[str, Any], str], Check]:
 def _pattern(value: Any, schema: Mapping[str, Any], base: str) -> Check:
     if value == r"\S":  # "holds a character that is not whitespace" (every text field of the record schemas)
         return _not_blank
-    import re  # with enum, ~3 ms on every commit that stages a record: only for other patterns
+    import re  # kernel.lazy.LAZY_PLACES: only for a pattern other than \S
 
     rx = re.compile(value)
 
@@ -218,10 +216,7 @@ def _enum(value: Any, schema: Mapping[str, Any], base: str) -> Check:
 
 
 def _const(value: Any, schema: Mapping[str, Any], base: str) -> Check:
-    def check(x: Any) -> bool:
-        return _equal(x, value)
-
-    return check
+    return lambda x: _equal(x, value)
 
 
 def _all_of(value: Any, schema: Mapping[str, Any], base: str) -> Check:
@@ -292,8 +287,14 @@ _KEYWORDS: dict[str, Callable[[Any, Mapping[str, Any], str], Check]] = {
 
 @functools.cache
 def fast(name: str) -> Check | None:
-    file = f"{name}.schema.json"
     try:
-        return compile_schema(load(name), file)
+        return compile_schema(load(name), f"{name}.schema.json")
     except Unsupported:
         return None
+
+
+def accepts(name: str, instance: Any) -> bool:
+    """True when the fast path says ``instance`` is valid against schema ``name``; False means
+    only "ask jsonschema" (``io.schemas.errors`` then words every error)."""
+    accept = fast(name)
+    return accept is not None and accept(instance)

@@ -1,14 +1,15 @@
-"""A program run to its end, its output read, without importing ``subprocess``.
+"""The one way ds-gate runs a program (git): started, fed, read to its end, reaped.
 
 The commit hook runs on every checkpoint an agent makes, and on an ordinary checkpoint its
-whole work is one ``git diff --cached``. Importing ``subprocess`` (``selectors``,
-``threading``, ``signal``, ``locale``) costs ~9 ms here, more than that git call; so the
-calls that run in this process's folder go through ``os.posix_spawn``.
+whole work is one ``git diff --cached``; importing ``subprocess`` (``selectors``,
+``threading``, ``signal``, ``locale``) would cost more than that git call. So programs start
+with ``os.posix_spawn``; only a platform without it (Windows) goes through ``subprocess``.
 """
 
 from __future__ import annotations
 
 import os
+import select
 
 
 class Done:
@@ -26,16 +27,17 @@ class Running:
     and reaps it. Until then it runs beside this process: the commit hook starts
     ``git worktree list`` and validates the staged records while git answers."""
 
-    __slots__ = ("pid", "out_r", "err_r", "in_w", "stdin")
+    __slots__ = ("pid", "out_r", "err_r", "in_w", "stdin", "done")
 
-    def __init__(self, pid: int, out_r: int, err_r: int, in_w: int, stdin: bytes) -> None:
+    def __init__(self, pid: int, out_r: int, err_r: int, in_w: int, stdin: bytes, done: Done | None = None) -> None:
         self.pid, self.out_r, self.err_r, self.in_w, self.stdin = pid, out_r, err_r, in_w, stdin
+        self.done = done  # already run to its end (a platform without posix_spawn)
 
     def wait(self) -> Done:
         """Serve the pipes together (``poll``, so none can fill and stall the program), then
         reap it."""
-        import select
-
+        if self.done is not None:
+            return self.done
         out_r, err_r, in_w = self.out_r, self.err_r, self.in_w
         chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
         poller = select.poll()
@@ -77,6 +79,11 @@ def start(command: list[str], env: dict[str, str], stdin: bytes | None = None) -
     the work tree's copy is not what is staged, on one that stages a record), because
     importing ``subprocess`` (selectors, threading, signal, locale) costs more than such a
     call itself."""
+    if not hasattr(os, "posix_spawn"):
+        import subprocess  # kernel.lazy.LAZY_PLACES: only where os.posix_spawn is missing
+
+        ran = subprocess.run(command, input=stdin, capture_output=True, env=env, check=False)
+        return Running(-1, -1, -1, -1, b"", Done(ran.returncode, ran.stdout, ran.stderr))
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     in_r, in_w = os.pipe() if stdin else (-1, -1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ds_gate.kernel.layout import ARTIFACT_DIRS
 
-TYPE_CHECKING = False  # not typing's: importing typing costs ~2 ms per commit
+TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
 if TYPE_CHECKING:
     from collections.abc import Collection
     from typing import TypeGuard
@@ -21,8 +21,10 @@ MAIN_DECISION_ACTIONS = frozenset({
     "reuse_baseline", "attach_baseline", "publish_baseline", "waive_baseline", "iterate", "reset", "stop", "write",
     "finalize", "request_user_decision",
 })
+# PR #60's review action; main records the same review as a report with this report_type
+REVIEW_ACTION = "distill_review"
 # ... plus PR #60's distill_review, which ds-gate always reads (a fork or a later release may have it)
-DECISION_ACTIONS = MAIN_DECISION_ACTIONS | {"distill_review"}
+DECISION_ACTIONS = MAIN_DECISION_ACTIONS | {REVIEW_ACTION}
 SCIENCE_KINDS = frozenset({"science.package_check", "science.computational_run", "science.dataset_analysis",
                            "science.parameter_sweep", "science.validation_result", "science.claim"})
 KINDS = frozenset(ARTIFACT_DIRS) | SCIENCE_KINDS

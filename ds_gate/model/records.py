@@ -13,9 +13,10 @@ from typing import Any
 
 from ds_gate.io.yamldoc import line_of
 from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.words import REVIEW_ACTION
 from ds_gate.model.findings import Finding
 
-__all__ = ["QuestError"]  # re-exported: the model is where users look for it
+__all__ = ["REVIEW_ACTION", "QuestError"]  # re-exported: the model is where users look for them
 
 @dataclass(frozen=True, slots=True)
 class Workspace:
@@ -56,7 +57,6 @@ class Run:
         }
 
 
-REVIEW_ACTION = "distill_review"
 # How a review is recorded. The RFC's ``kind: decision, action: distill_review`` needs PR #60
 # (DeepScientist main refuses the action); main's ``artifact.record`` stores a
 # ``kind: report`` with ``report_type: distill_review`` unchanged and requires nothing of it.

@@ -9,12 +9,11 @@ built-in plugin's functions directly (the same answers, without importing pluggy
 from __future__ import annotations
 
 import functools
-import os
-import sys
 from typing import TYPE_CHECKING
 
 from ds_gate.config.quest import decision_actions
 from ds_gate.kernel import lazy
+from ds_gate.kernel.entry_points import GROUP, any_installed
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.layout import MANIFEST
 from ds_gate.model.records import DECISION_ENCODING, REPORT_ENCODING, REVIEW_ACTION
@@ -35,7 +34,6 @@ if TYPE_CHECKING:
     from ds_gate.model.findings import Finding
     from ds_gate.model.records import Card, Document, Run
 
-GROUP = "ds_gate"
 
 
 class PluginError(QuestError):
@@ -183,25 +181,3 @@ def finalization_patterns() -> list[str]:
         return []
 
     return [p for offered in hooks().ds_gate_finalization_patterns() for p in offered or [] if p != MANIFEST]
-
-
-@functools.cache
-def any_installed() -> bool:
-    """True when some distribution on ``sys.path`` declares a ``[ds_gate]`` entry point.
-
-    A scan of ``*.dist-info/entry_points.txt``: a few milliseconds where importlib.metadata
-    costs fifty, and the same answer for installed distributions.
-    """
-    for folder in sys.path:
-        try:
-            entries = [e.name for e in os.scandir(folder or ".") if e.name.endswith((".dist-info", ".egg-info"))]
-        except OSError:
-            continue
-        for name in entries:
-            try:
-                with open(os.path.join(folder or ".", name, "entry_points.txt"), encoding="utf-8") as f:
-                    if f"[{GROUP}]" in f.read():
-                        return True
-            except OSError:
-                continue
-    return False

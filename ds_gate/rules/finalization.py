@@ -16,12 +16,13 @@ Pure functions of paths and bytes; the commit hook and the pre-push hook read th
 from __future__ import annotations
 
 import fnmatch
-import json
 import re
 from typing import TYPE_CHECKING
 
 from ds_gate.io.yamldoc import load_yaml
-from ds_gate.kernel.jsondoc import loads
+from ds_gate.kernel.finalizing import (
+    decision_reason,
+)
 from ds_gate.kernel.layout import MANIFEST, QUEST_YAML
 from ds_gate.sources.quest_yaml import scalar_text
 
@@ -29,8 +30,6 @@ if TYPE_CHECKING:
     import re
     from collections.abc import Iterable, Mapping
 
-FINALIZING_ACTIONS = frozenset({"finalize"})
-COMPLETION_SCOPE = "quest_completion"
 # compiled when read (re costs ~3 ms a commit); `status:` as a block key, its value perhaps quoted
 _STATUS_LINE = rb"^[\"']?status[\"']?[ \t]*:[ \t]*[\"']?[ \t]*(\w*)"
 
@@ -79,30 +78,6 @@ def _line_value(match: re.Match[bytes]) -> str:
     except Exception:  # noqa: BLE001 - not YAML even alone
         value = None
     return value if value and value.strip() else match.group(1).decode("utf-8", "replace")
-
-
-def decision_reason(raw: bytes) -> str | None:
-    """Why a decision record finalizes the quest, or None. Read as ``json.loads`` reads it
-    (NaN too, any UTF); a strict UTF-8 record, the usual one, parses to the same value
-    without importing ``json`` (``io.jsondoc.loads``: ~4 ms on a commit staging a decision)."""
-    try:
-        data = loads(raw)
-    except (ValueError, RecursionError):
-        try:
-            data = json.loads(raw)
-        except (ValueError, RecursionError):
-            return None  # validation reports it
-    if not isinstance(data, dict):
-        return None
-    # no question of ``kind``: the callers ask of records in artifacts/decisions/, which
-    # DeepScientist's collector names by that folder, whatever ``kind`` says
-    action = data.get("action")
-    if isinstance(action, str) and action.strip().casefold() in FINALIZING_ACTIONS:  # as PR #60: .strip().lower()
-        return f"decision action '{action.strip()}'"
-    scope = data.get("decision_scope")
-    if isinstance(scope, str) and scope.strip().casefold() == COMPLETION_SCOPE:
-        return f"decision_scope: {COMPLETION_SCOPE}"
-    return None
 
 
 def pattern_matches(names: Iterable[str], patterns: list[str]) -> list[tuple[str, str]]:

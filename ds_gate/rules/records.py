@@ -13,6 +13,7 @@ from typing import Any
 
 from ds_gate.io import schemas
 from ds_gate.kernel.jsondoc import place, pointer
+from ds_gate.kernel.triage import record_is_fine
 from ds_gate.model.findings import (
     CONTRACT,
     DISCIPLINE,
@@ -172,7 +173,11 @@ def check_run(doc: Document) -> list[Finding]:
 
 def check_record(doc: Document, actions: Collection[str] = DECISION_ACTIONS) -> list[Finding]:
     """The built-in record rules, by kind; other kinds have none. ``actions``: the decision
-    actions this quest's DeepScientist accepts (its plugins and ``.ds-gate.yaml`` add some)."""
+    actions this quest's DeepScientist accepts (its plugins and ``.ds-gate.yaml`` add some).
+    Built on the kernel's triage: a record it calls fine has no finding, and the rules below
+    only word what it doubted (the commit hook asks the same triage, ``kernel.checkpoint``)."""
+    if record_is_fine(doc.kind, doc.data, actions):
+        return []
     if doc.kind == "run":
         return check_run(doc)
     if doc.kind == "decision":

@@ -22,8 +22,9 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 
+from ds_gate.kernel.catfile import cat_file, missing_objects
 from ds_gate.kernel.fs import TooLarge
-from ds_gate.kernel.git import DIFF_SAFETY, cat_file, git, missing_objects, split_z
+from ds_gate.kernel.git import DIFF_SAFETY, git, split_z
 from ds_gate.kernel.layout import INDEX_NAME, branch_of
 from ds_gate.model.findings import WARNING, Finding
 from ds_gate.model.records import Workspace

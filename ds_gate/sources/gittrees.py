@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator
 from pathlib import Path
 
-from ds_gate.kernel.git import cat_file
+from ds_gate.kernel.catfile import cat_file
 from ds_gate.kernel.layout import INDEX_NAME, KIND_OF_DIR
 from ds_gate.model.findings import Finding
 from ds_gate.sources.problems import (

@@ -1,9 +1,8 @@
-"""A record file's bytes as a JSON object: the one parse every reader of records uses.
+"""A record file's bytes as a JSON object, or the finding that says why it is not one.
 
-Kept apart from ``sources.records`` (the loader's reader, with its dataclasses) because the
-commit hook parses each staged record here on every commit that stages one: a record that
-parses imports nothing beyond ``json``'s C scanner (``io.jsondoc.loads``); ``json`` itself
-and the rules that word a problem load only for a record that has one.
+The parse itself is the kernel's (``kernel.triage.parse_record``, which the commit hook uses
+on every staged record); a record it refused is read again here only to word the problem
+with its place.
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ from json import JSONDecodeError
 from typing import TYPE_CHECKING
 
 from ds_gate.kernel.jsondoc import loads
+from ds_gate.kernel.triage import parse_record
 from ds_gate.sources.problems import ARTIFACT_INVALID_JSON, ARTIFACT_NOT_OBJECT
 
 if TYPE_CHECKING:
@@ -21,7 +21,12 @@ if TYPE_CHECKING:
 
 
 def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, Finding | None]:
-    """A record file as a dict, or a finding that says where it stops being JSON."""
+    """A record file as a dict, or a finding that says where it stops being JSON: the
+    kernel's ``parse_record`` reads it (the one strict parse the hook uses too), and only a
+    record it refused is read again here, to word why."""
+    data = parse_record(raw)
+    if data is not None:
+        return data, None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 
+from ds_gate.kernel.catfile import cat_file
 from ds_gate.kernel.fs import TooLarge
-from ds_gate.kernel.git import cat_file, git, split_z
+from ds_gate.kernel.git import git, split_z
 from ds_gate.kernel.layout import INDEX_NAME, KIND_OF_DIR
 from ds_gate.model.findings import WARNING, Finding
 from ds_gate.model.records import Workspace

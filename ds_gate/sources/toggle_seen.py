@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ds_gate.kernel import fs
-from ds_gate.kernel.git import GitError, blob_sizes, cat_file, git
+from ds_gate.kernel.catfile import blob_sizes, cat_file
+from ds_gate.kernel.git import GitError, git
 from ds_gate.model.records import Quest
 from ds_gate.sources.location import linked_outside
 from ds_gate.sources.quest_yaml import coerce_toggle, parse_quest_yaml

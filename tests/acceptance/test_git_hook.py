@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import add_remote, commit, git, head_subject
 
+import ds_gate
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.hooks.install import CHAIN_SUFFIX, install
@@ -264,14 +265,16 @@ def test_the_checkpoint_fast_path_loads_no_heavy_module(gated, stage_a_run, stag
                           capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout == ""
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-    assert "ds_gate.engine.commit" in imported
+    assert "ds_gate.kernel.checkpoint" in imported
     assert {"jsonschema", "yaml", "git", "pluggy"} & imported == set()
-    assert ("ds_gate.io.schemas" in imported) == stage_a_run  # the staged run really was validated
+    assert ("ds_gate.kernel.triage" in imported) == stage_a_run  # the staged run really was validated
     # issue 17: a checkpoint builds no command line (python -m ds_gate's fast path), nor does
-    # one staging a valid run record (engine.checkpoint)
-    assert {"argparse", "ds_gate.cli.main", "dataclasses"} & imported == set()
+    # one staging a valid run record (kernel.checkpoint); issue 26: the kernel alone answers
+    assert {"argparse", "ds_gate.cli.main", "dataclasses", "ds_gate.engine.commit"} & imported == set()
+    assert {m for m in imported if m.startswith("ds_gate.")} <= {f"ds_gate.{m}" for m in KERNEL}
 
 
+KERNEL = {"kernel", *(f"kernel.{p.stem}" for p in (Path(ds_gate.__file__).parent / "kernel").glob("*.py"))}
 HEAVY = {"argparse", "dataclasses", "inspect", "typing", "pathlib", "subprocess", "hashlib", "json", "re", "enum",
          "jsonschema", "yaml", "git", "pluggy", "ds_gate.cli.main", "ds_gate.model", "ds_gate.model.findings", "ds_gate.model.records",
          "ds_gate.sources.location", "ds_gate.engine.documents", "ds_gate.rules.records", "ds_gate.config.waivers", "ds_gate.config.quest"}
@@ -294,7 +297,7 @@ def test_a_checkpoint_staging_fine_records_loads_no_heavy_module(gated, staged) 
     lines = done.stderr.splitlines()
     assert [line for line in lines if not line.startswith("import time:")] == [] and done.stdout == ""
     imported = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
-    assert {"ds_gate.engine.checkpoint", "ds_gate.rules.clean", "ds_gate.io.schemas"} <= imported  # judged, here
+    assert {"ds_gate.kernel.checkpoint", "ds_gate.kernel.triage", "ds_gate.kernel.schema_fast"} <= imported  # judged, here
     assert HEAVY & imported == set()
 
 

@@ -2,7 +2,7 @@
 ``json.JSONDecoder`` (issue 17: the commit hook must not import ``json``, ``re`` and
 ``enum`` to read a staged record). Whatever the text, it must answer exactly as
 ``JSONDecoder(parse_constant=<refuse NaN>).decode`` did before: the same value, of the same
-types, or the same exception with the same message. And ``rules.finalization.decision_reason``,
+types, or the same exception with the same message. And ``kernel.finalizing.decision_reason``,
 which now tries that strict parse first, must answer as it did with ``json.loads`` alone."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from ds_gate.kernel import jsondoc
-from ds_gate.rules.finalization import decision_reason
+from ds_gate.kernel.finalizing import decision_reason
 
 REFERENCE = json.JSONDecoder(parse_constant=jsondoc._no_constant)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ds_gate.engine.quest_yaml_links import link_target, resolve
+from ds_gate.kernel.links import link_target, resolve
 
 
 @pytest.mark.parametrize(("link", "text", "expected"), [

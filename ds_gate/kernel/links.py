@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import os
 import posixpath
-from typing import TYPE_CHECKING
 
-from ds_gate.kernel.git import GitError, cat_file, git, split_z
+from ds_gate.kernel.catfile import cat_file
+from ds_gate.kernel.git import GitError, git, split_z
 from ds_gate.kernel.layout import QUEST_YAML
+
+TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping

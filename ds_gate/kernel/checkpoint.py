@@ -1,0 +1,157 @@
+"""The commit hook's answer for the common checkpoints, before any command line is built.
+
+DeepScientist commits after nearly every step, and each commit runs the hook. Most stage
+nothing the gate looks at; most of the others stage a new run or decision record that is
+fine. Both must pass silently and cheaply, so the whole answer lives here, in the kernel
+(standard library only; ``tests/acceptance/test_kernel_budget.py`` keeps its import budget).
+
+``gated`` is the question the full ``commit_check`` (``engine.commit``) asks first, and it asks
+it here. ``checkpoint_passes`` says True only when the full ``commit-check`` would pass and
+print nothing; False means only "take the full path", which then decides and reports. So every
+doubt answers False: a card, ``quest.yaml``, the manifest, an installed plugin, a configured
+quest (``layout.CONFIG_FILES``), a finalizing decision, a staged file that cannot be read or is
+over the size limit, a review, any record the triage (``kernel.triage``, the first question of
+the record rules too) does not call fine, a folder ``locate`` would refuse, and any exception.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ds_gate.kernel.catfile import cat_file
+from ds_gate.kernel.entry_points import any_installed
+from ds_gate.kernel.fs import read_file
+from ds_gate.kernel.git import blob_id, started
+from ds_gate.kernel.gitpaths import staged_changes
+from ds_gate.kernel.layout import (
+    CONFIG_FILES,
+    MANIFEST,
+    QUEST_YAML,
+    is_artifact_record,
+    is_card,
+)
+from ds_gate.kernel.links import staged_names
+
+TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from ds_gate.kernel.fs import TooLarge
+
+    Changes = dict[str, tuple[str | None, str]]
+
+REPORTS = "artifacts/reports/"
+DECISIONS = "artifacts/decisions/"
+
+
+def may_be_review(raw: bytes | TooLarge | None) -> bool:
+    """Whether a staged report is judged: DeepScientist checkpoints many reports of its own,
+    and only one whose bytes could make it a review concerns the gate (one it cannot read is
+    judged, so that is reported). JSON can spell the word only as written or through ``\\u``
+    escapes, so a report holding either is parsed: judged by what it means, not its bytes."""
+    return not isinstance(raw, bytes) or b"distill_review" in raw or b"\\u" in raw
+
+
+def gated(cwd: Path | str, changes: Changes, plugin_files: Callable[[list[str]], bool] | None = None) -> bool:
+    """Whether a commit staging ``changes`` stages anything the gate looks at. A staged report
+    costs one cat-file (``may_be_review``), so an ordinary report keeps the checkpoint fast;
+    ``plugin_files(names)`` says whether a plugin's finalization pattern names a staged file."""
+    names = staged_names(str(cwd), list(changes))  # quest.yaml too, when it links to a staged file
+    if any((is_artifact_record(n) and not n.startswith(REPORTS)) or is_card(n) for n in names) \
+            or QUEST_YAML in names or MANIFEST in names or (plugin_files is not None and plugin_files(names)):
+        return True
+    reports = [changes[n][1] for n in names if n.startswith(REPORTS) and is_artifact_record(n)]
+    return bool(reports) and any(may_be_review(raw) for raw in cat_file(cwd, reports, staged=True).values())
+
+
+def checkpoint_passes(cwd: str = ".") -> bool:
+    """True when the hook's ``commit-check`` in ``cwd`` passes silently: no plugin is installed
+    (its rules and patterns may look at anything), and the commit stages nothing the gate
+    looks at, or only artifact records that are certainly fine."""
+    if any_installed():
+        return False
+    changes = staged_changes(cwd)
+    return not gated(cwd, changes) or _only_fine_records(cwd, changes)
+
+
+def _only_fine_records(cwd: str, changes: Changes) -> bool:
+    """The staged gated files are records only, none finalizes, each is fine, in a plain
+    quest: what ``commit_check`` then does ends in a report with nothing in it."""
+    names = staged_names(cwd, list(changes))
+    if QUEST_YAML in names or MANIFEST in names or any(is_card(name) for name in names):
+        return False
+    listing = started(["worktree", "list", "--porcelain", "-z"], cwd)  # git answers while the records are judged
+    fine = False
+    try:
+        fine = _records_fine(cwd, changes, [name for name in names if is_artifact_record(name)])
+    finally:
+        worktrees = listing()  # always: git is reaped
+    return fine and _plain_quest(cwd, worktrees)
+
+
+def _records_fine(cwd: str, changes: Changes, records: list[str]) -> bool:
+    """Every staged record file is readable, fine by the triage, and no decision finalizes
+    the quest (as ``rules.finalization.commit_reasons`` asks it of a commit)."""
+    # kernel.lazy.LAZY_PLACES: strict JSON and the schemas load only when a record is staged
+    from ds_gate.kernel.finalizing import decision_reason
+    from ds_gate.kernel.triage import staged_record_is_fine
+
+    blobs = _staged_blobs(cwd, changes, records)
+    for name in records:
+        raw = blobs[name]
+        if not isinstance(raw, bytes):  # over the size limit (a finding), or unreadable
+            return False
+        if name.startswith(REPORTS) and not may_be_review(raw):
+            continue  # one of DeepScientist's own reports: commit_check leaves it alone
+        if not staged_record_is_fine(raw, name.split("/")[1]):
+            return False
+        if name.startswith(DECISIONS) and decision_reason(raw) is not None:
+            return False
+    return True
+
+
+def _staged_blobs(cwd: str, changes: Changes, names: list[str]) -> dict[str, bytes | TooLarge | None]:
+    """The staged bytes of each of ``names``: its work-tree copy when that is byte for byte
+    the staged blob (the blob id says so; DeepScientist stages with ``git add -A``, so it
+    nearly always is), else what ``cat_file`` reads, as ``commit_check`` does. The copy
+    saves two git processes; it is read as every quest file is (``kernel.fs.read_file``:
+    bounded, never a FIFO, never through a link)."""
+    blobs: dict[str, bytes | TooLarge | None] = {}
+    top = os.path.realpath(cwd)
+    for name in names:
+        staged = changes[name][1]
+        path = os.path.join(top, name)
+        if os.path.realpath(path) != path:  # a link on the way (never followed out of the quest): git's copy decides
+            continue
+        try:
+            raw = read_file(path, follow=False)
+        except OSError:  # gone, over the limit, not a regular file: git's copy decides
+            continue
+        if blob_id(raw, "sha256" if len(staged) == 64 else "sha1") == staged:
+            blobs[name] = raw
+    rest = [name for name in names if name not in blobs]
+    if rest:
+        found = cat_file(cwd, [changes[name][1] for name in rest], staged=True)
+        blobs.update((name, found.get(changes[name][1])) for name in rest)
+    return blobs
+
+
+def _plain_quest(cwd: str, worktrees: bytes) -> bool:
+    """``locate(cwd)`` finds a quest without refusing it, and the quest configures nothing
+    ds-gate reads while checking records: its root (the main worktree of ``worktrees``, the
+    output of ``git worktree list --porcelain -z``, as ``locate`` reads it) is a working tree
+    holding ``cwd`` and a ``quest.yaml``, with neither configuration file."""
+    path, bare = None, False
+    for line in worktrees.split(b"\0\0")[0].split(b"\0"):
+        key, _, value = line.decode("utf-8", "surrogateescape").partition(" ")
+        if key == "worktree":
+            path = value
+        elif key == "bare":
+            bare = True
+    if path is None or bare:
+        return False
+    root = os.path.realpath(path)
+    if os.path.commonpath([root, os.path.realpath(cwd)]) != root or not os.path.isfile(os.path.join(root, QUEST_YAML)):
+        return False
+    return not any(os.path.lexists(os.path.join(root, name)) for name in CONFIG_FILES)

@@ -1,0 +1,64 @@
+"""Issue 26: the commit hook's common path is the kernel's alone, standard library only, within
+an import budget. Counted from what the kernel itself imports (``sys.modules`` after, minus
+before), so whatever a site ``.pth`` file loads at start-up is not charged to it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import git
+
+from ds_gate.demo.example_quest import ExampleQuest
+
+# the kernel modules and standard modules one checkpoint may load, as measured (issue 26)
+OWN_BUDGET = {"nothing gated": 13, "a run record": 20}
+STDLIB_BUDGET = {"nothing gated": 4, "a run record": 17}
+NEVER = {"typing", "re", "enum", "json", "subprocess", "dataclasses", "pathlib", "argparse", "inspect", "hashlib"}
+
+PROBE = """
+import sys
+before = set(sys.modules)
+from ds_gate.kernel.checkpoint import checkpoint_passes
+passed = checkpoint_passes(".")
+loaded = sorted(set(sys.modules) - before)
+import json
+print(json.dumps({"passed": passed, "loaded": loaded}))
+"""
+
+
+def kernel_imports(workspace: Path) -> tuple[bool, list[str], list[str]]:
+    done = subprocess.run([sys.executable, "-c", PROBE], cwd=workspace, capture_output=True, text=True, check=True)
+    answer = json.loads(done.stdout)
+    own = [m for m in answer["loaded"] if m == "ds_gate" or m.startswith("ds_gate.")]
+    return answer["passed"], own, [m for m in answer["loaded"] if m not in own]
+
+
+@pytest.mark.parametrize("staged", ["nothing gated", "a run record"])
+def test_a_checkpoint_is_answered_by_the_kernel_within_its_budget(tmp_path: Path, staged: str) -> None:
+    quest = ExampleQuest(tmp_path / "quests" / "001").create()
+    (quest.root / "notes.md").write_text("progress\n")
+    if staged == "a run record":
+        quest.run(quest.root, "main-002", status="running")
+    git(quest.root, "add", "-A")
+    passed, own, stdlib = kernel_imports(quest.root)
+    assert passed  # the kernel answered: this is the path every such checkpoint takes
+    assert all(m == "ds_gate" or m.startswith("ds_gate.kernel") for m in own), own
+    assert all(m.split(".")[0] in sys.stdlib_module_names for m in stdlib), stdlib  # standard library only
+    assert NEVER.isdisjoint(stdlib), stdlib
+    assert len(own) <= OWN_BUDGET[staged], own
+    assert len(stdlib) <= STDLIB_BUDGET[staged], stdlib
+    assert ("ds_gate.kernel.triage" in own) == (staged == "a run record")  # the record was judged, here
+
+
+def test_the_budget_counts_what_a_heavier_path_would_load(tmp_path: Path) -> None:
+    """The probe is not blind: a card staged takes the full path's modules in the same count."""
+    quest = ExampleQuest(tmp_path / "quests" / "001").create()
+    git(quest.root, "add", "-A")
+    probe = PROBE.replace("from ds_gate.kernel.checkpoint import checkpoint_passes", "from ds_gate.engine.commit import commit_check as checkpoint_passes")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=quest.root, capture_output=True, text=True, check=True)
+    loaded = json.loads(done.stdout)["loaded"]
+    assert {"typing", "dataclasses"} <= set(loaded) and len([m for m in loaded if m.startswith("ds_gate.")]) > OWN_BUDGET["a run record"]
