@@ -10,7 +10,8 @@ import os
 from typing import TYPE_CHECKING
 
 from ds_gate.cli._shared import EXIT_OK, REQUIRE_HELP, emit, verdict
-from ds_gate.engine.push import push_check, pushes_from, read_stdin
+from ds_gate.engine.push import push_check
+from ds_gate.kernel.push import pushes_from, read_stdin
 
 if TYPE_CHECKING:
     import argparse

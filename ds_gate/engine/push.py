@@ -7,16 +7,13 @@ decision, or a plugin's pattern. Then the closure gate runs over the git source 
 branch tip, plus the commits being pushed), so it sees what the remote will see; an
 ordinary push is never blocked because runs are pending.
 
-The pushed refs come from git's pre-push input (``<local ref> <local id> <remote ref>
-<remote id>`` lines, for a plain hook) or from pre-commit's ``PRE_COMMIT_FROM_REF`` /
-``PRE_COMMIT_TO_REF``.
+The pushed refs are read by ``kernel.push`` (``pushes_from``, ``read_stdin``), which also answers
+the common push (nothing final sent) before this module loads.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from ds_gate.config.quest import configured_require
@@ -26,22 +23,11 @@ from ds_gate.kernel.catfile import cat_file_check
 from ds_gate.kernel.gitpaths import read_paths
 from ds_gate.kernel.layout import MANIFEST, QUEST_YAML, is_artifact_record
 from ds_gate.kernel.links import pushed_names
+from ds_gate.kernel.push import names_in_range
 from ds_gate.model.reports import SCOPES, GateReport
 from ds_gate.plugins.manager import finalization_patterns
 from ds_gate.rules.finalization import push_reasons
-from ds_gate.sources.gitrefs import names_in_range, pushed_refs
 from ds_gate.sources.location import locate
-
-ZERO = frozenset({"0" * 40, "0" * 64})
-
-
-def pushes_from(env: Mapping[str, str], stdin_text: str) -> list[tuple[str, str]]:
-    """(name, commit id) of each pushed tip; deletions push nothing."""
-    to_ref = env.get("PRE_COMMIT_TO_REF")
-    if to_ref:
-        remote = env.get("PRE_COMMIT_REMOTE_BRANCH") or "pushed"
-        return [(f"push:{remote}", to_ref)]
-    return [(f"push:{remote_ref}", local_id) for _, local_id, remote_ref, _ in pushed_refs(stdin_text) if local_id not in ZERO]
 
 
 def finalization_reasons(root: Path, tip: str) -> list[str]:
@@ -76,9 +62,3 @@ def push_check(cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: b
         report = as_closure_sees(report, evaluate(cwd, SCOPES["pre-push"], require=require, finalization=reasons),
                                  "no commit holds yet")
     return report
-
-
-def read_stdin() -> str:
-    if sys.stdin is None or sys.stdin.isatty() or "PRE_COMMIT_TO_REF" in os.environ:
-        return ""
-    return sys.stdin.read()

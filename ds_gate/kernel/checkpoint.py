@@ -137,6 +137,11 @@ def _staged_blobs(cwd: str, changes: Changes, names: list[str]) -> dict[str, byt
     return blobs
 
 
+def plain_quest(cwd: str) -> bool:
+    """``locate(cwd)`` would find a plain quest here (``_plain_quest``), asked of git now."""
+    return _plain_quest(cwd, started(["worktree", "list", "--porcelain", "-z"], cwd)())
+
+
 def _plain_quest(cwd: str, worktrees: bytes) -> bool:
     """``locate(cwd)`` finds a quest without refusing it, and the quest configures nothing
     ds-gate reads while checking records: its root (the main worktree of ``worktrees``, the

@@ -39,3 +39,12 @@ def decision_reason(raw: bytes) -> str | None:
     if isinstance(scope, str) and scope.strip().casefold() == COMPLETION_SCOPE:
         return f"decision_scope: {COMPLETION_SCOPE}"
     return None
+
+
+def may_say_completed(raw: bytes) -> bool:
+    """Whether a ``quest.yaml``'s bytes could mean ``status: completed`` once parsed. YAML
+    writes a value in other bytes only through a double-quoted scalar's escapes (``\x63``,
+    ``\u0063``, an escaped line break) and in another case (``Completed``); tags
+    (``!!str``), flow style, anchors and aliases all keep the word's letters in the text. So
+    a file with neither the word in any case nor a backslash cannot say it, and is not parsed."""
+    return b"completed" in raw.lower() or b"\\" in raw

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from ds_gate.io.yamldoc import load_yaml
 from ds_gate.kernel.finalizing import (
     decision_reason,
+    may_say_completed,
 )
 from ds_gate.kernel.layout import MANIFEST, QUEST_YAML
 from ds_gate.sources.quest_yaml import scalar_text
@@ -32,15 +33,6 @@ if TYPE_CHECKING:
 
 # compiled when read (re costs ~3 ms a commit); `status:` as a block key, its value perhaps quoted
 _STATUS_LINE = rb"^[\"']?status[\"']?[ \t]*:[ \t]*[\"']?[ \t]*(\w*)"
-
-
-def may_say_completed(raw: bytes) -> bool:
-    """Whether a ``quest.yaml``'s bytes could mean ``status: completed`` once parsed. YAML
-    writes a value in other bytes only through a double-quoted scalar's escapes (``\x63``,
-    ``\u0063``, an escaped line break) and in another case (``Completed``); tags
-    (``!!str``), flow style, anchors and aliases all keep the word's letters in the text. So
-    a file with neither the word in any case nor a backslash cannot say it, and is not parsed."""
-    return b"completed" in raw.lower() or b"\\" in raw
 
 
 def quest_status(raw: bytes | OSError | None) -> str | None:

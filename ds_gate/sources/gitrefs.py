@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ds_gate.kernel.catfile import cat_file, missing_objects
 from ds_gate.kernel.fs import TooLarge
-from ds_gate.kernel.git import DIFF_SAFETY, git, split_z
+from ds_gate.kernel.git import git
 from ds_gate.kernel.layout import INDEX_NAME, branch_of
 from ds_gate.model.findings import WARNING, Finding
 from ds_gate.model.records import Workspace
@@ -144,20 +144,3 @@ def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Seque
             index = None
         readers.append(RefReader(ws, entries, blobs, index, mine))
     return readers, findings
-
-
-def pushed_refs(stdin_text: str) -> list[tuple[str, str, str, str]]:
-    """git's pre-push input: (local ref, local id, remote ref, remote id) per line."""
-    out = []
-    for line in stdin_text.splitlines():
-        parts = line.split()
-        if len(parts) == 4:
-            out.append((parts[0], parts[1], parts[2], parts[3]))
-    return out
-
-
-def names_in_range(root: Path, tip: str) -> list[str]:
-    """Files touched by the commits of ``tip`` that no remote-tracking ref has yet."""
-    out = git(["log", "--no-show-signature", *DIFF_SAFETY, "-z", "--format=", "--name-only", "--no-renames", tip, "--not",
-               "--remotes"], root)
-    return sorted(set(split_z(out)))

@@ -5,18 +5,23 @@ before), so whatever a site ``.pth`` file loads at start-up is not charged to it
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import git
+from helpers import add_remote, commit, git
 
+import ds_gate
+from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
+from ds_gate.kernel.layout import MANIFEST
 
 # the kernel modules and standard modules one checkpoint may load, as measured (issue 26)
 OWN_BUDGET = {"nothing gated": 13, "a run record": 20}
 STDLIB_BUDGET = {"nothing gated": 4, "a run record": 17}
+KERNEL = {"kernel", *(f"kernel.{p.stem}" for p in (Path(ds_gate.__file__).parent / "kernel").glob("*.py"))}
 NEVER = {"typing", "re", "enum", "json", "subprocess", "dataclasses", "pathlib", "argparse", "inspect", "hashlib"}
 
 PROBE = """
@@ -62,3 +67,36 @@ def test_the_budget_counts_what_a_heavier_path_would_load(tmp_path: Path) -> Non
     done = subprocess.run([sys.executable, "-c", probe], cwd=quest.root, capture_output=True, text=True, check=True)
     loaded = json.loads(done.stdout)["loaded"]
     assert {"typing", "dataclasses"} <= set(loaded) and len([m for m in loaded if m.startswith("ds_gate.")]) > OWN_BUDGET["a run record"]
+
+
+def pushed_through_the_hook(workspace: Path, branch: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    done = subprocess.run(["git", "push", "-q", "origin", branch], cwd=workspace, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    return done, imported
+
+
+def test_a_push_sending_nothing_final_is_answered_by_the_kernel(tmp_path: Path) -> None:
+    """The installed pre-push hook, on an ordinary push (new runs and a continue decision): the
+    kernel answers, with no command line, model or engine; a push sending the paper bundle
+    takes the full path, which gates it (the kernel's answer is not a blanket pass)."""
+    quest = ExampleQuest(tmp_path / "quests" / "001").create()
+    assert main(["install", str(quest.root)]) == 0
+    add_remote(quest.root, tmp_path / "remote.git")
+    branch = git(quest.root, "branch", "--show-current").stdout.strip()
+    quest.run(quest.root, "main-002", status="running")
+    quest.decision(quest.root, "continue")
+    assert commit(quest.root, "experiment: main-002").returncode == 0
+    done, imported = pushed_through_the_hook(quest.root, branch)
+    assert done.returncode == 0, done.stderr
+    assert "ds_gate.kernel.push" in imported
+    assert {"ds_gate.cli.main", "ds_gate.engine.push", "argparse", "dataclasses", "typing"} & imported == set()
+    assert {m for m in imported if m.startswith("ds_gate.")} <= {"ds_gate.__main__", *(f"ds_gate.{m}" for m in KERNEL)}
+
+    quest.run(quest.root, "main-003")  # completed, no review
+    (quest.root / "paper").mkdir(exist_ok=True)
+    (quest.root / MANIFEST).write_text(json.dumps({"package_type": "paper_draft_checkpoint"}) + "\n")
+    git(quest.root, "add", "-A")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "paper: bundle")
+    done, imported = pushed_through_the_hook(quest.root, branch)
+    assert done.returncode != 0 and "ds_gate.engine.push" in imported  # the full path judged it

@@ -1,0 +1,92 @@
+"""The pre-push hook's answer for the common push, before any command line is built.
+
+A push gates only when the commits it sends finalize the quest; most pushes send none. So,
+as ``kernel.checkpoint`` does for commits, this answers True only when the full ``pre-push``
+(``engine.push``) would pass and print nothing: no plugin is installed, the quest is plain, and
+no pushed tip's new commits touch the manifest, ``quest.yaml`` (also through a link inside the
+quest) or a decision that finalizes. Every doubt answers False, and the full path decides.
+
+The pushed refs come from git's pre-push input (``<local ref> <local id> <remote ref>
+<remote id>`` lines, for a plain hook) or from pre-commit's ``PRE_COMMIT_FROM_REF`` /
+``PRE_COMMIT_TO_REF``. git gives the input once: ``ds_gate.__main__`` hands what it read here to
+the full path when the answer is not this one's.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ds_gate.kernel.checkpoint import DECISIONS, plain_quest
+from ds_gate.kernel.entry_points import any_installed
+from ds_gate.kernel.git import DIFF_SAFETY, git, split_z
+from ds_gate.kernel.gitpaths import read_paths
+from ds_gate.kernel.layout import MANIFEST, QUEST_YAML, is_artifact_record
+from ds_gate.kernel.links import pushed_names
+
+TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
+ZERO = frozenset({"0" * 40, "0" * 64})
+
+
+def read_stdin() -> str:
+    """git's pre-push input (none under pre-commit, which names the refs in the environment)."""
+    if sys.stdin is None or sys.stdin.isatty() or "PRE_COMMIT_TO_REF" in os.environ:
+        return ""
+    return sys.stdin.read()
+
+
+def pushed_refs(stdin_text: str) -> list[tuple[str, str, str, str]]:
+    """git's pre-push input: (local ref, local id, remote ref, remote id) per line."""
+    return [(p[0], p[1], p[2], p[3]) for p in (line.split() for line in stdin_text.splitlines()) if len(p) == 4]
+
+
+def pushes_from(env: Mapping[str, str], stdin_text: str) -> list[tuple[str, str]]:
+    """(name, commit id) of each pushed tip; deletions push nothing."""
+    to_ref = env.get("PRE_COMMIT_TO_REF")
+    if to_ref:
+        remote = env.get("PRE_COMMIT_REMOTE_BRANCH") or "pushed"
+        return [(f"push:{remote}", to_ref)]
+    return [(f"push:{remote_ref}", local_id) for _, local_id, remote_ref, _ in pushed_refs(stdin_text) if local_id not in ZERO]
+
+
+def names_in_range(root: Path | str, tip: str) -> list[str]:
+    """Files touched by the commits of ``tip`` that no remote-tracking ref has yet."""
+    out = git(["log", "--no-show-signature", *DIFF_SAFETY, "-z", "--format=", "--name-only", "--no-renames", tip, "--not",
+               "--remotes"], root)
+    return sorted(set(split_z(out)))
+
+
+def push_passes(cwd: str, stdin_text: str) -> bool:
+    """True when the hook's ``pre-push`` in ``cwd``, given git's input, passes silently:
+    nothing pushed finalizes."""
+    if any_installed() or not plain_quest(cwd):
+        return False
+    for _, tip in pushes_from(os.environ, stdin_text):
+        if not _sends_nothing_final(cwd, tip):
+            return False
+    return True
+
+
+def _sends_nothing_final(cwd: str, tip: str) -> bool:
+    """The commits up to ``tip`` touch no finalization file (as ``rules.finalization.push_reasons``
+    reads them: the manifest, ``quest.yaml`` also through a link, a finalizing decision at ``tip``)."""
+    names = names_in_range(cwd, tip)
+    if not names:
+        return True
+    decisions = [n for n in names if is_artifact_record(n) and n.startswith(DECISIONS)]
+    blobs = {f"{tip}:{n}": raw for n, raw in read_paths(cwd, tip, [*decisions, QUEST_YAML]).items()}
+    names = pushed_names(cwd, tip, names, blobs)
+    if MANIFEST in names:
+        return False
+    # kernel.lazy.LAZY_PLACES: the finalization readers load only when quest.yaml or decisions are pushed
+    from ds_gate.kernel.finalizing import decision_reason, may_say_completed
+
+    if QUEST_YAML in names:  # a quest's first push sends it: fine when its bytes cannot say completed
+        raw = blobs[f"{tip}:{QUEST_YAML}"]
+        if not isinstance(raw, bytes) or may_say_completed(raw):
+            return False
+    return not any(isinstance(raw, bytes) and decision_reason(raw) for raw in (blobs[f"{tip}:{n}"] for n in decisions))
