@@ -2,9 +2,8 @@
 
 One shape for whichever surface asked, so each surface's rules (pytest's precedence of
 options over ini values, ``candidates`` having no ``--require``) live in one constructor
-and the engine is called the same way. Loaded by ``run`` of the gate commands (not on the
-commit hook's path: ``dataclasses`` costs ~6 ms) and by the pytest plugin, where pytest
-has paid for it already.
+and the engine is called the same way: the gate commands' ``GateCommand`` and the pytest
+plugin take one.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from ds_gate.sources.memory import HOME_VARIABLES
 
 if TYPE_CHECKING:
     import argparse
-    from pathlib import Path
 
     import pytest
 
@@ -129,7 +127,6 @@ def _checked_format(name: str) -> str:
     """A configured format no reporter offers is a usage error (exit 2), as ``--format`` is."""
     if name in FORMATS:
         return name
-
     try:
         reporters.get(name)
     except ValueError as exc:
