@@ -1,7 +1,7 @@
 """What every command shares: exit codes, the output formats, printing a report, the source options.
 
-Imported by each command module at start-up, so it imports nothing beyond ``sys``; the
-reporters load when a report is printed.
+One place, so that each command's exit codes and output behave alike (a closed pipe, ``--output``,
+a terminal that cannot encode a character).
 """
 
 from __future__ import annotations
@@ -50,7 +50,6 @@ def emit(report: Report, args: argparse.Namespace | str) -> None:
     output = None if isinstance(args, str) else getattr(args, "output", None)
     reporter = reporters.get(fmt)
     if hasattr(reporter, "view"):  # the text reporter: laid out for where it goes
-
         reporter.view = view_for(None if output else sys.stdout, getattr(args, "color", "auto") or "auto",
                                  bool(getattr(args, "quiet", False)))
     # a reporter that renders in parts (JSON) is written a part at a time: never whole in memory
@@ -64,7 +63,6 @@ def emit(report: Report, args: argparse.Namespace | str) -> None:
     try:
         write(sys.stdout, text, getattr(reporter, "encoding", None))
     except BrokenPipeError:  # `| head`: the reader left, the verdict still stands (exit 1 stays 1)
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit flush cannot fail again
 
 

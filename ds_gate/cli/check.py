@@ -1,12 +1,14 @@
 """``check``, ``closure`` and ``candidates``: one gate over a quest, three scopes of it.
 
 They differ only in the ``Scope`` the engine applies (``model.reports.SCOPES``), so one
-module registers all three and one ``run`` serves them.
+module registers all three and one ``run`` serves them: it parses the namespace into
+``GateOptions`` and hands them to ``GateCommand``, whose ``run() -> int`` is the command.
 """
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ds_gate.cli._shared import (
@@ -21,11 +23,14 @@ from ds_gate.cli._shared import (
 from ds_gate.cli.flags import CLI_NO_CACHE, NO_REQUIRE
 from ds_gate.cli.options import GateOptions
 from ds_gate.config.settings import load
-from ds_gate.engine.gate import evaluate
+from ds_gate.engine.gate import Gate, GateInputs, scope_of
+from ds_gate.engine.quest_config import read_quest_config
 from ds_gate.sources.location import locate
 
 if TYPE_CHECKING:
     from ds_gate.cli._shared import Subparsers
+    from ds_gate.engine.quest_config import QuestConfig
+    from ds_gate.sources.location import Location
 
 # name, help, whether it can fail (and so takes --require and --home)
 GATES = (
@@ -49,12 +54,32 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
         p.set_defaults(handler=run)
 
 
+@dataclass(frozen=True, slots=True)
+class GateCommand:
+    """One gate command: the quest located and its configuration read once, the options
+    parsed from both, and where the report goes (``output``: the namespace's ``--format``,
+    ``--output``, ``--color``, ``--quiet``)."""
+
+    command: str
+    location: Location
+    config: QuestConfig
+    options: GateOptions
+    output: argparse.Namespace
+
+    def run(self) -> int:
+        """The exit code: 0 when the gate passes, 1 when it fails (a QuestError is exit 2, by ``main``)."""
+        options = self.options
+        inputs = GateInputs(scope_of(self.command), require=options.require, home=options.home, source=options.source,
+                            refs=options.refs, cache=options.cache, no_require=options.no_require,
+                            accept_quest_waivers=options.accept_quest_waivers)
+        report = Gate(self.location, inputs, settings=load(options.config), config=self.config).run()
+        emit(report, self.output)
+        return verdict(report)
+
+
 def run(args: argparse.Namespace) -> int:
     location = locate(args.path)  # once: for the configuration, then for the gate
-    options = GateOptions.from_args(args, location)
+    config = read_quest_config(location.root)  # once: for the options, then for the gate
+    options = GateOptions.from_args(args, location, config)
     args.format = options.format  # the configured format, unless --format was given
-    report = evaluate(location, args.command, require=options.require, home=options.home, source=options.source,
-                      refs=options.refs, cache=options.cache, no_require=options.no_require,
-                      accept_quest_waivers=options.accept_quest_waivers, settings=load(options.config))
-    emit(report, args)
-    return verdict(report)
+    return GateCommand(args.command, location, config, options, args).run()

@@ -2,9 +2,8 @@
 
 One shape for whichever surface asked, so each surface's rules (pytest's precedence of
 options over ini values, ``candidates`` having no ``--require``) live in one constructor
-and the engine is called the same way. Loaded by ``run`` of the gate commands (not on the
-commit hook's path: ``dataclasses`` costs ~6 ms) and by the pytest plugin, where pytest
-has paid for it already.
+and the engine is called the same way: the gate commands' ``GateCommand`` and the pytest
+plugin take one.
 """
 
 from __future__ import annotations
@@ -20,16 +19,15 @@ from ds_gate.config.quest import from_quest, read_defaults
 from ds_gate.config.settings import load
 from ds_gate.kernel.errors import QuestError
 from ds_gate.reporters import registry as reporters
-from ds_gate.sources.location import locate
+from ds_gate.sources.location import Location, locate
 from ds_gate.sources.memory import HOME_VARIABLES
 
 if TYPE_CHECKING:
     import argparse
-    from pathlib import Path
 
     import pytest
 
-    from ds_gate.sources.location import Location
+    from ds_gate.engine.quest_config import QuestConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,14 +44,16 @@ class GateOptions:
     config: str | None = None  # --config FILE: the trusted configuration file (else $DS_GATE_CONFIG, the user's)
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace, location: Location | None = None) -> GateOptions:
+    def from_args(cls, args: argparse.Namespace, location: Location | None = None,
+                  config: QuestConfig | None = None) -> GateOptions:
         """A flag the caller gave wins; else the trusted configuration's value (``--config``,
         ``$DS_GATE_CONFIG``, the user's file: ``ds_gate.config.settings``); else what the quest's own
         files say where it cannot lower a verdict (``config.from_quest``); else ds-gate's.
         ``candidates`` has no ``--require``/``--home`` (it never fails), so they default here.
-        Not a quest is a QuestError (exit 2), as the gate's."""
-        config = getattr(args, "config", None)
-        trusted, quest = load(config).values, _quest_settings(location or args.path)
+        Not a quest is a QuestError (exit 2), as the gate's. ``location``/``config``: the quest
+        located and its configuration read already (the gate run uses the same ones)."""
+        config_file = getattr(args, "config", None)
+        trusted, quest = load(config_file).values, _quest_settings(location or args.path, config)
         flag_require = getattr(args, "require", None)
         require = flag_require is True or (flag_require is None and (
             trusted.get("require") is True or ("require" not in trusted and quest.get("require") is True)))
@@ -67,7 +67,7 @@ class GateOptions:
             cache=not getattr(args, "no_cache", False),
             no_require=flag_require is False,
             accept_quest_waivers=bool(getattr(args, "accept_quest_waivers", False)),
-            config=config,
+            config=config_file,
         )
 
     @classmethod
@@ -103,9 +103,13 @@ def configured_source(args: argparse.Namespace, location: Location | None = None
     return _given(args.source, trusted.get("source", quest.get("source", "auto"))), refs
 
 
-def _quest_settings(path: Path | str | Location) -> dict[str, Any]:
-    """What the quest's own files say that may apply (never what would lower a verdict)."""
-    return from_quest(read_defaults(locate(path).root))[0]
+def _quest_settings(path: Path | str | Location, config: QuestConfig | None = None) -> dict[str, Any]:
+    """What the quest's own files say that may apply (never what would lower a verdict): from
+    ``config`` when the caller read it, else read at the quest ``path`` lies in."""
+    if config is not None:
+        return from_quest(config.defaults)[0]
+    root = path.root if isinstance(path, Location) else locate(path).root
+    return from_quest(read_defaults(root))[0]
 
 
 def _given(flag: Any, configured: Any) -> Any:
@@ -123,7 +127,6 @@ def _checked_format(name: str) -> str:
     """A configured format no reporter offers is a usage error (exit 2), as ``--format`` is."""
     if name in FORMATS:
         return name
-
     try:
         reporters.get(name)
     except ValueError as exc:

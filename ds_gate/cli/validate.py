@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ds_gate.agent.tools import validate_review
@@ -47,11 +48,24 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     r.set_defaults(handler=run_review, formats=("text", "json"))
 
 
+@dataclass(frozen=True, slots=True)
+class ValidateCommand:
+    """``ds-gate validate FILE...``: the files as given, how they are judged, and where the
+    report goes (``output``: the namespace's ``--format``, ``--output``, ``--color``, ``--quiet``)."""
+
+    files: tuple[str, ...]
+    checkpoint: bool
+    output: argparse.Namespace
+
+    def run(self) -> int:
+        """A file that cannot be read is a usage error (exit 2), not a failed check: the caller named the wrong thing."""
+        report, readable = validate_files(self.files, checkpoint=self.checkpoint)
+        emit(report, self.output)
+        return verdict(report) if readable else EXIT_USAGE
+
+
 def run(args: argparse.Namespace) -> int:
-    """A file that cannot be read is a usage error (exit 2), not a failed check: the caller named the wrong thing."""
-    report, readable = validate_files(args.files, checkpoint=args.checkpoint)
-    emit(report, args)
-    return verdict(report) if readable else EXIT_USAGE
+    return ValidateCommand(tuple(args.files), bool(args.checkpoint), args).run()
 
 
 def run_review(args: argparse.Namespace) -> int:

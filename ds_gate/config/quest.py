@@ -23,16 +23,15 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ds_gate.config.files import quest_file
 from ds_gate.config.settings import load, shown_config_path
 from ds_gate.config.waivers import WAIVER_INVALID
 from ds_gate.io import schemas
 from ds_gate.io.yamldoc import YamlError, load_yaml
-from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.layout import PYPROJECT
 from ds_gate.kernel.layout import QUEST_CONFIG as FILE
 from ds_gate.model.findings import Finding
-from ds_gate.sources.location import linked_outside
 from ds_gate.sources.memory import jsonable
 
 try:
@@ -54,23 +53,6 @@ class Defaults(NamedTuple):
     yaml_problem: str | None = None  # why .ds-gate.yaml sets no default (doctor says it)
 
 
-def _text(root: Path, name: str) -> tuple[str | None, str | None]:
-    """(text, None), (None, why it cannot be read), or (None, None) when there is no such file."""
-    path = root / name
-    if not path.is_file() and not path.is_symlink():
-        return None, None
-
-    target = linked_outside(root, path)
-    if target is not None:
-        return None, f"{name} is a symbolic link to {target}, outside the quest; not followed"
-    try:
-        return fs.read_file(path).decode("utf-8-sig"), None
-    except fs.TooLarge as exc:
-        return None, f"{name} is {exc.strerror}"
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, f"{name} cannot be read: {exc}"
-
-
 def _schema_problems(data: Any, *, waivers_too: bool) -> list[tuple[str, str | None]]:
     """(message, hint) of each schema error that concerns the file as a whole (a bad waiver
     entry spoils that waiver only, not the defaults beside it)."""
@@ -85,7 +67,11 @@ def _pick(data: dict[str, Any]) -> dict[str, Any]:
 
 def yaml_defaults(root: Path) -> tuple[dict[str, Any], str | None]:
     """``.ds-gate.yaml``'s defaults, or ({}, why none applies)."""
-    text, problem = _text(root, FILE)
+    return yaml_defaults_of(*quest_file(root, FILE))
+
+
+def yaml_defaults_of(text: str | None, problem: str | None) -> tuple[dict[str, Any], str | None]:
+    """``yaml_defaults`` of a text read already (``quest_file``): one read serves every reader."""
     if text is None:
         return {}, problem
 
@@ -139,7 +125,12 @@ def parse_pyproject(text: str, loads: Any) -> tuple[dict[str, Any], list[Finding
 
 
 def pyproject_defaults(root: Path, loads: Any = None) -> tuple[dict[str, Any], list[Finding]]:
-    text, problem = _text(root, PYPROJECT)
+    return pyproject_defaults_of(*quest_file(root, PYPROJECT), loads)
+
+
+def pyproject_defaults_of(text: str | None, problem: str | None, loads: Any = None
+                          ) -> tuple[dict[str, Any], list[Finding]]:
+    """``pyproject_defaults`` of a text read already (``quest_file``)."""
     if text is None:
         return {}, [_invalid(problem)] if problem else []
     return parse_pyproject(text, loads if loads is not None else toml_loads())
@@ -147,8 +138,14 @@ def pyproject_defaults(root: Path, loads: Any = None) -> tuple[dict[str, Any], l
 
 def read_defaults(root: Path) -> Defaults:
     """Both files' defaults; a key both set differently is a finding, and ``.ds-gate.yaml``'s value stands."""
-    from_yaml, yaml_problem = yaml_defaults(root)
-    from_toml, problems = pyproject_defaults(root)
+    return defaults_of(root, yaml_defaults(root), pyproject_defaults(root))
+
+
+def defaults_of(root: Path, yaml_found: tuple[dict[str, Any], str | None],
+                toml_found: tuple[dict[str, Any], list[Finding]]) -> Defaults:
+    """``read_defaults`` of both files' parsed contents (``yaml_defaults_of``, ``pyproject_defaults_of``)."""
+    from_yaml, yaml_problem = yaml_found
+    from_toml, problems = toml_found[0], list(toml_found[1])
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
     for name, found in ((PYPROJECT, _pick(from_toml)), (FILE, from_yaml)):
@@ -221,8 +218,13 @@ def configured(root: Path) -> Defaults | None:
 def decision_actions(root: Path) -> list[str]:
     """The extra decision actions of ``.ds-gate.yaml`` and ``[tool.ds-gate]``: a fork's.
     A broken file adds none (``check`` reports it)."""
+    toml = pyproject_defaults(root)[0] if os.path.lexists(root / PYPROJECT) else {}
+    return actions_of(quest_file(root, FILE)[0], toml)
+
+
+def actions_of(text: str | None, toml: dict[str, Any]) -> list[str]:
+    """``decision_actions`` of ``.ds-gate.yaml``'s text and ``[tool.ds-gate]``'s parsed values."""
     actions: list[str] = []
-    text, _ = _text(root, FILE)
     if text is not None:
         try:
             data = load_yaml(text)
@@ -230,8 +232,7 @@ def decision_actions(root: Path) -> list[str]:
             data = None
         found = data.get("decision_actions") if isinstance(data, dict) else None
         actions += [a.strip() for a in found if isinstance(a, str) and a.strip()] if isinstance(found, list) else []
-    if os.path.lexists(root / PYPROJECT):
-        actions += [a.strip() for a in pyproject_defaults(root)[0].get("decision_actions", []) if a.strip()]
+    actions += [a.strip() for a in toml.get("decision_actions", []) if a.strip()]
     return actions
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,7 +27,7 @@ from ds_gate.rules.coverage import RunIndex
 from ds_gate.rules.policy import CHECKPOINT, apply_policy, demoted_note
 from ds_gate.rules.records import REVIEW_RUNS_NOT_CHECKED
 from ds_gate.rules.vocabulary import kind_finding
-from ds_gate.sources.location import locate
+from ds_gate.sources.location import Location, locate
 from ds_gate.sources.memory import parse_card
 from ds_gate.sources.problems import INPUT_UNREADABLE, too_large
 from ds_gate.sources.records import parse_json_object
@@ -124,76 +124,107 @@ def walk_documents(folder: Path) -> list[str]:
     return sorted(found)
 
 
-def validate_files(paths: Iterable[str | Path], *, checkpoint: bool = False) -> tuple[DocumentsReport, bool]:
-    """The ``ds-gate validate`` core: (report, every file could be read). ``checkpoint``: the
-    files are what an ordinary checkpoint stages, judged by the commit policy's table. A
-    folder stands for the record and card files under it (``walk_documents``)."""
-    paths_list: list[str | Path] = []
-    walked: list[str] = []
-    for given in paths:
-        if Path(given).is_dir():
-            inside = walk_documents(Path(given))
-            paths_list.extend(inside)
-            walked.append(f"{len(inside)} record or card files found under {given}")
-        else:
-            paths_list.append(given)
+@dataclass(slots=True)
+class QuestsByFolder:
+    """The quest each given record lies in: located once per folder (one git call per folder,
+    not per file) and read once per quest, from the ``Location`` found (never located again)."""
 
-    documents: list[GivenFile] = []
-    findings: list[Finding] = []
-    readable = True
-    cards = 0
+    locations: dict[Path, Location | QuestError] = field(default_factory=dict)
+    quests: dict[Path, Quest] = field(default_factory=dict)
+
+    def quest_for(self, doc: GivenFile) -> Quest:
+        folder = Path(doc.display).resolve().parent
+        if folder not in self.locations:
+            try:
+                self.locations[folder] = locate(folder)
+            except QuestError as exc:
+                self.locations[folder] = exc
+        found = self.locations[folder]
+        if isinstance(found, QuestError):
+            raise found
+        if found.root not in self.quests:
+            self.quests[found.root] = load_quest(found)
+        return self.quests[found.root]
+
+
+@dataclass(slots=True)
+class Validation:
+    """One ``ds-gate validate`` run, step by step (``run``): the folders named stand for the
+    files under them, each file is read once (a card is checked as it is read), the records
+    are checked together (a review against its quest's runs), and the report is made.
+    ``checkpoint``: the files are what an ordinary checkpoint stages, judged by the commit
+    policy's table."""
+
+    given: tuple[str | Path, ...]
+    checkpoint: bool = False
+    paths: list[str | Path] = field(default_factory=list)
+    walked: list[str] = field(default_factory=list)  # a note for each folder named
+    documents: list[GivenFile] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    readable: bool = True  # every file could be read
+    cards: int = 0
     check_card: Callable[[Card], list[Finding]] | None = None  # built on the first card, once
-    for given in paths_list:
+
+    def run(self) -> tuple[DocumentsReport, bool]:
+        """(report, every file could be read)."""
+        self.expand()
+        for given in self.paths:
+            self.read(given)
+        doc_findings, checked = check_documents(self.documents, QuestsByFolder().quest_for, Path.cwd())
+        self.findings.extend(doc_findings)
+        return self.report(checked), self.readable
+
+    def expand(self) -> None:
+        """A folder stands for the record and card files under it (``walk_documents``)."""
+        for given in self.given:
+            if Path(given).is_dir():
+                inside = walk_documents(Path(given))
+                self.paths.extend(inside)
+                self.walked.append(f"{len(inside)} record or card files found under {given}")
+            else:
+                self.paths.append(given)
+
+    def read(self, given: str | Path) -> None:
+        """One file: a card is checked at once, a record is kept for ``check_documents``."""
         path = Path(given)
         try:
             raw = fs.read_file(path)
         except fs.TooLarge as exc:  # a finding like any record's, not a usage error: the file is there
-            findings.append(too_large(str(given), exc))
-            continue
+            self.findings.append(too_large(str(given), exc))
+            return
         except OSError as exc:  # missing, unreadable, or not a regular file (a FIFO, /dev/zero): exit 2
-            readable = False
-            findings.append(
-                INPUT_UNREADABLE.at(
-                    str(given),
-                    f"cannot read {given}: {exc.strerror or exc}",
-                    hint="name a regular file (a pipe or device is never read)" if isinstance(exc, fs.NotRegular)
-                    else "check the path and its permissions",
-                )
-            )
-            continue
+            self.readable = False
+            self.findings.append(INPUT_UNREADABLE.at(
+                str(given),
+                f"cannot read {given}: {exc.strerror or exc}",
+                hint="name a regular file (a pipe or device is never read)" if isinstance(exc, fs.NotRegular)
+                else "check the path and its permissions",
+            ))
+            return
         if path.suffix == ".md":
-            if check_card is None:
-                check_card = card_checker()
-            card_problems = _card(raw, path, str(given), check_card)
+            if self.check_card is None:
+                self.check_card = card_checker()
+            card_problems = _card(raw, path, str(given), self.check_card)
             if card_problems is not None:
-                cards += 1
-                findings.extend(card_problems)
-            continue
-        documents.append(GivenFile(str(given), raw, path.resolve().parent.name))
+                self.cards += 1
+                self.findings.extend(card_problems)
+            return
+        self.documents.append(GivenFile(str(given), raw, path.resolve().parent.name))
 
-    quests: dict[Path, Quest] = {}
-    roots: dict[Path, Path | QuestError] = {}  # folder -> quest root: one git call per folder, not per file
+    def report(self, checked: int) -> DocumentsReport:
+        """Sorted findings, the notes, and the checkpoint policy when asked for."""
+        findings = sorted(self.findings, key=Finding.sort_key)
+        notes = [*self.walked, f"{checked} run or decision records and {self.cards} memory cards of "
+                 f"{len(self.paths)} files were validated"]
+        if self.checkpoint:
+            findings, demoted = apply_policy(findings, CHECKPOINT)
+            notes.extend([demoted_note(demoted)] if demoted else [])
+        return DocumentsReport(command="validate", ok=not any(f.severity == ERROR for f in findings),
+                               findings=findings, notes=notes)
 
-    def quest_for(doc: GivenFile) -> Quest:
-        folder = Path(doc.display).resolve().parent
-        if folder not in roots:
-            try:
-                roots[folder] = locate(folder).root
-            except QuestError as exc:
-                roots[folder] = exc
-        root = roots[folder]
-        if isinstance(root, QuestError):
-            raise root
-        if root not in quests:
-            quests[root] = load_quest(root)
-        return quests[root]
 
-    doc_findings, checked = check_documents(documents, quest_for, Path.cwd())
-    findings.extend(doc_findings)
-    findings.sort(key=Finding.sort_key)
-    notes = [*walked, f"{checked} run or decision records and {cards} memory cards of {len(paths_list)} files were validated"]
-    if checkpoint:
-        findings, demoted = apply_policy(findings, CHECKPOINT)
-        notes.extend([demoted_note(demoted)] if demoted else [])
-    report = DocumentsReport(command="validate", ok=not any(f.severity == ERROR for f in findings), findings=findings, notes=notes)
-    return report, readable
+def validate_files(paths: Iterable[str | Path], *, checkpoint: bool = False) -> tuple[DocumentsReport, bool]:
+    """The ``ds-gate validate`` core: (report, every file could be read). ``checkpoint``: the
+    files are what an ordinary checkpoint stages, judged by the commit policy's table. A
+    folder stands for the record and card files under it (``walk_documents``)."""
+    return Validation(tuple(paths), checkpoint=checkpoint).run()

@@ -25,7 +25,7 @@ from ds_gate.rules.records import check_record
 from ds_gate.rules.vocabulary import DECISION_ACTIONS
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from pathlib import Path
     from typing import Any
 
@@ -125,26 +125,25 @@ def _checker(hook_name: str, builtin: Callable[..., list[Finding]], names: tuple
     return check
 
 
-def known_actions(root: Path | None = None) -> frozenset[str]:
+def known_actions(root: Path | None = None, *, quest_actions: Iterable[str] | None = None) -> frozenset[str]:
     """The decision actions a quest's DeepScientist accepts: main's, ``distill_review``,
-    every plugin's ``ds_gate_decision_actions`` and the quest's ``.ds-gate.yaml``."""
+    every plugin's ``ds_gate_decision_actions`` and the quest's ``.ds-gate.yaml``.
+    ``quest_actions``: the quest's own, when the caller read its configuration already."""
     actions = set(DECISION_ACTIONS)
     if any_installed():
         actions.update(a for offered in hooks().ds_gate_decision_actions() for a in offered or [] if isinstance(a, str))
-    if root is not None:
-        actions.update(decision_actions(root))
+    actions.update(_quest_actions(root, quest_actions))
     return frozenset(actions)
 
 
-def review_encoding_for(root: Path | None = None) -> str:
+def review_encoding_for(root: Path | None = None, *, quest_actions: Iterable[str] | None = None) -> str:
     """How this quest's DeepScientist can record a review: as the RFC's ``distill_review``
     decision when a plugin or ``.ds-gate.yaml`` says its DeepScientist has that action
     (PR #60, a fork), else as main's ``report`` (main refuses the action)."""
     offered: set[str] = set()
     if any_installed():
         offered.update(a for found in hooks().ds_gate_decision_actions() for a in found or [] if isinstance(a, str))
-    if root is not None:
-        offered.update(decision_actions(root))
+    offered.update(_quest_actions(root, quest_actions))
     return DECISION_ENCODING if REVIEW_ACTION in offered else REPORT_ENCODING
 
 
@@ -153,11 +152,19 @@ def record_checker(root: Path | None = None) -> Callable[[Document], list[Findin
     return keyed_record_checker(root)[0]
 
 
-def keyed_record_checker(root: Path | None = None) -> tuple[Callable[[Document], list[Finding]], bytes | None]:
+def _quest_actions(root: Path | None, given: Iterable[str] | None) -> Iterable[str]:
+    """The quest's own decision actions: as given, else read at ``root`` (none without one)."""
+    if given is not None:
+        return given
+    return decision_actions(root) if root is not None else ()
+
+
+def keyed_record_checker(root: Path | None = None, *, quest_actions: Iterable[str] | None = None
+                         ) -> tuple[Callable[[Document], list[Finding]], bytes | None]:
     """``record_checker`` and what its findings depend on besides a record's bytes, name and
     kind (the quest's decision actions), or None when a plugin's rules run too: a plugin may
     look at anything, so its findings are never shared between copies or cached."""
-    actions = known_actions(root)
+    actions = known_actions(root, quest_actions=quest_actions)
     builtin = check_record if actions == DECISION_ACTIONS else functools.partial(check_record, actions=actions)
     check = _checker("ds_gate_check_record", builtin, ("record",))
     return check, ("\0".join(sorted(actions)).encode() if check is builtin else None)

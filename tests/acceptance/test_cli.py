@@ -136,7 +136,7 @@ def test_exit_code_3_for_an_internal_error_with_a_hint_and_a_traceback_under_deb
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr("ds_gate.cli.check.evaluate", broken)
+    monkeypatch.setattr("ds_gate.cli.check.Gate.run", broken)  # a bug inside the engine, under the command
     assert main(["check", str(quest.root)]) == 3
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "simulated bug" in err and "--debug" in err
