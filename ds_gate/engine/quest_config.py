@@ -16,14 +16,15 @@ from typing import TYPE_CHECKING
 
 from ds_gate.config.files import quest_file
 from ds_gate.config.quest import (
-    PYPROJECT,
     Defaults,
     actions_of,
     defaults_of,
     pyproject_defaults_of,
     yaml_defaults_of,
 )
-from ds_gate.config.waivers import FILE, waivers_of
+from ds_gate.config.waivers import waivers_of
+from ds_gate.kernel.layout import PYPROJECT
+from ds_gate.kernel.layout import QUEST_CONFIG as FILE
 
 if TYPE_CHECKING:
     from ds_gate.config.waivers import Waiver
