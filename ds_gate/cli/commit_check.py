@@ -1,8 +1,8 @@
 """``commit-check``: the commit hook, run on every commit.
 
-Start-up time is the point here: the namespace is read directly (no ``GateOptions``,
-whose ``dataclasses`` import would cost ~6 ms a commit), and an ordinary checkpoint
-prints nothing.
+The kernel answers the common checkpoint before this module loads (``ds_gate.__main__``,
+``kernel.checkpoint``); what reaches it is judged in full, and an ordinary checkpoint prints
+nothing.
 """
 
 from __future__ import annotations

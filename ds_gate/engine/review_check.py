@@ -31,7 +31,7 @@ from ds_gate.model.records import (
 )
 from ds_gate.model.reports import MAX_LIMIT
 from ds_gate.plugins.manager import completed_rule, record_checker, review_encoding_for
-from ds_gate.rules.coverage import RunIndex, coverage
+from ds_gate.rules.coverage import COVERAGE_PENDING_RUN, RunIndex, coverage
 from ds_gate.sources.location import locate
 
 NEW_ID = "<new>"  # main picks `report-xxxxxxxx` when the payload gives no artifact_id
@@ -99,7 +99,7 @@ def validate_review(root: Path | str, payload: Any, home: Path | str | None = No
     report = evaluate(quest, "closure", home=home)
     review = next(r for r in report.reviews if r.artifact_id == aid)
     listed = set(RunIndex(quest).meant(review.reviewed_run_ids))
-    about = [f for f in report.findings if f.path == display or (f.rule == "coverage.pending-run" and f.subject in listed)]
+    about = [f for f in report.findings if f.path == display or (f.rule == COVERAGE_PENDING_RUN.id and f.subject in listed)]
     if aid.endswith(NEW_ID):  # nothing to record "again": the calls the hints name record it the first time
         about = [replace(f, hint=f.hint.replace(f"'artifact_id': {aid!r}, ", "").replace(" again under its id", ""))
                  if f.hint else f for f in about]

@@ -19,6 +19,7 @@ from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Quest
 from ds_gate.model.reports import GateReport, Scope
+from ds_gate.rules.coverage import COVERAGE_PENDING_RUN
 from ds_gate.sources.clone import REFETCH, blindness
 from ds_gate.sources.problems import (
     GIT_OBJECT_CORRUPT,
@@ -109,7 +110,7 @@ def as_closure_sees(hooked: GateReport, local: GateReport, unrecorded: str) -> G
         if not extra:
             return hooked
         ids = {run.artifact_id for run in extra}
-        added = [f for f in local.findings if f.rule == "coverage.pending-run" and f.subject in ids]
+        added = [f for f in local.findings if f.rule == COVERAGE_PENDING_RUN.id and f.subject in ids]
         note = (f"`ds-gate closure` reads every worktree folder as it is and also finds completed runs {unrecorded} "
                 f"({shown}): cover them in the same review, and commit them")
         return dataclasses.replace(

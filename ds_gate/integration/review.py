@@ -16,6 +16,7 @@ from typing import Any
 from ds_gate.agent.tools import validate_review
 from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import SCHEMA_VERSION
+from ds_gate.rules.coverage import COVERAGE_PENDING_RUN
 
 NOT_A_REVIEW = ("the payload is no distill review: kind 'report' with report_type 'distill_review' "
                 "(or kind 'decision' with action 'distill_review')")
@@ -30,7 +31,7 @@ def judge_review(root: Path | str, payload: dict[str, Any]) -> dict[str, Any]:
         return {"schema_version": SCHEMA_VERSION, "accepted": False, "is_review": False, "encoding": None,
                 "findings": [], "errors": [str(exc) or NOT_A_REVIEW], "validation": None}
     findings: list[dict[str, Any]] = answer["findings"]
-    errors = [_line(f) for f in findings if f.get("severity") == "error" and f.get("rule") != "coverage.pending-run"]
+    errors = [_line(f) for f in findings if f.get("severity") == "error" and f.get("rule") != COVERAGE_PENDING_RUN.id]
     if not answer["valid"] and not errors:
         errors = [f"the review would cover no run (runs it names: {', '.join(answer['runs_meant']) or 'none'})"]
     return {

@@ -1,14 +1,12 @@
 """JSON Schemas shipped with ds-gate, and a validator that is fast where it matters.
 
-jsonschema is the authority: every rejection is explained by it. But importing it costs
-~90 ms, and DeepScientist checkpoints stage a new run or decision record almost every
-time, so the commit hook would pay that on every commit. So documents first go through
-``Subset``, a tiny evaluator for the handful of keywords these schemas use. It is only
-ever used to *accept*: when it says valid, the document is valid; when it says invalid,
-jsonschema runs and produces the errors. A schema using any keyword ``Subset`` does not
-implement makes it decline at compile time, and everything goes to jsonschema, so the
-fast path cannot silently drift from the schemas. ``tests/test_schemas.py`` checks the
-two agree on every single-point mutation of valid documents.
+jsonschema is the authority: every rejection is explained by it, loaded (``kernel.lazy``)
+only when a document is not plainly valid. Documents first go through the kernel's
+accept-only check (``kernel.schema_fast``), which the commit hook uses too: when it says
+valid, the document is valid; otherwise jsonschema runs and words the errors. A schema using a
+keyword the fast check does not implement makes it decline, so it cannot drift from the
+schemas; ``tests/acceptance/test_schemas.py`` checks the two agree on every single-point
+mutation of valid documents.
 """
 
 from __future__ import annotations

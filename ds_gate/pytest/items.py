@@ -38,10 +38,11 @@ from ds_gate.pytest.distribute import distributed
 from ds_gate.pytest.guard import is_home, quest_folders
 from ds_gate.reporters.escape import printable
 from ds_gate.reporters.text import format_finding
+from ds_gate.rules.coverage import COVERAGE_PENDING_RUN
 from ds_gate.sources.problems import INPUT_UNREADABLE
 
 RESULTS_KEY = "ds_gate_results"
-PENDING = "coverage.pending-run"
+PENDING = COVERAGE_PENDING_RUN.id
 
 
 class CheckFailed(Exception):

@@ -14,8 +14,9 @@ from ds_gate.model.records import Run
 from ds_gate.model.reports import GateReport
 from ds_gate.model.review_call import record_call
 from ds_gate.reporters.escape import printable
+from ds_gate.rules.coverage import COVERAGE_PENDING_RUN
 
-PENDING_RULE = "coverage.pending-run"  # shown as one group, not one finding per run
+PENDING_RULE = COVERAGE_PENDING_RUN.id  # shown as one group, not one finding per run
 
 
 def pending_table(runs: list[Run], listed_by_invalid: dict[str, list[str]] | None = None,

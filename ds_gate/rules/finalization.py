@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import re
     from collections.abc import Iterable, Mapping
 
-# compiled when read (re costs ~3 ms a commit); `status:` as a block key, its value perhaps quoted
+# `status:` as a block key, its value perhaps quoted
 _STATUS_LINE = rb"^[\"']?status[\"']?[ \t]*:[ \t]*[\"']?[ \t]*(\w*)"
 
 

@@ -26,14 +26,14 @@ LOWER = {
     "plugins": {"kernel", "io", "model", "sources", "rules", "config"},
     "recall": {"kernel", "io", "model", "sources"},
     "engine": {"kernel", "io", "model", "sources", "rules", "config", "plugins"},
-    "reporters": {"kernel", "model", "plugins"},  # plugins: the formats a plugin offers
+    "reporters": {"kernel", "model", "rules", "plugins"},  # rules: the rule ids shown as groups; plugins: their formats
 }
 CORE = set(LOWER)
 ALLOWED = {
     **LOWER,
     # adapters: each calls the layers below and renders; none is imported by the core
     "agent": CORE - {"plugins"},  # the agent's calls as dicts (tools), the MCP server, the skill
-    "integration": {"kernel", "io", "model", "sources", "agent"},  # DeepScientist's runtime answers through the agent's tools
+    "integration": {"kernel", "io", "model", "sources", "rules", "agent"},  # DeepScientist's runtime answers through the agent's tools
     "hooks": {"kernel", "model", "sources", "config", "plugins", "integration"},  # install and doctor
     "demo": CORE | {"agent", "hooks", "integration"},
     "pytest": CORE | {"cli"},  # the CLI's GateOptions: one shape for both front ends
