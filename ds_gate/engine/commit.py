@@ -74,87 +74,111 @@ def _plugin_patterns(names: list[str]) -> list[str]:
 
 def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool = False) -> Report | None:
     """The hook's verdict, or None when the commit stages nothing the gate looks at."""
-    changes = staged_changes(cwd)
-    names = staged_names(str(cwd), list(changes))
-    if not gated(cwd, changes, lambda staged: bool(_plugin_patterns(staged))):
-        return None
-    artifacts = [name for name in names if is_artifact_record(name)]
-    cards = [name for name in names if is_card(name)]
-    patterns = _plugin_patterns(names)
-
-    # keyed ":<path>" and "HEAD:<path>" as git names them, but read by blob id: a quest's path
-    # (a newline, bytes that are not UTF-8) never enters cat-file's line protocol
-    ids = {f":{name}": changes[name][1] for name in artifacts}
-    for name in cards:
-        ids[f":{name}"], ids[f"HEAD:{name}"] = changes[name][1], changes[name][0] or ""
-    fixed = [f":{QUEST_YAML}", f"HEAD:{QUEST_YAML}"] if QUEST_YAML in names or cards else []  # HEAD's names the quest
-    found = cat_file(cwd, [*fixed, *(oid for oid in ids.values() if oid)], staged=True)
-    blobs = {name: found.get(oid) if oid else None for name, oid in ids.items()}
-    blobs.update((name, found.get(name)) for name in fixed)
-    if fixed:  # a link inside the quest is read as what it leads to, as DeepScientist reads it
-        blobs.update(followed(str(cwd), blobs, {f":{QUEST_YAML}": None, f"HEAD:{QUEST_YAML}": "HEAD"}))
-    artifacts = [name for name in artifacts if not name.startswith(REPORTS) or may_be_review(blobs[f":{name}"])]
-
-    decisions = [name for name in artifacts if name.startswith("artifacts/decisions/")]
-    reasons = commit_reasons(names, blobs, decisions, patterns)
-    if not reasons and not validate and not cards:
-        return None
+    return CommitCheck(cwd, validate=validate, require=require).run()
 
 
-    loc = locate(cwd)
-    top_rel = loc.top.relative_to(loc.root).as_posix()
-    prefix = "" if top_rel == "." else f"{top_rel}/"
-    staged_quest: list[Quest] = []
-    notes: list[str] = []
-    card_findings = _card_findings(loc.root, loc.top, prefix, cards, blobs, validate, notes) if cards else []
+class CommitCheck:
+    """One commit's check, in steps: what is staged and whether the gate looks at it
+    (``kernel.checkpoint.gated``), the staged bytes, whether the commit finalizes, the cards,
+    the closure gate for a finalization, then ``quest.yaml`` and the records; ``rules.policy``
+    says what each finding does to this commit."""
 
-    def quest() -> Quest:
-        if not staged_quest:
-            staged_quest.append(load_quest(cwd, staged=True))
-        return staged_quest[0]
+    def __init__(self, cwd: Path | str, *, validate: bool, require: bool) -> None:
+        self.cwd, self.validate, self.require = cwd, validate, require
+        self.notes: list[str] = []
+        self._quest: list[Quest] = []
 
+    def run(self) -> Report | None:
+        changes = staged_changes(self.cwd)
+        if not gated(self.cwd, changes, lambda staged: bool(_plugin_patterns(staged))):
+            return None
+        names = staged_names(str(self.cwd), list(changes))
+        artifacts = [name for name in names if is_artifact_record(name)]
+        cards = [name for name in names if is_card(name)]
+        blobs = self.staged_bytes(changes, names, artifacts, cards)
+        artifacts = [name for name in artifacts if not name.startswith(REPORTS) or may_be_review(blobs[f":{name}"])]
+        decisions = [name for name in artifacts if name.startswith("artifacts/decisions/")]
+        reasons = commit_reasons(names, blobs, decisions, _plugin_patterns(names))
+        if not reasons and not self.validate and not cards:
+            return None
+        loc = locate(self.cwd)
+        top_rel = loc.top.relative_to(loc.root).as_posix()
+        prefix = "" if top_rel == "." else f"{top_rel}/"
+        card_findings = _card_findings(loc.root, loc.top, prefix, cards, blobs, self.validate, self.notes) if cards else []
+        card_findings = waive(card_findings, loc.root, audit=False)
+        if reasons:
+            closure = self.closure(loc.root, reasons, card_findings)
+            if closure is not None:
+                return closure
+        findings: list[Finding] = [*card_findings, *self.quest_yaml_findings(names, blobs, prefix)]
+        if self.validate:
+            findings.extend(waive(self.record_findings(artifacts, blobs, prefix, loc.root), loc.root, audit=False))
+        return self.report(findings, reasons)
 
-    card_findings = waive(card_findings, loc.root, audit=False)
-    if reasons:
-        require = require or configured_require(loc.root)
+    def staged_bytes(self, changes: dict[str, tuple[str | None, str]], names: list[str], artifacts: list[str],
+                     cards: list[str]) -> dict[str, bytes | TooLarge | None]:
+        """The staged (``:<path>``) and, for cards and ``quest.yaml``, ``HEAD:<path>`` bytes, keyed
+        as git names them but read by blob id: a quest's path (a newline, bytes that are not
+        UTF-8) never enters cat-file's line protocol."""
+        ids = {f":{name}": changes[name][1] for name in artifacts}
+        for name in cards:
+            ids[f":{name}"], ids[f"HEAD:{name}"] = changes[name][1], changes[name][0] or ""
+        fixed = [f":{QUEST_YAML}", f"HEAD:{QUEST_YAML}"] if QUEST_YAML in names or cards else []  # HEAD's names the quest
+        found = cat_file(self.cwd, [*fixed, *(oid for oid in ids.values() if oid)], staged=True)
+        blobs = {name: found.get(oid) if oid else None for name, oid in ids.items()}
+        blobs.update((name, found.get(name)) for name in fixed)
+        if fixed:  # a link inside the quest is read as what it leads to, as DeepScientist reads it
+            blobs.update(followed(str(self.cwd), blobs, {f":{QUEST_YAML}": None, f"HEAD:{QUEST_YAML}": "HEAD"}))
+        return blobs
 
-        closure = evaluate(quest(), SCOPES["commit-check"], require=require, finalization=reasons,
+    def quest(self) -> Quest:
+        """The quest as this commit stages it, read once and only when a step needs it."""
+        if not self._quest:
+            self._quest.append(load_quest(self.cwd, staged=True))
+        return self._quest[0]
+
+    def closure(self, root: Path, reasons: list[str], card_findings: list[Finding]) -> Report | None:
+        """The closure gate for a finalization commit: its report when the gate is enforced
+        (as this commit stages the workspace, then as ``closure`` reads the folders), else None
+        with its notes kept."""
+        require = self.require or configured_require(root)
+        closure = evaluate(self.quest(), SCOPES["commit-check"], require=require, finalization=reasons,
                            staged_findings=card_findings)
         if closure.enforced:
-            closure = as_closure_sees(closure, evaluate(cwd, SCOPES["commit-check"], require=require,
+            closure = as_closure_sees(closure, evaluate(self.cwd, SCOPES["commit-check"], require=require,
                                                         finalization=reasons), "this commit does not stage")
         if closure.enforced:
             return closure
-        notes += closure.notes
+        self.notes += closure.notes
+        return None
 
-    findings: list[Finding] = list(card_findings)
-    if QUEST_YAML in names and blobs.get(f":{QUEST_YAML}") is not None:
+    def quest_yaml_findings(self, names: list[str], blobs: dict[str, bytes | TooLarge | None],
+                            prefix: str) -> list[Finding]:
+        if QUEST_YAML not in names or blobs.get(f":{QUEST_YAML}") is None:
+            return []
         staged_yaml = blobs[f":{QUEST_YAML}"] or b""
-        yaml_findings = ([too_large_finding(staged_yaml)] if isinstance(staged_yaml, OSError)
-                         else parse_quest_yaml(staged_yaml.decode("utf-8-sig", "replace"))[1])
-        findings.extend(dataclasses.replace(f, path=prefix + QUEST_YAML) for f in yaml_findings)
-    if validate:
+        found = ([too_large_finding(staged_yaml)] if isinstance(staged_yaml, OSError)
+                 else parse_quest_yaml(staged_yaml.decode("utf-8-sig", "replace"))[1])
+        return [dataclasses.replace(f, path=prefix + QUEST_YAML) for f in found]
+
+    def record_findings(self, artifacts: list[str], blobs: dict[str, bytes | TooLarge | None], prefix: str,
+                        root: Path) -> list[Finding]:
         documents: list[GivenFile] = []
-        doc_findings: list[Finding] = []
+        found: list[Finding] = []
         for name in artifacts:
             raw = blobs[f":{name}"]
             if isinstance(raw, bytes):
                 documents.append(GivenFile(prefix + name, raw, name.split("/")[1]))
             elif raw is not None:  # over the size limit, never read: input.too-large, as from the folder
-                doc_findings.append(unreadable(prefix + name, raw))
-        doc_findings += check_documents(documents, lambda _doc: quest(), loc.root)[0]
-        findings.extend(waive(doc_findings, loc.root, audit=False))
+                found.append(unreadable(prefix + name, raw))
+        return found + check_documents(documents, lambda _doc: self.quest(), root)[0]
 
-    findings, demoted = apply_policy(findings, FINALIZATION if reasons else CHECKPOINT)
-    if demoted:
-        notes.append(demoted_note(demoted))
-    return DocumentsReport(
-        command="commit-check",
-        ok=not any(f.fails for f in findings),
-        findings=findings,
-        finalization_reasons=reasons,
-        notes=notes,
-    )
+    def report(self, findings: list[Finding], reasons: list[str]) -> DocumentsReport:
+        findings, demoted = apply_policy(findings, FINALIZATION if reasons else CHECKPOINT)
+        if demoted:
+            self.notes.append(demoted_note(demoted))
+        return DocumentsReport(command="commit-check", ok=not any(f.fails for f in findings), findings=findings,
+                               finalization_reasons=reasons, notes=self.notes)
 
 
 def _card_findings(root: Path, top: Path, prefix: str, names: list[str], blobs: dict[str, bytes | TooLarge | None],
