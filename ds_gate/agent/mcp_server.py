@@ -1,4 +1,4 @@
-"""``ds-gate mcp``: the agent's tools (``engine/agent_tools.py``) served over MCP's stdio transport.
+"""``ds-gate mcp``: the agent's tools (``agent/tools.py``) served over MCP's stdio transport.
 
 A thin adapter: each tool calls one agent_tools function and returns its dict as the
 result's structured content (and as JSON text, for clients that read only text). Bad input

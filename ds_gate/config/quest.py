@@ -12,7 +12,7 @@ default and is a ``waiver.invalid`` finding in ``check`` and ``closure``: a typo
 closure stops on it (``refuse_unread``).
 
 Both files are read only at the quest root, never through a link out of the quest, and
-through ``io.fs.read_file`` (bounded). ``[tool.ds-gate]`` is read with ``tomllib``: on
+through ``kernel.fs.read_file`` (bounded). ``[tool.ds-gate]`` is read with ``tomllib``: on
 Python 3.10, which has none (``tomli`` is not a dependency), a pyproject that has the
 table is a finding saying so instead of being ignored.
 """

@@ -1,7 +1,7 @@
 """``ds-gate doctor``: is this quest guarded, and what to fix if not.
 
 Each check is one line, ok / warn / fail, with the fix. It reads what the gate itself
-reads (git through ``io.git``, files through ``io.fs``) and writes nothing. The bad cases
+reads (git through ``kernel.git``, files through ``kernel.fs``) and writes nothing. The bad cases
 are the ones users met: a hook whose Python is gone, the pre-commit framework on a branch
 made before its config was committed ("No .pre-commit-config.yaml file was found"), both
 setups installed (the gate runs twice), worktrees whose links broke when the quest moved,

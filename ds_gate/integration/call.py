@@ -70,7 +70,7 @@ def review(root: str, payload: Any) -> dict[str, Any]:
 
 
 def tool(root: str, name: str, args: dict[str, Any], home: str | None) -> dict[str, Any]:
-    """The RFC's tools as ``ds-gate mcp`` answers them (``engine.agent_tools``)."""
+    """The RFC's tools as ``ds-gate mcp`` answers them (``agent.tools``)."""
     if name == "list_distill_candidates":
         return agent_tools.candidates(root)
     if name == "list_recent":

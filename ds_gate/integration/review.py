@@ -1,7 +1,7 @@
 """Would ds-gate accept this review? The one place the integration asks it.
 
 ``judge_review`` answers for a payload *before* it is recorded with
-``engine.agent_tools.validate_review``: the review made into the record DeepScientist would
+``agent.tools.validate_review``: the review made into the record DeepScientist would
 write, put into the quest as ``closure`` reads it, and the gate evaluated once. A review that
 would cover nothing (``valid`` false: a contract rule failed, a placeholder is left, an id is
 no run) is one the gate would not accept, so the wrapped ``artifact.record`` refuses it.

@@ -20,7 +20,7 @@ import stat
 
 from ds_gate.kernel.errors import QuestError
 
-TYPE_CHECKING = False  # the commit hook reads staged blobs through io.git, which asks the limit here
+TYPE_CHECKING = False  # the commit hook reads staged blobs through kernel.git, which asks the limit here
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path

@@ -2,7 +2,7 @@
 
 A quest's paths may hold a newline or bytes that are not UTF-8, and ``cat-file``'s line
 protocol takes one name a line: so paths travel NUL-separated (``-z``) out of git, and
-only object ids go back in. Kept apart from ``io.git`` (the one door to git) because only
+only object ids go back in. Kept apart from ``kernel.git`` (the one door to git) because only
 the commit and push hooks need it.
 """
 

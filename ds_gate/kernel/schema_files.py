@@ -1,7 +1,7 @@
 """The JSON Schemas ds-gate ships, by short name, and local ``$ref`` resolution.
 
 The commit hook loads the record schemas here on every commit that stages a record, so
-this imports neither ``typing``, ``pathlib`` nor ``json`` (``io.jsondoc.loads``)."""
+this imports neither ``typing``, ``pathlib`` nor ``json`` (``kernel.jsondoc.loads``)."""
 
 from __future__ import annotations
 

@@ -211,7 +211,7 @@ class DoctorReport(Report):
     """``doctor``: whether a quest is guarded, as checks (ok / warn / fail, each with its fix)."""
 
     quest: Path
-    checks: list[Any] = field(default_factory=list)  # engine.doctor.Check: name, status, message, fix
+    checks: list[Any] = field(default_factory=list)  # hooks.doctor.Check: name, status, message, fix
 
     def body(self, lazy: bool = False) -> dict[str, Any]:
         return {"quest_root": str(self.quest), "checks": [check.as_dict() for check in self.checks]}

@@ -97,7 +97,7 @@ class FolderReader:
 
     def index_stream(self) -> Iterator[bytes | TooLarge]:
         """The index a line at a time: streamed, so it may be larger than a record (see
-        ``io.fs.stream_lines``); a line too long to hold comes as a ``TooLarge``. Not a
+        ``kernel.fs.stream_lines``); a line too long to hold comes as a ``TooLarge``. Not a
         regular file (a FIFO would block): nothing to read. Larger still: a warning."""
         path = self._index_path()
         if path is None:

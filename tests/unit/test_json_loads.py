@@ -1,4 +1,4 @@
-"""``io.jsondoc.loads`` parses with ``json``'s own C scanner and leaves every error to
+"""``kernel.jsondoc.loads`` parses with ``json``'s own C scanner and leaves every error to
 ``json.JSONDecoder`` (issue 17: the commit hook must not import ``json``, ``re`` and
 ``enum`` to read a staged record). Whatever the text, it must answer exactly as
 ``JSONDecoder(parse_constant=<refuse NaN>).decode`` did before: the same value, of the same

@@ -1,4 +1,4 @@
-"""Which paths hold records and cards is known in one place (``sources.paths``); the
+"""Which paths hold records and cards is known in one place (``kernel.layout``); the
 pre-commit manifest's ``files`` pattern is that knowledge, not a copy of it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``engine.quest_yaml_links``: a link is followed only inside the worktree, over git's own
+"""``kernel.links``: a link is followed only inside the worktree, over git's own
 entries (a dict stands for the index here: path -> (mode, id), id -> bytes)."""
 
 from __future__ import annotations

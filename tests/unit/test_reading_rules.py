@@ -1,5 +1,5 @@
 """What the sources report when input cannot be read as DeepScientist wrote it
-(``rules.reading``), driven on in-memory bytes and readers; a few need a real folder."""
+(``sources.problems``), driven on in-memory bytes and readers; a few need a real folder."""
 
 from __future__ import annotations
 

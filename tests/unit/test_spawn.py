@@ -1,4 +1,4 @@
-"""``io.spawn``: the commit hook's programs, started without ``subprocess``. Since issue 17
+"""``kernel.spawn``: the commit hook's programs, started without ``subprocess``. Since issue 17
 they take input too (``cat-file`` in the hook's folder) and may run beside the hook
 (``git worktree list``), so the pipes must never stall, whatever the sizes."""
 
