@@ -87,7 +87,7 @@ def _only_fine_records(cwd: str, changes: Changes) -> bool:
         fine = _records_fine(cwd, changes, [name for name in names if is_artifact_record(name)])
     finally:
         worktrees = listing()  # always: git is reaped
-    return fine and _plain_quest(cwd, worktrees)
+    return fine and plain_quest(cwd, worktrees)
 
 
 def _records_fine(cwd: str, changes: Changes, records: list[str]) -> bool:
@@ -137,12 +137,7 @@ def _staged_blobs(cwd: str, changes: Changes, names: list[str]) -> dict[str, byt
     return blobs
 
 
-def plain_quest(cwd: str) -> bool:
-    """``locate(cwd)`` would find a plain quest here (``_plain_quest``), asked of git now."""
-    return _plain_quest(cwd, started(["worktree", "list", "--porcelain", "-z"], cwd)())
-
-
-def _plain_quest(cwd: str, worktrees: bytes) -> bool:
+def plain_quest(cwd: str, worktrees: bytes) -> bool:
     """``locate(cwd)`` finds a quest without refusing it, and the quest configures nothing
     ds-gate reads while checking records: its root (the main worktree of ``worktrees``, the
     output of ``git worktree list --porcelain -z``, as ``locate`` reads it) is a working tree

@@ -144,6 +144,12 @@ def followed(cwd: str, blobs: Mapping[str, bytes | TooLarge | None], keys: Mappi
     return out
 
 
+def is_link(cwd: str, rev: str, path: str = QUEST_YAML) -> bool:
+    """Whether ``path`` at ``rev`` is a symbolic link (one ``ls-tree``, no blob read)."""
+    entry = _entries(cwd, rev)(path)
+    return entry is not None and entry[0] == LINK
+
+
 def pushed_names(root: str, tip: str, names: list[str], blobs: dict[str, bytes | TooLarge | None]) -> list[str]:
     """The pre-push gate's ``names`` (the paths the pushed commits touch) and ``blobs``
     (``<tip>:<path>``, updated in place): when ``quest.yaml`` at ``tip`` is a link, its blob

@@ -19,10 +19,10 @@ import sys
 
 from ds_gate.kernel.checkpoint import DECISIONS, plain_quest
 from ds_gate.kernel.entry_points import any_installed
-from ds_gate.kernel.git import DIFF_SAFETY, git, split_z
+from ds_gate.kernel.git import DIFF_SAFETY, git, split_z, started
 from ds_gate.kernel.gitpaths import read_paths
 from ds_gate.kernel.layout import MANIFEST, QUEST_YAML, is_artifact_record
-from ds_gate.kernel.links import pushed_names
+from ds_gate.kernel.links import is_link, pushed_names
 
 TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
 if TYPE_CHECKING:
@@ -63,12 +63,15 @@ def names_in_range(root: Path | str, tip: str) -> list[str]:
 def push_passes(cwd: str, stdin_text: str) -> bool:
     """True when the hook's ``pre-push`` in ``cwd``, given git's input, passes silently:
     nothing pushed finalizes."""
-    if any_installed() or not plain_quest(cwd):
+    if any_installed():
         return False
-    for _, tip in pushes_from(os.environ, stdin_text):
-        if not _sends_nothing_final(cwd, tip):
-            return False
-    return True
+    listing = started(["worktree", "list", "--porcelain", "-z"], cwd)  # git answers while the pushes are read
+    sends_nothing = False
+    try:
+        sends_nothing = all(_sends_nothing_final(cwd, tip) for _, tip in pushes_from(os.environ, stdin_text))
+    finally:
+        worktrees = listing()  # always: git is reaped
+    return sends_nothing and plain_quest(cwd, worktrees)
 
 
 def _sends_nothing_final(cwd: str, tip: str) -> bool:
@@ -77,7 +80,11 @@ def _sends_nothing_final(cwd: str, tip: str) -> bool:
     names = names_in_range(cwd, tip)
     if not names:
         return True
+    if MANIFEST in names:
+        return False
     decisions = [n for n in names if is_artifact_record(n) and n.startswith(DECISIONS)]
+    if QUEST_YAML not in names and not decisions:  # the common push: only a link could bring quest.yaml in
+        return not is_link(cwd, tip, QUEST_YAML)
     blobs = {f"{tip}:{n}": raw for n, raw in read_paths(cwd, tip, [*decisions, QUEST_YAML]).items()}
     names = pushed_names(cwd, tip, names, blobs)
     if MANIFEST in names:

@@ -8,14 +8,11 @@ jsonschema, so the fast path cannot silently drift from the schemas.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Mapping
-
 from ds_gate.kernel.schema_files import load, resolve
 
 TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from typing import Any
 
     Check = Callable[[Any], bool]
@@ -53,7 +50,7 @@ def compile_schema(schema: Any, base: str) -> Check:
         return _always
     if schema is False:
         return _never
-    if not isinstance(schema, Mapping):
+    if not isinstance(schema, dict):  # JSON's objects
         raise Unsupported(f"schema node {schema!r}")
     checks: list[Check] = []
     for key, value in schema.items():
@@ -208,11 +205,7 @@ def _not_blank(x: Any) -> bool:
 
 def _enum(value: Any, schema: Mapping[str, Any], base: str) -> Check:
     options = tuple(value)
-
-    def check(x: Any) -> bool:
-        return any(_equal(x, option) for option in options)
-
-    return check
+    return lambda x: any(_equal(x, option) for option in options)
 
 
 def _const(value: Any, schema: Mapping[str, Any], base: str) -> Check:
@@ -285,12 +278,16 @@ _KEYWORDS: dict[str, Callable[[Any, Mapping[str, Any], str], Check]] = {
 }
 
 
-@functools.cache
+_FAST: dict[str, Check | None] = {}  # compiled once per process, without functools on the hook's path
+
+
 def fast(name: str) -> Check | None:
-    try:
-        return compile_schema(load(name), f"{name}.schema.json")
-    except Unsupported:
-        return None
+    if name not in _FAST:
+        try:
+            _FAST[name] = compile_schema(load(name), f"{name}.schema.json")
+        except Unsupported:
+            _FAST[name] = None
+    return _FAST[name]
 
 
 def accepts(name: str, instance: Any) -> bool:

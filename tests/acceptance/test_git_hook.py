@@ -371,3 +371,27 @@ def test_the_hooks_never_import_python_the_quest_holds(gated, tmp_path) -> None:
     assert not marker.exists()
     subprocess.run([sys.executable, "-m", "ds_gate", "--version"], cwd=paper, capture_output=True, check=False)
     assert marker.exists()  # the control: -m in the worktree runs the quest's package
+
+
+def test_a_chained_pre_push_hook_and_the_gate_both_read_the_pushed_refs(make_quest, tmp_path) -> None:
+    """git gives the pushed refs on stdin once: the hook that was there before ds-gate gets them,
+    and so does the gate after it (here it refuses the finalization push it can only see there)."""
+    quest = make_quest()
+    hooks = quest.root / ".git" / "hooks"
+    seen = tmp_path / "chained-input"
+    existing = hooks / "pre-push"
+    existing.write_text(f"#!/bin/sh\ncat >> '{seen}'\n")
+    existing.chmod(existing.stat().st_mode | stat.S_IXUSR)
+    assert main(["install", str(quest.root)]) == 0
+    add_remote(quest.root, tmp_path / "remote.git")
+    branch = git(quest.root, "branch", "--show-current").stdout.strip()
+    assert git(quest.root, "push", "-q", "origin", branch, check=False).returncode == 0  # an ordinary push
+    head = git(quest.root, "rev-parse", "HEAD").stdout.strip()
+    assert f"refs/heads/{branch} {head} refs/heads/{branch} " in seen.read_text()
+    quest.run(quest.root, "main-001")  # completed, no review
+    write_manifest(quest.root)
+    git(quest.root, "add", "-A")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "paper: bundle")
+    pushed = git(quest.root, "push", "-q", "origin", branch, check=False)
+    assert pushed.returncode != 0 and "REJECTED" in pushed.stdout + pushed.stderr  # the gate read the refs too
+    assert len(seen.read_text().splitlines()) == 2  # one line a push
