@@ -214,7 +214,7 @@ def pending_pr60(quest: Path) -> list[str]:
 def agreement(peer: Peer, quest: Path) -> str:
     """One line: the real gate and ``bench/pr60.py`` on ``quest``, pending counts and whether they agree."""
     if not peer.real:
-        return f"peer: {peer.label}; the real gate was not found, nothing to compare"
+        return f"peer: {peer.label}; no real gate to compare it with"
     gate = peer.module()
     real, ours = pending_real(gate, quest), pending_pr60(quest)
     sys.path.insert(0, str(HERE))
