@@ -1,17 +1,18 @@
-"""ds-gate's closure against PR #60's gate (``bench/pr60.py``) in one process, interleaved.
+"""ds-gate's closure against the peer gate (``bench/peer.py``: PR #60's real gate) in one process, interleaved.
 
-    python bench/inprocess.py QUEST [--runs 9]
+    python bench/inprocess.py QUEST [--runs 9] [--deepscientist DIR | --reimplementation]
 
 Both are imported and warmed first, so this compares the work, not the start-up. Each
 round times, in turn: ds-gate without the record cache (``cache=False``: every record
-file read, a first run), PR #60's gate, and ds-gate with the cache warm (a repeated run).
-ds-gate's side includes rendering the JSON report. Prints one JSON object of medians (ms)
-and medians of the pairwise ratios.
+file read, a first run), the peer's ``evaluate_distill_gate_for_quest``, and ds-gate with
+the cache warm (a repeated run). ds-gate's side includes rendering the JSON report. Prints
+one JSON object of medians (ms), medians of the pairwise ratios, and the peer's label.
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import statistics
 import sys
@@ -20,15 +21,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import pr60  # noqa: E402
+import peer as peers  # noqa: E402
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("quest", type=Path)
     parser.add_argument("--runs", type=int, default=9)
+    peers.add_argument(parser)
     args = parser.parse_args()
-    import inspect
+    peer = peers.find(args.deepscientist, reimplementation=args.reimplementation)
+    gate = peer.evaluate()
 
     from ds_gate.engine.gate import evaluate
     from ds_gate.reporters.json import JsonReporter
@@ -42,7 +45,7 @@ def main() -> int:
 
     def theirs() -> float:
         start = time.perf_counter()
-        pr60.evaluate_distill_gate_for_quest(args.quest)
+        gate(args.quest)
         return time.perf_counter() - start
 
     ours(True), ours(False), theirs()  # warm: imports, the page cache, the record cache
@@ -52,6 +55,7 @@ def main() -> int:
         pr.append(theirs())
         repeated.append(ours(True))
     print(json.dumps({
+        "peer": peer.label,
         "first_ms": statistics.median(first) * 1000, "repeated_ms": statistics.median(repeated) * 1000,
         "pr60_ms": statistics.median(pr) * 1000,
         "first_ratio": statistics.median(a / b for a, b in zip(first, pr, strict=True)),

@@ -55,6 +55,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args()
     from ds_gate import recall
+    from ds_gate.recall import api as recall_api
 
     print(f"{'cards':>6}  {'cold ms':>8}  {'cache p50':>9}  {'warm p50':>8}  {'warm p95':>8}   goal")
     for size in args.sizes:
@@ -63,13 +64,13 @@ def main() -> int:
             home = make_home(base / "home", size)
             os.environ["DS_GATE_CACHE_DIR"] = str(base / "cache")  # cold means no cache file: a fresh folder
             query = ["topic:t3", "stage:experiment"]
-            recall._INDEXES.clear()
+            recall_api._INDEXES.clear()  # the in-process index cache (in recall.api since the layer layout)
             start = time.perf_counter()
             recall.list_knowledge_summaries(query, home=home, scope="global")
             cold = (time.perf_counter() - start) * 1000
             cache_times = []
             for _ in range(5):
-                recall._INDEXES.clear()
+                recall_api._INDEXES.clear()  # the in-process index cache (in recall.api since the layer layout)
                 start = time.perf_counter()
                 recall.list_knowledge_summaries(query, home=home, scope="global")
                 cache_times.append((time.perf_counter() - start) * 1000)

@@ -26,6 +26,7 @@ REPO = HERE.parent
 PY = sys.executable
 sys.path.insert(0, str(HERE))
 
+import peer as peers  # noqa: E402
 from gen import make_decisions, make_quest  # noqa: E402
 
 
@@ -39,11 +40,13 @@ def as_installed() -> None:
     compileall.compile_dir(str(REPO / "ds_gate"), quiet=1)
 
 
-def timed(cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> tuple[float, int, int]:
-    """(seconds, peak RSS in KB, exit code) of one run of ``cmd``."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
+def timed(cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = None,
+          stdin: Path | None = None) -> tuple[float, int, int]:
+    """(seconds, peak RSS in KB, exit code) of one run of ``cmd``; ``stdin``: a file to read from."""
+    with open(stdin if stdin is not None else os.devnull, "rb") as source:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=source, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     return elapsed, usage.ru_maxrss, proc.returncode
@@ -149,7 +152,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--keep", metavar="DIR")
+    peers.add_argument(parser)
     args = parser.parse_args()
+    peer = peers.find(args.deepscientist, reimplementation=args.reimplementation)
+    print(f"peer: {peer.label} ({peer.source})", flush=True)
+    before = os.getloadavg()
     scale = 10 if args.quick else 1
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ds-gate-bench-"))
     os.environ["GIT_CONFIG_GLOBAL"] = os.devnull
@@ -157,10 +164,10 @@ def main() -> int:
     as_installed()
     try:
         sys.modules.setdefault("run", sys.modules[__name__])  # goals' rows join this table, not a copy's
-        import goals  # issue 17's goals: closure against PR #60 and the floor, memory, the hook, xdist
+        import goals  # issue 26's goals: closure and memory against PR #60, the hooks, xdist
 
         os.environ["DS_GATE_CACHE_DIR"] = str(base / "cache")  # the record cache, never the user's
-        goals.bench_closure(base, args.runs, [2000 // scale, 20000 // scale, 100000 // scale])
+        goals.bench_closure(base, args.runs, [2000 // scale, 20000 // scale, 100000 // scale], peer)
         goals.bench_hook(base, args.runs, 2000 // scale)
         goals.bench_xdist(base, max(3, args.runs // 2), 2000 // scale)
         bench_finalization(base, args.runs, scale)
@@ -177,8 +184,9 @@ def main() -> int:
           f"{'goal':<{widths[4]}}  result")
     for r in ROWS:
         print(f"{r[0]:<{widths[0]}}  {r[1]:>{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]:>{widths[3]}}  {r[4]:<{widths[4]}}  {r[5]}")
-    print(f"\n{args.runs} runs per side after one warm-up; medians; ratios are medians of pairwise ratios. "
-          f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs.")
+    print(f"\nPeer: {peer.label} ({peer.source}). {args.runs} runs per side after one warm-up; medians; ratios are medians of pairwise ratios. "
+          f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; load average (1 min) {before[0]:.2f} before, "
+          f"{os.getloadavg()[0]:.2f} after.")
     return 0
 
 
