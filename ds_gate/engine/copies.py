@@ -17,7 +17,8 @@ See docs/reading-the-quest.md.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Decision, Run
@@ -25,37 +26,48 @@ from ds_gate.rules.coverage import is_completed
 
 NO_FINDINGS: tuple[Finding, ...] = ()  # shared by every run without findings: nothing is appended to it
 
+Item = TypeVar("Item", Run, Decision)
+
+
+@dataclass(slots=True)
+class Held(Generic[Item]):
+    """The copy winning so far, with what ranks it and the findings it brings if it wins."""
+
+    item: Item
+    home: bool  # in the workspace the record says it was written in
+    order: int  # its workspace's place in the reading order
+    findings: Sequence[Finding]
+
 
 def _done(item: Run | Decision) -> bool:
     return isinstance(item, Run) and is_completed(item)
 
 
-class Copies:
+def _rank(done: bool, updated_at: str | None, created_at: str | None, home: bool,
+          order: int) -> tuple[bool, str, str, bool, int]:
+    return (done, updated_at or "", created_at or "", home, -order)
+
+
+class Copies(Generic[Item]):
     """The winning copy per artifact id."""
 
     def __init__(self) -> None:
-        self.best: dict[str, tuple[Any, bool, int, Sequence[Finding]]] = {}
-
-    @staticmethod
-    def _rank(done: bool, updated_at: str | None, created_at: str | None, home: bool,
-              order: int) -> tuple[bool, str, str, bool, int]:
-        return (done, updated_at or "", created_at or "", home, -order)
+        self.best: dict[str, Held[Item]] = {}
 
     def _held(self, artifact_id: str) -> tuple[bool, str, str, bool, int] | None:
-        current = self.best.get(artifact_id)
-        if current is None:
+        held = self.best.get(artifact_id)
+        if held is None:
             return None
-        held = current[0]
-        return self._rank(_done(held), held.updated_at, held.created_at, current[1], current[2])
+        return _rank(_done(held.item), held.item.updated_at, held.item.created_at, held.home, held.order)
 
     def loses(self, artifact_id: str, updated_at: str | None, created_at: str | None, home: bool, order: int,
               done: bool) -> bool:
         """Whether a copy with these dates (``done``: completed) would lose to the one held,
         told without building it, exactly as ``offer`` decides it."""
         held = self._held(artifact_id)
-        return held is not None and not self._rank(done, updated_at, created_at, home, order) > held
+        return held is not None and not _rank(done, updated_at, created_at, home, order) > held
 
-    def offer(self, artifact_id: str, item: Run | Decision, home: bool, order: int, findings: Sequence[Finding]) -> None:
+    def offer(self, artifact_id: str, item: Item, home: bool, order: int, findings: Sequence[Finding]) -> None:
         held = self._held(artifact_id)
-        if held is None or self._rank(_done(item), item.updated_at, item.created_at, home, order) > held:
-            self.best[artifact_id] = (item, home, order, findings)
+        if held is None or _rank(_done(item), item.updated_at, item.created_at, home, order) > held:
+            self.best[artifact_id] = Held(item, home, order, findings)

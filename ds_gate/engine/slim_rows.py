@@ -1,0 +1,129 @@
+"""Slim records as rows of plain values and back, for the record cache (``io.record_cache``).
+
+A row is a tuple of ``str``, ``int``, ``bytes``, ``None``, tuples and JSON values, which
+``marshal`` stores; its first value says which record it is. ``from_row`` is the last guard
+against a row of the right version written by something else: a row of another shape is
+``None`` (the file is read again), never an exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from sys import intern
+from typing import Any
+
+from ds_gate.engine.slim import (
+    SKIPPED,
+    Bad,
+    Loose,
+    Refused,
+    Skipped,
+    Slim,
+    SlimDecision,
+    SlimIndex,
+    SlimRun,
+)
+from ds_gate.model.findings import Finding
+from ds_gate.sources.records import IndexEntry
+
+Row = tuple[Any, ...]
+BAD, REFUSED, SKIP, RUN, DECISION, INDEX = range(6)
+
+
+def finding_row(finding: Loose) -> Row:
+    return (finding.rule, finding.severity, finding.message, finding.hint, finding.pointer, finding.line,
+            finding.subject, finding.waived, finding.level)
+
+
+_FIELDS = ("rule", "severity", "message", "hint", "pointer", "line", "subject", "waived", "level")
+
+
+def finding_of(row: Row) -> Loose:
+    """A finding read back (``Finding(**...)``, as the pytest plugin's workers read theirs)."""
+    if not (isinstance(row[0], str) and isinstance(row[1], str) and isinstance(row[2], str)):
+        raise TypeError("not a finding")
+    return Finding(**{"path": None, **dict(zip(_FIELDS, row, strict=True))})
+
+
+def _findings(rows: Row) -> tuple[Loose, ...]:
+    return tuple(finding_of(row) for row in rows)
+
+
+def to_row(slim: Slim | SlimIndex) -> Row:
+    """``slim`` as plain values."""
+    if isinstance(slim, SlimRun):
+        return (RUN, slim.artifact_id, tuple(map(finding_row, slim.notes)), slim.home_rel, slim.run_id, slim.run_kind,
+                slim.status, slim.updated_at, slim.created_at, tuple(map(finding_row, slim.found)))
+    if isinstance(slim, SlimDecision):
+        return (DECISION, slim.artifact_id, tuple(map(finding_row, slim.notes)), slim.home_rel, slim.action,
+                slim.updated_at, slim.created_at, slim.is_review, tuple(map(finding_row, slim.found)),
+                slim.reviewed_run_ids, slim.raw, slim.cards_written, slim.neighbor_cards, slim.encoding)
+    if isinstance(slim, Bad):
+        return (BAD, finding_row(slim.finding))
+    if isinstance(slim, Refused):
+        return (REFUSED, finding_row(slim.finding))
+    if isinstance(slim, Skipped):
+        return (SKIP,)
+    return (INDEX, tuple((item.artifact_id, item.kind, item.path, item.line) if isinstance(item, IndexEntry)
+                         else finding_row(item) for item in slim.items))
+
+
+def _text(value: object) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise TypeError("not text")
+
+
+def _interned(value: object) -> str | None:
+    text = _text(value)
+    return None if text is None else intern(text)
+
+
+def _run(row: Row) -> SlimRun:
+    _, artifact_id, notes, home_rel, run_id, run_kind, status, updated, created, found = row
+    if not isinstance(artifact_id, str):
+        raise TypeError("no artifact id")
+    created = updated if created == updated else created  # as make_slim shares them
+    return SlimRun(intern(artifact_id), _findings(notes), _interned(home_rel), _text(run_id), _interned(run_kind),
+                   _interned(status), _text(updated), _text(created), _findings(found))
+
+
+def _decision(row: Row) -> SlimDecision:
+    (_, artifact_id, notes, home_rel, action, updated, created, is_review, found, reviewed, raw, cards, neighbours,
+     encoding) = row
+    if not (isinstance(artifact_id, str) and isinstance(encoding, str) and type(is_review) is bool
+            and type(reviewed) is tuple and type(cards) is tuple and type(neighbours) is tuple
+            and (raw is None or type(raw) is bytes)):
+        raise TypeError("not a decision")
+    return SlimDecision(artifact_id, _findings(notes), _text(home_rel), _text(action), _text(updated), _text(created),
+                        is_review, _findings(found), reviewed, raw, cards, neighbours, encoding)
+
+
+def _bad(row: Row) -> Bad:
+    return Bad(finding_of(row[1]))
+
+
+def _refused(row: Row) -> Refused:
+    return Refused(finding_of(row[1]))
+
+
+def _index(row: Row) -> SlimIndex:
+    _, items = row
+    return SlimIndex(tuple(IndexEntry(*item) if len(item) == 4 else finding_of(item) for item in items))
+
+
+_READERS: dict[object, Callable[[Row], Slim | SlimIndex]] = {
+    RUN: _run, DECISION: _decision, INDEX: _index, BAD: _bad, REFUSED: _refused}
+
+
+def from_row(row: object) -> Slim | SlimIndex | None:
+    """The slim a row holds, or None for a row of another shape."""
+    if type(row) is not tuple or not row:
+        return None
+    if row == (SKIP,):
+        return SKIPPED
+    try:
+        read = _READERS.get(row[0])
+        return None if read is None else read(row)
+    except (TypeError, ValueError):  # a wrong length unpacks as ValueError
+        return None
