@@ -69,8 +69,8 @@ class Collector(IndexFollower):
         self.index_kinds = tuple(kind for kind in kinds if kind != "report")
         self.workspaces = workspaces
         self.order = {ws.rel: i for i, ws in enumerate(workspaces)}
-        self.runs: Copies[Run] = Copies()
-        self.decisions: Copies[Decision] = Copies()
+        self.runs: Copies[Run] = Copies(self.order)
+        self.decisions: Copies[Decision] = Copies(self.order)
         self.findings: list[Finding] = []
         self.refused: set[str] = set()
         self.index_entries: list[tuple[Workspace, IndexEntry]] = []

@@ -152,9 +152,8 @@ class QuestLoader:
         runs: dict[str, Run] = {}
         best = collector.runs.best
         for artifact_id in sorted(best):  # the ids, not their entries: a second 100,000-tuple list at the peak
-            held = best.pop(artifact_id)
-            runs[artifact_id] = held.item
-            self.findings.extend(held.findings)
-        decisions = {key: held.item for key, held in sorted(collector.decisions.best.items())}
+            runs[artifact_id] = best.pop(artifact_id)
+            self.findings.extend(collector.runs.found.get(artifact_id, ()))
+        decisions = dict(sorted(collector.decisions.best.items()))
         self.findings.extend(collector.findings)
         return runs, decisions

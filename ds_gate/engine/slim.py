@@ -177,7 +177,8 @@ def make_slim(name: str, raw: bytes, display: str, kinds: tuple[str, ...], check
     review = review_fields(data, kind)  # a decision, or a review recorded as a report
     return SlimDecision(artifact_id, notes, home_rel,
                         text_of(data.get("action")) if kind == "decision" else REVIEW_ACTION, updated, created,
-                        review.is_review, found, review.reviewed_run_ids, raw if review.is_review else None,
+                        review.is_review, found, tuple(map(intern, review.reviewed_run_ids)),  # the runs' own ids
+                        raw if review.is_review else None,
                         review.cards_written, tuple(sorted(review.neighbor_cards)),
                         review_encoding(data, kind) or DECISION_ENCODING)
 

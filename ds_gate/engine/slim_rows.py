@@ -96,7 +96,7 @@ def _decision(row: Row) -> SlimDecision:
             and (raw is None or type(raw) is bytes)):
         raise TypeError("not a decision")
     return SlimDecision(artifact_id, _findings(notes), _text(home_rel), _text(action), _text(updated), _text(created),
-                        is_review, _findings(found), reviewed, raw, cards, neighbours, encoding)
+                        is_review, _findings(found), tuple(map(intern, reviewed)), raw, cards, neighbours, encoding)
 
 
 def _bad(row: Row) -> Bad:

@@ -96,8 +96,8 @@ def test_a_record_in_runs_is_a_run_whatever_its_kind_says() -> None:
 
     for kind in ("decision", "report", "baseline"):
         collector = collect(MemoryReader({"runs/run-1.json": raw_of(dict(RUN, kind=kind))}, branch="main"))
-        (held,) = collector.runs.best.values()
-        assert is_completed(held.item) and collector.decisions.best == {}, kind
+        (run,) = collector.runs.best.values()
+        assert is_completed(run) and collector.decisions.best == {}, kind
 
 
 def test_an_unreadable_record_is_an_error_and_the_others_are_still_read() -> None:
