@@ -37,7 +37,8 @@ SLIM_CODE = ("ds_gate.engine.slim", "ds_gate.engine.slim_rows", "ds_gate.engine.
              "ds_gate.rules.schema", "ds_gate.sources.problems", "ds_gate.kernel.schema_fast", "ds_gate.io.schemas",
              "ds_gate.io.schema_explain", "ds_gate.kernel.schema_files", "ds_gate.kernel.jsondoc", "ds_gate.model.records",
              "ds_gate.model.findings", "ds_gate.sources.records", "ds_gate.kernel.layout", "ds_gate.sources.record_json",
-             "ds_gate.kernel.words", "ds_gate.sources.quest_yaml", "ds_gate.io.yamldoc", "ds_gate.engine.record_store")
+             "ds_gate.kernel.words", "ds_gate.sources.quest_yaml", "ds_gate.io.yamldoc", "ds_gate.engine.record_store",
+             "ds_gate.io.record_cache")
 
 
 def _schemas_digest() -> bytes:
