@@ -29,7 +29,7 @@ from ds_gate.engine.slim import (
     make_slim,
 )
 from ds_gate.engine.slim_rows import from_row, to_row
-from ds_gate.io.record_cache import RecordCache, Shelf, file_key, stat_key
+from ds_gate.io.record_cache import RecordCache, Shelf, file_key
 from ds_gate.kernel import fs
 from ds_gate.kernel.digest import content_key
 from ds_gate.kernel.layout import GATE_KINDS
@@ -131,11 +131,13 @@ class Collector(IndexFollower):
             path = base + name  # a link inside the quest is followed, as listed (FolderReader.read_many)
             display = prefix + name
             key = (file_key(path) if folder is None else file_key(name, folder)) if known else None
-            slim = from_row(get(name, key)) if key is not None else None
+            row = get(name, key) if key is not None else None
+            slim = from_row(row) if row is not None else None
             if slim is not None and not isinstance(slim, SlimIndex):
                 self.place(ws, name, display, slim)
                 continue
-            shelf.drop(name)  # a row of another shape, if any: read again
+            if row is not None:
+                shelf.drop(name)  # a row of another shape: read again
             try:
                 raw, st = fs.read_with_stat(path if folder is None else name, limit=self.limit, dir_fd=folder)
             except FileNotFoundError:
@@ -145,7 +147,7 @@ class Collector(IndexFollower):
                 continue
             slim = self.add(ws, name, display, raw)
             if slim is not None:
-                shelf.put(name, stat_key(st), to_row(slim))
+                shelf.put_read(name, st, to_row, slim)
 
     def add(self, ws: Workspace, name: str, display: str, raw: bytes) -> Slim | None:
         """Read one copy of a record: parsed and checked once per content (a worktree's copy

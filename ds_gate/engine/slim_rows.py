@@ -9,7 +9,6 @@ against a row of the right version written by something else: a row of another s
 from __future__ import annotations
 
 from collections.abc import Callable
-from sys import intern
 from typing import Any
 
 from ds_gate.engine.slim import (
@@ -46,14 +45,19 @@ def finding_of(row: Row) -> Loose:
 
 
 def _findings(rows: Row) -> tuple[Loose, ...]:
-    return tuple(finding_of(row) for row in rows)
+    if rows == ():  # most records: no findings
+        return ()
+    if type(rows) is not tuple:
+        raise TypeError("not findings")
+    return tuple(map(finding_of, rows))
 
 
 def to_row(slim: Slim | SlimIndex) -> Row:
     """``slim`` as plain values."""
-    if isinstance(slim, SlimRun):
-        return (RUN, slim.artifact_id, tuple(map(finding_row, slim.notes)), slim.home_rel, slim.run_id, slim.run_kind,
-                slim.status, slim.updated_at, slim.created_at, tuple(map(finding_row, slim.found)))
+    if isinstance(slim, SlimRun):  # most runs have no findings: () is shared
+        return (RUN, slim.artifact_id, tuple(map(finding_row, slim.notes)) if slim.notes else (), slim.home_rel,
+                slim.run_id, slim.run_kind, slim.status, slim.updated_at, slim.created_at,
+                tuple(map(finding_row, slim.found)) if slim.found else ())
     if isinstance(slim, SlimDecision):
         return (DECISION, slim.artifact_id, tuple(map(finding_row, slim.notes)), slim.home_rel, slim.action,
                 slim.updated_at, slim.created_at, slim.is_review, tuple(map(finding_row, slim.found)),
@@ -68,35 +72,36 @@ def to_row(slim: Slim | SlimIndex) -> Row:
                          else finding_row(item) for item in slim.items))
 
 
+_TEXT = (str, type(None))
+
+
 def _text(value: object) -> str | None:
-    if value is None or isinstance(value, str):
+    if isinstance(value, _TEXT):
         return value
     raise TypeError("not text")
 
 
-def _interned(value: object) -> str | None:
-    text = _text(value)
-    return None if text is None else intern(text)
-
-
 def _run(row: Row) -> SlimRun:
+    """Read back as written: marshal keeps which strings were interned (the id, the kind, the
+    status, the workspace) and that ``updated_at`` and ``created_at`` were one string."""
     _, artifact_id, notes, home_rel, run_id, run_kind, status, updated, created, found = row
-    if not isinstance(artifact_id, str):
-        raise TypeError("no artifact id")
-    created = updated if created == updated else created  # as make_slim shares them
-    return SlimRun(intern(artifact_id), _findings(notes), _interned(home_rel), _text(run_id), _interned(run_kind),
-                   _interned(status), _text(updated), _text(created), _findings(found))
+    if not (type(artifact_id) is str and isinstance(home_rel, _TEXT) and isinstance(run_id, _TEXT)
+            and isinstance(run_kind, _TEXT) and isinstance(status, _TEXT) and isinstance(updated, _TEXT)
+            and isinstance(created, _TEXT)):
+        raise TypeError("not a run")
+    return SlimRun(artifact_id, _findings(notes), home_rel, run_id, run_kind, status, updated, created, _findings(found))
 
 
 def _decision(row: Row) -> SlimDecision:
     (_, artifact_id, notes, home_rel, action, updated, created, is_review, found, reviewed, raw, cards, neighbours,
      encoding) = row
     if not (isinstance(artifact_id, str) and isinstance(encoding, str) and type(is_review) is bool
-            and type(reviewed) is tuple and type(cards) is tuple and type(neighbours) is tuple
+            and type(reviewed) is tuple and all(type(r) is str for r in reviewed)
+            and type(cards) is tuple and type(neighbours) is tuple
             and (raw is None or type(raw) is bytes)):
         raise TypeError("not a decision")
     return SlimDecision(artifact_id, _findings(notes), _text(home_rel), _text(action), _text(updated), _text(created),
-                        is_review, _findings(found), tuple(map(intern, reviewed)), raw, cards, neighbours, encoding)
+                        is_review, _findings(found), reviewed, raw, cards, neighbours, encoding)
 
 
 def _bad(row: Row) -> Bad:

@@ -50,11 +50,14 @@ def trusted(folder: Path, name: str) -> bool:
     return True
 
 
-def open_db(folder: Path, name: str, setup: Callable[[sqlite3.Connection], None]) -> sqlite3.Connection | None:
+def open_db(folder: Path, name: str, setup: Callable[[sqlite3.Connection], None], *,
+            durable: bool = True) -> sqlite3.Connection | None:
     """The SQLite cache ``name`` in ``folder`` (made ``0700``; the file ``0600``), ``setup`` run on it (tables,
     version); None when the folder is not ``trusted`` or cannot be written. SQLite makes
     each write atomic and two processes at once safe; a damaged file (or not a database) is
-    removed and made again once, so it only costs speed."""
+    removed and made again once, so it only costs speed. ``durable=False`` never waits for
+    the disk (``synchronous=OFF``): a write is still whole for every other process, and only
+    a power cut may lose it, or damage the file, which is then made again."""
     path = folder / name
     for attempt in range(2):
         db = None
@@ -65,6 +68,8 @@ def open_db(folder: Path, name: str, setup: Callable[[sqlite3.Connection], None]
             # this user's only (SQLite gives its -wal and -shm files the same mode); never through a link
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600))
             db = sqlite3.connect(path, timeout=10, isolation_level=None)
+            if not durable:  # before the journal mode: making a new file waits for the disk otherwise
+                db.execute("PRAGMA synchronous=OFF")
             db.execute("PRAGMA journal_mode=WAL")
             setup(db)
             return db

@@ -18,7 +18,8 @@ never holds the whole cache. Why it cannot change a verdict:
   caller's key): another version's rows are dropped; a damaged file is removed and made
   again, a row that does not decode is empty, and the caller checks each row's shape;
 - SQLite writes each batch of rows in one transaction, so two processes writing at once
-  leave whole rows, each of which is checked by stat on use.
+  leave whole rows, each of which is checked by stat on use. It never waits for the disk
+  (a power cut may lose rows, or damage the file, which is then made again).
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ import sqlite3
 import stat
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ds_gate.io.cache_dir import open_db
 from ds_gate.kernel.digest import blake2b
@@ -43,6 +45,7 @@ FLUSH = 4 << 20  # bytes of rows held before they are written
 StatKey = int  # size, mtime_ns, ctime_ns, inode and device, 64 bits each, as one number
 Entry = tuple[StatKey, Any]
 _BITS = (1 << 64) - 1
+T = TypeVar("T")
 
 
 def stat_key(st: os.stat_result) -> StatKey:
@@ -67,7 +70,7 @@ class Shelf:
     """One folder's entries for one run: ``get`` moves a matching entry to ``kept``, ``put``
     keeps a new one; what this run never asked for drops out when the shelf is stored."""
 
-    __slots__ = ("folder", "held", "kept", "changed", "settled")
+    __slots__ = ("folder", "held", "kept", "changed", "settled")  # one Shelf per folder: no __dict__
 
     def __init__(self, folder: str, held: dict[str, Entry], settled: int) -> None:
         self.folder = folder
@@ -92,6 +95,12 @@ class Shelf:
         if self.kept.pop(name, None) is not None:
             self.changed = True
 
+    def put_read(self, name: str, st: os.stat_result, row: Callable[[T], Any], value: T) -> None:
+        """``put`` for a file just read with stat ``st``: ``row(value)`` is made only when kept."""
+        if st.st_mtime_ns < self.settled and st.st_ctime_ns < self.settled:
+            self.kept[name] = (stat_key(st), row(value))
+            self.changed = True
+
     def put(self, name: str, key: StatKey, row: Any) -> None:
         """Keep ``row`` for ``name`` read with stat ``key`` (taken at the read), unless the file
         is too young to be told apart from an edit in the same tick."""
@@ -102,7 +111,6 @@ class Shelf:
 
 def _setup(version: bytes) -> Any:
     def setup(db: sqlite3.Connection) -> None:
-        db.execute("PRAGMA synchronous=NORMAL")  # WAL: a crash may lose the last rows, never damage one
         db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB)")
         db.execute("CREATE TABLE IF NOT EXISTS folders (path BLOB PRIMARY KEY, entries BLOB) WITHOUT ROWID")
         row = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
@@ -120,7 +128,8 @@ class RecordCache:
     def __init__(self, file: Path | None, version: bytes) -> None:
         self.version = blake2b(version, digest_size=32).digest()
         self.settled = time.time_ns() - GRANULARITY
-        self.db = open_db(file.parent, file.name, _setup(self.version)) if file is not None else None
+        # not durable: the cache waits for no disk (as the file renamed into place before it never did)
+        self.db = open_db(file.parent, file.name, _setup(self.version), durable=False) if file is not None else None
         self.seen: set[bytes] = set()
         self.pending: list[tuple[bytes, bytes]] = []
         self.pending_bytes = 0

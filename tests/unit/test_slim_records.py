@@ -7,6 +7,7 @@ from __future__ import annotations
 import marshal
 import os
 import sqlite3
+import sys
 import time
 from pathlib import Path
 
@@ -63,6 +64,16 @@ def test_each_slim_comes_back_from_its_row_unchanged(case: str) -> None:
     assert isinstance(slim, SlimRun | SlimDecision | Bad | Refused) or slim is SKIPPED
     row = marshal.loads(marshal.dumps(to_row(slim)))  # type: ignore[arg-type]
     assert from_row(row) == slim
+
+
+def test_a_run_read_back_shares_its_strings_as_when_it_was_read() -> None:
+    """Memory at 100,000 runs: the id, kind, status and workspace stay interned (one string
+    with the index's and the reviews' ids), and equal dates stay one string."""
+    slim = slim_of("runs/run-1.json", raw_of(dict(RUN_DATA, workspace_rel_path=".ds/worktrees/a")))
+    back = from_row(marshal.loads(marshal.dumps({"runs/run-1.json": (1 << 300, to_row(slim))}))["runs/run-1.json"][1])
+    assert isinstance(back, SlimRun) and back == slim
+    assert back.artifact_id is sys.intern("run-1") and back.status is sys.intern("completed")
+    assert back.home_rel is sys.intern(".ds/worktrees/a") and back.updated_at is back.created_at
 
 
 def test_the_cases_reach_every_kind_of_slim_and_findings_on_both_sides() -> None:
