@@ -56,8 +56,10 @@ def open_db(folder: Path, name: str, setup: Callable[[sqlite3.Connection], None]
     version); None when the folder is not ``trusted`` or cannot be written. SQLite makes
     each write atomic and two processes at once safe; a damaged file (or not a database) is
     removed and made again once, so it only costs speed. ``durable=False`` never waits for
-    the disk (``synchronous=OFF``): a write is still whole for every other process, and only
-    a power cut may lose it, or damage the file, which is then made again."""
+    the disk (``synchronous=OFF``) and writes in place with a rollback journal (a WAL would
+    write every row twice, once more when the last connection closes): a write is still
+    whole for every other process, and only a power cut may lose it, or damage the file,
+    which is then made again."""
     path = folder / name
     for attempt in range(2):
         db = None
@@ -70,7 +72,7 @@ def open_db(folder: Path, name: str, setup: Callable[[sqlite3.Connection], None]
             db = sqlite3.connect(path, timeout=10, isolation_level=None)
             if not durable:  # before the journal mode: making a new file waits for the disk otherwise
                 db.execute("PRAGMA synchronous=OFF")
-            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(f"PRAGMA journal_mode={'WAL' if durable else 'DELETE'}")
             setup(db)
             return db
         except sqlite3.DatabaseError:  # corrupt (or not a database): rebuild it once

@@ -131,8 +131,17 @@ class RecordCache:
         # not durable: the cache waits for no disk (as the file renamed into place before it never did)
         self.db = open_db(file.parent, file.name, _setup(self.version), durable=False) if file is not None else None
         self.seen: set[bytes] = set()
+        self.empty = self._empty()  # a first run asks no folder's row
         self.pending: list[tuple[bytes, bytes]] = []
         self.pending_bytes = 0
+
+    def _empty(self) -> bool:
+        if self.db is None:
+            return True
+        try:
+            return self.db.execute("SELECT 1 FROM folders LIMIT 1").fetchone() is None
+        except sqlite3.Error:
+            return True
 
     def shelf(self, folder: str) -> Shelf:
         """The entries kept for ``folder`` (none when the cache is off, the row is damaged, or
@@ -140,7 +149,7 @@ class RecordCache:
         key = os.fsencode(folder)
         self.seen.add(key)
         held: Any = {}
-        if self.db is not None:
+        if self.db is not None and not self.empty:
             try:
                 row = self.db.execute("SELECT entries FROM folders WHERE path=?", (key,)).fetchone()
                 held = {} if row is None else marshal.loads(row[0]) if type(row[0]) is bytes else None
