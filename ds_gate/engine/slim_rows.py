@@ -9,6 +9,8 @@ against a row of the right version written by something else: a row of another s
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import fields
+from operator import attrgetter
 from typing import Any
 
 from ds_gate.engine.slim import (
@@ -52,12 +54,17 @@ def _findings(rows: Row) -> tuple[Loose, ...]:
     return tuple(map(finding_of, rows))
 
 
+_RUN_FIELDS = attrgetter(*(f.name for f in fields(SlimRun)))  # in order, read in C
+_ENTRY_FIELDS = attrgetter(*(f.name for f in fields(IndexEntry)))
+
+
 def to_row(slim: Slim | SlimIndex) -> Row:
     """``slim`` as plain values."""
-    if isinstance(slim, SlimRun):  # most runs have no findings: () is shared
-        return (RUN, slim.artifact_id, tuple(map(finding_row, slim.notes)) if slim.notes else (), slim.home_rel,
-                slim.run_id, slim.run_kind, slim.status, slim.updated_at, slim.created_at,
-                tuple(map(finding_row, slim.found)) if slim.found else ())
+    if isinstance(slim, SlimRun):
+        if not slim.notes and not slim.found:  # most runs: every field plain already, read in C
+            return (RUN, *_RUN_FIELDS(slim))
+        return (RUN, slim.artifact_id, tuple(map(finding_row, slim.notes)), slim.home_rel, slim.run_id, slim.run_kind,
+                slim.status, slim.updated_at, slim.created_at, tuple(map(finding_row, slim.found)))
     if isinstance(slim, SlimDecision):
         return (DECISION, slim.artifact_id, tuple(map(finding_row, slim.notes)), slim.home_rel, slim.action,
                 slim.updated_at, slim.created_at, slim.is_review, tuple(map(finding_row, slim.found)),
@@ -68,8 +75,8 @@ def to_row(slim: Slim | SlimIndex) -> Row:
         return (REFUSED, finding_row(slim.finding))
     if isinstance(slim, Skipped):
         return (SKIP,)
-    return (INDEX, tuple((item.artifact_id, item.kind, item.path, item.line) if isinstance(item, IndexEntry)
-                         else finding_row(item) for item in slim.items))
+    return (INDEX, tuple(_ENTRY_FIELDS(item) if isinstance(item, IndexEntry) else finding_row(item)
+                         for item in slim.items))
 
 
 _TEXT = (str, type(None))

@@ -40,7 +40,7 @@ from ds_gate.kernel.version import __version__
 
 GRANULARITY = 2_000_000_000  # ns: FAT's 2 s, and more than a coarse kernel clock's lag
 MAX_ROW = 64 << 20  # a folder's row over this is not kept: its files are read each time
-FLUSH = 4 << 20  # bytes of rows held before they are written
+FLUSH = 1 << 20  # bytes of rows held before they are written
 
 StatKey = int  # size, mtime_ns, ctime_ns, inode and device, 64 bits each, as one number
 Entry = tuple[StatKey, Any]
