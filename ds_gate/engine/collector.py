@@ -81,15 +81,15 @@ class Collector(IndexFollower):
     def read(self, reader: Reader) -> None:
         ws = reader.workspace
         names = reader.record_names(self.skip)
-        folder = reader.folder if self.store is not None and isinstance(reader, FolderReader) else None
-        shelf = self.store.shelf(str(folder)) if self.store is not None and folder is not None else None
-        if shelf is not None:
+        items: list[IndexEntry | Finding] | None = None
+        folder = reader.folder if isinstance(reader, FolderReader) else None
+        if self.store is not None and isinstance(reader, FolderReader) and folder is not None:
+            shelf = self.store.shelf(str(folder))  # the folder's entries: read once, written once
             self._read_cached(f"{folder}{os.sep}", ws, shelf, names)
+            items = cached_index(shelf, reader, self.index_kinds)
+            self.store.store(shelf)
         else:
             self._read_all(reader, names)
-        items = cached_index(shelf, reader, self.index_kinds) if shelf is not None else None  # type: ignore[arg-type]
-        if self.store is not None and shelf is not None:
-            self.store.store(shelf)
         # a line is kept for resolve_index only when no record file answered it yet (the usual
         # line names a record just read): 150,000 kept lines were ~40 MB at 100,000 runs
         for item in read_index(reader, self.index_kinds) if items is None else items:
