@@ -7,6 +7,7 @@ from __future__ import annotations
 import marshal
 import os
 import sqlite3
+import struct
 import sys
 import time
 from pathlib import Path
@@ -70,7 +71,7 @@ def test_a_run_read_back_shares_its_strings_as_when_it_was_read() -> None:
     """Memory at 100,000 runs: the id, kind, status and workspace stay interned (one string
     with the index's and the reviews' ids), and equal dates stay one string."""
     slim = slim_of("runs/run-1.json", raw_of(dict(RUN_DATA, workspace_rel_path=".ds/worktrees/a")))
-    back = from_row(marshal.loads(marshal.dumps({"runs/run-1.json": (1 << 300, to_row(slim))}))["runs/run-1.json"][1])
+    back = from_row(marshal.loads(marshal.dumps({"runs/run-1.json": (bytes(40), to_row(slim))}))["runs/run-1.json"][1])
     assert isinstance(back, SlimRun) and back == slim
     assert back.artifact_id is sys.intern("run-1") and back.status is sys.intern("completed")
     assert back.home_rel is sys.intern(".ds/worktrees/a") and back.updated_at is back.created_at
@@ -108,7 +109,7 @@ def test_a_row_of_another_shape_is_a_miss(row: object) -> None:
     assert from_row(row) is None
 
 
-def aged(path: Path) -> int:
+def aged(path: Path) -> bytes:
     """A file's key, its times set back past the racy window (``ctime`` with them: a new file)."""
     path.write_text("{}")
     past = time.time_ns() - 2 * GRANULARITY
@@ -137,7 +138,10 @@ def test_a_shelf_keeps_settled_files_only_and_misses_on_any_other_stat(tmp_path:
     shelf = again.shelf(str(tmp_path))
     assert sorted(shelf.held) == ["old.json"]
     assert shelf.get("young.json", young_key) is None
-    assert shelf.get("old.json", key + 1) is None and shelf.changed  # another stat: a miss, rewritten
+    assert shelf.get("old.json", bytes(len(key))) is None and shelf.changed  # another stat: a miss, rewritten
+    before_1970 = struct.pack("<QqqQQ", 2, -5, -5, 1, 1)
+    shelf.put("1969.json", before_1970, ("row",))  # a time before 1970 never settles
+    assert "1969.json" not in shelf.kept
     other = RecordCache(tmp_path / "cache" / "records.sqlite3", b"v2").shelf(str(tmp_path))
     assert other.held == {}  # another version: empty
 
