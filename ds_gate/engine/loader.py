@@ -8,12 +8,16 @@ Each record is checked while its document is in hand, by the ``checker`` the cal
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ds_gate.engine.collector import Collector, RecordCheck, no_checks
 from ds_gate.engine.record_store import open_store, read_quest_yaml
+from ds_gate.io.record_cache import RecordCache
 from ds_gate.kernel.layout import GATE_KINDS
-from ds_gate.model.records import Quest, Run
+from ds_gate.model.findings import Finding
+from ds_gate.model.records import Decision, Quest, Run, Workspace
 from ds_gate.sources.location import Location, discover_workspaces, locate
 from ds_gate.sources.quest_yaml import (
     coerce_toggle,
@@ -51,59 +55,105 @@ def load_quest(
     depend on anything): then worktree copies share one check, and with ``cache`` the slim
     records persist in the user's cache folder (``engine.record_store``).
     """
-    loc = locate(path)
-    kinds = ("run",) if runs_only else GATE_KINDS
-    key: bytes | None = b"" if checker is None else None  # no checks: no findings, copies may share
-    check: RecordCheck = no_checks
-    if keyed_checker is not None:
-        check, key = keyed_checker(loc.root)
-    elif checker is not None:
-        check = checker(loc.root)
-    store = open_store(loc.root, key, kinds) if cache and key is not None and check is not no_checks else None
+    return QuestLoader(path, staged=staged, runs_only=runs_only, source=source, refs=refs, extra_tips=extra_tips,
+                       checker=checker, keyed_checker=keyed_checker, cache=cache).run()
 
-    meta, findings = read_quest_yaml(loc.root, store)
-    findings = loc.findings + findings
-    contract = meta.get("startup_contract")
-    contract = contract if isinstance(contract, Mapping) else {}
-    for name in ("experience_distill", "recall_priors"):
-        note = toggle_finding(name, contract.get(name))
-        if note is not None:
-            findings.append(note)
-    workspaces, ws_findings = discover_workspaces(loc)
-    findings.extend(ws_findings)
-    collector = Collector(loc.root, workspaces, kinds, check, share=key is not None, store=store)
-    chosen, source_findings = readers(loc, workspaces, source, refs=refs, extra_tips=extra_tips, skip=collector.skip,
-                                      staged=staged)
-    findings.extend(source_findings)
-    for reader in chosen:
-        collector.read(reader)
-    workspaces = [reader.workspace for reader in chosen]
-    tips = [ws.rel for ws in workspaces if ws.ref is not None]
-    notes = [f"read {len(tips)} branch tip(s) no worktree folder has checked out, from git objects: {', '.join(tips)} "
-             "(--from-folders reads the folders only)"] if source == "auto" and tips else []
-    collector.resolve_index()
-    if store is not None:
-        store.save()
 
-    runs: dict[str, Run] = {}
-    for artifact_id, (run, _, _, run_findings) in sorted(collector.runs.best.items()):
-        runs[artifact_id] = run
-        findings.extend(run_findings)
-    decisions = {key: entry[0] for key, entry in sorted(collector.decisions.best.items())}
-    findings.extend(collector.findings)
-    return Quest(
-        root=loc.root,
-        quest_id=quest_id_of(meta, loc.root),
-        status=scalar_text(meta.get("status")),
-        experience_distill=coerce_toggle(contract.get("experience_distill")),
-        recall_priors=coerce_toggle(contract.get("recall_priors")),
-        workspaces=workspaces,
-        runs=runs,
-        decisions=decisions,
-        findings=findings,
-        is_git=loc.is_git,
-        indexed_run_ids=frozenset(collector.indexed_run_ids),
-        indexed_decision_ids=frozenset(collector.indexed_decision_ids),
-        notes=notes,
-        root_branch=loc.root_branch,
-    )
+@dataclass(slots=True)
+class QuestLoader:
+    """One reading of a quest, a step a method: where it is and which checks run
+    (``__post_init__``), ``quest.yaml``'s toggles (``settings``), the records of every reader
+    (``collect``), the winning copies (``winners``), and the ``Quest`` (``run``)."""
+
+    path: Path | str | Location
+    staged: bool = False
+    runs_only: bool = False
+    source: str = "auto"
+    refs: Sequence[str] | None = None
+    extra_tips: Sequence[tuple[str, str]] = ()
+    checker: Callable[[Path], RecordCheck] | None = None
+    keyed_checker: Callable[[Path], tuple[RecordCheck, bytes | None]] | None = None
+    cache: bool = False
+    loc: Location = field(init=False)
+    check: RecordCheck = field(init=False)
+    key: bytes | None = field(init=False)  # what the checks' findings depend on besides the bytes (None: anything)
+    findings: list[Finding] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.loc = locate(self.path)
+        self.key, self.check = (b"" if self.checker is None else None), no_checks  # no checks: copies may share
+        if self.keyed_checker is not None:
+            self.check, self.key = self.keyed_checker(self.loc.root)
+        elif self.checker is not None:
+            self.check = self.checker(self.loc.root)
+        self.findings = list(self.loc.findings)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return ("run",) if self.runs_only else GATE_KINDS
+
+    def run(self) -> Quest:
+        store = (open_store(self.loc.root, self.key, self.kinds)
+                 if self.cache and self.key is not None and self.check is not no_checks else None)
+        meta, contract = self.settings(store)
+        collector, workspaces = self.collect(store)
+        if store is not None:
+            store.save()
+        runs, decisions = self.winners(collector)
+        tips = [ws.rel for ws in workspaces if ws.ref is not None]
+        notes = [f"read {len(tips)} branch tip(s) no worktree folder has checked out, from git objects: {', '.join(tips)} "
+                 "(--from-folders reads the folders only)"] if self.source == "auto" and tips else []
+        return Quest(
+            root=self.loc.root,
+            quest_id=quest_id_of(meta, self.loc.root),
+            status=scalar_text(meta.get("status")),
+            experience_distill=coerce_toggle(contract.get("experience_distill")),
+            recall_priors=coerce_toggle(contract.get("recall_priors")),
+            workspaces=workspaces,
+            runs=runs,
+            decisions=decisions,
+            findings=self.findings,
+            is_git=self.loc.is_git,
+            indexed_run_ids=frozenset(collector.indexed_run_ids),
+            indexed_decision_ids=frozenset(collector.indexed_decision_ids),
+            notes=notes,
+            root_branch=self.loc.root_branch,
+        )
+
+    def settings(self, store: RecordCache | None) -> tuple[dict[str, Any], Mapping[str, Any]]:
+        """``quest.yaml`` and its ``startup_contract``; what is wrong with a toggle is a finding."""
+        meta, findings = read_quest_yaml(self.loc.root, store)
+        self.findings.extend(findings)
+        contract = meta.get("startup_contract")
+        contract = contract if isinstance(contract, Mapping) else {}
+        for name in ("experience_distill", "recall_priors"):
+            note = toggle_finding(name, contract.get(name))
+            if note is not None:
+                self.findings.append(note)
+        return meta, contract
+
+    def collect(self, store: RecordCache | None) -> tuple[Collector, list[Workspace]]:
+        """Every reader's records, checked as they are read; the workspaces read."""
+        workspaces, ws_findings = discover_workspaces(self.loc)
+        self.findings.extend(ws_findings)
+        collector = Collector(self.loc.root, workspaces, self.kinds, self.check, share=self.key is not None,
+                              store=store)
+        chosen, source_findings = readers(self.loc, workspaces, self.source, refs=self.refs,
+                                          extra_tips=self.extra_tips, skip=collector.skip, staged=self.staged)
+        self.findings.extend(source_findings)
+        for reader in chosen:
+            collector.read(reader)
+        collector.resolve_index()
+        collector.memo.clear()  # one slim per content, no longer needed: freed before the Quest is built
+        return collector, [reader.workspace for reader in chosen]
+
+    def winners(self, collector: Collector) -> tuple[dict[str, Run], dict[str, Decision]]:
+        """One copy per artifact id, by id; the winning runs' findings, then what the reading found."""
+        runs: dict[str, Run] = {}
+        best = collector.runs.best
+        for artifact_id in sorted(best):  # the ids, not their entries: a second 100,000-tuple list at the peak
+            runs[artifact_id] = best.pop(artifact_id)
+            self.findings.extend(collector.runs.found.get(artifact_id, ()))
+        decisions = dict(sorted(collector.decisions.best.items()))
+        self.findings.extend(collector.findings)
+        return runs, decisions

@@ -14,9 +14,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ds_gate.engine.slim import pack_index, unpack_index, well_formed
-from ds_gate.io.cache_dir import cache_name, trusted, user_cache_dir
-from ds_gate.io.record_cache import RecordCache, StatKey, version_of
+from ds_gate.engine.slim import SlimIndex, pack_index, unpack_index
+from ds_gate.engine.slim_rows import from_row, to_row
+from ds_gate.io.cache_dir import cache_name, user_cache_dir
+from ds_gate.io.record_cache import RecordCache, Shelf, StatKey, file_key, version_of
 from ds_gate.kernel.digest import blake2b
 from ds_gate.kernel.fs import max_file_bytes
 from ds_gate.kernel.layout import INDEX_NAME
@@ -32,11 +33,12 @@ if TYPE_CHECKING:
 
 RECORD_SCHEMAS = ("decision", "distill_review", "distill_review_report", "run")
 # modules whose code decides a slim; their size and mtime join the version
-SLIM_CODE = ("ds_gate.engine.slim", "ds_gate.engine.collector", "ds_gate.rules.records", "ds_gate.rules.vocabulary",
+SLIM_CODE = ("ds_gate.engine.slim", "ds_gate.engine.slim_rows", "ds_gate.engine.collector", "ds_gate.rules.records", "ds_gate.rules.vocabulary",
              "ds_gate.rules.schema", "ds_gate.sources.problems", "ds_gate.kernel.schema_fast", "ds_gate.io.schemas",
              "ds_gate.io.schema_explain", "ds_gate.kernel.schema_files", "ds_gate.kernel.jsondoc", "ds_gate.model.records",
              "ds_gate.model.findings", "ds_gate.sources.records", "ds_gate.kernel.layout", "ds_gate.sources.record_json",
-             "ds_gate.kernel.words", "ds_gate.sources.quest_yaml", "ds_gate.io.yamldoc", "ds_gate.engine.record_store")
+             "ds_gate.kernel.words", "ds_gate.sources.quest_yaml", "ds_gate.io.yamldoc", "ds_gate.engine.record_store",
+             "ds_gate.io.record_cache")
 
 
 def _schemas_digest() -> bytes:
@@ -65,30 +67,29 @@ def _code_stamp() -> bytes:
 
 def open_store(root: Path, key: bytes, kinds: tuple[str, ...]) -> RecordCache:
     """The cache of the quest at ``root`` (an empty one when the cache folder is unusable)."""
-    folder = user_cache_dir()
-    # one file per quest and kinds read: lineage's runs-only reads never replace the gate's file
-    name = cache_name("records", f"{root}\0{','.join(kinds)}", ".bin")
-    usable = trusted(folder, name) or not os.path.lexists(folder)  # a missing folder is made on save
+    # one file per quest and kinds read: lineage's runs-only reads never replace the gate's rows
+    name = cache_name("records", f"{root}\0{','.join(kinds)}")
     # a file over the size limit is a finding, never a slim: the limit joins the version
     version = version_of(_schemas_digest(), _code_stamp(), key, "\0".join(kinds).encode(),
                          str(max_file_bytes()).encode())
-    return RecordCache(folder / name if usable else None, version, well_formed)
+    return RecordCache(user_cache_dir() / name, version)
 
 
-QUEST_YAML_TAG = "quest.yaml"
+QUEST_YAML = "quest.yaml"
 
 
 def _pyyaml() -> tuple[str, StatKey] | None:
     """The PyYAML that parsed: its file and stat, so an upgraded PyYAML misses."""
     module = sys.modules.get("yaml")
     file = getattr(module, "__file__", None)
-    key = RecordCache.stat_key(file) if isinstance(file, str) else None
+    key = file_key(file) if isinstance(file, str) else None
     return (file, key) if isinstance(file, str) and key is not None else None
 
 
 def _quest_yaml_entry(entry: object) -> bool:
-    return (type(entry) is tuple and len(entry) == 4 and entry[0] == QUEST_YAML_TAG and type(entry[3]) is dict
-            and isinstance(entry[1], str) and RecordCache.stat_key(entry[1]) == entry[2])
+    """A row ``(PyYAML's file, its stat, the mapping)`` whose PyYAML is still the one installed."""
+    return (type(entry) is tuple and len(entry) == 3 and type(entry[2]) is dict
+            and isinstance(entry[0], str) and file_key(entry[0]) == entry[1])
 
 
 def read_quest_yaml(root: Path, store: RecordCache | None) -> tuple[dict[str, Any], list[Finding]]:
@@ -96,39 +97,48 @@ def read_quest_yaml(root: Path, store: RecordCache | None) -> tuple[dict[str, An
     ``quest.yaml`` (and PyYAML) did not change takes the mapping from the cache and never
     imports PyYAML (~9 ms of the start). Only a clean parse is kept: a finding is made again
     each time, and a link out of the quest is refused before the cache is asked."""
-    path = root / "quest.yaml"
-    key = store.stat_key(str(path)) if store is not None and linked_outside(root, path) is None else None
-    if store is not None and key is not None:
-        held = store.get(str(path), key, _quest_yaml_entry)
-        if held is not None:
-            return dict(held[3]), []
+    path = root / QUEST_YAML
+    key = file_key(str(path)) if store is not None and linked_outside(root, path) is None else None
+    if store is None or key is None:
+        return quest_yaml.read_quest_yaml(root)
+    shelf = store.shelf(str(root))
+    held = shelf.get(QUEST_YAML, key)
+    if held is not None and _quest_yaml_entry(held):
+        store.store(shelf)
+        return dict(held[2]), []
     meta, findings = quest_yaml.read_quest_yaml(root)
-    parser = _pyyaml() if store is not None and key is not None and not findings else None
-    if store is not None and key is not None and parser is not None:
+    parser = _pyyaml() if not findings else None
+    if parser is not None:
         try:
             marshal.dumps(meta)  # dates and other YAML types marshal cannot hold are read each time
         except ValueError:
-            return meta, findings
-        store.put(str(path), key, (QUEST_YAML_TAG, *parser, meta))
+            parser = None
+    if parser is not None:
+        shelf.put(QUEST_YAML, key, (*parser, meta))
+    else:
+        shelf.drop(QUEST_YAML)
+    store.store(shelf)
     return meta, findings
 
 
-def cached_index(store: RecordCache, reader: FolderReader, kinds: tuple[str, ...]) -> list[IndexEntry | Finding] | None:
-    """A folder's index lines from the cache, or read now and cached; None: read it as usual
-    (no index, or one whose folder or link is reported: that report comes from the read)."""
+def cached_index(shelf: Shelf, reader: FolderReader, kinds: tuple[str, ...]) -> list[IndexEntry | Finding] | None:
+    """A folder's index lines from its shelf, or read now and kept there; None: read it as
+    usual (no index, or one whose folder or link is reported: that report comes from the read)."""
     before = len(reader.findings)
     path = reader.index_path()
     if path is None or len(reader.findings) != before:
         del reader.findings[before:]
         return None
     display = reader.workspace.display(f"artifacts/{INDEX_NAME}")
-    key = store.stat_key(str(path))
-    held = store.get(str(path), key) if key is not None else None
-    if held is not None:
+    name = str(path)  # absolute: never a record's name, which is relative to the folder
+    key = file_key(name)
+    held = from_row(shelf.get(name, key)) if key is not None else None
+    if isinstance(held, SlimIndex):
         return unpack_index(held, display)
     items = list(read_index(reader, kinds))
-    if key is not None and len(reader.findings) == before:
-        packed = pack_index(items, display)
-        if packed is not None:
-            store.put(str(path), key, packed)
+    packed = pack_index(items, display) if key is not None and len(reader.findings) == before else None
+    if packed is not None and key is not None:
+        shelf.put(name, key, to_row(packed))
+    else:
+        shelf.drop(name)
     return items

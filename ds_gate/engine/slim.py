@@ -2,19 +2,21 @@
 
 Worktrees hold byte-identical copies of their parent branch's records, and a repeated run
 sees the same files again. So the expensive part (parse, record rules, schema) is done
-once per content and kept as a *slim*: a tuple of plain values (``marshal`` can store it)
-whose findings have no path. ``place`` turns a slim back into a ``Run`` or ``Decision``
-and findings on the copy's own path, exactly as reading that copy would have made them.
+once per content and kept as a *slim* record (``SlimRun``, ``SlimDecision``, or what
+became of a file the gate reads nothing of) whose findings have no path. The collector's
+``place`` turns a slim into a ``Run`` or ``Decision`` and findings on the copy's own path,
+exactly as reading that copy would have made them; ``engine.slim_rows`` stores slims in
+the record cache.
 
 Only valid when every finding the record check makes lies on the record's own path and
 depends on nothing but the bytes, the file name and the kind: true of the built-in rules,
-not promised by a plugin's, so the loader uses slims only when no plugin is installed
-(``Slimmer.pure``).
+not promised by a plugin's (``NotShareable``; the loader shares only under a keyed checker).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from sys import intern
 from typing import Any
 
@@ -33,31 +35,90 @@ from ds_gate.rules.records import ARTIFACT_ID_MISMATCH
 from ds_gate.rules.vocabulary import kind_finding
 from ds_gate.sources.records import IndexEntry, parse_json_object
 
-Slim = tuple[Any, ...]
 RecordCheck = Callable[[Document], list[Finding]]
-
-# Tags of a slim's first field.
-BAD, REFUSED, SKIP, RUN, DECISION = "bad", "refused", "skip", "run", "decision"
+Loose = Finding  # a finding whose ``path`` is None: the copy's path is put in by ``at``
 
 
-def fields(finding: Finding) -> tuple[Any, ...]:
-    """A finding without its path: the path is the copy's, put back by ``unfields``."""
-    return (finding.rule, finding.severity, finding.message, finding.hint, finding.pointer, finding.line,
-            finding.subject, finding.waived, finding.level)
+def loose(finding: Finding) -> Loose:
+    """A finding without its path: the path is the copy's, put back by ``at``."""
+    return replace(finding, path=None)
 
 
-_FIELDS = ("rule", "severity", "message", "hint", "pointer", "line", "subject", "waived", "level")
+def at(finding: Loose, display: str) -> Finding:
+    return replace(finding, path=display)
 
 
-def unfields(values: tuple[Any, ...] | list[Any], display: str) -> Finding:
-    return Finding(**{"path": display, **dict(zip(_FIELDS, values, strict=True))})
+@dataclass(frozen=True, slots=True)
+class Bad:
+    """A record that does not parse: its finding on every copy."""
+
+    finding: Loose
 
 
-def _placeable(found: list[Finding], display: str) -> tuple[tuple[Any, ...], ...] | None:
-    """The findings as path-less tuples, or None when one lies elsewhere (then not shareable)."""
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A record of a kind DeepScientist refuses: the gate reads nothing of it, reported once per path."""
+
+    finding: Loose
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A record the gate does not read (a report that is no review): DeepScientist's own business."""
+
+
+SKIPPED = Skipped()
+
+
+@dataclass(frozen=True, slots=True)
+class SlimRun:
+    """What the gate keeps of a run record, wherever its copy lies (``Run`` without the copy's place)."""
+
+    artifact_id: str
+    notes: tuple[Loose, ...]  # on every copy: an unknown kind read by its folder, an id that differs from the file name
+    home_rel: str | None  # the workspace the record says it was written in
+    run_id: str | None
+    run_kind: str | None
+    status: str | None
+    updated_at: str | None
+    created_at: str | None
+    found: tuple[Loose, ...]  # the record check's findings
+
+
+@dataclass(frozen=True, slots=True)
+class SlimDecision:
+    """What the gate keeps of a decision, or of a review recorded as a report (``Decision`` without its place)."""
+
+    artifact_id: str
+    notes: tuple[Loose, ...]
+    home_rel: str | None
+    action: str | None
+    updated_at: str | None
+    created_at: str | None
+    is_review: bool
+    found: tuple[Loose, ...]
+    reviewed_run_ids: tuple[str, ...]
+    raw: bytes | None  # a review's bytes, to place later cross-record findings on a line
+    cards_written: tuple[dict[str, Any], ...]
+    neighbor_cards: tuple[str, ...]  # sorted
+    encoding: str
+
+
+Slim = Bad | Refused | Skipped | SlimRun | SlimDecision
+
+
+@dataclass(frozen=True, slots=True)
+class SlimIndex:
+    """An ``_index.jsonl``'s entries and warnings (loose), in order."""
+
+    items: tuple[IndexEntry | Loose, ...]
+
+
+def _placeable(found: list[Finding], display: str) -> tuple[Loose, ...] | None:
+    """The findings without their path, or None when one lies elsewhere (then not shareable)."""
     if any(f.path != display for f in found):
         return None
-    return tuple(fields(f) for f in found)
+    return tuple(loose(f) for f in found)
 
 
 class NotShareable(Exception):
@@ -70,7 +131,7 @@ def make_slim(name: str, raw: bytes, display: str, kinds: tuple[str, ...], check
     Raises ``NotShareable`` when a finding lies on another path than ``display``."""
     data, problem = parse_json_object(raw, display)
     if problem is not None:
-        return (BAD, _one(problem, display))
+        return Bad(_one(problem, display))
     assert data is not None
     folder, _, filename = name.partition("/")
     unknown = kind_finding(data.get("kind"), raw, display)
@@ -79,16 +140,16 @@ def make_slim(name: str, raw: bytes, display: str, kinds: tuple[str, ...], check
     # reads ``kind == "run"`` wherever an index line leads. The gate takes both readings.
     by_folder = folder == ARTIFACT_DIRS["run"] and "run" in kinds
     if unknown is not None and not by_folder:  # DeepScientist refuses such a record: the gate reads nothing of it
-        return (REFUSED, _one(unknown, display))
+        return Refused(_one(unknown, display))
     own_kind = record_kind(data, folder)
     kind = "run" if by_folder else own_kind
     if kind not in kinds or (kind == "report" and review_encoding(data, kind) is None):
-        return (SKIP,)  # a report that is no review: DeepScientist's own business
+        return SKIPPED  # a report that is no review: DeepScientist's own business
     stem = filename.removesuffix(".json")
     artifact_id = data.get("artifact_id") or data.get("id")
     # findings on every copy's own path, whichever copy wins: an unknown kind read as a run
     # by its folder, and an id that differs from the file name
-    notes: tuple[tuple[Any, ...], ...] = () if unknown is None else (_one(unknown, display),)
+    notes: tuple[Loose, ...] = () if unknown is None else (_one(unknown, display),)
     if not artifact_id:  # PR #60 never counts a run without one; the gate names it by its file
         artifact_id = stem
     else:  # as PR #60 names it, str(...) as written: a review must list exactly that (whitespace too)
@@ -108,14 +169,18 @@ def make_slim(name: str, raw: bytes, display: str, kinds: tuple[str, ...], check
     if found is None:
         raise NotShareable(display)
     updated, created = text_of(data.get("updated_at")), text_of(data.get("created_at"))
+    created = updated if created == updated else created  # a record written once: one string for both
     if kind == "run":  # interned: the index names the same id, and a quest has few kinds, statuses, workspaces
-        return (RUN, intern(artifact_id), notes, _interned(home_rel), text_of(data.get("run_id")),
-                _interned(text_of(data.get("run_kind"))), _interned(text_of(data.get("status"))), updated, created, found)
+        return SlimRun(intern(artifact_id), notes, _interned(home_rel), text_of(data.get("run_id")),
+                       _interned(text_of(data.get("run_kind"))), _interned(text_of(data.get("status"))), updated,
+                       created, found)
     review = review_fields(data, kind)  # a decision, or a review recorded as a report
-    return (DECISION, artifact_id, notes, home_rel,
-            text_of(data.get("action")) if kind == "decision" else REVIEW_ACTION, updated, created, review.is_review,
-            found, review.reviewed_run_ids, raw if review.is_review else None, review.cards_written,
-            tuple(sorted(review.neighbor_cards)), review_encoding(data, kind) or DECISION_ENCODING)
+    return SlimDecision(artifact_id, notes, home_rel,
+                        text_of(data.get("action")) if kind == "decision" else REVIEW_ACTION, updated, created,
+                        review.is_review, found, tuple(map(intern, review.reviewed_run_ids)),  # the runs' own ids
+                        raw if review.is_review else None,
+                        review.cards_written, tuple(sorted(review.neighbor_cards)),
+                        review_encoding(data, kind) or DECISION_ENCODING)
 
 
 def _interned(text: str | None) -> str | None:
@@ -123,36 +188,18 @@ def _interned(text: str | None) -> str | None:
     return None if text is None else intern(text)
 
 
-def _one(finding: Finding, display: str) -> tuple[Any, ...]:
+def _one(finding: Finding, display: str) -> Loose:
     if finding.path != display:
         raise NotShareable(display)
-    return fields(finding)
+    return loose(finding)
 
 
-TAGS = frozenset((BAD, REFUSED, SKIP, RUN, DECISION, "index"))
-
-
-def well_formed(slim: object) -> bool:
-    """A slim read back from the cache file. The file's version (this code's) and digest
-    were checked whole, so its values are what ``make_slim`` or ``pack_index`` wrote; this is
-    only the last guard against a file of the right version written by something else."""
-    return type(slim) is tuple and len(slim) > 0 and slim[0] in TAGS
-
-
-def pack_index(items: list[IndexEntry | Finding], display: str) -> Slim | None:
-    """An index's entries and warnings as plain values, or None when a warning lies elsewhere."""
-    packed: list[tuple[Any, ...]] = []
-    for item in items:
-        if isinstance(item, Finding):
-            if item.path != display:
-                return None
-            packed.append(fields(item))
-        else:
-            packed.append((item.artifact_id, item.kind, item.path, item.line))
-    return ("index", tuple(packed))
-
-
-def unpack_index(slim: Slim, display: str) -> list[IndexEntry | Finding] | None:
-    if slim[0] != "index":
+def pack_index(items: list[IndexEntry | Finding], display: str) -> SlimIndex | None:
+    """An index's entries and warnings, or None when a warning lies elsewhere."""
+    if any(isinstance(item, Finding) and item.path != display for item in items):
         return None
-    return [IndexEntry(*values) if len(values) == 4 else unfields(values, display) for values in slim[1]]
+    return SlimIndex(tuple(loose(item) if isinstance(item, Finding) else item for item in items))
+
+
+def unpack_index(index: SlimIndex, display: str) -> list[IndexEntry | Finding]:
+    return [at(item, display) if isinstance(item, Finding) else item for item in index.items]

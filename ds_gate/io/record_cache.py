@@ -1,9 +1,11 @@
-"""A persistent map from a record file's stat to what the gate kept of it, so a repeated run
-stats the quest's files instead of reading them. It only ever saves time.
+"""A persistent map from a file's stat to what the gate kept of it, so a repeated run stats
+the quest's files instead of reading them. It only ever saves time.
 
-One file per quest in the user's cache folder (``io.cache_dir``; never the quest, never
-through a symbolic link, only in a folder no one else may write). Why it cannot change a
-verdict:
+One SQLite file per quest in the user's cache folder (``io.cache_dir.open_db``, as recall's
+cache; never the quest, never through a symbolic link, only in a folder no one else may
+write). A row holds one folder's entries (a record's name, or an index's path, to its stat
+and the caller's row of plain values), so a run reads and writes a folder at a time and
+never holds the whole cache. Why it cannot change a verdict:
 
 - an entry is used only when the file's size, ``mtime_ns``, ``ctime_ns``, inode and device
   all still match (``ctime`` cannot be set back, so a same-size file put in place with the
@@ -13,175 +15,200 @@ verdict:
   stamp times coarsely: an edit in the same tick as the read would keep the stat unchanged);
   a younger file is read again next time;
 - the file holds a version (ds-gate's, Python's, the schemas' and the rules' code, the
-  caller's key) and a digest of its payload: another version, a truncated or corrupt file,
-  or a value of the wrong shape is ignored whole;
-- it is written to a temporary file and renamed over the old one, so two processes writing
-  at once leave one of the two complete files, never a mix.
+  caller's key): another version's rows are dropped; a damaged file is removed and made
+  again, a row that does not decode is empty, and the caller checks each row's shape;
+- SQLite writes each batch of rows in one transaction, so two processes writing at once
+  leave whole rows, each of which is checked by stat on use. It never waits for the disk
+  (a power cut may lose rows, or damage the file, which is then made again).
 """
 
 from __future__ import annotations
 
 import marshal
 import os
+import sqlite3
 import stat
+import struct
 import sys
 import time
 from collections.abc import Callable
-from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from ds_gate.io.cache_dir import trusted
+from ds_gate.io.cache_dir import open_db
 from ds_gate.kernel.digest import blake2b
 from ds_gate.kernel.version import __version__
 
-MAGIC = b"ds-gate records 4\n"  # 2: written in chunks, the digest at the end; 3: one int per stat;
-# 4: a slim's third field holds every per-copy finding (an unknown kind read by its folder, an id mismatch)
-CHUNK = 4096  # entries per marshalled chunk
 GRANULARITY = 2_000_000_000  # ns: FAT's 2 s, and more than a coarse kernel clock's lag
-MAX_ENTRIES = 1_000_000  # a bigger quest is read, not cached: the cache stays bounded
-MAX_BYTES = 256 << 20
+MAX_ROW = 64 << 20  # a folder's row over this is not kept: its files are read each time
+FLUSH = 1 << 20  # bytes of rows held before they are written
 
-StatKey = int  # size, mtime_ns, ctime_ns, inode and device, 64 bits each, as one number
-_BITS = (1 << 64) - 1
+StatKey = bytes  # size, mtime_ns, ctime_ns, inode and device, 64 bits each
+Entry = tuple[StatKey, Any]
+_KEY = struct.Struct("<QqqQQ")
+T = TypeVar("T")
 
 
 def stat_key(st: os.stat_result) -> StatKey:
-    """The five fields as one int (no field can spill into another, so two stats give the same
-    key only when all five match): a tuple of five ints was ~170 bytes more per entry, 17 MB
-    of a repeated run's memory at 100,000 runs."""
-    return (st.st_size & _BITS | (st.st_mtime_ns & _BITS) << 64 | (st.st_ctime_ns & _BITS) << 128
-            | (st.st_ino & _BITS) << 192 | st.st_dev << 256)
+    """The five fields packed (two stats give the same key only when all five match): a tuple
+    of five ints was ~170 bytes more per entry, and one int of them three times slower to make."""
+    return _KEY.pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+
+
+def file_key(path: str, dir_fd: int | None = None) -> StatKey | None:
+    """The key of a regular file (links followed, as the reader follows them), else None.
+    ``dir_fd``: ``path`` is relative to that open folder, which spares the kernel walking
+    the whole path again for each of a folder's files (~1.8x faster a stat)."""
+    try:
+        st = os.stat(path, dir_fd=dir_fd)
+        return stat_key(st) if stat.S_ISREG(st.st_mode) else None
+    except (OSError, ValueError, struct.error):
+        return None
+
+
+class Shelf:
+    """One folder's entries for one run: ``get`` moves a matching entry to ``kept``, ``put``
+    keeps a new one; what this run never asked for drops out when the shelf is stored."""
+
+    __slots__ = ("folder", "held", "kept", "changed", "settled")  # one Shelf per folder: no __dict__
+
+    def __init__(self, folder: str, held: dict[str, Entry], settled: int) -> None:
+        self.folder = folder
+        self.held = held
+        self.kept: dict[str, Entry] = {}
+        self.changed = False
+        self.settled = settled
+
+    def get(self, name: str, key: StatKey) -> Any:
+        """The row kept for ``name`` if its stat is still ``key``, else None."""
+        entry = self.held.pop(name, None)
+        if entry is None:
+            return None
+        if type(entry) is not tuple or len(entry) != 2 or entry[0] != key:
+            self.changed = True
+            return None
+        self.kept[name] = entry
+        return entry[1]
+
+    def drop(self, name: str) -> None:
+        """An entry whose row the caller could not use (or a file no longer kept): read again, rewritten."""
+        if self.kept.pop(name, None) is not None:
+            self.changed = True
+
+    def put_read(self, name: str, st: os.stat_result, row: Callable[[T], Any], value: T) -> None:
+        """``put`` for a file just read with stat ``st``: ``row(value)`` is made only when kept."""
+        if self._settles(st.st_mtime_ns, st.st_ctime_ns):
+            try:
+                key = stat_key(st)
+            except struct.error:
+                return
+            self.kept[name] = (key, row(value))
+            self.changed = True
+
+    def _settles(self, mtime_ns: int, ctime_ns: int) -> bool:
+        return 0 <= mtime_ns < self.settled and 0 <= ctime_ns < self.settled  # a time before 1970 never settles
+
+    def put(self, name: str, key: StatKey, row: Any) -> None:
+        """Keep ``row`` for ``name`` read with stat ``key`` (taken at the read), unless the file
+        is too young to be told apart from an edit in the same tick."""
+        _, mtime_ns, ctime_ns, _, _ = _KEY.unpack(key)
+        if self._settles(mtime_ns, ctime_ns):
+            self.kept[name] = (key, row)
+            self.changed = True
+
+
+def _setup(version: bytes) -> Any:
+    def setup(db: sqlite3.Connection) -> None:
+        db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB)")
+        db.execute("CREATE TABLE IF NOT EXISTS folders (path BLOB PRIMARY KEY, entries BLOB) WITHOUT ROWID")
+        row = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+        if row is None or row[0] != version:
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                db.execute("DELETE FROM folders")
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (version,))
+    return setup
 
 
 class RecordCache:
-    """Entries by absolute path; ``get`` and ``put`` move what this run saw to ``new``, ``save``
-    keeps exactly those (files gone from the quest drop out)."""
+    """Shelves by folder path, read when a run reaches the folder and written in batches."""
 
-    def __init__(self, file: Path | None, version: bytes, valid: Callable[[object], bool]) -> None:
-        self.file = file
+    def __init__(self, file: Path | None, version: bytes) -> None:
         self.version = blake2b(version, digest_size=32).digest()
-        self.valid = valid
-        self.started = time.time_ns()
-        self.old: dict[str, tuple[StatKey, Any]] = self._load() if file is not None else {}
-        self.loaded = bool(self.old)  # whether a stat can find anything here (``old`` empties as it is used)
-        self.new: dict[str, tuple[StatKey, Any]] = {}
-        self.changed = False
+        self.settled = time.time_ns() - GRANULARITY
+        # not durable: the cache waits for no disk (as the file renamed into place before it never did)
+        self.db = open_db(file.parent, file.name, _setup(self.version), durable=False) if file is not None else None
+        self.seen: set[bytes] = set()
+        self.empty = self._empty()  # a first run asks no folder's row
+        self.pending: list[tuple[bytes, bytes]] = []
+        self.pending_bytes = 0
 
-    @staticmethod
-    def stat_key(path: str, dir_fd: int | None = None) -> StatKey | None:
-        """The key of a regular file (links followed, as the reader follows them), else None.
-        ``dir_fd``: ``path`` is relative to that open folder, which spares the kernel walking
-        the whole path again for each of a folder's files (~1.8x faster a stat)."""
+    def _empty(self) -> bool:
+        if self.db is None:
+            return True
         try:
-            st = os.stat(path, dir_fd=dir_fd)
-        except (OSError, ValueError):
-            return None
-        return stat_key(st) if stat.S_ISREG(st.st_mode) else None
+            return self.db.execute("SELECT 1 FROM folders LIMIT 1").fetchone() is None
+        except sqlite3.Error:
+            return True
 
-    def get(self, path: str, key: StatKey, valid: Callable[[object], bool] | None = None) -> Any:
-        """The value kept for ``path`` if its stat is still ``key``. The entry moves from ``old``
-        to ``new`` (under this run's path string: two copies of every path were ~20 MB at
-        100,000 runs); one that does not match is dropped, and the file rewritten."""
-        entry = self.old.pop(path, None)
-        if entry is None:
-            return None
-        if type(entry) is not tuple or len(entry) != 2 or entry[0] != key or not (valid or self.valid)(entry[1]):
-            self.changed = True  # checked here, for the entries used
-            return None
-        self.new[path] = entry
-        return entry[1]
+    def shelf(self, folder: str) -> Shelf:
+        """The entries kept for ``folder`` (none when the cache is off, the row is damaged, or
+        the database cannot be read)."""
+        key = os.fsencode(folder)
+        self.seen.add(key)
+        held: Any = {}
+        if self.db is not None and not self.empty:
+            try:
+                row = self.db.execute("SELECT entries FROM folders WHERE path=?", (key,)).fetchone()
+                held = {} if row is None else marshal.loads(row[0]) if type(row[0]) is bytes else None
+            except (sqlite3.Error, ValueError, EOFError, TypeError):
+                held = None
+        shelf = Shelf(folder, held if type(held) is dict else {}, self.settled)
+        shelf.changed = type(held) is not dict  # a damaged row is written again
+        return shelf
 
-    def put(self, path: str, key: StatKey, slim: Any) -> None:
-        """Keep ``slim`` for ``path`` read with stat ``key`` (taken before the read), unless the
-        file is too young to be told apart from an edit in the same tick."""
-        settled = self.started - GRANULARITY
-        if (key >> 64) & _BITS < settled and (key >> 128) & _BITS < settled:  # a time before 1970 never settles
-            self.new[path] = (key, slim)
-            self.changed = True
-
-    def _load(self) -> dict[str, tuple[StatKey, Any]]:
-        """The entries, read a chunk at a time (never the whole file at once), used only if the
-        digest at the end matches every chunk read."""
-        assert self.file is not None
+    def store(self, shelf: Shelf) -> None:
+        """Write ``shelf`` if this run changed it; never raises."""
+        if self.db is None or not (shelf.changed or shelf.held):
+            return
         try:
-            fd = os.open(self.file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
-        except OSError:
-            return {}
-        entries: dict[str, tuple[StatKey, Any]] = {}
+            value = marshal.dumps(shelf.kept)
+        except ValueError:  # a value marshal cannot hold
+            return
+        if len(value) > MAX_ROW:
+            return
+        self.pending.append((os.fsencode(shelf.folder), value))
+        self.pending_bytes += len(value)
+        if self.pending_bytes > FLUSH:
+            self._flush()
+
+    def _flush(self) -> None:
+        rows, self.pending, self.pending_bytes = self.pending, [], 0
+        if self.db is None or not rows:
+            return
         try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES + (1 << 20):  # + the chunks' headers
-                return {}
-            with os.fdopen(fd, "rb", closefd=False) as handle:
-                if handle.read(len(MAGIC) + 32) != MAGIC + self.version:
-                    return {}
-                digest = blake2b(digest_size=32)
-                while True:
-                    size = int.from_bytes(handle.read(8), "little")
-                    if size == 0:
-                        break
-                    if size > MAX_BYTES:
-                        return {}
-                    chunk = handle.read(size)
-                    digest.update(chunk)
-                    part = marshal.loads(chunk)
-                    if type(part) is not dict:
-                        return {}
-                    entries.update(part)
-                if handle.read(33) != digest.digest():  # the end: the digest, and nothing after it
-                    return {}  # truncated or corrupt
-        except (OSError, ValueError, EOFError, TypeError):
-            return {}
-        finally:
-            os.close(fd)
-        return entries
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.executemany("INSERT OR REPLACE INTO folders VALUES (?, ?)", rows)
+        except sqlite3.Error:
+            pass  # another process holds it longer than the timeout: the next run writes them
 
     def save(self) -> None:
-        """Write what this run saw, when it differs from what was read; never raises. In
-        chunks of ``CHUNK`` entries: marshalling all at once held a second copy of the whole
-        cache (57 MB at 100,000 runs) at the run's peak."""
-        if self.file is None or not (self.changed or self.old):  # ``old`` holds what this run never saw
+        """Write what is pending, drop the rows of folders this run did not read, and close."""
+        if self.db is None:
             return
-        if len(self.new) > MAX_ENTRIES:
-            return
-        self.old = {}  # no longer needed: its memory is free before anything is written
-
-        folder = self.file.parent
+        self._flush()
         try:
-            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            if not trusted(folder, self.file.name):
-                return
-            # tempfile.mkstemp's guarantees (a new file, this user's only) without importing
-            # tempfile and random (~3 ms of a first run)
-            tmp = str(folder / f".{self.file.name}.{os.getpid()}.{os.urandom(6).hex()}")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        except OSError:
-            return
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                self._write(handle)
-            os.replace(tmp, self.file)
-        except (OSError, ValueError):  # ValueError: a value marshal cannot hold, or too large
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-
-    def _write(self, handle: Any) -> None:
-        handle.write(MAGIC + self.version)
-        digest, written = blake2b(digest_size=32), 0
-        entries = iter(self.new.items())
-        while part := dict(islice(entries, CHUNK)):
-            chunk = marshal.dumps(part)
-            written += len(chunk)
-            if written > MAX_BYTES:
-                raise ValueError("the cache would exceed its size bound")
-            digest.update(chunk)
-            handle.write(len(chunk).to_bytes(8, "little"))
-            handle.write(chunk)
-        handle.write(bytes(8))
-        handle.write(digest.digest())
+            gone = [(path,) for (path,) in self.db.execute("SELECT path FROM folders") if path not in self.seen]
+            if gone:
+                with self.db:
+                    self.db.execute("BEGIN IMMEDIATE")
+                    self.db.executemany("DELETE FROM folders WHERE path=?", gone)
+        except sqlite3.Error:
+            pass
+        finally:
+            self.db.close()
+            self.db = None
 
 
 def version_of(*parts: bytes) -> bytes:

@@ -1,7 +1,7 @@
 """Parsed cards by (path, mtime_ns, size, inode), in SQLite in the user's cache folder; never required.
 
-SQLite makes it atomic and safe with two processes at once; a corrupt cache is rebuilt,
-an unwritable home only costs speed. The cache is only used when neither its folder nor
+SQLite (opened by ``io.cache_dir.open_db``, as the record cache is) makes it atomic and
+safe with two processes at once; a corrupt cache is rebuilt, an unwritable home only costs speed. The cache is only used when neither its folder nor
 its files are symbolic links and the folder is the user's own and not writable by others:
 a quest's agent must not be able to point the cache at a file it wants overwritten, or
 hand recall rows it wrote itself. A row is used only when the card file's stat still
@@ -15,50 +15,33 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from ds_gate.io.cache_dir import trusted
+from ds_gate.io.cache_dir import open_db
 
 CACHE_NAME = "recall-cache.sqlite3"
 CACHE_VERSION = 4  # 4: tags bounded (sources.tag_values); rows of 3 may hold more
+
+
+def _setup(db: sqlite3.Connection) -> None:
+    """The tables, emptied when another version of ds-gate wrote them."""
+    db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+    db.execute("CREATE TABLE IF NOT EXISTS cards (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, "
+               "ino INTEGER, entry TEXT)")
+    row = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+    if row is None:
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(CACHE_VERSION),))
+    elif row[0] != str(CACHE_VERSION):
+        db.execute("DROP TABLE cards")
+        db.execute("CREATE TABLE cards (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ino INTEGER, "
+                   "entry TEXT)")
+        db.execute("UPDATE meta SET value=? WHERE key='version'", (str(CACHE_VERSION),))
+    db.execute("SELECT count(*) FROM cards").fetchone()
 
 
 class Cache:
     """Parsed cards by (path, mtime_ns, size, inode), in SQLite in the user's cache folder; never required."""
 
     def __init__(self, folder: Path | None, name: str = CACHE_NAME) -> None:
-        self.db: sqlite3.Connection | None = None
-        if folder is None:
-            return
-        path = folder / name
-        for attempt in range(2):
-            try:
-                folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-                if not trusted(folder, name):
-                    return
-                db = sqlite3.connect(path, timeout=10, isolation_level=None)
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-                db.execute("CREATE TABLE IF NOT EXISTS cards (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, "
-                           "ino INTEGER, entry TEXT)")
-                row = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
-                if row is None:
-                    db.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(CACHE_VERSION),))
-                elif row[0] != str(CACHE_VERSION):
-                    db.execute("DROP TABLE cards")
-                    db.execute("CREATE TABLE cards (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ino INTEGER, "
-                               "entry TEXT)")
-                    db.execute("UPDATE meta SET value=? WHERE key='version'", (str(CACHE_VERSION),))
-                db.execute("SELECT count(*) FROM cards").fetchone()
-                self.db = db
-                return
-            except sqlite3.DatabaseError:  # corrupt (or not a database): rebuild it once
-                if attempt == 0:
-                    for suffix in ("", "-wal", "-shm"):
-                        try:
-                            os.unlink(f"{path}{suffix}")
-                        except OSError:
-                            pass
-            except OSError:
-                return  # a read-only home: recall works, uncached
+        self.db = open_db(folder, name, _setup) if folder is not None else None
 
     def load(self, paths: Sequence[str]) -> dict[str, tuple[object, object, object, object]]:
         """Rows as stored: the caller compares each with the file's stat (a row may hold anything)."""

@@ -10,7 +10,9 @@ aged past it (a real wait: ``ctime`` cannot be set back) before the first cached
 from __future__ import annotations
 
 import json
+import marshal
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -19,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from ds_gate.demo.example_quest import ExampleQuest
-from ds_gate.io.record_cache import GRANULARITY, MAGIC
+from ds_gate.io.record_cache import GRANULARITY
 
 SETTLE = GRANULARITY / 1e9 + 0.2
 pytest_plugins = ["pytester"]
@@ -42,7 +44,19 @@ def same_as_uncached(root: Path, cache: Path) -> bytes:
 
 
 def cache_files(cache: Path) -> list[Path]:
-    return sorted(cache.glob("records-*.bin"))
+    return sorted(cache.glob("records-*.sqlite3"))
+
+
+def cached_paths(file: Path) -> list[str]:
+    """Every file the cache holds an entry for: a folder's rows hold its records by name
+    (relative to it) and its index by absolute path; the root's holds ``quest.yaml``."""
+    db = sqlite3.connect(file)
+    try:
+        rows = db.execute("SELECT path, entries FROM folders").fetchall()
+    finally:
+        db.close()
+    return sorted(name if os.path.isabs(name) else os.path.join(os.fsdecode(folder), name)
+                  for folder, entries in rows for name in marshal.loads(entries))
 
 
 @pytest.fixture
@@ -77,18 +91,10 @@ def test_worktree_copies_share_one_parse_and_keep_their_own_paths(quest: Example
 
 
 def test_the_cache_is_used_and_holds_each_record_and_index_file(quest: ExampleQuest, tmp_path: Path) -> None:
-    from ds_gate.engine.slim import well_formed
-    from ds_gate.io.record_cache import RecordCache
-
     settle()
     same_as_uncached(quest.root, tmp_path / "cache")
     [file] = cache_files(tmp_path / "cache")
-    blob = file.read_bytes()
-    assert blob.startswith(MAGIC)
-    version = blob[len(MAGIC):len(MAGIC) + 32]
-    store = RecordCache(file, b"", well_formed)
-    store.version = version
-    entries = store._load()
+    entries = cached_paths(file)
     files = [*quest.root.rglob("artifacts/*/*.json"), *quest.root.rglob("artifacts/_index.jsonl"),
              quest.root / "quest.yaml"]  # its clean parse too: a repeated run does not import PyYAML
     assert sorted(entries) == sorted(str(p.resolve()) for p in files) and len(files) >= 18
@@ -150,7 +156,8 @@ def test_a_worktree_added(quest: ExampleQuest, tmp_path: Path) -> None:
     assert after != before and b".ds/worktrees/run-b" in after
 
 
-@pytest.mark.parametrize("damage", ["truncated", "another version", "garbage", "empty", "a folder"])
+@pytest.mark.parametrize("damage", ["truncated", "another version", "a damaged row", "rows of another shape", "garbage",
+                                    "empty", "a folder"])
 def test_a_damaged_or_foreign_cache_file_only_costs_speed(quest: ExampleQuest, tmp_path: Path, damage: str) -> None:
     settle()
     cache = tmp_path / "cache"
@@ -160,9 +167,24 @@ def test_a_damaged_or_foreign_cache_file_only_costs_speed(quest: ExampleQuest, t
     if damage == "truncated":
         file.write_bytes(blob[: len(blob) // 2])
     elif damage == "another version":
-        file.write_bytes(MAGIC + bytes(32) + blob[len(MAGIC) + 32:])
+        db = sqlite3.connect(file)
+        with db:
+            db.execute("UPDATE meta SET value=? WHERE key='version'", (bytes(32),))
+        db.close()
+    elif damage == "a damaged row":
+        db = sqlite3.connect(file)
+        with db:
+            db.execute("UPDATE folders SET entries=?", (b"\xff" + os.urandom(64),))
+        db.close()
+    elif damage == "rows of another shape":
+        db = sqlite3.connect(file)
+        with db:
+            for folder, entries in db.execute("SELECT path, entries FROM folders").fetchall():
+                shaped = {name: (key, ("run", "x")) for name, (key, _) in marshal.loads(entries).items()}
+                db.execute("UPDATE folders SET entries=? WHERE path=?", (marshal.dumps(shaped), folder))
+        db.close()
     elif damage == "garbage":
-        file.write_bytes(MAGIC + os.urandom(len(blob)))
+        file.write_bytes(b"SQLite format 3\x00" + os.urandom(len(blob)))
     elif damage == "empty":
         file.write_bytes(b"")
     else:

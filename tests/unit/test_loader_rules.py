@@ -96,7 +96,7 @@ def test_a_record_in_runs_is_a_run_whatever_its_kind_says() -> None:
 
     for kind in ("decision", "report", "baseline"):
         collector = collect(MemoryReader({"runs/run-1.json": raw_of(dict(RUN, kind=kind))}, branch="main"))
-        (run, *_), = collector.runs.best.values()
+        (run,) = collector.runs.best.values()
         assert is_completed(run) and collector.decisions.best == {}, kind
 
 

@@ -1,0 +1,141 @@
+"""Slim records as rows of plain values and back, for the record cache (``io.record_cache``).
+
+A row is a tuple of ``str``, ``int``, ``bytes``, ``None``, tuples and JSON values, which
+``marshal`` stores; its first value says which record it is. ``from_row`` is the last guard
+against a row of the right version written by something else: a row of another shape is
+``None`` (the file is read again), never an exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import fields
+from operator import attrgetter
+from typing import Any
+
+from ds_gate.engine.slim import (
+    SKIPPED,
+    Bad,
+    Loose,
+    Refused,
+    Skipped,
+    Slim,
+    SlimDecision,
+    SlimIndex,
+    SlimRun,
+)
+from ds_gate.model.findings import Finding
+from ds_gate.sources.records import IndexEntry
+
+Row = tuple[Any, ...]
+BAD, REFUSED, SKIP, RUN, DECISION, INDEX = range(6)
+
+
+def finding_row(finding: Loose) -> Row:
+    return (finding.rule, finding.severity, finding.message, finding.hint, finding.pointer, finding.line,
+            finding.subject, finding.waived, finding.level)
+
+
+_FIELDS = ("rule", "severity", "message", "hint", "pointer", "line", "subject", "waived", "level")
+
+
+def finding_of(row: Row) -> Loose:
+    """A finding read back (``Finding(**...)``, as the pytest plugin's workers read theirs)."""
+    if not (isinstance(row[0], str) and isinstance(row[1], str) and isinstance(row[2], str)):
+        raise TypeError("not a finding")
+    return Finding(**{"path": None, **dict(zip(_FIELDS, row, strict=True))})
+
+
+def _findings(rows: Row) -> tuple[Loose, ...]:
+    if rows == ():  # most records: no findings
+        return ()
+    if type(rows) is not tuple:
+        raise TypeError("not findings")
+    return tuple(map(finding_of, rows))
+
+
+_RUN_FIELDS = attrgetter(*(f.name for f in fields(SlimRun)))  # in order, read in C
+_ENTRY_FIELDS = attrgetter(*(f.name for f in fields(IndexEntry)))
+
+
+def to_row(slim: Slim | SlimIndex) -> Row:
+    """``slim`` as plain values."""
+    if isinstance(slim, SlimRun):
+        if not slim.notes and not slim.found:  # most runs: every field plain already, read in C
+            return (RUN, *_RUN_FIELDS(slim))
+        return (RUN, slim.artifact_id, tuple(map(finding_row, slim.notes)), slim.home_rel, slim.run_id, slim.run_kind,
+                slim.status, slim.updated_at, slim.created_at, tuple(map(finding_row, slim.found)))
+    if isinstance(slim, SlimDecision):
+        return (DECISION, slim.artifact_id, tuple(map(finding_row, slim.notes)), slim.home_rel, slim.action,
+                slim.updated_at, slim.created_at, slim.is_review, tuple(map(finding_row, slim.found)),
+                slim.reviewed_run_ids, slim.raw, slim.cards_written, slim.neighbor_cards, slim.encoding)
+    if isinstance(slim, Bad):
+        return (BAD, finding_row(slim.finding))
+    if isinstance(slim, Refused):
+        return (REFUSED, finding_row(slim.finding))
+    if isinstance(slim, Skipped):
+        return (SKIP,)
+    return (INDEX, tuple(_ENTRY_FIELDS(item) if isinstance(item, IndexEntry) else finding_row(item)
+                         for item in slim.items))
+
+
+_TEXT = (str, type(None))
+
+
+def _text(value: object) -> str | None:
+    if isinstance(value, _TEXT):
+        return value
+    raise TypeError("not text")
+
+
+def _run(row: Row) -> SlimRun:
+    """Read back as written: marshal keeps which strings were interned (the id, the kind, the
+    status, the workspace) and that ``updated_at`` and ``created_at`` were one string."""
+    _, artifact_id, notes, home_rel, run_id, run_kind, status, updated, created, found = row
+    if not (type(artifact_id) is str and isinstance(home_rel, _TEXT) and isinstance(run_id, _TEXT)
+            and isinstance(run_kind, _TEXT) and isinstance(status, _TEXT) and isinstance(updated, _TEXT)
+            and isinstance(created, _TEXT)):
+        raise TypeError("not a run")
+    return SlimRun(artifact_id, _findings(notes), home_rel, run_id, run_kind, status, updated, created, _findings(found))
+
+
+def _decision(row: Row) -> SlimDecision:
+    (_, artifact_id, notes, home_rel, action, updated, created, is_review, found, reviewed, raw, cards, neighbours,
+     encoding) = row
+    if not (isinstance(artifact_id, str) and isinstance(encoding, str) and type(is_review) is bool
+            and type(reviewed) is tuple and all(type(r) is str for r in reviewed)
+            and type(cards) is tuple and type(neighbours) is tuple
+            and (raw is None or type(raw) is bytes)):
+        raise TypeError("not a decision")
+    return SlimDecision(artifact_id, _findings(notes), _text(home_rel), _text(action), _text(updated), _text(created),
+                        is_review, _findings(found), reviewed, raw, cards, neighbours, encoding)
+
+
+def _bad(row: Row) -> Bad:
+    return Bad(finding_of(row[1]))
+
+
+def _refused(row: Row) -> Refused:
+    return Refused(finding_of(row[1]))
+
+
+def _index(row: Row) -> SlimIndex:
+    _, items = row
+    return SlimIndex(tuple(IndexEntry(*item) if len(item) == 4 else finding_of(item) for item in items))
+
+
+_READERS: dict[object, Callable[[Row], Slim | SlimIndex]] = {
+    RUN: _run, DECISION: _decision, INDEX: _index, BAD: _bad, REFUSED: _refused}
+
+
+def from_row(row: object) -> Slim | SlimIndex | None:
+    """The slim a row holds, or None for a row of another shape."""
+    if type(row) is not tuple or not row:
+        return None
+    if row == (SKIP,):
+        return SKIPPED
+    try:
+        read = _READERS.get(row[0])
+        return None if read is None else read(row)
+    except (TypeError, ValueError):  # a wrong length unpacks as ValueError
+        return None
