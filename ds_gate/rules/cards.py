@@ -14,13 +14,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ds_gate.kernel.digest import blake2b
 from ds_gate.kernel.jsondoc import place, pointer
 from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
 from ds_gate.model.records import Card, Decision, encoding_note, text_of, timestamp
@@ -86,7 +86,7 @@ class CardIndex:
     @staticmethod
     def body_key(card: Card) -> str | None:
         text = normalise(card.body)
-        return hashlib.sha256(text.encode()).hexdigest() if text else None
+        return blake2b(text.encode(), digest_size=16).hexdigest() if text else None  # a grouping key, never shown
 
     @staticmethod
     def title_key(card: Card) -> str | None:
