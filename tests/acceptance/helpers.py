@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import subprocess
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -59,3 +61,21 @@ def readme_pytest_block() -> str:
     readme = (REPO / "README.md").read_text()
     section = readme.split("## In CI with pytest", 1)[1]
     return section.split("```sh\n", 1)[1].split("```", 1)[0]
+
+
+def _names(stderr: str) -> set[str]:
+    return {line.split("|")[-1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
+
+
+@functools.cache
+def _start_up() -> frozenset[str]:
+    """What this interpreter imports before any code runs (``site``, and whatever a site
+    ``.pth`` file loads, e.g. certifi's): not charged to ds-gate."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "pass"], capture_output=True, text=True, check=True)
+    return frozenset(_names(done.stderr))
+
+
+def imported_modules(stderr: str) -> set[str]:
+    """The modules an ``-X importtime`` (or ``PYTHONPROFILEIMPORTTIME``) trace shows imported,
+    less those the interpreter's own start-up imports."""
+    return _names(stderr) - _start_up()

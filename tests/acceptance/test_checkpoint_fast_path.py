@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import git
+from helpers import git, imported_modules
 from test_schemas import VALID, mutations
 
 from ds_gate.cli.main import main
@@ -190,7 +190,7 @@ def judged(ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
     hook = subprocess.run(["git", "commit", "-q", "-m", "case"], cwd=ws, capture_output=True,
                           env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
     lines = (hook.stdout + hook.stderr).decode("utf-8", "surrogateescape").splitlines()
-    imported = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
+    imported = imported_modules("\n".join(lines))
     assert "ds_gate.kernel.checkpoint" in imported  # the hook ran, and asked the fast path
     fast = "ds_gate.cli.main" not in imported
     assert fast == direct
@@ -287,7 +287,7 @@ def test_an_installed_plugin_takes_the_full_path(hooked, tmp_path) -> None:
     git(ws, "add", "-A")
     env = {**os.environ, "PYTHONPATH": str(site), "PYTHONPROFILEIMPORTTIME": "1"}
     hook = subprocess.run(["git", "commit", "-q", "-m", "case"], cwd=ws, capture_output=True, text=True, env=env)
-    imported = {line.split("|")[-1].strip() for line in hook.stderr.splitlines() if line.startswith("import time:")}
+    imported = imported_modules(hook.stderr)
     assert "ds_gate.cli.main" in imported and "lab.run-needs-notes" in hook.stderr
 
 

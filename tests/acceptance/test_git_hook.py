@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import add_remote, commit, git, head_subject
+from helpers import add_remote, commit, git, head_subject, imported_modules
 
 import ds_gate
 from ds_gate.cli.main import main
@@ -264,7 +264,7 @@ def test_the_checkpoint_fast_path_loads_no_heavy_module(gated, stage_a_run, stag
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "ds_gate", "commit-check"], cwd=paper,
                           capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout == ""
-    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    imported = imported_modules(done.stderr)
     assert "ds_gate.kernel.checkpoint" in imported
     assert {"jsonschema", "yaml", "git", "pluggy"} & imported == set()
     assert ("ds_gate.kernel.triage" in imported) == stage_a_run  # the staged run really was validated
@@ -296,7 +296,7 @@ def test_a_checkpoint_staging_fine_records_loads_no_heavy_module(gated, staged) 
     assert done.returncode == 0 and head_subject(paper) == "experiment: main-002"
     lines = done.stderr.splitlines()
     assert [line for line in lines if not line.startswith("import time:")] == [] and done.stdout == ""
-    imported = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
+    imported = imported_modules("\n".join(lines))
     assert {"ds_gate.kernel.checkpoint", "ds_gate.kernel.triage", "ds_gate.kernel.schema_fast"} <= imported  # judged, here
     assert HEAVY & imported == set()
 
