@@ -10,14 +10,15 @@ from pathlib import Path
 
 from ds_gate.config.settings import shown_config_path
 from ds_gate.model.findings import ERROR, Finding
+from ds_gate.sources import problems
 
 # Rules that exist to fail closed: the gate could not see or read something that may hold a
 # completed run. No waiver lowers them, trusted or not; the fix is to make it readable.
-UNWAIVABLE = frozenset({
-    "artifact.invalid-json", "artifact.not-object", "artifact.unreadable", "card.unreadable",
-    "card.frontmatter-invalid", "input.unreadable", "input.too-large", "quest.no-quest-yaml", "quest.yaml-invalid",
-    "workspace.outside-quest", "path.symlink-outside-quest",
-})
+UNWAIVABLE = frozenset(rule.id for rule in (
+    problems.ARTIFACT_INVALID_JSON, problems.ARTIFACT_NOT_OBJECT, problems.ARTIFACT_UNREADABLE, problems.CARD_UNREADABLE,
+    problems.CARD_FRONTMATTER_INVALID, problems.INPUT_UNREADABLE, problems.INPUT_TOO_LARGE, problems.QUEST_NO_QUEST_YAML,
+    problems.QUEST_YAML_INVALID, problems.WORKSPACE_OUTSIDE_QUEST, problems.PATH_SYMLINK_OUTSIDE_QUEST,
+))
 UNWAIVABLE_AREAS = ("git.", "reading.", "input.")  # every git reading rule (symlink-in-tree, object-missing, ...)
 UNWAIVABLE_WORDS = ("symlink", "gitlink", "outside", "redirect", "unreadable", "too-large", "unseen")
 

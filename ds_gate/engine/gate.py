@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ds_gate.config.failclosed import ACCEPT_FLAG, accept_command
 from ds_gate.config.quest import from_quest, refuse_unread
 from ds_gate.config.settings import load, refuse
-from ds_gate.config.waivers import waive
+from ds_gate.config.waivers import WAIVER_PROPOSED, waive
 from ds_gate.engine import loader
 from ds_gate.engine.gate_stops import (
     quest_only_actions,
@@ -205,7 +205,7 @@ class Gate:
         self.findings = waive(self.findings, quest.root, accepted_by=accepted_by, trusted=trusted, own=config.waivers) \
             + (config.configured.problems if config.configured is not None else [])
         self.findings.sort(key=Finding.sort_key)
-        if self.inputs.scope.can_fail and any(f.rule == "waiver.proposed" for f in self.findings):
+        if self.inputs.scope.can_fail and any(f.rule == WAIVER_PROPOSED.id for f in self.findings):
             self.notes.append(f"the quest proposes waivers, which waive nothing until its owner accepts them: "
                               f"{accept_command(quest.root)}")
 

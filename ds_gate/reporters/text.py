@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from ds_gate.config.waivers import WAIVER_PROPOSED
 from ds_gate.model.findings import INFO, WARNING, Finding
 from ds_gate.model.records import Card
 from ds_gate.model.reports import (
@@ -53,7 +54,7 @@ def summary_line(report: Report) -> str:
     waived = sum(f.waived is not None for f in report.findings)
     verdict = "OK" if report.ok else "FAILED"
     counts = [_count(errors, "error"), _count(warnings, "warning")] + ([f"{waived} waived"] if waived else [])
-    proposed = sum(f.rule == "waiver.proposed" for f in report.findings)  # the quest's, not accepted (waivers.py)
+    proposed = sum(f.rule == WAIVER_PROPOSED.id for f in report.findings)  # the quest's, not accepted
     counts += [f"{proposed} quest waiver{'' if proposed == 1 else 's'} proposed, not accepted"] if proposed else []
     if isinstance(report, DoctorReport):
         fails, warns = (sum(c.status == status for c in report.checks) for status in ("fail", "warn"))

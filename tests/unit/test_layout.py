@@ -26,7 +26,7 @@ LOWER = {
     "plugins": {"kernel", "io", "model", "sources", "rules", "config"},
     "recall": {"kernel", "io", "model", "sources"},
     "engine": {"kernel", "io", "model", "sources", "rules", "config", "plugins"},
-    "reporters": {"kernel", "model", "rules", "plugins"},  # rules: the rule ids shown as groups; plugins: their formats
+    "reporters": {"kernel", "model", "rules", "config", "plugins"},  # rules, config: rules shown apart; plugins: their formats
 }
 CORE = set(LOWER)
 ALLOWED = {
@@ -183,3 +183,22 @@ def test_typing_is_imported_as_usual_outside_the_kernel() -> None:
     spelt = sorted(module_name(p) for p in PACKAGE.rglob("*.py")
                    if "TYPE_CHECKING = False" in p.read_text() and "kernel" not in p.parts)
     assert spelt == []
+
+
+def test_each_rule_id_is_written_once() -> None:
+    """A rule id is spelt in its ``Rule(...)`` declaration only; everything else names the Rule."""
+    from ds_gate.rules.registry import builtin_rules
+
+    sources = {module_name(p): p.read_text() for p in PACKAGE.rglob("*.py")}
+    spelt = {rule.id: [m for m, text in sources.items() if f'"{rule.id}"' in text] for rule in builtin_rules()}
+    assert {rule: where for rule, where in spelt.items() if len(where) != 1} == {}
+
+
+def test_the_architecture_page_names_every_layer_of_the_table() -> None:
+    """ARCHITECTURE.md's layer diagram lists the folders the table above governs, and no other."""
+    page = (PACKAGE.parent / "ARCHITECTURE.md").read_text()
+    diagram = page.split("```")[1]
+    named = {line.split()[0].rstrip("/") for line in diagram.splitlines() if line and not line.startswith(" ")}
+    assert named - {"adapters"} | {"cli", "hooks", "agent", "integration", "pytest", "demo"} == set(ALLOWED) - {"ds_gate", "__main__"}
+    for adapter in ("cli/", "hooks/", "agent/", "integration/", "pytest/", "demo/"):
+        assert adapter in diagram
