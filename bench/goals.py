@@ -85,11 +85,22 @@ def med(data: dict[str, tuple[list[float], int]], name: str) -> float:
 
 def closure_steps(quest: Path, cache: Path, peer: peers.Peer) -> dict[str, Step]:
     env = {**os.environ, "DS_GATE_CACHE_DIR": str(cache)}
+    warm = cache.parent / f"{cache.name}-warm"
+    warm_env = {**os.environ, "DS_GATE_CACHE_DIR": str(warm)}
+    shutil.rmtree(warm, ignore_errors=True)  # warmed by this code, in this run
     gate = [PY, "-m", "ds_gate", "closure", str(quest), "--format", "json"]
+
+    def warmed() -> None:
+        """A quest is cached from its second run: a repeated run reads what two earlier runs left."""
+        if not (warm / "warmed").exists():
+            for _ in range(2):
+                subprocess.run(gate, env=warm_env, capture_output=True, check=False)
+            (warm / "warmed").touch()
+
     return {
         "first": (gate, env, lambda: shutil.rmtree(cache, ignore_errors=True)),  # an empty cache: a first run
         "peer": (peer.argv(quest), None, None),
-        "repeated": (gate, env, None),  # the cache the first run left
+        "repeated": (gate, warm_env, warmed),  # the cache two runs left
         "floor": ([PY, str(HERE / "floor.py"), str(quest)], None, None),  # context only: the retired goals' baseline
     }
 

@@ -140,6 +140,9 @@ class RecordCache:
         self.db = open_db(file.parent, file.name, _setup(self.version), durable=False) if file is not None else None
         self.seen: set[bytes] = set()
         self.empty = self._empty()  # a first run asks no folder's row
+        # A quest is cached from its second run on: the first only notes that it was asked, so a
+        # one-off run (a CI job on a fresh clone) pays nothing for rows it would never read.
+        self.admitted = self._admit()
         self.pending: list[tuple[bytes, bytes]] = []
         self.pending_bytes = 0
 
@@ -150,6 +153,19 @@ class RecordCache:
             return self.db.execute("SELECT 1 FROM folders LIMIT 1").fetchone() is None
         except sqlite3.Error:
             return True
+
+    def _admit(self) -> bool:
+        if self.db is None:
+            return False
+        try:
+            if self.db.execute("SELECT 1 FROM meta WHERE key='asked'").fetchone() is not None:
+                return True
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('asked', 1)")
+        except sqlite3.Error:
+            pass
+        return False
 
     def shelf(self, folder: str) -> Shelf:
         """The entries kept for ``folder`` (none when the cache is off, the row is damaged, or
@@ -163,7 +179,7 @@ class RecordCache:
                 held = {} if row is None else marshal.loads(row[0]) if type(row[0]) is bytes else None
             except (sqlite3.Error, ValueError, EOFError, TypeError):
                 held = None
-        shelf = Shelf(folder, held if type(held) is dict else {}, self.settled)
+        shelf = Shelf(folder, held if type(held) is dict else {}, self.settled if self.admitted else 0)  # 0: nothing settles
         shelf.changed = type(held) is not dict  # a damaged row is written again
         return shelf
 

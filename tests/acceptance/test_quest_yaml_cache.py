@@ -36,8 +36,9 @@ def imported(root: Path, cache: Path) -> str:
 def test_a_repeated_run_takes_quest_yaml_from_the_cache(quest: ExampleQuest, tmp_path: Path) -> None:
     settle()
     cache = tmp_path / "cache"
-    code, _ = gate(quest.root, cache)
-    assert code == 1  # the pending run
+    for _ in range(2):  # a quest is cached from its second run
+        code, _ = gate(quest.root, cache)
+        assert code == 1  # the pending run
     assert " yaml\n" not in imported(quest.root, cache)
     assert " yaml\n" in imported(quest.root, tmp_path / "other")  # control: a first run parses it
 

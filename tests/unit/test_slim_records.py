@@ -123,6 +123,7 @@ def aged(path: Path) -> bytes:
 def test_a_shelf_keeps_settled_files_only_and_misses_on_any_other_stat(tmp_path: Path) -> None:
     record = tmp_path / "old.json"
     key = aged(record)
+    RecordCache(tmp_path / "cache" / "records.sqlite3", b"v1").save()  # a quest's first run only asks
     cache = RecordCache(tmp_path / "cache" / "records.sqlite3", b"v1")
     shelf = cache.shelf(str(tmp_path))
     shelf.put("old.json", key, ("row",))
@@ -149,6 +150,7 @@ def test_a_shelf_keeps_settled_files_only_and_misses_on_any_other_stat(tmp_path:
 def test_rows_of_folders_a_run_did_not_read_are_dropped(tmp_path: Path) -> None:
     key = aged(tmp_path / "a.json")
     file = tmp_path / "cache" / "records.sqlite3"
+    RecordCache(file, b"v1").save()  # a quest's first run only asks
     cache = RecordCache(file, b"v1")
     for folder in ("one", "two"):
         shelf = cache.shelf(folder)
@@ -162,3 +164,22 @@ def test_rows_of_folders_a_run_did_not_read_are_dropped(tmp_path: Path) -> None:
     assert [os.fsdecode(path) for (path,) in db.execute("SELECT path FROM folders")] == ["one"]
     db.close()
     assert os.stat(file).st_mode & 0o077 == 0
+
+
+def test_a_quest_is_cached_from_its_second_run(tmp_path: Path) -> None:
+    """A one-off run (a CI job on a fresh clone) writes no rows it would never read: the first
+    run of a quest only notes it was asked; the second keeps rows; the third reads them."""
+    key = aged(tmp_path / "a.json")
+    file = tmp_path / "cache" / "records.sqlite3"
+    for run in range(3):
+        cache = RecordCache(file, b"v1")
+        shelf = cache.shelf("one")
+        held = shelf.get("a.json", key)
+        if held is None:
+            shelf.put("a.json", key, ("row",))
+        cache.store(shelf)
+        cache.save()
+        db = sqlite3.connect(file)
+        rows = db.execute("SELECT count(*) FROM folders").fetchone()[0]
+        db.close()
+        assert (held, rows) == [(None, 0), (None, 1), (("row",), 1)][run]
