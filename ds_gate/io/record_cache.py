@@ -3,7 +3,8 @@ the quest's files instead of reading them. It only ever saves time.
 
 One SQLite file per quest in the user's cache folder (``io.cache_dir.open_db``, as recall's
 cache; never the quest, never through a symbolic link, only in a folder no one else may
-write). A row holds one folder's entries (a record's name, or an index's path, to its stat
+write), from a quest's second run on (the first only notes that it was asked, so a one-off run
+writes nothing). A row holds one folder's entries (a record's name, or an index's path, to its stat
 and the caller's row of plain values), so a run reads and writes a folder at a time and
 never holds the whole cache. Why it cannot change a verdict:
 
