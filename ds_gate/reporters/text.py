@@ -101,7 +101,8 @@ def _(report: AgentInstallReport) -> list[str]:
            for path in sorted((*report.written, *report.unchanged))]
     labels = {"codex": "Codex", "opencode": "OpenCode"}
     for name, entry in report.mcp_servers.items():
-        out += ["", f"{labels.get(name, name)}: add to {entry['file']}:", "", entry["snippet"].rstrip("\n")]
+        # one line a line, each made safe to show: printed as it must be pasted (issue 27)
+        out += ["", f"{labels.get(name, name)}: add to {entry['file']}:", "", *entry["snippet"].rstrip("\n").splitlines()]
     return [*out, ""]
 
 

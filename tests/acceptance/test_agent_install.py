@@ -195,3 +195,19 @@ def test_usage_errors_exit_2_without_a_traceback(tmp_path, home, capsys) -> None
     err = capsys.readouterr().err
     assert "no quest.yaml" in err and "Traceback" not in err
     assert not (plain / ".codex").exists()
+
+
+def test_the_printed_snippets_parse_as_they_must_be_pasted(make_quest) -> None:
+    """Issue 27: on a terminal the runner entries are printed line by line, so the text between
+    each heading and the next parses as the runner's own file format (they had literal \\n)."""
+    quest = make_quest()
+    done = subprocess.run([sys.executable, "-c", "from ds_gate.cli.main import main; raise SystemExit(main())",
+                           "install", "--agent", str(quest.root)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    codex = text.split("Codex: add to ", 1)[1].split(":\n\n", 1)[1].split("\n\nOpenCode: add to ", 1)[0]
+    opencode = text.split("OpenCode: add to ", 1)[1].split(":\n\n", 1)[1].split("\n\n", 1)[0]
+    tomllib = pytest.importorskip("tomllib")  # the floor, Python 3.10, has none (issue 27: tomli)
+    table = tomllib.loads(codex)["mcp_servers"]["ds_gate"]
+    assert table["args"] == server_command()[1:] and set(table["tools"]) == set(TOOLS)
+    assert json.loads(opencode)["mcp"]["ds_gate"]["command"] == server_command()
