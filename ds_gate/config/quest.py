@@ -12,14 +12,15 @@ default and is a ``waiver.invalid`` finding in ``check`` and ``closure``: a typo
 closure stops on it (``refuse_unread``).
 
 Both files are read only at the quest root, never through a link out of the quest, and
-through ``kernel.fs.read_file`` (bounded). ``[tool.ds-gate]`` is read with ``tomllib``: on
-Python 3.10, which has none (``tomli`` is not a dependency), a pyproject that has the
-table is a finding saying so instead of being ignored.
+through ``kernel.fs.read_file`` (bounded). ``[tool.ds-gate]`` is read with ``tomllib``, or on
+Python 3.10 with ``tomli`` (the same parser, a dependency there); where neither can be
+imported, a pyproject that has the table is a finding saying so instead of being ignored.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -34,10 +35,13 @@ from ds_gate.kernel.layout import QUEST_CONFIG as FILE
 from ds_gate.model.findings import Finding
 from ds_gate.sources.memory import jsonable
 
-try:
+if sys.version_info >= (3, 11):
     import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    tomllib = None  # type: ignore[assignment]
+else:  # Python 3.10: tomli, tomllib's own source, is a dependency there
+    try:
+        import tomli as tomllib
+    except ModuleNotFoundError:
+        tomllib = None
 
 TABLE = "[tool.ds-gate]"
 KEYS = ("home", "require", "format", "source", "refs")  # the defaults; waivers and decision_actions are the quest's own
@@ -104,8 +108,8 @@ def parse_pyproject(text: str, loads: Any) -> tuple[dict[str, Any], list[Finding
     if "ds-gate" not in text:
         return {}, []  # no table: nothing to parse (and no TOML reader to load)
     if loads is None:
-        return {}, [_invalid(f"{PYPROJECT} has a {TABLE} table, which Python 3.10 cannot read (no tomllib)",
-                             f"move these settings to {FILE}, or run ds-gate on Python 3.11 or newer")]
+        return {}, [_invalid(f"{PYPROJECT} has a {TABLE} table, which Python 3.10 cannot read without tomli",
+                             f"pip install tomli, move these settings to {FILE}, or run ds-gate on Python 3.11 or newer")]
     try:
         data = loads(text)
     except ValueError as exc:  # tomllib.TOMLDecodeError

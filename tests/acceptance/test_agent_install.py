@@ -14,6 +14,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: tomli, a dependency there
+    import tomli as tomllib
+
 from ds_gate.agent.skill import (
     OVERLAYS,
     SAFE_MAIN,
@@ -106,7 +111,6 @@ def test_json_lists_the_files_and_the_mcp_entries(make_quest, gate_json) -> None
     assert codex["entry"]["command"] == command[0] and codex["entry"]["args"] == command[1:]
     assert opencode["entry"] == {"type": "local", "command": command, "enabled": True}
     assert json.loads(opencode["snippet"]) == {"mcp": {"ds_gate": opencode["entry"]}}
-    tomllib = pytest.importorskip("tomllib")
     table = tomllib.loads(codex["snippet"])["mcp_servers"]["ds_gate"]
     assert table["command"] == command[0] and table["args"] == command[1:]
     assert set(table["tools"]) == set(TOOLS)
@@ -207,7 +211,6 @@ def test_the_printed_snippets_parse_as_they_must_be_pasted(make_quest) -> None:
     text = done.stdout
     codex = text.split("Codex: add to ", 1)[1].split(":\n\n", 1)[1].split("\n\nOpenCode: add to ", 1)[0]
     opencode = text.split("OpenCode: add to ", 1)[1].split(":\n\n", 1)[1].split("\n\n", 1)[0]
-    tomllib = pytest.importorskip("tomllib")  # the floor, Python 3.10, has none (issue 27: tomli)
     table = tomllib.loads(codex)["mcp_servers"]["ds_gate"]
     assert table["args"] == server_command()[1:] and set(table["tools"]) == set(TOOLS)
     assert json.loads(opencode)["mcp"]["ds_gate"]["command"] == server_command()
