@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from pathlib import Path
 
 from ds_gate.kernel.errors import QuestError
@@ -21,10 +22,20 @@ from ds_gate.kernel.git import GitError, git
 # for the promisor remote (the transport ban still stops it, but ds-gate does not lean on
 # one safeguard alone).
 LAZY_FETCH_SAFE = (2, 39, 4)
-UNSHALLOW = ("fetch the whole history of every branch (`git fetch --unshallow origin '+refs/heads/*:refs/remotes/origin/*'`; "
-             "in GitHub Actions `actions/checkout` with `fetch-depth: 0`)")
+ACTIONS = "in GitHub Actions `actions/checkout` with `fetch-depth: 0`"
 FETCH_EVERY_BRANCH = ("fetch every branch (`git config remote.origin.fetch '+refs/heads/*:refs/remotes/origin/*' && "
-                      "git fetch origin`; in GitHub Actions `actions/checkout` with `fetch-depth: 0`)")
+                      f"git fetch origin`; {ACTIONS})")
+
+
+def unshallow(remote: str, narrowed: bool) -> str:
+    """The fix for a shallow clone that works as printed: ``--unshallow`` alone leaves a
+    ``--depth`` clone fetching one branch (git clones with a depth as ``--single-branch``), so
+    the refspec is widened first where it is narrowed."""
+    name = shlex.quote(remote)
+    widen = f"git config remote.{name}.fetch {shlex.quote(f'+refs/heads/*:refs/remotes/{remote}/*')} && " if narrowed else ""
+    return f"fetch the whole history of every branch (`{widen}git fetch --unshallow {name}`; {ACTIONS})"
+
+
 REFETCH = ("fetch the objects it lacks (`git fetch --refetch --no-filter origin`, or clone without --filter; in GitHub "
            "Actions `actions/checkout` with `filter:` unset)")
 
@@ -68,10 +79,12 @@ def blindness(root: Path) -> tuple[str, str] | None:
     """Why this clone cannot show every branch, and the one command that fixes it; or None.
     A quest with no remote is the original, not a clone: it sees everything it has."""
     config = CloneConfig(root)
+    narrowed = [name for name, specs in config.remotes.items() if not any(_wide(spec) for spec in specs)]
     if config.shallow:
-        return "this clone is shallow (fetched with a depth)", UNSHALLOW
+        remote = (narrowed or list(config.remotes) or ["origin"])[0]
+        return "this clone is shallow (fetched with a depth)", unshallow(remote, bool(narrowed))
     for name, specs in config.remotes.items():
-        if not any(_wide(spec) for spec in specs):
+        if name in narrowed:
             shown = "".join(c if c.isprintable() else "?" for c in f"remote.{name}.fetch = {specs[0]}"[:200])
             return (f"this clone fetches only some branches (--single-branch, or a narrowed refspec: {shown})",
                     FETCH_EVERY_BRANCH)

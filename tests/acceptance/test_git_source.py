@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -116,6 +117,13 @@ def test_a_clone_that_cannot_show_every_branch_stops_the_gate(original, tmp_path
     code, out = gate_json("check", str(clone))
     warning = next(f for f in out["findings"] if f["rule"] == "git.one-branch")
     assert warning["severity"] == "warning" and "fetch-depth: 0" in warning["hint"]
+    # issue 27: the printed fix works as printed, and then the gate sees (a verdict, not exit 2)
+    fix = re.search(r"\(`(git [^`]+)`", done.stderr)
+    assert fix is not None, done.stderr
+    followed = subprocess.run(["sh", "-c", fix.group(1)], cwd=clone, capture_output=True, text=True)
+    assert followed.returncode == 0, (fix.group(1), followed.stderr)
+    again = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(clone)], capture_output=True, text=True)
+    assert again.returncode in (0, 1), (fix.group(1), again.stderr)
 
 
 def test_missing_objects_are_findings_and_stop_closure(original, tmp_path, gate_json) -> None:
