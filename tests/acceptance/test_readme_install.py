@@ -85,6 +85,8 @@ def test_the_readme_pre_commit_snippet_installs_and_gates(make_quest, tmp_path, 
     for step in (("install",), ("install-hooks",)):
         done = pre_commit(*step)
         assert done.returncode == 0, done.stdout + done.stderr
+    hooks = quest.root / ".git" / "hooks"
+    assert "pre-commit" in (hooks / "pre-push").read_text()  # issue 27: the README's one `install` brings pre-push too
 
     run = quest.run(quest.root, "main-001")
     checkpoint = commit(quest.root, "experiment: record main-001")
