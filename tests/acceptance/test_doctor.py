@@ -145,3 +145,17 @@ def test_the_framework_installed_with_allow_missing_config_fails_with_the_fix(ma
     assert main(["install", str(quest.root), "-q"]) == 0  # ds-gate's hook chains the framework's and gates after it
     capsys.readouterr()
     assert "missing config" not in statuses(gate_json, str(quest.root))[1]
+
+
+def test_a_framework_config_listing_the_push_gate_without_its_hook_fails(make_quest, gate_json) -> None:
+    """Issue 27: `pre-commit install` alone installs the pre-commit stage only, so a config that
+    lists ds-gate-pre-push left finalization pushes ungated while doctor said ok."""
+    quest = make_quest()
+    (quest.root / ".pre-commit-config.yaml").write_text(local_config())
+    quest.checkpoint(quest.root, "pre-commit config")
+    assert pre_commit(quest.root, "install").returncode == 0
+    code, checks = statuses(gate_json, str(quest.root))
+    status, message, fix = checks["pre-push hook"]
+    assert code == 1 and status == "fail" and "ds-gate-pre-push" in message and "pre-commit install --hook-type pre-push" in fix
+    assert pre_commit(quest.root, "install", "--hook-type", "pre-push").returncode == 0  # the fix, as printed
+    assert "pre-push hook" not in statuses(gate_json, str(quest.root))[1]
