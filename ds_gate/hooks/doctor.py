@@ -191,7 +191,8 @@ def _toggles(root: Path) -> list[Check]:
         else:
             gate = "; the closure gate is off for this quest (ds-gate closure --require enforces it)" \
                 if name == "experience_distill" else ""
-            checks.append(Check(name, WARN if gate else OK, f"{name} is off ({short_repr(value)}){gate}",
+            said = "not set" if value is None else short_repr(value)  # not "(None)": the quest does not say it
+            checks.append(Check(name, WARN if gate else OK, f"{name} is off ({said}){gate}",
                                 f"startup_contract: {{{name}: on}} in quest.yaml" if gate else None))
     return checks
 

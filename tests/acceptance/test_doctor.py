@@ -159,3 +159,10 @@ def test_a_framework_config_listing_the_push_gate_without_its_hook_fails(make_qu
     assert code == 1 and status == "fail" and "ds-gate-pre-push" in message and "pre-commit install --hook-type pre-push" in fix
     assert pre_commit(quest.root, "install", "--hook-type", "pre-push").returncode == 0  # the fix, as printed
     assert "pre-push hook" not in statuses(gate_json, str(quest.root))[1]
+
+
+def test_a_toggle_the_quest_does_not_set_is_said_so(make_quest, gate_json) -> None:
+    """Issue 27: `recall_priors is off (None)` read like a value the quest wrote; it wrote none."""
+    quest = make_quest()
+    status, message, _ = statuses(gate_json, str(quest.root))[1]["recall_priors"]
+    assert status == "ok" and message == "recall_priors is off (not set)"
