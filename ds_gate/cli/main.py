@@ -80,6 +80,16 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", Formatter)
         super().__init__(**kwargs)
+        self.commands: dict[str, argparse.ArgumentParser] = {}  # the top parser's: each command's own parser
+
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        """argparse's, except that an argument no parser knows is the command's error, shown with
+        the command's usage (``closure --bogus`` prints ``closure``'s), not the top-level one."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            command = self.commands.get(getattr(parsed, "command", None) or "", self)
+            command.error(f"unrecognized arguments: {' '.join(extra)}")
+        return parsed
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(self, message)
@@ -116,6 +126,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         sys.modules[module].register(sub, common)
     for name, command in sub.choices.items():
         _describe(command, name, sub)
+    parser.commands = dict(sub.choices)
     return parser
 
 

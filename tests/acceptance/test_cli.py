@@ -167,3 +167,10 @@ def test_a_closed_pipe_keeps_the_verdicts_exit_code(make_quest) -> None:
     closed = subprocess.run(["bash", "-c", f'"{sys.executable}" -m ds_gate closure "{quest.root}" >&-; echo "$?" >&2'],
                             capture_output=True, text=True)
     assert closed.stderr.strip().splitlines()[-1] == "1" and "internal error" not in closed.stderr
+
+
+def test_an_unknown_argument_is_the_commands_error_with_its_usage(capsys) -> None:
+    """Issue 27: `closure --bogus` printed the top-level usage; it is closure's mistake."""
+    assert main(["closure", "--bogus"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: ds-gate closure ") and "ds-gate closure: error: unrecognized arguments: --bogus" in err
