@@ -31,12 +31,12 @@ Row = tuple[Any, ...]
 BAD, REFUSED, SKIP, RUN, DECISION, INDEX = range(6)
 
 
-def finding_row(finding: Loose) -> Row:
-    return (finding.rule, finding.severity, finding.message, finding.hint, finding.pointer, finding.line,
-            finding.subject, finding.waived, finding.level)
-
-
 _FIELDS = ("rule", "severity", "message", "hint", "pointer", "line", "subject", "waived", "level")
+_FINDING_FIELDS = attrgetter(*_FIELDS)  # a Finding but its path, in the row's order
+
+
+def finding_row(finding: Loose) -> Row:
+    return tuple(_FINDING_FIELDS(finding))
 
 
 def finding_of(row: Row) -> Loose:
