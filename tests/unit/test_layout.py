@@ -174,8 +174,13 @@ def test_the_lazy_places_are_few_and_each_says_why() -> None:
     from ds_gate.kernel.lazy import LAZY_PLACES, __lazy_modules__
 
     assert len(LAZY_PLACES) <= 20 and all(len(why) > 20 for why in LAZY_PLACES.values())
-    modules = {module_name(p) for p in PACKAGE.rglob("*.py")}
-    assert {place.partition(":")[0] for place in LAZY_PLACES} <= modules  # each names a real module
+    paths = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    assert {place.partition(":")[0] for place in LAZY_PLACES} <= set(paths)  # each names a real module
+    for place in LAZY_PLACES:  # ... and a real function of it
+        module, _, function = place.partition(":")
+        defined = {n.name for n in ast.walk(ast.parse(paths[module].read_text()))
+                   if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        assert not function or function in defined, place
     assert "yaml" in __lazy_modules__ and "jsonschema" in __lazy_modules__
 
 
