@@ -3,6 +3,11 @@
 Every test runs against a real git (with real worktrees, commits and hooks) isolated
 from the developer's own git configuration, with this interpreter's scripts (ds-gate,
 pre-commit) first on PATH.
+
+Tests that start a Python program (the ds-gate CLI, pre-commit, a pytest session, the MCP
+server) are marked ``slow``: they are most of the suite's time, and ``pytest -m "not slow"``
+is the contributor's fast run (CONTRIBUTING.md). An audit hook keeps the mark honest: a test
+not marked ``slow`` that starts one fails, naming the mark to add.
 """
 
 from __future__ import annotations
@@ -47,6 +52,35 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (path / "quests").mkdir(parents=True)
     monkeypatch.setenv("DEEPSCIENTIST_HOME", str(path))
     return path
+
+
+_PYTHON_PROGRAMS = frozenset({"ds-gate", "pre-commit", "pytest", "python", "python3", Path(sys.executable).name})
+_started: list[str] = []
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if event != "subprocess.Popen":
+        return
+    argv = args[1]
+    words = argv.split() if isinstance(argv, str) else [str(word) for word in argv or ()]
+    program = str(args[0] or (words[0] if words else ""))
+    if Path(program).name in _PYTHON_PROGRAMS or program == sys.executable:
+        _started.append(Path(program).name)
+
+
+sys.addaudithook(_audit)
+
+
+@pytest.fixture(autouse=True)
+def _slow_is_marked(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fails a test that starts a Python program without the ``slow`` mark, so the fast run
+    stays fast as tests are added."""
+    _started.clear()
+    yield
+    if _started and request.node.get_closest_marker("slow") is None:
+        started = ", ".join(sorted(set(_started)))
+        pytest.fail(f"this test starts {started} (a Python process): mark it @pytest.mark.slow "
+                    "so `pytest -m \"not slow\"` stays fast (CONTRIBUTING.md)", pytrace=False)
 
 
 MakeQuest = Callable[..., ExampleQuest]

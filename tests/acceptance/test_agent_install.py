@@ -118,6 +118,7 @@ def test_json_lists_the_files_and_the_mcp_entries(make_quest, gate_json) -> None
     assert again["written"] == [] and len(again["unchanged"]) == 3
 
 
+@pytest.mark.slow
 def test_the_printed_command_runs_this_installation_never_the_quests_code(make_quest, tmp_path, monkeypatch) -> None:
     """A runner starts the server in the quest's folder. ``python -m ds_gate`` would put that
     folder first on sys.path and run a ``ds_gate/`` package the quest holds; the printed
@@ -201,6 +202,7 @@ def test_usage_errors_exit_2_without_a_traceback(tmp_path, home, capsys) -> None
     assert not (plain / ".codex").exists()
 
 
+@pytest.mark.slow
 def test_the_printed_snippets_parse_as_they_must_be_pasted(make_quest) -> None:
     """Issue 27: on a terminal the runner entries are printed line by line, so the text between
     each heading and the next parses as the runner's own file format (they had literal \\n)."""

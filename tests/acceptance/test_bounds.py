@@ -36,6 +36,7 @@ def deep_card(home: Path) -> None:
                                       "updated_at: '2026-01-01T00:00:00+00:00'\n---\nbody\n")
 
 
+@pytest.mark.slow
 def test_recall_over_deeply_nested_tags_in_a_card_and_a_jsonl_record(home: Path, tmp_path: Path) -> None:
     deep_card(home)
     findings = tmp_path / "findings.jsonl"
@@ -49,6 +50,7 @@ def test_recall_over_deeply_nested_tags_in_a_card_and_a_jsonl_record(home: Path,
     assert checked.returncode == 0 and "card.tags-over-limit" in checked.stdout
 
 
+@pytest.mark.slow
 def test_recall_refuses_a_jsonl_past_its_record_bound_with_one_line(home: Path, tmp_path: Path) -> None:
     findings = tmp_path / "findings.jsonl"
     findings.write_text('{"content": "x"}\n' * (MAX_JSONL_RECORDS + 1))
@@ -57,6 +59,7 @@ def test_recall_refuses_a_jsonl_past_its_record_bound_with_one_line(home: Path, 
     assert f"more than {MAX_JSONL_RECORDS:,} records" in done.stderr and "docs/limits.md" in done.stderr
 
 
+@pytest.mark.slow
 def test_recall_refuses_more_tags_than_its_bound_across_records(home: Path, tmp_path: Path) -> None:
     findings = tmp_path / "findings.jsonl"
     record = json.dumps({"content": "x", "tags": [f"t{i}" for i in range(MAX_TAGS)]})
@@ -65,6 +68,7 @@ def test_recall_refuses_more_tags_than_its_bound_across_records(home: Path, tmp_
     assert done.returncode == 2 and f"{MAX_RECALL_TAGS:,} tags" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_card_of_a_million_tags_is_refused_not_parsed(home: Path) -> None:
     folder = home / "memory" / "knowledge"
     folder.mkdir(parents=True)
@@ -110,6 +114,7 @@ def call(ident: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
 
 
+@pytest.mark.slow
 def test_the_mcp_server_answers_a_request_over_its_cap_and_carries_on(make_quest, home: Path) -> None:
     quest = make_quest()
     deep_card(home)
@@ -130,6 +135,7 @@ def test_the_mcp_server_answers_a_request_over_its_cap_and_carries_on(make_quest
     assert "Traceback" not in server.close()
 
 
+@pytest.mark.slow
 def test_an_over_long_first_line_is_answered_before_the_session_starts(make_quest) -> None:
     quest = make_quest()
     server = Server(quest.root, first=b'{"jsonrpc": "2.0", "id": 99, "method": "initialize", "params": {"x": "'
@@ -139,6 +145,7 @@ def test_an_over_long_first_line_is_answered_before_the_session_starts(make_ques
     assert "Traceback" not in server.close()
 
 
+@pytest.mark.slow
 def test_the_cap_is_the_environments(make_quest) -> None:
     quest = make_quest()
     server = Server(quest.root, env={"DS_GATE_MCP_MAX_REQUEST_MB": "0.02"})
@@ -162,6 +169,7 @@ def test_the_id_of_an_over_long_request_is_read_from_its_ends(head: bytes, tail:
     assert request_id(head, tail) == ident
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["quest.yaml", ".ds-gate.yaml"])
 def test_every_yaml_the_quest_writes_is_bounded_and_closure_stops_on_one_past_it(make_quest, name: str) -> None:
     """The value bound of card frontmatter holds for every YAML input (``io.yamldoc.load_yaml``):

@@ -31,6 +31,8 @@ from ds_gate.engine.documents import GivenFile, check_documents
 from ds_gate.kernel.checkpoint import checkpoint_passes
 from ds_gate.kernel.triage import staged_record_is_fine
 
+pytestmark = pytest.mark.slow  # commits through the real hook (conftest.py)
+
 R, D, P = "artifacts/runs/", "artifacts/decisions/", "artifacts/reports/"
 RUN = {"kind": "run", "artifact_id": "run-bench", "run_kind": "main_experiment", "status": "running"}
 DECISION = {"kind": "decision", "artifact_id": "decision-1", "verdict": "good", "action": "continue", "reason": "go on"}

@@ -144,6 +144,7 @@ def test_exit_code_3_for_an_internal_error_with_a_hint_and_a_traceback_under_deb
     assert "Traceback" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_console_script_runs_and_shows_help() -> None:
     script = Path(sys.executable).parent / "ds-gate"
     done = subprocess.run([str(script), "--help"], capture_output=True, text=True)

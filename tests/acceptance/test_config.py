@@ -188,6 +188,7 @@ def test_doctor_shows_the_effective_defaults_and_a_broken_configuration(off_ques
     assert code == 1 and checks["config"]["status"] == "fail" and "sorce" in checks["config"]["message"]
 
 
+@pytest.mark.slow
 def test_the_hooks_honour_a_configured_require_on_finalization_only(off_quest) -> None:
     """With the gate off in quest.yaml, ``require: true`` in the configuration gates the commit
     hook's finalization commits as it gates ``closure``; ordinary checkpoints stay free."""

@@ -6,8 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 from helpers import git
+
+pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
 
 
 def test_demo_rejects_then_passes_and_leaves_a_real_quest_behind(tmp_path) -> None:

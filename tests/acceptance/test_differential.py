@@ -20,6 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the reference reader
@@ -27,6 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the refe
 import reference_reader  # noqa: E402
 from hostile_quests import Builder, QuestSpec, RunSpec, quest_specs  # noqa: E402
 from surfaces import Verdict, all_four  # noqa: E402
+
+pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
 
 EXAMPLES = int(os.environ.get("DS_GATE_HYPOTHESIS_EXAMPLES", "10"))
 PENDING = RunSpec(0, "completed", reviewed=False)

@@ -77,6 +77,7 @@ def test_no_hook_and_a_hook_whose_python_is_gone_fail_with_the_fix(make_quest, g
     assert checks["hook"][0] == "ok"
 
 
+@pytest.mark.slow
 def test_the_framework_on_a_branch_made_before_its_config_and_both_setups_at_once(make_quest, gate_json, capsys) -> None:
     quest = make_quest()
     quest.worktree("idea-a", "idea/001-a")  # made before the config was committed
@@ -119,6 +120,7 @@ def test_the_review_encoding_follows_the_quests_configuration(guarded, gate_json
     assert main(["doctor", str(guarded.root), "--format", "github"]) == 2  # checks, not findings
 
 
+@pytest.mark.slow
 def test_the_framework_installed_with_allow_missing_config_fails_with_the_fix(make_quest, gate_json, capsys,
                                                                               monkeypatch) -> None:
     """Issue 18.2: `pre-commit install --allow-missing-config` lets a finalization commit on a
@@ -147,6 +149,7 @@ def test_the_framework_installed_with_allow_missing_config_fails_with_the_fix(ma
     assert "missing config" not in statuses(gate_json, str(quest.root))[1]
 
 
+@pytest.mark.slow
 def test_a_framework_config_listing_the_push_gate_without_its_hook_fails(make_quest, gate_json) -> None:
     """Issue 27: `pre-commit install` alone installs the pre-commit stage only, so a config that
     lists ds-gate-pre-push left finalization pushes ungated while doctor said ok."""

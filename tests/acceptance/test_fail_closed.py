@@ -65,6 +65,7 @@ def fetch_by_name(origin: Path, clone: Path, *, remote: bool = True) -> None:
     git(clone, "checkout", "-q", "--force", "-B", "main", "refs/remotes/origin/main")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("remote", [True, False], ids=["remote configured", "no remote"])
 def test_a_clone_that_fetched_one_branch_by_name_stops_closure_and_finalization(on_a_branch, tmp_path,
                                                                                 remote) -> None:
@@ -97,6 +98,7 @@ def test_a_clone_that_fetched_one_branch_by_name_stops_closure_and_finalization(
         assert done.returncode == 1 and run in done.stdout, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_a_narrowed_refspec_of_one_remote_is_not_hidden_by_another(on_a_branch, tmp_path) -> None:
     quest, run = on_a_branch
     clone = tmp_path / "clone"
@@ -106,6 +108,7 @@ def test_a_narrowed_refspec_of_one_remote_is_not_hidden_by_another(on_a_branch, 
     assert done.returncode == 2 and "remote.origin.fetch = +refs/heads/main" in done.stderr, done.stderr
 
 
+@pytest.mark.slow
 def test_the_actions_checkout_fetch_of_every_branch_still_runs_the_readme_recipe(on_a_branch, tmp_path) -> None:
     """What `actions/checkout` with `fetch-depth: 0` runs on a pull request: every branch by a
     wildcard, then the merge ref by id. The README's steps find the pending run (exit 1), not 2."""
@@ -129,6 +132,7 @@ def test_the_actions_checkout_fetch_of_every_branch_still_runs_the_readme_recipe
 # ---------------------------------------------------------------- 2. git refuses the repository
 
 
+@pytest.mark.slow
 def test_a_repository_git_refuses_stops_closure_with_the_safe_directory_fix(on_a_branch, tmp_path) -> None:
     """Another user owns the clone: git refuses it ("dubious ownership"); read from its folders
     alone, the run on a branch no folder has out is unseen. Closure stops and names the fix."""
@@ -178,6 +182,7 @@ def nest(workspace: Path, quest: ExampleQuest) -> str:
     return run
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["a branch no folder has out", "the branch the clone checks out"])
 def test_a_committed_gitlink_fails_closure_like_a_committed_link(make_quest, tmp_path, where) -> None:
     """In a clone, a gitlink on the checked-out branch is an empty folder; on another branch it
@@ -207,6 +212,7 @@ def test_a_committed_gitlink_fails_closure_like_a_committed_link(make_quest, tmp
         assert run not in [r["artifact_id"] for r in out["completed_runs"]]  # the run itself stays unseen
 
 
+@pytest.mark.slow
 def test_a_finalization_commit_staging_a_gitlink_is_rejected(make_quest) -> None:
     quest = make_quest()
     assert main(["install", str(quest.root)]) == 0
@@ -219,6 +225,7 @@ def test_a_finalization_commit_staging_a_gitlink_is_rejected(make_quest) -> None
     assert "git.symlink-in-tree" in output and "gitlink" in output, output
 
 
+@pytest.mark.slow
 def test_a_pushed_gitlink_is_rejected_by_the_pre_push_gate(make_quest, tmp_path) -> None:
     quest = make_quest()
     remote = add_remote(quest.root, tmp_path / "remote.git")
@@ -278,6 +285,7 @@ OUTSIDE_FIX = {"registered worktree": "git worktree move", "link under .ds/workt
                "record folder linked out": "replace the link with the file itself"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", OUTSIDE)
 def test_a_workspace_leading_out_of_the_quest_stops_closure(make_quest, tmp_path, how) -> None:
     quest = make_quest()
@@ -288,6 +296,7 @@ def test_a_workspace_leading_out_of_the_quest_stops_closure(make_quest, tmp_path
     assert ds("check", str(quest.root)).returncode == 0  # check keeps warning
 
 
+@pytest.mark.slow
 def test_finalizing_with_a_workspace_out_of_the_quest_is_refused_by_both_hooks(make_quest, tmp_path) -> None:
     quest = make_quest()
     add_remote(quest.root, tmp_path / "remote.git")
@@ -313,6 +322,7 @@ def finalizing(make_quest):
     return quest, paper
 
 
+@pytest.mark.slow
 def test_a_finalization_commit_leaving_a_completed_run_untracked_is_rejected(finalizing) -> None:
     quest, paper = finalizing
     run = quest.run(paper, "main-003")  # recorded, never staged
@@ -338,6 +348,7 @@ def test_a_finalization_commit_leaving_a_completed_status_unstaged_is_rejected(f
     assert rejected.returncode != 0 and run in output, output
 
 
+@pytest.mark.slow
 def test_a_finalization_push_while_a_worktree_holds_an_uncommitted_run_is_rejected(finalizing, tmp_path) -> None:
     quest, paper = finalizing
     remote = add_remote(quest.root, tmp_path / "remote.git")

@@ -24,6 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the refe
 import reference_reader  # noqa: E402
 from surfaces import Verdict, all_four  # noqa: E402
 
+pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
+
 LARGE = ("sparse", "100 MB")
 CORPUS = [case for case in CASES if not any(word in case.name for word in LARGE)]
 

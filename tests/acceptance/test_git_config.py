@@ -176,6 +176,7 @@ def test_no_program_the_quest_configures_ever_runs(command, hostile, home, arsen
     assert gitdir_state(home / "memory" / ".git") == memory_git  # lineage --since refreshes no index
 
 
+@pytest.mark.slow
 def test_the_pytest_plugin_starts_no_program_either(hostile, arsenal, pytester) -> None:
     quest, wt, _ = hostile
     result = pytester.runpytest_subprocess(f"--ds-gate={wt}", "-p", "no:cacheprovider")
@@ -189,6 +190,7 @@ def test_lineage_since_still_finds_exactly_the_changed_cards(hostile, home, gate
     assert "1 card(s) of" in " ".join(out.get("notes", []))
 
 
+@pytest.mark.slow
 def test_a_git_planted_in_the_quest_is_never_run(make_quest, tmp_path, monkeypatch) -> None:
     """An empty PATH entry means "the current folder": the hook runs in the quest, so a
     ``git`` there would run with the user's secrets. Only absolute PATH entries are searched."""

@@ -50,6 +50,7 @@ def test_ordinary_checkpoints_pass_silently_while_runs_are_pending(gated) -> Non
     assert commit(quest.root, "status").returncode == 0
 
 
+@pytest.mark.slow
 def test_a_paper_bundle_commit_from_a_worktree_is_rejected_until_its_review_is_staged(gated) -> None:
     quest, idea, paper, run = gated
     write_manifest(paper)
@@ -66,6 +67,7 @@ def test_a_paper_bundle_commit_from_a_worktree_is_rejected_until_its_review_is_s
     assert head_subject(paper) == "paper: bundle"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["quest.yaml completed", "finalize decision", "quest_completion decision"])
 def test_every_kind_of_finalization_commit_is_gated(gated, kind) -> None:
     quest, idea, paper, run = gated
@@ -85,6 +87,7 @@ def test_every_kind_of_finalization_commit_is_gated(gated, kind) -> None:
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
 
 
+@pytest.mark.slow
 def test_a_write_decision_is_routing_not_closure_and_never_blocks_a_checkpoint(gated) -> None:
     """Issue 16.2: an agent records ``write`` long before any paper; DeepScientist re-stages
     the uncommitted record at every checkpoint, so gating it blocked them all. As in PR #60,
@@ -101,6 +104,7 @@ def test_a_write_decision_is_routing_not_closure_and_never_blocks_a_checkpoint(g
     assert closure.returncode == 1 and run in closure.stdout  # still pending: only finalization is gated
 
 
+@pytest.mark.slow
 def test_a_finalize_action_deepscientist_refuses_blocks_even_an_ordinary_checkpoint(gated) -> None:
     """``Finalize`` is no action of DeepScientist's (it compares exactly): a hand-written record it
     would refuse, so the checkpoint is blocked for that, whatever the runs (issue 13)."""
@@ -117,6 +121,7 @@ def test_a_finalize_action_deepscientist_refuses_blocks_even_an_ordinary_checkpo
     assert "no-verify" not in output
 
 
+@pytest.mark.slow
 def test_a_review_left_unstaged_does_not_cover_the_commit_that_finalizes(gated) -> None:
     quest, idea, paper, run = gated
     write_manifest(paper)
@@ -128,6 +133,7 @@ def test_a_review_left_unstaged_does_not_cover_the_commit_that_finalizes(gated) 
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
 
 
+@pytest.mark.slow
 def test_quest_yaml_that_was_already_completed_is_not_finalized_again(gated) -> None:
     quest, idea, paper, run = gated
     quest.write_quest_yaml(status="completed")
@@ -137,6 +143,7 @@ def test_quest_yaml_that_was_already_completed_is_not_finalized_again(gated) -> 
     assert commit(quest.root, "touch quest.yaml").returncode == 0
 
 
+@pytest.mark.slow
 def test_an_invalid_staged_artifact_blocks_an_ordinary_checkpoint_and_says_where(gated) -> None:
     """The first line an agent reads in ``checkpoint.stderr`` is the verdict (issue 16.2)."""
     quest, idea, paper, run = gated
@@ -149,6 +156,7 @@ def test_an_invalid_staged_artifact_blocks_an_ordinary_checkpoint_and_says_where
     assert rejected.stderr.strip().splitlines()[0] == "ds-gate commit-check: FAILED - 1 error, 0 warnings"
 
 
+@pytest.mark.slow
 def test_a_staged_review_of_an_experiment_run_id_is_rejected_with_did_you_mean(gated) -> None:
     quest, idea, paper, run = gated
     quest.review(paper, ["main-001"], cards=[], reason_if_empty="nothing new")
@@ -223,6 +231,7 @@ def test_install_refuses_a_hooks_path_outside_the_quest(make_quest, tmp_path, ca
     assert not (tmp_path / "shared-hooks").exists()
 
 
+@pytest.mark.slow
 def test_a_partial_commit_is_judged_by_the_index_git_commits_not_the_staged_one(gated) -> None:
     """``git commit <paths>`` commits from a temporary index (GIT_INDEX_FILE): a review that is
     staged but not among the paths is not in the commit, so it covers nothing."""
@@ -237,6 +246,7 @@ def test_a_partial_commit_is_judged_by_the_index_git_commits_not_the_staged_one(
     assert whole.returncode == 0, whole.stdout + whole.stderr
 
 
+@pytest.mark.slow
 def test_fifos_in_place_of_quest_files_are_not_read(make_quest) -> None:
     quest = make_quest()
     run = quest.run(quest.root, "main-001")
@@ -249,6 +259,7 @@ def test_fifos_in_place_of_quest_files_are_not_read(make_quest) -> None:
     assert done.returncode == 1 and json.loads(done.stdout)["pending_run_ids"] == [run]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stage_a_run", [False, True], ids=["nothing relevant staged", "a new run record staged"])
 @pytest.mark.parametrize("stage_a_report", [False, True], ids=["", "and one of DeepScientist's own reports"])
 def test_the_checkpoint_fast_path_loads_no_heavy_module(gated, stage_a_run, stage_a_report) -> None:
@@ -280,6 +291,7 @@ HEAVY = {"argparse", "dataclasses", "inspect", "typing", "pathlib", "subprocess"
          "ds_gate.sources.location", "ds_gate.engine.documents", "ds_gate.rules.records", "ds_gate.config.waivers", "ds_gate.config.quest"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("staged", ["a run record", "a run record and a continue decision"])
 def test_a_checkpoint_staging_fine_records_loads_no_heavy_module(gated, staged) -> None:
     """Not a timing test. Issue 17: the installed hook, committing new records that are fine
@@ -301,6 +313,7 @@ def test_a_checkpoint_staging_fine_records_loads_no_heavy_module(gated, staged) 
     assert HEAVY & imported == set()
 
 
+@pytest.mark.slow
 def test_a_review_deepscientist_accepts_never_blocks_a_checkpoint_but_cannot_finalize(gated) -> None:
     """Issue 13: a review with a card entry lacking card_id is accepted by DeepScientist (PR #60
     does not check card_id) and is only ds-gate's discipline: the checkpoint commits with a
@@ -347,6 +360,7 @@ def test_a_hook_whose_python_is_gone_blocks_only_finalization(gated, monkeypatch
     assert rejected.returncode != 0 and f"may finalize the quest: {MANIFEST}" in rejected.stdout + rejected.stderr
 
 
+@pytest.mark.slow
 def test_the_hooks_never_import_python_the_quest_holds(gated, tmp_path) -> None:
     """git runs a hook in the worktree. ``python -m ds_gate`` there would put the quest first on
     sys.path: a ``ds_gate/`` package or a ``json.py`` the agent wrote would run in the hook, with
@@ -373,6 +387,7 @@ def test_the_hooks_never_import_python_the_quest_holds(gated, tmp_path) -> None:
     assert marker.exists()  # the control: -m in the worktree runs the quest's package
 
 
+@pytest.mark.slow
 def test_a_chained_pre_push_hook_and_the_gate_both_read_the_pushed_refs(make_quest, tmp_path) -> None:
     """git gives the pushed refs on stdin once: the hook that was there before ds-gate gets them,
     and so does the gate after it (here it refuses the finalization push it can only see there)."""

@@ -102,6 +102,7 @@ def test_a_review_only_on_a_remote_tracking_branch_covers_its_runs(make_quest, t
     assert code == 1 and out["pending_run_ids"] == [run]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", [("--depth", "1"), ("--single-branch",), ("--depth", "1", "--no-single-branch")])
 def test_a_clone_that_cannot_show_every_branch_stops_the_gate(original, tmp_path, gate_json, how) -> None:
     """Issue 14: closure (and the pre-push gate) cannot know what the missing branches hold: exit 2
@@ -126,6 +127,7 @@ def test_a_clone_that_cannot_show_every_branch_stops_the_gate(original, tmp_path
     assert again.returncode in (0, 1), (fix.group(1), again.stderr)
 
 
+@pytest.mark.slow
 def test_missing_objects_are_findings_and_stop_closure(original, tmp_path, gate_json) -> None:
     """Issue 15.13: an object the clone lacks may hold a run; check names it, closure stops (exit 2)
     as for a shallow clone rather than pass on the rest."""
@@ -147,6 +149,7 @@ def test_missing_objects_are_findings_and_stop_closure(original, tmp_path, gate_
         assert "does not pass" in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_real_partial_clone_is_read_without_fetching_and_stops_closure(original, tmp_path, gate_json) -> None:
     """Issue 15.13: a real promisor clone (``--filter=blob:none``) lacks the blobs of every branch
     but the checked-out one. Asking git for one makes it reach for the remote and stop the whole
@@ -194,6 +197,7 @@ def test_a_symlinked_runs_folder_on_a_branch_fails_closure_instead_of_hiding_its
         ("refs/remotes/origin/analysis/idea-a/c-s1:artifacts/runs", "error")]
 
 
+@pytest.mark.slow
 def test_the_pre_push_hook_gates_a_finalization_push(original, tmp_path) -> None:
     quest, (first, second, third), review = original
     remote = add_remote(quest.root, tmp_path / "remote.git")
@@ -229,6 +233,7 @@ def test_the_pre_push_hook_gates_a_finalization_push(original, tmp_path) -> None
     assert pushed.returncode == 0, pushed.stdout
 
 
+@pytest.mark.slow
 def test_the_pytest_plugin_reads_branches_too(original, tmp_path, pytester) -> None:
     quest, (first, second, third), review = original
     clone = tmp_path / "clone"
@@ -238,6 +243,7 @@ def test_the_pytest_plugin_reads_branches_too(original, tmp_path, pytester) -> N
     assert f"PASSED quest-001::coverage::{first}" in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_the_git_processes_do_not_grow_with_the_number_of_branches(original, tmp_path) -> None:
     """Not a timing: a logging ``git`` first on PATH counts the real git's invocations."""
     import os
@@ -265,6 +271,7 @@ def test_the_git_processes_do_not_grow_with_the_number_of_branches(original, tmp
     assert calls() == few <= 10
 
 
+@pytest.mark.slow
 def test_a_finalization_push_from_a_shallow_clone_stops_with_the_fetch_advice(original, tmp_path) -> None:
     """Issue 14: the pre-push gate of a clone that cannot see every branch does not pass."""
     quest = original[0]
@@ -282,6 +289,7 @@ def test_a_finalization_push_from_a_shallow_clone_stops_with_the_fetch_advice(or
     assert done.returncode == 2 and "fetch-depth: 0" in done.stderr and "shallow" in done.stderr, done.stderr
 
 
+@pytest.mark.slow
 def test_a_path_waiver_holds_locally_and_in_a_clone_and_annotations_point_where_github_can(original, tmp_path,
                                                                                           gate_json) -> None:
     """Issue 14: a waiver written from the local path of a finding waives the same finding read
@@ -306,6 +314,7 @@ def test_a_path_waiver_holds_locally_and_in_a_clone_and_annotations_point_where_
     assert "file=" not in line and f"refs/remotes/origin/analysis/idea-a/c-s1:artifacts/runs/{third}.json" in line
 
 
+@pytest.mark.slow
 def test_the_readme_ci_recipe_works_as_written_on_a_fresh_clone(original, tmp_path) -> None:
     """Issue 14: the README's GitHub Actions steps, run as written in a fresh clone of every
     branch (what `fetch-depth: 0` gives): the pending run is found and named. Issue 15: the
@@ -328,6 +337,7 @@ def test_the_readme_ci_recipe_works_as_written_on_a_fresh_clone(original, tmp_pa
     assert not (clone / ".pytest_cache").exists() and len(list((tmp_path / "runner-temp").iterdir())) == 1
 
 
+@pytest.mark.slow
 def test_an_annotation_for_the_checked_out_branch_points_at_the_file(make_quest, tmp_path) -> None:
     quest = make_quest()
     run = quest.run(quest.root, "main-001")

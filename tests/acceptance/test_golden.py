@@ -36,6 +36,7 @@ def test_every_output_has_a_golden_copy() -> None:
     assert set(NAMES) <= kept
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_output_is_unchanged(produced: dict[str, str], name: str) -> None:
     if name.startswith("large-"):

@@ -28,6 +28,7 @@ def quest(one_run_quest):
     return one_run_quest
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_every_bad_input_ends_in_findings_not_a_traceback(case, quest, capsys) -> None:
     case.breaks(quest)
@@ -86,6 +87,7 @@ def test_a_shallow_clone_is_read_by_check(quest, tmp_path, gate_json) -> None:
     assert code == 0 and len(out["pending_run_ids"]) == 1  # closure stops there (exit 2): test_git_source
 
 
+@pytest.mark.slow
 def test_an_internal_error_is_one_line_and_exit_3_and_debug_shows_the_traceback(quest, tmp_path) -> None:
     site = tmp_path / "site"
     info = site / "boom-1.0.dist-info"
@@ -122,6 +124,7 @@ socket.getaddrinfo = _refuse
 """
 
 
+@pytest.mark.slow
 def test_no_command_opens_a_network_socket(make_quest, home, tmp_path, pytester, monkeypatch) -> None:
     quest = make_quest()
     run = quest.run(quest.root, "main-001")
@@ -168,6 +171,7 @@ def test_schemas_refer_only_to_each_other() -> None:
     assert all(ref.split("#")[0] in {"", *(f"{n}.schema.json" for n in schemas.SCHEMA_NAMES)} for ref in found)
 
 
+@pytest.mark.slow
 def test_a_50_mb_index_is_streamed_in_bounded_memory(quest, tmp_path) -> None:
     index = quest.root / "artifacts" / "_index.jsonl"
     line = json.dumps({"artifact_id": "run-X", "kind": "run", "status": "completed", "path": "/nowhere/x.json",
@@ -188,6 +192,7 @@ def test_a_50_mb_index_is_streamed_in_bounded_memory(quest, tmp_path) -> None:
     assert size < 1_000_000  # 150,000 stale lines are summed up, not listed one by one
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("breaks", ["alias bomb", "nesting"])
 def test_the_alias_bomb_and_deep_nesting_end_within_two_seconds(quest, breaks) -> None:
     if breaks == "alias bomb":
@@ -240,6 +245,7 @@ def mount_read_only(path: Path, args: list[str]) -> subprocess.CompletedProcess[
     return subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", str(path), *args], capture_output=True, text=True)
 
 
+@pytest.mark.slow
 def test_a_quest_and_a_home_on_a_read_only_mount(make_quest, home) -> None:
     quest = make_quest()
     run = quest.run(quest.root, "main-001")
@@ -269,6 +275,7 @@ def test_an_unreadable_card_is_a_finding(quest) -> None:
     assert findings[0]["path"] == "memory/knowledge/secret.md" and "Permission denied" in findings[0]["message"]
 
 
+@pytest.mark.slow
 def test_a_quest_whose_hooks_cannot_be_installed_is_an_install_failure(quest, tmp_path) -> None:
     home = quest.root.parent.parent
     elsewhere = tmp_path / "shared-hooks"
@@ -281,6 +288,7 @@ def test_a_quest_whose_hooks_cannot_be_installed_is_an_install_failure(quest, tm
     assert "core.hooksPath" in findings[0]["message"]
 
 
+@pytest.mark.slow
 def test_a_quest_yaml_nested_past_the_parsers_stack_stops_closure_without_a_crash(quest) -> None:
     """Issue 15: ~25,000 levels overflowed the C parser's stack (a segfault, exit -11)."""
     (quest.root / "quest.yaml").write_text("startup_contract: " + "[" * 30000 + "]" * 30000 + "\n")
@@ -288,6 +296,7 @@ def test_a_quest_yaml_nested_past_the_parsers_stack_stops_closure_without_a_cras
     assert done.returncode == 2 and "nested deeper than 1000 levels" in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_quest_yaml_linked_out_of_the_quest_is_not_followed_and_stops_closure(quest) -> None:
     """Issue 15: the toggle was taken from the outside file (here: off, so the gate passed)."""
     from corpus import link_out
@@ -318,6 +327,7 @@ def shared_quest(tmp_path_factory):
     return quest, wt, config
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", UNREADABLE)
 def test_a_folder_the_user_cannot_read_is_a_finding_and_closure_fails_closed(target, shared_quest) -> None:
     """Issue 15.10: ``chmod 000`` on a worktree, ``artifacts``, ``runs``, ``.ds`` or ``memory``. Run
@@ -342,6 +352,7 @@ def test_a_folder_the_user_cannot_read_is_a_finding_and_closure_fails_closed(tar
     assert any("cannot" in f["message"] for f in closure["findings"]), closure["findings"]
 
 
+@pytest.mark.slow
 def test_a_home_under_a_folder_the_user_cannot_enter_is_a_finding(shared_quest, tmp_path_factory) -> None:
     """CI found this: ``$DEEPSCIENTIST_HOME`` under a root-only folder made ``Path.is_dir``
     raise, and ``check`` exit 3. The cards are then unreadable (an error), never "none"."""

@@ -39,6 +39,7 @@ def check_json(quest: Any, *args: str, env: dict[str, str] | None = None) -> tup
     return done.returncode, json.loads(done.stdout)["findings"]
 
 
+@pytest.mark.slow
 def test_a_sparse_1_gb_record_is_refused_in_bounded_memory(quest) -> None:
     """Before: ``check`` peaked at 2,065 MB RSS (bytes, then text, then JSON). After: ~20 MB."""
     record = quest.root / "artifacts" / "runs" / "run-huge.json"
@@ -54,6 +55,7 @@ def test_a_sparse_1_gb_record_is_refused_in_bounded_memory(quest) -> None:
     assert peak_kb < 200 * 1024, f"peak RSS {peak_kb // 1024} MB"
 
 
+@pytest.mark.slow
 def test_a_sparse_1_gb_card_is_refused_in_bounded_memory(quest) -> None:
     sparse(quest.root / "memory" / "knowledge" / "big.md", GB, b"---\nid: knowledge-big\ntitle: ")
     done = subprocess.run([sys.executable, "-c", PEAK, sys.executable, "-m", "ds_gate", "check", str(quest.root),
@@ -65,6 +67,7 @@ def test_a_sparse_1_gb_card_is_refused_in_bounded_memory(quest) -> None:
     assert peak_kb < 200 * 1024, f"peak RSS {peak_kb // 1024} MB"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
 def test_validate_refuses_a_device_at_once(device: str) -> None:
     done = ds_gate("validate", device, timeout=10)
@@ -73,12 +76,14 @@ def test_validate_refuses_a_device_at_once(device: str) -> None:
     assert errors == [f"{device}: error [input.unreadable] cannot read {device}: not a regular file (a character device)"]
 
 
+@pytest.mark.slow
 def test_validate_refuses_a_fifo_without_waiting_for_a_writer(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "run-1.json")
     done = ds_gate("validate", str(tmp_path / "run-1.json"), timeout=10)
     assert done.returncode == 2 and "not a regular file (a named pipe)" in done.stdout
 
 
+@pytest.mark.slow
 def test_fifos_in_place_of_a_record_a_card_and_quest_yaml_never_block(quest) -> None:
     """Listed files that are FIFOs are skipped (they are not records DeepScientist wrote);
     ``quest.yaml`` as a FIFO is unreadable, so closure stops on it as on a broken one."""
@@ -105,6 +110,7 @@ def big_record(quest: Any, artifact_id: str = "run-big") -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_the_limit_is_the_environments_and_a_record_under_it_is_read(quest) -> None:
     big_record(quest)
     code, findings = check_json(quest)  # 2 MB is well under the default 64 MB: read like any record
@@ -118,6 +124,7 @@ def test_the_limit_is_the_environments_and_a_record_under_it_is_read(quest) -> N
         "megabytes, not 'lots'"
 
 
+@pytest.mark.slow
 def test_a_record_over_the_limit_in_git_is_the_same_finding_as_in_a_folder(quest) -> None:
     """A blob's size is asked first (``cat-file --batch-check``): it is never read, and the
     git source's verdict is the folder source's."""
@@ -135,6 +142,7 @@ def test_a_record_over_the_limit_in_git_is_the_same_finding_as_in_a_folder(quest
         [f["message"].split(" is ", 1)[1] for f in from_folders if f["rule"] == "input.too-large"]
 
 
+@pytest.mark.slow
 def test_a_checkpoint_staging_a_record_over_the_limit_commits_with_a_warning(quest) -> None:
     """DeepScientist accepts a large record, so an ordinary checkpoint only warns (discipline);
     the closure gate fails closed on the record it could not read."""
@@ -150,6 +158,7 @@ def test_a_checkpoint_staging_a_record_over_the_limit_commits_with_a_warning(que
     assert closure.returncode == 1 and "input.too-large" in {f["rule"] for f in json.loads(closure.stdout)["findings"]}
 
 
+@pytest.mark.slow
 def test_recall_refuses_a_jsonl_over_the_limit_with_one_line(home: Path, tmp_path: Path) -> None:
     findings = tmp_path / "findings.jsonl"
     sparse(findings, GB, b'{"type": "finding", "content": "')

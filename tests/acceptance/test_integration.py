@@ -31,6 +31,8 @@ from mcp.client.stdio import stdio_client
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
 
+pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
+
 STANDIN = Path(__file__).resolve().parents[1] / "standin"
 PASSED_ON = ("HOME", "PATH", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "DS_GATE_CACHE_DIR", "XDG_CACHE_HOME")
 APPROVAL = {"kind": "decision_request", "reply_mode": "blocking", "message": "May I complete the quest?",

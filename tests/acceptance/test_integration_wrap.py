@@ -107,6 +107,7 @@ JSONISH = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_s
                        max_leaves=8)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(answer=JSONISH | st.fixed_dictionaries({"allow": JSONISH, "refusal": JSONISH}), raises=st.booleans())
 def test_no_answer_from_ds_gate_escapes_as_an_exception(answer: Any, raises: bool) -> None:
@@ -174,6 +175,7 @@ REVIEW_FIELDS = st.fixed_dictionaries(
               "summary": st.text()})
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(payload=REVIEW_FIELDS)
 def test_any_review_payload_gets_a_verdict_never_an_error(small_quest: tuple[Path, str], payload: dict[str, Any]) -> None:
@@ -199,6 +201,7 @@ def test_a_valid_review_is_allowed_and_an_experiment_id_is_refused_with_the_fix(
     assert any(f"did you mean {run}?" in line for line in refused["refusal"]["errors"])
 
 
+@pytest.mark.slow
 def test_the_bridge_answers_json_for_text_no_encoding_holds(small_quest: tuple[Path, str]) -> None:
     """The request as DeepScientist's process sends it, over the real pipe to ds-gate's
     interpreter: a reviewed id with a lone surrogate (valid JSON) is refused with a reason, not a crash."""

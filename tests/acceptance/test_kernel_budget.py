@@ -18,6 +18,8 @@ from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.kernel.layout import MANIFEST
 
+pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
+
 # the kernel modules and standard modules one checkpoint may load, as measured (issue 26)
 OWN_BUDGET = {"nothing gated": 13, "a run record": 20}
 STDLIB_BUDGET = {"nothing gated": 4, "a run record": 6}

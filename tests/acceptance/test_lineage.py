@@ -178,6 +178,7 @@ def test_without_a_home_links_to_other_quests_are_one_warning(tmp_path, gate_jso
     assert "lineage links to quest 002" in next(f["message"] for f in out["findings"] if f["rule"] == "card.home-missing")
 
 
+@pytest.mark.slow
 def test_a_quest_finds_the_home_it_lies_in_when_nothing_names_one(tmp_path, monkeypatch) -> None:
     """Issue 14: ``<tmp>/DS/quests/001`` with ``HOME`` elsewhere and no variables is in ``<tmp>/DS``."""
     import json as _json

@@ -31,6 +31,8 @@ from ds_gate.agent.skill import TOOLS
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import CheckpointRejected, ExampleQuest
 
+pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
+
 PASSED_ON = ("DEEPSCIENTIST_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "DS_GATE_CACHE_DIR", "XDG_CACHE_HOME")
 
 

@@ -64,6 +64,7 @@ def hooked(make_quest):
     return quest, run
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("what", ["record", "card"])
 @pytest.mark.parametrize("name", list(NAMES), ids=list(NAMES))
 def test_a_staged_file_with_an_odd_name_never_blocks_a_checkpoint(hooked, what, name) -> None:
@@ -87,6 +88,7 @@ def test_a_staged_file_with_an_odd_name_never_blocks_a_checkpoint(hooked, what, 
     assert "object names cannot contain newlines" not in output and "internal error" not in output
 
 
+@pytest.mark.slow
 def test_a_finalization_commit_is_judged_whatever_its_files_are_called(hooked) -> None:
     """Fail closed stays closed: a finalize decision with a newline in its name is seen, and
     the review that covers the run counts though its name is not UTF-8."""
@@ -106,6 +108,7 @@ def test_a_finalization_commit_is_judged_whatever_its_files_are_called(hooked) -
     assert head_subject(quest.root) == "finalize"
 
 
+@pytest.mark.slow
 def test_a_push_that_finalizes_through_an_odd_name_is_gated(make_quest, tmp_path) -> None:
     quest = make_quest()
     idea = quest.worktree("idea-a", "idea/001-a")
@@ -162,6 +165,7 @@ def odd_quest(make_quest):
     return quest, run
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("locale", ["C", "C.UTF-8", "POSIX"])
 def test_check_and_closure_print_odd_names_escaped_in_every_locale(odd_quest, locale) -> None:
     quest, run = odd_quest
@@ -184,6 +188,7 @@ def test_check_and_closure_print_odd_names_escaped_in_every_locale(odd_quest, lo
                     assert f"artifacts/runs/run-{shown}.json" in out and f"memory/knowledge/{shown}.md" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
 def test_a_stream_that_cannot_hold_every_character_gets_escapes_and_json_stays_utf8(odd_quest, encoding) -> None:
     quest, run = odd_quest
@@ -197,6 +202,7 @@ def test_a_stream_that_cannot_hold_every_character_gets_escapes_and_json_stays_u
     assert "memory/knowledge/\u5b66\u4e60.md" in paths and "memory/knowledge/\\xff\\xfename.md" in paths
 
 
+@pytest.mark.slow
 def test_the_pytest_plugin_names_items_escaped(odd_quest, pytester) -> None:
     quest, run = odd_quest
     quest.run(quest.root, "main-002", artifact_id="run-esc\x1b[31m\r")
@@ -209,6 +215,7 @@ def test_the_pytest_plugin_names_items_escaped(odd_quest, pytester) -> None:
 ANSI = "\x1b[31m"
 
 
+@pytest.mark.slow
 def test_control_characters_in_record_values_never_reach_the_terminal(hooked) -> None:
     quest, _ = hooked
     run = quest.run(quest.root, f"main-{ANSI}002\r", summary=f"{ANSI}red\r\x1b[2Jcleared")
@@ -238,6 +245,7 @@ def test_control_characters_in_record_values_never_reach_the_terminal(hooked) ->
     assert not any(byte in blocked.stdout + blocked.stderr for byte in RAW_CONTROL)
 
 
+@pytest.mark.slow
 def test_a_worktree_whose_folder_name_holds_a_newline_is_read(make_quest) -> None:
     """``git worktree list --porcelain -z``: the path is one path, not two lines."""
     quest = make_quest()

@@ -134,6 +134,7 @@ def borrowing(make_quest) -> tuple[ExampleQuest, Path]:
     return quest, card
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("change", "rule"), [
     ({"claim": "Something else."}, "patch.claim-changed"),
     ({"confidence": 0.95}, "patch.confidence-raised"),
@@ -149,6 +150,7 @@ def test_the_hook_rejects_a_bad_cross_quest_patch_and_names_the_rule(borrowing, 
     assert "Traceback" not in output
 
 
+@pytest.mark.slow
 def test_the_hook_accepts_an_appended_lineage_and_a_same_quest_edit(borrowing, make_quest) -> None:
     quest, card = borrowing
     write_card(card, APPENDED)
@@ -173,6 +175,7 @@ def test_the_hook_judges_the_staged_card_not_the_working_tree(borrowing) -> None
     assert rejected.returncode != 0 and "[patch.claim-changed]" in rejected.stdout + rejected.stderr
 
 
+@pytest.mark.slow
 def test_the_hook_validates_a_staged_card(borrowing) -> None:
     """MemoryService writes such a card, so a checkpoint only warns (issue 13); ``check`` fails on it."""
     quest, card = borrowing
@@ -194,6 +197,7 @@ def _set_quest_id(quest: ExampleQuest, quest_id: str) -> None:
     path.write_text(yaml.safe_dump(meta, sort_keys=False))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("staged", [False, True], ids=["quest.yaml-unstaged", "quest.yaml-staged"])
 def test_a_quest_cannot_pose_as_the_owner_in_the_commit_that_patches(borrowing, staged) -> None:
     """Issue 15.8: quest 002 rewrites ``quest_id`` to 001 (the card's owner) in the same
@@ -212,6 +216,7 @@ def test_a_quest_cannot_pose_as_the_owner_in_the_commit_that_patches(borrowing, 
     assert head_subject(quest.root) == "memory: copy 001's lesson"
 
 
+@pytest.mark.slow
 def test_a_committed_identity_that_disagrees_with_the_folder_gets_the_strict_rules(borrowing) -> None:
     """The pose committed first (an ordinary checkpoint may change quest.yaml): HEAD then
     says 001 but the folder is quests/002, so nobody is named and the claim stays."""
@@ -273,6 +278,7 @@ def test_lineage_since_a_revision_that_does_not_exist_is_a_usage_error(versioned
     assert main(["lineage", "--home", str(versioned_home), "--since", "--output=x"]) == 2
 
 
+@pytest.mark.slow
 def test_the_hook_refuses_a_co_owners_claim_edit(borrowing) -> None:
     """Once 002 appended its evidence the card has two owners: 002 may append, not rewrite (issue 13)."""
     quest, card = borrowing
@@ -285,6 +291,7 @@ def test_the_hook_refuses_a_co_owners_claim_edit(borrowing) -> None:
     assert "[patch.claim-changed]" in output and "quests 001, 002" in output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("owner", ["001", "002"])
 @pytest.mark.parametrize("change", [*sorted(CO_OWNED_CHANGES), "whitespace around the claim"])
 def test_the_hook_holds_each_co_owner_to_appending(make_quest, owner: str, change: str) -> None:

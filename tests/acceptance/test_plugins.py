@@ -49,6 +49,7 @@ def quest(make_quest):
     return quest, ablation, smoke, main, review
 
 
+@pytest.mark.slow
 def test_the_example_plugin_changes_the_completed_run_rule_and_adds_a_rule(quest, plugin_path) -> None:
     q, ablation, smoke, main, review = quest
     without = json.loads(ds_gate(["closure", str(q.root), "--format", "json"], None).stdout)
@@ -65,6 +66,7 @@ def test_the_example_plugin_changes_the_completed_run_rule_and_adds_a_rule(quest
     assert f"artifacts/decisions/{review}.json: error [lab.review-needs-notes] {review} has no notes" in text
 
 
+@pytest.mark.slow
 def test_the_example_plugin_adds_an_output_format(quest, plugin_path) -> None:
     q = quest[0]
     done = ds_gate(["closure", str(q.root), "--format", "count"], plugin_path)
@@ -73,6 +75,7 @@ def test_the_example_plugin_adds_an_output_format(quest, plugin_path) -> None:
     assert unknown.returncode == 2 and "unknown format 'count'" in unknown.stderr and "Traceback" not in unknown.stderr
 
 
+@pytest.mark.slow
 def test_the_example_plugin_is_visible_in_pytest_items(quest, plugin_path, pytester, monkeypatch) -> None:
     q, ablation, smoke, main, review = quest
     monkeypatch.setenv("PYTHONPATH", str(plugin_path))
@@ -92,6 +95,7 @@ def installed(site: Path, module: str, source: str) -> Path:
     return site
 
 
+@pytest.mark.slow
 def test_a_misspelt_hook_is_an_error_not_a_silent_no_op(tmp_path, make_quest) -> None:
     quest = make_quest()
     site = installed(tmp_path / "site", "typo_plugin",
@@ -102,6 +106,7 @@ def test_a_misspelt_hook_is_an_error_not_a_silent_no_op(tmp_path, make_quest) ->
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_plugin_that_fails_to_import_is_a_clear_error(tmp_path, make_quest) -> None:
     quest = make_quest()
     site = installed(tmp_path / "site", "broken_plugin", "raise RuntimeError('lab config missing')\n")
@@ -119,6 +124,7 @@ def test_builtin_rules_are_plugins_on_the_same_manager() -> None:
     assert {"text", "json", "github"} <= {name for offered in pm.hook.ds_gate_reporters() for name in offered}
 
 
+@pytest.mark.slow
 def test_the_example_plugin_adds_a_finalization_file_to_the_commit_hook(quest, plugin_path, monkeypatch) -> None:
     from helpers import commit, head_subject
 
@@ -161,6 +167,7 @@ def ds_gate_check_patch(before, after, patching_quest):
 '''
 
 
+@pytest.mark.slow
 def test_a_plugin_checks_every_card_and_every_card_change(tmp_path, make_quest, monkeypatch) -> None:
     """Card and patch rules reach every place a card is read: check, validate, the commit hook."""
     from helpers import commit
@@ -187,6 +194,7 @@ def test_a_plugin_checks_every_card_and_every_card_change(tmp_path, make_quest, 
     assert done.returncode == 0 and "warning [lab.title-changed]" in done.stdout + done.stderr  # ... it warns
 
 
+@pytest.mark.slow
 def test_a_plugin_adds_the_decision_actions_of_a_fork(tmp_path, make_quest) -> None:
     """med-deepscientist's actions, from an installed plugin (issue 13)."""
     site = installed(tmp_path / "site", "fork_actions", "from ds_gate import hookimpl\n\n@hookimpl\n"

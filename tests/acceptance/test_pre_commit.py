@@ -18,6 +18,8 @@ from helpers import REPO, add_remote, commit, head_subject
 
 from ds_gate.demo.example_quest import ExampleQuest
 
+pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
+
 MANIFEST = "paper/paper_bundle_manifest.json"
 
 
@@ -88,6 +90,7 @@ def test_the_validate_hook_lets_a_review_deepscientist_accepts_through(quest) ->
     quest.review(quest.root, [run], cards=[{"scope": "global", "action": "new", "target_run_id": run}])
     done = commit(quest.root, "artifact: decision review")
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "[review.card-id-missing]" in done.stdout + done.stderr  # issue 27: verbose, the warning is seen
     failed = pre_commit(quest.root, "run", "ds-gate-closure-full", "--hook-stage", "manual")
     assert failed.returncode != 0 and "[review.card-id-missing]" in failed.stdout
 

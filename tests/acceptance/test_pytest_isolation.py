@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from helpers import readme_ci_steps, readme_pytest_block, run_step
 
+pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
+
 pytest_plugins = ["pytester"]
 
 CONFTEST = """

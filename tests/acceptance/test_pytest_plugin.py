@@ -10,6 +10,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
+
 pytest_plugins = ["pytester"]
 
 

@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
+
 IN_CONTROLLER = "ds-gate: only the gate's checks are collected: they run in this process"
 WORKERS = "created: 2/2 workers"  # xdist's line when it starts them
 

@@ -135,6 +135,7 @@ def test_a_broken_quest_yaml_stops_closure_and_says_where(make_quest) -> None:
     assert "quest.no-quest-yaml" in [f.rule for f in report.findings] and not report.enforced
 
 
+@pytest.mark.slow
 def test_a_broken_quest_yaml_lets_checkpoints_through_and_stops_finalization(make_quest) -> None:
     from helpers import commit, head_subject
 

@@ -33,6 +33,7 @@ def imported(root: Path, cache: Path) -> str:
     return done.stderr
 
 
+@pytest.mark.slow
 def test_a_repeated_run_takes_quest_yaml_from_the_cache(quest: ExampleQuest, tmp_path: Path) -> None:
     settle()
     cache = tmp_path / "cache"
@@ -43,6 +44,7 @@ def test_a_repeated_run_takes_quest_yaml_from_the_cache(quest: ExampleQuest, tmp
     assert " yaml\n" in imported(quest.root, tmp_path / "other")  # control: a first run parses it
 
 
+@pytest.mark.slow
 def test_quest_yaml_edited_in_place_in_the_same_second(quest: ExampleQuest, tmp_path: Path) -> None:
     """The toggle turned off by a same-size edit with the old mtime put back: only ctime tells."""
     settle()
@@ -61,6 +63,7 @@ def test_quest_yaml_edited_in_place_in_the_same_second(quest: ExampleQuest, tmp_
     assert code == 1 and report["enforced"] is True  # but quest.yaml's history had it on: it stays on (issue 24)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", [
     "quest_id: '001'\nstatus: [unclosed\n",  # not YAML: a finding each time, never cached
     "quest_id: '001'\ncreated_at: 2026-11-01\nstartup_contract:\n  experience_distill: {mode: 'on'}\n",  # a date
@@ -73,6 +76,7 @@ def test_quest_yaml_the_cache_cannot_hold(quest: ExampleQuest, tmp_path: Path, t
     assert gate(quest.root, tmp_path / "cache") == gate(quest.root, tmp_path / "cache", "--no-cache")
 
 
+@pytest.mark.slow
 def test_quest_yaml_replaced_by_a_link_out_of_the_quest(quest: ExampleQuest, tmp_path: Path) -> None:
     """Moved out and linked back: the same file (inode, times), now refused, as without the cache."""
     settle()

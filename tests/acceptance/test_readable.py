@@ -43,6 +43,7 @@ def _text(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["check", "closure", "candidates"])
 def test_a_2000_run_report_stays_under_100_columns_and_lists_each_pending_id_once(
         large, command, capsys, monkeypatch) -> None:
@@ -72,6 +73,7 @@ def test_the_workspaces_line_wraps_to_the_width_and_never_splits_a_path(large, c
     assert named == [f".ds/worktrees/run-{w:03d}" for w in range(20)]
 
 
+@pytest.mark.slow
 def test_findings_that_share_a_rule_and_a_hint_print_the_hint_once(make_quest, capsys) -> None:
     quest = make_quest()
     index = quest.root / "artifacts" / "_index.jsonl"
@@ -128,6 +130,7 @@ def _in_a_terminal(argv: list[str], env: dict[str, str]) -> str:
     return b"".join(chunks).decode()
 
 
+@pytest.mark.slow
 def test_colour_only_on_a_terminal_unless_asked_and_never_with_no_color(make_quest, capsys) -> None:
     quest = make_quest()
     quest.run(quest.root, "main-001")

@@ -64,6 +64,7 @@ def write_record(workspace: Path, folder: str, record: dict[str, object]) -> Non
     path.write_text(json.dumps(record, indent=2))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("run_kind", [" main_experiment", "analysis.slice\n", "\texperiment "])
 def test_a_run_kind_with_the_whitespace_deepscientist_strips_is_a_completed_run(make_quest, run_kind: str) -> None:
     """Main reads ``str(run_kind).strip()`` (``_collect_run_artifacts_raw``); the old reading
@@ -73,6 +74,7 @@ def test_a_run_kind_with_the_whitespace_deepscientist_strips_is_a_completed_run(
     assert pending(quest) == ([run], [run])
 
 
+@pytest.mark.slow
 def test_conflicting_copies_count_the_completed_one_deepscientist_ranks_first(make_quest) -> None:
     """DeepScientist ranks copies by ``updated_at`` *as text*: ``03:00+02:00`` beats
     ``02:00+00:00`` there, though it is the earlier moment. The old reading parsed the times,
@@ -86,6 +88,7 @@ def test_conflicting_copies_count_the_completed_one_deepscientist_ranks_first(ma
     assert pending(quest) == (["run-0000c0de"], ["run-0000c0de"])
 
 
+@pytest.mark.slow
 def test_a_completed_copy_counts_whichever_copy_is_newer(make_quest) -> None:
     """PR #60 reads every copy an index line leads to: a completed one makes the run a
     candidate even where a newer copy elsewhere says otherwise. The gate takes that reading."""
@@ -96,6 +99,7 @@ def test_a_completed_copy_counts_whichever_copy_is_newer(make_quest) -> None:
     assert pending(quest) == ([run], [run])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["decision", "report", "Run"])
 def test_a_record_in_runs_is_a_run_whatever_its_kind_says(make_quest, kind: str) -> None:
     """DeepScientist's collector names a record by its folder (``<folder>:artifact:<id>``): a
@@ -144,6 +148,7 @@ def completing(quest: ExampleQuest, status_text: str) -> None:
     path.write_text("".join(lines) + status_text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", list(ESCAPED), ids=list(ESCAPED))
 def test_a_completion_written_in_other_bytes_is_a_finalization_commit(hooked, how: str) -> None:
     quest, run = hooked
@@ -156,6 +161,7 @@ def test_a_completion_written_in_other_bytes_is_a_finalization_commit(hooked, ho
     assert head_subject(quest.root) != "quest: completed"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["a YAML hex escape", "an escaped line break"])
 def test_a_completion_written_in_other_bytes_is_a_finalization_push(hooked, tmp_path: Path, how: str) -> None:
     quest, run = hooked
@@ -168,6 +174,7 @@ def test_a_completion_written_in_other_bytes_is_a_finalization_push(hooked, tmp_
     assert pushed.returncode != 0 and run in pushed.stdout + pushed.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fields", [
     {"action": "\\u0066inalize"},
     {"action": " Finalize "},
@@ -232,6 +239,7 @@ def linked(quest: ExampleQuest, through_folder: bool = False) -> Path:
     return state / "quest.yaml"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("through_folder", [False, True], ids=["a link", "a link through a linked folder"])
 def test_completing_the_file_quest_yaml_links_to_is_a_finalization_commit(hooked, through_folder: bool) -> None:
     """DeepScientist reads ``quest.yaml`` through the link; the hook read the link's text (or
@@ -244,6 +252,7 @@ def test_completing_the_file_quest_yaml_links_to_is_a_finalization_commit(hooked
     assert "quest.yaml with status: completed" in rejected.stdout + rejected.stderr
 
 
+@pytest.mark.slow
 def test_completing_the_file_quest_yaml_links_to_is_a_finalization_push(hooked, tmp_path: Path) -> None:
     quest, run = hooked
     target = linked(quest)

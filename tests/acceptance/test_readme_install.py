@@ -18,6 +18,8 @@ import pytest
 import yaml
 from helpers import REPO, commit, git, head_subject, readme_pre_commit_config
 
+pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
+
 README_URL = "https://github.com/YOUR-ORG/ds-gate"
 
 

@@ -75,6 +75,7 @@ def test_normalisation_keeps_prefixes_and_first_seen_order() -> None:
         "stage:experiment", "task:ab-c", "topic:a-b")
 
 
+@pytest.mark.slow
 def test_the_same_output_whatever_the_order_files_were_written_in(tmp_path) -> None:
     specs = [(f"k-{i:03d}", [f"topic:t{i % 4}", "stage:s"], f"2026-0{1 + i % 9}-01T00:00:00+00:00") for i in range(60)]
     outputs = set()
@@ -102,6 +103,7 @@ def test_a_paraphrase_with_no_shared_tag_is_found_through_the_query(home) -> Non
     assert found[1]["overlap"] == 0 and found[1]["lexical_score"] > 0
 
 
+@pytest.mark.slow
 def test_no_card_is_dropped_past_500_files(home) -> None:
     for i in range(620):
         card(home, f"k-{i:04d}", ["topic:common"] if i else ["topic:common", "topic:rare"], f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}+00:00")
@@ -154,6 +156,7 @@ def test_the_cache_is_used_refreshed_and_survives_corruption(home) -> None:
     assert cache.read_bytes()[:15] == b"SQLite format 3"  # rebuilt
 
 
+@pytest.mark.slow
 def test_two_processes_recall_at_once_with_one_cache(home) -> None:
     for i in range(300):
         card(home, f"k-{i:03d}", ["topic:x"], f"2026-01-01T00:00:{i % 60:02d}+00:00")
@@ -258,6 +261,7 @@ def test_a_new_quest_and_a_grown_jsonl_are_seen_without_refresh(make_quest, home
     assert [r["scope"] for r in out] == ["jsonl", "shared_quest", "jsonl", "global"]
 
 
+@pytest.mark.slow
 def test_the_labelled_evaluation_set_prefers_ds_gate_over_the_plain_rfc_ranking() -> None:
     from helpers import REPO
 
@@ -275,6 +279,7 @@ def test_the_labelled_evaluation_set_prefers_ds_gate_over_the_plain_rfc_ranking(
     assert again.stdout == done.stdout  # deterministic
 
 
+@pytest.mark.slow
 def test_a_second_process_reads_the_cache_from_the_user_cache_folder(home, tmp_path) -> None:
     """Issue 14: the cache lives in $DS_GATE_CACHE_DIR, and a new process really uses it: a
     row changed behind the card's back (same path, mtime and size) is what it recalls."""
@@ -304,6 +309,7 @@ def test_every_name_the_package_exports_resolves() -> None:
     assert all(getattr(package, name) is not None for name in package.__all__)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("row", ["[[[", '["only", "two"]', '[1, 2, 3, 4, 5, 6, 7, 8]', "5", '"text"'])
 def test_a_corrupt_cache_row_is_read_again_from_the_card(home, tmp_path, row) -> None:
     """Issue 15.10/15.15: a row recall did not write (same stat, bad entry) costs a re-read, never exit 3."""
@@ -322,6 +328,7 @@ def test_a_corrupt_cache_row_is_read_again_from_the_card(home, tmp_path, row) ->
         assert json.loads(done.stdout)["results"][0]["claim"] == "from the file"
 
 
+@pytest.mark.slow
 def test_the_cache_is_never_written_through_a_symbolic_link(home, tmp_path) -> None:
     """Issue 15.15: a planted link (the cache folder, or the cache file) is not followed: recall
     runs uncached and the link's target is untouched."""

@@ -23,6 +23,8 @@ import pytest
 from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.io.record_cache import GRANULARITY
 
+pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
+
 SETTLE = GRANULARITY / 1e9 + 0.2
 pytest_plugins = ["pytester"]
 

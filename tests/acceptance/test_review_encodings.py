@@ -125,6 +125,7 @@ def test_the_draft_payload_is_what_main_accepts_and_what_the_gate_reads(make_que
     assert quest.artifact_record(quest.root, {**rfc, "reason": "r"})["errors"] == ["Unknown decision action: distill_review"]
 
 
+@pytest.mark.slow
 def test_a_finalization_commit_passes_once_a_report_review_covers_the_runs(make_quest) -> None:
     quest = make_quest()
     idea = quest.worktree("idea-a", "idea/001-a")

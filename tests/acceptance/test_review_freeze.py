@@ -94,6 +94,7 @@ def checkpoint(workspace: Path, message: str) -> str:
 # ---------------------------------------------------------------- the policy corpus, report encoding
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(MISTAKES), ids=list(MISTAKES))
 def test_a_report_main_accepted_never_blocks_a_checkpoint(hooked, case, tmp_path) -> None:
     quest, idea, run = hooked
@@ -130,6 +131,7 @@ def test_the_rfc_encoding_of_the_same_review_never_reaches_a_main_quest(make_que
 # ---------------------------------------------------------------- the freeze of issue 25, end to end
 
 
+@pytest.mark.slow
 def test_an_imperfect_review_then_a_corrected_one_never_freezes_the_worktree(hooked) -> None:
     """Fails on the code before issue 25: the first checkpoint was refused, main re-stages the
     file at every later one, so none committed, the corrected review's included."""
@@ -166,6 +168,7 @@ def test_an_invalid_review_supersedes_nothing_while_a_run_it_means_is_pending(ho
     assert [f.severity for f in closure.findings if f.rule == "review.unknown-run"] == ["error", "error"]
 
 
+@pytest.mark.slow
 def test_the_same_artifact_id_recorded_again_replaces_the_invalid_review(hooked) -> None:
     quest, idea, run = hooked
     wrong = main_record(quest, idea, report(run, reason_if_empty=""))
@@ -184,6 +187,7 @@ def test_the_same_artifact_id_recorded_again_replaces_the_invalid_review(hooked)
     assert closure.ok and closure.findings == [] and [r.valid for r in closure.reviews] == [True]
 
 
+@pytest.mark.slow
 def test_the_draft_recorded_as_it_is_blocks_nothing_and_covers_nothing(hooked) -> None:
     quest, idea, run = hooked
     drafted = agent_tools.draft(idea, [run])["payload"]
@@ -278,6 +282,7 @@ def the_call(closure: dict[str, Any]) -> dict[str, Any]:
     return call_in("\n".join(closure["next_call"]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("failure", list(CLASSES), ids=list(CLASSES))
 def test_each_failure_closure_reports_is_fixed_by_the_call_its_message_names(hooked, home, failure) -> None:
     quest, idea, run = hooked
@@ -309,6 +314,7 @@ def test_each_failure_closure_reports_is_fixed_by_the_call_its_message_names(hoo
 # ---------------------------------------------------------------- validate_distill_review is closure's own answer
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", [*MISTAKES, "valid"], ids=[*MISTAKES, "valid"])
 def test_validate_answers_what_closure_says_once_the_review_is_recorded(hooked, home, case) -> None:
     quest, idea, run = hooked
@@ -365,6 +371,7 @@ def test_the_cli_validates_a_review_payload_from_a_file_or_stdin(hooked, tmp_pat
     assert "bad.json" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_git_sees_the_replaced_review_once(hooked) -> None:
     """Main writes the same file again: the history holds both, the tree one."""
     quest, idea, run = hooked

@@ -166,6 +166,7 @@ def test_pointer_escapes_per_rfc_6901() -> None:
     assert pointer(("a/b", "c~d", 0)) == "/a~1b/c~0d/0"
 
 
+@pytest.mark.slow
 def test_the_fast_path_reads_the_pattern_not_blank_as_re_does() -> None:
     """Issue 17: ``\\S`` is checked without ``re`` (the commit hook must not import it);
     ``re``'s Unicode whitespace and ``str.strip``'s agree on every code point."""

@@ -35,6 +35,7 @@ def doctor_checks(gate_json, path: Path) -> dict[str, dict[str, str]]:
     return {c["name"]: c for c in gate_json("doctor", str(path))[1]["checks"]}
 
 
+@pytest.mark.slow
 def test_the_template_opt_in_guards_a_quest_created_afterwards(user, home, gate_json, capsys) -> None:
     before = ExampleQuest(home / "quests" / "000", "000").create()
     assert "init.templateDir is unset" in doctor_checks(gate_json, before.root)["new quests"]["message"]

@@ -58,6 +58,7 @@ NARROWING = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(NARROWING), ids=list(NARROWING))
 def test_a_committed_setting_that_reads_less_is_not_applied_in_a_fresh_clone(branch_run, tmp_path, gate_json,
                                                                            case) -> None:
@@ -220,6 +221,7 @@ def test_a_branch_whose_quest_yaml_drops_the_toggle_does_not_turn_the_gate_off(o
     assert code == 0 and out["enforced"] is False and any("--no-require" in n for n in out["notes"])
 
 
+@pytest.mark.slow
 def test_a_branch_without_quest_yaml_stops_closure(one_run_quest, tmp_path) -> None:
     quest = one_run_quest
     _branch_without_toggle(quest, "quest.yaml")
@@ -246,6 +248,7 @@ def test_a_worktree_that_turned_the_toggle_on_keeps_the_gate_on(make_quest, gate
     assert code == 1 and any(".ds/worktrees/idea-a/quest.yaml" in n for n in out["notes"])
 
 
+@pytest.mark.slow
 def test_the_commit_hook_takes_quest_waivers_only_from_a_trusted_acceptance(waiving_quest, tmp_path,
                                                                            monkeypatch) -> None:
     quest, run = waiving_quest
@@ -260,6 +263,7 @@ def test_the_commit_hook_takes_quest_waivers_only_from_a_trusted_acceptance(waiv
     assert "PASSED (waived: quest waivers accepted by accept_quest_waivers in" in accepted.stdout + accepted.stderr
 
 
+@pytest.mark.slow
 def test_a_trusted_configuration_inside_the_quest_or_broken_stops_the_gate(one_run_quest, tmp_path,
                                                                           monkeypatch) -> None:
     quest = one_run_quest
@@ -300,6 +304,7 @@ def test_doctor_shows_where_each_setting_came_from_and_what_was_ignored(branch_r
     assert "--accept-quest-waivers" in checks["quest waivers"]["fix"]
 
 
+@pytest.mark.slow
 def test_the_hooks_keep_the_gate_on_where_a_branch_dropped_the_toggle(one_run_quest, tmp_path, monkeypatch) -> None:
     """The commit hook on a finalization commit and the pre-push gate agree with closure."""
     quest = one_run_quest
@@ -323,6 +328,7 @@ def test_the_hooks_keep_the_gate_on_where_a_branch_dropped_the_toggle(one_run_qu
     assert str(config) in " ".join(done.stdout.split())
 
 
+@pytest.mark.slow
 def test_the_pytest_plugin_takes_acceptance_and_no_require_from_its_trusted_options(pytester, waiving_quest) -> None:
     quest, run = waiving_quest
     item = f"quest-001::coverage::{run}"

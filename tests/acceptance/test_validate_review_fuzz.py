@@ -19,6 +19,8 @@ from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import declared_rules
 from ds_gate.rules.registry import builtin_rules
 
+pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
+
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),

@@ -96,6 +96,7 @@ def test_an_unused_waiver_is_a_warning_and_a_broken_file_an_error(quest, gate_js
     assert code == 1 and [f["rule"] for f in out["findings"]] == ["waiver.invalid"]
 
 
+@pytest.mark.slow
 def test_the_commit_hook_honours_waivers_for_finalization(quest) -> None:
     from helpers import commit, head_subject
 

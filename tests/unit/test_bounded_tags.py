@@ -56,6 +56,7 @@ def test_a_json_list_nested_100000_deep_is_a_problem_not_a_recursion() -> None:
     assert parse_tags(f'["a", {DEEP[:50_000]}"b"]').values == ()  # deep, unbalanced: never parsed
 
 
+@pytest.mark.slow
 def test_tags_beyond_the_bounds_are_not_read() -> None:
     many = parse_tags([f"t{i}" for i in range(MAX_TAGS * 3)])
     assert len(many.values) == MAX_TAGS and f"more than {MAX_TAGS:,} tags" in (many.problem or "")

@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[2] / "ds_gate"
 MAX_LINES = 300
 
@@ -102,12 +104,14 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+@pytest.mark.slow
 def test_the_graph_is_read_from_the_code() -> None:
     graph = import_graph()
     assert "ds_gate.engine.loader" in graph["ds_gate.engine.gate"]
     assert "ds_gate.engine.quest_memory" in graph["ds_gate.engine.gate"]  # a function-level import is an edge too
 
 
+@pytest.mark.slow
 def test_no_import_cycle() -> None:
     assert find_cycle(import_graph()) is None
 
@@ -126,6 +130,7 @@ def layer(module: str) -> str:
     return parts[1] if len(parts) > 1 else "ds_gate"
 
 
+@pytest.mark.slow
 def test_each_layer_imports_only_the_layers_it_may() -> None:
     bad = sorted(f"{a} -> {b}" for a, targets in import_graph().items() for b in targets
                  if layer(a) != layer(b) and layer(b) not in ALLOWED[layer(a)])
@@ -162,6 +167,7 @@ def function_body_imports() -> dict[str, list[str]]:
     return found
 
 
+@pytest.mark.slow
 def test_imports_inside_functions_only_in_the_declared_lazy_places() -> None:
     from ds_gate.kernel.lazy import LAZY_PLACES
 

@@ -120,6 +120,7 @@ def aged(path: Path) -> bytes:
     return key
 
 
+@pytest.mark.slow
 def test_a_shelf_keeps_settled_files_only_and_misses_on_any_other_stat(tmp_path: Path) -> None:
     record = tmp_path / "old.json"
     key = aged(record)
@@ -147,6 +148,7 @@ def test_a_shelf_keeps_settled_files_only_and_misses_on_any_other_stat(tmp_path:
     assert other.held == {}  # another version: empty
 
 
+@pytest.mark.slow
 def test_rows_of_folders_a_run_did_not_read_are_dropped(tmp_path: Path) -> None:
     key = aged(tmp_path / "a.json")
     file = tmp_path / "cache" / "records.sqlite3"
@@ -166,6 +168,7 @@ def test_rows_of_folders_a_run_did_not_read_are_dropped(tmp_path: Path) -> None:
     assert os.stat(file).st_mode & 0o077 == 0
 
 
+@pytest.mark.slow
 def test_a_quest_is_cached_from_its_second_run(tmp_path: Path) -> None:
     """A one-off run (a CI job on a fresh clone) writes no rows it would never read: the first
     run of a quest only notes it was asked; the second keeps rows; the third reads them."""
