@@ -32,21 +32,22 @@ def head_subject(cwd: Path) -> str:
 
 
 def readme_ci_steps() -> list[str]:
-    """The README's GitHub Actions ``run:`` steps as written, each without its install part
-    (this environment's has ds-gate and pytest), the install of ds-gate left out."""
+    """The GitHub Actions ``run:`` steps of the CI page (``docs/ci.md``, where the README's
+    recipe moved) as written, each without its install part (this environment's has ds-gate
+    and pytest), the install of ds-gate left out."""
     import re
 
-    readme = (REPO / "README.md").read_text()
-    recipe = readme.split("A GitHub Actions job:", 1)[1].split("```", 2)[1]
+    page = (REPO / "docs" / "ci.md").read_text()
+    recipe = page.split("A GitHub Actions job:", 1)[1].split("```", 2)[1]
     assert "fetch-depth: 0" in recipe
     steps = [m.strip() for m in re.findall(r"- run: (.+)", recipe) if not m.startswith('pip install "ds-gate @ git+')]
     return [step.removeprefix("pip install pytest && ").split(" #", 1)[0].strip() for step in steps]
 
 
 def readme_pre_commit_config() -> str:
-    """The README's ``.pre-commit-config.yaml`` snippet, as written."""
-    readme = (REPO / "README.md").read_text()
-    return readme.split("**pre-commit framework**", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    """The ``.pre-commit-config.yaml`` snippet of the hooks page (``docs/hooks.md``), as written."""
+    page = (REPO / "docs" / "hooks.md").read_text()
+    return page.split("## The pre-commit framework", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
 
 
 def run_step(command: str, cwd: Path, tmp: Path) -> subprocess.CompletedProcess[str]:
@@ -57,9 +58,9 @@ def run_step(command: str, cwd: Path, tmp: Path) -> subprocess.CompletedProcess[
 
 
 def readme_pytest_block() -> str:
-    """The shell block of the README's "In CI with pytest" section, as written."""
-    readme = (REPO / "README.md").read_text()
-    section = readme.split("## In CI with pytest", 1)[1]
+    """The shell block of the pytest page (``docs/pytest.md``), as written."""
+    page = (REPO / "docs" / "pytest.md").read_text()
+    section = page.split("# In CI with pytest", 1)[1]
     return section.split("```sh\n", 1)[1].split("```", 1)[0]
 
 

@@ -1,7 +1,7 @@
-"""Issue 18.1: the README's pre-commit snippet works as written, with the real ``pre-commit``
+"""Issue 18.1: the pre-commit snippet (docs/hooks.md, once the README's) works as written, with the real ``pre-commit``
 and its own ``language: python`` environment (not ``repo: local``): its repository URL is a
 ``file://`` repository of this project's current files, ``pre-commit autoupdate --freeze``
-pins ``rev`` to that repository's HEAD sha as the README says, and the hooks gate a
+pins ``rev`` to that repository's HEAD sha as the page says, and the hooks gate a
 finalization commit. pip is kept offline: it sees only the local package index configured
 for this machine (the test is skipped where none is)."""
 
@@ -20,7 +20,7 @@ from helpers import REPO, commit, git, head_subject, readme_pre_commit_config
 
 pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
 
-README_URL = "https://github.com/YOUR-ORG/ds-gate"
+README_URL = "https://github.com/ds-gate/ds-gate"  # the project's address, as docs/hooks.md writes it
 
 
 def local_pip_env() -> dict[str, str]:
@@ -80,7 +80,7 @@ def test_the_readme_pre_commit_snippet_installs_and_gates(make_quest, tmp_path, 
     def pre_commit(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([tool, *args], cwd=quest.root, capture_output=True, text=True)
 
-    frozen = pre_commit("autoupdate", "--freeze")  # as the README says: it writes the sha over COMMIT-SHA
+    frozen = pre_commit("autoupdate", "--freeze")  # as docs/hooks.md says: it writes the sha over COMMIT-SHA
     assert frozen.returncode == 0, frozen.stdout + frozen.stderr
     assert yaml.safe_load(config.read_text())["repos"][0]["rev"] == sha
     quest.checkpoint(quest.root, "pre-commit config")
@@ -88,7 +88,7 @@ def test_the_readme_pre_commit_snippet_installs_and_gates(make_quest, tmp_path, 
         done = pre_commit(*step)
         assert done.returncode == 0, done.stdout + done.stderr
     hooks = quest.root / ".git" / "hooks"
-    assert "pre-commit" in (hooks / "pre-push").read_text()  # issue 27: the README's one `install` brings pre-push too
+    assert "pre-commit" in (hooks / "pre-push").read_text()  # issue 27: the page's one `install` brings pre-push too
 
     run = quest.run(quest.root, "main-001")
     checkpoint = commit(quest.root, "experiment: record main-001")

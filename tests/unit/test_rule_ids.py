@@ -1,5 +1,5 @@
-"""Rule ids are an API: each is declared once, as an object, and the README's table is
-derived from those objects."""
+"""Rule ids are an API: each is declared once, as an object, and the docs' rules page
+(``docs/rules.md``) is derived from those objects."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ds_gate.model.findings import ERROR, Rule, RuleConflict
-from ds_gate.rules.registry import builtin_rules, markdown_table
+from ds_gate.rules.registry import PAGE, builtin_rules, main, markdown_table, rules_page
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -43,10 +43,23 @@ def test_findings_are_made_only_from_rule_objects() -> None:
     assert loose == []
 
 
-def test_the_readme_rules_table_is_the_generated_one() -> None:
-    readme = (REPO / "README.md").read_text()
-    table = readme.split("<!-- rules-table:start -->\n", 1)[1].split("<!-- rules-table:end -->", 1)[0]
-    assert table == markdown_table(), "regenerate it: python -m ds_gate.rules.registry"
+def test_the_rules_page_is_the_generated_one() -> None:
+    """The whole page, not only its table, so a hand edit anywhere on it is caught too."""
+    page = (REPO / "docs" / "rules.md").read_text()
+    assert page == rules_page(), "regenerate it: python -m ds_gate.rules.registry"
+    table = page.split("<!-- rules-table:start -->\n", 1)[1].split("<!-- rules-table:end -->", 1)[0]
+    assert table == markdown_table() and all(f"| `{rule.id}` |" in table for rule in builtin_rules())
+
+
+def test_the_generator_writes_the_page_and_its_check_sees_a_stale_one(tmp_path, capsys) -> None:
+    """``python -m ds_gate.rules.registry --check`` fails on a page out of step; a run rewrites it
+    (on a copy: the real page stays as it is for the other tests)."""
+    assert PAGE == REPO / "docs" / "rules.md" and main(["--check"]) == 0
+    page = tmp_path / "rules.md"
+    page.write_text(PAGE.read_text().replace("| `coverage.pending-run` |", "| `coverage.pending` |"))
+    assert main(["--check"], page) == 1 and "out of date" in capsys.readouterr().err
+    assert main([], page) == 0 and page.read_text() == PAGE.read_text()
+    assert main(["--check"], page) == 0
 
 
 def test_a_rule_id_cannot_be_declared_twice_differently() -> None:
