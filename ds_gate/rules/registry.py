@@ -9,8 +9,9 @@ from pathlib import Path
 
 from ds_gate.model.findings import Rule, declared_rules
 
-# The docs site's rules page, in a source checkout (the generator writes it; a test compares).
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+# The docs site's rules page, from the top of a source checkout (the generator writes it; a test
+# compares). Relative, not beside the package: an installed ds-gate has no docs folder of its own.
+PAGE = Path("docs") / "rules.md"
 
 _INTRO = """# Rules
 
@@ -77,6 +78,9 @@ def main(argv: list[str], page: Path = PAGE) -> int:
     if "--stdout" in argv:
         sys.stdout.write(text)
         return 0
+    if not page.parent.is_dir():
+        print(f"{page.parent}/ not found: run this from the top of a ds-gate checkout", file=sys.stderr)
+        return 2
     current = page.read_text(encoding="utf-8") if page.is_file() else None
     if "--check" in argv:
         if current != text:

@@ -46,11 +46,17 @@ def local_pip_env() -> dict[str, str]:
 
 
 def snapshot(tmp_path: Path) -> tuple[Path, str]:
-    """A git repository of this project's files as they are now (committed or not), and its HEAD."""
-    files = subprocess.run(["git", "ls-files", "-z", "-c", "-o", "--exclude-standard"], cwd=REPO, capture_output=True,
-                           check=True).stdout.split(b"\0")
+    """A git repository of this project's files as they are now (committed or not), and its HEAD.
+    From an unpacked sdist (no git, ``.ci/package``), every file it holds but caches."""
+    if (REPO / ".git").exists():
+        files = subprocess.run(["git", "ls-files", "-z", "-c", "-o", "--exclude-standard"], cwd=REPO, capture_output=True,
+                               check=True).stdout.split(b"\0")
+        names = [os.fsdecode(f) for f in files if f]
+    else:
+        names = [str(p.relative_to(REPO)) for p in REPO.rglob("*")
+                 if not {"__pycache__", ".pytest_cache", ".hypothesis"} & set(p.relative_to(REPO).parts)]
     repo = tmp_path / "ds-gate"
-    for name in (os.fsdecode(f) for f in files if f):
+    for name in names:
         if (REPO / name).is_file():
             (repo / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO / name, repo / name)

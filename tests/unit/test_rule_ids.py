@@ -54,11 +54,11 @@ def test_the_rules_page_is_the_generated_one() -> None:
 def test_the_generator_writes_the_page_and_its_check_sees_a_stale_one(tmp_path, capsys) -> None:
     """``python -m ds_gate.rules.registry --check`` fails on a page out of step; a run rewrites it
     (on a copy: the real page stays as it is for the other tests)."""
-    assert PAGE == REPO / "docs" / "rules.md" and main(["--check"]) == 0
+    assert PAGE == Path("docs") / "rules.md" and main(["--check"], REPO / PAGE) == 0
     page = tmp_path / "rules.md"
-    page.write_text(PAGE.read_text().replace("| `coverage.pending-run` |", "| `coverage.pending` |"))
+    page.write_text((REPO / PAGE).read_text().replace("| `coverage.pending-run` |", "| `coverage.pending` |"))
     assert main(["--check"], page) == 1 and "out of date" in capsys.readouterr().err
-    assert main([], page) == 0 and page.read_text() == PAGE.read_text()
+    assert main([], page) == 0 and page.read_text() == (REPO / PAGE).read_text()
     assert main(["--check"], page) == 0
 
 
