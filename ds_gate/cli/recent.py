@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from ds_gate.cli._shared import (
     EXIT_OK,
-    LISTING_FORMATS,
     PATH_HELP,
     emit,
     source_options,
@@ -28,7 +27,7 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--kind", help="only this artifact kind (run, decision, ...)")
     p.add_argument("--limit", type=int, default=20, help="how many (1..200; default 20)")
     source_options(p)
-    p.set_defaults(handler=run, formats=LISTING_FORMATS)
+    p.set_defaults(handler=run)  # its formats: table.FORMATS_OF
 
 
 def run(args: argparse.Namespace) -> int:

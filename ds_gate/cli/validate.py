@@ -45,7 +45,7 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     r.add_argument("--quest", default=".", metavar="PATH",
                    help="the workspace it would be recorded from: any path inside the quest (default: .)")
     r.add_argument("--home", help="the DeepScientist home, for the global cards it names")
-    r.set_defaults(handler=run_review, formats=("text", "json"))
+    r.set_defaults(handler=run_review)  # its formats: table.FORMATS_OF
 
 
 @dataclass(frozen=True, slots=True)
