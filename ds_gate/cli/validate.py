@@ -19,6 +19,7 @@ from ds_gate.cli._shared import (
 )
 from ds_gate.engine.documents import validate_files
 from ds_gate.kernel import fs
+from ds_gate.kernel.counting import counted
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.jsondoc import loads
 from ds_gate.reporters.escape import json_safe, printable
@@ -91,7 +92,7 @@ def run_review(args: argparse.Namespace) -> int:
 def _text(answer: dict[str, Any], name: str) -> str:
     covers = ", ".join(answer["covers"]) or "no run"
     head = (f"ds-gate validate-review: {'OK' if answer['ok'] else 'REJECTED'} - {name} would cover {covers}; "
-            f"{answer['pending_after_count']} completed run(s) pending after it")
+            f"{counted(answer['pending_after_count'], 'completed run')} pending after it")
     lines = [head]
     for f in answer["findings"]:
         where = f"{f['path']}:{f['line']}" if f["line"] else f["path"]
