@@ -186,7 +186,7 @@ def test_the_pytest_plugin_starts_no_program_either(hostile, arsenal, pytester) 
 def test_lineage_since_still_finds_exactly_the_changed_cards(hostile, home, gate_json) -> None:
     code, out = gate_json("lineage", "--home", str(home), "--since", "HEAD")
     assert code in (0, 1)
-    assert "1 card(s) of" in " ".join(out.get("notes", []))
+    assert "1 card of" in " ".join(out.get("notes", []))
 
 
 def test_a_git_planted_in_the_quest_is_never_run(make_quest, tmp_path, monkeypatch) -> None:
