@@ -21,6 +21,10 @@ from ds_gate.cli.flags import (
     REQUIRE,
     Default,
 )
+from ds_gate.cli.table import (
+    FORMATS as FORMATS,  # re-exported: the commands import them from here
+)
+from ds_gate.cli.table import LISTING_FORMATS as LISTING_FORMATS
 from ds_gate.kernel.errors import QuestError
 from ds_gate.reporters import registry as reporters
 from ds_gate.reporters.view import view_for
@@ -35,8 +39,6 @@ if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-FORMATS = ("text", "json", "github", "sarif")
-LISTING_FORMATS = ("text", "json")  # a listing (recall, recent) has no findings to annotate or scan
 HOME_HELP = CLI_HOME
 REQUIRE_HELP = REQUIRE
 PATH_HELP = "any path inside the quest (default: .)"

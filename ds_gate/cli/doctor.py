@@ -21,7 +21,7 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument("path", nargs="?", default=".", help=PATH_HELP)
     p.add_argument("--home", metavar="DIR", help=HOME_HELP)
-    p.set_defaults(handler=run, formats=("text", "json"))  # checks, not findings: nothing to annotate
+    p.set_defaults(handler=run)  # its formats: table.FORMATS_OF
 
 
 def run(args: argparse.Namespace) -> int:

@@ -41,7 +41,7 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--undo", action="store_true", help="with --deepscientist: remove the integration, byte for byte")
     p.add_argument("--memory-global-scope", action="store_true",
                    help="with --deepscientist: memory.write without a scope writes a global card (the RFC's default)")
-    p.set_defaults(handler=run, formats=("text", "json", "github"))  # nothing to scan: no sarif
+    p.set_defaults(handler=run)  # its formats: table.FORMATS_OF
 
 
 def run(args: argparse.Namespace) -> int:

@@ -11,13 +11,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+import textwrap
 import traceback
 from typing import TYPE_CHECKING
 
 from ds_gate.cli._shared import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, FORMATS, write
 from ds_gate.cli.flags import Default
-from ds_gate.cli.table import COMMANDS, EXAMPLES, MODULE_OF
+from ds_gate.cli.table import (
+    COMMANDS,
+    EXAMPLES,
+    FORMATS_OF,
+    MODULE_OF,
+    format_help,
+    takes_plugin_formats,
+)
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
 from ds_gate.kernel.version import __version__
@@ -46,8 +55,7 @@ environment:
   PRE_COMMIT_FROM_REF, PRE_COMMIT_TO_REF  the pushed commits, for pre-push under pre-commit
   DS_QUEST_ROOT                the quest of the MCP server (ds-gate mcp)
 
-defaults: .ds-gate.yaml (or [tool.ds-gate] in pyproject.toml) at the quest root may set home, require,
-  format, source and refs for check, closure and candidates; a flag wins
+defaults: .ds-gate.yaml (or [tool.ds-gate] in pyproject.toml) at the quest root may set home, require, format, source and refs for check, closure and candidates; a flag wins
 
 diagnose a quest's setup: ds-gate doctor [PATH]
 """
@@ -64,16 +72,43 @@ class UsageError(Exception):
 
 
 class Formatter(argparse.HelpFormatter):
+    """argparse's, except that a description or epilog keeps its own lines (the exit-code
+    table, the example) and each line is wrapped at the width with a hanging indent, where
+    argparse either re-flows the text into one paragraph or, raw, lets a line run to 269
+    columns. ``--format``'s help names the formats of the command at hand (``table.FORMATS_OF``)."""
+
     def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
                  width: int | None = None) -> None:
         if width is None:  # not shutil's terminal size: see reporters.view.columns
-
             width = columns(sys.__stdout__) - 2
         super().__init__(prog, indent_increment, max_help_position, width)
+        self.command = prog.split(" ", 1)[1] if " " in prog else ""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.dest == "format" and self.command:
+            return format_help(self.command)
+        return action.help
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(line for raw in text.splitlines() for line in help_lines(raw, width, indent))
 
 
-class RawFormatter(Formatter, argparse.RawDescriptionHelpFormatter):
-    pass
+def help_lines(line: str, width: int, indent: str = "") -> list[str]:
+    """One line of a description or epilog, wrapped at ``width``: a table row (``  1  the
+    gate failed``) continues under its second column, prose under its own start,
+    and an example's shell comment goes on a line of its own under the command, so that
+    what is pasted still runs."""
+    line = indent + line.rstrip()
+    if len(line) <= width:
+        return [line]
+    lead = line[:len(line) - len(line.lstrip())]
+    command, sep, comment = line.partition("   # ")
+    if sep and len(command.rstrip()) <= width:  # an example: the command, then its comment
+        return [command.rstrip(), *help_lines(f"# {comment}", width, lead)]
+    column = re.search(r"\S  +(?=\S)", line[len(lead):])
+    hang = " " * (len(lead) + column.end()) if column and column.end() < width // 2 else lead
+    return textwrap.wrap(line, width, initial_indent="", subsequent_indent=hang, break_long_words=False,
+                         break_on_hyphens=False) or [line]
 
 
 class Parser(argparse.ArgumentParser):
@@ -100,9 +135,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parsing one command needs only its own parser, and the commit hook runs on every commit.
     Each command module imports only argparse-level things until its ``run`` is called."""
     common = Parser(add_help=False)
-    common.add_argument(
-        "--format", default=Default("text"), metavar="FORMAT", help=f"output format: {', '.join(FORMATS)}, or one a plugin adds (default: text)"
-    )
+    common.add_argument("--format", default=Default("text"), metavar="FORMAT",
+                        help="output format (each command's own: table.FORMATS_OF)")
     common.add_argument("--debug", action="store_true", help="show the Python traceback of an internal error")
     common.add_argument("-q", "--quiet", action="store_true",
                         help="text: print the verdict line and the errors only (other formats stay complete)")
@@ -116,7 +150,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="ds-gate",
         description="Experience-distillation closure discipline for DeepScientist quests.",
         epilog=EPILOG,
-        formatter_class=RawFormatter,
     )
     parser.add_argument("--version", action="version", version=f"ds-gate {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -136,7 +169,6 @@ def _describe(command: argparse.ArgumentParser, name: str, sub: Any) -> None:
         command.description = next((a.help for a in sub._choices_actions if a.dest == name), None)
     if name in EXAMPLES and not command.epilog:
         command.epilog = f"example:\n  {EXAMPLES[name]}"
-        command.formatter_class = RawFormatter
 
 
 def _command_module(argv: Sequence[str]) -> str | None:
@@ -173,8 +205,8 @@ def _fail(argv: Sequence[str], command: str | None, message: str, code: int = EX
 def _refused_format(args: argparse.Namespace) -> str | None:
     """Why ``--format`` cannot be honoured by this command, or None: a command that offers
     only some formats says which (a listing has nothing to annotate; the demo is a story)."""
-    offered = getattr(args, "formats", None)
-    if offered is not None and args.format not in offered:
+    offered = FORMATS_OF.get(args.command, FORMATS)
+    if args.format not in offered and not takes_plugin_formats(args.command):
         return f"ds-gate {args.command}: --format {args.format} is not offered by {args.command}; use one of: {', '.join(offered)}"
     if args.format not in FORMATS:
         try:

@@ -24,7 +24,7 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
                    help="any path inside the quest (default: $DS_QUEST_ROOT, else the working directory); "
                    "the quest is found again at each call")
     p.add_argument("--home", metavar="DIR", help=HOME_HELP)
-    p.set_defaults(handler=run, formats=("text",))  # it speaks MCP's JSON-RPC on stdio; no report to format
+    p.set_defaults(handler=run)  # its formats: table.FORMATS_OF
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING
 
 from ds_gate.cli._shared import (
     EXIT_OK,
-    LISTING_FORMATS,
     PATH_HELP,
     emit,
     source_options,
 )
 from ds_gate.cli.options import configured_source
 from ds_gate.engine.recent import list_recent
+from ds_gate.kernel.layout import ARTIFACT_DIRS
 from ds_gate.model import RecentReport
 from ds_gate.sources.location import locate
 
@@ -25,10 +25,11 @@ if TYPE_CHECKING:
 def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     p = subparsers.add_parser("recent", parents=[common], help="the quest's artifacts from every workspace, newest first")
     p.add_argument("path", nargs="?", default=".", help=PATH_HELP)
-    p.add_argument("--kind", help="only this artifact kind (run, decision, ...)")
+    p.add_argument("--kind", help=f"only this artifact kind, singular: {', '.join(ARTIFACT_DIRS)} (recall --kind takes "
+                   "memory kinds, plural)")
     p.add_argument("--limit", type=int, default=20, help="how many (1..200; default 20)")
     source_options(p)
-    p.set_defaults(handler=run, formats=LISTING_FORMATS)
+    p.set_defaults(handler=run)  # its formats: table.FORMATS_OF
 
 
 def run(args: argparse.Namespace) -> int:

@@ -18,6 +18,34 @@ MODULE_OF = {
     "install": "install", "mcp": "mcp", "demo": "demo",
 }
 
+# The output formats each command accepts: its ``--help`` lists these and nothing else, and a
+# format outside them is refused (exit 2). ``FORMATS``: every built-in reporter, and a command
+# that offers them all also takes one a plugin adds. The rest offer fewer: a listing (recall,
+# recent) or a diagnosis (doctor, validate-review) has no findings to annotate or scan, install
+# has nothing to scan, the demo is a story told in steps, and mcp speaks JSON-RPC on stdio.
+FORMATS = ("text", "json", "github", "sarif")
+LISTING_FORMATS = ("text", "json")
+FORMATS_OF: dict[str, tuple[str, ...]] = {
+    "check": FORMATS, "closure": FORMATS, "candidates": FORMATS, "lineage": FORMATS, "validate": FORMATS,
+    "commit-check": FORMATS, "pre-push": FORMATS,
+    "doctor": ("text", "json"), "validate-review": ("text", "json"), "recall": LISTING_FORMATS, "recent": LISTING_FORMATS,
+    "install": ("text", "json", "github"), "mcp": ("text",), "demo": ("text",),
+}
+
+
+def takes_plugin_formats(command: str) -> bool:
+    """A command that offers every built-in format takes a plugin's too (it renders a report
+    like any other); one that offers fewer takes only those."""
+    return FORMATS_OF.get(command) == FORMATS
+
+
+def format_help(command: str) -> str:
+    """``--format``'s help for ``command``: the formats it accepts, and no other."""
+    offered = ", ".join(FORMATS_OF.get(command, FORMATS))
+    return f"output format: {offered}, or one a plugin adds (default: text)" if takes_plugin_formats(command) else (
+        f"output format: {offered} (default: text)")
+
+
 # One example per command, shown under its ``--help`` (``ds-gate CMD --help``).
 EXAMPLES = {
     "check": "ds-gate check ~/DeepScientist/quests/001 --format json",

@@ -19,6 +19,7 @@ from ds_gate.cli._shared import (
 )
 from ds_gate.engine.documents import validate_files
 from ds_gate.kernel import fs
+from ds_gate.kernel.counting import counted
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.jsondoc import loads
 from ds_gate.reporters.escape import json_safe, printable
@@ -45,7 +46,7 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     r.add_argument("--quest", default=".", metavar="PATH",
                    help="the workspace it would be recorded from: any path inside the quest (default: .)")
     r.add_argument("--home", help="the DeepScientist home, for the global cards it names")
-    r.set_defaults(handler=run_review, formats=("text", "json"))
+    r.set_defaults(handler=run_review)  # its formats: table.FORMATS_OF
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +92,7 @@ def run_review(args: argparse.Namespace) -> int:
 def _text(answer: dict[str, Any], name: str) -> str:
     covers = ", ".join(answer["covers"]) or "no run"
     head = (f"ds-gate validate-review: {'OK' if answer['ok'] else 'REJECTED'} - {name} would cover {covers}; "
-            f"{answer['pending_after_count']} completed run(s) pending after it")
+            f"{counted(answer['pending_after_count'], 'completed run')} pending after it")
     lines = [head]
     for f in answer["findings"]:
         where = f"{f['path']}:{f['line']}" if f["line"] else f["path"]

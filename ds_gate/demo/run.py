@@ -30,6 +30,7 @@ from ds_gate.engine.lineage import evaluate_lineage
 from ds_gate.hooks.install import install
 from ds_gate.integration.review import judge_review
 from ds_gate.integration.wrap import set_judge
+from ds_gate.kernel.counting import counted
 from ds_gate.reporters import registry as reporters
 
 if TYPE_CHECKING:
@@ -138,7 +139,7 @@ def _run_demo(directory: str | None, fmt: str) -> int:
             _say(f"[1] {item.describe()}")
 
         _, skills = install_skill(root)
-        _say(f"[1] ds-gate install --agent: the distill skill for the agent runner, {len(skills)} files "
+        _say(f"[1] ds-gate install --agent: the distill skill for the agent runner, {counted(len(skills), 'file')} "
              "(.codex/.opencode/.kimi/skills/ds-gate-distill/SKILL.md)")
         idea = quest.worktree("idea-idea-dac323e6", "idea/001-idea-dac323e6")
         main_run = quest.run(idea, "main-001")

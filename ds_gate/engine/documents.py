@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ds_gate.engine.loader import load_quest
 from ds_gate.kernel import fs
+from ds_gate.kernel.counting import counted
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.layout import GATE_KINDS, pre_commit_files_pattern, record_kind
 from ds_gate.model.findings import ERROR, Finding
@@ -180,7 +181,7 @@ class Validation:
             if Path(given).is_dir():
                 inside = walk_documents(Path(given))
                 self.paths.extend(inside)
-                self.walked.append(f"{len(inside)} record or card files found under {given}")
+                self.walked.append(f"{counted(len(inside), 'record or card file')} found under {given}")
             else:
                 self.paths.append(given)
 
@@ -214,8 +215,8 @@ class Validation:
     def report(self, checked: int) -> DocumentsReport:
         """Sorted findings, the notes, and the checkpoint policy when asked for."""
         findings = sorted(self.findings, key=Finding.sort_key)
-        notes = [*self.walked, f"{checked} run or decision records and {self.cards} memory cards of "
-                 f"{len(self.paths)} files were validated"]
+        notes = [*self.walked, f"{counted(checked, 'run or decision record')} and {counted(self.cards, 'memory card')} "
+                 f"of {counted(len(self.paths), 'file')} were validated"]
         if self.checkpoint:
             findings, demoted = apply_policy(findings, CHECKPOINT)
             notes.extend([demoted_note(demoted)] if demoted else [])

@@ -11,6 +11,7 @@ from pathlib import Path
 from ds_gate.engine.loader import load_quest
 from ds_gate.kernel import fs
 from ds_gate.kernel.catfile import cat_file
+from ds_gate.kernel.counting import counted
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError, blob_id, git, split_z
 from ds_gate.model.findings import ERROR, Finding
@@ -35,8 +36,10 @@ def evaluate_lineage(
     quests = [load_quest(p, runs_only=True) for p in paths]
     home = Home(home_dir, load=functools.partial(load_quest, runs_only=True), quest=quests[0].root if quests else None)
     home.base = home.path
-    if not home.exists and not paths:
-        raise QuestError(f"no DeepScientist home at {home.path} (pass --home DIR or set DEEPSCIENTIST_HOME)")
+    if not home.exists:  # with quests too: a chain reaches into other quests of the home, unseen without it
+        raise QuestError(f"no DeepScientist home at {home.path} (no memory/ or quests/ folder): lineage follows each "
+                         "card to the runs of its origin quest in the home; pass --home DIR, or set DEEPSCIENTIST_HOME "
+                         "(or DS_HOME), to the folder that holds memory/ and quests/")
     for quest in quests:
         home.register(quest)
 
@@ -58,7 +61,7 @@ def evaluate_lineage(
     notes: list[str] = []
     if since is not None:
         changed = changed_cards(home, since)
-        notes.append(f"{len(changed)} card(s) of {home.path / 'memory'} changed since {since}")
+        notes.append(f"{counted(len(changed), 'card')} of {home.path / 'memory'} changed since {since}")
         for before, after in changed:
             if after.broken:
                 continue  # its frontmatter finding is reported with the home's cards

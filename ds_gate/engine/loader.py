@@ -15,6 +15,7 @@ from typing import Any
 from ds_gate.engine.collector import Collector, RecordCheck, no_checks
 from ds_gate.engine.record_store import open_store, read_quest_yaml
 from ds_gate.io.record_cache import RecordCache
+from ds_gate.kernel.counting import counted
 from ds_gate.kernel.layout import GATE_KINDS
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Decision, Quest, Run, Workspace
@@ -101,7 +102,7 @@ class QuestLoader:
             store.save()
         runs, decisions = self.winners(collector)
         tips = [ws.rel for ws in workspaces if ws.ref is not None]
-        notes = [f"read {len(tips)} branch tip(s) no worktree folder has checked out, from git objects: {', '.join(tips)} "
+        notes = [f"read {counted(len(tips), 'branch tip')} no worktree folder has checked out, from git objects: {', '.join(tips)} "
                  "(--from-folders reads the folders only)"] if self.source == "auto" and tips else []
         return Quest(
             root=self.loc.root,

@@ -11,13 +11,14 @@ at every quest's creation). Copies collapse by ``artifact_id`` to the newest
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.jsondoc import loads
-from ds_gate.kernel.layout import ARTIFACT_DIRS, record_kind
+from ds_gate.kernel.layout import ARTIFACT_DIRS, KIND_OF_DIR, MEMORY_KINDS, record_kind
 from ds_gate.model.records import timestamp
 from ds_gate.model.reports import check_limit
 from ds_gate.sources.folders import Reader
@@ -29,11 +30,27 @@ if TYPE_CHECKING:
     from ds_gate.sources.location import Location
 
 
+def checked_kind(kind: str | None) -> None:
+    """A usage error (exit 2; the MCP tool's error) unless ``kind`` is an artifact kind as
+    DeepScientist spells it (``run``), naming that spelling. Refused, not translated:
+    ``recall`` takes the plural memory kinds (``papers``, ``ideas``), so ``runs`` here is most
+    likely that command's habit; the answer's ``request.kind`` then always echoes a kind the
+    records hold, and a typo is said, not answered with an empty listing."""
+    if kind is None or kind in ARTIFACT_DIRS:
+        return
+    word = kind.strip().lower()
+    guess = KIND_OF_DIR.get(word) or (word if word in ARTIFACT_DIRS else None) or next(
+        iter(difflib.get_close_matches(word, list(ARTIFACT_DIRS), n=1, cutoff=0.75)), None)
+    mean = f"did you mean {guess}? " if guess else ""
+    recall = f"; {word} is a memory kind: recall takes it (ds-gate recall --kind {word})" if word in MEMORY_KINDS else ""
+    raise QuestError(f"kind {kind!r} is not an artifact kind: {mean}recent takes one artifact kind, singular "
+                     f"({', '.join(ARTIFACT_DIRS)}){recall}")
+
+
 def list_recent(quest: Path | str | Location, kind: str | None = None, limit: int = 20, *, source: str = "auto",
                 refs: Sequence[str] | None = None) -> list[dict[str, Any]]:
     check_limit(limit)
-    if kind is not None and kind not in ARTIFACT_DIRS:
-        raise QuestError(f"kind must be one of {', '.join(ARTIFACT_DIRS)}, not {kind!r}")
+    checked_kind(kind)
 
     loc = locate(quest)
     workspaces, _ = discover_workspaces(loc) if source != "git" else ([], [])

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
+from ds_gate.kernel.counting import counted
 from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Quest
@@ -79,7 +80,7 @@ def refuse_unread_git(findings: list[Finding]) -> None:
     if unread:
         fix = "restore them (`git fsck` names the damaged ones)" if all(f.rule == GIT_OBJECT_CORRUPT.id for f in unread) \
             else REFETCH
-        raise QuestError(f"{len(unread)} git object(s) the gate must read are missing or damaged "
+        raise QuestError(f"{counted(len(unread), 'git object')} the gate must read {'is' if len(unread) == 1 else 'are'} missing or damaged "
                          f"({_listed([str(f.path) for f in unread])}), so the runs they hold cannot be seen and the gate "
                          f"does not pass on the rest: {fix}; `ds-gate check` lists them all")
 

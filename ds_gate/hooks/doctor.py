@@ -20,6 +20,7 @@ from ds_gate.hooks.doctor_integration import NAME, integration_check
 from ds_gate.hooks.doctor_settings import settings_checks
 from ds_gate.hooks.install import CHAIN_SUFFIX, MARKER, hook_python, hooks_dir
 from ds_gate.hooks.template import template_status
+from ds_gate.kernel.counting import counted
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.fs import text_or_none
 from ds_gate.model.records import DECISION_ENCODING
@@ -131,7 +132,7 @@ def _framework_configs(root: Path, registered: list[tuple[Path, str | None, bool
                if not prunable and os.path.isdir(path) and not os.path.lexists(path / CONFIG)]
     if not missing:
         return [Check("pre-commit config", OK, f"{CONFIG} is on every checked-out branch ({len(registered)})")]
-    return [Check("pre-commit config", FAIL, f"{CONFIG} is missing on {len(missing)} checked-out branch(es): "
+    return [Check("pre-commit config", FAIL, f"{CONFIG} is missing on {counted(len(missing), 'checked-out branch', 'checked-out branches')}: "
                   + ", ".join(missing) + "; pre-commit fails every commit there (DeepScientist's checkpoints "
                   "stop), and with --allow-missing-config finalization commits pass ungated",
                   "for an agent-driven quest use the plain hook (ds-gate install), which needs no file on the "
@@ -147,8 +148,8 @@ def _worktrees(root: Path, registered: list[tuple[Path, str | None, bool]]) -> l
             if text.startswith("gitdir:") and not os.path.isdir(text.partition(":")[2].strip()):
                 broken.append(entry.path)
     if not broken:
-        return [Check("worktrees", OK, f"{len(registered)} worktree(s), every link intact")]
-    return [Check("worktrees", FAIL, f"{len(broken)} worktree link(s) broken (the quest or a worktree was moved): "
+        return [Check("worktrees", OK, f"{counted(len(registered), 'worktree')}, every link intact")]
+    return [Check("worktrees", FAIL, f"{counted(len(broken), 'worktree link')} broken (the quest or a worktree was moved): "
                   + ", ".join(broken), f"git -C {shlex.quote(str(root))} worktree repair "
                   + " ".join(shlex.quote(p) for p in broken if os.path.isdir(p)) + "   (git worktree prune for "
                   "worktrees that are gone)")]

@@ -18,6 +18,7 @@ from ds_gate.config.failclosed import accept_hint
 from ds_gate.config.quest import from_quest, read_defaults
 from ds_gate.config.settings import ENV, KEYS, Trusted, load, user_config_path
 from ds_gate.config.waivers import load_waivers
+from ds_gate.kernel.counting import counted
 from ds_gate.kernel.layout import QUEST_CONFIG as FILE
 
 OK, WARN, FAIL = "ok", "warn", "fail"
@@ -47,7 +48,7 @@ def _trusted(trusted: Trusted, root: Path) -> CheckTuple:
         parts.append("turns this quest's closure gate off (no_require)")
     mine = trusted.waivers_for(root)
     if mine:
-        parts.append(f"{len(mine)} waiver(s) for this quest")
+        parts.append(f"{counted(len(mine), 'waiver')} for this quest")
     shown = ", ".join(parts) if parts else "no setting for this quest"
     return "trusted config", OK, f"{trusted.label} (trusted): {shown}", None
 
@@ -80,9 +81,9 @@ def _waivers(root: Path, trusted: Trusted) -> CheckTuple | None:
         return None
     accepted = trusted.accepts(root) if trusted.problem is None else None
     if accepted:
-        return ("quest waivers", OK, f"{len(waivers)} waiver(s) in {FILE}, accepted by {accepted}: they lower "
+        return ("quest waivers", OK, f"{counted(len(waivers), 'waiver')} in {FILE}, accepted by {accepted}: they lower "
                 "verdicts, and each waived finding says so", None)
-    return ("quest waivers", WARN, f"{len(waivers)} waiver(s) in {FILE} are proposals: written inside the quest, "
+    return ("quest waivers", WARN, f"{counted(len(waivers), 'waiver')} in {FILE} {'is a proposal' if len(waivers) == 1 else 'are proposals'}: written inside the quest, "
             "they waive nothing until a trusted setting accepts them", accept_hint(root, trusted.path))
 
 

@@ -27,11 +27,12 @@ def _prop(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _checkout_path(report: Report, path: str | None) -> tuple[str | None, str | None]:
+def checkout_path(report: Report, path: str | None) -> tuple[str | None, str | None]:
     """(a file GitHub can show, or None; where the finding is when it is not in the checkout).
 
     A finding read from a branch tip (``<ref>:<path>``) is in the checkout when that branch is
-    the one checked out; otherwise GitHub has no such file, and the message names the ref."""
+    the one checked out; otherwise GitHub has no such file, and the message names the ref.
+    SARIF places its results by the same answer, so code scanning and the annotations agree."""
     if not path or not path.startswith("refs/") or ":" not in path:
         return path, None
     ref, inside = path.split(":", 1)
@@ -48,7 +49,7 @@ class GithubReporter:
 
     def _annotation(self, report: Report, finding: Finding) -> str:
         props = []
-        path, elsewhere = _checkout_path(report, finding.path)
+        path, elsewhere = checkout_path(report, finding.path)
         if path:
             if isinstance(report, GateReport) and not os.path.isabs(path):
                 path = os.path.relpath(report.quest.root / path)

@@ -43,6 +43,24 @@ def wrap_text(text: str, width: int, indent: str = "  ") -> list[str]:
     return textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False) or [text]
 
 
+class Hanging:
+    """A head line the text reporter wraps at the width, continuing under ``indent``."""
+
+    __slots__ = ("text", "indent")
+
+    def __init__(self, text: str, indent: str) -> None:
+        self.text = text
+        self.indent = indent
+
+
+def wrap_hanging(text: str, width: int, indent: str) -> list[str]:
+    """A line wrapped at spaces to ``width``, its continuations under ``indent`` (doctor's
+    checks and fixes); a word longer than the line (a deep path) has a line of its own,
+    never split, so that it can still be copied whole."""
+    return textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False,
+                         drop_whitespace=True) or [text]
+
+
 def finding_lines(finding: Finding, view: View, indent: str = "", *, in_group: bool = False) -> list[str]:
     """A finding as a few lines; each field is escaped on its own, because the line breaks
     here are ours and any in a file name or a quoted value are the quest's. In a group, the

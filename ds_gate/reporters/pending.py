@@ -10,6 +10,7 @@ then prints a hundred short lines instead of a 1,600-character one.
 
 from __future__ import annotations
 
+from ds_gate.kernel.counting import counted
 from ds_gate.model.records import Run
 from ds_gate.model.reports import GateReport
 from ds_gate.model.review_call import record_call
@@ -95,7 +96,7 @@ def pending_lines(report: GateReport) -> list[str]:
     refused = refused_by_hook(report)
     out = []
     if rest or not refused:
-        out += ["", f"pending distill review ({len(report.pending)} of {len(report.completed_runs)} completed runs):"]
+        out += ["", f"pending distill review ({len(report.pending)} of {counted(len(report.completed_runs), 'completed run')}):"]
     if rest:
         out.extend(pending_table(rest, report.listed_by_invalid, waived))
     if asked and not refused:

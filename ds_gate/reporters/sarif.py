@@ -4,7 +4,9 @@ One run of one tool, ``ds-gate``; one ``reportingDescriptor`` per rule id that h
 finding (its level, its summary, its contract/discipline level as a property); one result
 per finding, placed by the file and line. Paths are relative to the quest root (the
 checkout, in CI) with ``%SRCROOT%`` naming that root, as code scanning expects; a finding
-read from a branch tip (``<ref>:<path>``) keeps its path and names the ref in the message.
+read from a branch tip (``<ref>:<path>``) is placed where the GitHub format places it: at its
+file when that branch is the one checked out (``--from-git`` in CI), else at no file, the ref
+named in the message.
 A waived finding is a result with a ``suppression`` carrying the waiver's reason, so the
 audit trail survives. The pending runs are results of ``coverage.pending-run`` like in JSON.
 """
@@ -15,14 +17,15 @@ import json
 from typing import Any
 from urllib.parse import quote
 
-from ds_gate.kernel.version import __version__
+from ds_gate.kernel.version import HOMEPAGE, __version__
 from ds_gate.model.findings import ERROR, INFO, WARNING, Finding, rule_named
 from ds_gate.model.reports import GateReport, LineageReport, Report
 from ds_gate.reporters.escape import json_safe
+from ds_gate.reporters.github import checkout_path
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {ERROR: "error", WARNING: "warning", INFO: "note"}
-INFORMATION_URI = "https://github.com/ResearAI/DeepScientist"
+INFORMATION_URI = HOMEPAGE  # this tool's page (it named DeepScientist's)
 
 
 def _root(report: Report) -> str | None:
@@ -43,9 +46,10 @@ def _descriptor(rule_id: str) -> dict[str, Any]:
     return out
 
 
-def _location(finding: Finding, rooted: bool) -> dict[str, Any] | None:
-    path = finding.path
-    if not path or (path.startswith("refs/") and ":" in path):
+def _location(path: str | None, line: int | None, rooted: bool) -> dict[str, Any] | None:
+    """Where a result is in the checkout: ``path`` as ``checkout_path`` placed it (a branch
+    tip's file is there when its branch is the one checked out, as ``--from-git`` reads it)."""
+    if not path:
         return None
 
     absolute = path.startswith("/")
@@ -54,22 +58,21 @@ def _location(finding: Finding, rooted: bool) -> dict[str, Any] | None:
     if rooted and not absolute:
         artifact["uriBaseId"] = "%SRCROOT%"
     physical: dict[str, Any] = {"artifactLocation": artifact}
-    if finding.line:
-        physical["region"] = {"startLine": finding.line}
+    if line:
+        physical["region"] = {"startLine": line}
     return {"physicalLocation": physical}
 
 
-def _result(finding: Finding, index: dict[str, int], rooted: bool) -> dict[str, Any]:
-    message = finding.message
-    if finding.path and finding.path.startswith("refs/") and ":" in finding.path:
-        message = f"{finding.path}: {message}"
+def _result(report: Report, finding: Finding, index: dict[str, int], rooted: bool) -> dict[str, Any]:
+    path, elsewhere = checkout_path(report, finding.path)
+    message = f"{elsewhere}: {finding.message}" if elsewhere else finding.message
     if finding.pointer:
         message += f" (at {finding.pointer})"
     if finding.hint:
         message += f"; hint: {finding.hint}"
     out: dict[str, Any] = {"ruleId": finding.rule, "ruleIndex": index[finding.rule],
                            "level": _LEVEL.get(finding.severity, "note"), "message": {"text": message}}
-    location = _location(finding, rooted)
+    location = _location(path, finding.line, rooted)
     if location is not None:
         out["locations"] = [location]
     if finding.subject:
@@ -90,7 +93,7 @@ def sarif_log(report: Report) -> dict[str, Any]:
     run: dict[str, Any] = {
         "tool": {"driver": {"name": "ds-gate", "version": __version__, "informationUri": INFORMATION_URI,
                             "rules": [_descriptor(rule) for rule in rules]}},
-        "results": [_result(f, index, root is not None) for f in report.findings],
+        "results": [_result(report, f, index, root is not None) for f in report.findings],
         "invocations": [{"executionSuccessful": True, "exitCode": 0 if report.ok else 1,
                          "properties": {"command": report.command, "notes": list(report.notes)}}],
     }

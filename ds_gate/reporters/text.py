@@ -12,6 +12,7 @@ import functools
 from typing import Any
 
 from ds_gate.config.waivers import WAIVER_PROPOSED
+from ds_gate.kernel.counting import counted
 from ds_gate.model.findings import INFO, WARNING, Finding
 from ds_gate.model.records import Card
 from ds_gate.model.reports import (
@@ -26,8 +27,10 @@ from ds_gate.model.reports import (
 )
 from ds_gate.reporters.escape import printable
 from ds_gate.reporters.layout import (
+    Hanging,
     finding_lines,
     findings_block,
+    wrap_hanging,
     wrap_items,
     wrap_text,
 )
@@ -44,28 +47,34 @@ from ds_gate.reporters.view import View
 __all__ = ["HOOKS", "PENDING_RULE", "TextReporter", "format_finding", "pending_table", "summary_line"]
 
 
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def summary_line(report: Report) -> str:
     errors = sum(f.fails for f in report.findings if f.rule != PENDING_RULE)
     warnings = sum(f.severity == WARNING and f.waived is None for f in report.findings)
     waived = sum(f.waived is not None for f in report.findings)
     verdict = "OK" if report.ok else "FAILED"
-    counts = [_count(errors, "error"), _count(warnings, "warning")] + ([f"{waived} waived"] if waived else [])
+    counts = [counted(errors, "error"), counted(warnings, "warning")] + ([f"{waived} waived"] if waived else [])
     proposed = sum(f.rule == WAIVER_PROPOSED.id for f in report.findings)  # the quest's, not accepted
-    counts += [f"{proposed} quest waiver{'' if proposed == 1 else 's'} proposed, not accepted"] if proposed else []
+    counts += [f"{counted(proposed, 'quest waiver')} proposed, not accepted"] if proposed else []
     if isinstance(report, DoctorReport):
         fails, warns = (sum(c.status == status for c in report.checks) for status in ("fail", "warn"))
-        counts = [_count(fails, "failed check"), _count(warns, "warning")]
+        counts = [counted(fails, "failed check"), counted(warns, "warning")]
     if isinstance(report, GateReport):
         if report.scope.gates_pending:
             verdict = ("PASSED" if report.ok else "REJECTED") if report.enforced else "PASSED (gate off)"
         if report.ok and report.waived_by:  # a waiver lowered the verdict: the verdict says whose
             verdict += f" (waived: {'; '.join(report.waived_by)})"
-        counts.insert(0, f"{len(report.pending)} of {len(report.completed_runs)} completed runs pending distill review")
+        if listed_errors(report):  # a listing never fails, but what it found is not OK
+            verdict = "ERRORS (listed; exit 0)"
+            counts[0] += f" (check and closure fail on {'it' if errors == 1 else 'them'})"
+        counts.insert(0, f"{len(report.pending)} of {counted(len(report.completed_runs), 'completed run')} pending distill review")
     return f"ds-gate {report.command}: {verdict} - {', '.join(counts)}"
+
+
+def listed_errors(report: Report) -> bool:
+    """A report that cannot fail (``candidates``: a listing, exit 0) and yet holds errors: its
+    verdict is not "OK" (it said "OK - 1 error"), it names the errors, which gate commands fail on."""
+    return isinstance(report, GateReport) and not report.scope.can_fail and any(
+        f.fails for f in report.findings if f.rule != PENDING_RULE)
 
 
 def format_finding(finding: Finding) -> str:
@@ -86,7 +95,7 @@ def _cards_line(cards: list[Card], home: str) -> str:
 @functools.singledispatch
 def head_lines(report: Report) -> list[Any]:
     """What a report says before its findings: particular to each report type. A line is a
-    string, or a list (its head, then items) that the reporter wraps to the width."""
+    string, a list (its head, then items) or a ``Hanging`` line, which the reporter wraps to the width."""
     return []
 
 
@@ -134,7 +143,7 @@ def _(report: LineageReport) -> list[str]:
 def _(report: RecallReport) -> list[str]:
     lines = []
     for n, item in enumerate(report.results, start=1):
-        why = f"{item['overlap']} tag(s): {', '.join(item['matched_tags'])}" if item["overlap"] else (
+        why = f"{counted(item['overlap'], 'tag')}: {', '.join(item['matched_tags'])}" if item["overlap"] else (
             f"text match {item['lexical_score']:.2f}" if "lexical_score" in item else "recent")
         lines.append(f"{n:>3}. {item['card_id']}  [{item['scope']}/{item['kind']}]  {item['title'] or ''}  ({why})")
         if item.get("claim"):
@@ -155,12 +164,13 @@ def _(report: RecentReport) -> list[Any]:
 
 
 @head_lines.register
-def _(report: DoctorReport) -> list[str]:
-    lines = [f"ds-gate doctor: quest at {report.quest}"]
+def _(report: DoctorReport) -> list[Any]:
+    """A check's message continues under its name, a fix under its first word (``Hanging``)."""
+    lines: list[Any] = [Hanging(f"ds-gate doctor: quest at {report.quest}", "  ")]
     for check in report.checks:
-        lines.append(f"{check.status:<4}  {check.name}: {check.message}")
+        lines.append(Hanging(f"{check.status:<4}  {check.name}: {check.message}", " " * 6))
         if check.fix and check.status != "ok":
-            lines.append(f"      fix: {check.fix}")
+            lines.append(Hanging(f"      fix: {check.fix}", " " * 11))
     return lines
 
 
@@ -193,8 +203,9 @@ class TextReporter:
             for note in report.notes:
                 out.extend(wrap_text(printable(f"note: {note}"), view.width))
         out.append("")
-        out.append(view.paint(printable(summary_line(report)), "green" if report.ok else "red"))
-        return "\n".join(out).lstrip("\n") + "\n"
+        color = "red" if not report.ok else "yellow" if listed_errors(report) else "green"
+        out.append(view.paint(printable(summary_line(report)), color))
+        return "\n".join(line.rstrip(" ") for line in out).lstrip("\n") + "\n"  # no trailing space (recent's empty summary)
 
     def _head(self, report: Report) -> list[str]:
         """The head lines, escaped; the workspaces list wrapped to the width."""
@@ -202,6 +213,8 @@ class TextReporter:
         for line in head_lines(report):
             if isinstance(line, list):  # a list to wrap: [head, item, item, ...]
                 out.extend(wrap_items(printable(line[0]), [printable(item) for item in line[1:]], self.view.width))
+            elif isinstance(line, Hanging):
+                out.extend(wrap_hanging(printable(line.text), self.view.width, line.indent))
             else:
                 out.append(printable(line))
         return out

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ds_gate.kernel.counting import counted
 from ds_gate.model.findings import (
     CONTRACT,
     DISCIPLINE,
@@ -76,5 +77,5 @@ RERECORD = ("until it is fixed the review covers no run: record it again under i
 
 
 def demoted_note(count: int) -> str:
-    return (f"{count} finding(s) of ds-gate's stricter (discipline) rules are warnings on an ordinary checkpoint, "
+    return (f"{counted(count, 'finding')} of ds-gate's stricter (discipline) rules {'is a warning' if count == 1 else 'are warnings'} on an ordinary checkpoint, "
             "which DeepScientist accepts; check, closure and finalization commits fail on them")

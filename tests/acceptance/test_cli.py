@@ -114,7 +114,7 @@ def test_validate_outside_a_quest_checks_the_schema_and_says_what_it_could_not_c
     code, out = gate_json("validate", str(lone), str(other))
     assert code == 0
     assert [f["rule"] for f in out["findings"]] == ["review.runs-not-checked"]
-    assert out["notes"] == ["1 run or decision records and 0 memory cards of 2 files were validated"]
+    assert out["notes"] == ["1 run or decision record and 0 memory cards of 2 files were validated"]
 
 
 def test_exit_code_2_for_unreadable_input_and_usage_errors(tmp_path, capsys) -> None:

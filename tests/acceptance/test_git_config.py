@@ -187,7 +187,7 @@ def test_the_pytest_plugin_starts_no_program_either(hostile, arsenal, pytester) 
 def test_lineage_since_still_finds_exactly_the_changed_cards(hostile, home, gate_json) -> None:
     code, out = gate_json("lineage", "--home", str(home), "--since", "HEAD")
     assert code in (0, 1)
-    assert "1 card(s) of" in " ".join(out.get("notes", []))
+    assert "1 card of" in " ".join(out.get("notes", []))
 
 
 @pytest.mark.slow

@@ -386,6 +386,8 @@ def test_the_server_says_its_version_and_the_schema_of_every_result(make_quest, 
              "validate_distill_review": {"payload": {"kind": "report", "report_type": "distill_review",
                                                      "reviewed_run_ids": ["main-001"]}}}
     assert set(calls) == set(TOOLS)
+    cli_version = subprocess.run([sys.executable, "-m", "ds_gate", "--version"], capture_output=True, text=True,
+                                 check=True).stdout.strip()
 
     async def scenario() -> None:
         server_env = {name: os.environ[name] for name in PASSED_ON if name in os.environ}
@@ -396,6 +398,7 @@ def test_the_server_says_its_version_and_the_schema_of_every_result(make_quest, 
                 started = await session.initialize()
                 info = _field(started, "server_info", "serverInfo")
                 assert (info.name, info.version) == ("ds_gate", __version__)
+                assert info.version and f"ds-gate {info.version}" == cli_version  # issue 27: it said ''
                 listed = {tool.name: _field(tool, "output_schema", "outputSchema") for tool in (await session.list_tools()).tools}
                 for tool, arguments in calls.items():
                     schema = listed[tool]

@@ -504,7 +504,7 @@ def test_validate_reports_a_bad_card(home: Path, monkeypatch: pytest.MonkeyPatch
         ("card.schema", "/confidence", 9),
     ]
     assert {f["path"] for f in out["findings"]} == {"memory/knowledge/x.md"}
-    assert "1 memory cards" in out["notes"][0]
+    assert "1 memory card of 1 file" in out["notes"][0]
 
 
 def test_validate_reports_an_unreadable_frontmatter(home: Path, monkeypatch: pytest.MonkeyPatch, gate_json) -> None:

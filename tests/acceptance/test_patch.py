@@ -266,7 +266,7 @@ def test_lineage_since_checks_every_card_changed_since_a_revision(versioned_home
     patch_findings = [(f["rule"], f["path"]) for f in out["findings"] if f["rule"].startswith("patch.")]
     assert patch_findings == [("patch.claim-changed", "memory/knowledge/sparse.md")]  # 002 appended, then changed the claim
     assert any(f["message"].startswith("quest 002 patches") for f in out["findings"])  # inferred from the appended entry
-    assert out["notes"] == [f"2 card(s) of {memory} changed since HEAD"]
+    assert out["notes"] == [f"2 cards of {memory} changed since HEAD"]
     # named explicitly: 001 owns it, so the same change is an owner's edit
     code, out = gate_json("lineage", "--home", str(versioned_home), "--since", "HEAD", "--quest", "001")
     assert not [f for f in out["findings"] if f["rule"].startswith("patch.")]

@@ -138,7 +138,7 @@ def test_a_finalization_commit_passes_once_a_report_review_covers_the_runs(make_
     with pytest.raises(CheckpointRejected) as rejected:
         quest.checkpoint(paper, "paper: bundle")
     first = rejected.value.output.strip().splitlines()[0]
-    assert first.startswith("ds-gate commit-check: REJECTED - 1 of 1 completed runs pending"), first
+    assert first.startswith("ds-gate commit-check: REJECTED - 1 of 1 completed run pending"), first
     assert f"'{run}',  # main-001" in rejected.value.output and "over this run," in rejected.value.output
     assert "'report_type': 'distill_review'" in rejected.value.output and "no-verify" not in rejected.value.output
     quest.review(paper, [run], encoding="report")

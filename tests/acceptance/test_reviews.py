@@ -187,7 +187,7 @@ def test_check_passes_with_pending_runs_but_closure_does_not(make_quest, capsys)
     quest = make_quest()
     quest.run(quest.root, "main-001")
     assert main(["check", str(quest.root)]) == 0
-    assert "1 of 1 completed runs pending distill review" in capsys.readouterr().out
+    assert "1 of 1 completed run pending distill review" in capsys.readouterr().out
     assert main(["closure", str(quest.root)]) == 1
 
 

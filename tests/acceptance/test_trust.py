@@ -300,7 +300,7 @@ def test_doctor_shows_where_each_setting_came_from_and_what_was_ignored(branch_r
     assert "untrusted" in quest_config["message"] and "applied: require=true (.ds-gate.yaml)" in quest_config["message"]
     assert "ignored" in quest_config["message"] and "source=folders (.ds-gate.yaml)" in quest_config["message"]
     assert "--from-folders" in quest_config["fix"]
-    assert checks["quest waivers"]["status"] == "warn" and "proposals" in checks["quest waivers"]["message"]
+    assert checks["quest waivers"]["status"] == "warn" and "is a proposal" in checks["quest waivers"]["message"]
     assert "--accept-quest-waivers" in checks["quest waivers"]["fix"]
 
 
