@@ -73,7 +73,7 @@ def _agent(args: argparse.Namespace) -> int:
         "the MCP server needs the optional extra in that Python: pip install 'ds-gate[mcp]'",
         "DeepScientist's Claude and Kimi runners start only their built-in MCP servers: there the skill's "
         "ds_gate.* calls go through the CLI (ds-gate candidates, recall --for-stage, closure) run with bash_exec; "
-        "Claude reads no skill folder (README, 'For the agent')",
+        "Claude reads no skill folder (docs/agent-tools.md)",
     ]
     report = AgentInstallReport(
         command="install", ok=True, notes=notes, quest=root, skill=SKILL_NAME,

@@ -94,7 +94,7 @@ def _hooks(root: Path) -> list[Check]:
     else:
         checks.append(Check("hook", FAIL, f"no commit hook in {folder}: finalization commits are not gated",
                             "ds-gate install " + shlex.quote(str(root)) + "   (or, for a human-driven repo, "
-                            "pre-commit install with the README's config)"))
+                            "pre-commit install with the config in docs/hooks.md)"))
     checks += _skips_missing_config(folder, root)
     if ours and framework:
         checks.append(Check("setups", WARN, "both ds-gate's hook and the pre-commit framework's are installed: the "

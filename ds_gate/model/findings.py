@@ -3,7 +3,7 @@
 A rule is declared once, as a ``Rule`` object, in the module that checks it; findings are
 made from it (``RULE.at(path, message)``), so a rule id is never a loose string and its
 severity, level, summary and default hint live in one place. Declaring a rule registers
-it, which is how the rules table (``ds-gate rules``, the README) is derived from the code.
+it, which is how the rules table (``docs/rules.md``) is derived from the code.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ session; exit 2 itself comes from ``pytest_configure`` (``pytest.exit``: a clean
 there, where ``_prepareconfig`` would print a traceback for it), which asks again with the
 final ``config.args``, before anything is collected. What pytest does before any plugin
 runs (a quest's config file found from the current folder, with ``addopts = -p …``) cannot
-be stopped here; the README's recipe avoids it by running from an empty folder.
+be stopped here; the recipe in docs/pytest.md avoids it by running from an empty folder.
 
 Imported only when ``--ds-gate`` paths are given; it imports nothing of ds-gate's, so the
 plugin stays cheap and ``items`` can share how a home expands into quests.
