@@ -1,10 +1,17 @@
 """A recallable card, slim: what a summary shows, plus its text for the lexical score;
-and its compact form in the cache."""
+and its compact form in the cache.
+
+A result carries the card's content, not only where it is: ``summary`` is the claim and
+the first lines of the body (a JSONL record: its lesson fields, ``jsonl.LESSON_FIELDS``),
+cut to the caller's budget by ``fit_summaries``. ``content_key`` is what duplicates share:
+the body (else claim and title) with case, punctuation and spacing dropped."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +22,11 @@ from ds_gate.model.records import timestamp
 from ds_gate.recall.tags import normalize_tags
 from ds_gate.sources.memory import card_tags
 from ds_gate.sources.tag_values import MAX_TAGS
+
+SUMMARY_LINES = 3  # body lines after the claim: enough to see the lesson, few enough for a listing
+MIN_BODY_CHARS = 40  # a body shorter than this is a stub: duplicates are judged on title and claim too
+_KEY_TEXT = re.compile(r"[\W_]+", re.UNICODE)
+TRUNCATED = " …"
 
 
 @dataclass(slots=True)
@@ -33,6 +45,7 @@ class Entry:
     path: str
     text: str  # the body, for FTS (title and claim are columns of their own)
     when: float = field(default=-math.inf)
+    fields: dict[str, str] | None = None  # a JSONL record's lesson fields (issue, fix, ...), in the record's order
 
     def order(self) -> tuple[float, str, str]:
         return (-self.when, self.card_id, self.path)
@@ -41,11 +54,57 @@ class Entry:
         out: dict[str, Any] = {
             "card_id": self.card_id, "title": self.title, "claim": self.claim, "tags": list(self.tags), "kind": self.kind,
             "scope": self.scope, "quest_id": self.quest_id, "updated_at": self.updated_at, "path": self.path,
-            "overlap": overlap, "matched_tags": list(matched),
+            "overlap": overlap, "matched_tags": list(matched), "summary": self.content(),
         }
+        if self.fields is not None:
+            out["fields"] = dict(self.fields)
         if lexical is not None:
             out["lexical_score"] = lexical
         return out
+
+    def copy_ref(self) -> dict[str, Any]:
+        """Where one copy of a collapsed lesson is: enough to read it or patch it."""
+        return {"card_id": self.card_id, "quest_id": self.quest_id, "scope": self.scope, "path": self.path}
+
+    def content(self, lines: int = SUMMARY_LINES) -> str:
+        """The lesson in a few lines: the claim, then the body's first non-empty lines (a JSONL
+        record's body is its lesson fields, one per line)."""
+        parts = [self.claim.strip()] if self.claim and self.claim.strip() and self.fields is None else []
+        for line in self.text.splitlines():
+            if len(parts) >= lines + 1:
+                break
+            line = line.strip()
+            if line and not line.startswith(("#", "---")) and line not in parts:
+                parts.append(line)
+        return "\n".join(parts)
+
+    def content_key(self) -> str:
+        """What two copies of one lesson share: the body (or claim and title when the body is
+        empty), casefolded, with punctuation and spacing dropped; hashed."""
+        basis = _KEY_TEXT.sub(" ", self.text.casefold()).strip()
+        if len(basis) < MIN_BODY_CHARS:
+            basis = _KEY_TEXT.sub(" ", f"{self.title or ''} {self.claim or ''} {basis}".casefold()).strip()
+        return hashlib.sha256(basis.encode("utf-8", "replace")).hexdigest()[:16] if basis else f"id:{self.card_id}"
+
+
+
+def fit_summaries(rows: list[dict[str, Any]], max_chars: int) -> bool:
+    """Cut every row's ``summary`` so that together they hold at most ``max_chars``
+    characters, the best-ranked first: each row may use an equal share of what is left, and
+    what a short summary leaves over goes to the rows after it. True when one was cut (each
+    cut row says ``summary_truncated``)."""
+    cut = False
+    left = max_chars
+    for n, row in enumerate(rows):
+        text = row.get("summary") or ""
+        share = left // (len(rows) - n)
+        if len(text) > share:
+            text = text[: max(0, share - len(TRUNCATED))].rstrip() + TRUNCATED if share > len(TRUNCATED) else ""
+            row["summary_truncated"] = True
+            cut = True
+        row["summary"] = text
+        left -= len(text)
+    return cut
 
 
 def entry_from_card(card: Any, scope: str) -> Entry | None:

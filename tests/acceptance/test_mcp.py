@@ -106,7 +106,8 @@ def test_the_server_lists_the_five_tools_each_read_only_and_described(make_quest
                 assert len(tool.description or "") > 80
             schemas = {tool.name: _field(tool, "input_schema", "inputSchema") for tool in listed}
             assert schemas["draft_distill_review"]["required"] == ["run_ids"]
-            assert set(schemas["list_knowledge_summaries"]["properties"]) == {"domain_tags", "kind", "limit"}
+            assert set(schemas["list_knowledge_summaries"]["properties"]) == {"domain_tags", "kind", "limit", "query",
+                                                                              "max_chars", "order"}
             assert set(schemas["list_recent"]["properties"]) == {"kind", "limit"}
             assert schemas["check_closure"].get("properties") == {} == schemas["list_distill_candidates"].get("properties")
 
@@ -150,16 +151,19 @@ def test_each_tool_answers_with_structured_json(make_quest, home, tmp_path) -> N
             assert from_git["branch"] == "run/001-gone" and from_git["unread"] is None
 
             recalled = payload(await session.call_tool("list_knowledge_summaries", {}))
+            # empty tags and no query: the newest cards (the RFC), recall_priors on or off; the
+            # stage-entry tags come back to be passed next
             assert recalled["tag_sources"]["stage"] == ["stage:baseline"]
             assert recalled["tag_sources"]["domains"] == ["sparse-routing"]
-            assert recalled["domain_tags"][:2] == ["stage:baseline", "sparse-routing"]
+            assert recalled["domain_tags"] == [] and recalled["rank_by"] == "recent"
             assert [r["card_id"] for r in recalled["results"]] == [lesson]
+            assert recalled["results"][0]["summary"].startswith("lr above 1e-3 collapses experts.")
             assert recalled["counts"] == {"cards_in_scope": 1, "of_kind": 1, "matching": 1, "returned": 1}
-            assert "stage baseline" in recalled["notes"][0]
+            assert "stage:baseline, sparse-routing" in recalled["notes"][0]
             tagged = payload(await session.call_tool("list_knowledge_summaries",
                                                      {"domain_tags": ["topic:nothing"], "kind": "knowledge", "limit": 5}))
             assert tagged["results"] == [] and tagged["tag_sources"] is None
-            assert tagged["left_out"] == {"other_kinds": 0, "no_shared_tag": 1, "over_limit": 0}
+            assert tagged["left_out"] == {"other_kinds": 0, "no_shared_tag": 1, "over_limit": 0, "collapsed_copies": 0}
 
             latest = payload(await session.call_tool("list_recent", {"kind": "run", "limit": 2}))
             assert latest["request"] == {"kind": "run", "limit": 2} and len(latest["results"]) == 2
