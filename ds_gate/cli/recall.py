@@ -30,9 +30,9 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
                    help="global memory, the quest's, or both plus other quests' (default: visible)")
     p.add_argument("--query", help="free text: cards and records ranked by BM25 over title, tags, claim and body (the "
                    "--tags' words count as words of the query)")
-    p.add_argument("--order", choices=ORDERS, default="rfc",
-                   help="with --tags only: rfc (shared-tag count, then recency; default) or relevance (the tags ranked "
-                   "as text, a rare shared tag weighing more than a common one)")
+    p.add_argument("--order", choices=ORDERS, default=None,
+                   help="with tags only: rfc (shared-tag count, then recency; the default) or relevance (the tags ranked "
+                   "as text, a rare shared tag weighing more than a common one; the default with --for-stage)")
     p.add_argument("--support", action="store_true",
                    help="among results that rank equal, put first the lesson more quests hold a copy of")
     p.add_argument("--max-chars", type=int, default=None, metavar="N",
@@ -68,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
             entry.sources["--tags"] = tags
         tags = entry.tags
         notes.append(entry.describe())
+        if args.order is None:  # a dozen tags of unequal weight, assembled here, not the agent's RFC call
+            args.order = "relevance"
+    args.order = args.order or "rfc"
     quest = args.quest if args.quest or args.scope == "quest" or args.for_stage is not None else None
     found = recall(tags, args.kind, args.limit, home=args.home, quest=quest or None, scope=args.scope, query=args.query,
                    jsonl=args.jsonl or (), refresh=args.refresh, cache=not args.no_cache, max_chars=args.max_chars,

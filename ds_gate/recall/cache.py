@@ -18,7 +18,7 @@ from pathlib import Path
 from ds_gate.io.cache_dir import open_db
 
 CACHE_NAME = "recall-cache.sqlite3"
-CACHE_VERSION = 4  # 4: tags bounded (sources.tag_values); rows of 3 may hold more
+CACHE_VERSION = 5  # 5: each row keeps the card's content key (duplicates); 4: tags bounded (sources.tag_values)
 
 
 def _setup(db: sqlite3.Connection) -> None:

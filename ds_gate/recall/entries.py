@@ -46,6 +46,7 @@ class Entry:
     text: str  # the body, for FTS (title and claim are columns of their own)
     when: float = field(default=-math.inf)
     fields: dict[str, str] | None = None  # a JSONL record's lesson fields (issue, fix, ...), in the record's order
+    dup: str = ""  # content_key(), kept in the cache: computing it for 10,000 cards each process costs ~0.3 s
 
     def order(self) -> tuple[float, str, str]:
         return (-self.when, self.card_id, self.path)
@@ -115,8 +116,10 @@ def entry_from_card(card: Any, scope: str) -> Entry | None:
     claim = meta.get("claim") if isinstance(meta.get("claim"), str) else None
     updated = meta.get("updated_at") if isinstance(meta.get("updated_at"), str) else None
     kind = meta.get("type") if meta.get("type") in MEMORY_KINDS else card.kind
-    return Entry(card.card_id, card.title, claim, tags, frozenset(normalize_tags(tags)), kind, scope, card.quest_id, updated,
-                 str(card.path), card.body, timestamp(updated))
+    entry = Entry(card.card_id, card.title, claim, tags, frozenset(normalize_tags(tags)), kind, scope, card.quest_id,
+                  updated, str(card.path), card.body, timestamp(updated))
+    entry.dup = entry.content_key()
+    return entry
 
 
 
@@ -146,7 +149,7 @@ def encode(entry: Entry | None) -> str:
     if entry is None:
         return "null"
     return json.dumps([entry.card_id, entry.title, entry.claim, list(entry.tags), entry.kind, entry.quest_id,
-                       entry.updated_at, entry.text])
+                       entry.updated_at, entry.text, entry.dup])
 
 
 def decode(text: str, scope: str, path: str) -> Entry | None:
@@ -154,12 +157,13 @@ def decode(text: str, scope: str, path: str) -> Entry | None:
     data = json.loads(text)
     if data is None:
         return None
-    if not isinstance(data, list) or len(data) != 8:
+    if not isinstance(data, list) or len(data) != 9:
         raise ValueError("not a cache row")
-    card_id, title, claim, tags, kind, quest_id, updated, body = data
+    card_id, title, claim, tags, kind, quest_id, updated, body, dup = data
     if not (isinstance(tags, list) and len(tags) <= MAX_TAGS and all(isinstance(t, str) for t in tags)
-            and all(v is None or isinstance(v, str) for v in (card_id, title, claim, kind, quest_id, updated, body))):
+            and isinstance(body, str) and isinstance(dup, str)
+            and all(v is None or isinstance(v, str) for v in (card_id, title, claim, kind, quest_id, updated))):
         raise ValueError("not a cache row")
     tags = tuple(tags)
     return Entry(card_id, title, claim, tags, frozenset(normalize_tags(tags)), kind, scope, quest_id, updated, path, body,
-                 timestamp(updated))
+                 timestamp(updated), None, dup)

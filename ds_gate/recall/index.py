@@ -20,7 +20,7 @@ from ds_gate.recall.entries import Budget, Entry, decode, encode, entry_from_car
 from ds_gate.recall.jsonl import read_jsonl
 from ds_gate.recall.tags import bare, closest, match_key
 from ds_gate.recall.text import FTS5_MISSING, TextIndex, idf, words
-from ds_gate.sources.card_files import card_files
+from ds_gate.sources.card_files import card_stats
 from ds_gate.sources.memory import parse_card
 
 
@@ -69,19 +69,15 @@ class Index:
 
     def build(self) -> None:
         findings: list[Any] = []
-        files: list[tuple[Path, str, str]] = []
+        files: list[tuple[str, str, str, os.stat_result]] = []
         for root in self.roots:
-            files.extend((path, kind, root.scope) for path, kind in card_files(root.memory, root.contain, None, findings))
-        cached = self.cache.load([str(p) for p, _, _ in files])
+            files.extend((path, kind, root.scope, st)
+                         for path, kind, st in card_stats(root.memory, root.contain, None, findings))
+        cached = self.cache.load([p for p, _, _, _ in files])
         fresh: list[tuple[str, int, int, int, str]] = []
         entries: list[Entry] = []
         budget = Budget()
-        for path, kind, scope in files:
-            key = str(path)
-            try:
-                st = os.stat(path)
-            except OSError:
-                continue
+        for key, kind, scope, st in files:
             row = cached.get(key)
             entry, fresh_read = None, True
             if row is not None and row[:3] == (st.st_mtime_ns, st.st_size, st.st_ino) and isinstance(row[3], str):
@@ -90,6 +86,7 @@ class Index:
                 except (ValueError, RecursionError):  # a row this version did not write: read the card instead
                     pass
             if fresh_read:
+                path = Path(key)
                 try:
                     raw = fs.read_file(path)
                 except OSError:  # unreadable or over the size limit: `check` reports it, recall skips it
@@ -101,7 +98,7 @@ class Index:
                 budget.spend(entry)
                 entries.append(entry)
         self.cache.store(fresh)
-        self.cache.forget([r.memory for r in self.roots], {str(p) for p, _, _ in files})
+        self.cache.forget([r.memory for r in self.roots], {p for p, _, _, _ in files})
         for source in self.jsonl:
             entries.extend(read_jsonl(source, budget))
         self.entries = _dedupe(entries)
@@ -223,7 +220,7 @@ class Index:
 
     def _group(self, i: int) -> str:
         if self._groups is None:
-            self._groups = [e.content_key() for e in self.entries]
+            self._groups = [e.dup or e.content_key() for e in self.entries]
             members: dict[str, list[int]] = {}
             for j, key in enumerate(self._groups):
                 members.setdefault(key, []).append(j)

@@ -85,5 +85,6 @@ def read_jsonl(path: Path, budget: Budget | None = None) -> list[Entry]:
         out.append(Entry(card_id, title, text or None, tags, frozenset(normalize_tags(tags)), kind, "jsonl",
                          str(project) if project is not None else None, date, f"{path}:{number}", body, timestamp(date),
                          fields))
+        out[-1].dup = out[-1].content_key()
         budget.spend(out[-1])
     return out

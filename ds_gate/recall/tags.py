@@ -18,6 +18,7 @@ Two levels, because they answer two questions:
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -46,7 +47,13 @@ def normalize_tag(tag: Any) -> str:
 
     NFKC, casefold, strip; spaces around ``:`` dropped; runs of spaces, underscores and
     hyphens become one ``-``."""
-    text = unicodedata.normalize("NFKC", str(tag)).casefold().strip()
+    return _normalize(str(tag))
+
+
+@functools.lru_cache(maxsize=65536)
+def _normalize(tag: str) -> str:
+    """``normalize_tag`` of a string, remembered: 10,000 cards share a few hundred tags."""
+    text = unicodedata.normalize("NFKC", tag).casefold().strip()
     text = _COLON.sub(":", text)  # "Topic: Reward Hacking" is topic:reward-hacking
     return _DASHES.sub("-", _RUN.sub("-", text))  # "data - dedup" is data-dedup
 
