@@ -469,3 +469,32 @@ def test_recent_lists_indexed_records_not_the_graph_deepscientist_writes_beside_
     code, out = gate_json("recent", str(quest.root))
     assert code == 0 and seen["mcp"] == [r["artifact_id"] for r in out["results"]] == [run]
     assert unindexed not in seen["mcp"] and "git-graph" not in seen["mcp"]
+
+
+def test_recall_over_mcp_takes_a_text_query_and_a_budget_and_returns_the_lessons_content(make_quest, home,
+                                                                                          tmp_path) -> None:
+    """Issue 29: the agent reaches what the CLI's --query does, with each card's summary, within max_chars."""
+    quest = make_quest()
+    recall_priors_on(quest, domains=["sparse-routing"])
+    target = quest.card("global", "Experts collapse without the balancing loss", tags=["topic:moe"],
+                        claim="Two experts took all tokens when the auxiliary load-balancing loss was off.",
+                        body="Context: MoE pretraining.\n\nObservation: the router sent 90% of tokens to two experts.")
+    for n in range(8):
+        quest.card("global", f"Unrelated stage lesson {n}", tags=["stage:baseline"], claim=f"Lesson {n}.")
+    errlog = tmp_path / "server.err"
+
+    async def scenario() -> None:
+        async with connect(quest.root, errlog) as session:
+            found = payload(await session.call_tool("list_knowledge_summaries", {
+                "domain_tags": ["stage:baseline"], "query": "router collapse balancing loss", "limit": 3,
+                "max_chars": 90}))
+            assert found["rank_by"] == "text" and found["results"][0]["card_id"] == target
+            assert found["results"][0]["summary"].startswith("Two experts took all tokens")
+            assert sum(len(r["summary"]) for r in found["results"]) <= 90
+            assert found["request"]["query"] == "router collapse balancing loss" and found["request"]["max_chars"] == 90
+            unknown = payload(await session.call_tool("list_knowledge_summaries", {"domain_tags": ["topic:moes"]}))
+            assert [r["card_id"] for r in unknown["results"]] == [target]  # the plural matches
+            bad = await session.call_tool("list_knowledge_summaries", {"max_chars": "lots"})
+            assert is_error(bad) and "max_chars must be an integer from 0 to 200000" in text(bad)
+
+    drive(scenario, errlog)
