@@ -154,7 +154,24 @@ def encode(entry: Entry | None) -> str:
 
 def decode(text: str, scope: str, path: str) -> Entry | None:
     """A cache row back into an Entry; ValueError for anything ``encode`` would not have written."""
-    data = json.loads(text)
+    return from_data(json.loads(text), scope, path)
+
+
+def decode_many(texts: list[str]) -> list[Any] | None:
+    """Many rows' JSON in one parse (a third of the time of one parse each), or None when one
+    of them is not a JSON value on its own: the caller then decodes them one at a time. Each
+    row is one value, so a row that is not (``1, 2``) changes the count and is caught."""
+    if not texts:
+        return []
+    try:
+        data = json.loads("[" + ",".join(texts) + "]")
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, list) and len(data) == len(texts) else None
+
+
+def from_data(data: Any, scope: str, path: str) -> Entry | None:
+    """A decoded cache row as an Entry; ValueError for anything ``encode`` would not have written."""
     if data is None:
         return None
     if not isinstance(data, list) or len(data) != 9:
@@ -167,3 +184,14 @@ def decode(text: str, scope: str, path: str) -> Entry | None:
     tags = tuple(tags)
     return Entry(card_id, title, claim, tags, frozenset(normalize_tags(tags)), kind, scope, quest_id, updated, path, body,
                  timestamp(updated), None, dup)
+
+
+def dedupe(entries: list[Entry]) -> list[Entry]:
+    """One summary per card id: the global copy of a promoted card, else the first found."""
+    if len({e.card_id for e in entries}) == len(entries):
+        return entries  # nothing to choose (the usual case): the scan's order, folder by folder, name by name
+    rank = {"global": 0, "quest": 1, "shared_quest": 2, "jsonl": 3}
+    best: dict[str, Entry] = {}
+    for entry in sorted(entries, key=lambda e: (rank.get(e.scope, 9), e.path)):
+        best.setdefault(entry.card_id, entry)
+    return sorted(best.values(), key=lambda e: e.path)

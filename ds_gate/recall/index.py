@@ -6,7 +6,9 @@ folders and their ``_index.jsonl`` (MemoryService appends to it on every write).
 from __future__ import annotations
 
 import functools
+import gc
 import heapq
+import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +18,15 @@ from typing import Any
 from ds_gate.kernel import fs
 from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.recall.cache import Cache
-from ds_gate.recall.entries import Budget, Entry, decode, encode, entry_from_card
+from ds_gate.recall.entries import (
+    Budget,
+    Entry,
+    decode_many,
+    dedupe,
+    encode,
+    entry_from_card,
+    from_data,
+)
 from ds_gate.recall.jsonl import read_jsonl
 from ds_gate.recall.tags import bare, closest, match_key
 from ds_gate.recall.text import FTS5_MISSING, TextIndex, idf, words
@@ -68,6 +78,18 @@ class Index:
         return tuple(out)
 
     def build(self) -> None:
+        """Every card of the roots (from the cache where its stat still matches) and the JSONL
+        records. The collector is paused meanwhile: 10,000 entries are made and all kept, so
+        its passes over them find nothing to free and cost a fifth of the build."""
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            self._build()
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _build(self) -> None:
         findings: list[Any] = []
         files: list[tuple[str, str, str, os.stat_result]] = []
         for root in self.roots:
@@ -77,12 +99,17 @@ class Index:
         fresh: list[tuple[str, int, int, int, str]] = []
         entries: list[Entry] = []
         budget = Budget()
-        for key, kind, scope, st in files:
-            row = cached.get(key)
+        valid = [(n, row[3]) for n, (key, _, _, st) in enumerate(files) if (row := cached.get(key)) is not None
+                 and row[:3] == (st.st_mtime_ns, st.st_size, st.st_ino) and isinstance(row[3], str)]
+        parsed = decode_many([text for _, text in valid])
+        known: dict[int, Any] = dict(zip((n for n, _ in valid), parsed, strict=True)) if parsed is not None else {}
+        texts = dict(valid)
+        for n, (key, kind, scope, st) in enumerate(files):
             entry, fresh_read = None, True
-            if row is not None and row[:3] == (st.st_mtime_ns, st.st_size, st.st_ino) and isinstance(row[3], str):
+            if n in texts:
                 try:
-                    entry, fresh_read = decode(row[3], scope, key), False
+                    data = known[n] if n in known else json.loads(texts[n])
+                    entry, fresh_read = from_data(data, scope, key), False
                 except (ValueError, RecursionError):  # a row this version did not write: read the card instead
                     pass
             if fresh_read:
@@ -101,7 +128,7 @@ class Index:
         self.cache.forget([r.memory for r in self.roots], {p for p, _, _, _ in files})
         for source in self.jsonl:
             entries.extend(read_jsonl(source, budget))
-        self.entries = _dedupe(entries)
+        self.entries = dedupe(entries)
         self._postings, self._by_value = {}, {}
         for i, entry in enumerate(self.entries):
             for key in {_key(tag) for tag in entry.norm}:
@@ -262,12 +289,3 @@ def _tag_text(tags: tuple[str, ...]) -> str:
 @functools.lru_cache(maxsize=65536)
 def _key(tag: str) -> str:
     return match_key(tag)
-
-
-def _dedupe(entries: list[Entry]) -> list[Entry]:
-    """One summary per card id: the global copy of a promoted card, else the first found."""
-    rank = {"global": 0, "quest": 1, "shared_quest": 2, "jsonl": 3}
-    best: dict[str, Entry] = {}
-    for entry in sorted(entries, key=lambda e: (rank.get(e.scope, 9), e.path)):
-        best.setdefault(entry.card_id, entry)
-    return sorted(best.values(), key=lambda e: e.path)

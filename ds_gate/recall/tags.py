@@ -31,10 +31,10 @@ _WORDS = re.compile(r"[-./]+")
 
 # British spellings whose American form is the same word (and never another word): the
 # endings below, plus a few whole words a suffix rule would get wrong
-_BRITISH_ENDINGS = (("isation", "ization"), ("isations", "izations"), ("ising", "izing"), ("ised", "ized"),
+BRITISH_ENDINGS = (("isation", "ization"), ("isations", "izations"), ("ising", "izing"), ("ised", "ized"),
                     ("iser", "izer"), ("isers", "izers"), ("yse", "yze"), ("ysed", "yzed"), ("ysing", "yzing"),
                     ("ises", "izes"))
-_BRITISH_WORDS = {"behaviour": "behavior", "colour": "color", "modelling": "modeling", "labelling": "labeling",
+BRITISH_WORDS = {"behaviour": "behavior", "colour": "color", "modelling": "modeling", "labelling": "labeling",
                   "normalise": "normalize", "optimise": "optimize", "regularise": "regularize", "tokenise": "tokenize",
                   "quantise": "quantize", "minimise": "minimize", "maximise": "maximize", "generalise": "generalize",
                   "initialise": "initialize", "centre": "center", "catalogue": "catalog", "favour": "favor",
@@ -72,9 +72,9 @@ def word_key(word: str) -> str:
     regular plural (``rates`` -> ``rate``, ``batches`` -> ``batch``, ``strategies`` ->
     ``strategy``); words of three letters or fewer, numbers and the endings listed in
     ``_NOT_PLURAL`` (``loss``, ``bias``, ``statistics``) stay."""
-    if word in _BRITISH_WORDS:
-        return _BRITISH_WORDS[word]
-    for british, american in _BRITISH_ENDINGS:
+    if word in BRITISH_WORDS:
+        return BRITISH_WORDS[word]
+    for british, american in BRITISH_ENDINGS:
         if word.endswith(british) and len(word) > len(british) + 2:
             word = word[: -len(british)] + american
             break

@@ -5,9 +5,10 @@ The stdlib's ``sqlite3`` has FTS5 wherever SQLite was built with it (CPython's o
 and every major distribution's are); where it is missing, ``TextIndex`` says so
 (``FTS5_MISSING``) and recall ranks by tags and recency only, with a note, never an error.
 
-Text is folded before it is indexed and before a query is matched, the same way on both
-sides: NFKC, casefold, and British spellings to American (``tags.word_key``'s table), so
-``quantisation`` finds ``quantization``; porter then joins the inflections.
+Text is indexed as written (NFKC-normalised when not ASCII; unicode61 folds case), and a
+query asks for each of its words in both spellings (``spellings``: British and American,
+``tags.word_key``'s table), so ``quantisation`` finds ``quantization`` and back; porter then
+joins the inflections.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from ds_gate.recall.entries import Entry
-from ds_gate.recall.tags import word_key
+from ds_gate.recall.tags import BRITISH_ENDINGS, BRITISH_WORDS, word_key
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 FTS5_MISSING = ("this Python's sqlite3 has no FTS5, so the text query was not used: cards are ranked by tags and "
@@ -31,21 +32,34 @@ FTS5_MISSING = ("this Python's sqlite3 has no FTS5, so the text query was not us
 WEIGHTS = (1.0, 1.0, 1.0, 1.0)
 
 
+def _plain(text: str) -> str:
+    """What is indexed: the text, NFKC-normalised when it is not ASCII (unicode61 folds case
+    itself, but not the full-width or ligature forms NFKC joins)."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
+
+
 @functools.lru_cache(maxsize=65536)
-def _fold_word(word: str) -> str:
-    """Only the spelling half of ``word_key``: porter does plurals, on both sides."""
-    folded = word_key(word)
-    return word if word.startswith(folded) else folded
-
-
-def fold(text: str) -> str:
-    """NFKC, casefold, one spelling per word (see the module docstring)."""
-    return " ".join(_fold_word(w) for w in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()))
+def spellings(word: str) -> tuple[str, ...]:
+    """A query word and its other spelling (``quantisation`` <-> ``quantization``,
+    ``colour`` <-> ``color``): the query asks for both, so the indexed text is stored as written
+    and indexing 10,000 cards costs no Python per word."""
+    out = [word]
+    american = word_key(word)
+    if not word.startswith(american):  # a British spelling (not only a plural)
+        out.append(american)
+    for british, american_end in BRITISH_ENDINGS:
+        if word.endswith(american_end) and len(word) > len(american_end) + 2:
+            out.append(word[: -len(american_end)] + british)
+            break
+    out.extend(b for b, a in BRITISH_WORDS.items() if a == word)
+    return tuple(dict.fromkeys(out))
 
 
 def words(text: str) -> list[str]:
-    """The distinct words of a query, folded, in order (single letters dropped: they match everything)."""
-    return list(dict.fromkeys(w for w in fold(text).split() if len(w) > 1))
+    """The distinct words of a query with their other spellings, in order (single letters
+    dropped: they match everything)."""
+    found = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+    return list(dict.fromkeys(s for w in found if len(w) > 1 for s in spellings(w)))
 
 
 def fts5_available() -> bool:
@@ -67,7 +81,7 @@ class TextIndex:
         db = sqlite3.connect(":memory:")
         db.execute("CREATE VIRTUAL TABLE fts USING fts5(title, tags, claim, body, tokenize='porter unicode61')")
         db.executemany("INSERT INTO fts(rowid, title, tags, claim, body) VALUES (?, ?, ?, ?, ?)",
-                       [(i, fold(e.title or ""), fold(" ".join(e.tags)), fold(e.claim or ""), fold(e.text))
+                       [(i, _plain(e.title or ""), _plain(" ".join(e.tags)), _plain(e.claim or ""), _plain(e.text))
                         for i, e in enumerate(entries)])
         self.db = db
 
