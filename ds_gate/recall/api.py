@@ -144,7 +144,7 @@ def recall(
     if not home_exists and scope != "quest":
         notes.append(f"the DeepScientist home {home_path} does not exist, so there is no global memory to recall "
                      "from; pass --home DIR (or set DEEPSCIENTIST_HOME) to name it")
-    of_kind = sum(1 for e in index.entries if kind is None or e.kind == kind)
+    of_kind = len(index.entries) if kind is None else index.kinds[kind]
     return {"results": ranking.rows, "rank_by": ranking.mode, "unmatched_tags": ranking.unmatched,
             "counts": {"cards": len(index.entries), "of_kind": of_kind, "eligible": ranking.eligible},
             "collapsed": ranking.collapsed, "notes": notes, "home": str(home_path), "home_exists": home_exists}

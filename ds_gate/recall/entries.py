@@ -195,3 +195,15 @@ def dedupe(entries: list[Entry]) -> list[Entry]:
     for entry in sorted(entries, key=lambda e: (rank.get(e.scope, 9), e.path)):
         best.setdefault(entry.card_id, entry)
     return sorted(best.values(), key=lambda e: e.path)
+
+
+@dataclass(slots=True)
+class Ranking:
+    """What ``Index.rank`` found: the rows, how they were ranked, and what a caller should be told."""
+
+    mode: str  # recent | tags | text | text (no tag matched)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    unmatched: list[dict[str, Any]] = field(default_factory=list)  # {tag, closest}: a query tag no card carries
+    eligible: int = 0  # cards of the kind that a tag or the text matched (every card of the kind for "recent")
+    collapsed: int = 0  # copies folded into a result above them
+    notes: list[str] = field(default_factory=list)

@@ -10,8 +10,9 @@ import gc
 import heapq
 import json
 import os
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from ds_gate.recall.cache import Cache
 from ds_gate.recall.entries import (
     Budget,
     Entry,
+    Ranking,
     decode_many,
     dedupe,
     encode,
@@ -29,7 +31,7 @@ from ds_gate.recall.entries import (
 )
 from ds_gate.recall.jsonl import read_jsonl
 from ds_gate.recall.tags import bare, closest, match_key
-from ds_gate.recall.text import FTS5_MISSING, TextIndex, idf, words
+from ds_gate.recall.text import FTS5_MISSING, TextIndex, idf, tag_text, words
 from ds_gate.sources.card_files import card_stats
 from ds_gate.sources.memory import parse_card
 
@@ -56,6 +58,8 @@ class Index:
         self._groups: list[str] | None = None  # content_key per entry, computed on the first rank
         self._members: dict[str, list[int]] = {}  # content_key -> positions, for keys held by two entries or more
         self._recency: list[int] = []
+        self._orders: list[tuple[float, str, str]] = []
+        self.kinds: Counter[str] = Counter()  # entries per kind
 
     def signature(self) -> tuple[Any, ...]:
         """Stamps that change when MemoryService writes (each kind folder and its index),
@@ -136,7 +140,9 @@ class Index:
                 if not bare(key):
                     self._by_value.setdefault(key.rpartition(":")[2], []).append(i)
         self._groups, self._members = None, {}
-        self._recency = sorted(range(len(self.entries)), key=lambda i: self.entries[i].order())
+        self._orders = [e.order() for e in self.entries]  # each card's place among equals, made once
+        self._recency = sorted(range(len(self.entries)), key=self._orders.__getitem__)
+        self.kinds = Counter(e.kind for e in self.entries)
         self._fts = None
         self.stamp = self.signature()
 
@@ -145,7 +151,7 @@ class Index:
         """The best ``limit`` results, duplicates collapsed (see ``recall/__init__``): tags only
         -> the RFC's order (``order="relevance"``: the tags as text, each shared tag weighted by
         its rarity); a query, or tags matching no card -> text and tags together."""
-        entries = self.entries
+        entries, orders = self.entries, self._orders
         keys = {tag: match_key(tag) for tag in tags}
         hits: dict[int, list[str]] = {}
         unmatched: list[str] = []
@@ -157,7 +163,7 @@ class Index:
                 hits.setdefault(i, []).append(tag)
         out = Ranking(mode="recent", unmatched=[{"tag": t, "closest": closest(t, self._known())} for t in unmatched])
         as_text = tags and (not hits or order == "relevance")
-        text = query or (_tag_text(tags) if as_text else "")
+        text = query or (tag_text(tags) if as_text else "")
         ok = (lambda i: True) if kind is None else (lambda i: entries[i].kind == kind)
         scores: dict[int, float] = {}
         if text:
@@ -168,50 +174,55 @@ class Index:
             else:  # no FTS5 in this Python: tags and recency, said so
                 out.notes.append(FTS5_MISSING)
                 out.mode = "tags" if hits else "recent"
-        first: Callable[[int], float]
+        first: dict[int, float] | None  # the first key, smaller first; None: recency alone
         if out.mode in ("text", "relevance", "text (no tag matched)"):
-            chosen, first = [i for i in scores if ok(i)], (lambda i: -scores[i])
+            chosen, first = [i for i in scores if ok(i)], {i: -v for i, v in scores.items()}
         elif hits:
             out.mode = "tags"
-            chosen, first = [i for i in hits if ok(i)], (lambda i: -len(hits[i]))
+            chosen, first = [i for i in hits if ok(i)], {i: -len(h) for i, h in hits.items()}
         else:
-            chosen, first = [i for i in self._recency if ok(i)], (lambda i: 0.0)
+            chosen, first = [i for i in self._recency if ok(i)], None
         out.eligible = len(chosen)
-        if support:
-            def key_of(i: int) -> tuple[Any, ...]:
-                return (first(i), -self._support(i), *entries[i].order())
+        if entries:
+            self._group(0)  # the content keys, made on the first rank of a build
+        groups = self._groups or []
+        out.collapsed = len(chosen) - len({groups[i] for i in chosen})
+        # sort keys as plain tuples, the position last: the heap compares them in C
+        if first is None and not support:
+            items: list[tuple[Any, ...]] = [(i,) for i in chosen]  # already in recency order
+        elif support:
+            items = [((first or {}).get(i, 0.0), -self._support(i), *orders[i], i) for i in chosen]
         else:
-            def key_of(i: int) -> tuple[Any, ...]:
-                return (first(i), *entries[i].order())
-        out.collapsed = len(chosen) - len({self._group(i) for i in chosen})
-        for i in self._best(chosen, key_of, limit, presorted=out.mode == "recent" and not support):
+            items = [(first[i], *orders[i], i) for i in chosen] if first is not None else []
+        for i in self._best(items, limit, presorted=first is None and not support):
             matched = hits.get(i, [])
             row = entries[i].summary(len(matched), matched, round(scores[i], 6) if i in scores else None)
-            members = self._members.get(self._group(i), [i])
+            members = self._members.get(groups[i], [i])
             if len(members) > 1:
                 row["copies"] = [entries[j].copy_ref() for j in members]
             row["support"] = self._support(i)
             out.rows.append(row)
         return out
 
-    def _best(self, chosen: list[int], key_of: Callable[[int], tuple[Any, ...]], limit: int,
-              presorted: bool) -> list[int]:
-        """The first ``limit`` of ``chosen`` in ``key_of``'s total order, one per lesson (the
-        best-ranked copy stands for the rest): a heap of a few more than ``limit``, widened
-        while copies use up the places, never a sort of every match."""
+    def _best(self, items: list[tuple[Any, ...]], limit: int, presorted: bool) -> list[int]:
+        """The positions of the first ``limit`` items in their keys' total order (the position is
+        an item's last element), one per lesson (the best-ranked copy stands for the rest): a
+        heap of a few more than ``limit``, widened while copies use up the places, never a sort
+        of every match."""
+        groups = self._groups or []
         want = limit * 2 + 8
         while True:
-            top = chosen[:want] if presorted else heapq.nsmallest(want, chosen, key=key_of)
+            top = items[:want] if presorted else heapq.nsmallest(want, items)
             picked: list[int] = []
             seen: set[str] = set()
-            for i in top:
-                group = self._group(i)
-                if group not in seen:
-                    seen.add(group)
+            for item in top:
+                i = item[-1]
+                if groups[i] not in seen:
+                    seen.add(groups[i])
                     picked.append(i)
                     if len(picked) == limit:
                         return picked
-            if want >= len(chosen):
+            if want >= len(items):
                 return picked
             want *= 4
 
@@ -237,7 +248,7 @@ class Index:
             self._fts = TextIndex(self.entries)
         if not self._fts.available:
             return None
-        tag_words = _tag_text(tags)
+        tag_words = tag_text(tags)
         scores = self._fts.search(words(f"{text} {tag_words}" if text != tag_words else text))
         n = len(self.entries)
         weight = {tag: idf(len(self._matches(match_key(tag))), n) for tag in tags}
@@ -263,27 +274,9 @@ class Index:
         """How many cards are in scope, of ``kind``, and eligible for ``rank`` (a shared tag or a
         text match; every card of the kind when neither tags nor a query is given), so a caller
         can say how many the filters and the limit left out."""
-        of_kind = sum(1 for e in self.entries if kind is None or e.kind == kind)
+        of_kind = len(self.entries) if kind is None else self.kinds[kind]
         ranking = self.rank(tags, kind, 1, query)
         return {"cards": len(self.entries), "of_kind": of_kind, "eligible": ranking.eligible}
-
-
-@dataclass(slots=True)
-class Ranking:
-    """What ``Index.rank`` found: the rows, how they were ranked, and what a caller should be told."""
-
-    mode: str  # recent | tags | text | text (no tag matched)
-    rows: list[dict[str, Any]] = field(default_factory=list)
-    unmatched: list[dict[str, Any]] = field(default_factory=list)  # {tag, closest}: a query tag no card carries
-    eligible: int = 0  # cards of the kind that a tag or the text matched (every card of the kind for "recent")
-    collapsed: int = 0  # copies folded into a result above them
-    notes: list[str] = field(default_factory=list)
-
-
-def _tag_text(tags: tuple[str, ...]) -> str:
-    """Tags as words of a text query: their values only (``topic:`` says what kind of tag it
-    is, and every card has one, so it would match every card)."""
-    return " ".join(t.rpartition(":")[2].replace("-", " ") for t in tags)
 
 
 @functools.lru_cache(maxsize=65536)

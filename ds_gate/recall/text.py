@@ -98,3 +98,9 @@ class TextIndex:
 def idf(df: int, n: int) -> float:
     """BM25's inverse document frequency (the same one FTS5 uses for a word), for a tag."""
     return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+def tag_text(tags: tuple[str, ...]) -> str:
+    """Tags as words of a text query: their values only (``topic:`` says what kind of tag it
+    is, and every card has one, so it would match every card)."""
+    return " ".join(t.rpartition(":")[2].replace("-", " ") for t in tags)
