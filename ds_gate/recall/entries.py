@@ -177,9 +177,9 @@ def from_data(data: Any, scope: str, path: str) -> Entry | None:
     if not isinstance(data, list) or len(data) != 9:
         raise ValueError("not a cache row")
     card_id, title, claim, tags, kind, quest_id, updated, body, dup = data
-    if not (isinstance(tags, list) and len(tags) <= MAX_TAGS and all(isinstance(t, str) for t in tags)
-            and isinstance(body, str) and isinstance(dup, str)
-            and all(v is None or isinstance(v, str) for v in (card_id, title, claim, kind, quest_id, updated))):
+    if not (type(tags) is list and len(tags) <= MAX_TAGS and type(body) is str and type(dup) is str
+            and all(type(t) is str for t in tags)
+            and all(v is None or type(v) is str for v in (card_id, title, claim, kind, quest_id, updated))):
         raise ValueError("not a cache row")
     tags = tuple(tags)
     return Entry(card_id, title, claim, tags, frozenset(normalize_tags(tags)), kind, scope, quest_id, updated, path, body,

@@ -103,20 +103,19 @@ class Index:
         fresh: list[tuple[str, int, int, int, str]] = []
         entries: list[Entry] = []
         budget = Budget()
-        valid = [(n, row[3]) for n, (key, _, _, st) in enumerate(files) if (row := cached.get(key)) is not None
-                 and row[:3] == (st.st_mtime_ns, st.st_size, st.st_ino) and isinstance(row[3], str)]
-        parsed = decode_many([text for _, text in valid])
-        known: dict[int, Any] = dict(zip((n for n, _ in valid), parsed, strict=True)) if parsed is not None else {}
-        texts = dict(valid)
-        for n, (key, kind, scope, st) in enumerate(files):
-            entry, fresh_read = None, True
-            if n in texts:
+        rows = [cached.get(key) for key, _, _, _ in files]
+        good = [row is not None and row[:3] == (st.st_mtime_ns, st.st_size, st.st_ino) and isinstance(row[3], str)
+                for row, (_, _, _, st) in zip(rows, files, strict=True)]
+        parsed = decode_many([str(row[3]) for row, ok in zip(rows, good, strict=True) if ok and row is not None])
+        parsed_rows = iter(parsed or ())
+        for (key, kind, scope, st), row, ok in zip(files, rows, good, strict=True):
+            entry = None
+            if ok and row is not None:
                 try:
-                    data = known[n] if n in known else json.loads(texts[n])
-                    entry, fresh_read = from_data(data, scope, key), False
+                    entry = from_data(next(parsed_rows) if parsed is not None else json.loads(str(row[3])), scope, key)
                 except (ValueError, RecursionError):  # a row this version did not write: read the card instead
-                    pass
-            if fresh_read:
+                    ok = False
+            if not ok:
                 path = Path(key)
                 try:
                     raw = fs.read_file(path)
@@ -129,7 +128,8 @@ class Index:
                 budget.spend(entry)
                 entries.append(entry)
         self.cache.store(fresh)
-        self.cache.forget([r.memory for r in self.roots], {p for p, _, _, _ in files})
+        self.cache.forget([r.memory for r in self.roots], {p for p, _, _, _ in files},
+                          set(cached) if files else None)
         for source in self.jsonl:
             entries.extend(read_jsonl(source, budget))
         self.entries = dedupe(entries)
