@@ -18,7 +18,7 @@ from pathlib import Path
 from ds_gate.io.cache_dir import open_db
 
 CACHE_NAME = "recall-cache.sqlite3"
-CACHE_VERSION = 5  # 5: each row keeps the card's content key (duplicates); 4: tags bounded (sources.tag_values)
+CACHE_VERSION = 6  # 6: each row keeps the card's content key, normalised tags and moment; 4: tags bounded
 
 
 def _setup(db: sqlite3.Connection) -> None:

@@ -148,8 +148,9 @@ class Budget:
 def encode(entry: Entry | None) -> str:
     if entry is None:
         return "null"
+    when = entry.when if math.isfinite(entry.when) else None
     return json.dumps([entry.card_id, entry.title, entry.claim, list(entry.tags), entry.kind, entry.quest_id,
-                       entry.updated_at, entry.text, entry.dup])
+                       entry.updated_at, entry.text, entry.dup, sorted(entry.norm), when])
 
 
 def decode(text: str, scope: str, path: str) -> Entry | None:
@@ -174,16 +175,18 @@ def from_data(data: Any, scope: str, path: str) -> Entry | None:
     """A decoded cache row as an Entry; ValueError for anything ``encode`` would not have written."""
     if data is None:
         return None
-    if not isinstance(data, list) or len(data) != 9:
+    if type(data) is not list or len(data) != 11:
         raise ValueError("not a cache row")
-    card_id, title, claim, tags, kind, quest_id, updated, body, dup = data
-    if not (type(tags) is list and len(tags) <= MAX_TAGS and type(body) is str and type(dup) is str
-            and all(type(t) is str for t in tags)
+    card_id, title, claim, tags, kind, quest_id, updated, body, dup, norm, when = data
+    # the row's normalised tags and moment are the ones this version computed when it stored it
+    # (the cache is keyed by version): no normalising and no date parsing per card per process
+    if not (type(tags) is list and len(tags) <= MAX_TAGS and type(norm) is list and len(norm) <= len(tags)
+            and type(body) is str and type(dup) is str and (when is None or type(when) is float)
+            and all(type(t) is str for t in tags) and all(type(t) is str for t in norm)
             and all(v is None or type(v) is str for v in (card_id, title, claim, kind, quest_id, updated))):
         raise ValueError("not a cache row")
-    tags = tuple(tags)
-    return Entry(card_id, title, claim, tags, frozenset(normalize_tags(tags)), kind, scope, quest_id, updated, path, body,
-                 timestamp(updated), None, dup)
+    return Entry(card_id, title, claim, tuple(tags), frozenset(norm), kind, scope, quest_id, updated, path, body,
+                 -math.inf if when is None else when, None, dup)
 
 
 def dedupe(entries: list[Entry]) -> list[Entry]:
