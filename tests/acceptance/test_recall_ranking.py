@@ -242,3 +242,20 @@ def test_the_evaluation_runs_and_ds_gate_relevance_is_at_least_the_stock_baselin
     for name, data in metrics.items():
         assert data["ds-gate-rel"]["ndcg@10"] >= data["fts5"]["ndcg@10"], name
         assert data["ds-gate"]["ndcg@10"] >= data["rfc"]["ndcg@10"], name
+
+
+def test_for_stage_ranks_its_assembled_tags_by_relevance_unless_told_rfc(make_quest, home, gate_json) -> None:
+    """--for-stage assembles a dozen tags of unequal weight itself: a rare shared domain tag
+    outranks a newer card that only shares the stage; --order rfc gives the RFC's order back."""
+    quest = make_quest()
+    quest.write_quest_yaml(startup_contract={"recall_priors": "on", "brief": {"domains": ["domain:vision"]}})
+    card(home, "k-domain", ["domain:vision"], T1)
+    for n in range(5):
+        card(home, f"k-stage-{n}", ["stage:experiment"], T3)
+    code, out = gate_json("recall", "--for-stage", "experiment", "--quest", str(quest.root), "--scope", "global")
+    assert code == 0 and out["request"]["order"] == "relevance" and out["recall"]["rank_by"] == "relevance"
+    assert out["results"][0]["card_id"] == "k-domain"
+    code, out = gate_json("recall", "--for-stage", "experiment", "--quest", str(quest.root), "--scope", "global",
+                          "--order", "rfc")
+    assert out["request"]["order"] == "rfc" and out["recall"]["rank_by"] == "tags"
+    assert [r["card_id"] for r in out["results"]][-1] == "k-domain"  # one tag each: the newer cards first
