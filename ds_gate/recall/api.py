@@ -107,7 +107,7 @@ def recall(
     check_chars(max_chars)
     if scope not in SCOPES:
         raise QuestError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
-    check_kind(kind, jsonl=bool(jsonl))
+    given, kind = kind, check_kind(kind, jsonl=bool(jsonl))
     if order not in ORDERS:
         raise QuestError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
     quest_path = None
@@ -136,6 +136,9 @@ def recall(
     tags = normalize_tags(domain_tags or ())
     ranking = index.rank(tags, kind, limit, query, support, order)
     notes = list(ranking.notes)
+    if kind != given:
+        notes.append(f"kind {given!r} is read as {kind!r} (recall's kinds are memory folders, plural; "
+                     "recent --kind takes artifact kinds, singular)")
     truncated = fit_summaries(ranking.rows, max_chars if max_chars is not None else MAX_CHARS)
     if truncated:
         notes.append(f"summaries cut to fit max_chars={max_chars if max_chars is not None else MAX_CHARS} "
@@ -163,15 +166,18 @@ def check_chars(max_chars: object) -> None:
 
 
 def check_kind(kind: str | None, jsonl: bool = False) -> str | None:
-    """A recall ``kind`` (a memory folder, or with JSONL sources also a record type; None for
-    every kind), or the error a caller sees, with the kind meant when one is close: an
-    artifact kind (``recent``'s, singular) names its memory folder when there is one."""
+    """The recall ``kind`` meant (a memory folder, or with JSONL sources also a record type;
+    None for every kind), or the error a caller sees. The other command's spelling is taken:
+    ``recent --kind`` takes singular artifact kinds, so ``paper`` here is ``papers`` (and
+    ``pitfalls`` is ``pitfall``), which ``recall`` notes; anything else close gets a did-you-mean."""
     allowed = (*MEMORY_KINDS, *JSONL_TYPES) if jsonl else MEMORY_KINDS
     if kind is None or kind in allowed:
         return kind
     text = str(kind).strip().casefold()
-    guess = next((k for k in allowed if text in (k, k.rstrip("s"), k + "s", k + "es")), None)
-    guess = guess or next(iter(difflib.get_close_matches(text, allowed, n=1, cutoff=0.6)), None)
+    same = next((k for k in allowed if text in (k, k.rstrip("s"), k + "s", k + "es")), None)
+    if same is not None:
+        return same
+    guess = next(iter(difflib.get_close_matches(text, allowed, n=1, cutoff=0.6)), None)
     hint = f"; did you mean {guess!r}?" if guess else ""
     where = "memory kinds" + (" and JSONL record types" if jsonl else "")
     raise QuestError(f"kind must be one of the {where} {', '.join(allowed)}, not {kind!r}{hint} "

@@ -191,11 +191,18 @@ def test_scienceclaw_records_come_back_with_their_lesson_fields_and_are_searched
     assert code == 0 and [r["card_id"] for r in out["results"]] == ["p1"] and "fix: Use drop_last" in out["results"][0]["summary"]
 
 
-def test_a_kind_spelled_as_the_other_command_spells_it_gets_a_did_you_mean(home, capsys) -> None:
-    assert main(["recall", "--kind", "paper", "--home", str(home)]) == 2
-    assert "did you mean 'papers'?" in capsys.readouterr().err
-    assert main(["recall", "--kind", "decision", "--home", str(home)]) == 2
-    assert "did you mean 'decisions'?" in capsys.readouterr().err
+def test_a_kind_spelled_as_the_other_command_spells_it_is_taken_and_a_typo_gets_a_did_you_mean(home, capsys,
+                                                                                                gate_json) -> None:
+    card(home, "p-1", ["topic:a"], T1, kind="papers")
+    card(home, "k-1", ["topic:a"], T2)
+    code, out = gate_json("recall", "--kind", "paper", "--home", str(home))
+    assert code == 0 and [r["card_id"] for r in out["results"]] == ["p-1"]
+    assert "kind 'paper' is read as 'papers'" in " ".join(out["notes"])
+    capsys.readouterr()
+    assert main(["recall", "--kind", "knowlege", "--home", str(home)]) == 2
+    assert "did you mean 'knowledge'?" in capsys.readouterr().err
+    assert main(["recall", "--kind", "run", "--home", str(home)]) == 2
+    assert "recent --kind takes artifact kinds" in capsys.readouterr().err
 
 
 def test_recall_without_a_home_says_the_home_is_missing(tmp_path, capsys) -> None:
