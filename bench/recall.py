@@ -7,7 +7,12 @@ a temporary folder, then measures ``list_knowledge_summaries`` in this process:
 - cold: no cache file and no in-memory index (the first recall on a machine);
 - cache: a new in-memory index over a warm cache file (the first recall of a process);
 - warm: repeated calls in one process (stat of the memory folders, then ranking).
+- process: ``ds-gate recall`` as its own process over a warm cache file (what an agent's
+  shell call costs), interleaved with the same command over an empty home (the floor: the
+  interpreter, the imports, the argument parsing and the output every recall pays) and the
+  same recall with a text query; medians of ``--process-runs``, wall and CPU time.
 Goals (issue 6): warm p95 <= 10 ms at 10,000 cards; cold 1,000 cards <= 0.5 s.
+Goal (issue 29): a recall process at 10,000 cards <= 250 ms warm.
 """
 
 from __future__ import annotations
@@ -15,8 +20,10 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -49,10 +56,48 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
+def processes(home: Path, size: int, runs: int) -> None:
+    """Whole processes, interleaved so a change of load hits every command alike."""
+    base = [sys.executable, "-m", "ds_gate"]
+    empty = home.parent / "empty-home"
+    (empty / "memory" / "knowledge").mkdir(parents=True, exist_ok=True)
+    commands = {
+        "floor (empty home)": [*base, "recall", "--home", str(empty), "--scope", "global", "--tags",
+                               "topic:t3,stage:experiment", "--limit", "20", "--format", "json"],
+        "recall --tags": [*base, "recall", "--home", str(home), "--scope", "global", "--tags", "topic:t3,stage:experiment",
+                          "--limit", "20", "--format", "json"],
+        "recall --query": [*base, "recall", "--home", str(home), "--scope", "global", "--query", "router warmup drift",
+                           "--limit", "20", "--format", "json"],
+    }
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    for command in commands.values():  # warm: the cache file, the bytecode, the page cache
+        subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, command in commands.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
+            times[name].append((time.perf_counter() - start) * 1000)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[name].append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000)
+    floor = statistics.median(times["floor (empty home)"])
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"        process, {size} cards, warm cache (median of {runs}, load average {load:.2f}; CPU time is user+system,"
+          " what a quiet machine's wall time comes to):")
+    for name, values in times.items():
+        median = statistics.median(values)
+        goal = "   goal <= 250 ms" if name != "floor (empty home)" else ""
+        print(f"          {name:<22} wall {median:>6.0f} ms  CPU {statistics.median(cpu[name]):>6.0f} ms  "
+              f"{median / floor:>5.2f}x floor{goal}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--process-runs", type=int, default=11, help="process timings per command (0: none)")
     args = parser.parse_args()
     from ds_gate import recall
     from ds_gate.recall import api as recall_api
@@ -83,6 +128,8 @@ def main() -> int:
             goal = "cold <= 500 ms" if size <= 1000 else "warm p95 <= 10 ms"
             print(f"{size:>6}  {cold:>8.0f}  {statistics.median(cache_times):>9.1f}  {statistics.median(warm):>8.2f}  "
                   f"{pct(warm, 0.95):>8.2f}   {goal}")
+            if args.process_runs:
+                processes(home, size, args.process_runs)
         finally:
             shutil.rmtree(base, ignore_errors=True)
     return 0

@@ -41,8 +41,13 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
         candidates={"type": "array", "items": {"type": "object", "required": ["run_id"], "properties": {"run_id": STR}}},
         omitted=INT, notes=_strings()),
     "list_knowledge_summaries": _result(
-        request=OBJ, domain_tags=_strings(), tag_sources=_opt(OBJ), results={"type": "array", "items": OBJ},
-        counts=_opt(OBJ), left_out=_opt(OBJ), notes=_strings()),
+        request=OBJ, domain_tags=_strings(), tag_sources=_opt(OBJ), results={"type": "array", "items": {
+            "type": "object", "required": ["card_id", "title", "summary", "tags", "kind", "scope", "path", "support"],
+            "properties": {"card_id": STR, "title": _opt(STR), "summary": STR, "tags": _strings(), "kind": STR,
+                           "scope": STR, "path": STR, "support": INT, "copies": {"type": "array", "items": OBJ},
+                           "fields": OBJ}}},
+        rank_by={"enum": ["recent", "tags", "relevance", "text", "text (no tag matched)"]},
+        unmatched_tags={"type": "array", "items": OBJ}, counts=_opt(OBJ), left_out=_opt(OBJ), notes=_strings()),
     "list_recent": _result(request=OBJ, results={"type": "array", "items": {
         "type": "object", "required": ["artifact_id", "kind", "updated_at"],
         "properties": {"artifact_id": STR, "kind": _opt(STR), "updated_at": STR}}}),
@@ -63,6 +68,10 @@ ARGUMENTS: dict[str, tuple[dict[str, Any], str]] = {
     "domain_tags": ({"anyOf": [_strings(), {"type": "null"}]}, "a list of tag strings (or null)"),
     "kind": ({"anyOf": [STR, {"type": "null"}]}, "a string (or null)"),
     "limit": ({"type": "integer", "minimum": 1, "maximum": 200}, "an integer from 1 to 200"),
+    "query": ({"anyOf": [STR, {"type": "null"}]}, "a string (or null)"),
+    "max_chars": ({"anyOf": [{"type": "integer", "minimum": 0, "maximum": 200_000}, {"type": "null"}]},
+                  "an integer from 0 to 200000 (or null)"),
+    "order": ({"enum": ["rfc", "relevance"]}, "'rfc' or 'relevance'"),
     "run_ids": (_strings(), "a list of run artifact ids (strings, run-xxxxxxxx)"),
     "payload": (OBJ, "a JSON object: the payload artifact.record would take"),
 }
@@ -74,8 +83,12 @@ REQUIRED = {"draft_distill_review": ["run_ids"], "validate_distill_review": ["pa
 def _fits(name: str, value: Any) -> bool:
     if name == "domain_tags":
         return value is None or (isinstance(value, list) and all(isinstance(v, str) for v in value))
-    if name == "kind":
+    if name in ("kind", "query"):
         return value is None or isinstance(value, str)
+    if name == "max_chars":
+        return value is None or (isinstance(value, int) and not isinstance(value, bool))
+    if name == "order":
+        return value in ("rfc", "relevance")
     if name == "limit":
         return isinstance(value, int) and not isinstance(value, bool)  # the range is the engine's to say
     if name == "run_ids":

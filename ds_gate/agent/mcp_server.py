@@ -116,13 +116,19 @@ def build_server(start: str, home: str | None = None, *, debug: bool = False) ->
         return answer(lambda: agent_tools.candidates(start))
 
     def list_knowledge_summaries(
-        domain_tags: Annotated[Any, _arg("domain_tags", "tags such as stage:experiment, topic:routing; empty: the most recent "
-                          "cards (with recall_priors on: this quest's stage-entry tags)")] = None,
+        domain_tags: Annotated[Any, _arg("domain_tags", "tags such as stage:experiment, topic:routing (case, -/_/space, "
+                          "plurals and British spellings are matched); empty with no query: the most recent cards")] = None,
         kind: Annotated[Any, _arg("kind", "a memory kind (knowledge, papers, ...); none: every kind")] = None,
         limit: Annotated[Any, _arg("limit", "how many cards, 1..200")] = 20,
+        query: Annotated[Any, _arg("query", "free text: cards ranked by full-text relevance (BM25) over title, tags, "
+                    "claim and body, the domain_tags' words included")] = None,
+        max_chars: Annotated[Any, _arg("max_chars", "at most this many characters of summaries in all (default 8000)")] = None,
+        order: Annotated[Any, _arg("order", "with domain_tags only: 'rfc' (shared-tag count, then recency) or "
+                    "'relevance' (rare shared tags weigh more)")] = "rfc",
     ) -> CallToolResult:
         return answer(lambda: agent_tools.knowledge(start, checked("domain_tags", domain_tags), checked("kind", kind),
-                                                    checked("limit", limit), home))
+                                                    checked("limit", limit), home, checked("query", query),
+                                                    checked("max_chars", max_chars), checked("order", order)))
 
     def list_recent(
         kind: Annotated[Any, _arg("kind", "an artifact kind (run, decision, report, ...); none: every kind")] = None,
@@ -177,11 +183,13 @@ DESCRIPTIONS = {
         "metrics_summary, metric_rows, metrics, primary_metric (long values clipped, named in clipped), plus "
         "pending_count and omitted (runs beyond the first 200)."),
     "list_knowledge_summaries": (
-        "Recall memory cards (global, this quest's and other quests') ranked by shared tags, then recency. Call it "
-        "for context on a lesson before writing a card. Empty domain_tags uses this quest's stage-entry tags "
-        "(tag_sources says where each came from; nothing when the quest's recall_priors is off). Returns results "
-        "(card_id, title, claim, tags, kind, scope, path, overlap, matched_tags), counts and left_out: how many cards "
-        "the kind, the tags and the limit left out."),
+        "Recall lessons from memory cards (global, this quest's and other quests') with their content. domain_tags "
+        "only: ranked by shared tags, then recency (the RFC); query: by full-text relevance. Empty domain_tags and no "
+        "query: the most recent cards (tag_sources then holds this quest's stage-entry tags when recall_priors is on). "
+        "Call it at stage entry and before writing a card. Returns results (card_id, title, summary: the claim and "
+        "first body lines within max_chars, tags, kind, scope, path, overlap, matched_tags, support: how many quests "
+        "hold the lesson, copies: every copy when duplicates were collapsed), rank_by, unmatched_tags (tags no card "
+        "carries, with the closest known), counts and left_out."),
     "list_recent": (
         "This quest's newest artifacts from every workspace and unchecked-out branch, newest first "
         "(artifact_id, kind, status, updated_at, summary, workspace, path). kind='run' shows what was just recorded."),

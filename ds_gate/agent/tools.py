@@ -24,7 +24,7 @@ from ds_gate.model.findings import SCHEMA_VERSION
 from ds_gate.model.records import Quest, text_of, timestamp
 from ds_gate.model.reports import MAX_LIMIT, check_limit
 from ds_gate.model.review_call import draft_payload, record_call
-from ds_gate.recall.api import check_kind, list_knowledge_summaries, recall_with_counts
+from ds_gate.recall.api import check_kind, list_knowledge_summaries, recall
 from ds_gate.recall.stage import stage_entry_tags
 from ds_gate.recall.tags import normalize_tags
 from ds_gate.rules.coverage import RunIndex
@@ -65,36 +65,51 @@ def candidates(root: Path | str) -> dict[str, Any]:
 
 
 def knowledge(root: Path | str, domain_tags: Sequence[str] | None = None, kind: str | None = None, limit: int = 20,
-              home: Path | str | None = None) -> dict[str, Any]:
-    """Recall over the home's and the quest's cards (scope ``visible``). Empty ``domain_tags``:
-    with the quest's ``recall_priors`` on, the stage-entry tags (``recall.stage``), each with
-    where it came from; with it off, the most recent cards, as the RFC says of empty tags."""
+              home: Path | str | None = None, query: str | None = None, max_chars: int | None = None,
+              order: str = "rfc") -> dict[str, Any]:
+    """Recall over the home's and the quest's cards (scope ``visible``), each with its content
+    (``summary``, within ``max_chars`` in all). Tags only: the RFC's order; a ``query``: full-text
+    relevance with the tags as words. Empty ``domain_tags`` and no query: the most recent cards
+    (the RFC's fallback), whatever ``recall_priors`` says; with it on, ``tag_sources`` holds the
+    stage-entry tags to pass next."""
     check_limit(limit)
     check_kind(kind)
     if isinstance(domain_tags, str):  # the API's callers may pass "a,b" as the CLI's --tags
         domain_tags = domain_tags.split(",")
     tags = [t for t in domain_tags or () if isinstance(t, str) and t.strip()]
+    query = query if isinstance(query, str) and query.strip() else None
     out: dict[str, Any] = {"schema_version": SCHEMA_VERSION,
-                           "request": {"domain_tags": list(tags), "kind": kind, "limit": limit}}
+                           "request": {"domain_tags": list(tags), "kind": kind, "limit": limit, "query": query,
+                                       "max_chars": max_chars, "order": order}}
     notes: list[str] = []
     sources: dict[str, list[str]] | None = None
-    if not tags:
+    if not tags and not query:
         entry = stage_entry_tags(root)
-        sources = entry.sources
         out["request"]["for_stage"] = entry.stage
         if entry.recall_priors:
-            tags = entry.tags
-            notes.append(entry.describe())
+            sources = entry.sources
+            notes.append(f"domain_tags and query are empty: the most recent cards, newest first (the RFC's fallback); "
+                         f"this quest's stage-entry tags are {', '.join(entry.tags) or '(none)'} (tag_sources): pass "
+                         "them as domain_tags to rank by them")
         else:
-            notes.append("domain_tags is empty and this quest's recall_priors is off: the most recent cards, newest "
-                         "first (the RFC's fallback for empty tags); pass domain_tags to rank cards by shared tags")
-    results, counts = recall_with_counts(tags, kind, limit, home=home, quest=root, scope="visible")
+            notes.append("domain_tags and query are empty: the most recent cards, newest first (the RFC's fallback; "
+                         "this quest's recall_priors is off); pass domain_tags to rank cards by shared tags, or query "
+                         "to rank them by text")
+    found = recall(tags, kind, limit, home=home, quest=root, scope="visible", query=query, max_chars=max_chars,
+                   order=order)
+    counts = found["counts"]
+    results = found["results"]
+    notes.extend(f"no card carries the tag {u['tag']}" + (f"; closest known: {', '.join(u['closest'])}"
+                                                           if u["closest"] else "") for u in found["unmatched_tags"])
+    notes.extend(found["notes"])
     left_out = {
         "other_kinds": counts["cards"] - counts["of_kind"],
         "no_shared_tag": counts["of_kind"] - counts["eligible"],
-        "over_limit": counts["eligible"] - len(results),
+        "over_limit": max(0, counts["eligible"] - len(results) - found["collapsed"]),
+        "collapsed_copies": found["collapsed"],
     }
     return {**out, "domain_tags": list(tags), "tag_sources": sources, "results": _clip_cards(results),
+            "rank_by": found["rank_by"], "unmatched_tags": found["unmatched_tags"],
             "counts": {"cards_in_scope": counts["cards"], "of_kind": counts["of_kind"], "matching": counts["eligible"],
                        "returned": len(results)},
             "left_out": left_out, "notes": notes}

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ds_gate.cli._shared import EXIT_OK, HOME_HELP, LISTING_FORMATS, emit
 from ds_gate.model import RecallReport
-from ds_gate.recall.api import list_knowledge_summaries
+from ds_gate.recall.api import MAX_CHARS, ORDERS, recall
 from ds_gate.recall.stage import priors_off, stage_entry_tags
 
 if TYPE_CHECKING:
@@ -19,14 +19,24 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     p = subparsers.add_parser(
         "recall",
         parents=[common],
-        help="recall lessons: memory cards ranked by tag overlap, then recency (the RFC's list_knowledge_summaries)",
+        help="recall lessons with their content: memory cards (and ScienceClaw JSONL records) ranked by tag overlap, "
+        "then recency (the RFC's list_knowledge_summaries), or with --query by full-text relevance (docs/recall-ranking.md)",
     )
     p.add_argument("--tags", default="", help="domain tags, comma-separated (normalised like the cards' tags)")
-    p.add_argument("--kind", help="only this memory kind (knowledge, papers, ...); applied before --limit")
+    p.add_argument("--kind", help="only this memory kind (knowledge, papers, ...) or, with --jsonl, record type (pitfall, "
+                   "strategy, ideation, finding); applied before --limit")
     p.add_argument("--limit", type=int, default=20, help="how many (1..200; default 20)")
     p.add_argument("--scope", choices=("global", "quest", "visible"), default="visible",
                    help="global memory, the quest's, or both plus other quests' (default: visible)")
-    p.add_argument("--query", help="free text: cards with no shared tag are ranked after the rest by a text match (bm25)")
+    p.add_argument("--query", help="free text: cards and records ranked by BM25 over title, tags, claim and body (the "
+                   "--tags' words count as words of the query)")
+    p.add_argument("--order", choices=ORDERS, default=None,
+                   help="with tags only: rfc (shared-tag count, then recency; the default) or relevance (the tags ranked "
+                   "as text, a rare shared tag weighing more than a common one; the default with --for-stage)")
+    p.add_argument("--support", action="store_true",
+                   help="among results that rank equal, put first the lesson more quests hold a copy of")
+    p.add_argument("--max-chars", type=int, default=None, metavar="N",
+                   help=f"at most N characters of summaries in all (default {MAX_CHARS:,}); the best-ranked are cut last")
     p.add_argument("--quest", metavar="PATH", help="the quest whose memory is in scope (default: none, or . with --for-stage)")
     p.add_argument("--home", metavar="DIR", help=HOME_HELP)
     p.add_argument("--jsonl", action="append", metavar="PATH", help="also recall from a ScienceClaw findings.jsonl")
@@ -58,11 +68,28 @@ def run(args: argparse.Namespace) -> int:
             entry.sources["--tags"] = tags
         tags = entry.tags
         notes.append(entry.describe())
+        if args.order is None:  # a dozen tags of unequal weight, assembled here, not the agent's RFC call
+            args.order = "relevance"
+    args.order = args.order or "rfc"
     quest = args.quest if args.quest or args.scope == "quest" or args.for_stage is not None else None
-    results = list_knowledge_summaries(tags, args.kind, args.limit, home=args.home, quest=quest or None,
-                                       scope=args.scope, query=args.query, jsonl=args.jsonl or (), refresh=args.refresh,
-                                       cache=not args.no_cache)
+    found = recall(tags, args.kind, args.limit, home=args.home, quest=quest or None, scope=args.scope, query=args.query,
+                   jsonl=args.jsonl or (), refresh=args.refresh, cache=not args.no_cache, max_chars=args.max_chars,
+                   support=args.support, order=args.order)
+    notes.extend(unmatched_notes(found["unmatched_tags"]))
+    notes.extend(found["notes"])
     request = {"domain_tags": tags, "kind": args.kind, "limit": args.limit, "scope": args.scope, "query": args.query,
-               **staged}
-    emit(RecallReport(command="recall", ok=True, findings=[], notes=notes, results=results, request=request), args)
+               "order": args.order, "max_chars": args.max_chars, **staged}
+    extra = {key: found[key] for key in ("rank_by", "unmatched_tags", "collapsed", "home", "home_exists")}
+    emit(RecallReport(command="recall", ok=True, findings=[], notes=notes, results=found["results"], request=request,
+                      recall=extra), args)
     return EXIT_OK
+
+
+def unmatched_notes(unmatched: list[dict[str, object]]) -> list[str]:
+    """One line per query tag no card carries, with the closest tags that cards do carry."""
+    out = []
+    for item in unmatched:
+        near = item.get("closest") or []
+        hint = f"; closest known: {', '.join(map(str, near))}" if isinstance(near, list) and near else ""
+        out.append(f"no card carries the tag {item['tag']}{hint}")
+    return out

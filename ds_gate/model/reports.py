@@ -198,7 +198,16 @@ class ListingReport(Report):
 
 @dataclass(kw_only=True, eq=False, repr=False)
 class RecallReport(ListingReport):
-    """Memory cards ranked for recall."""
+    """Memory cards ranked for recall, with how they were ranked (``recall``: rank_by,
+    unmatched_tags, collapsed, home, home_exists; absent when nothing was ranked)."""
+
+    recall: dict[str, Any] | None = None
+
+    def body(self, lazy: bool = False) -> dict[str, Any]:
+        out = ListingReport.body(self, lazy)
+        if self.recall is not None:
+            out["recall"] = dict(self.recall)
+        return out
 
 
 @dataclass(kw_only=True, eq=False, repr=False)

@@ -1,41 +1,54 @@
-"""Recall of lessons: the RFC's ``memory.list_knowledge_summaries(domain_tags, kind, limit)``.
+"""Recall of lessons: the RFC's ``memory.list_knowledge_summaries(domain_tags, kind, limit)``,
+with a text query, the lessons' content and copies collapsed (docs/recall-ranking.md).
 
 DeepScientist never implemented it: its memory search is one substring match ordered by
 time, over the last 500 files only. Here:
 
-- **One tag normalisation** for cards and queries (``normalize_tag``): NFKC, casefold,
-  strip, runs of spaces/underscores to ``-``; ``stage:``/``topic:`` prefixes stay.
-- **A total, deterministic order**: tag overlap (descending), ``updated_at`` (descending),
-  card id, path. Empty ``domain_tags``: recency, same tie-breaks. ``kind`` filters before
-  ``limit``; nothing is truncated before ranking; every card file is read.
-- **A lexical fallback** (``query=``): cards with no tag overlap rank after every
-  overlapping card, by SQLite FTS5 ``bm25()`` over title, claim and body.
+- **Tags**: one normalisation for cards and queries (``normalize_tag``: NFKC, casefold,
+  ``-``/``_``/space), and one matching key (``match_key``: plurals, British spellings; a
+  query tag with no ``key:`` prefix matches any prefix). A query tag no card carries is
+  reported with the closest known tags.
+- **Order**: tags only -> the RFC's order exactly: shared-tag count (descending),
+  ``updated_at`` (descending), card id, path; ``order="relevance"`` ranks the tags as text
+  instead. A query (or tags that match no card) -> SQLite FTS5 ``bm25()`` with the porter
+  stemmer over title, tags, claim and body, the tags' words counted as words of the query,
+  in one ranking (a text match is never hidden by cards that only share a tag). No tags and
+  no query: the most recent. ``kind`` filters before ``limit``; every card file is read.
+- **Content**: each result's ``summary`` (claim and first body lines; a JSONL record's
+  lesson fields), all summaries within ``max_chars``.
+- **Copies**: results with the same normalised content are one result listing every copy
+  (``copies``) and how many quests hold it (``support``, optionally a tie-breaker).
 - **Speed**: cards are parsed with the C YAML loader; a cache in the user's cache folder
   (``io.cache_dir``, one file per home; never in the home) keeps each parsed card keyed by
-  (path, ``mtime_ns``, size). SQLite makes it atomic and safe with two processes at once; a
-  corrupt cache is rebuilt. Within a process the index stays in memory and is revalidated
-  from the stamps of the memory folders and their ``_index.jsonl`` (MemoryService appends
-  to it on every write); ``refresh=True`` re-stats every file.
+  (path, ``mtime_ns``, size, inode). SQLite makes it atomic and safe with two processes at
+  once; a corrupt cache is rebuilt. Within a process the index stays in memory and is
+  revalidated from the stamps of the memory folders and their ``_index.jsonl``
+  (MemoryService appends to it on every write); ``refresh=True`` re-stats every file.
 
-Modules: ``tags`` (normalisation), ``entries`` (the slim card), ``cache`` (SQLite),
-``index`` (ranking), ``jsonl`` (ScienceClaw's findings), ``stage`` (stage-entry tags from
-the quest), ``api`` (the calls below).
+Modules: ``tags`` (normalisation and matching), ``entries`` (the slim card, its summary and
+content key), ``cache`` (SQLite), ``index`` (ranking), ``text`` (FTS5), ``jsonl``
+(ScienceClaw's findings), ``stage`` (stage-entry tags from the quest), ``api`` (the calls below).
 The package re-exports the names below (``from ds_gate.recall import list_knowledge_summaries``).
 """
 
 from __future__ import annotations
 
 from ds_gate.recall.api import (
+    MAX_CHARS,
     MAX_LIMIT,
+    ORDERS,
     SCOPES,
     list_knowledge_summaries,
+    recall,
     tags_for_stage,
 )
 from ds_gate.recall.cache import CACHE_NAME, CACHE_VERSION, Cache
 from ds_gate.recall.entries import Entry
 from ds_gate.recall.index import Index, Root
-from ds_gate.recall.jsonl import JSONL_TYPES, read_jsonl
+from ds_gate.recall.jsonl import JSONL_TYPES, LESSON_FIELDS, read_jsonl
 from ds_gate.recall.stage import StageTags, stage_entry_tags
-from ds_gate.recall.tags import normalize_tag, normalize_tags
+from ds_gate.recall.tags import match_key, normalize_tag, normalize_tags
 
-__all__ = ["CACHE_NAME", "CACHE_VERSION", "Cache", "Entry", "Index", "JSONL_TYPES", "MAX_LIMIT", "Root", "SCOPES", "StageTags", "list_knowledge_summaries", "normalize_tag", "normalize_tags", "read_jsonl", "stage_entry_tags", "tags_for_stage"]
+__all__ = ["CACHE_NAME", "CACHE_VERSION", "Cache", "Entry", "Index", "JSONL_TYPES", "LESSON_FIELDS", "MAX_CHARS", "MAX_LIMIT",
+           "ORDERS", "Root", "SCOPES", "StageTags", "list_knowledge_summaries", "match_key", "normalize_tag", "normalize_tags",
+           "read_jsonl", "recall", "stage_entry_tags", "tags_for_stage"]

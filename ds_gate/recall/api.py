@@ -3,6 +3,7 @@ stage-entry tags: what callers use; the index does the work, once per process.""
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -14,15 +15,19 @@ from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.model.reports import MAX_LIMIT, check_limit
 from ds_gate.recall.cache import Cache
+from ds_gate.recall.entries import fit_summaries
 from ds_gate.recall.index import Index, Root
+from ds_gate.recall.jsonl import JSONL_TYPES
 from ds_gate.recall.stage import stage_entry_tags
 from ds_gate.recall.tags import normalize_tags
 from ds_gate.sources.location import locate
 from ds_gate.sources.memory import resolve_home
 
-__all__ = ["MAX_LIMIT", "SCOPES", "list_knowledge_summaries", "check_kind", "recall_with_counts", "tags_for_stage"]  # MAX_LIMIT: re-exported
+__all__ = ["MAX_CHARS", "MAX_LIMIT", "SCOPES", "check_chars", "check_kind", "list_knowledge_summaries", "recall",
+           "recall_with_counts", "tags_for_stage"]  # MAX_LIMIT: re-exported
 
 SCOPES = ("global", "quest", "visible")
+ORDERS = ("rfc", "relevance")  # with tags only: the RFC's overlap-then-recency order, or tags ranked as text
 _INDEXES: dict[tuple[Any, ...], Index] = {}
 
 
@@ -53,14 +58,31 @@ def list_knowledge_summaries(
     jsonl: Sequence[Path | str] = (),
     refresh: bool = False,
     cache: bool = True,
+    max_chars: int | None = None,
+    support: bool = False,
+    order: str = "rfc",
 ) -> list[dict[str, Any]]:
-    """Cards whose tags overlap ``domain_tags``, best first (see the module docstring)."""
-    results, _ = recall_with_counts(domain_tags, kind, limit, home=home, quest=quest, scope=scope, query=query,
-                                    jsonl=jsonl, refresh=refresh, cache=cache)
-    return results
+    """Cards and records for ``domain_tags`` and ``query``, best first, each with its title
+    and a summary of its content, copies of one lesson collapsed (see the package docstring)."""
+    found = recall(domain_tags, kind, limit, home=home, quest=quest, scope=scope, query=query, jsonl=jsonl,
+                  refresh=refresh, cache=cache, max_chars=max_chars, support=support, order=order)
+    rows: list[dict[str, Any]] = found["results"]
+    return rows
 
 
 def recall_with_counts(
+    domain_tags: Iterable[str] | str | None = (),
+    kind: str | None = None,
+    limit: int = 20,
+    **options: Any,
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """``list_knowledge_summaries`` and the counts behind it: an agent told "20 cards" should
+    also learn whether 20 or 2,000 were left out, and why."""
+    found = recall(domain_tags, kind, limit, **options)
+    return found["results"], found["counts"]
+
+
+def recall(
     domain_tags: Iterable[str] | str | None = (),
     kind: str | None = None,
     limit: int = 20,
@@ -72,16 +94,22 @@ def recall_with_counts(
     jsonl: Sequence[Path | str] = (),
     refresh: bool = False,
     cache: bool = True,
-) -> tuple[list[dict[str, Any]], dict[str, int]]:
-    """``list_knowledge_summaries`` and the counts behind it (``Index.counts``), from one index:
-    an agent told "20 cards" should also learn whether 20 or 2,000 were left out, and why."""
+    max_chars: int | None = None,
+    support: bool = False,
+    order: str = "rfc",
+) -> dict[str, Any]:
+    """Everything one recall says: ``results``, ``rank_by`` (recent, tags, text), the query
+    tags no card carries with the closest known tags (``unmatched_tags``), ``counts``,
+    ``collapsed`` (copies folded into a result), ``notes`` and ``home`` (with whether it exists)."""
     if isinstance(domain_tags, str):
         domain_tags = domain_tags.split(",")
     check_limit(limit)
+    check_chars(max_chars)
     if scope not in SCOPES:
         raise QuestError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
-    if not jsonl:
-        check_kind(kind)
+    given, kind = kind, check_kind(kind, jsonl=bool(jsonl))
+    if order not in ORDERS:
+        raise QuestError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
     quest_path = None
     if quest is not None:
         quest_path = locate(quest).root
@@ -106,14 +134,54 @@ def recall_with_counts(
         if refresh or index.signature() != index.stamp:
             index.build()
     tags = normalize_tags(domain_tags or ())
-    return index.rank(tags, kind, limit, query), index.counts(tags, kind, query)
+    ranking = index.rank(tags, kind, limit, query, support, order)
+    notes = list(ranking.notes)
+    if kind != given:
+        notes.append(f"kind {given!r} is read as {kind!r} (recall's kinds are memory folders, plural; "
+                     "recent --kind takes artifact kinds, singular)")
+    truncated = fit_summaries(ranking.rows, max_chars if max_chars is not None else MAX_CHARS)
+    if truncated:
+        notes.append(f"summaries cut to fit max_chars={max_chars if max_chars is not None else MAX_CHARS} "
+                     "(summary_truncated on each cut one); read the card at its path for the rest")
+    home_exists = fs.is_dir(home_path)
+    if not home_exists and scope != "quest":
+        notes.append(f"the DeepScientist home {home_path} does not exist, so there is no global memory to recall "
+                     "from; pass --home DIR (or set DEEPSCIENTIST_HOME) to name it")
+    of_kind = len(index.entries) if kind is None else index.kinds[kind]
+    return {"results": ranking.rows, "rank_by": ranking.mode, "unmatched_tags": ranking.unmatched,
+            "counts": {"cards": len(index.entries), "of_kind": of_kind, "eligible": ranking.eligible},
+            "collapsed": ranking.collapsed, "notes": notes, "home": str(home_path), "home_exists": home_exists}
 
 
-def check_kind(kind: str | None) -> str | None:
-    """A recall ``kind`` (a memory folder, or None for every kind), or the error a caller sees."""
-    if kind is not None and kind not in MEMORY_KINDS:
-        raise QuestError(f"kind must be one of {', '.join(MEMORY_KINDS)}, not {kind!r}")
-    return kind
+MAX_CHARS = 8000  # summary characters in one answer by default: ~2,000 tokens, a fraction of an agent's context
+MAX_CHARS_LIMIT = 200_000
+
+
+def check_chars(max_chars: object) -> None:
+    """``max_chars`` (None for the default, else 0..200,000), or the error a caller sees (exit 2)."""
+    if max_chars is None:
+        return
+    if not isinstance(max_chars, int) or isinstance(max_chars, bool) or not 0 <= max_chars <= MAX_CHARS_LIMIT:
+        raise QuestError(f"max_chars must be an integer from 0 to {MAX_CHARS_LIMIT:,}, not {max_chars!r}")
+
+
+def check_kind(kind: str | None, jsonl: bool = False) -> str | None:
+    """The recall ``kind`` meant (a memory folder, or with JSONL sources also a record type;
+    None for every kind), or the error a caller sees. The other command's spelling is taken:
+    ``recent --kind`` takes singular artifact kinds, so ``paper`` here is ``papers`` (and
+    ``pitfalls`` is ``pitfall``), which ``recall`` notes; anything else close gets a did-you-mean."""
+    allowed = (*MEMORY_KINDS, *JSONL_TYPES) if jsonl else MEMORY_KINDS
+    if kind is None or kind in allowed:
+        return kind
+    text = str(kind).strip().casefold()
+    same = next((k for k in allowed if text in (k, k.rstrip("s"), k + "s", k + "es")), None)
+    if same is not None:
+        return same
+    guess = next(iter(difflib.get_close_matches(text, allowed, n=1, cutoff=0.6)), None)
+    hint = f"; did you mean {guess!r}?" if guess else ""
+    where = "memory kinds" + (" and JSONL record types" if jsonl else "")
+    raise QuestError(f"kind must be one of the {where} {', '.join(allowed)}, not {kind!r}{hint} "
+                     "(recent --kind takes artifact kinds: run, decision, ...)")
 
 
 def tags_for_stage(quest: Path | str, stage: str | None = None) -> tuple[list[str], bool]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from ds_gate.io.cache_dir import open_db
 
 CACHE_NAME = "recall-cache.sqlite3"
-CACHE_VERSION = 4  # 4: tags bounded (sources.tag_values); rows of 3 may hold more
+CACHE_VERSION = 6  # 6: each row keeps the card's content key, normalised tags and moment; 4: tags bounded
 
 
 def _setup(db: sqlite3.Connection) -> None:
@@ -53,13 +53,14 @@ class Cache:
             return {}
         return {p: (m, s, i, e) for p, m, s, i, e in rows if isinstance(p, str)}
 
-    def forget(self, roots: list[Path], present: set[str]) -> None:
-        """Drop the rows of cards that were removed from the folders just scanned."""
+    def forget(self, roots: list[Path], present: set[str], stored: set[str] | None = None) -> None:
+        """Drop the rows of cards that were removed from the folders just scanned. ``stored``:
+        the paths ``load`` returned, when the caller has them (no second pass over the table)."""
         if self.db is None:
             return
         try:
-            gone = [(p,) for (p,) in self.db.execute("SELECT path FROM cards")
-                    if p not in present and any(p.startswith(f"{r}{os.sep}") for r in roots)]
+            known = stored if stored is not None else {p for (p,) in self.db.execute("SELECT path FROM cards")}
+            gone = [(p,) for p in known - present if any(p.startswith(f"{r}{os.sep}") for r in roots)]
             if gone:
                 with self.db:
                     self.db.execute("BEGIN IMMEDIATE")

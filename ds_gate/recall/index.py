@@ -5,11 +5,12 @@ folders and their ``_index.jsonl`` (MemoryService appends to it on every write).
 
 from __future__ import annotations
 
+import functools
+import gc
 import heapq
+import json
 import os
-import re
-import sqlite3
-import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,12 +19,21 @@ from typing import Any
 from ds_gate.kernel import fs
 from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.recall.cache import Cache
-from ds_gate.recall.entries import Budget, Entry, decode, encode, entry_from_card
+from ds_gate.recall.entries import (
+    Budget,
+    Entry,
+    Ranking,
+    decode_many,
+    dedupe,
+    encode,
+    entry_from_card,
+    from_data,
+)
 from ds_gate.recall.jsonl import read_jsonl
-from ds_gate.sources.card_files import card_files
+from ds_gate.recall.tags import bare, closest, match_key
+from ds_gate.recall.text import FTS5_MISSING, TextIndex, idf, tag_text, words
+from ds_gate.sources.card_files import card_stats
 from ds_gate.sources.memory import parse_card
-
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 @dataclass(slots=True)
@@ -42,9 +52,14 @@ class Index:
         self.jsonl = list(jsonl)
         self.entries: list[Entry] = []
         self.stamp: tuple[Any, ...] = ()
-        self._fts: sqlite3.Connection | None = None
-        self._postings: dict[str, list[int]] = {}
+        self._fts: TextIndex | None = None
+        self._postings: dict[str, list[int]] = {}  # match_key -> entry positions
+        self._by_value: dict[str, list[int]] = {}  # a prefixed tag's value key -> entry positions (for bare query tags)
+        self._groups: list[str] | None = None  # content_key per entry, computed on the first rank
+        self._members: dict[str, list[int]] = {}  # content_key -> positions, for keys held by two entries or more
         self._recency: list[int] = []
+        self._orders: list[tuple[float, str, str]] = []
+        self.kinds: Counter[str] = Counter()  # entries per kind
 
     def signature(self) -> tuple[Any, ...]:
         """Stamps that change when MemoryService writes (each kind folder and its index),
@@ -67,28 +82,41 @@ class Index:
         return tuple(out)
 
     def build(self) -> None:
+        """Every card of the roots (from the cache where its stat still matches) and the JSONL
+        records. The collector is paused meanwhile: 10,000 entries are made and all kept, so
+        its passes over them find nothing to free and cost a fifth of the build."""
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            self._build()
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _build(self) -> None:
         findings: list[Any] = []
-        files: list[tuple[Path, str, str]] = []
+        files: list[tuple[str, str, str, os.stat_result]] = []
         for root in self.roots:
-            files.extend((path, kind, root.scope) for path, kind in card_files(root.memory, root.contain, None, findings))
-        cached = self.cache.load([str(p) for p, _, _ in files])
+            files.extend((path, kind, root.scope, st)
+                         for path, kind, st in card_stats(root.memory, root.contain, None, findings))
+        cached = self.cache.load([p for p, _, _, _ in files])
         fresh: list[tuple[str, int, int, int, str]] = []
         entries: list[Entry] = []
         budget = Budget()
-        for path, kind, scope in files:
-            key = str(path)
-            try:
-                st = os.stat(path)
-            except OSError:
-                continue
-            row = cached.get(key)
-            entry, fresh_read = None, True
-            if row is not None and row[:3] == (st.st_mtime_ns, st.st_size, st.st_ino) and isinstance(row[3], str):
+        rows = [cached.get(key) for key, _, _, _ in files]
+        good = [row is not None and row[:3] == (st.st_mtime_ns, st.st_size, st.st_ino) and isinstance(row[3], str)
+                for row, (_, _, _, st) in zip(rows, files, strict=True)]
+        parsed = decode_many([str(row[3]) for row, ok in zip(rows, good, strict=True) if ok and row is not None])
+        parsed_rows = iter(parsed or ())
+        for (key, kind, scope, st), row, ok in zip(files, rows, good, strict=True):
+            entry = None
+            if ok and row is not None:
                 try:
-                    entry, fresh_read = decode(row[3], scope, key), False
+                    entry = from_data(next(parsed_rows) if parsed is not None else json.loads(str(row[3])), scope, key)
                 except (ValueError, RecursionError):  # a row this version did not write: read the card instead
-                    pass
-            if fresh_read:
+                    ok = False
+            if not ok:
+                path = Path(key)
                 try:
                     raw = fs.read_file(path)
                 except OSError:  # unreadable or over the size limit: `check` reports it, recall skips it
@@ -100,83 +128,157 @@ class Index:
                 budget.spend(entry)
                 entries.append(entry)
         self.cache.store(fresh)
-        self.cache.forget([r.memory for r in self.roots], {str(p) for p, _, _ in files})
+        self.cache.forget([r.memory for r in self.roots], {p for p, _, _, _ in files},
+                          set(cached) if files else None)
         for source in self.jsonl:
             entries.extend(read_jsonl(source, budget))
-        self.entries = _dedupe(entries)
-        self._postings = {}
+        self.entries = dedupe(entries)
+        self._postings, self._by_value = {}, {}
         for i, entry in enumerate(self.entries):
-            for tag in entry.norm:
-                self._postings.setdefault(tag, []).append(i)
-        self._recency = sorted(range(len(self.entries)), key=lambda i: self.entries[i].order())
+            for key in {_key(tag) for tag in entry.norm}:
+                self._postings.setdefault(key, []).append(i)
+                if not bare(key):
+                    self._by_value.setdefault(key.rpartition(":")[2], []).append(i)
+        self._groups, self._members = None, {}
+        self._orders = [e.order() for e in self.entries]  # each card's place among equals, made once
+        self._recency = sorted(range(len(self.entries)), key=self._orders.__getitem__)
+        self.kinds = Counter(e.kind for e in self.entries)
         self._fts = None
         self.stamp = self.signature()
 
-    def rank(self, tags: tuple[str, ...], kind: str | None, limit: int, query: str | None) -> list[dict[str, Any]]:
-        wanted = set(tags)
-        entries = self.entries
-        ok_kind = (lambda e: True) if kind is None else (lambda e: e.kind == kind)
-        ordered: list[tuple[Entry, int, tuple[str, ...]]] = []
-        none: tuple[str, ...] = ()
-        skip: set[int] = set()
-        if not wanted:
-            if not query:  # with only a query, the lexical ranking below is the answer
-                ordered = [(entries[i], 0, none) for i in self._recency if ok_kind(entries[i])][:limit]
+    def rank(self, tags: tuple[str, ...], kind: str | None, limit: int, query: str | None,
+             support: bool = False, order: str = "rfc") -> Ranking:
+        """The best ``limit`` results, duplicates collapsed (see ``recall/__init__``): tags only
+        -> the RFC's order (``order="relevance"``: the tags as text, each shared tag weighted by
+        its rarity); a query, or tags matching no card -> text and tags together."""
+        entries, orders = self.entries, self._orders
+        keys = {tag: match_key(tag) for tag in tags}
+        hits: dict[int, list[str]] = {}
+        unmatched: list[str] = []
+        for tag, key in keys.items():
+            found = self._matches(key)
+            if not found:
+                unmatched.append(tag)
+            for i in found:
+                hits.setdefault(i, []).append(tag)
+        out = Ranking(mode="recent", unmatched=[{"tag": t, "closest": closest(t, self._known())} for t in unmatched])
+        as_text = tags and (not hits or order == "relevance")
+        text = query or (tag_text(tags) if as_text else "")
+        ok = (lambda i: True) if kind is None else (lambda i: entries[i].kind == kind)
+        scores: dict[int, float] = {}
+        if text:
+            out.mode = "text" if query else "relevance" if hits else "text (no tag matched)"
+            lexical = self.hybrid(text, tags, {} if query else hits)
+            if lexical is not None:
+                scores = lexical
+            else:  # no FTS5 in this Python: tags and recency, said so
+                out.notes.append(FTS5_MISSING)
+                out.mode = "tags" if hits else "recent"
+        first: dict[int, float] | None  # the first key, smaller first; None: recency alone
+        if out.mode in ("text", "relevance", "text (no tag matched)"):
+            chosen, first = [i for i in scores if ok(i)], {i: -v for i, v in scores.items()}
+        elif hits:
+            out.mode = "tags"
+            chosen, first = [i for i in hits if ok(i)], {i: -len(h) for i, h in hits.items()}
         else:
-            hits: dict[int, int] = {}
-            for tag in wanted:
-                for i in self._postings.get(tag, ()):
-                    hits[i] = hits.get(i, 0) + 1
-            chosen = [i for i in hits if ok_kind(entries[i])] if kind is not None else list(hits)
-            # the best `limit` of a total order: a heap, not a sort of every match
-            top = heapq.nsmallest(limit, chosen, key=lambda i: (-hits[i], *entries[i].order()))
-            ordered = [(entries[i], hits[i], tuple(t for t in tags if t in entries[i].norm)) for i in top]
-            skip = {id(entries[i]) for i in chosen}
-        out = [e.summary(n, m) for e, n, m in ordered]
-        if query and len(out) < limit:
-            for entry, score in self.lexical(query):
-                if len(out) >= limit:
-                    break
-                if id(entry) not in skip and ok_kind(entry):
-                    out.append(entry.summary(0, (), round(score, 6)))
+            chosen, first = [i for i in self._recency if ok(i)], None
+        out.eligible = len(chosen)
+        if entries:
+            self._group(0)  # the content keys, made on the first rank of a build
+        groups = self._groups or []
+        out.collapsed = len(chosen) - len({groups[i] for i in chosen})
+        # sort keys as plain tuples, the position last: the heap compares them in C
+        if first is None and not support:
+            items: list[tuple[Any, ...]] = [(i,) for i in chosen]  # already in recency order
+        elif support:
+            items = [((first or {}).get(i, 0.0), -self._support(i), *orders[i], i) for i in chosen]
+        else:
+            items = [(first[i], *orders[i], i) for i in chosen] if first is not None else []
+        for i in self._best(items, limit, presorted=first is None and not support):
+            matched = hits.get(i, [])
+            row = entries[i].summary(len(matched), matched, round(scores[i], 6) if i in scores else None)
+            members = self._members.get(groups[i], [i])
+            if len(members) > 1:
+                row["copies"] = [entries[j].copy_ref() for j in members]
+            row["support"] = self._support(i)
+            out.rows.append(row)
         return out
+
+    def _best(self, items: list[tuple[Any, ...]], limit: int, presorted: bool) -> list[int]:
+        """The positions of the first ``limit`` items in their keys' total order (the position is
+        an item's last element), one per lesson (the best-ranked copy stands for the rest): a
+        heap of a few more than ``limit``, widened while copies use up the places, never a sort
+        of every match."""
+        groups = self._groups or []
+        want = limit * 2 + 8
+        while True:
+            top = items[:want] if presorted else heapq.nsmallest(want, items)
+            picked: list[int] = []
+            seen: set[str] = set()
+            for item in top:
+                i = item[-1]
+                if groups[i] not in seen:
+                    seen.add(groups[i])
+                    picked.append(i)
+                    if len(picked) == limit:
+                        return picked
+            if want >= len(items):
+                return picked
+            want *= 4
+
+    def _matches(self, key: str) -> list[int]:
+        found = self._postings.get(key, [])
+        if bare(key):  # "learning-rate" matches topic:learning-rate, task:learning-rate, ...
+            found = sorted({*found, *self._by_value.get(key, [])})
+        return found
+
+    def _known(self) -> list[str]:
+        return sorted({t for e in self.entries for t in e.norm})
+
+    def hybrid(self, text: str, tags: tuple[str, ...], hits: dict[int, list[str]]) -> dict[int, float] | None:
+        """Text and tags in one score: BM25 of the query's words and the tags' words over
+        title, tags, claim and body; with ``hits`` (tags only, ``order="relevance"``), plus,
+        for each query tag a card carries, that tag's BM25 weight (its inverse document
+        frequency): a rare shared tag (``task:kd-temperature``) counts like a rare word, a tag
+        every card of the stage shares (``stage:experiment``) nearly not at all. With a query
+        the tags count as its words only: they are then most often the stage-entry tags, which
+        say where the agent is rather than what the lesson is about. A card that only the
+        text finds is never left out for one that only shares a tag: both are in one ranking."""
+        if self._fts is None:
+            self._fts = TextIndex(self.entries)
+        if not self._fts.available:
+            return None
+        tag_words = tag_text(tags)
+        scores = self._fts.search(words(f"{text} {tag_words}" if text != tag_words else text))
+        n = len(self.entries)
+        weight = {tag: idf(len(self._matches(match_key(tag))), n) for tag in tags}
+        for i, matched in hits.items():
+            scores[i] = scores.get(i, 0.0) + sum(weight[t] for t in matched)
+        return scores
+
+    def _group(self, i: int) -> str:
+        if self._groups is None:
+            self._groups = [e.dup or e.content_key() for e in self.entries]
+            members: dict[str, list[int]] = {}
+            for j, key in enumerate(self._groups):
+                members.setdefault(key, []).append(j)
+            self._members = {k: v for k, v in members.items() if len(v) > 1}
+        return self._groups[i]
+
+    def _support(self, i: int) -> int:
+        """How many quests hold a copy of this lesson (the home's global memory counts as one)."""
+        members = self._members.get(self._group(i), [i])
+        return len({self.entries[j].quest_id or self.entries[j].scope for j in members})
 
     def counts(self, tags: tuple[str, ...], kind: str | None, query: str | None) -> dict[str, int]:
         """How many cards are in scope, of ``kind``, and eligible for ``rank`` (a shared tag or a
         text match; every card of the kind when neither tags nor a query is given), so a caller
         can say how many the filters and the limit left out."""
-        of_kind = [e for e in self.entries if kind is None or e.kind == kind]
-        wanted = set(tags)
-        if not wanted and not query:
-            eligible = len(of_kind)
-        else:
-            ids = {id(e) for e in of_kind if wanted & e.norm}
-            if query:
-                ids.update(id(e) for e, _ in self.lexical(query) if kind is None or e.kind == kind)
-            eligible = len(ids)
-        return {"cards": len(self.entries), "of_kind": len(of_kind), "eligible": eligible}
-
-    def lexical(self, query: str) -> list[tuple[Entry, float]]:
-        words = [w for w in _WORD.findall(unicodedata.normalize("NFKC", query).casefold()) if len(w) > 1]
-        if not words or not self.entries:
-            return []
-        if self._fts is None:
-            db = sqlite3.connect(":memory:")
-            db.execute("CREATE VIRTUAL TABLE fts USING fts5(title, claim, body, tokenize='porter unicode61')")
-            db.executemany("INSERT INTO fts(rowid, title, claim, body) VALUES (?, ?, ?, ?)",
-                           [(i, e.title or "", e.claim or "", e.text) for i, e in enumerate(self.entries)])
-            self._fts = db
-        match = " OR ".join('"' + w.replace('"', "") + '"' for w in dict.fromkeys(words))
-        rows = self._fts.execute("SELECT rowid, bm25(fts, 3.0, 3.0, 1.0) FROM fts WHERE fts MATCH ?", (match,)).fetchall()
-        # bm25 is lower-is-better; ties by the same total order as everything else
-        rows.sort(key=lambda r: (r[1], *self.entries[r[0]].order()))
-        return [(self.entries[i], -score) for i, score in rows]
+        of_kind = len(self.entries) if kind is None else self.kinds[kind]
+        ranking = self.rank(tags, kind, 1, query)
+        return {"cards": len(self.entries), "of_kind": of_kind, "eligible": ranking.eligible}
 
 
-def _dedupe(entries: list[Entry]) -> list[Entry]:
-    """One summary per card id: the global copy of a promoted card, else the first found."""
-    rank = {"global": 0, "quest": 1, "shared_quest": 2, "jsonl": 3}
-    best: dict[str, Entry] = {}
-    for entry in sorted(entries, key=lambda e: (rank.get(e.scope, 9), e.path)):
-        best.setdefault(entry.card_id, entry)
-    return sorted(best.values(), key=lambda e: e.path)
+@functools.lru_cache(maxsize=65536)
+def _key(tag: str) -> str:
+    return match_key(tag)

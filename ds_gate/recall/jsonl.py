@@ -1,4 +1,11 @@
-"""ScienceClaw's evolving memory (``findings.jsonl``) as recallable cards."""
+"""ScienceClaw's evolving memory (``findings.jsonl``) as recallable cards, with their content.
+
+A record is one JSON object per line; its lesson is held in the fields of its ``type``
+(``LESSON_FIELDS``): a pitfall's ``issue`` and ``fix``, a strategy's ``strategy`` and
+``outcome``, an ideation's ``direction`` and ``reason``, a finding's ``finding``. Those
+fields (and the generic ``content``/``text``/``summary``/... when a record has them)
+become the card's body, one ``name: value`` line each, so they are shown in ``summary``,
+returned in ``fields`` and searched by ``query``; the first one is the claim."""
 
 from __future__ import annotations
 
@@ -15,7 +22,26 @@ from ds_gate.recall.tags import normalize_tags
 from ds_gate.sources.memory import card_tags
 
 JSONL_TYPES = ("finding", "ideation", "strategy", "pitfall")
-_TEXT_KEYS = ("content", "text", "finding", "summary", "description", "insight", "title")
+LESSON_FIELDS: dict[str, tuple[str, ...]] = {
+    "pitfall": ("issue", "fix"),
+    "strategy": ("strategy", "outcome"),
+    "ideation": ("direction", "reason"),
+    "finding": ("finding",),
+}
+_TEXT_KEYS = ("content", "text", "finding", "summary", "description", "insight", "lesson", "issue", "fix", "strategy",
+              "outcome", "direction", "reason", "evidence")
+FIELD_CHARS = 4000  # of one field: a record's lesson, not a dump
+
+
+def lesson_fields(data: dict[str, object], kind: str) -> dict[str, str]:
+    """The fields that hold a record's lesson: its type's (``LESSON_FIELDS``) first, then any
+    other text field a record of another shape uses, each once, in that order."""
+    out: dict[str, str] = {}
+    for key in (*LESSON_FIELDS.get(kind, ()), *_TEXT_KEYS):
+        value = data.get(key)
+        if isinstance(value, str) and value.strip() and key not in out:
+            out[key] = " ".join(value.split())[:FIELD_CHARS]
+    return out
 MAX_JSONL_RECORDS = 50_000  # records read from one file: each costs an entry (~1 KB) however short its line
 
 
@@ -45,16 +71,20 @@ def read_jsonl(path: Path, budget: Budget | None = None) -> list[Entry]:
             continue
         if not isinstance(data, dict):
             continue
-        text = next((data[k] for k in _TEXT_KEYS if isinstance(data.get(k), str) and data[k].strip()), "")
         kind = next((v for v in (data.get("type"), data.get("kind")) if isinstance(v, str) and v), "finding")
+        fields = lesson_fields(data, kind)
+        text = next(iter(fields.values()), "")
         given = data.get("id")
         card_id = given if isinstance(given, str) and given.strip() else \
             f"{kind}-{hashlib.sha256(line.strip().encode()).hexdigest()[:8]}"
         tags = card_tags(data.get("tags"))
         date = data.get("date") if isinstance(data.get("date"), str) else None
-        title = data.get("title") if isinstance(data.get("title"), str) else text[:80]
+        title = data.get("title") if isinstance(data.get("title"), str) and data["title"].strip() else text[:80]
         project = data.get("project") if isinstance(data.get("project"), (str, int, float)) else None  # never a deep repr
-        out.append(Entry(card_id, title, text, tags, frozenset(normalize_tags(tags)), kind, "jsonl",
-                         str(project) if project is not None else None, date, f"{path}:{number}", text, timestamp(date)))
+        body = "\n".join(f"{key}: {value}" for key, value in fields.items())
+        out.append(Entry(card_id, title, text or None, tags, frozenset(normalize_tags(tags)), kind, "jsonl",
+                         str(project) if project is not None else None, date, f"{path}:{number}", body, timestamp(date),
+                         fields))
+        out[-1].dup = out[-1].content_key()
         budget.spend(out[-1])
     return out

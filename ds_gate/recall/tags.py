@@ -1,8 +1,24 @@
 """One tag normalisation for cards and queries, so ``Topic:Learning_Rate``,
-``topic:learning rate`` and ``ＴＯＰＩＣ:learning-rate`` are one tag."""
+``topic:learning rate`` and ``ＴＯＰＩＣ:learning-rate`` are one tag; and one matching key,
+so ``topic:learning-rates``, ``topic:quantisation`` and a bare ``learning-rate`` find the
+cards that wrote ``topic:learning-rate`` and ``topic:quantization``.
+
+Two levels, because they answer two questions:
+
+- ``normalize_tag`` is what a tag *is* (shown, counted in ``matched_tags``, the stage-entry
+  tags): NFKC, casefold, strip, spaces around ``:`` dropped, runs of spaces, ``_`` and
+  ``-`` to one ``-``.
+- ``match_key`` is what a tag *matches*: the normalised tag with each word of its value
+  reduced to one spelling (British ``-isation``/``-ise``/``-our`` to American, a plural to
+  its singular). Only the value is reduced: the ``key:`` prefix stays as written, so
+  ``stage:`` and ``topic:`` never meet; a query tag written without a prefix matches any
+  prefix (``value_key``).
+"""
 
 from __future__ import annotations
 
+import difflib
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -11,6 +27,19 @@ from typing import Any
 _RUN = re.compile(r"[\s_]+")
 _COLON = re.compile(r"\s*:\s*")
 _DASHES = re.compile(r"-{2,}")
+_WORDS = re.compile(r"[-./]+")
+
+# British spellings whose American form is the same word (and never another word): the
+# endings below, plus a few whole words a suffix rule would get wrong
+BRITISH_ENDINGS = (("isation", "ization"), ("isations", "izations"), ("ising", "izing"), ("ised", "ized"),
+                    ("iser", "izer"), ("isers", "izers"), ("yse", "yze"), ("ysed", "yzed"), ("ysing", "yzing"),
+                    ("ises", "izes"))
+BRITISH_WORDS = {"behaviour": "behavior", "colour": "color", "modelling": "modeling", "labelling": "labeling",
+                  "normalise": "normalize", "optimise": "optimize", "regularise": "regularize", "tokenise": "tokenize",
+                  "quantise": "quantize", "minimise": "minimize", "maximise": "maximize", "generalise": "generalize",
+                  "initialise": "initialize", "centre": "center", "catalogue": "catalog", "favour": "favor",
+                  "neighbour": "neighbor", "neighbours": "neighbors", "travelling": "traveling"}
+_NOT_PLURAL = ("ss", "us", "is", "ous", "ics", "as", "os")  # loss, bias, analysis, various, statistics, ...
 
 
 def normalize_tag(tag: Any) -> str:
@@ -18,7 +47,13 @@ def normalize_tag(tag: Any) -> str:
 
     NFKC, casefold, strip; spaces around ``:`` dropped; runs of spaces, underscores and
     hyphens become one ``-``."""
-    text = unicodedata.normalize("NFKC", str(tag)).casefold().strip()
+    return _normalize(str(tag))
+
+
+@functools.lru_cache(maxsize=65536)
+def _normalize(tag: str) -> str:
+    """``normalize_tag`` of a string, remembered: 10,000 cards share a few hundred tags."""
+    text = unicodedata.normalize("NFKC", tag).casefold().strip()
     text = _COLON.sub(":", text)  # "Topic: Reward Hacking" is topic:reward-hacking
     return _DASHES.sub("-", _RUN.sub("-", text))  # "data - dedup" is data-dedup
 
@@ -30,3 +65,60 @@ def normalize_tags(tags: Iterable[Any]) -> tuple[str, ...]:
         if norm:
             out.setdefault(norm, None)
     return tuple(out)
+
+
+def word_key(word: str) -> str:
+    """One spelling of a word: American for the common British endings, singular for a
+    regular plural (``rates`` -> ``rate``, ``batches`` -> ``batch``, ``strategies`` ->
+    ``strategy``); words of three letters or fewer, numbers and the endings listed in
+    ``_NOT_PLURAL`` (``loss``, ``bias``, ``statistics``) stay."""
+    if word in BRITISH_WORDS:
+        return BRITISH_WORDS[word]
+    for british, american in BRITISH_ENDINGS:
+        if word.endswith(british) and len(word) > len(british) + 2:
+            word = word[: -len(british)] + american
+            break
+    if len(word) <= 3 or not word.isalpha() or not word.endswith("s") or word.endswith(_NOT_PLURAL):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses", "zes")):
+        return word[:-2]
+    return word[:-1]
+
+
+def value_key(value: str) -> str:
+    """The matching form of a tag's value: each ``-``/``.``/``/``-separated word through ``word_key``."""
+    return "-".join(word_key(w) for w in _WORDS.split(value) if w)
+
+
+def match_key(tag: str) -> str:
+    """What a normalised tag matches: its ``key:`` prefix as written, its value's words each
+    in one spelling (``topic:learning-rates`` and ``topic:learning-rate`` are one key)."""
+    prefix, colon, value = tag.rpartition(":")
+    return f"{prefix}{colon}{value_key(value)}"
+
+
+def bare(key: str) -> bool:
+    """A query tag with no ``key:`` prefix, which matches a card tag of any prefix by its value."""
+    return ":" not in key
+
+
+def closest(tag: str, known: Iterable[str], n: int = 3) -> list[str]:
+    """The known tags nearest a tag that matched nothing (what the caller may have meant),
+    compared by their values so ``topic:grad-clip`` finds ``topic:gradient-clipping``."""
+    pool = sorted(set(known))
+    by_value: dict[str, list[str]] = {}
+    for item in pool:
+        by_value.setdefault(item.rpartition(":")[2], []).append(item)
+    value = tag.rpartition(":")[2]
+    near = difflib.get_close_matches(value, list(by_value), n=n, cutoff=0.6)
+    prefix = tag.rpartition(":")[0]
+    out = [t for v in near for t in sorted(by_value[v], key=lambda t: (t.rpartition(":")[0] != prefix, t))]
+    out += [t for t in difflib.get_close_matches(tag, pool, n=n, cutoff=0.6) if t not in out]
+    # a shorter value that holds the tag's words (grad-clip in gradient-clipping) is near too
+    words = [w for w in value.split("-") if len(w) > 2]
+    if words and len(out) < n:
+        out += [t for t in pool if t not in out and all(any(p.startswith(w) for p in t.rpartition(":")[2].split("-"))
+                                                        for w in words)][: n - len(out)]
+    return out[:n]

@@ -146,9 +146,15 @@ def _(report: RecallReport) -> list[str]:
         why = f"{counted(item['overlap'], 'tag')}: {', '.join(item['matched_tags'])}" if item["overlap"] else (
             f"text match {item['lexical_score']:.2f}" if "lexical_score" in item else "recent")
         lines.append(f"{n:>3}. {item['card_id']}  [{item['scope']}/{item['kind']}]  {item['title'] or ''}  ({why})")
-        if item.get("claim"):
-            lines.append(f"     claim: {item['claim']}")
+        for line in (item.get("summary") or "").splitlines():
+            lines.append(f"     {line}")
         lines.append(f"     {item['path']}")
+        copies = item.get("copies") or []
+        if copies:
+            lines.append(f"     {len(copies)} copies in {item.get('support', 1)} quest(s): "
+                         + ", ".join(f"{c.get('quest_id') or c['scope']} {c['path']}" for c in copies[1:]))
+    if not lines and report.recall is not None and not report.recall.get("home_exists", True):
+        return [f"(nothing found: the DeepScientist home {report.recall.get('home')} does not exist)"]
     return lines or ["(nothing found)"]
 
 

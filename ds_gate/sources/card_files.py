@@ -36,7 +36,15 @@ def _contained(path: Path, contain: Path, display: str, findings: list[Finding])
 
 def card_files(root: Path, contain: Path, base: Path | None, findings: list[Finding]) -> list[tuple[Path, str]]:
     """(file, kind) of every ``*.md`` MemoryService would list or read, in a stable order."""
-    out: list[tuple[Path, str]] = []
+    return [(Path(path), kind) for path, kind, _ in card_stats(root, contain, base, findings)]
+
+
+def card_stats(root: Path, contain: Path, base: Path | None,
+               findings: list[Finding]) -> list[tuple[str, str, os.stat_result]]:
+    """``card_files`` with each file's path as text and its stat, for a caller that reads
+    thousands (recall): the stat is the one the containment check made, and a path object
+    per card is not built."""
+    out: list[tuple[str, str, os.stat_result]] = []
     if not fs.is_dir(root):
         problem = fs.hidden(root)
         if problem is not None:  # a home under a folder the user may not enter: never "no cards"
@@ -59,25 +67,33 @@ def card_files(root: Path, contain: Path, base: Path | None, findings: list[Find
 
 
 def _md_files(folder: Path, kind: str, contain: Path, base: Path | None, findings: list[Finding],
-              nested: bool) -> list[tuple[Path, str]]:
-    out: list[tuple[Path, str]] = []
+              nested: bool) -> list[tuple[str, str, os.stat_result]]:
+    """The ``*.md`` files of a folder whose real path was checked to lie inside ``contain``.
+
+    A file that is not a symbolic link lies in that folder, so only links are resolved
+    (``scandir`` says which entries are links without another system call); the rest cost
+    one ``lstat`` each, which is also their ``stat``."""
+    out: list[tuple[str, str, os.stat_result]] = []
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError as exc:
         findings.append(unreadable_card(display_path(folder, base), exc))
         return out
     for entry in entries:
-        path = Path(entry.path)
         if entry.name.endswith(".md"):
-            if not _contained(path, contain, display_path(path, base), findings):
-                continue
             try:
-                if stat.S_ISREG(os.stat(path).st_mode):  # never a FIFO or device: reading would block
-                    out.append((path, kind))
+                link = entry.is_symlink()
+                if link and not _contained(Path(entry.path), contain, display_path(Path(entry.path), base), findings):
+                    continue
+                st = os.stat(entry.path) if link else entry.stat(follow_symlinks=False)
+                if stat.S_ISREG(st.st_mode):  # never a FIFO or device: reading would block
+                    out.append((entry.path, kind, st))
             except OSError as exc:
-                findings.append(unreadable_card(display_path(path, base), exc))
-        elif nested and entry.is_dir() and _contained(path, contain, display_path(path, base), findings):
-            out.extend(_md_files(path, kind, contain, base, findings, nested=False))
+                findings.append(unreadable_card(display_path(Path(entry.path), base), exc))
+        elif nested and entry.is_dir():
+            path = Path(entry.path)
+            if _contained(path, contain, display_path(path, base), findings):
+                out.extend(_md_files(path, kind, contain, base, findings, nested=False))
     return out
 
 

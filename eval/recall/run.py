@@ -1,5 +1,6 @@
 #!/usr/bin/env python
-"""Recall evaluation: the plain RFC ranking against ds-gate's ``list_knowledge_summaries``.
+"""Recall evaluation: ds-gate's ``list_knowledge_summaries`` against the plain RFC ranking and a
+stock full-text index (SQLite FTS5, BM25, porter), on six slices.
 
 Writes every card of ``cards.jsonl`` into a temporary DeepScientist home as a real
 MemoryService card file (``<home>/memory/knowledge/<slug(title)>.md``, YAML frontmatter
@@ -9,11 +10,20 @@ card), then runs every query of ``queries.json`` through two rankings:
 - ``rfc``: the RFC's recall as DeepScientist would have it: exact (case-sensitive,
   un-normalised) tag-overlap count descending, then ``updated_at`` descending, then path;
   cards with no overlap are dropped; the free-text query is not used.
-- ``ds-gate``: ``list_knowledge_summaries(domain_tags, limit=10, home=..., scope="global",
-  query=..., cache=False)``.
+- ``fts5``: the stock baseline (``slices.fts5_rank``): FTS5 ``bm25()`` with the porter
+  tokenizer over title, tags and body, queried with every word of the query and the tags.
+- ``ds-gate``: ``list_knowledge_summaries(domain_tags, limit=10, home=..., scope=...,
+  query=..., jsonl=..., cache=False)``, as an agent calls it (tags only: the RFC's order).
+- ``ds-gate-rel``: the same with ``order="relevance"`` (tags only: the tags ranked as text,
+  each shared tag weighted by its rarity; with a query the two are the same).
+
+The slices: the 45 labelled queries (exact-tag, tag-variant, paraphrase) and three derived
+by fixed rules (``slices.py``): stage-entry, duplicates, jsonl-pitfalls.
 
 Metrics, over the top 10 of each ranking: nDCG@10 with graded gains (2^grade - 1),
 Recall@5 of the cards graded 1 or 2, and MRR of the first grade-2 card (the lesson asked for).
+A result is scored as its lesson (a copy as the card it copies, a JSONL record as the card it
+came from); a lesson's second appearance gains nothing and takes a place.
 
     python eval/recall/run.py              # the table
     python eval/recall/run.py --json       # the same numbers as JSON
@@ -43,11 +53,15 @@ except ImportError:  # run from a checkout without the project installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from ds_gate.recall import list_knowledge_summaries
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import slices  # noqa: E402  (this folder's own module, beside this script)
+
 HERE = Path(__file__).resolve().parent
 K = 10
 RECALL_AT = 5
 TYPES = ("exact-tag", "tag-variant", "paraphrase")
-RANKINGS = ("rfc", "ds-gate")
+SLICES = (*TYPES, "stage-entry", "duplicates", "jsonl-pitfalls")
+RANKINGS = ("rfc", "fts5", "ds-gate", "ds-gate-rel")
 METRICS = ("ndcg@10", "recall@5", "mrr")
 
 
@@ -125,16 +139,17 @@ def slug(title: str, kind: str = "knowledge") -> str:
     return re.sub(r"[^a-zA-Z0-9]+", "-", title.lower()).strip("-") or kind
 
 
-def materialise(cards: list[dict[str, Any]], home: Path) -> None:
+def materialise(cards: list[dict[str, Any]], home: Path, quest: str | None = None) -> None:
     """Each card as ``MemoryService.write_card(scope="global", metadata={claim, lineage})``
     writes it: caller metadata first, then id, type, kind, title, quest_id, tags,
-    created_at, updated_at, scope."""
-    folder = home / "memory" / "knowledge"
+    created_at, updated_at, scope. With ``quest``: as that quest's own cards
+    (``<home>/quests/<quest>/memory/knowledge``, scope quest)."""
+    folder = (home / "quests" / quest if quest else home) / "memory" / "knowledge"
     folder.mkdir(parents=True)
     index_lines = []
     for card in cards:
         digest = hashlib.sha256(card["id"].encode()).hexdigest()
-        quest_id = f"{int(digest[:8], 16) % 24 + 1:03d}"  # a fixed producing quest per card
+        quest_id = quest or f"{int(digest[:8], 16) % 24 + 1:03d}"  # a fixed producing quest per card
         meta: dict[str, Any] = {
             "claim": card["claim"],
             "lineage": [{"quest": quest_id, "run": f"run-{digest[8:16]}"}],
@@ -146,13 +161,13 @@ def materialise(cards: list[dict[str, Any]], home: Path) -> None:
             "tags": list(card["tags"]),
             "created_at": card["updated_at"],
             "updated_at": card["updated_at"],
-            "scope": "global",
+            "scope": "quest" if quest else "global",
         }
         path = folder / f"{slug(card['title'])}.md"
         text = f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n{card['body']}\n"
         path.write_text(text, encoding="utf-8")
         index_lines.append({"id": card["id"], "title": card["title"], "type": "knowledge", "path": str(path),
-                            "quest_id": quest_id, "scope": "global", "tags": meta["tags"],
+                            "quest_id": quest_id, "scope": meta["scope"], "tags": meta["tags"],
                             "updated_at": card["updated_at"], "excerpt": card["body"].splitlines()[0]})
     with open(folder / "_index.jsonl", "w", encoding="utf-8") as handle:
         handle.writelines(json.dumps(line, ensure_ascii=False) + "\n" for line in index_lines)
@@ -187,7 +202,7 @@ def moment(value: Any) -> float:
 def read_home(home: Path) -> list[dict[str, Any]]:
     """The cards as DeepScientist lists them: ``<root>/<kind>/*.md``, frontmatter parsed."""
     out = []
-    for path in sorted((home / "memory" / "knowledge").glob("*.md")):
+    for path in sorted([*(home / "memory" / "knowledge").glob("*.md"), *home.glob("quests/*/memory/knowledge/*.md")]):
         text = path.read_text(encoding="utf-8")
         _, front, _ = text.split("---\n", 2)
         meta = yaml.safe_load(front)
@@ -208,9 +223,10 @@ def rfc_rank(home_cards: list[dict[str, Any]], domain_tags: list[str], limit: in
     return [c["id"] for _, c in scored[:limit]]
 
 
-def ds_gate_rank(home: Path, query: dict[str, Any], limit: int) -> list[str]:
-    found = list_knowledge_summaries(query["domain_tags"], limit=limit, home=home, scope="global",
-                                     query=query["query"], cache=False)
+def ds_gate_rank(home: Path, query: dict[str, Any], limit: int, *, scope: str = "global", jsonl: tuple[Path, ...] = (),
+                 order: str = "rfc") -> list[str]:
+    found = list_knowledge_summaries(query["domain_tags"], limit=limit, home=home, scope=scope, query=query["query"],
+                                     jsonl=jsonl, cache=False, order=order)
     return [row["card_id"] for row in found]
 
 
@@ -236,7 +252,17 @@ def mrr(ranked: list[str], relevant: dict[str, int], k: int = K) -> float:
     return 0.0
 
 
-def score(ranked: list[str], relevant: dict[str, int]) -> dict[str, float]:
+def as_lessons(ranked: list[str], lesson: dict[str, str]) -> list[str]:
+    """Each result as the lesson it holds; a lesson seen before becomes a place that gains nothing."""
+    out: list[str] = []
+    for n, cid in enumerate(ranked):
+        name = lesson.get(cid, cid)
+        out.append(name if name not in out else f"(repeat {n})")
+    return out
+
+
+def score(ranked: list[str], relevant: dict[str, int], lesson: dict[str, str] | None = None) -> dict[str, float]:
+    ranked = as_lessons(ranked, lesson or {})
     return {"ndcg@10": ndcg(ranked, relevant), "recall@5": recall(ranked, relevant), "mrr": mrr(ranked, relevant)}
 
 
@@ -246,46 +272,85 @@ def score(ranked: list[str], relevant: dict[str, int]) -> dict[str, float]:
 def evaluate(folder: Path = HERE) -> dict[str, Any]:
     cards, queries = load_set(folder)
     check_set(cards, queries)
+    rows = []
     with tempfile.TemporaryDirectory(prefix="ds-gate-recall-eval-") as tmp:
-        home = Path(tmp).resolve() / "DeepScientist"
-        materialise(cards, home)
-        home_cards = read_home(home)
-        rows = []
-        for query in queries:
-            rfc = rfc_rank(home_cards, query["domain_tags"], K)
-            ours = ds_gate_rank(home, query, K)
-            rows.append({"id": query["id"], "type": query["type"], "rankings": {"rfc": rfc, "ds-gate": ours},
-                         "scores": {"rfc": score(rfc, query["relevant"]), "ds-gate": score(ours, query["relevant"])}})
-    slices: dict[str, Any] = {}
-    for name in ("all", *TYPES):
+        for world in worlds(cards, queries, Path(tmp).resolve()):
+            rows.extend(run_world(world))
+    slices_out: dict[str, Any] = {}
+    for name in ("all", *SLICES):
         chosen = [row for row in rows if name == "all" or row["type"] == name]
-        slices[name] = {"n": len(chosen)}
+        slices_out[name] = {"n": len(chosen)}
         for ranking in RANKINGS:
-            slices[name][ranking] = {m: round(sum(r["scores"][ranking][m] for r in chosen) / len(chosen), 4)
-                                     for m in METRICS}
-    return {"cards": len(cards), "queries": len(queries), "k": K, "metrics": slices,
+            slices_out[name][ranking] = {m: round(sum(r["scores"][ranking][m] for r in chosen) / len(chosen), 4)
+                                         for m in METRICS}
+    return {"cards": len(cards), "queries": len(rows), "k": K, "metrics": slices_out,
             "per_query": [{"id": r["id"], "type": r["type"],
                            **{rk: {m: round(v, 4) for m, v in r["scores"][rk].items()} for rk in RANKINGS}}
                           for r in rows]}
 
 
+def worlds(cards: list[dict[str, Any]], queries: list[dict[str, Any]], tmp: Path) -> list[dict[str, Any]]:
+    """Three homes: the cards; the cards and their copies in other quests; the cards but the
+    pitfalls, which are records of a findings.jsonl beside it."""
+    main = tmp / "main" / "DeepScientist"
+    materialise(cards, main)
+    dup = tmp / "dup" / "DeepScientist"
+    materialise(cards, dup)
+    copies = [slices.copy_of(c, n) for n, c in enumerate(c for c in cards if slices.copied(c))]
+    for quest in sorted({c["quest"] for c in copies}):
+        materialise([c for c in copies if c["quest"] == quest], dup, quest)
+    solo = tmp / "jsonl" / "DeepScientist"
+    materialise([c for c in cards if not slices.is_pitfall(c)], solo)
+    records = [slices.pitfall_record(c) for c in cards if slices.is_pitfall(c)]
+    findings = tmp / "jsonl" / "findings.jsonl"
+    slices.write_jsonl(records, findings)
+    stage = slices.stage_entry_queries(cards)
+    docs = [slices.card_doc(c) for c in cards]
+    return [
+        {"home": main, "queries": queries + stage, "docs": docs, "lesson": {}, "scope": "global", "jsonl": ()},
+        {"home": dup, "queries": slices.duplicate_queries(queries, cards), "scope": "visible", "jsonl": (),
+         "docs": docs + [slices.card_doc(c) for c in copies], "lesson": {c["id"]: c["lesson"] for c in copies}},
+        {"home": solo, "queries": slices.jsonl_queries(queries + stage, cards), "scope": "global", "jsonl": (findings,),
+         "docs": [slices.card_doc(c) for c in cards if not slices.is_pitfall(c)] + [slices.record_doc(r) for r in records],
+         "lesson": {r["id"]: r["lesson"] for r in records},
+         "records": [{"id": r["id"], "tags": ds_tags(r["tags"]), "when": moment(r["date"]), "path": r["id"]}
+                     for r in records]},
+    ]
+
+
+def run_world(world: dict[str, Any]) -> list[dict[str, Any]]:
+    home_cards = read_home(world["home"]) + world.get("records", [])
+    db = slices.fts5_index(world["docs"])
+    rows = []
+    for query in world["queries"]:
+        kwargs = {"scope": world["scope"], "jsonl": world["jsonl"]}
+        rankings = {"rfc": rfc_rank(home_cards, query["domain_tags"], K), "fts5": slices.fts5_rank(db, query, K),
+                    "ds-gate": ds_gate_rank(world["home"], query, K, **kwargs),
+                    "ds-gate-rel": ds_gate_rank(world["home"], query, K, order="relevance", **kwargs)}
+        rows.append({"id": query["id"], "type": query["type"], "rankings": rankings,
+                     "scores": {name: score(ranked, query["relevant"], world["lesson"])
+                                for name, ranked in rankings.items()}})
+    return rows
+
+
 def table(result: dict[str, Any], per_query: bool = False) -> str:
+    head = " ".join(f"{name:>11}" for name in RANKINGS)
     lines = [
         f"Recall evaluation: {result['cards']} cards, {result['queries']} queries, top {result['k']}",
         "nDCG@10: graded gains 2^g-1; Recall@5: cards graded >= 1; MRR: first grade-2 card (0 if not in the top 10)",
         "",
-        f"{'slice':<12} {'n':>3}   {'nDCG@10':^15}   {'Recall@5':^15}   {'MRR':^15}",
-        f"{'':<12} {'':>3}   " + "   ".join(f"{'rfc':>6} {'ds-gate':>8}" for _ in METRICS),
     ]
-    for name, data in result["metrics"].items():
-        cells = "   ".join(f"{data['rfc'][m]:>6.3f} {data['ds-gate'][m]:>8.3f}" for m in METRICS)
-        lines.append(f"{name:<12} {data['n']:>3}   {cells}")
+    for metric in METRICS:
+        lines += [f"{metric:<15} {'n':>3}  {head}"]
+        for name, data in result["metrics"].items():
+            lines.append(f"{name:<15} {data['n']:>3}  " + " ".join(f"{data[r][metric]:>11.3f}" for r in RANKINGS))
+        lines.append("")
     if per_query:
-        lines += ["", f"{'query':<12} {'type':<12}   " + "   ".join(f"{'rfc':>6} {'ds-gate':>8}" for _ in METRICS)]
+        lines += [f"{'query':<20} {'type':<15}  nDCG@10: {head}"]
         for row in result["per_query"]:
-            cells = "   ".join(f"{row['rfc'][m]:>6.3f} {row['ds-gate'][m]:>8.3f}" for m in METRICS)
-            lines.append(f"{row['id']:<12} {row['type']:<12}   {cells}")
-    return "\n".join(line.rstrip() for line in lines)
+            lines.append(f"{row['id']:<20} {row['type']:<15}           "
+                         + " ".join(f"{row[r]['ndcg@10']:>11.3f}" for r in RANKINGS))
+    return "\n".join(line.rstrip() for line in lines).rstrip()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -108,7 +108,8 @@ def test_the_server_lists_the_five_tools_each_read_only_and_described(make_quest
                 assert len(tool.description or "") > 80
             schemas = {tool.name: _field(tool, "input_schema", "inputSchema") for tool in listed}
             assert schemas["draft_distill_review"]["required"] == ["run_ids"]
-            assert set(schemas["list_knowledge_summaries"]["properties"]) == {"domain_tags", "kind", "limit"}
+            assert set(schemas["list_knowledge_summaries"]["properties"]) == {"domain_tags", "kind", "limit", "query",
+                                                                              "max_chars", "order"}
             assert set(schemas["list_recent"]["properties"]) == {"kind", "limit"}
             assert schemas["check_closure"].get("properties") == {} == schemas["list_distill_candidates"].get("properties")
 
@@ -152,16 +153,19 @@ def test_each_tool_answers_with_structured_json(make_quest, home, tmp_path) -> N
             assert from_git["branch"] == "run/001-gone" and from_git["unread"] is None
 
             recalled = payload(await session.call_tool("list_knowledge_summaries", {}))
+            # empty tags and no query: the newest cards (the RFC), recall_priors on or off; the
+            # stage-entry tags come back to be passed next
             assert recalled["tag_sources"]["stage"] == ["stage:baseline"]
             assert recalled["tag_sources"]["domains"] == ["sparse-routing"]
-            assert recalled["domain_tags"][:2] == ["stage:baseline", "sparse-routing"]
+            assert recalled["domain_tags"] == [] and recalled["rank_by"] == "recent"
             assert [r["card_id"] for r in recalled["results"]] == [lesson]
+            assert recalled["results"][0]["summary"].startswith("lr above 1e-3 collapses experts.")
             assert recalled["counts"] == {"cards_in_scope": 1, "of_kind": 1, "matching": 1, "returned": 1}
-            assert "stage baseline" in recalled["notes"][0]
+            assert "stage:baseline, sparse-routing" in recalled["notes"][0]
             tagged = payload(await session.call_tool("list_knowledge_summaries",
                                                      {"domain_tags": ["topic:nothing"], "kind": "knowledge", "limit": 5}))
             assert tagged["results"] == [] and tagged["tag_sources"] is None
-            assert tagged["left_out"] == {"other_kinds": 0, "no_shared_tag": 1, "over_limit": 0}
+            assert tagged["left_out"] == {"other_kinds": 0, "no_shared_tag": 1, "over_limit": 0, "collapsed_copies": 0}
 
             latest = payload(await session.call_tool("list_recent", {"kind": "run", "limit": 2}))
             assert latest["request"] == {"kind": "run", "limit": 2} and len(latest["results"]) == 2
@@ -470,3 +474,32 @@ def test_recent_lists_indexed_records_not_the_graph_deepscientist_writes_beside_
     code, out = gate_json("recent", str(quest.root))
     assert code == 0 and seen["mcp"] == [r["artifact_id"] for r in out["results"]] == [run]
     assert unindexed not in seen["mcp"] and "git-graph" not in seen["mcp"]
+
+
+def test_recall_over_mcp_takes_a_text_query_and_a_budget_and_returns_the_lessons_content(make_quest, home,
+                                                                                          tmp_path) -> None:
+    """Issue 29: the agent reaches what the CLI's --query does, with each card's summary, within max_chars."""
+    quest = make_quest()
+    recall_priors_on(quest, domains=["sparse-routing"])
+    target = quest.card("global", "Experts collapse without the balancing loss", tags=["topic:moe"],
+                        claim="Two experts took all tokens when the auxiliary load-balancing loss was off.",
+                        body="Context: MoE pretraining.\n\nObservation: the router sent 90% of tokens to two experts.")
+    for n in range(8):
+        quest.card("global", f"Unrelated stage lesson {n}", tags=["stage:baseline"], claim=f"Lesson {n}.")
+    errlog = tmp_path / "server.err"
+
+    async def scenario() -> None:
+        async with connect(quest.root, errlog) as session:
+            found = payload(await session.call_tool("list_knowledge_summaries", {
+                "domain_tags": ["stage:baseline"], "query": "router collapse balancing loss", "limit": 3,
+                "max_chars": 90}))
+            assert found["rank_by"] == "text" and found["results"][0]["card_id"] == target
+            assert found["results"][0]["summary"].startswith("Two experts took all tokens")
+            assert sum(len(r["summary"]) for r in found["results"]) <= 90
+            assert found["request"]["query"] == "router collapse balancing loss" and found["request"]["max_chars"] == 90
+            unknown = payload(await session.call_tool("list_knowledge_summaries", {"domain_tags": ["topic:moes"]}))
+            assert [r["card_id"] for r in unknown["results"]] == [target]  # the plural matches
+            bad = await session.call_tool("list_knowledge_summaries", {"max_chars": "lots"})
+            assert is_error(bad) and "max_chars must be an integer from 0 to 200000" in text(bad)
+
+    drive(scenario, errlog)

@@ -1,0 +1,141 @@
+"""The evaluation's derived slices and its stock full-text baseline.
+
+Three slices are derived from ``cards.jsonl`` and ``queries.json`` by fixed rules, so they
+need no labels of their own (and were not tuned by looking at any ranking):
+
+- **stage-entry**: the tags an agent assembles at stage entry as the RFC's
+  ``recall_priors_rule`` says (the brief's domains, the current stage, the relevant
+  type tag): ``[stage:<s>, domain:llm-training, <topic tag>, type:pitfall]`` for each of
+  the 12 topics with the most cards. Every card of the topic is relevant: a pitfall 2, any
+  other lesson 1 (at stage entry the agent wants the pitfalls of its topic first). The
+  stage cycles through five stages, so it is often not the stage the cards were written in;
+  ``domain:llm-training`` is on no card (a brief's domain rarely is).
+- **duplicates**: every third card (by its id's hash) is written again, with the same
+  claim and body, into another quest's memory as a quest card of its own id (a lesson
+  re-recorded by a later quest, as ``memory.write`` does it); the 45 queries are run over the
+  home and its quests. A copy counts as its lesson: the first of a lesson's results gains, a
+  second copy of it gains nothing and takes a place.
+- **jsonl-pitfalls**: every pitfall card is moved out of the home into a ScienceClaw
+  ``findings.jsonl`` as a ``pitfall`` record (``issue``: the claim; ``fix``: the body's
+  Action line; its tags and date; no title, as ScienceClaw writes none); the queries whose
+  grade-2 lessons include a pitfall are run over the home and the file together.
+
+The baseline a reviewer asks for first: SQLite FTS5 with ``bm25()`` and the porter
+tokenizer over title, tags and body (claim included), queried with every word of the
+query text and of the tags, OR'd (a dozen lines, ``fts5_rank``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+import unicodedata
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+STAGES = ("experiment", "baseline", "analysis-campaign", "idea", "write")
+STAGE_DOMAIN = "domain:llm-training"
+STAGE_TOPICS = 12
+
+
+def loose(tag: str) -> str:
+    return re.sub(r"[\s_\-]+", "", unicodedata.normalize("NFKC", tag).casefold())
+
+
+def stage_entry_queries(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    topics: Counter[str] = Counter()
+    spelled: dict[str, str] = {}
+    for card in cards:
+        for tag in card["tags"]:
+            if loose(tag).startswith("topic:"):
+                topics[loose(tag)] += 1
+                spelled.setdefault(loose(tag), tag)
+    out = []
+    for n, (topic, _) in enumerate(sorted(topics.items(), key=lambda kv: (-kv[1], kv[0]))[:STAGE_TOPICS]):
+        relevant = {}
+        for card in cards:
+            if topic in {loose(t) for t in card["tags"]}:
+                relevant[card["id"]] = 2 if "type:pitfall" in card["tags"] else 1
+        if 2 not in relevant.values():
+            continue
+        tags = [f"stage:{STAGES[n % len(STAGES)]}", STAGE_DOMAIN, spelled[topic].casefold(), "type:pitfall"]
+        out.append({"id": f"stage-{n + 1:02d}", "type": "stage-entry", "domain_tags": tags, "query": None,
+                    "relevant": relevant})
+    return out
+
+
+def copied(card: dict[str, Any]) -> bool:
+    return int(hashlib.sha256(card["id"].encode()).hexdigest()[:8], 16) % 3 == 0
+
+
+def copy_of(card: dict[str, Any], n: int) -> dict[str, Any]:
+    """The lesson as a later quest re-recorded it: same claim and body, its own id and quest."""
+    digest = hashlib.sha256(f"copy:{card['id']}".encode()).hexdigest()
+    return {**card, "id": f"knowledge-{digest[:8]}", "title": card["title"].lower(), "quest": f"q{n % 6 + 1:03d}",
+            "lesson": card["id"]}
+
+
+def duplicate_queries(queries: list[dict[str, Any]], cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    has_copy = {c["id"] for c in cards if copied(c)}
+    return [{**q, "id": f"dup-{q['id']}", "type": "duplicates"} for q in queries if has_copy & set(q["relevant"])]
+
+
+def action(body: str) -> str:
+    for line in body.splitlines():
+        if line.startswith("Action:"):
+            return line.removeprefix("Action:").strip()
+    return body.splitlines()[-1] if body else ""
+
+
+def pitfall_record(card: dict[str, Any]) -> dict[str, Any]:
+    digest = hashlib.sha256(f"jsonl:{card['id']}".encode()).hexdigest()
+    return {"id": f"pitfall-{digest[:8]}", "type": "pitfall", "issue": card["claim"], "fix": action(card["body"]),
+            "tags": list(card["tags"]), "date": card["updated_at"], "project": "eval", "lesson": card["id"]}
+
+
+def is_pitfall(card: dict[str, Any]) -> bool:
+    return "type:pitfall" in card["tags"]
+
+
+def jsonl_queries(queries: list[dict[str, Any]], cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    by_id = {c["id"]: c for c in cards}
+    return [{**q, "id": f"jsonl-{q['id']}", "type": "jsonl-pitfalls"} for q in queries
+            if any(grade == 2 and is_pitfall(by_id[cid]) for cid, grade in q["relevant"].items())]
+
+
+def write_jsonl(records: list[dict[str, Any]], path: Path) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps({k: v for k, v in record.items() if k != "lesson"}, ensure_ascii=False) + "\n")
+
+
+# ---------------------------------------------------------------- the stock baseline
+
+
+def fts5_index(docs: list[dict[str, Any]]) -> sqlite3.Connection:
+    """``docs``: id, title, tags, body (a card's claim and body; a record's text fields)."""
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE f USING fts5(did UNINDEXED, title, tags, body, tokenize='porter unicode61')")
+    db.executemany("INSERT INTO f VALUES (?, ?, ?, ?)",
+                   [(d["id"], d["title"], " ".join(d["tags"]), d["body"]) for d in docs])
+    return db
+
+
+def fts5_rank(db: sqlite3.Connection, query: dict[str, Any], limit: int) -> list[str]:
+    text = " ".join([query.get("query") or "", *query["domain_tags"]])
+    words = dict.fromkeys(re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold()))
+    if not words:
+        return []
+    match = " OR ".join(f'"{w}"' for w in words)
+    return [row[0] for row in db.execute("SELECT did FROM f WHERE f MATCH ? ORDER BY bm25(f) LIMIT ?", (match, limit))]
+
+
+def card_doc(card: dict[str, Any]) -> dict[str, Any]:
+    return {"id": card["id"], "title": card["title"], "tags": card["tags"], "body": f"{card['claim']}\n{card['body']}"}
+
+
+def record_doc(record: dict[str, Any]) -> dict[str, Any]:
+    return {"id": record["id"], "title": "", "tags": record["tags"], "body": f"{record['issue']}\n{record['fix']}"}
