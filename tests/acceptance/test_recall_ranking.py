@@ -238,6 +238,7 @@ def test_fts5_is_in_this_pythons_sqlite3() -> None:
     assert recall_text.fts5_available()
 
 
+@pytest.mark.slow
 def test_the_evaluation_runs_and_ds_gate_relevance_is_at_least_the_stock_baseline_on_every_slice() -> None:
     """eval/recall as a process: its table, and the figure the issue asks for on every slice."""
     root = Path(__file__).resolve().parents[2]
