@@ -25,8 +25,9 @@ README_URL = "https://github.com/ds-gate/ds-gate"  # the project's address, as d
 
 def local_pip_env() -> dict[str, str]:
     """pip's configured package sources that are on this machine (the real user's pip
-    configuration: the tests run with a HOME of their own), as the environment of a pip run
-    that reaches nothing else; empty when no local index is configured."""
+    configuration: the tests run with a HOME of their own), as extra indexes beside pip's own
+    index: a local mirror may lack a package another Python needs (hatchling's ``tomli`` on
+    3.10, as ``.ci/package`` runs it); empty when no local index is configured."""
     real_home = pwd.getpwuid(os.getuid()).pw_dir
     listed = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True,
                             env={**os.environ, "HOME": real_home})
@@ -41,7 +42,7 @@ def local_pip_env() -> dict[str, str]:
     links = [u for u in values.get("find-links", []) if not u.startswith(("http:", "https:"))]
     if not indexes:
         return {}
-    return {"PIP_INDEX_URL": indexes[0], "PIP_EXTRA_INDEX_URL": " ".join(indexes[1:]), "PIP_FIND_LINKS": " ".join(links),
+    return {"PIP_EXTRA_INDEX_URL": " ".join(indexes), "PIP_FIND_LINKS": " ".join(links),
             "VIRTUALENV_NO_PERIODIC_UPDATE": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 
 
