@@ -188,7 +188,7 @@ def test_without_distribution_the_session_is_serial(quest, empty, args) -> None:
     env = None
     if args == ["autoload"]:  # xdist never loaded, as when it is not installed: only ds-gate's plugin
         env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-        args = ["-p", "ds_gate.pytest.plugin"]
+        args = ["-p", "ds_gate_pytest"]  # the entry point's module, by name
     done = pytest_run(empty, f"--ds-gate={quest.root}", *args, env=env)
     assert done.returncode == 1 and len(outcomes(done)) == 4, done.stdout + done.stderr
     assert IN_CONTROLLER not in done.stdout and WORKERS not in done.stdout
