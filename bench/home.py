@@ -122,6 +122,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             for home in (small, large):
                 interleaved(f"pytest `-n 2` / serial, {home.name}", process(pytest_cmd(f"--ds-gate={home}", "-n", "2"), empty),
                             process(pytest_cmd(f"--ds-gate={home}"), empty), args.runs, "≤ 0.65×")
+            interleaved(f"(context) the same, `--ds-gate-no-cache` (a first run), {large.name}",
+                        process(pytest_cmd(f"--ds-gate={large}", "--ds-gate-no-cache", "-n", "2"), empty),
+                        process(pytest_cmd(f"--ds-gate={large}", "--ds-gate-no-cache"), empty), args.runs, "—")
+            trivial = keep / "one-test"
+            trivial.mkdir(exist_ok=True)
+            (trivial / "test_one.py").write_text("def test_one():\n    pass\n")
+            interleaved("(context) xdist's own start-up: `-n 2` / serial, one empty test, no ds-gate",
+                        process(pytest_cmd("-p", "no:ds_gate", "-n", "2"), trivial),
+                        process(pytest_cmd("-p", "no:ds_gate"), trivial), args.runs, "—")
         if args.only in (None, "home"):
             interleaved("`closure --all-quests` / 24 `closure` calls, 24 × 1,000 home",
                         process(closure_cmd("--all-quests", "--home", str(large)), empty),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import pytest
+from junitparser import JUnitXml, Properties
 
 pytest_plugins = ["pytester"]
 
@@ -127,6 +128,23 @@ def test_junitxml_names_every_pending_run_in_the_coverage_case(pytester, quest) 
         (p.get("name"), p.get("value")) for p in records.iter("property")}
     assert cases[("quest-001", "status")].find("failure") is None
     result.assert_outcomes(passed=2, failed=2)
+
+
+def test_junitparser_reads_every_pending_run_of_a_home(pytester, make_quest, home) -> None:
+    """junitparser (as a CI dashboard or test-report action reads JUnit) finds each quest's case, its
+    verdict, and every pending run in its properties and its failure message."""
+    first = make_quest("001")
+    make_quest("002")  # no run: its coverage passes
+    runs = sorted(first.run(first.root, f"main-00{n}") for n in (1, 2, 3))
+    pytester.runpytest_subprocess(f"--ds-gate={home}", "--junitxml=out.xml", "-p", "no:cacheprovider")
+    cases = {(case.classname, case.name): case for suite in JUnitXml.fromfile(str(pytester.path / "out.xml")) for case in suite}
+    assert len(cases) == 9 and cases[("home", "lineage")].is_passed
+    coverage = cases[("quest-001", "coverage")]
+    assert not coverage.is_passed and cases[("quest-002", "coverage")].is_passed
+    named = sorted(p.value for props in coverage.iterchildren(Properties) for p in props if p.name == "coverage.pending-run")
+    assert named == runs
+    message = coverage.result[0].message
+    assert message.startswith("3 completed run(s) pending: ") and all(run in message for run in runs)
 
 
 def test_fixtures_give_a_labs_own_tests_the_parsed_quest(pytester, quest) -> None:
