@@ -14,7 +14,7 @@ every process collects the same node ids without reading a quest:
 Per home given as a path: ``home::lineage`` (every card's lineage). Each finding goes to
 exactly one item, and every item carries its findings as properties (rule id = subject).
 
-A quest is read when the first of its items runs (``judge``), in the process that runs it,
+A quest (a ``units.Unit``) is read when the first of its items runs (``judge``), in the process that runs it,
 and what its items report is kept only until they have run: memory is bounded by one quest.
 Under pytest-xdist the controller reads nothing; ``distribute`` keeps a quest's items on one
 worker, so each quest is still read once per session.
@@ -35,29 +35,13 @@ from ds_gate.engine.lineage import evaluate_lineage
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
 from ds_gate.model import Finding, GateReport
-from ds_gate.pytest.guard import is_home, quest_folders
+from ds_gate.pytest.units import QUEST_CHECKS, Unit
 from ds_gate.reporters.escape import printable
 from ds_gate.reporters.text import format_finding
 from ds_gate.rules.coverage import COVERAGE_PENDING_RUN
 from ds_gate.sources.problems import INPUT_UNREADABLE
 
 PENDING = COVERAGE_PENDING_RUN.id
-QUEST_CHECKS = ("coverage", "records", "cards", "status")
-HOME_CHECKS = ("lineage",)
-
-
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """What is read once: one quest, or one home's lineage. ``name`` is its node id's first part."""
-
-    name: str
-    path: Path
-    kind: str  # "quest" or "home"
-    home: str | None
-
-    @property
-    def checks(self) -> tuple[str, ...]:
-        return QUEST_CHECKS if self.kind == "quest" else HOME_CHECKS
 
 
 @dataclass(slots=True)
@@ -70,30 +54,6 @@ class Verdict:
     def properties(self) -> list[tuple[str, str]]:
         """JUnit ``<properties>``: rule id -> what it is about (a run's id, else the file)."""
         return [(f.rule, printable(f.subject or f.path or "")) for f in self.findings]
-
-
-def units(options: GateOptions) -> list[Unit]:
-    """Every quest and home the paths name, from folder names only (nothing is read)."""
-    out: list[Unit] = []
-    names: set[str] = set()
-
-    def add(name: str, path: Path, kind: str, home: str | None) -> None:
-        base, n = printable(name), 2  # ids are printed raw on the terminal: escaped
-        name = base
-        while name in names:
-            name, n = f"{base}-{n}", n + 1
-        names.add(name)
-        out.append(Unit(name, path, kind, home))
-
-    for given in options.paths:
-        path = Path(given).expanduser().resolve()
-        if is_home(path):
-            for quest in quest_folders(path / "quests"):
-                add(f"quest-{quest.name}", quest, "quest", options.home or str(path))
-            add("home", path, "home", options.home or str(path))
-        else:
-            add(f"quest-{path.name}", path, "quest", options.home)
-    return out
 
 
 def evaluate_quest(unit: Unit, options: GateOptions) -> GateReport:
@@ -178,11 +138,11 @@ class UnitCollector(pytest.Collector):
 class GateSession:
     """Registered on pytest's plugin manager when ``--ds-gate`` is given."""
 
-    def __init__(self, config: pytest.Config, options: GateOptions, note: str | None = None) -> None:
+    def __init__(self, config: pytest.Config, options: GateOptions, units: list[Unit], note: str | None = None) -> None:
         self.config = config
         self.options = options
         self.note = note  # why -n was not used (distribute.take_back), for the header
-        self.units = units(options)
+        self.units = units
         self.judged: dict[str, dict[str, Verdict]] = {}  # unit name -> its items' verdicts not yet reported
         self.first: GateReport | None = None
 

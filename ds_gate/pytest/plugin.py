@@ -81,7 +81,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from ds_gate.cli.options import GateOptions
     from ds_gate.pytest import guard
     from ds_gate.pytest.distribute import distributed, take_back
-    from ds_gate.pytest.items import GateSession
+    from ds_gate.pytest.units import units
 
     options = GateOptions.from_pytest(config)
     if not options.paths:
@@ -96,14 +96,18 @@ def pytest_configure(config: pytest.Config) -> None:
             return
         pytest.exit(why, returncode=REFUSED_EXIT)
 
-    gate = GateSession(config, options)  # the quests named, from folder names: nothing is read yet
+    named = units(options)  # the quests named, from folder names: nothing is read yet
     # before xdist's trylast pytest_configure starts workers that would only add their start-up
-    gate.note = take_back(config, len(gate.units))
-    config.pluginmanager.register(gate, PLUGIN_NAME)
-    if distributed(config) and not hasattr(config, "workerinput"):  # xdist's controller: a quest on one worker
+    note = take_back(config, len(named))
+    if distributed(config) and not hasattr(config, "workerinput"):
+        # xdist's controller only schedules (a quest's items on one worker): it collects, runs and reads nothing
         from ds_gate.pytest.schedule import Scheduler
 
-        config.pluginmanager.register(Scheduler([unit.name for unit in gate.units]), "ds-gate-scheduler")
+        config.pluginmanager.register(Scheduler([unit.name for unit in named]), "ds-gate-scheduler")
+        return
+    from ds_gate.pytest.items import GateSession
+
+    config.pluginmanager.register(GateSession(config, options, named, note), PLUGIN_NAME)
 
 
 def _session(request: pytest.FixtureRequest) -> Any:

@@ -95,13 +95,29 @@ def test_one_quest_under_n_2_runs_in_the_controller_as_serial(quest, empty, args
 
 COUNT_READS = """
 import os
-import ds_gate.pytest.items as items
-real = items.judge
-def counted(unit, options):
+import sys
+
+import pytest
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):  # after ds-gate's own: a process that will read quests has imported items by now
+    items = sys.modules.get("ds_gate.pytest.items")
+    if items is None:
+        return
+    real = items.judge
+
+    def counted(unit, options):
+        with open(os.environ["READS_LOG"], "a") as log:
+            log.write(f"{unit.name} {os.environ.get('PYTEST_XDIST_WORKER', 'controller')}\\n")
+        return real(unit, options)
+    items.judge = counted
+
+
+def pytest_unconfigure(config):  # whether this process loaded the engine at all
+    who = os.environ.get("PYTEST_XDIST_WORKER", "controller")
     with open(os.environ["READS_LOG"], "a") as log:
-        log.write(f"{unit.name} {os.environ.get('PYTEST_XDIST_WORKER', 'controller')}\\n")
-    return real(unit, options)
-items.judge = counted
+        log.write(f"engine {who} {config.getoption('dist', 'no')} {'ds_gate.engine.gate' in sys.modules}\\n")
 """
 
 
@@ -136,7 +152,11 @@ def test_a_home_is_spread_over_workers_each_quest_read_once(several, empty, coun
     assert got["quest-001::coverage"] == got["quest-002::coverage"] == got["home::lineage"] == "FAILED"
     assert got["quest-003::coverage"] == "PASSED" and len(got) == 13
     # serial then parallel: each of the four units read once in each session, the second time by a worker
-    reads = log.read_text().split("\n")[:-1]
+    lines = log.read_text().split("\n")[:-1]
+    engine = [line.split()[1:] for line in lines if line.startswith("engine ")]
+    reads = [line for line in lines if not line.startswith("engine ")]
+    assert ["controller", "no", "True"] in engine  # serial: this process reads the quests
+    assert [e for e in engine if e[0] == "controller" and e[1] != "no"] == [["controller", engine[-1][1], "False"]]
     units = ["quest-001", "quest-002", "quest-003", "home"]
     assert sorted(line.split()[0] for line in reads[:4]) == sorted(units) and {line.split()[1] for line in reads[:4]} == {"controller"}
     assert sorted(line.split()[0] for line in reads[4:]) == sorted(units)
