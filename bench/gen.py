@@ -23,15 +23,16 @@ def _stamp(n: int) -> str:
 
 
 def _record(workspace: Path, kind: str, folder: str, record: dict, lines: list[str]) -> None:
+    quest_id = record["quest_id"]
     path = workspace / "artifacts" / folder / f"{record['artifact_id']}.json"
     path.write_text(json.dumps(record, indent=2))
     lines.append(json.dumps({"artifact_id": record["artifact_id"], "kind": kind, "status": record.get("status"),
-                             "quest_id": "001", "path": str(path), "summary": record.get("summary"),
+                             "quest_id": quest_id, "path": str(path), "summary": record.get("summary"),
                              "updated_at": record["updated_at"]}))
 
 
 def make_quest(root: Path, runs: int, worktrees: int, reviews: int, covered: float = 0.95,
-               inherit: bool = False) -> dict[str, int]:
+               inherit: bool = False, quest_id: str = "001") -> dict[str, int]:
     """A quest with ``runs`` completed runs spread over ``worktrees`` worktrees (one branch
     each) and ``reviews`` distill reviews covering the first ``covered`` share of runs.
 
@@ -45,7 +46,7 @@ def make_quest(root: Path, runs: int, worktrees: int, reviews: int, covered: flo
     for key, value in (("user.name", "bench"), ("user.email", "bench@example.invalid"), ("commit.gpgsign", "false")):
         _git(root, "config", key, value)
     (root / ".gitignore").write_text(".ds/worktrees/\n")
-    (root / "quest.yaml").write_text("quest_id: '001'\nstatus: active\nstartup_contract:\n  experience_distill: {mode: 'on'}\n")
+    (root / "quest.yaml").write_text(f"quest_id: '{quest_id}'\nstatus: active\nstartup_contract:\n  experience_distill: {{mode: 'on'}}\n")
     (root / "artifacts").mkdir()
     (root / "artifacts" / "_index.jsonl").write_text("")
     _git(root, "add", "-A")
@@ -64,7 +65,7 @@ def make_quest(root: Path, runs: int, worktrees: int, reviews: int, covered: flo
         lines: list[str] = [line for line in inherited if line.strip()]
         for n in range(w * per_ws, min(runs, (w + 1) * per_ws)):
             _record(ws, "run", "runs", {
-                "kind": "run", "schema_version": 1, "artifact_id": run_ids[n], "id": run_ids[n], "quest_id": "001",
+                "kind": "run", "schema_version": 1, "artifact_id": run_ids[n], "id": run_ids[n], "quest_id": quest_id,
                 "created_at": _stamp(n), "updated_at": _stamp(n), "status": "completed", "run_id": f"main-{n:05d}",
                 "run_kind": "analysis.slice" if n % 3 else "main_experiment", "summary": f"Experiment main-{n:05d}.",
                 "workspace_rel_path": f".ds/worktrees/run-{w:03d}",
@@ -77,7 +78,7 @@ def make_quest(root: Path, runs: int, worktrees: int, reviews: int, covered: flo
             if not chunk:
                 continue
             _record(ws, "decision", "decisions", {
-                "kind": "decision", "schema_version": 1, "artifact_id": f"decision-{r:08x}", "quest_id": "001",
+                "kind": "decision", "schema_version": 1, "artifact_id": f"decision-{r:08x}", "quest_id": quest_id,
                 "created_at": _stamp(runs + r), "updated_at": _stamp(runs + r), "status": "pending",
                 "action": "distill_review", "verdict": "covered", "reason": f"{len(chunk)} runs distilled",
                 "reviewed_run_ids": chunk, "cards_written": [], "reason_if_empty": "benchmark",

@@ -11,6 +11,7 @@ import argparse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ds_gate.cli import all_quests
 from ds_gate.cli._shared import (
     HOME_HELP,
     PATH_HELP,
@@ -51,6 +52,10 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
             p.add_argument("--require", action=argparse.BooleanOptionalAction, default=None,
                            help=REQUIRE_HELP + f" (--no-require: {NO_REQUIRE})")
             p.add_argument("--home", metavar="DIR", help=HOME_HELP)
+            p.add_argument("--all-quests", action="store_true",
+                           help="judge every quest of the home (--home DIR) in one process and print a summary "
+                           "table: --format text, json or markdown (for $GITHUB_STEP_SUMMARY); exit 2 if any quest "
+                           "is unreadable, else 1 if any failed")
         p.set_defaults(handler=run)
 
 
@@ -78,6 +83,8 @@ class GateCommand:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "all_quests", False):
+        return all_quests.run(args)
     location = locate(args.path)  # once: for the configuration, then for the gate
     config = read_quest_config(location.root)  # once: for the options, then for the gate
     options = GateOptions.from_args(args, location, config)

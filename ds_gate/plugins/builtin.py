@@ -27,6 +27,7 @@ REPORTERS = {
     "json": "ds_gate.reporters.json:JsonReporter",
     "github": "ds_gate.reporters.github:GithubReporter",
     "sarif": "ds_gate.reporters.sarif:SarifReporter",
+    "markdown": "ds_gate.reporters.summary:MarkdownReporter",  # a CI step summary ($GITHUB_STEP_SUMMARY)
 }
 
 

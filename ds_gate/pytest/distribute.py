@@ -1,12 +1,16 @@
-"""What ``-n`` (pytest-xdist) does with ``--ds-gate``: a session of quest checks only runs here.
+"""What ``-n`` (pytest-xdist) does with ``--ds-gate``: one quest runs here, many are spread by quest.
 
-Under xdist the controller reads every quest once (``items.compute``) before any worker
-starts, and a check item only reports findings already computed: a worker would pay its
-own start-up (a new interpreter importing pytest and collecting, about as long as a whole
-serial run of a 2,000-run quest) to run items that cost microseconds. That holds for one
-quest or many. So when ``-n N`` would start workers and the session collects nothing but
-the gate's items, the controller takes the session back, as ``-n 0`` would: the same items,
-outcomes, JUnit XML and exit code as a serial run, because it is one.
+A quest is read by the process that runs its first item (``items``), so under xdist each
+worker reads the quests whose items it runs and the controller reads none. Two things follow:
+
+- **A quest's items stay on one worker** (``schedule``): under ``--dist load`` (what ``-n``
+  gives) and ``loadgroup`` the scheduler groups the gate's items by quest, so each quest is
+  read once per session; ``loadscope`` and ``loadfile`` group them so already.
+- **One quest gains nothing from workers**: a worker pays its own start-up (a new interpreter
+  importing pytest and collecting) and one quest cannot be split. So when ``-n N`` would start
+  workers for a session whose paths name one quest and that collects nothing but the gate's
+  items, the controller takes the session back, as ``-n 0`` would: the same items, outcomes,
+  JUnit XML and exit code as a serial run, because it is one. A home (many quests) is spread.
 
 "Nothing but the gate's items" must be decided before xdist starts its workers: its
 ``pytest_cmdline_main`` (tryfirst) has set ``dist``/``tx`` by then, and its ``pytest_configure``
@@ -85,12 +89,13 @@ def only_checks(config: pytest.Config) -> bool:
     return True
 
 
-def take_back(config: pytest.Config) -> str | None:
-    """Run the session in this process when ``-n`` would only add workers' start-up: set the
-    options as ``-n 0`` leaves them, before xdist's ``pytest_configure`` reads them. The
-    header line saying so, or None when xdist distributes as asked (or is not there)."""
+def take_back(config: pytest.Config, units: int) -> str | None:
+    """Run the session in this process when ``-n`` would only add workers' start-up (``units``,
+    the quests and homes the paths name, is one at most): set the options as ``-n 0`` leaves
+    them, before xdist's ``pytest_configure`` reads them. The header line saying so, or None
+    when xdist distributes as asked (or is not there)."""
     option = config.option
-    if hasattr(config, "workerinput") or not distributed(config) or getattr(option, "looponfail", False):
+    if units > 1 or hasattr(config, "workerinput") or not distributed(config) or getattr(option, "looponfail", False):
         return None
     if option.dist not in LOAD_MODES or not all(LOCAL_WORKERS.fullmatch(str(tx)) for tx in option.tx):
         return None
@@ -99,5 +104,5 @@ def take_back(config: pytest.Config) -> str | None:
     workers = sum(int(m.group(1)[:-1]) if (m := LOCAL_WORKERS.fullmatch(str(tx))) and m.group(1) else 1
                   for tx in option.tx)
     option.dist, option.tx, option.numprocesses, option.distload = "no", [], 0, False
-    return (f"ds-gate: only the gate's checks are collected: they run in this process, not on {workers} xdist "
-            "workers (the quests are read once, here; a worker would only add its start-up)")
+    return (f"ds-gate: only the gate's checks of one quest are collected: they run in this process, not on {workers} "
+            "xdist workers (one quest is read by one process; a worker would only add its start-up)")

@@ -1,28 +1,29 @@
-"""The pytest side of the gate, loaded only under ``--ds-gate``: one item per check.
+"""The pytest side of the gate, loaded only under ``--ds-gate``: a few items per quest, each quest read once.
 
-The quests are read once, by the process that runs ``pytest_configure`` first: the only
-process in a serial run, the controller under pytest-xdist. When xdist starts workers (a
-session that also collects a lab's own tests: one of the gate's checks only is taken back
-by ``distribute``), the results go to a JSON file whose path reaches every worker through
-``workerinput``, so workers build the same items from the same data without reading the
-quests again (pytest-mypy's pattern).
+Why a few items and not one per run: pytest's per-item machinery costs ~2 ms an item, so one
+item per completed run made a 20,000-run quest ~25× the CLI's ``closure``. The items are a
+fixed set per quest, known from the folder names alone (a home's ``quests/`` listing), so
+every process collects the same node ids without reading a quest:
 
-Items per quest (``quest-<id>``):
-- ``coverage::<run artifact id>`` per completed run: fails while the run is pending and
-  the gate is enforced;
-- ``decision::<artifact id>`` per decision record: fails on its findings;
-- ``card::<id>`` per quest-scope card, ``global-card::<id>`` per global card its reviews
-  name: fail on their findings (schema, lineage);
-- ``status``: every finding that belongs to no single item (quest.yaml, indexes, waivers).
-Per home given as a path: ``lineage::<card id>`` per experience card, and ``status``.
+- ``quest-<folder>::coverage``: fails while any completed run is pending and the gate is
+  enforced; its report names every pending run, and so does its JUnit ``<properties>``
+  (``coverage.pending-run`` = the run's artifact id, one property a run);
+- ``quest-<folder>::records``: findings on run and decision records (schema, reviews);
+- ``quest-<folder>::cards``: findings on the memory cards the quest's reviews name;
+- ``quest-<folder>::status``: every other finding (quest.yaml, indexes, git, waivers).
+Per home given as a path: ``home::lineage`` (every card's lineage). Each finding goes to
+exactly one item, and every item carries its findings as properties (rule id = subject).
+
+A quest (a ``units.Unit``) is read when the first of its items runs (``judge``), in the process that runs it,
+and what its items report is kept only until they have run: memory is bounded by one quest.
+Under pytest-xdist the controller reads nothing; ``distribute`` keeps a quest's items on one
+worker, so each quest is still read once per session.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,16 +34,61 @@ from ds_gate.engine.gate import evaluate
 from ds_gate.engine.lineage import evaluate_lineage
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
-from ds_gate.model import Finding, GateReport, LineageReport
-from ds_gate.pytest.distribute import distributed
-from ds_gate.pytest.guard import is_home, quest_folders
+from ds_gate.model import Finding, GateReport
+from ds_gate.pytest.units import QUEST_CHECKS, Unit
 from ds_gate.reporters.escape import printable
 from ds_gate.reporters.text import format_finding
 from ds_gate.rules.coverage import COVERAGE_PENDING_RUN
 from ds_gate.sources.problems import INPUT_UNREADABLE
 
-RESULTS_KEY = "ds_gate_results"
 PENDING = COVERAGE_PENDING_RUN.id
+
+
+@dataclass(slots=True)
+class Verdict:
+    """One item's share of its unit's findings, with the lines shown when it passes."""
+
+    findings: list[Finding] = field(default_factory=list)
+    note: str = ""
+
+    def properties(self) -> list[tuple[str, str]]:
+        """JUnit ``<properties>``: rule id -> what it is about (a run's id, else the file)."""
+        return [(f.rule, printable(f.subject or f.path or "")) for f in self.findings]
+
+
+def evaluate_quest(unit: Unit, options: GateOptions) -> GateReport:
+    return evaluate(unit.path, "closure", require=options.require, home=unit.home, source=options.source,
+                    refs=options.refs, cache=options.cache, no_require=options.no_require,
+                    accept_quest_waivers=options.accept_quest_waivers)
+
+
+def split(report: GateReport) -> dict[str, Verdict]:
+    """A quest's closure report as its four items: every finding given to exactly one."""
+    runs = {str(run.path) for run in report.completed_runs}
+    records = runs | {str(d.path) for d in report.quest.decisions.values()}
+    cards = {card.display for card in report.cards}
+    out = {check: Verdict() for check in QUEST_CHECKS}
+    for f in report.findings:
+        check = ("coverage" if f.rule == PENDING else "records" if f.path in records
+                 else "cards" if f.path in cards else "status")
+        out[check].findings.append(f)
+    if report.pending and not report.enforced:
+        ids = ", ".join(run.artifact_id for run in report.pending)
+        out["coverage"].note = printable(f"{len(report.pending)} pending (the gate is not enforced for this quest): {ids}")
+    return out
+
+
+def judge(unit: Unit, options: GateOptions) -> dict[str, Verdict]:
+    """Read one unit and give each of its items its verdict. A quest that cannot be read
+    fails every item of it with the same finding: nothing of it could be checked."""
+    if unit.kind == "home":
+        return {"lineage": Verdict(list(evaluate_lineage(unit.home or unit.path).findings))}
+    try:
+        return split(evaluate_quest(unit, options))
+    except (QuestError, GitError) as exc:
+        failure = INPUT_UNREADABLE.at(str(unit.path), f"not a readable quest: {exc}",
+                                      hint="point --ds-gate at a quest root or a DeepScientist home")
+        return {check: Verdict([failure]) for check in QUEST_CHECKS}
 
 
 class CheckFailed(Exception):
@@ -51,166 +97,83 @@ class CheckFailed(Exception):
         self.findings = findings
 
 
-def _item(name: str, file: Path | str | None, findings: list[Finding], note: str = "") -> dict[str, Any]:
-    """An item's spec; its name (ids and card names from the quest) is escaped, since pytest
-    prints node ids raw on the terminal."""
-    return {"name": printable(name), "file": str(file) if file else None, "findings": [f.as_dict() for f in findings],
-            "note": printable(note)}
-
-
-def quest_items(report: GateReport) -> list[dict[str, Any]]:
-    """Every finding of a quest's closure report, given to exactly one item."""
-    quest = report.quest
-    left = list(report.findings)
-
-    def take(match: Any) -> list[Finding]:
-        mine = [f for f in left if match(f)]
-        for f in mine:
-            left.remove(f)
-        return mine
-
-    items = []
-    pending = {run.artifact_id for run in report.pending}
-    for run in report.completed_runs:
-        found = take(lambda f, run=run: (f.rule == PENDING and f.subject == run.artifact_id) or f.path == run.path)
-        note = "pending (the gate is not enforced for this quest)" if run.artifact_id in pending and not report.enforced else ""
-        items.append(_item(f"coverage::{run.artifact_id}", quest.root / run.path, found, note))
-    for decision in quest.decisions.values():
-        found = take(lambda f, d=decision: f.path == d.path)
-        items.append(_item(f"decision::{decision.artifact_id}", quest.root / decision.path, found))
-    seen: set[str] = set()
-    for card in report.cards:
-        name = f"{'card' if card.scope == 'quest' else 'global-card'}::{card.card_id or card.display}"
-        if name in seen:
-            name += f"[{card.display}]"
-        seen.add(name)
-        items.append(_item(name, card.path, take(lambda f, c=card: f.path == c.display)))
-    items.append(_item("status", quest.root, left))
-    return items
-
-
-def lineage_items(report: LineageReport) -> list[dict[str, Any]]:
-    left = list(report.findings)
-    items = []
-    for card in report.cards:
-        mine = [f for f in left if f.path == card.display]
-        left = [f for f in left if f.path != card.display]
-        items.append(_item(f"lineage::{card.card_id or card.display}", card.path, mine))
-    items.append(_item("status", report.home, left))
-    return items
-
-
-def compute(options: GateOptions) -> tuple[list[dict[str, Any]], list[GateReport]]:
-    """(groups of items, the quests' reports), each quest read once."""
-    home, require, source, refs = options.home, options.require, options.source, options.refs
-    groups: list[dict[str, Any]] = []
-    reports: list[GateReport] = []
-    names: set[str] = set()
-
-    def group(name: str, items: list[dict[str, Any]]) -> None:
-        base, n = name, 2
-        while name in names:
-            name, n = f"{base}-{n}", n + 1
-        names.add(name)
-        groups.append({"name": name, "items": items})
-
-    for given in options.paths:
-        path = Path(given).expanduser().resolve()
-        targets = [(p, home or str(path)) for p in quest_folders(path / "quests")] if is_home(path) else [(path, home)]
-        for quest_path, quest_home in targets:
-            try:
-                report = evaluate(quest_path, "closure", require=require, home=quest_home, source=source, refs=refs,
-                                  cache=options.cache, no_require=options.no_require,
-                                  accept_quest_waivers=options.accept_quest_waivers)
-            except (QuestError, GitError) as exc:
-                failure = INPUT_UNREADABLE.at(str(quest_path), f"not a readable quest: {exc}",
-                                              hint="point --ds-gate at a quest root or a DeepScientist home")
-                group(f"quest-{quest_path.name}", [_item("status", quest_path, [failure])])
-                continue
-            reports.append(report)
-            group(f"quest-{report.quest.quest_id}", quest_items(report))
-        if is_home(path):
-            group("home", lineage_items(evaluate_lineage(home or path)))
-    return groups, reports
-
-
 class CheckItem(pytest.Item):
-    def __init__(self, *, spec: dict[str, Any], **kwargs: Any) -> None:
+    def __init__(self, *, unit: Unit, check: str, gate: GateSession, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.spec = spec
-        self.findings = [Finding(**f) for f in spec["findings"]]
+        self.unit, self.check, self.gate = unit, check, gate
 
     def runtest(self) -> None:
-        shown = [f for f in self.findings if not f.fails]
-        if shown or self.spec["note"]:
-            text = "\n".join([self.spec["note"], *map(format_finding, shown)]).strip()
+        verdict = self.gate.verdict(self.unit, self.check)
+        self.user_properties.extend(verdict.properties())
+        shown = [f for f in verdict.findings if not f.fails]
+        if shown or verdict.note:
+            text = "\n".join([verdict.note, *map(format_finding, shown)]).strip()
             self.add_report_section("call", "ds-gate", text)
-        failing = [f for f in self.findings if f.fails]
+        failing = [f for f in verdict.findings if f.fails]
         if failing:
             raise CheckFailed(failing)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CheckFailed):
-            return "\n".join(format_finding(f) for f in excinfo.value.findings)
+            findings = excinfo.value.findings
+            pending = [printable(f.subject or f.path or "") for f in findings if f.rule == PENDING]
+            head = [f"{len(pending)} completed run(s) pending: {', '.join(pending)}"] if pending else []
+            return "\n".join([*head, *(format_finding(f) for f in findings)])
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path | str, int | None, str]:
-        return self.spec["file"] or self.name, None, f"ds-gate {self.nodeid}"
+        return self.unit.path, None, f"ds-gate {self.nodeid}"
 
 
-class QuestCollector(pytest.Collector):
-    def __init__(self, *, items: list[dict[str, Any]], **kwargs: Any) -> None:
+class UnitCollector(pytest.Collector):
+    def __init__(self, *, unit: Unit, gate: GateSession, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.specs = items
+        self.unit, self.gate = unit, gate
 
     def collect(self) -> Iterator[CheckItem]:
-        for spec in self.specs:
-            yield CheckItem.from_parent(self, name=spec["name"], spec=spec)
+        for check in self.unit.checks:
+            yield CheckItem.from_parent(self, name=check, unit=self.unit, check=check, gate=self.gate)
 
 
 class GateSession:
     """Registered on pytest's plugin manager when ``--ds-gate`` is given."""
 
-    def __init__(self, config: pytest.Config, options: GateOptions, note: str | None = None) -> None:
+    def __init__(self, config: pytest.Config, options: GateOptions, units: list[Unit], note: str | None = None) -> None:
         self.config = config
         self.options = options
         self.note = note  # why -n was not used (distribute.take_back), for the header
-        self.reports: list[GateReport] | None = None
-        self.results_file: str | None = None
-        workerinput = getattr(config, "workerinput", None)
-        if workerinput is not None and RESULTS_KEY in workerinput:
-            with open(workerinput[RESULTS_KEY], encoding="utf-8") as f:
-                self.groups: list[dict[str, Any]] = json.load(f)
-        else:
-            self.groups, self.reports = compute(options)
-            if distributed(config):  # workers will start: they read the results, not the quests
-                fd, self.results_file = tempfile.mkstemp(prefix="ds-gate-", suffix=".json")
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    json.dump(self.groups, f)
+        self.units = units
+        self.judged: dict[str, dict[str, Verdict]] = {}  # unit name -> its items' verdicts not yet reported
+        self.first: GateReport | None = None
 
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_configure_node(self, node: Any) -> None:  # pytest-xdist, on the controller
-        if self.results_file is not None:
-            node.workerinput[RESULTS_KEY] = self.results_file
+    def verdict(self, unit: Unit, check: str) -> Verdict:
+        """This item's verdict, reading its unit when its first item runs; a unit's entry goes
+        once its last item has taken its share (memory: the quests whose items are running)."""
+        if unit.name not in self.judged:
+            self.judged[unit.name] = judge(unit, self.options)
+        left = self.judged[unit.name]
+        verdict = left.pop(check)
+        if not left:
+            del self.judged[unit.name]
+        return verdict
 
     def pytest_report_header(self) -> list[str]:
         return [self.note] if self.note else []
 
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-        for group in self.groups:
-            collector = QuestCollector.from_parent(session, name=group["name"], nodeid=group["name"], items=group["items"])
+        for unit in self.units:
+            collector = UnitCollector.from_parent(session, name=unit.name, nodeid=unit.name, unit=unit, gate=self)
             items.extend(collector.collect())
 
-    def pytest_unconfigure(self, config: pytest.Config) -> None:
-        if self.results_file is not None:
-            try:
-                os.unlink(self.results_file)
-            except OSError:
-                pass
-
     def first_report(self) -> GateReport:
-        if self.reports is None:  # an xdist worker: the fixtures read the quest themselves, once
-            _, self.reports = compute(self.options)
-        if not self.reports:
+        """The first quest's closure report, for the fixtures: read once more, by the process
+        that asks (a lab's own tests), and kept."""
+        if self.first is None:
+            quest = next((unit for unit in self.units if unit.kind == "quest"), None)
+            try:
+                self.first = evaluate_quest(quest, self.options) if quest is not None else None
+            except (QuestError, GitError):
+                pass
+        if self.first is None:
             pytest.fail("ds-gate: no readable quest among --ds-gate paths", pytrace=False)
-        return self.reports[0]
+        return self.first

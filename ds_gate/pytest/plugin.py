@@ -9,7 +9,8 @@ only when asked for.
 Under ``--ds-gate`` it first refuses (exit 2) a session that would import the quest's
 ``conftest.py`` or test files (``ds_gate.pytest.guard``): before pytest loads the first
 conftest, and again once the collection args are final. Then, under pytest-xdist's ``-n``,
-a session of the gate's checks only runs in this process (``ds_gate.pytest.distribute``).
+a session of one quest's checks only runs in this process, and a home's quests are spread
+over the workers a quest to a worker (``ds_gate.pytest.distribute``, ``ds_gate.pytest.schedule``).
 """
 
 from __future__ import annotations
@@ -79,8 +80,8 @@ def pytest_configure(config: pytest.Config) -> None:
     # the gate loads only under --ds-gate (kernel.lazy.LAZY_PLACES)
     from ds_gate.cli.options import GateOptions
     from ds_gate.pytest import guard
-    from ds_gate.pytest.distribute import take_back
-    from ds_gate.pytest.items import GateSession
+    from ds_gate.pytest.distribute import distributed, take_back
+    from ds_gate.pytest.units import units
 
     options = GateOptions.from_pytest(config)
     if not options.paths:
@@ -95,9 +96,18 @@ def pytest_configure(config: pytest.Config) -> None:
             return
         pytest.exit(why, returncode=REFUSED_EXIT)
 
+    named = units(options)  # the quests named, from folder names: nothing is read yet
     # before xdist's trylast pytest_configure starts workers that would only add their start-up
-    note = take_back(config)
-    config.pluginmanager.register(GateSession(config, options, note), PLUGIN_NAME)
+    note = take_back(config, len(named))
+    if distributed(config) and not hasattr(config, "workerinput"):
+        # xdist's controller only schedules (a quest's items on one worker): it collects, runs and reads nothing
+        from ds_gate.pytest.schedule import Scheduler
+
+        config.pluginmanager.register(Scheduler([unit.name for unit in named]), "ds-gate-scheduler")
+        return
+    from ds_gate.pytest.items import GateSession
+
+    config.pluginmanager.register(GateSession(config, options, named, note), PLUGIN_NAME)
 
 
 def _session(request: pytest.FixtureRequest) -> Any:

@@ -331,7 +331,7 @@ def test_the_hooks_keep_the_gate_on_where_a_branch_dropped_the_toggle(one_run_qu
 @pytest.mark.slow
 def test_the_pytest_plugin_takes_acceptance_and_no_require_from_its_trusted_options(pytester, waiving_quest) -> None:
     quest, run = waiving_quest
-    item = f"quest-001::coverage::{run}"
+    item = "quest-001::coverage"  # fails while the run is pending
 
     def outcome(*args: str) -> str:
         result = pytester.runpytest_subprocess(*args, "-rA", "-p", "no:cacheprovider")

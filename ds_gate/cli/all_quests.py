@@ -1,0 +1,99 @@
+"""``ds-gate closure --all-quests --home DIR`` (and ``check``): every quest of a home, one process, one summary.
+
+Each quest is judged as ``ds-gate closure QUEST --home DIR`` would judge it, with the same
+flags and the quest's own configuration (``GateOptions.from_args``), and reduced to a row
+before the next is read (``engine.home_quests``). The summary goes to stdout as text, JSON or
+Markdown (``--format``; Markdown for ``$GITHUB_STEP_SUMMARY``), and the exit code is the worst
+quest's: 2 if any quest cannot be read, else 1 if any failed, else 0.
+
+On a terminal, a judgement that takes longer than a second shows one progress line on stderr,
+rewritten in place and cleared at the end; nothing when stderr is not a terminal (CI logs).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from ds_gate.cli._shared import write, write_file
+from ds_gate.cli.options import GateOptions
+from ds_gate.config.settings import load
+from ds_gate.engine.gate import Gate, GateInputs, scope_of
+from ds_gate.engine.home_quests import home_quests, judge_each, summary
+from ds_gate.engine.quest_config import read_quest_config
+from ds_gate.kernel.errors import QuestError
+from ds_gate.reporters.escape import printable
+from ds_gate.reporters.summary import render_json, render_markdown, render_text
+from ds_gate.sources.location import locate
+
+if TYPE_CHECKING:
+    import argparse
+
+    from ds_gate.model.reports import GateReport
+
+FORMATS = {"text": render_text, "json": render_json, "markdown": render_markdown}
+DELAY = 1.0  # seconds before the progress line appears
+
+
+class Progress:
+    """``ds-gate: 12/24 quests (q011)`` on a terminal's stderr, after ``DELAY`` seconds."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self.stream = stream if stream is not None and stream.isatty() else None
+        self.start = time.monotonic()
+        self.width = 0
+
+    def __call__(self, done: int, total: int, name: str) -> None:
+        if self.stream is None or time.monotonic() - self.start < DELAY:
+            return
+        line = f"ds-gate: {done}/{total} quests judged, now {printable(name)}"[:100]
+        self.stream.write("\r" + line.ljust(self.width))
+        self.stream.flush()
+        self.width = len(line)
+
+    def clear(self) -> None:
+        if self.stream is not None and self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+
+
+def the_home(args: argparse.Namespace) -> Path:
+    """``--home DIR``, else the PATH given when it is a home; never a home guessed from the environment."""
+    given = args.home or (args.path if args.path != "." or (Path(".") / "quests").is_dir() else None)
+    if not given:
+        raise QuestError(f"{args.command} --all-quests needs the home: pass --home DIR (the folder that holds quests/)")
+    return Path(given).expanduser().resolve()
+
+
+def run(args: argparse.Namespace) -> int:
+    fmt = str(args.format)
+    if fmt not in FORMATS:
+        raise QuestError(f"{args.command} --all-quests prints a summary: --format text, json or markdown, not {fmt}")
+    home = the_home(args)
+    args.home = str(home)  # every quest's cards are the home's
+    settings = load(args.config)  # trusted settings, read once for every quest
+    scope = scope_of(args.command)
+
+    def judge(path: Path) -> GateReport:
+        location = locate(path)
+        config = read_quest_config(location.root)
+        options = GateOptions.from_args(args, location, config)
+        inputs = GateInputs(scope, require=options.require, home=options.home, source=options.source, refs=options.refs,
+                            cache=options.cache, no_require=options.no_require,
+                            accept_quest_waivers=options.accept_quest_waivers)
+        return Gate(location, inputs, settings=settings, config=config).run()
+
+    progress = Progress(sys.stderr)
+    try:
+        rows = list(judge_each(home_quests(home), judge, progress))
+    finally:
+        progress.clear()
+    data = summary(home, rows)
+    text = FORMATS[fmt](data)
+    if args.output:
+        write_file(args.output, text, "utf-8")
+    elif sys.stdout is not None:
+        write(sys.stdout, text, "utf-8" if fmt == "json" else None)
+    return int(data["exit_code"])

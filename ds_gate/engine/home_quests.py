@@ -1,0 +1,99 @@
+"""Every quest of a DeepScientist home, judged one at a time in one process (``closure --all-quests``).
+
+One process for a home instead of one per quest: the interpreter, the imports, the plugin
+manager (``plugins.manager.hooks``, cached per process), the compiled schemas and the trusted
+settings are paid for once. Each quest is read, judged and reduced to one ``QuestRow`` before
+the next is read, so a home is never held whole: memory is one quest's report at a time.
+
+The summary's shape (``summary``) is what ``--format json`` prints, with ``schema_version``; the
+text and Markdown forms are rendered from it (``reporters.summary``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.git import GitError
+from ds_gate.model.findings import SCHEMA_VERSION
+from ds_gate.model.reports import GateReport
+
+EXIT_OK, EXIT_FAILED, EXIT_UNREADABLE = 0, 1, 2
+
+
+@dataclass(frozen=True, slots=True)
+class QuestRow:
+    """One quest's line of the summary: its verdict, counted."""
+
+    quest: str  # the folder's name under quests/
+    quest_id: str | None
+    path: str
+    enforced: bool
+    completed: int
+    pending: int
+    errors: int
+    ok: bool
+    exit_code: int  # 0 passed, 1 failed, 2 unreadable
+    problem: str | None = None  # why it could not be read
+
+
+def home_quests(home: Path) -> list[Path]:
+    """The quest folders of ``home/quests``, sorted (a link to a folder counts, as in ``pytest --ds-gate``).
+    A home without a readable ``quests/`` folder is a usage error, with its fix."""
+    folder = home / "quests"
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError as exc:
+        raise QuestError(f"{home} is not a DeepScientist home: cannot list {folder} ({exc.strerror or exc}); "
+                         "pass --home DIR, the folder that holds quests/") from None
+    return [Path(e.path) for e in entries if e.is_dir()]
+
+
+def row_of(name: str, report: GateReport) -> QuestRow:
+    errors = sum(1 for finding in report.findings if finding.fails)
+    return QuestRow(name, report.quest.quest_id, str(report.quest.root), report.enforced, len(report.completed_runs),
+                    len(report.pending), errors, report.ok, EXIT_OK if report.ok else EXIT_FAILED)
+
+
+def unreadable_row(path: Path, problem: str) -> QuestRow:
+    return QuestRow(path.name, None, str(path), False, 0, 0, 1, False, EXIT_UNREADABLE, problem)
+
+
+def judge_each(quests: list[Path], judge: Callable[[Path], GateReport],
+               progress: Callable[[int, int, str], None] | None = None) -> Iterator[QuestRow]:
+    """Each quest judged by ``judge`` and reduced to its row, the report dropped before the next;
+    a quest that cannot be read (``QuestError``, ``GitError``) is a row with exit code 2."""
+    for n, path in enumerate(quests):
+        if progress is not None:
+            progress(n, len(quests), path.name)
+        try:
+            yield row_of(path.name, judge(path))
+        except (QuestError, GitError) as exc:
+            yield unreadable_row(path, str(exc))
+
+
+def exit_code(rows: list[QuestRow]) -> int:
+    """The worst quest's: 2 if any is unreadable, else 1 if any failed, else 0."""
+    return max((row.exit_code for row in rows), default=EXIT_OK)
+
+
+def summary(home: Path, rows: list[QuestRow]) -> dict[str, Any]:
+    """The summary as data: the JSON form, and what the text and Markdown forms show."""
+    code = exit_code(rows)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "command": "closure",
+        "home": str(home),
+        "ok": code == EXIT_OK,
+        "exit_code": code,
+        "totals": {"quests": len(rows), "passed": sum(r.exit_code == EXIT_OK for r in rows),
+                   "failed": sum(r.exit_code == EXIT_FAILED for r in rows),
+                   "unreadable": sum(r.exit_code == EXIT_UNREADABLE for r in rows),
+                   "completed": sum(r.completed for r in rows), "pending": sum(r.pending for r in rows),
+                   "errors": sum(r.errors for r in rows)},
+        "quests": [asdict(row) for row in rows],
+    }

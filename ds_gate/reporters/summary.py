@@ -1,0 +1,102 @@
+"""The summary of many quests (``closure --all-quests``) as text, JSON or Markdown, and ``--format markdown``.
+
+Rendered from the summary's data (``engine.home_quests.summary``, the JSON form), so the three
+forms cannot disagree. The Markdown form is for a CI step summary (``$GITHUB_STEP_SUMMARY``):
+one table, a row a quest. What comes from a quest (its folder name, its id, why it could not
+be read) is escaped for a terminal (``printable``) and, in Markdown, for Markdown and HTML (a
+step summary renders both), so a quest cannot draw its own row or a link.
+
+``MarkdownReporter`` is the ``--format markdown`` of one report (``closure QUEST``): the same
+table with one row, then the failing findings.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ds_gate.model.reports import GateReport, Report
+from ds_gate.reporters.escape import json_safe, printable
+
+COLUMNS = ("quest", "enforced", "completed", "pending", "errors", "verdict")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+MAX_FINDINGS = 50  # a step summary is read by a person: the rest is one line
+
+
+def md(text: str) -> str:
+    """``text`` inert in Markdown and HTML, on one line."""
+    safe = printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", safe)
+
+
+def _verdict(row: dict[str, Any]) -> str:
+    return "passed" if row["exit_code"] == 0 else "failed" if row["exit_code"] == 1 else "unreadable"
+
+
+def _cells(row: dict[str, Any]) -> list[str]:
+    return [printable(row["quest"]), "yes" if row["enforced"] else "no", str(row["completed"]), str(row["pending"]),
+            str(row["errors"]), _verdict(row)]
+
+
+def _headline(data: dict[str, Any]) -> str:
+    t = data["totals"]
+    word = "passed" if data["ok"] else "FAILED"
+    return (f"ds-gate closure: {word}: {t['quests']} quest(s), {t['passed']} passed, {t['failed']} failed, "
+            f"{t['unreadable']} unreadable; {t['pending']} of {t['completed']} completed run(s) pending")
+
+
+def render_text(data: dict[str, Any]) -> str:
+    rows = [list(COLUMNS), *(_cells(row) for row in data["quests"])]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) if i < 5 else cell
+                       for i, (cell, w) in enumerate(zip(r, widths, strict=True))).rstrip() for r in rows]
+    problems = [f"{printable(row['quest'])}: cannot read: {printable(row['problem'] or '')}"
+                for row in data["quests"] if row["problem"]]
+    fix = "run `ds-gate closure QUEST` for a quest's findings and their fixes" if not data["ok"] else ""
+    return "\n".join([*lines, *problems, _headline(data), *([fix] if fix else [])]) + "\n"
+
+
+def render_json(data: dict[str, Any]) -> str:
+    return json_safe(json.dumps(data, ensure_ascii=False)) + "\n"
+
+
+def _md_table(rows: list[dict[str, Any]]) -> Iterator[str]:
+    yield "| " + " | ".join(COLUMNS) + " |"
+    yield "|---|---|--:|--:|--:|---|"
+    for row in rows:
+        cells = _cells(row)
+        cells[0] = md(row["quest"]) + (f" (id {md(row['quest_id'])})" if row["quest_id"] and row["quest_id"] != row["quest"] else "")
+        cells[5] = {"passed": "✅ passed", "failed": "❌ failed", "unreadable": "⚠️ unreadable"}[cells[5]]
+        yield "| " + " | ".join(cells) + " |"
+
+
+def render_markdown(data: dict[str, Any]) -> str:
+    lines = [f"### {md(_headline(data))}", "", *_md_table(data["quests"])]
+    problems = [f"- {md(row['quest'])}: cannot read: {md(row['problem'] or '')}" for row in data["quests"] if row["problem"]]
+    if problems:
+        lines += ["", *problems]
+    return "\n".join(lines) + "\n"
+
+
+class MarkdownReporter:
+    """``--format markdown`` for one report: a one-row table for a quest's gate, then the failing findings."""
+
+    encoding = "utf-8"
+
+    def render(self, report: Report) -> str:
+        word = "passed" if report.ok else "FAILED"
+        lines = [f"### ds-gate {md(report.command)}: {word}", ""]
+        if isinstance(report, GateReport):
+            row = {"quest": report.quest.root.name, "quest_id": report.quest.quest_id, "enforced": report.enforced,
+                   "completed": len(report.completed_runs), "pending": len(report.pending),
+                   "errors": len(report.errors), "exit_code": 0 if report.ok else 1}
+            lines += [*_md_table([row]), ""]
+        failing = report.errors
+        for finding in failing[:MAX_FINDINGS]:
+            where = md(finding.path or "") + (f":{finding.line}" if finding.line else "")
+            lines.append(f"- {md(finding.rule)} {where}: {md(finding.message)}")
+        if len(failing) > MAX_FINDINGS:
+            lines.append(f"- … and {len(failing) - MAX_FINDINGS} more (run ds\\-gate {md(report.command)} for all)")
+        return "\n".join(lines).rstrip("\n") + "\n"
