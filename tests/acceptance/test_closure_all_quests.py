@@ -39,6 +39,7 @@ def ds_gate(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "ds_gate", *args], capture_output=True, text=True)
 
 
+@pytest.mark.slow
 def test_the_rows_say_what_each_closure_says_and_the_exit_is_the_worst(lab) -> None:
     done = ds_gate("closure", "--all-quests", "--home", str(lab), "--format", "json")
     assert done.returncode == 1 and done.stderr == ""  # stderr is no terminal: no progress line
@@ -58,6 +59,7 @@ def test_the_rows_say_what_each_closure_says_and_the_exit_is_the_worst(lab) -> N
                               "errors": 1}
 
 
+@pytest.mark.slow
 def test_text_and_an_unreadable_quest_exit_2(lab) -> None:
     (lab / "quests" / "004-notes").mkdir()  # not a quest
     done = ds_gate("closure", "--all-quests", "--home", str(lab))
@@ -71,6 +73,7 @@ def test_text_and_an_unreadable_quest_exit_2(lab) -> None:
     assert "run `ds-gate closure QUEST`" in done.stdout
 
 
+@pytest.mark.slow
 def test_markdown_for_a_step_summary_escapes_a_quests_name(lab, tmp_path) -> None:
     (lab / "quests" / "x|<img src=y>_").mkdir()
     out = tmp_path / "summary.md"
@@ -84,6 +87,7 @@ def test_markdown_for_a_step_summary_escapes_a_quests_name(lab, tmp_path) -> Non
     assert all(line.count("|") - line.count("\\|") == 7 for line in text.splitlines() if line.startswith("| "))
 
 
+@pytest.mark.slow
 def test_one_quest_in_markdown_and_formats_the_summary_has_not(lab) -> None:
     one = ds_gate("closure", str(lab / "quests" / "002"), "--format", "markdown")
     assert one.returncode == 1 and one.stdout.startswith("### ds-gate closure: FAILED")
