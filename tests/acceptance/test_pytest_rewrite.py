@@ -9,12 +9,13 @@ Every run is a subprocess, so each session imports ds-gate afresh.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+import ds_gate
 
 pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
 
@@ -47,14 +48,15 @@ def session(pytester, make_quest):
     return quest
 
 
-def test_editable_install_rewrites_no_module_of_ds_gate(pytester, session) -> None:
+def test_the_installed_ds_gate_rewrites_no_module_of_its_own(pytester, session) -> None:
+    """The ds-gate this suite runs with: an editable install in development, a regular one in CI."""
     result = pytester.runpytest_subprocess(f"--ds-gate={session.root}", "test_probe.py", "-rA", "-s", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=4, failed=1)  # the quest's coverage fails; the probe passes
     assert "PASSED test_probe.py::test_no_module_of_ds_gate_is_rewritten" in result.stdout.str()
-    assert f"FROM {ROOT / 'ds_gate' / '__init__.py'}" in result.stdout.str()
+    assert f"FROM {Path(ds_gate.__file__)}" in result.stdout.str()
 
 
-def test_a_wheel_install_rewrites_no_module_of_ds_gate(pytester, session, tmp_path) -> None:
+def test_a_wheel_install_rewrites_no_module_of_ds_gate(pytester, session, tmp_path, monkeypatch) -> None:
     """A wheel lists ``ds_gate/__init__.py``, so pytest marks the package itself: the entry point
     unmarks it. The wheel, built offline, is installed into a folder put first on the path,
     so its copy of ds-gate (and of the entry point) is the one the session loads."""
@@ -67,7 +69,7 @@ def test_a_wheel_install_rewrites_no_module_of_ds_gate(pytester, session, tmp_pa
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert (target / "ds_gate_pytest.py").is_file() and (target / "ds_gate" / "__init__.py").is_file()
-    os.environ["PYTHONPATH"] = str(target)  # restored by pytester's own monkeypatching of os.environ
+    monkeypatch.setenv("PYTHONPATH", str(target))  # for this test only: later tests' processes must not see it
     result = pytester.runpytest_subprocess(f"--ds-gate={session.root}", "test_probe.py", "-rA", "-s", "-p", "no:cacheprovider")
     assert f"FROM {target / 'ds_gate' / '__init__.py'}" in result.stdout.str()
     assert "PASSED test_probe.py::test_no_module_of_ds_gate_is_rewritten" in result.stdout.str(), result.stdout.str()
