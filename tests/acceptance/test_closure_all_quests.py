@@ -217,3 +217,17 @@ def test_a_card_written_while_the_run_goes_on_is_seen_by_the_next_quest(lessons)
     rows = list(judge_each(home_quests(home), judge))
     assert [row.errors for row in rows] == [0, 0, 0]  # 003: no review.missing-card any more
     assert rows[2] == row_of("003", evaluate(quests["003"].root, "closure", home=home))
+
+
+def test_a_quest_that_holds_the_home_memory_reads_its_own_cards_shown_relative_to_it(lessons) -> None:
+    """The shared read shows card paths whole, as every quest outside the memory sees them; a
+    base that holds the memory (or lies in it) would show them relative, so it gets its own read."""
+    home, quests = lessons
+    shared = SharedCards()
+    outside = shared.cards(home, quests["001"].root)
+    assert outside is shared.cards(home, quests["002"].root)  # one read for both
+    assert all(card.display == str(card.path) for card in outside.cards)
+    holding = shared.cards(home, home)
+    assert holding is not outside and sorted(c.display for c in holding.cards) == sorted(
+        f"memory/knowledge/{c.path.name}" for c in outside.cards)
+    assert shared.cards(home, quests["003"].root) is outside  # the relative read was not held in its place
