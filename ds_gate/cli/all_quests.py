@@ -26,6 +26,7 @@ from ds_gate.engine.quest_config import read_quest_config
 from ds_gate.kernel.errors import QuestError
 from ds_gate.reporters.escape import printable
 from ds_gate.reporters.summary import render_json, render_markdown, render_text
+from ds_gate.sources.home_cards import SharedCards
 from ds_gate.sources.location import locate
 
 if TYPE_CHECKING:
@@ -75,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
     args.home = str(home)  # every quest's cards are the home's
     settings = load(args.config)  # trusted settings, read once for every quest
     scope = scope_of(args.command)
+    shared = SharedCards()  # the home's global cards, read once for every quest of this run
 
     def judge(path: Path) -> GateReport:
         location = locate(path)
@@ -83,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         inputs = GateInputs(scope, require=options.require, home=options.home, source=options.source, refs=options.refs,
                             cache=options.cache, no_require=options.no_require,
                             accept_quest_waivers=options.accept_quest_waivers)
-        return Gate(location, inputs, settings=settings, config=config).run()
+        return Gate(location, inputs, settings=settings, config=config, shared_cards=shared).run()
 
     progress = Progress(sys.stderr)
     try:

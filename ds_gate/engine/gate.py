@@ -42,6 +42,7 @@ from ds_gate.plugins.manager import (
     review_encoding_for,
 )
 from ds_gate.rules.coverage import Coverage, coverage, pending_finding
+from ds_gate.sources.home_cards import SharedCards
 from ds_gate.sources.location import Location, locate
 from ds_gate.sources.toggle_seen import Seen, toggle_seen
 
@@ -99,6 +100,7 @@ class Gate:
     inputs: GateInputs
     settings: Trusted | None = None  # the trusted settings; default: the user's configuration file
     config: QuestConfig | None = None  # the quest's own configuration, when the caller read it already
+    shared_cards: SharedCards | None = None  # the home's global cards, read once for many quests (--all-quests)
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     cards: list[Card] = field(default_factory=list)
@@ -142,7 +144,7 @@ class Gate:
     def read_memory(self, quest: Quest, cov: Coverage) -> None:
         """The cards, their discipline and lineage, then each plugin's quest checks."""
         home = self.inputs.home
-        memory = quest_memory(quest, cov.reviews, home)
+        memory = quest_memory(quest, cov.reviews, home, self.shared_cards)
         self.findings.extend(memory.findings)
         self.cards, self.home_path = memory.cards, memory.home
         context = CheckContext(quest, cov.reviews, home, cards=self.cards, home_path=self.home_path)

@@ -2,7 +2,9 @@
 
 One process for a home instead of one per quest: the interpreter, the imports, the plugin
 manager (``plugins.manager.hooks``, cached per process), the compiled schemas and the trusted
-settings are paid for once. Each quest is read, judged and reduced to one ``QuestRow`` before
+settings are paid for once, and so are the home's global cards: one ``SharedCards`` per run
+(``sources.home_cards``), read when the first quest needs them and again only when the memory
+folders change, never kept past the run. Each quest is read, judged and reduced to one ``QuestRow`` before
 the next is read, so a home is never held whole: memory is one quest's report at a time.
 
 The summary's shape (``summary``) is what ``--format json`` prints, with ``schema_version``; the

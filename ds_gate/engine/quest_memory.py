@@ -26,6 +26,7 @@ from ds_gate.rules.cards import (
 )
 from ds_gate.rules.lineage import QuestRuns, chain_findings, runs_by_quest
 from ds_gate.sources.home import Home, quest_cards, valid_quest_id
+from ds_gate.sources.home_cards import SharedCards
 
 
 @dataclass(slots=True)
@@ -54,9 +55,11 @@ def _rewrite_hint(findings: list[Finding], card: Card) -> list[Finding]:
             if f.severity == "error" and f.path == card.display else f for f in findings]
 
 
-def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | None = None) -> MemoryResult:
+def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | None = None,
+                 shared: SharedCards | None = None) -> MemoryResult:
     """Card findings for ``check``/``closure``: the quest's own cards, and the cards its
-    valid reviews say they wrote."""
+    valid reviews say they wrote. ``shared``: the global cards read once for a run over many
+    quests (``closure --all-quests``); the findings are the same as without it."""
     out = MemoryResult()
     own, found = quest_cards(quest)
     out.findings.extend(found)
@@ -68,7 +71,8 @@ def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | Non
     if not (own or entries):
         return out  # no card to look at: the card rules are not even imported
 
-    home = Home(home_dir, base=quest.root, load=functools.partial(load_quest, runs_only=True), quest=quest.root)
+    home = Home(home_dir, base=quest.root, load=functools.partial(load_quest, runs_only=True), quest=quest.root,
+                shared=shared)
     home.register(quest)
     quest_runs = runs_by_quest(home.quest)
     check_card = card_checker()
@@ -102,6 +106,7 @@ def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | Non
         if card.path in seen:
             continue
         seen.add(card.path)
+        card = home.own(card)
         out.cards.append(card)
         out.findings.extend(_rewrite_hint([*check_card(card), *chain_findings(card, runs_of)], card))
     if unverified:

@@ -7,6 +7,8 @@ times loads that quest once.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +18,7 @@ from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card, Quest, same_quest
 from ds_gate.sources.card_files import display_path
+from ds_gate.sources.home_cards import SharedCards
 from ds_gate.sources.location import is_inside
 from ds_gate.sources.memory import read_cards, resolve_home
 
@@ -33,13 +36,15 @@ LoadQuest = Callable[[Path], Quest]
 
 class Home:
     def __init__(self, path: Path | str | None = None, *, base: Path | None = None, load: LoadQuest | None = None,
-                 quest: Path | None = None) -> None:
+                 quest: Path | None = None, shared: SharedCards | None = None) -> None:
         """``base``: the folder card paths are shown relative to (absolute outside it).
         ``load``: reads another quest of the home (its runs), when a lineage names one.
-        ``quest``: a quest root, whose own home is the default (see ``resolve_home``)."""
+        ``quest``: a quest root, whose own home is the default (see ``resolve_home``).
+        ``shared``: the global cards already read for another quest of this run, if any."""
         self.path = resolve_home(path, quest)
         self.base = base
         self.load = load
+        self.shared = shared
         self._cards: list[Card] | None = None
         self.findings: list[Finding] = []
         self._quests: dict[str, Quest | str] = {}
@@ -58,11 +63,23 @@ class Home:
 
     @property
     def cards(self) -> list[Card]:
-        """The global cards (``<home>/memory``), read on first use."""
+        """The global cards (``<home>/memory``), read on first use (or taken from ``shared``)."""
         if self._cards is None:
-            self._cards, found = read_cards(self.path / "memory", scope="global", contain=self.path, base=self.base)
+            if self.shared is not None:
+                read = self.shared.cards(self.path, self.base)
+                self._cards, found = list(read.cards), list(read.findings)
+            else:
+                self._cards, found = read_cards(self.path / "memory", scope="global", contain=self.path, base=self.base)
             self.findings.extend(found)
         return self._cards
+
+    def own(self, card: Card) -> Card:
+        """A global card this quest hands on (its report, a plugin's context), as its own copy
+        when the card is shared with other quests: what one quest's plugin changes in it
+        never reaches another quest's verdict."""
+        if self.shared is None or card.scope != "global":
+            return card
+        return dataclasses.replace(card, meta=copy.deepcopy(card.meta), findings=list(card.findings))
 
     def display(self, path: Path) -> str:
         return display_path(path, self.base)

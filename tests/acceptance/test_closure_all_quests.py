@@ -2,7 +2,9 @@
 
 The rows must say what a separate ``closure QUEST`` says of each quest; the exit code is the
 worst quest's; the Markdown form (for ``$GITHUB_STEP_SUMMARY``) cannot be drawn on by a quest's
-name; a home is judged a quest at a time, each report let go before the next is read.
+name; a home is judged a quest at a time, each report let go before the next is read; the
+home's global cards are read once for the whole run, and each quest's report is the same as
+a separate run's.
 """
 
 from __future__ import annotations
@@ -10,16 +12,22 @@ from __future__ import annotations
 import gc
 import io
 import json
+import os
 import subprocess
 import sys
 import weakref
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from ds_gate.cli import all_quests
-from ds_gate.engine.gate import evaluate
-from ds_gate.engine.home_quests import home_quests, judge_each
+from ds_gate.cli.main import main
+from ds_gate.engine.gate import Gate, GateInputs, evaluate, scope_of
+from ds_gate.engine.home_quests import home_quests, judge_each, row_of
+from ds_gate.kernel import fs
+from ds_gate.reporters.registry import get
+from ds_gate.sources.home_cards import SharedCards
 
 
 @pytest.fixture
@@ -138,3 +146,88 @@ def test_the_progress_line_shows_on_a_terminal_after_a_second_and_is_cleared() -
     quiet(1, 2, "q")
     quiet.clear()
     assert plain.getvalue() == ""
+
+
+@pytest.fixture
+def lessons(make_quest, home, tmp_path):
+    """Quests 001 and 002 each with a review naming the global lesson it wrote, 003 with a review
+    naming a global card not yet written; the home's memory also holds a link out of the home
+    (a finding of the read itself, which every quest that reads the cards reports)."""
+    quests = {}
+    for name in ("001", "002", "003"):
+        quest = quests[name] = make_quest(name)
+        run = quest.run(quest.root, "main-001")
+        cards = [{"card_id": "knowledge-late", "scope": "global", "action": "new", "target_run_id": run}] \
+            if name == "003" else None
+        quest.review(quest.root, [run], cards=cards)
+    (tmp_path / "elsewhere.md").write_text("---\nid: knowledge-out\n---\nnot the home's\n")
+    (home / "memory" / "knowledge" / "out.md").symlink_to(tmp_path / "elsewhere.md")
+    return home, quests
+
+
+def test_the_global_cards_are_read_once_for_the_whole_run(lessons, capsys) -> None:
+    """Every file of the home's memory is opened once, not once per quest that names a global card
+    (counted where every file read goes through, ``kernel.fs.read_with_stat``, by a profile hook:
+    the file system itself is real and untouched)."""
+    home, _ = lessons
+    memory = str(home / "memory") + os.sep
+    reads: Counter[str] = Counter()
+    reader = fs.read_with_stat.__code__
+
+    def profile(frame, event, arg) -> None:
+        if event == "call" and frame.f_code is reader and str(frame.f_locals["path"]).startswith(memory):
+            reads[str(frame.f_locals["path"])] += 1
+
+    sys.setprofile(profile)
+    try:
+        code = main(["closure", "--all-quests", "--home", str(home), "--format", "json"])
+    finally:
+        sys.setprofile(None)
+    rows = json.loads(capsys.readouterr().out)["quests"]
+    assert code == 1 and [(row["quest"], row["errors"]) for row in rows] == [("001", 0), ("002", 0), ("003", 1)]
+    cards = sorted(str(p) for p in (home / "memory").rglob("*.md") if not p.is_symlink())
+    assert len(cards) == 2 and sorted(reads) == cards and set(reads.values()) == {1}, reads
+
+
+def test_each_quest_gets_the_report_a_separate_run_gives_and_its_own_copies(lessons) -> None:
+    home, quests = lessons
+    shared, render = SharedCards(), get("json").render
+    for name, quest in quests.items():
+        alone = evaluate(quest.root, "closure", home=home)
+        together = Gate(quest.root, GateInputs(scope_of("closure"), home=home), shared_cards=shared).run()
+        assert render(together) == render(alone), name
+        held = shared.cards(home, None).cards  # the one read, unchanged since
+        assert [c.scope for c in together.cards] == (["global"] if name != "003" else [])
+        assert all(card in held and not any(card is h for h in held) for card in together.cards)  # equal, not the same
+        assert "path.symlink-outside-quest" in {f.rule for f in together.findings}  # the read's own finding, each time
+    assert [f.rule for f in alone.findings if f.fails] == ["review.missing-card"]
+
+
+def test_a_card_written_while_the_run_goes_on_is_seen_by_the_next_quest(lessons) -> None:
+    """The shared read is kept only while the memory folders are unchanged: what a separate
+    ``closure`` of quest 003 would see after the card is written is what the run sees."""
+    home, quests = lessons
+    shared = SharedCards()
+
+    def judge(path: Path):
+        if path.name == "003":  # DeepScientist writes the card 003's review names, mid-run
+            quests["003"].card("global", "Late lesson", card_id="knowledge-late")
+        return Gate(path, GateInputs(scope_of("closure"), home=home), shared_cards=shared).run()
+
+    rows = list(judge_each(home_quests(home), judge))
+    assert [row.errors for row in rows] == [0, 0, 0]  # 003: no review.missing-card any more
+    assert rows[2] == row_of("003", evaluate(quests["003"].root, "closure", home=home))
+
+
+def test_a_quest_that_holds_the_home_memory_reads_its_own_cards_shown_relative_to_it(lessons) -> None:
+    """The shared read shows card paths whole, as every quest outside the memory sees them; a
+    base that holds the memory (or lies in it) would show them relative, so it gets its own read."""
+    home, quests = lessons
+    shared = SharedCards()
+    outside = shared.cards(home, quests["001"].root)
+    assert outside is shared.cards(home, quests["002"].root)  # one read for both
+    assert all(card.display == str(card.path) for card in outside.cards)
+    holding = shared.cards(home, home)
+    assert holding is not outside and sorted(c.display for c in holding.cards) == sorted(
+        f"memory/knowledge/{c.path.name}" for c in outside.cards)
+    assert shared.cards(home, quests["003"].root) is outside  # the relative read was not held in its place

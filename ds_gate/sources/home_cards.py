@@ -1,0 +1,84 @@
+"""A home's global cards read once for many quests (``closure --all-quests``).
+
+Every quest whose reviews name a global card, or that holds a quest-scope lesson, needs the
+home's whole global memory (``<home>/memory``). Judged one process per quest, each reads and
+parses every card again; judged together, they can share one read. ``SharedCards`` is that
+read, held by the caller for one run and passed down (``Gate.shared_cards``): never a
+process-wide cache, so two runs, or two tests, never see each other's cards.
+
+What a quest gets must be what reading the home itself would give it, so a read is reused
+only under the same key: the home's resolved path and the stamps of its memory folders. The
+cards' paths are shown whole, as they are for every quest outside the home's memory; a quest
+that lies inside it, or holds it, sees them relative to itself, so it reads its own. A card written, removed or renamed while the run goes
+on changes a folder's stamp, and the next quest reads the cards again (one home's worth is
+held, the newest). A card file rewritten in place, which changes no folder, is seen as it
+was first read in this run: a run is one snapshot of the global memory.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ds_gate.kernel.layout import MEMORY_KINDS
+from ds_gate.model.findings import Finding
+from ds_gate.model.records import Card
+from ds_gate.sources.location import is_inside
+from ds_gate.sources.memory import read_cards
+
+Stamp = tuple[tuple[int, int, int] | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GlobalCards:
+    """One read of a home's global memory: its cards and what the read found wrong (an
+    unreadable card, a link out of the home). Shared, so never changed: a quest that hands a
+    card on (its report, a plugin) hands on its own copy (``Home.own``)."""
+
+    cards: tuple[Card, ...]
+    findings: tuple[Finding, ...]
+
+
+def _stamp(folder: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def folder_stamps(memory: Path) -> Stamp:
+    """The memory folder's, each kind folder's and each idea folder's (inode, mtime, ctime):
+    a card added, removed or renamed, or a folder made unreadable, changes one of them."""
+    stamps = [_stamp(memory), *(_stamp(memory / kind) for kind in MEMORY_KINDS)]
+    try:
+        ideas = sorted(e.path for e in os.scandir(memory / "ideas") if e.is_dir())
+    except OSError:
+        ideas = []
+    return (*stamps, *(_stamp(Path(folder)) for folder in ideas))
+
+
+class SharedCards:
+    """Global cards read once per home for one run over many quests; see the module's docstring."""
+
+    def __init__(self) -> None:
+        self._held: dict[Path, tuple[Stamp, GlobalCards]] = {}
+
+    def cards(self, home: Path, base: Path | None) -> GlobalCards:
+        """``<home>/memory``'s cards as ``read_cards`` gives them with ``base``, read at most
+        once while the memory folders do not change."""
+        memory = home / "memory"
+        if base is not None and (is_inside(base, memory) or is_inside(memory, base)):
+            return _read(memory, home, base)  # paths shown relative to this quest: its own read, not held
+        stamp = folder_stamps(memory)  # taken before the read: a change during it is seen next time
+        held = self._held.get(home)
+        if held is None or held[0] != stamp:
+            held = (stamp, _read(memory, home, None))  # paths shown whole, as for any quest outside the memory
+            self._held[home] = held
+        return held[1]
+
+
+def _read(memory: Path, home: Path, base: Path | None) -> GlobalCards:
+    cards, found = read_cards(memory, scope="global", contain=home, base=base)
+    return GlobalCards(tuple(cards), tuple(found))
