@@ -18,6 +18,7 @@ from pathlib import Path
 from ds_gate.io.cache_dir import open_db
 
 CACHE_NAME = "recall-cache.sqlite3"
+SNAPSHOTS = 4  # built indexes kept in one cache file (one per scope recalled lately)
 CACHE_VERSION = 7  # 7: a snapshot of the built index and its FTS5 table (``recall.snapshot``); 6: 6: each row keeps the card's content key, normalised tags and moment; 4: tags bounded
 
 
@@ -37,7 +38,7 @@ def _setup(db: sqlite3.Connection) -> None:
         db.execute("DROP TABLE IF EXISTS fts")
         db.execute("DELETE FROM meta WHERE key='fts'")
         db.execute("UPDATE meta SET value=? WHERE key='version'", (str(CACHE_VERSION),))
-    db.execute("CREATE TABLE IF NOT EXISTS snapshot (digest TEXT PRIMARY KEY, state TEXT)")
+    db.execute("CREATE TABLE IF NOT EXISTS snapshot (digest TEXT PRIMARY KEY, roots TEXT, state TEXT)")
     for event in ("INSERT", "UPDATE", "DELETE"):  # a changed row, by recall or anyone: the snapshots made from it go
         db.execute(f"CREATE TRIGGER IF NOT EXISTS cards_{event.lower()} AFTER {event} ON cards "
                    "BEGIN DELETE FROM snapshot; DELETE FROM meta WHERE key='fts'; END")
@@ -98,15 +99,17 @@ class Cache:
             return None
         return row[0] if row is not None and isinstance(row[0], str) else None
 
-    def keep(self, digest: str, state: str) -> None:
-        """Replace the snapshots with this one (one per cache file: the last scope recalled)."""
+    def keep(self, digest: str, roots: str, state: str) -> None:
+        """Keep this snapshot in place of the last one of the same roots (a scope), and at most
+        ``SNAPSHOTS`` in all: the quests of a ``visible`` scope change as quests are added."""
         if self.db is None:
             return
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
-                self.db.execute("DELETE FROM snapshot")
-                self.db.execute("INSERT INTO snapshot VALUES (?, ?)", (digest, state))
+                self.db.execute("DELETE FROM snapshot WHERE roots=? OR rowid NOT IN "
+                                "(SELECT rowid FROM snapshot ORDER BY rowid DESC LIMIT ?)", (roots, SNAPSHOTS - 1))
+                self.db.execute("INSERT OR REPLACE INTO snapshot VALUES (?, ?, ?)", (digest, roots, state))
         except sqlite3.Error:
             pass
 

@@ -158,7 +158,7 @@ class Index:
         self._adopt(state)
         if self.cache.db is not None and written is not None:  # a card without its row is kept inline
             state.update(snapshot.state_of(self.entries, in_cards | written))
-            self.cache.keep(self.digest, json.dumps(state))
+            self.cache.keep(self.digest, repr([(str(r.memory), r.scope) for r in self.roots]), json.dumps(state))
 
     def _adopt(self, state: dict[str, Any]) -> None:
         self._postings, self._by_value = state["postings"], state["by_value"]

@@ -113,3 +113,20 @@ def test_a_damaged_snapshot_is_built_again(home, tmp_path, damage) -> None:
         conn.execute(f"UPDATE snapshot SET state = {damage}")
     _INDEXES.clear()
     assert answers(home, findings, cache=True) == expected
+
+
+def test_each_scope_keeps_its_snapshot(home, tmp_path) -> None:
+    """Recalls of two scopes in turn (the global memory, then every visible one) each find theirs
+    (once the quest's rows are stored: a new row drops every snapshot, see ``cache._setup``)."""
+    make_home(home, tmp_path)
+    quest = home / "quests" / "q-1" / "memory" / "knowledge"
+    quest.mkdir(parents=True)
+    (quest / "k-q.md").write_text("---\nid: k-q\ntype: knowledge\ntitle: Q\ntags: [topic:routing]\n---\nBody.\n")
+    first = {scope: recall(["topic:routing"], home=home, scope=scope) for scope in ("global", "visible")}
+    _INDEXES.clear()
+    assert {scope: recall(["topic:routing"], home=home, scope=scope) for scope in ("global", "visible")} == first
+    _INDEXES.clear()
+    for scope in ("global", "visible"):
+        assert recall(["topic:routing"], home=home, scope=scope) == first[scope]
+    assert all(isinstance(index.entries, Stored) for index in _INDEXES.values())
+    assert "k-q" in {r["card_id"] for r in first["visible"]["results"]}
