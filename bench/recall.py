@@ -10,7 +10,10 @@ a temporary folder, then measures ``list_knowledge_summaries`` in this process:
 - process: ``ds-gate recall`` as its own process over a warm cache file (what an agent's
   shell call costs), interleaved with the same command over an empty home (the floor: the
   interpreter, the imports, the argument parsing and the output every recall pays) and the
-  same recall with a text query; medians of ``--process-runs``, wall and CPU time.
+  same recall with a text query; medians of ``--process-runs``, wall and CPU time. With
+  ``--against DIR`` (another checkout, e.g. ``git archive main | tar -x -C DIR``), the same two
+  recalls run by DIR's ``ds_gate`` (``PYTHONPATH``, its own cache folder) in the same rounds,
+  and the ratio is the median of the pairwise ratios.
 Goals (issue 6): warm p95 <= 10 ms at 10,000 cards; cold 1,000 cards <= 0.5 s.
 Goal (issue 29): a recall process at 10,000 cards <= 250 ms warm.
 """
@@ -56,12 +59,12 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def processes(home: Path, size: int, runs: int) -> None:
+def processes(home: Path, size: int, runs: int, against: Path | None = None) -> None:
     """Whole processes, interleaved so a change of load hits every command alike."""
     base = [sys.executable, "-m", "ds_gate"]
     empty = home.parent / "empty-home"
     (empty / "memory" / "knowledge").mkdir(parents=True, exist_ok=True)
-    commands = {
+    commands: dict[str, list[str]] = {
         "floor (empty home)": [*base, "recall", "--home", str(empty), "--scope", "global", "--tags",
                                "topic:t3,stage:experiment", "--limit", "20", "--format", "json"],
         "recall --tags": [*base, "recall", "--home", str(home), "--scope", "global", "--tags", "topic:t3,stage:experiment",
@@ -70,15 +73,21 @@ def processes(home: Path, size: int, runs: int) -> None:
                            "--limit", "20", "--format", "json"],
     }
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    for command in commands.values():  # warm: the cache file, the bytecode, the page cache
-        subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
+    envs = {name: env for name in commands}
+    if against is not None:  # the other checkout's code, over its own cache (another version would empty this one's)
+        other = {**env, "PYTHONPATH": str(against), "DS_GATE_CACHE_DIR": str(home.parent / "cache-against")}
+        for name in ("recall --tags", "recall --query"):
+            commands[f"{name} (against)"] = commands[name]
+            envs[f"{name} (against)"] = other
+    for name, command in commands.items():  # warm: the cache file, the bytecode, the page cache
+        subprocess.run(command, env=envs[name], stdout=subprocess.DEVNULL, check=True)
     times: dict[str, list[float]] = {name: [] for name in commands}
     cpu: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
         for name, command in commands.items():
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
-            subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
+            subprocess.run(command, env=envs[name], stdout=subprocess.DEVNULL, check=True)
             times[name].append((time.perf_counter() - start) * 1000)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu[name].append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000)
@@ -88,9 +97,15 @@ def processes(home: Path, size: int, runs: int) -> None:
           " what a quiet machine's wall time comes to):")
     for name, values in times.items():
         median = statistics.median(values)
-        goal = "   goal <= 250 ms" if name != "floor (empty home)" else ""
-        print(f"          {name:<22} wall {median:>6.0f} ms  CPU {statistics.median(cpu[name]):>6.0f} ms  "
+        goal = "   goal <= 250 ms" if name in ("recall --tags", "recall --query") else ""
+        print(f"          {name:<32} wall {median:>6.0f} ms  CPU {statistics.median(cpu[name]):>6.0f} ms  "
               f"{median / floor:>5.2f}x floor{goal}")
+    for name in ("recall --tags", "recall --query"):
+        if f"{name} (against)" in times:
+            for what, values in (("wall", times), ("CPU", cpu)):
+                pairs = [a / b for a, b in zip(values[name], values[f"{name} (against)"], strict=True) if b > 0]
+                print(f"          {name} / against, {what}: {statistics.median(pairs):.2f}x (median of pairwise ratios)")
+    print(f"          load average after: {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "")
 
 
 def main() -> int:
@@ -98,6 +113,7 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--process-runs", type=int, default=11, help="process timings per command (0: none)")
+    parser.add_argument("--against", type=Path, help="a folder holding another version's ds_gate, run interleaved")
     args = parser.parse_args()
     from ds_gate import recall
     from ds_gate.recall import api as recall_api
@@ -129,7 +145,7 @@ def main() -> int:
             print(f"{size:>6}  {cold:>8.0f}  {statistics.median(cache_times):>9.1f}  {statistics.median(warm):>8.2f}  "
                   f"{pct(warm, 0.95):>8.2f}   {goal}")
             if args.process_runs:
-                processes(home, size, args.process_runs)
+                processes(home, size, args.process_runs, args.against)
         finally:
             shutil.rmtree(base, ignore_errors=True)
     return 0

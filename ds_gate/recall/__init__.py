@@ -23,11 +23,14 @@ time, over the last 500 files only. Here:
   (path, ``mtime_ns``, size, inode). SQLite makes it atomic and safe with two processes at
   once; a corrupt cache is rebuilt. Within a process the index stays in memory and is
   revalidated from the stamps of the memory folders and their ``_index.jsonl``
-  (MemoryService appends to it on every write); ``refresh=True`` re-stats every file.
+  (MemoryService appends to it on every write); ``refresh=True`` re-stats every file. A new
+  process ranks from a snapshot of the built index kept in the cache file (``snapshot``: keyed
+  by a digest of every card file's stat), with the FTS5 table kept there too, and makes an
+  entry only for the results it shows.
 
 Modules: ``tags`` (normalisation and matching), ``entries`` (the slim card, its summary and
-content key), ``cache`` (SQLite), ``index`` (ranking), ``text`` (FTS5), ``jsonl``
-(ScienceClaw's findings), ``stage`` (stage-entry tags from the quest), ``api`` (the calls below).
+content key), ``cache`` (SQLite), ``snapshot`` (the built index in the cache), ``index``
+(ranking), ``text`` (FTS5), ``jsonl`` (ScienceClaw's findings), ``stage`` (stage-entry tags from the quest), ``api`` (the calls below).
 The package re-exports the names below (``from ds_gate.recall import list_knowledge_summaries``).
 """
 

@@ -18,6 +18,7 @@ from ds_gate.recall.cache import Cache
 from ds_gate.recall.entries import fit_summaries
 from ds_gate.recall.index import Index, Root
 from ds_gate.recall.jsonl import JSONL_TYPES
+from ds_gate.recall.snapshot import Stale
 from ds_gate.recall.stage import stage_entry_tags
 from ds_gate.recall.tags import normalize_tags
 from ds_gate.sources.location import locate
@@ -134,7 +135,11 @@ def recall(
         if refresh or index.signature() != index.stamp:
             index.build()
     tags = normalize_tags(domain_tags or ())
-    ranking = index.rank(tags, kind, limit, query, support, order)
+    try:
+        ranking = index.rank(tags, kind, limit, query, support, order)
+    except Stale:  # the cache's snapshot names a row that changed under it: build from the cards
+        index.build(snapshot=False)
+        ranking = index.rank(tags, kind, limit, query, support, order)
     notes = list(ranking.notes)
     if kind != given:
         notes.append(f"kind {given!r} is read as {kind!r} (recall's kinds are memory folders, plural; "

@@ -18,7 +18,8 @@ from pathlib import Path
 from ds_gate.io.cache_dir import open_db
 
 CACHE_NAME = "recall-cache.sqlite3"
-CACHE_VERSION = 6  # 6: each row keeps the card's content key, normalised tags and moment; 4: tags bounded
+SNAPSHOTS = 4  # built indexes kept in one cache file (one per scope recalled lately)
+CACHE_VERSION = 7  # 7: a snapshot of the built index and its FTS5 table (``recall.snapshot``); 6: 6: each row keeps the card's content key, normalised tags and moment; 4: tags bounded
 
 
 def _setup(db: sqlite3.Connection) -> None:
@@ -33,7 +34,14 @@ def _setup(db: sqlite3.Connection) -> None:
         db.execute("DROP TABLE cards")
         db.execute("CREATE TABLE cards (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ino INTEGER, "
                    "entry TEXT)")
+        db.execute("DROP TABLE IF EXISTS snapshot")
+        db.execute("DROP TABLE IF EXISTS fts")
+        db.execute("DELETE FROM meta WHERE key='fts'")
         db.execute("UPDATE meta SET value=? WHERE key='version'", (str(CACHE_VERSION),))
+    db.execute("CREATE TABLE IF NOT EXISTS snapshot (digest TEXT PRIMARY KEY, roots TEXT, state TEXT)")
+    for event in ("INSERT", "UPDATE", "DELETE"):  # a changed row, by recall or anyone: the snapshots made from it go
+        db.execute(f"CREATE TRIGGER IF NOT EXISTS cards_{event.lower()} AFTER {event} ON cards "
+                   "BEGIN DELETE FROM snapshot; DELETE FROM meta WHERE key='fts'; END")
     db.execute("SELECT count(*) FROM cards").fetchone()
 
 
@@ -68,16 +76,56 @@ class Cache:
         except sqlite3.Error:
             pass
 
-    def store(self, rows: list[tuple[str, int, int, int, str]]) -> None:
+    def store(self, rows: list[tuple[str, int, int, int, str]]) -> set[str] | None:
+        """Store the rows: the paths whose row is now in the table, None when it could not be written."""
         rows = [row for row in rows if _is_utf8(row[0])]
         if self.db is None or not rows:
-            return
+            return set()
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
                 self.db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?, ?)", rows)
         except sqlite3.Error:
-            pass  # another process holds it longer than the timeout: the next run stores them
+            return None  # another process holds it longer than the timeout: the next run stores them
+        return {row[0] for row in rows}
+
+    def snapshot(self, digest: str) -> str | None:
+        """The snapshot made from exactly these files (``recall.snapshot``), as stored."""
+        if self.db is None:
+            return None
+        try:
+            row = self.db.execute("SELECT state FROM snapshot WHERE digest=?", (digest,)).fetchone()
+        except sqlite3.Error:
+            return None
+        return row[0] if row is not None and isinstance(row[0], str) else None
+
+    def keep(self, digest: str, roots: str, state: str) -> None:
+        """Keep this snapshot in place of the last one of the same roots (a scope), and at most
+        ``SNAPSHOTS`` in all: the quests of a ``visible`` scope change as quests are added."""
+        if self.db is None:
+            return
+        try:
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.execute("DELETE FROM snapshot WHERE roots=? OR rowid NOT IN "
+                                "(SELECT rowid FROM snapshot ORDER BY rowid DESC LIMIT ?)", (roots, SNAPSHOTS - 1))
+                self.db.execute("INSERT OR REPLACE INTO snapshot VALUES (?, ?, ?)", (digest, roots, state))
+        except sqlite3.Error:
+            pass
+
+    def rows(self) -> dict[str, object]:
+        """Every card's stored entry text by path."""
+        return {path: row[3] for path, row in self.load(["*"]).items()}
+
+    def row(self, path: str) -> object:
+        """One card's stored entry text (a snapshot's entry, made when shown)."""
+        if self.db is None:
+            return None
+        try:
+            found = self.db.execute("SELECT entry FROM cards WHERE path=?", (path,)).fetchone()
+        except sqlite3.Error:
+            return None
+        return found[0] if found is not None else None
 
 
 def _is_utf8(path: str) -> bool:

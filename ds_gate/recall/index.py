@@ -5,7 +5,6 @@ folders and their ``_index.jsonl`` (MemoryService appends to it on every write).
 
 from __future__ import annotations
 
-import functools
 import gc
 import heapq
 import json
@@ -18,7 +17,8 @@ from typing import Any
 
 from ds_gate.kernel import fs
 from ds_gate.kernel.layout import MEMORY_KINDS
-from ds_gate.recall.cache import Cache
+from ds_gate.recall import snapshot
+from ds_gate.recall.cache import CACHE_VERSION, Cache
 from ds_gate.recall.entries import (
     Budget,
     Entry,
@@ -50,15 +50,19 @@ class Index:
         self.roots = roots
         self.cache = cache
         self.jsonl = list(jsonl)
-        self.entries: list[Entry] = []
+        self.entries: Sequence[Entry] = []
         self.stamp: tuple[Any, ...] = ()
         self._fts: TextIndex | None = None
         self._postings: dict[str, list[int]] = {}  # match_key -> entry positions
         self._by_value: dict[str, list[int]] = {}  # a prefixed tag's value key -> entry positions (for bare query tags)
-        self._groups: list[str] | None = None  # content_key per entry, computed on the first rank
-        self._members: dict[str, list[int]] = {}  # content_key -> positions, for keys held by two entries or more
-        self._recency: list[int] = []
-        self._orders: list[tuple[float, str, str]] = []
+        self._groups: list[int] = []  # per entry: its content key's number (copies of one lesson share it)
+        self._members: dict[int, list[int]] = {}  # group -> positions, for groups of two entries or more
+        self._recency: list[int] = []  # positions, most recent first (then card id, path)
+        self._place: list[int] = []  # per entry: its place in that order (the tie-break among equals)
+        self._kinds: list[str] = []
+        self._who: list[str] = []  # per entry: its quest (or scope), for support
+        self._known_tags: list[str] = []
+        self.digest = ""
         self.kinds: Counter[str] = Counter()  # entries per kind
 
     def signature(self) -> tuple[Any, ...]:
@@ -81,24 +85,39 @@ class Index:
                         out.append(None)
         return tuple(out)
 
-    def build(self) -> None:
+    def build(self, snapshot: bool = True) -> None:
         """Every card of the roots (from the cache where its stat still matches) and the JSONL
-        records. The collector is paused meanwhile: 10,000 entries are made and all kept, so
-        its passes over them find nothing to free and cost a fifth of the build."""
+        records; or, when the cache holds a snapshot made from exactly these files, what
+        ranking needs without an entry per card (``recall.snapshot``). The collector is paused
+        meanwhile: 10,000 entries are made and all kept, so its passes over them find nothing
+        to free and cost a fifth of the build."""
         enabled = gc.isenabled()
         gc.disable()
         try:
-            self._build()
+            self._build(snapshot)
         finally:
             if enabled:
                 gc.enable()
+        self._fts = None
+        self.stamp = self.signature()
 
-    def _build(self) -> None:
+    def _build(self, use_snapshot: bool) -> None:
         findings: list[Any] = []
         files: list[tuple[str, str, str, os.stat_result]] = []
         for root in self.roots:
             files.extend((path, kind, root.scope, st)
                          for path, kind, st in card_stats(root.memory, root.contain, None, findings))
+        self.digest = snapshot.digest([(str(r.memory), r.scope) for r in self.roots], files,
+                                      [str(p) for p in self.jsonl], CACHE_VERSION)
+        stored = self.cache.snapshot(self.digest) if use_snapshot else None
+        if stored is not None:
+            try:
+                state = snapshot.check(json.loads(stored))
+                self.entries = snapshot.Stored(self.cache.row, self.cache.rows, state["refs"], state["scopes"])
+                self._adopt(state)
+                return
+            except (ValueError, RecursionError):  # not one this version wrote: build it again
+                pass
         cached = self.cache.load([p for p, _, _, _ in files])
         fresh: list[tuple[str, int, int, int, str]] = []
         entries: list[Entry] = []
@@ -108,11 +127,13 @@ class Index:
                 for row, (_, _, _, st) in zip(rows, files, strict=True)]
         parsed = decode_many([str(row[3]) for row, ok in zip(rows, good, strict=True) if ok and row is not None])
         parsed_rows = iter(parsed or ())
+        in_cards: set[str] = set()
         for (key, kind, scope, st), row, ok in zip(files, rows, good, strict=True):
             entry = None
             if ok and row is not None:
                 try:
                     entry = from_data(next(parsed_rows) if parsed is not None else json.loads(str(row[3])), scope, key)
+                    in_cards.add(key)
                 except (ValueError, RecursionError):  # a row this version did not write: read the card instead
                     ok = False
             if not ok:
@@ -127,31 +148,35 @@ class Index:
             if entry is not None:
                 budget.spend(entry)
                 entries.append(entry)
-        self.cache.store(fresh)
+        written = self.cache.store(fresh)
         self.cache.forget([r.memory for r in self.roots], {p for p, _, _, _ in files},
                           set(cached) if files else None)
         for source in self.jsonl:
             entries.extend(read_jsonl(source, budget))
         self.entries = dedupe(entries)
-        self._postings, self._by_value = {}, {}
-        for i, entry in enumerate(self.entries):
-            for key in {_key(tag) for tag in entry.norm}:
-                self._postings.setdefault(key, []).append(i)
-                if not bare(key):
-                    self._by_value.setdefault(key.rpartition(":")[2], []).append(i)
-        self._groups, self._members = None, {}
-        self._orders = [e.order() for e in self.entries]  # each card's place among equals, made once
-        self._recency = sorted(range(len(self.entries)), key=self._orders.__getitem__)
-        self.kinds = Counter(e.kind for e in self.entries)
-        self._fts = None
-        self.stamp = self.signature()
+        state = snapshot.derive(self.entries)
+        self._adopt(state)
+        if self.cache.db is not None and written is not None:  # a card without its row is kept inline
+            state.update(snapshot.state_of(self.entries, in_cards | written))
+            self.cache.keep(self.digest, repr([(str(r.memory), r.scope) for r in self.roots]), json.dumps(state))
+
+    def _adopt(self, state: dict[str, Any]) -> None:
+        self._postings, self._by_value = state["postings"], state["by_value"]
+        self._kinds, self._who, self._known_tags = state["kinds"], state["who"], state["known"]
+        self._groups = state["groups"]
+        self._members = {self._groups[v[0]]: v for v in state["members"]}
+        self._recency = state["recency"]
+        self._place = [0] * len(self._recency)  # a card's place in the recency order: its tie-break among equals
+        for place, i in enumerate(self._recency):
+            self._place[i] = place
+        self.kinds = Counter(self._kinds)
 
     def rank(self, tags: tuple[str, ...], kind: str | None, limit: int, query: str | None,
              support: bool = False, order: str = "rfc") -> Ranking:
         """The best ``limit`` results, duplicates collapsed (see ``recall/__init__``): tags only
         -> the RFC's order (``order="relevance"``: the tags as text, each shared tag weighted by
         its rarity); a query, or tags matching no card -> text and tags together."""
-        entries, orders = self.entries, self._orders
+        entries, place, kinds = self.entries, self._place, self._kinds
         keys = {tag: match_key(tag) for tag in tags}
         hits: dict[int, list[str]] = {}
         unmatched: list[str] = []
@@ -164,7 +189,7 @@ class Index:
         out = Ranking(mode="recent", unmatched=[{"tag": t, "closest": closest(t, self._known())} for t in unmatched])
         as_text = tags and (not hits or order == "relevance")
         text = query or (tag_text(tags) if as_text else "")
-        ok = (lambda i: True) if kind is None else (lambda i: entries[i].kind == kind)
+        ok = (lambda i: True) if kind is None else (lambda i: kinds[i] == kind)
         scores: dict[int, float] = {}
         if text:
             out.mode = "text" if query else "relevance" if hits else "text (no tag matched)"
@@ -183,17 +208,15 @@ class Index:
         else:
             chosen, first = [i for i in self._recency if ok(i)], None
         out.eligible = len(chosen)
-        if entries:
-            self._group(0)  # the content keys, made on the first rank of a build
-        groups = self._groups or []
+        groups = self._groups
         out.collapsed = len(chosen) - len({groups[i] for i in chosen})
         # sort keys as plain tuples, the position last: the heap compares them in C
         if first is None and not support:
             items: list[tuple[Any, ...]] = [(i,) for i in chosen]  # already in recency order
         elif support:
-            items = [((first or {}).get(i, 0.0), -self._support(i), *orders[i], i) for i in chosen]
+            items = [((first or {}).get(i, 0.0), -self._support(i), place[i], i) for i in chosen]
         else:
-            items = [(first[i], *orders[i], i) for i in chosen] if first is not None else []
+            items = [(first[i], place[i], i) for i in chosen] if first is not None else []
         for i in self._best(items, limit, presorted=first is None and not support):
             matched = hits.get(i, [])
             row = entries[i].summary(len(matched), matched, round(scores[i], 6) if i in scores else None)
@@ -209,12 +232,12 @@ class Index:
         an item's last element), one per lesson (the best-ranked copy stands for the rest): a
         heap of a few more than ``limit``, widened while copies use up the places, never a sort
         of every match."""
-        groups = self._groups or []
+        groups = self._groups
         want = limit * 2 + 8
         while True:
             top = items[:want] if presorted else heapq.nsmallest(want, items)
             picked: list[int] = []
-            seen: set[str] = set()
+            seen: set[int] = set()
             for item in top:
                 i = item[-1]
                 if groups[i] not in seen:
@@ -233,7 +256,7 @@ class Index:
         return found
 
     def _known(self) -> list[str]:
-        return sorted({t for e in self.entries for t in e.norm})
+        return self._known_tags
 
     def hybrid(self, text: str, tags: tuple[str, ...], hits: dict[int, list[str]]) -> dict[int, float] | None:
         """Text and tags in one score: BM25 of the query's words and the tags' words over
@@ -245,30 +268,25 @@ class Index:
         say where the agent is rather than what the lesson is about. A card that only the
         text finds is never left out for one that only shares a tag: both are in one ranking."""
         if self._fts is None:
-            self._fts = TextIndex(self.entries)
+            self._fts = TextIndex(self.entries, self.cache.db, self.digest)
         if not self._fts.available:
             return None
         tag_words = tag_text(tags)
-        scores = self._fts.search(words(f"{text} {tag_words}" if text != tag_words else text))
+        query = words(f"{text} {tag_words}" if text != tag_words else text)
+        scores = self._fts.search(query)
+        if scores is None:  # the cache file's table was made again for other cards: index these in memory
+            self._fts = TextIndex(self.entries)
+            scores = self._fts.search(query) or {}
         n = len(self.entries)
         weight = {tag: idf(len(self._matches(match_key(tag))), n) for tag in tags}
         for i, matched in hits.items():
             scores[i] = scores.get(i, 0.0) + sum(weight[t] for t in matched)
         return scores
 
-    def _group(self, i: int) -> str:
-        if self._groups is None:
-            self._groups = [e.dup or e.content_key() for e in self.entries]
-            members: dict[str, list[int]] = {}
-            for j, key in enumerate(self._groups):
-                members.setdefault(key, []).append(j)
-            self._members = {k: v for k, v in members.items() if len(v) > 1}
-        return self._groups[i]
-
     def _support(self, i: int) -> int:
         """How many quests hold a copy of this lesson (the home's global memory counts as one)."""
-        members = self._members.get(self._group(i), [i])
-        return len({self.entries[j].quest_id or self.entries[j].scope for j in members})
+        members = self._members.get(self._groups[i], [i])
+        return len({self._who[j] for j in members})
 
     def counts(self, tags: tuple[str, ...], kind: str | None, query: str | None) -> dict[str, int]:
         """How many cards are in scope, of ``kind``, and eligible for ``rank`` (a shared tag or a
@@ -277,8 +295,3 @@ class Index:
         of_kind = len(self.entries) if kind is None else self.kinds[kind]
         ranking = self.rank(tags, kind, 1, query)
         return {"cards": len(self.entries), "of_kind": of_kind, "eligible": ranking.eligible}
-
-
-@functools.lru_cache(maxsize=65536)
-def _key(tag: str) -> str:
-    return match_key(tag)

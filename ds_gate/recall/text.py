@@ -1,5 +1,6 @@
 """The text side of recall: SQLite FTS5 with ``bm25()`` and the porter stemmer over each
-card's title, tags, claim and body, in memory, built on the first query of a process.
+card's title, tags, claim and body, built on the first query of a set of cards and kept in
+the cache file (in memory without one).
 
 The stdlib's ``sqlite3`` has FTS5 wherever SQLite was built with it (CPython's own builds
 and every major distribution's are); where it is missing, ``TextIndex`` says so
@@ -71,28 +72,64 @@ def fts5_available() -> bool:
 
 
 class TextIndex:
-    """Every entry's text in an in-memory FTS5 table, rowid = the entry's position."""
+    """Every entry's text in an FTS5 table, rowid = the entry's position: in the cache file
+    when there is one (kept with the digest of the files it was made from, so the next
+    process's query costs no indexing), else in memory."""
 
-    def __init__(self, entries: Sequence[Entry]) -> None:
+    def __init__(self, entries: Sequence[Entry], db: sqlite3.Connection | None = None, digest: str = "") -> None:
         self.available = fts5_available()
         self.db: sqlite3.Connection | None = None
+        self.digest = digest
         if not self.available:
             return
+        if db is not None and digest:
+            try:
+                if db.execute("SELECT value FROM meta WHERE key='fts'").fetchone() != (digest,):
+                    rows = _rows(entries)
+                    with db:
+                        db.execute("BEGIN IMMEDIATE")
+                        db.execute("DROP TABLE IF EXISTS fts")
+                        db.execute(f"CREATE VIRTUAL TABLE fts USING {_TABLE}")
+                        db.executemany(_INSERT, rows)
+                        db.execute("INSERT OR REPLACE INTO meta VALUES ('fts', ?)", (digest,))
+                self.db = db
+                return
+            except sqlite3.Error:  # locked or read-only: this process indexes in memory
+                pass
+        self.digest = ""
         db = sqlite3.connect(":memory:")
-        db.execute("CREATE VIRTUAL TABLE fts USING fts5(title, tags, claim, body, tokenize='porter unicode61')")
-        db.executemany("INSERT INTO fts(rowid, title, tags, claim, body) VALUES (?, ?, ?, ?, ?)",
-                       [(i, _plain(e.title or ""), _plain(" ".join(e.tags)), _plain(e.claim or ""), _plain(e.text))
-                        for i, e in enumerate(entries)])
+        db.execute(f"CREATE VIRTUAL TABLE fts USING {_TABLE}")
+        db.executemany(_INSERT, _rows(entries))
         self.db = db
 
-    def search(self, query_words: Sequence[str]) -> dict[int, float]:
-        """Entry position -> BM25 score (higher is better) of every entry matching any word."""
+    def search(self, query_words: Sequence[str]) -> dict[int, float] | None:
+        """Entry position -> BM25 score (higher is better) of every entry matching any word;
+        None when the cache file's table was replaced meanwhile (another scope's recall)."""
         if self.db is None or not query_words:
             return {}
         match = " OR ".join('"' + w.replace('"', "") + '"' for w in query_words)
-        rows = self.db.execute(f"SELECT rowid, bm25(fts, {', '.join(map(str, WEIGHTS))}) FROM fts WHERE fts MATCH ?",
-                               (match,)).fetchall()
+        sql = f"SELECT rowid, bm25(fts, {', '.join(map(str, WEIGHTS))}) FROM fts WHERE fts MATCH ?"
+        if not self.digest:
+            rows = self.db.execute(sql, (match,)).fetchall()
+        else:
+            try:
+                with self.db:
+                    self.db.execute("BEGIN")  # the table and its digest read at one moment
+                    if self.db.execute("SELECT value FROM meta WHERE key='fts'").fetchone() != (self.digest,):
+                        return None
+                    rows = self.db.execute(sql, (match,)).fetchall()
+            except sqlite3.Error:
+                return None
         return {int(i): -float(score) for i, score in rows}
+
+
+_TABLE = "fts5(title, tags, claim, body, tokenize='porter unicode61')"
+_INSERT = "INSERT INTO fts(rowid, title, tags, claim, body) VALUES (?, ?, ?, ?, ?)"
+
+
+def _rows(entries: Sequence[Entry]) -> list[tuple[int, str, str, str, str]]:
+    return [(i, _plain(e.title or ""), _plain(" ".join(e.tags)), _plain(e.claim or ""), _plain(e.text))
+            for i, e in enumerate(entries)]
 
 
 def idf(df: int, n: int) -> float:
