@@ -91,13 +91,8 @@ class Cache:
 
     def snapshot(self, digest: str) -> str | None:
         """The snapshot made from exactly these files (``recall.snapshot``), as stored."""
-        if self.db is None:
-            return None
-        try:
-            row = self.db.execute("SELECT state FROM snapshot WHERE digest=?", (digest,)).fetchone()
-        except sqlite3.Error:
-            return None
-        return row[0] if row is not None and isinstance(row[0], str) else None
+        state = self._first("SELECT state FROM snapshot WHERE digest=?", digest)
+        return state if isinstance(state, str) else None
 
     def keep(self, digest: str, roots: str, state: str) -> None:
         """Keep this snapshot in place of the last one of the same roots (a scope), and at most
@@ -119,10 +114,15 @@ class Cache:
 
     def row(self, path: str) -> object:
         """One card's stored entry text (a snapshot's entry, made when shown)."""
+        return self._first("SELECT entry FROM cards WHERE path=?", path)
+
+    def _first(self, sql: str, key: str) -> object:
+        """The first column of the one row ``sql`` finds for ``key``; None when there is no
+        row, no cache or a database error (the caller then builds without the cache)."""
         if self.db is None:
             return None
         try:
-            found = self.db.execute("SELECT entry FROM cards WHERE path=?", (path,)).fetchone()
+            found = self.db.execute(sql, (key,)).fetchone()
         except sqlite3.Error:
             return None
         return found[0] if found is not None else None
