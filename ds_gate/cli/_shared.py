@@ -24,7 +24,6 @@ from ds_gate.cli.flags import (
 from ds_gate.cli.table import (
     FORMATS as FORMATS,  # re-exported: the commands import them from here
 )
-from ds_gate.cli.table import LISTING_FORMATS as LISTING_FORMATS
 from ds_gate.kernel.errors import QuestError
 from ds_gate.reporters import registry as reporters
 from ds_gate.reporters.view import view_for

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ds_gate.cli._shared import EXIT_OK, HOME_HELP, LISTING_FORMATS, emit
+from ds_gate.cli._shared import EXIT_OK, HOME_HELP, emit
 from ds_gate.model import RecallReport
 from ds_gate.recall.api import MAX_CHARS, ORDERS, recall
 from ds_gate.recall.stage import priors_off, stage_entry_tags
@@ -46,7 +46,7 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--refresh", action="store_true", help="re-check every card file against the cache")
     p.add_argument("--no-cache", action="store_true",
                    help="neither read nor write the cache (in $DS_GATE_CACHE_DIR, else $XDG_CACHE_HOME/ds-gate or ~/.cache/ds-gate)")
-    p.set_defaults(handler=run, formats=LISTING_FORMATS)
+    p.set_defaults(handler=run)  # its formats: table.FORMATS_OF
 
 
 def run(args: argparse.Namespace) -> int:
