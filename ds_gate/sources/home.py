@@ -18,7 +18,7 @@ from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card, Quest, same_quest
 from ds_gate.sources.card_files import display_path
-from ds_gate.sources.home_cards import SharedCards
+from ds_gate.sources.home_cards import SharedCards, read_global
 from ds_gate.sources.location import is_inside
 from ds_gate.sources.memory import read_cards, resolve_home
 
@@ -65,12 +65,9 @@ class Home:
     def cards(self) -> list[Card]:
         """The global cards (``<home>/memory``), read on first use (or taken from ``shared``)."""
         if self._cards is None:
-            if self.shared is not None:
-                read = self.shared.cards(self.path, self.base)
-                self._cards, found = list(read.cards), list(read.findings)
-            else:
-                self._cards, found = read_cards(self.path / "memory", scope="global", contain=self.path, base=self.base)
-            self.findings.extend(found)
+            read = (read_global if self.shared is None else self.shared.cards)(self.path, self.base)
+            self._cards = list(read.cards)
+            self.findings.extend(read.findings)
         return self._cards
 
     def own(self, card: Card) -> Card:

@@ -70,15 +70,17 @@ class SharedCards:
         once while the memory folders do not change."""
         memory = home / "memory"
         if base is not None and (is_inside(base, memory) or is_inside(memory, base)):
-            return _read(memory, home, base)  # paths shown relative to this quest: its own read, not held
+            return read_global(home, base)  # paths shown relative to this quest: its own read, not held
         stamp = folder_stamps(memory)  # taken before the read: a change during it is seen next time
         held = self._held.get(home)
         if held is None or held[0] != stamp:
-            held = (stamp, _read(memory, home, None))  # paths shown whole, as for any quest outside the memory
+            held = (stamp, read_global(home, None))  # paths shown whole, as for any quest outside the memory
             self._held[home] = held
         return held[1]
 
 
-def _read(memory: Path, home: Path, base: Path | None) -> GlobalCards:
-    cards, found = read_cards(memory, scope="global", contain=home, base=base)
+def read_global(home: Path, base: Path | None) -> GlobalCards:
+    """``<home>/memory``'s cards, their paths shown relative to ``base`` (whole outside it):
+    the one read of the global memory, shared or not."""
+    cards, found = read_cards(home / "memory", scope="global", contain=home, base=base)
     return GlobalCards(tuple(cards), tuple(found))
