@@ -82,9 +82,7 @@ def run(args: argparse.Namespace) -> int:
         location = locate(path)
         config = read_quest_config(location.root)
         options = GateOptions.from_args(args, location, config)
-        inputs = GateInputs(scope, require=options.require, home=options.home, source=options.source, refs=options.refs,
-                            cache=options.cache, no_require=options.no_require,
-                            accept_quest_waivers=options.accept_quest_waivers)
+        inputs = GateInputs.asked(scope, options)
         return Gate(location, inputs, settings=settings, config=config, shared_cards=shared).run()
 
     progress = Progress(sys.stderr)

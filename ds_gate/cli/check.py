@@ -24,7 +24,7 @@ from ds_gate.cli._shared import (
 from ds_gate.cli.flags import CLI_NO_CACHE, NO_REQUIRE
 from ds_gate.cli.options import GateOptions
 from ds_gate.config.settings import load
-from ds_gate.engine.gate import Gate, GateInputs, scope_of
+from ds_gate.engine.gate import Gate, GateInputs
 from ds_gate.engine.quest_config import read_quest_config
 from ds_gate.sources.location import locate
 
@@ -73,11 +73,8 @@ class GateCommand:
 
     def run(self) -> int:
         """The exit code: 0 when the gate passes, 1 when it fails (a QuestError is exit 2, by ``main``)."""
-        options = self.options
-        inputs = GateInputs(scope_of(self.command), require=options.require, home=options.home, source=options.source,
-                            refs=options.refs, cache=options.cache, no_require=options.no_require,
-                            accept_quest_waivers=options.accept_quest_waivers)
-        report = Gate(self.location, inputs, settings=load(options.config), config=self.config).run()
+        inputs = GateInputs.asked(self.command, self.options)
+        report = Gate(self.location, inputs, settings=load(self.options.config), config=self.config).run()
         emit(report, self.output)
         return verdict(report)
 

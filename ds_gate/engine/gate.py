@@ -28,13 +28,17 @@ from ds_gate.engine.gate_stops import (
     refuse_unseen_toggle,
     waived_sources,
 )
+from ds_gate.engine.inputs import (
+    GateInputs as GateInputs,  # re-exported: callers build one
+)
+from ds_gate.engine.inputs import scope_of as scope_of
 from ds_gate.engine.quest_config import QuestConfig, read_quest_config
 from ds_gate.engine.quest_memory import quest_memory
 from ds_gate.engine.unseen import clone_findings, refuse_unread_git, refuse_unseen
 from ds_gate.model.context import CheckContext
 from ds_gate.model.findings import ERROR, INFO, Finding
 from ds_gate.model.records import Card, Quest
-from ds_gate.model.reports import SCOPES, GateReport, Scope
+from ds_gate.model.reports import GateReport, Scope
 from ds_gate.plugins.manager import (
     completed_rule,
     hooks,
@@ -49,7 +53,6 @@ from ds_gate.sources.toggle_seen import Seen, toggle_seen
 if TYPE_CHECKING:
     from ds_gate.config.settings import Trusted
 
-COMMANDS = ("check", "closure", "candidates")
 OFF_NOTE = ("experience_distill is off for this quest, so the closure gate is not enforced "
             "(turn it on in quest.yaml startup_contract, or pass --require)")
 
@@ -63,30 +66,6 @@ def load_quest(path: Path | str | Location, *, cache: bool = True, config: Quest
     checker = keyed_record_checker if config is None else \
         (lambda root: keyed_record_checker(root, quest_actions=config.actions))
     return loader.load_quest(path, keyed_checker=checker, cache=cache, **options)
-
-
-def scope_of(command: str | Scope) -> Scope:
-    """The ``Scope`` a command names (``check``, ``closure``, ``candidates``), or the one given."""
-    scope = command if isinstance(command, Scope) else SCOPES.get(command) if command in COMMANDS else None
-    if scope is None:
-        raise ValueError(f"unknown command {command!r}; expected one of {COMMANDS}")
-    return scope
-
-
-@dataclass(frozen=True, slots=True)
-class GateInputs:
-    """What a caller asks of one gate run: ``evaluate``'s keywords, which say what each means."""
-
-    scope: Scope
-    require: bool = False
-    home: Path | str | None = None
-    source: str = "auto"
-    refs: Sequence[str] | None = None
-    finalization: tuple[str, ...] = ()
-    staged_findings: tuple[Finding, ...] = ()
-    cache: bool = True
-    no_require: bool = False
-    accept_quest_waivers: bool = False
 
 
 @dataclass(slots=True)
