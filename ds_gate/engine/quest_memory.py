@@ -79,7 +79,7 @@ def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | Non
     global_index: CardIndex | None = None
     if needs_global or lessons:
         if home.exists:
-            global_index = CardIndex(home.cards)
+            global_index = home.index(CardIndex)
             out.findings.extend(home.findings)
             out.home = home.path
         elif any(e.get("scope") == "global" for e in entries):

@@ -100,17 +100,33 @@ class CardIndex:
                 table.setdefault(k, []).append(card)
         return table
 
-    def twins(self, card: Card) -> list[tuple[Card, str]]:
-        """Other cards (another id) with the same body or title: (card, what is the same)."""
+    def same(self, what: str, key: str) -> list[Card]:
+        """The cards whose normalised ``what`` (body or title) is ``key``; the tables are built
+        on first use, once per index, so an index shared by many quests builds them once."""
         if self._bodies is None:
             self._bodies, self._titles = self._table(self.body_key), self._table(self.title_key)
         assert self._titles is not None
-        out: dict[str, tuple[Card, str]] = {}
-        for table, key, what in ((self._bodies, self.body_key(card), "body"), (self._titles, self.title_key(card), "title")):
-            for other in table.get(key, []) if key else []:
+        return (self._bodies if what == "body" else self._titles).get(key, [])
+
+    def twins(self, card: Card) -> list[tuple[Card, str]]:
+        """Other cards (another id) with the same body or title: (card, what is the same)."""
+        return twins(card, self)
+
+
+def twins(card: Card, *indexes: CardIndex) -> list[tuple[Card, str]]:
+    """Other cards of ``indexes`` (another id) with the same body or title as ``card``, as one
+    index of them all would give them: a body match before a title match, the first index's
+    card before a later one's. The quest's cards and the home's are two indexes, so the
+    home's, shared by every quest of a run, is not built again beside each quest's."""
+    out: dict[str, tuple[Card, str]] = {}
+    for what, key in (("body", CardIndex.body_key(card)), ("title", CardIndex.title_key(card))):
+        if not key:
+            continue
+        for index in indexes:
+            for other in index.same(what, key):
                 if other.card_id and other.card_id != card.card_id:
                     out.setdefault(other.card_id, (other, what))
-        return [out[k] for k in sorted(out)]
+    return [out[k] for k in sorted(out)]
 
 
 @dataclass(slots=True)
@@ -124,7 +140,7 @@ def review_findings(reviews: Iterable[Decision], quest_cards: CardIndex, global_
     """Card discipline of valid reviews. ``global_cards`` is None when the home is absent:
     global entries are then not checked (``home_note`` says so once, elsewhere)."""
     out = Discipline()
-    both = CardIndex([*quest_cards.cards, *(global_cards.cards if global_cards else [])])
+    both = (quest_cards, global_cards) if global_cards else (quest_cards,)
     for review in reviews:
         for i, entry in enumerate(review.cards_written):
             card_id, scope = entry.get("card_id"), entry.get("scope")
@@ -154,7 +170,7 @@ def review_findings(reviews: Iterable[Decision], quest_cards: CardIndex, global_
             if entry.get("action") != "new":
                 continue
             when = recorded_at(review, card)
-            unnamed = [(other, what) for other, what in both.twins(card)
+            unnamed = [(other, what) for other, what in twins(card, *both)
                        if other.card_id not in review.neighbor_cards and not written_after(other, when)]
             if unnamed:
                 names = ", ".join(f"{o.card_id} ({o.display}, same {what})" for o, what in unnamed)

@@ -10,17 +10,20 @@ from __future__ import annotations
 import copy
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card, Quest, same_quest
 from ds_gate.sources.card_files import display_path
-from ds_gate.sources.home_cards import SharedCards, read_global
+from ds_gate.sources.home_cards import GlobalCards, SharedCards, read_global
 from ds_gate.sources.location import is_inside
 from ds_gate.sources.memory import read_cards, resolve_home
+
+T = TypeVar("T")
 
 
 def valid_quest_id(value: str) -> bool:
@@ -46,6 +49,7 @@ class Home:
         self.load = load
         self.shared = shared
         self._cards: list[Card] | None = None
+        self._read: GlobalCards | None = None
         self.findings: list[Finding] = []
         self._quests: dict[str, Quest | str] = {}
         self._loaded: list[Quest] = []
@@ -66,9 +70,17 @@ class Home:
         """The global cards (``<home>/memory``), read on first use (or taken from ``shared``)."""
         if self._cards is None:
             read = (read_global if self.shared is None else self.shared.cards)(self.path, self.base)
-            self._cards = list(read.cards)
+            self._read, self._cards = read, list(read.cards)
             self.findings.extend(read.findings)
         return self._cards
+
+    def index(self, build: Callable[[Sequence[Card]], T]) -> T:
+        """``build(self.cards)`` (an index of the global cards): made once for every quest of a
+        run when the read is shared, since the cards are the same ones."""
+        cards = self.cards
+        if self.shared is None or self._read is None:
+            return build(cards)
+        return self.shared.made(self._read, build)
 
     def own(self, card: Card) -> Card:
         """A global card this quest hands on (its report, a plugin's context), as its own copy

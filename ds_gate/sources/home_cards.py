@@ -18,8 +18,10 @@ was first read in this run: a run is one snapshot of the global memory.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.model.findings import Finding
@@ -28,6 +30,7 @@ from ds_gate.sources.location import is_inside
 from ds_gate.sources.memory import read_cards
 
 Stamp = tuple[tuple[int, int, int] | None, ...]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,11 +62,18 @@ def folder_stamps(memory: Path) -> Stamp:
     return (*stamps, *(_stamp(Path(folder)) for folder in ideas))
 
 
+@dataclass(slots=True)
+class _Held:
+    stamp: Stamp
+    read: GlobalCards
+    made: dict[Callable[..., Any], Any] = field(default_factory=dict)  # what each builder made of ``read``
+
+
 class SharedCards:
     """Global cards read once per home for one run over many quests; see the module's docstring."""
 
     def __init__(self) -> None:
-        self._held: dict[Path, tuple[Stamp, GlobalCards]] = {}
+        self._held: dict[Path, _Held] = {}
 
     def cards(self, home: Path, base: Path | None) -> GlobalCards:
         """``<home>/memory``'s cards as ``read_cards`` gives them with ``base``, read at most
@@ -73,10 +83,22 @@ class SharedCards:
             return read_global(home, base)  # paths shown relative to this quest: its own read, not held
         stamp = folder_stamps(memory)  # taken before the read: a change during it is seen next time
         held = self._held.get(home)
-        if held is None or held[0] != stamp:
-            held = (stamp, read_global(home, None))  # paths shown whole, as for any quest outside the memory
+        if held is None or held.stamp != stamp:
+            held = _Held(stamp, read_global(home, None))  # paths shown whole, as for any quest outside the memory
             self._held[home] = held
-        return held[1]
+        return held.read
+
+    def made(self, read: GlobalCards, build: Callable[[Sequence[Card]], T]) -> T:
+        """``build(read.cards)`` (an index of the cards), made once while ``read`` is the read
+        held, so every quest sharing the read shares what is made of it; a read not held (a
+        quest inside the memory) gets its own."""
+        held = next((h for h in self._held.values() if h.read is read), None)
+        if held is None:
+            return build(read.cards)
+        if build not in held.made:
+            held.made[build] = build(read.cards)
+        made: T = held.made[build]
+        return made
 
 
 def read_global(home: Path, base: Path | None) -> GlobalCards:

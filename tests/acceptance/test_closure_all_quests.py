@@ -27,6 +27,7 @@ from ds_gate.engine.gate import Gate, GateInputs, evaluate, scope_of
 from ds_gate.engine.home_quests import home_quests, judge_each, row_of
 from ds_gate.kernel import fs
 from ds_gate.reporters.registry import get
+from ds_gate.rules.cards import CardIndex
 from ds_gate.sources.home_cards import SharedCards
 
 
@@ -187,6 +188,29 @@ def test_the_global_cards_are_read_once_for_the_whole_run(lessons, capsys) -> No
     assert code == 1 and [(row["quest"], row["errors"]) for row in rows] == [("001", 0), ("002", 0), ("003", 1)]
     cards = sorted(str(p) for p in (home / "memory").rglob("*.md") if not p.is_symlink())
     assert len(cards) == 2 and sorted(reads) == cards and set(reads.values()) == {1}, reads
+
+
+def test_the_global_cards_are_indexed_once_for_the_whole_run(lessons, capsys) -> None:
+    """Every quest's review writes a ``new`` card, so each is compared with every global card
+    (``review.duplicate-card``): the body and title tables of the global cards are built once
+    for the run, not once per quest (counted by a profile hook on ``CardIndex._table``)."""
+    home, _ = lessons
+    builds: Counter[str] = Counter()
+    table = CardIndex._table.__code__
+
+    def profile(frame, event, arg) -> None:
+        if event == "call" and frame.f_code is table:
+            scopes = {card.scope for card in frame.f_locals["self"].cards}
+            builds["global" if "global" in scopes else "quest"] += 1
+
+    sys.setprofile(profile)
+    try:
+        code = main(["closure", "--all-quests", "--home", str(home), "--format", "json"])
+    finally:
+        sys.setprofile(None)
+    rows = json.loads(capsys.readouterr().out)["quests"]
+    assert code == 1 and [row["errors"] for row in rows] == [0, 0, 1]
+    assert builds["global"] == 2, builds  # the body table and the title table, once
 
 
 def test_each_quest_gets_the_report_a_separate_run_gives_and_its_own_copies(lessons) -> None:
