@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.agent import tools as agent_tools
+from ds_gate.agent.mcp_schemas import checked
 from ds_gate.agent.tools import closure
 from ds_gate.integration.review import judge_review, refusal_for_review
 from ds_gate.kernel.errors import QuestError
@@ -76,7 +77,10 @@ def tool(root: str, name: str, args: dict[str, Any], home: str | None) -> dict[s
     if name == "list_recent":
         return agent_tools.recent(root, args.get("kind"), _limit(args))
     if name == "list_knowledge_summaries":
-        return agent_tools.knowledge(root, args.get("domain_tags"), args.get("kind"), _limit(args), home=home)
+        return agent_tools.knowledge(root, args.get("domain_tags"), args.get("kind"), _limit(args), home=home,
+                                     query=checked("query", args.get("query")),
+                                     max_chars=checked("max_chars", args.get("max_chars")),
+                                     order=checked("order", args.get("order", "rfc")))
     if name == "validate_distill_review":
         payload = args.get("payload")
         if not isinstance(payload, dict):

@@ -31,8 +31,10 @@ ARTIFACT_TOOLS = {
 }
 MEMORY_TOOLS = {
     "list_knowledge_summaries": (
-        "ds-gate: recall the knowledge cards closest to the given domain tags (home and quest cards); empty tags "
-        "recall by the current stage's tags."),
+        "ds-gate: recall the lessons (home and quest cards) closest to the given domain tags (case, -/_/space, "
+        "plurals and British spellings are matched) and/or a free-text query (BM25 over title, tags, claim and body), "
+        "each with a summary of its content within max_chars; empty tags and no query: the most recent cards. "
+        "order (tags only): 'rfc' (shared-tag count, then recency) or 'relevance' (rare shared tags weigh more)."),
 }
 WRITE_NOTE = " Default scope is global (ds-gate integration); pass scope='quest' for quest-internal notes."
 
@@ -144,8 +146,10 @@ def _memory(server: Any, context: Any, settings: dict[str, Any], problems: list[
     call = _caller(context)
 
     def list_knowledge_summaries(domain_tags: list[str] | None = None, kind: str | None = None, limit: int = 20,
+                                 query: str | None = None, max_chars: int | None = None, order: str = "rfc",
                                  comment: str | dict[str, Any] | None = None) -> dict[str, Any]:
-        return call("list_knowledge_summaries", {"domain_tags": domain_tags, "kind": kind, "limit": limit})
+        return call("list_knowledge_summaries", {"domain_tags": domain_tags, "kind": kind, "limit": limit,
+                                                 "query": query, "max_chars": max_chars, "order": order})
 
     _add(server, list_knowledge_summaries, "list_knowledge_summaries", MEMORY_TOOLS["list_knowledge_summaries"],
          problems)

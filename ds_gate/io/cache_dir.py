@@ -69,7 +69,9 @@ def open_db(folder: Path, name: str, setup: Callable[[sqlite3.Connection], None]
                 return None
             # this user's only (SQLite gives its -wal and -shm files the same mode); never through a link
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600))
-            db = sqlite3.connect(path, timeout=10, isolation_level=None)
+            # check_same_thread: the MCP server runs tool calls on worker threads, one call at a time
+            # (its lock); a connection one call opened serves the next, whichever thread it is on
+            db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
             if not durable:  # before the journal mode: making a new file waits for the disk otherwise
                 db.execute("PRAGMA synchronous=OFF")
             db.execute(f"PRAGMA journal_mode={'WAL' if durable else 'DELETE'}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ __all__ = ["MAX_CHARS", "MAX_LIMIT", "SCOPES", "check_chars", "check_kind", "lis
 SCOPES = ("global", "quest", "visible")
 ORDERS = ("rfc", "relevance")  # with tags only: the RFC's overlap-then-recency order, or tags ranked as text
 _INDEXES: dict[tuple[Any, ...], Index] = {}
+_LOCK = threading.Lock()
 
 
 def _roots(home: Path, quest: Path | None, scope: str) -> list[Root]:
@@ -124,22 +126,25 @@ def recall(
             raise QuestError(f"cannot read {source}: {problem.strerror if problem else 'no such file'}")
     key = (str(home_path), str(quest_path), scope, tuple(str(p) for p in sources), cache)
     roots = _roots(home_path, quest_path, scope)  # each call: a quest added since is seen
-    index = _INDEXES.get(key)
-    if index is None:
-        store = Cache(user_cache_dir(), cache_name("recall", home_path)) if cache else Cache(None)
-        index = Index(roots, store, sources)
-        index.build()
-        _INDEXES[key] = index
-    else:
-        index.roots = roots
-        if refresh or index.signature() != index.stamp:
+    with _LOCK:  # one index per process, its cache connection with it: one call uses them at a time
+        index = _INDEXES.get(key)
+        if index is None:
+            store = Cache(user_cache_dir(), cache_name("recall", home_path)) if cache else Cache(None)
+            index = Index(roots, store, sources)
             index.build()
-    tags = normalize_tags(domain_tags or ())
-    try:
-        ranking = index.rank(tags, kind, limit, query, support, order)
-    except Stale:  # the cache's snapshot names a row that changed under it: build from the cards
-        index.build(snapshot=False)
-        ranking = index.rank(tags, kind, limit, query, support, order)
+            _INDEXES[key] = index
+        else:
+            index.roots = roots
+            if refresh or index.signature() != index.stamp:
+                index.build()
+        tags = normalize_tags(domain_tags or ())
+        try:
+            ranking = index.rank(tags, kind, limit, query, support, order)
+        except Stale:  # the cache's snapshot names a row that changed under it: build from the cards
+            index.build(snapshot=False)
+            ranking = index.rank(tags, kind, limit, query, support, order)
+        of_kind = len(index.entries) if kind is None else index.kinds[kind]
+        cards = len(index.entries)
     notes = list(ranking.notes)
     if kind != given:
         notes.append(f"kind {given!r} is read as {kind!r} (recall's kinds are memory folders, plural; "
@@ -152,9 +157,8 @@ def recall(
     if not home_exists and scope != "quest":
         notes.append(f"the DeepScientist home {home_path} does not exist, so there is no global memory to recall "
                      "from; pass --home DIR (or set DEEPSCIENTIST_HOME) to name it")
-    of_kind = len(index.entries) if kind is None else index.kinds[kind]
     return {"results": ranking.rows, "rank_by": ranking.mode, "unmatched_tags": ranking.unmatched,
-            "counts": {"cards": len(index.entries), "of_kind": of_kind, "eligible": ranking.eligible},
+            "counts": {"cards": cards, "of_kind": of_kind, "eligible": ranking.eligible},
             "collapsed": ranking.collapsed, "notes": notes, "home": str(home_path), "home_exists": home_exists}
 
 

@@ -289,10 +289,20 @@ def test_memory_write_defaults_to_global_only_with_its_switch(runtime) -> None:
     card = {"kind": "knowledge", "title": "A lesson", "body": "Context: x"}
     install(runtime["home"])
     try:
-        tools, written, recalled = call(runtime, root, [
-            ("write", card), ("list_knowledge_summaries", {"domain_tags": ["topic:x"]})], namespace="memory")
+        tools, written, recalled, queried, refused = call(runtime, root, [
+            ("write", card), ("list_knowledge_summaries", {"domain_tags": ["topic:x"]}),
+            ("list_knowledge_summaries", {"query": "lessons", "max_chars": 40, "order": "relevance"}),
+            ("list_knowledge_summaries", {"query": 7})], namespace="memory")
         assert "list_knowledge_summaries" in tools and written["scope"] == "quest"
         assert recalled["schema_version"] == 1 and recalled["domain_tags"] == ["topic:x"]
+        # the text query, the budget and the order reach ds-gate through main's own memory server
+        assert queried["request"] == {"domain_tags": [], "kind": None, "limit": 20, "query": "lessons",
+                                      "max_chars": 40, "order": "relevance"}, queried
+        assert queried["rank_by"] == "text" and [r["title"] for r in queried["results"]] == ["A lesson"]
+        assert sum(len(r["summary"]) for r in queried["results"]) <= 40
+        # a wrong type is refused by main's server itself (the SDK checks the tool's annotations): a tool error
+        assert getattr(refused, "is_error", getattr(refused, "isError", None)) is True  # both SDK lines' spelling
+        assert "query" in refused.content[0].text and "string" in refused.content[0].text
         install(runtime["home"], "--memory-global-scope")
         _, written = call(runtime, root, [("write", card)], namespace="memory")
         assert written["scope"] == "global" and Path(written["path"]).is_relative_to(runtime["home"] / "memory")

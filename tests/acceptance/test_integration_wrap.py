@@ -201,6 +201,22 @@ def test_a_valid_review_is_allowed_and_an_experiment_id_is_refused_with_the_fix(
     assert any(f"did you mean {run}?" in line for line in refused["refusal"]["errors"])
 
 
+def test_recall_takes_the_mcp_tools_arguments_and_names_a_wrong_one(small_quest: tuple[Path, str]) -> None:
+    """``list_knowledge_summaries`` through the integration takes what ``ds-gate mcp``'s takes
+    (query, max_chars, order), checked the same way: a wrong one is an error naming it."""
+    from ds_gate.integration.call import answer
+
+    root, _ = small_quest
+    asked = {"domain_tags": ["topic:x"], "query": "warmup drift", "max_chars": 100, "order": "relevance", "limit": 5}
+    got = answer({"op": "tool", "root": str(root), "tool": "list_knowledge_summaries", "args": asked})
+    assert got["result"]["request"] == {"domain_tags": ["topic:x"], "kind": None, "limit": 5, "query": "warmup drift",
+                                        "max_chars": 100, "order": "relevance"}
+    for name, wrong, said in (("query", 7, "query must be a string"), ("max_chars", "9", "max_chars must be an integer"),
+                              ("order", "newest", "order must be 'rfc' or 'relevance'")):
+        refused = answer({"op": "tool", "root": str(root), "tool": "list_knowledge_summaries", "args": {name: wrong}})
+        assert said in refused["error"], refused
+
+
 @pytest.mark.slow
 def test_the_bridge_answers_json_for_text_no_encoding_holds(small_quest: tuple[Path, str]) -> None:
     """The request as DeepScientist's process sends it, over the real pipe to ds-gate's

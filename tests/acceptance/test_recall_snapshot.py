@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,21 @@ def test_each_scope_keeps_its_snapshot(home, tmp_path) -> None:
         assert recall(["topic:routing"], home=home, scope=scope) == first[scope]
     assert all(isinstance(index.entries, Stored) for index in _INDEXES.values())
     assert "k-q" in {r["card_id"] for r in first["visible"]["results"]}
+
+
+def test_calls_from_other_threads_rank_from_the_same_snapshot(home, tmp_path) -> None:
+    """The MCP server runs each tool call on a worker thread of its own choosing: the index a
+    call on one thread made, with its cache connection, must serve a call on another, not
+    fall back to reading every card again (as SQLite's same-thread check made it do)."""
+    findings = make_home(home, tmp_path)
+    expected = answers(home, findings, cache=False)
+    answers(home, findings, cache=True)  # writes the snapshot
+    _INDEXES.clear()  # a new process: the first call loads the snapshot on one thread, the rest run on others
+    got: list[list[dict[str, object]]] = []
+    for _ in range(3):
+        worker = threading.Thread(target=lambda: got.append(answers(home, findings, cache=True)))
+        worker.start()
+        worker.join()
+    assert got == [expected] * 3
+    (index,) = [i for key, i in _INDEXES.items() if key[-1] is True]
+    assert isinstance(index.entries, Stored)  # still the snapshot: no thread rebuilt it from the cards
