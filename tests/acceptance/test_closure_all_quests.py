@@ -166,6 +166,18 @@ def lessons(make_quest, home, tmp_path):
     return home, quests
 
 
+def all_quests_profiled(home: Path, profile, capsys) -> list[dict]:
+    """``closure --all-quests`` over ``home`` in this process with ``profile`` as the profile
+    hook (it counts calls; the run itself is untouched): its rows, once it exited 1."""
+    sys.setprofile(profile)
+    try:
+        code = main(["closure", "--all-quests", "--home", str(home), "--format", "json"])
+    finally:
+        sys.setprofile(None)
+    assert code == 1
+    return json.loads(capsys.readouterr().out)["quests"]
+
+
 def test_the_global_cards_are_read_once_for_the_whole_run(lessons, capsys) -> None:
     """Every file of the home's memory is opened once, not once per quest that names a global card
     (counted where every file read goes through, ``kernel.fs.read_with_stat``, by a profile hook:
@@ -179,13 +191,8 @@ def test_the_global_cards_are_read_once_for_the_whole_run(lessons, capsys) -> No
         if event == "call" and frame.f_code is reader and str(frame.f_locals["path"]).startswith(memory):
             reads[str(frame.f_locals["path"])] += 1
 
-    sys.setprofile(profile)
-    try:
-        code = main(["closure", "--all-quests", "--home", str(home), "--format", "json"])
-    finally:
-        sys.setprofile(None)
-    rows = json.loads(capsys.readouterr().out)["quests"]
-    assert code == 1 and [(row["quest"], row["errors"]) for row in rows] == [("001", 0), ("002", 0), ("003", 1)]
+    rows = all_quests_profiled(home, profile, capsys)
+    assert [(row["quest"], row["errors"]) for row in rows] == [("001", 0), ("002", 0), ("003", 1)]
     cards = sorted(str(p) for p in (home / "memory").rglob("*.md") if not p.is_symlink())
     assert len(cards) == 2 and sorted(reads) == cards and set(reads.values()) == {1}, reads
 
@@ -203,13 +210,8 @@ def test_the_global_cards_are_indexed_once_for_the_whole_run(lessons, capsys) ->
             scopes = {card.scope for card in frame.f_locals["self"].cards}
             builds["global" if "global" in scopes else "quest"] += 1
 
-    sys.setprofile(profile)
-    try:
-        code = main(["closure", "--all-quests", "--home", str(home), "--format", "json"])
-    finally:
-        sys.setprofile(None)
-    rows = json.loads(capsys.readouterr().out)["quests"]
-    assert code == 1 and [row["errors"] for row in rows] == [0, 0, 1]
+    rows = all_quests_profiled(home, profile, capsys)
+    assert [row["errors"] for row in rows] == [0, 0, 1]
     assert builds["global"] == 2, builds  # the body table and the title table, once
 
 
