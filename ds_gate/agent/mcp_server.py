@@ -33,6 +33,7 @@ from ds_gate.agent.skill import SERVER_NAME
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
 from ds_gate.kernel.version import __version__
+from ds_gate.recall.api import DEFAULT_ORDER
 from ds_gate.reporters.escape import json_safe, printable
 
 MISSING = "ds-gate mcp needs the mcp package: pip install 'ds-gate[mcp]'"
@@ -124,7 +125,7 @@ def build_server(start: str, home: str | None = None, *, debug: bool = False) ->
                     "claim and body, the domain_tags' words included")] = None,
         max_chars: Annotated[Any, _arg("max_chars", "at most this many characters of summaries in all (default 8000)")] = None,
         order: Annotated[Any, _arg("order", "with domain_tags only: 'rfc' (shared-tag count, then recency) or "
-                    "'relevance' (rare shared tags weigh more)")] = "rfc",
+                    "'relevance' (rare shared tags weigh more)")] = DEFAULT_ORDER,
     ) -> CallToolResult:
         return answer(lambda: agent_tools.knowledge(start, checked("domain_tags", domain_tags), checked("kind", kind),
                                                     checked("limit", limit), home, checked("query", query),

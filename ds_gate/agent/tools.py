@@ -24,7 +24,12 @@ from ds_gate.model.findings import SCHEMA_VERSION
 from ds_gate.model.records import Quest, text_of, timestamp
 from ds_gate.model.reports import MAX_LIMIT, check_limit
 from ds_gate.model.review_call import draft_payload, record_call
-from ds_gate.recall.api import check_kind, list_knowledge_summaries, recall
+from ds_gate.recall.api import (
+    DEFAULT_ORDER,
+    check_kind,
+    list_knowledge_summaries,
+    recall,
+)
 from ds_gate.recall.stage import stage_entry_tags
 from ds_gate.recall.tags import normalize_tags
 from ds_gate.rules.coverage import RunIndex
@@ -66,7 +71,7 @@ def candidates(root: Path | str) -> dict[str, Any]:
 
 def knowledge(root: Path | str, domain_tags: Sequence[str] | None = None, kind: str | None = None, limit: int = 20,
               home: Path | str | None = None, query: str | None = None, max_chars: int | None = None,
-              order: str = "rfc") -> dict[str, Any]:
+              order: str = DEFAULT_ORDER) -> dict[str, Any]:
     """Recall over the home's and the quest's cards (scope ``visible``), each with its content
     (``summary``, within ``max_chars`` in all). Tags only: the RFC's order; a ``query``: full-text
     relevance with the tags as words. Empty ``domain_tags`` and no query: the most recent cards

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ds_gate.cli._shared import EXIT_OK, HOME_HELP, emit
 from ds_gate.model import RecallReport
-from ds_gate.recall.api import MAX_CHARS, ORDERS, recall
+from ds_gate.recall.api import DEFAULT_ORDER, MAX_CHARS, ORDERS, recall
 from ds_gate.recall.stage import priors_off, stage_entry_tags
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         notes.append(entry.describe())
         if args.order is None:  # a dozen tags of unequal weight, assembled here, not the agent's RFC call
             args.order = "relevance"
-    args.order = args.order or "rfc"
+    args.order = args.order or DEFAULT_ORDER
     quest = args.quest if args.quest or args.scope == "quest" or args.for_stage is not None else None
     found = recall(tags, args.kind, args.limit, home=args.home, quest=quest or None, scope=args.scope, query=args.query,
                    jsonl=args.jsonl or (), refresh=args.refresh, cache=not args.no_cache, max_chars=args.max_chars,

@@ -146,7 +146,7 @@ def _memory(server: Any, context: Any, settings: dict[str, Any], problems: list[
     call = _caller(context)
 
     def list_knowledge_summaries(domain_tags: list[str] | None = None, kind: str | None = None, limit: int = 20,
-                                 query: str | None = None, max_chars: int | None = None, order: str = "rfc",
+                                 query: str | None = None, max_chars: int | None = None, order: str | None = None,
                                  comment: str | dict[str, Any] | None = None) -> dict[str, Any]:
         return call("list_knowledge_summaries", {"domain_tags": domain_tags, "kind": kind, "limit": limit,
                                                  "query": query, "max_chars": max_chars, "order": order})

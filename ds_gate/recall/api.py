@@ -17,7 +17,7 @@ from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.model.reports import MAX_LIMIT, check_limit
 from ds_gate.recall.cache import Cache
 from ds_gate.recall.entries import fit_summaries
-from ds_gate.recall.index import Index, Root
+from ds_gate.recall.index import DEFAULT_ORDER, ORDERS, Index, Root
 from ds_gate.recall.jsonl import JSONL_TYPES
 from ds_gate.recall.snapshot import Stale
 from ds_gate.recall.stage import stage_entry_tags
@@ -25,11 +25,10 @@ from ds_gate.recall.tags import normalize_tags
 from ds_gate.sources.location import locate
 from ds_gate.sources.memory import resolve_home
 
-__all__ = ["MAX_CHARS", "MAX_LIMIT", "SCOPES", "check_chars", "check_kind", "list_knowledge_summaries", "recall",
-           "recall_with_counts", "tags_for_stage"]  # MAX_LIMIT: re-exported
+__all__ = ["DEFAULT_ORDER", "MAX_CHARS", "MAX_LIMIT", "ORDERS", "SCOPES", "check_chars", "check_kind",
+           "list_knowledge_summaries", "recall", "recall_with_counts", "tags_for_stage"]  # re-exported: MAX_LIMIT, the orders
 
 SCOPES = ("global", "quest", "visible")
-ORDERS = ("rfc", "relevance")  # with tags only: the RFC's overlap-then-recency order, or tags ranked as text
 _INDEXES: dict[tuple[Any, ...], Index] = {}
 _LOCK = threading.Lock()
 
@@ -63,7 +62,7 @@ def list_knowledge_summaries(
     cache: bool = True,
     max_chars: int | None = None,
     support: bool = False,
-    order: str = "rfc",
+    order: str = DEFAULT_ORDER,
 ) -> list[dict[str, Any]]:
     """Cards and records for ``domain_tags`` and ``query``, best first, each with its title
     and a summary of its content, copies of one lesson collapsed (see the package docstring)."""
@@ -99,7 +98,7 @@ def recall(
     cache: bool = True,
     max_chars: int | None = None,
     support: bool = False,
-    order: str = "rfc",
+    order: str = DEFAULT_ORDER,
 ) -> dict[str, Any]:
     """Everything one recall says: ``results``, ``rank_by`` (recent, tags, text), the query
     tags no card carries with the closest known tags (``unmatched_tags``), ``counts``,

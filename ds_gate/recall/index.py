@@ -35,6 +35,9 @@ from ds_gate.recall.text import FTS5_MISSING, TextIndex, idf, tag_text, words
 from ds_gate.sources.card_files import card_stats
 from ds_gate.sources.memory import parse_card
 
+ORDERS = ("rfc", "relevance")  # with tags only: the RFC's overlap-then-recency order, or tags ranked as text
+DEFAULT_ORDER = "rfc"  # everywhere (CLI, API, MCP, integration): the RFC's, as issue 29 pins; one value to switch
+
 
 @dataclass(slots=True)
 class Root:
@@ -172,7 +175,7 @@ class Index:
         self.kinds = Counter(self._kinds)
 
     def rank(self, tags: tuple[str, ...], kind: str | None, limit: int, query: str | None,
-             support: bool = False, order: str = "rfc") -> Ranking:
+             support: bool = False, order: str = DEFAULT_ORDER) -> Ranking:
         """The best ``limit`` results, duplicates collapsed (see ``recall/__init__``): tags only
         -> the RFC's order (``order="relevance"``: the tags as text, each shared tag weighted by
         its rarity); a query, or tags matching no card -> text and tags together."""

@@ -59,6 +59,9 @@ def test_tags_only_keep_the_rfc_order_exactly_overlap_then_updated_at_then_id(ho
     assert [r["overlap"] for r in out] == [2, 2, 2, 2, 1]
     found = recall(["stage:experiment", "task:kd-temperature", "topic:distillation"], home=home)
     assert found["rank_by"] == "tags"
+    asked = list_knowledge_summaries(["stage:experiment", "task:kd-temperature", "topic:distillation"], home=home,
+                                     order="rfc")
+    assert asked == out  # the default is the order named "rfc"
 
 
 def test_relevance_order_weighs_a_rare_shared_tag_above_a_common_one(home) -> None:
