@@ -24,7 +24,6 @@ from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
 from ds_gate.kernel.version import __version__
 from ds_gate.model.findings import ERROR
-from ds_gate.recall.api import DEFAULT_ORDER
 
 MAX_REQUEST = 16 * 1024 * 1024  # bytes: a review payload, never a file
 STATUS_PENDING = "distill_review_required"
@@ -78,10 +77,10 @@ def tool(root: str, name: str, args: dict[str, Any], home: str | None) -> dict[s
     if name == "list_recent":
         return agent_tools.recent(root, args.get("kind"), _limit(args))
     if name == "list_knowledge_summaries":
+        order = {} if args.get("order") is None else {"order": checked("order", args["order"])}  # none: recall's default
         return agent_tools.knowledge(root, args.get("domain_tags"), args.get("kind"), _limit(args), home=home,
                                      query=checked("query", args.get("query")),
-                                     max_chars=checked("max_chars", args.get("max_chars")),
-                                     order=checked("order", DEFAULT_ORDER if args.get("order") is None else args["order"]))
+                                     max_chars=checked("max_chars", args.get("max_chars")), **order)
     if name == "validate_distill_review":
         payload = args.get("payload")
         if not isinstance(payload, dict):
