@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         rows = list(judge_each(home_quests(home), judge, progress))
     finally:
         progress.clear()
-    data = summary(home, rows)
+    data = summary(home, rows, args.command)
     text = FORMATS[fmt](data)
     if args.output:
         write_file(args.output, text, "utf-8")

@@ -83,12 +83,13 @@ def exit_code(rows: list[QuestRow]) -> int:
     return max((row.exit_code for row in rows), default=EXIT_OK)
 
 
-def summary(home: Path, rows: list[QuestRow]) -> dict[str, Any]:
-    """The summary as data: the JSON form, and what the text and Markdown forms show."""
+def summary(home: Path, rows: list[QuestRow], command: str = "closure") -> dict[str, Any]:
+    """The summary as data: the JSON form, and what the text and Markdown forms show.
+    ``command``: the one each quest was judged by (``closure`` or ``check``)."""
     code = exit_code(rows)
     return {
         "schema_version": SCHEMA_VERSION,
-        "command": "closure",
+        "command": command,
         "home": str(home),
         "ok": code == EXIT_OK,
         "exit_code": code,

@@ -43,7 +43,7 @@ def _cells(row: dict[str, Any]) -> list[str]:
 def _headline(data: dict[str, Any]) -> str:
     t = data["totals"]
     word = "passed" if data["ok"] else "FAILED"
-    return (f"ds-gate closure: {word}: {t['quests']} quest(s), {t['passed']} passed, {t['failed']} failed, "
+    return (f"ds-gate {data['command']}: {word}: {t['quests']} quest(s), {t['passed']} passed, {t['failed']} failed, "
             f"{t['unreadable']} unreadable; {t['pending']} of {t['completed']} completed run(s) pending")
 
 
@@ -54,7 +54,7 @@ def render_text(data: dict[str, Any]) -> str:
                        for i, (cell, w) in enumerate(zip(r, widths, strict=True))).rstrip() for r in rows]
     problems = [f"{printable(row['quest'])}: cannot read: {printable(row['problem'] or '')}"
                 for row in data["quests"] if row["problem"]]
-    fix = "run `ds-gate closure QUEST` for a quest's findings and their fixes" if not data["ok"] else ""
+    fix = f"run `ds-gate {data['command']} QUEST` for a quest's findings and their fixes" if not data["ok"] else ""
     return "\n".join([*lines, *problems, _headline(data), *([fix] if fix else [])]) + "\n"
 
 

@@ -68,6 +68,19 @@ def test_the_rows_say_what_each_closure_says_and_the_exit_is_the_worst(lab) -> N
                               "errors": 1}
 
 
+def test_check_over_a_home_names_itself_not_closure(lab, capsys) -> None:
+    """``check --all-quests`` judges each quest as ``check`` does, and its summary says so."""
+    bad = lab / "quests" / "002" / "memory" / "knowledge" / "bad.md"
+    bad.parent.mkdir(parents=True, exist_ok=True)
+    bad.write_text("---\ntitle: [unclosed\n---\nbody\n")  # a card check fails on
+    code = main(["check", "--all-quests", "--home", str(lab), "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1 and data["command"] == "check" and [r["ok"] for r in data["quests"]] == [True, False, True]
+    main(["check", "--all-quests", "--home", str(lab)])
+    text = capsys.readouterr().out
+    assert "ds-gate check: FAILED:" in text and "run `ds-gate check QUEST`" in text and "closure" not in text
+
+
 @pytest.mark.slow
 def test_text_and_an_unreadable_quest_exit_2(lab) -> None:
     (lab / "quests" / "004-notes").mkdir()  # not a quest
