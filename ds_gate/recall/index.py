@@ -189,7 +189,7 @@ class Index:
                 unmatched.append(tag)
             for i in found:
                 hits.setdefault(i, []).append(tag)
-        out = Ranking(mode="recent", unmatched=[{"tag": t, "closest": closest(t, self._known())} for t in unmatched])
+        out = Ranking(mode="recent", unmatched=[{"tag": t, "closest": closest(t, self._known_tags)} for t in unmatched])
         as_text = tags and (not hits or order == "relevance")
         text = query or (tag_text(tags) if as_text else "")
         ok = (lambda i: True) if kind is None else (lambda i: kinds[i] == kind)
@@ -258,9 +258,6 @@ class Index:
             found = sorted({*found, *self._by_value.get(key, [])})
         return found
 
-    def _known(self) -> list[str]:
-        return self._known_tags
-
     def hybrid(self, text: str, tags: tuple[str, ...], hits: dict[int, list[str]]) -> dict[int, float] | None:
         """Text and tags in one score: BM25 of the query's words and the tags' words over
         title, tags, claim and body; with ``hits`` (tags only, ``order="relevance"``), plus,
@@ -290,11 +287,3 @@ class Index:
         """How many quests hold a copy of this lesson (the home's global memory counts as one)."""
         members = self._members.get(self._groups[i], [i])
         return len({self._who[j] for j in members})
-
-    def counts(self, tags: tuple[str, ...], kind: str | None, query: str | None) -> dict[str, int]:
-        """How many cards are in scope, of ``kind``, and eligible for ``rank`` (a shared tag or a
-        text match; every card of the kind when neither tags nor a query is given), so a caller
-        can say how many the filters and the limit left out."""
-        of_kind = len(self.entries) if kind is None else self.kinds[kind]
-        ranking = self.rank(tags, kind, 1, query)
-        return {"cards": len(self.entries), "of_kind": of_kind, "eligible": ranking.eligible}
