@@ -23,14 +23,14 @@ worker, so each quest is still read once per session.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ds_gate.cli.options import GateOptions
-from ds_gate.engine.gate import evaluate
+from ds_gate.engine.gate import Gate, GateInputs
 from ds_gate.engine.lineage import evaluate_lineage
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
@@ -57,9 +57,9 @@ class Verdict:
 
 
 def evaluate_quest(unit: Unit, options: GateOptions) -> GateReport:
-    return evaluate(unit.path, "closure", require=options.require, home=unit.home, source=options.source,
-                    refs=options.refs, cache=options.cache, no_require=options.no_require,
-                    accept_quest_waivers=options.accept_quest_waivers)
+    """The quest's closure, asked as ``ds-gate closure`` asks it (``GateInputs.asked``), with
+    the unit's home (a home given as a path is the home of its quests)."""
+    return Gate(unit.path, replace(GateInputs.asked("closure", options), home=unit.home)).run()
 
 
 def split(report: GateReport) -> dict[str, Verdict]:
