@@ -111,7 +111,7 @@ class Stored(Sequence[Entry]):
 
 
 def state_of(entries: Sequence[Entry], in_cards: set[str]) -> dict[str, Any]:
-    """What a snapshot keeps of a full build (``Index._derive`` computes the rest from it)."""
+    """What a snapshot keeps of a full build besides what ``derive`` computes from the entries."""
     return {"refs": [e.path if e.scope != "jsonl" and e.path in in_cards else pack(e) for e in entries],
             "scopes": [e.scope for e in entries]}
 

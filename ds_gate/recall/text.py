@@ -63,7 +63,9 @@ def words(text: str) -> list[str]:
     return list(dict.fromkeys(s for w in found if len(w) > 1 for s in spellings(w)))
 
 
+@functools.lru_cache(maxsize=1)
 def fts5_available() -> bool:
+    """Whether this Python's SQLite has FTS5 with the porter tokenizer: fixed for the process, so asked once."""
     try:
         sqlite3.connect(":memory:").execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61')")
     except sqlite3.Error:
