@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 from helpers import commit, git
 
 from ds_gate.cli.main import main
@@ -200,3 +201,38 @@ def test_a_forged_cache_row_never_lowers_the_verdict(one_run_quest, tmp_path, ke
     done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(quest.root), "--format", "json"],
                           capture_output=True, text=True, env=env)
     assert (done.returncode, json.loads(done.stdout)["pending_run_ids"]) == runs[0]  # old: 0, no run pending
+
+
+def _graft_away_the_toggle(quest) -> str:
+    """The toggle dropped in a commit that ``.git/info/grafts`` makes a root: the history
+    before it (where ``experience_distill`` was on) is hidden from a git that reads grafts."""
+    meta = yaml.safe_load((quest.root / "quest.yaml").read_text())
+    del meta["startup_contract"]["experience_distill"]
+    (quest.root / "quest.yaml").write_text(yaml.safe_dump(meta, sort_keys=False))
+    git(quest.root, "add", "-A")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "quest: settings")
+    assert "experience_distill" not in (quest.root / "quest.yaml").read_text()
+    tip = git(quest.root, "rev-parse", "HEAD").stdout.strip()
+    (quest.root / ".git" / "info").mkdir(exist_ok=True)
+    (quest.root / ".git" / "info" / "grafts").write_text(f"{tip}\n")
+    assert git(quest.root, "rev-list", "--count", "HEAD").stdout.strip() == "1"  # git itself reads the graft
+    return tip
+
+
+@pytest.mark.slow
+def test_grafts_do_not_hide_the_commit_that_turned_the_toggle_on(one_run_quest) -> None:
+    """closure, the commit hook's finalization and pre-push: the gate stays on (old: "(gate off)")."""
+    quest = one_run_quest
+    assert main(["install", str(quest.root)]) == 0
+    _graft_away_the_toggle(quest)
+    done = closure(quest.root)
+    assert done.returncode == 1 and "REJECTED" in done.stdout, done.stdout + done.stderr  # old: 0, gate off
+    bundle(quest.root)
+    rejected = commit(quest.root, "paper: bundle")
+    assert rejected.returncode != 0 and "REJECTED" in rejected.stdout + rejected.stderr  # old: passed
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "paper: bundle")
+    tip = git(quest.root, "rev-parse", "HEAD").stdout.strip()
+    pushed = subprocess.run([sys.executable, "-m", "ds_gate", "pre-push", "origin", "url"], cwd=quest.root,
+                            input=f"refs/heads/main {tip} refs/heads/main {'0' * 40}\n", capture_output=True,
+                            text=True)
+    assert pushed.returncode == 1 and "REJECTED" in pushed.stdout, pushed.stdout + pushed.stderr  # old: 0
