@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.io import schemas
-from ds_gate.io.places import PIN_CONFIG, agent_writable, env_config_file, pinned
+from ds_gate.io.places import PIN_CONFIG, agent_writable, env_config_file, pinned, planted_link
 from ds_gate.io.places import pins as pins  # re-exported: the hooks pin these places and import no io
 from ds_gate.io.yamldoc import YamlError, load_yaml
 from ds_gate.kernel import fs
@@ -57,6 +57,7 @@ class Trusted:
     off: tuple[Path, ...] = ()  # quest roots whose gate is off (no_require)
     actions: tuple[str, ...] = ()  # decision actions the user's DeepScientist (a fork) accepts
     problem: str | None = None  # why the file cannot be used (the gate stops on it)
+    notes: tuple[str, ...] = ()  # entries that match no quest, and why (every report shows them)
 
     @property
     def label(self) -> str:
@@ -149,13 +150,15 @@ def _read(path: Path, origin: str) -> Trusted:
     base = path.parent
     try:
         values = _defaults(data, base)
-        waivers = _waivers(data.get("waivers") or [], base)
-        accept = _quests("accept_quest_waivers", data.get("accept_quest_waivers") or [], base)
-        off = _quests("no_require", data.get("no_require") or [], base)
+        notes: list[str] = []
+        waivers = _waivers(data.get("waivers") or [], base, notes)
+        accept = _quests("accept_quest_waivers", data.get("accept_quest_waivers") or [], base, notes)
+        off = _quests("no_require", data.get("no_require") or [], base, notes)
         actions = _actions(data.get("decision_actions") or [])
     except ValueError as exc:
         return bad(str(exc))
-    return Trusted(path, origin, values, tuple(waivers), tuple(accept), tuple(off), tuple(actions))
+    return Trusted(path, origin, values, tuple(waivers), tuple(accept), tuple(off), tuple(actions),
+                   notes=tuple(f"{n} (in {path})" for n in notes))
 
 
 def _actions(entries: Any) -> list[str]:
@@ -169,6 +172,20 @@ def _resolve(text: str, base: Path) -> Path:
     return (base / os.path.expanduser(text)).resolve()
 
 
+UNMATCHED = Path("/\0matches no quest")  # a path no quest root can be
+
+
+def _quest_entry(key: str, text: str, base: Path, notes: list[str]) -> Path:
+    """A quest an entry names, compared by what the agent cannot re-point: an entry whose path
+    leads through a symbolic link inside a quest or a home matches no quest, with a note."""
+    link = planted_link(base / os.path.expanduser(text))
+    if link is None:
+        return _resolve(text, base)
+    notes.append(f"{key} entry {text!r} matches no quest: its path leads through {link}, which a quest's agent "
+                 "can write; name the quest's own folder instead")
+    return UNMATCHED
+
+
 def _defaults(data: dict[str, Any], base: Path) -> dict[str, Any]:
     picked = {key: data[key] for key in DEFAULT_KEYS if key in data}
     errors = schemas.errors("ds_gate_config", picked)
@@ -179,7 +196,7 @@ def _defaults(data: dict[str, Any], base: Path) -> dict[str, Any]:
     return picked
 
 
-def _waivers(entries: Any, base: Path) -> list[dict[str, Any]]:
+def _waivers(entries: Any, base: Path, notes: list[str]) -> list[dict[str, Any]]:
     if not isinstance(entries, list):
         raise ValueError("waivers is not a list")
     out: list[dict[str, Any]] = []
@@ -197,16 +214,16 @@ def _waivers(entries: Any, base: Path) -> list[dict[str, Any]]:
         except ValueError:
             raise ValueError(f"waivers[{i}].expires is {rest['expires']!r}, which is no date") from None
         out.append({"index": i, "rule": rest["rule"].strip(), "reason": rest["reason"].strip(), "id": rest.get("id"),
-                    "path": rest.get("path"), "expires": expires, "quest": str(_resolve(quest, base)) if quest else None})
+                    "path": rest.get("path"), "expires": expires, "quest": str(_quest_entry(f"waivers[{i}].quest", quest, base, notes)) if quest else None})
     return out
 
 
-def _quests(key: str, entries: Any, base: Path) -> list[Path]:
+def _quests(key: str, entries: Any, base: Path, notes: list[str]) -> list[Path]:
     if isinstance(entries, str):
         entries = [entries]
     if not isinstance(entries, list) or not all(isinstance(e, str) and e.strip() for e in entries):
         raise ValueError(f"{key} is a list of quest folders")
-    return [_resolve(e, base) for e in entries]
+    return [_quest_entry(key, e, base, notes) for e in entries]
 
 
 def reachable_problem(path: Path, origin: str, where: str) -> str:

@@ -121,3 +121,21 @@ def pins() -> dict[str, str]:
     """What an install pins: the places in force now (an existing pin, else the environment's), absolute."""
     return {PIN_CONFIG: pinned(PIN_CONFIG) or os.path.abspath(env_config_file()[0]),
             PIN_CACHE: pinned(PIN_CACHE) or env_cache_dir()}
+
+
+def planted_link(path: str | os.PathLike[str]) -> str | None:
+    """The first symbolic link on ``path`` (absolute) that lies inside a quest or a home, as
+    ``link -> target, inside <where>``, else None. A trusted entry naming a quest by a path
+    through such a link names whatever the agent points it at (``quests/<deleted> -> 001``),
+    so it must match nothing; a link the user made outside (``~/DeepScientist -> /data/ds``) is fine."""
+    parts = os.path.abspath(os.fspath(path)).split(os.sep)
+    prefix = os.sep
+    for part in parts:
+        if not part:
+            continue
+        prefix = os.path.join(prefix, part)
+        if os.path.islink(prefix):
+            where = agent_writable(os.path.realpath(os.path.dirname(prefix)))
+            if where is not None:
+                return f"{prefix} -> {os.path.realpath(prefix)}, a symbolic link inside {where}"
+    return None

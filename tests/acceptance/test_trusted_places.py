@@ -236,3 +236,32 @@ def test_grafts_do_not_hide_the_commit_that_turned_the_toggle_on(one_run_quest) 
                             input=f"refs/heads/main {tip} refs/heads/main {'0' * 40}\n", capture_output=True,
                             text=True)
     assert pushed.returncode == 1 and "REJECTED" in pushed.stdout, pushed.stdout + pushed.stderr  # old: 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entry", ["no_require", "accept_quest_waivers", "waiver quest"])
+def test_a_link_planted_in_the_home_does_not_re_point_a_trusted_entry(one_run_quest, home, tmp_path, monkeypatch,
+                                                                     entry) -> None:
+    """The trusted file names a quest since deleted; the agent plants ``quests/<its name> -> 001``."""
+    quest = one_run_quest
+    [run] = json.loads(closure(quest.root, "--format", "json").stdout)["pending_run_ids"]
+    (quest.root / ".ds-gate.yaml").write_text(
+        f"waivers:\n  - rule: coverage.pending-run\n    id: {run}\n    reason: the agent says so\n")
+    git(quest.root, "add", "-A")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "waivers")
+    deleted = home / "quests" / "000-deleted"
+    config = tmp_path / "user" / "config.yaml"
+    config.parent.mkdir()
+    config.write_text({
+        "no_require": f"no_require: [{deleted}]\n",
+        "accept_quest_waivers": f"accept_quest_waivers: [{deleted}]\n",
+        "waiver quest": f"waivers:\n  - rule: coverage.pending-run\n    id: {run}\n    reason: r\n    quest: {deleted}\n",
+    }[entry])
+    monkeypatch.setenv("DS_GATE_CONFIG", str(config))
+    deleted.symlink_to(quest.root)  # planted by the agent
+    for args in ([str(quest.root)], ["--all-quests", str(home)]):
+        done = closure(*map(Path, args[:1]), *args[1:]) if len(args) == 1 else subprocess.run(
+            [sys.executable, "-m", "ds_gate", "closure", *args], capture_output=True, text=True, cwd=tmp_path)
+        assert done.returncode == 1, done.stdout + done.stderr  # old: 0, the gate off or the waivers accepted
+    done = closure(quest.root)
+    assert "matches no quest" in done.stdout and "000-deleted" in done.stdout  # reported, with its fix
