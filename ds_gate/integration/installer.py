@@ -24,7 +24,7 @@ from typing import Any
 
 from ds_gate.integration.wrap import BRIDGE, KNOWN_VERSIONS
 from ds_gate.io.cache_dir import cache_name, trusted, user_cache_dir
-from ds_gate.io.places import pins
+from ds_gate.io.places import pins, pins_note
 from ds_gate.kernel.errors import QuestError
 from ds_gate.sources.memory import resolve_home
 
@@ -181,6 +181,7 @@ def install(given_home: str | None, *, memory_global_scope: bool = False) -> Don
                           f"{target.deepscientist or 'none'} the integration wraps nothing (ds-gate doctor says so)")
     done.notes.append(f"ds-gate's verdicts come from {sys.executable}; memory.write default scope: "
                       f"{'global (switched on)' if memory_global_scope else 'quest, as main (--memory-global-scope switches it)'}")
+    done.notes.append(pins_note("ds-gate's verdicts"))
     done.notes.append(f"undo: ds-gate install --deepscientist --undo --home {target.home}")
     return done
 

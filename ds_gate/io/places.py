@@ -139,3 +139,17 @@ def planted_link(path: str | os.PathLike[str]) -> str | None:
             if where is not None:
                 return f"{prefix} -> {os.path.realpath(prefix)}, a symbolic link inside {where}"
     return None
+
+
+def pins_note(what: str) -> str:
+    """What an install pinned, said once in its report (and why it matters inside DeepScientist)."""
+    pinned_now = pins()
+    config, cache = pinned_now[PIN_CONFIG], pinned_now[PIN_CACHE]
+    text = (f"{what} trust the configuration {config}{'' if os.path.isfile(config) else ' (none there yet)'} "
+            f"and the cache folder {cache}, pinned now: the HOME/XDG_* a DeepScientist runner sets for the agent "
+            "does not move them (install again after moving your configuration)")
+    reachable = agent_writable(config) or agent_writable(cache)
+    if reachable is not None:
+        text += (f"; warning: they lie inside {reachable}, which a quest's agent can write, so the gate will not "
+                 "trust them: install from your own shell")
+    return text
