@@ -12,10 +12,10 @@ clone cannot lazily fetch), and run ``git`` from an absolute path resolved once,
 any ``cwd`` change, from absolute ``PATH`` entries only (an empty entry would otherwise
 mean "the quest"). Commands that would read the work tree through filters (``diff REV``,
 ``status``) are never run: callers compare blobs with plumbing. ``GIT_OPTIONAL_LOCKS=0``
-keeps reads from refreshing the index; replace refs and ``.git/info/grafts`` are ignored
-(``GIT_NO_REPLACE_OBJECTS``, ``GIT_GRAFT_FILE``), so the quest cannot rewrite the history
-read. The ``GIT_*`` variables git exports to hooks are
-dropped so ``-C``/``cwd`` decide which repository is read; only the hook's own index reads
+keeps reads from refreshing the index; replace refs, ``.git/info/grafts`` and the
+commit-graph file are ignored (``GIT_NO_REPLACE_OBJECTS``, ``GIT_GRAFT_FILE``,
+``core.commitGraph=false``), so the quest cannot rewrite the history read. The ``GIT_*``
+variables git exports to hooks are dropped so ``-C``/``cwd`` decide which repository is read; only the hook's own index reads
 keep ``GIT_INDEX_FILE``, because during ``git commit`` the staged state may live in a
 temporary index.
 """
@@ -55,6 +55,7 @@ SAFE_CONFIG = {
     "core.gitProxy": "false",
     "core.alternateRefsCommand": "false",
     "core.quotepath": "off",
+    "core.commitGraph": "false",  # .git/objects/info/commit-graph is the quest's: a forged one rewrites parents
     "log.showSignature": "false",
     "gpg.program": "false",
     "gpg.ssh.program": "false",

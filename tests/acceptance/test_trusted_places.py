@@ -14,6 +14,7 @@ import json
 import marshal
 import os
 import sqlite3
+import struct
 import subprocess
 import sys
 import time
@@ -265,3 +266,31 @@ def test_a_link_planted_in_the_home_does_not_re_point_a_trusted_entry(one_run_qu
         assert done.returncode == 1, done.stdout + done.stderr  # old: 0, the gate off or the waivers accepted
     done = closure(quest.root)
     assert "matches no quest" in done.stdout and "000-deleted" in done.stdout  # reported, with its fix
+
+
+def _forge_commit_graph(root: Path) -> None:
+    """``git commit-graph write``, then the tip's first parent set to none in the file's CDAT
+    chunk, as an agent could: a git that reads the file sees the tip as a root."""
+    git(root, "commit-graph", "write", "--reachable")
+    path = root / ".git" / "objects" / "info" / "commit-graph"
+    data = bytearray(path.read_bytes())
+    chunks = {bytes(data[8 + 12 * i:12 + 12 * i]): struct.unpack(">Q", data[12 + 12 * i:20 + 12 * i])[0]
+              for i in range(data[6] + 1)}
+    oids, cdat = chunks[b"OIDL"], chunks[b"CDAT"]
+    ids = [bytes(data[oids + 20 * i:oids + 20 * i + 20]).hex() for i in range((cdat - oids) // 20)]
+    record = cdat + 36 * ids.index(git(root, "rev-parse", "HEAD").stdout.strip())
+    data[record + 20:record + 24] = struct.pack(">I", 0x70000000)
+    path.chmod(0o644)
+    path.write_bytes(bytes(data))
+    assert git(root, "rev-list", "--count", "HEAD").stdout.strip() == "1"  # git itself reads the forged file
+
+
+@pytest.mark.slow
+def test_a_forged_commit_graph_does_not_hide_the_commit_that_turned_the_toggle_on(one_run_quest) -> None:
+    """Found attacking the grafts fix: the commit-graph file rewrites parents as a graft does."""
+    quest = one_run_quest
+    _graft_away_the_toggle(quest)
+    (quest.root / ".git" / "info" / "grafts").unlink()
+    _forge_commit_graph(quest.root)
+    done = closure(quest.root)
+    assert done.returncode == 1 and "REJECTED" in done.stdout, done.stdout + done.stderr  # old: 0, gate off
