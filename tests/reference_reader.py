@@ -11,13 +11,15 @@ with ``action == "distill_review"``). It imports nothing of ds-gate's.
 
 Where DeepScientist's two readers differ, a run is pending when *either* would count it
 (the gate may be stricter than DeepScientist, never laxer); the toggle is on when any
-``quest.yaml`` a workspace holds turns it on (issue 24: a branch that drops it does not
-turn the gate off). Quest-written settings and waivers are ignored: they never lower a verdict.
+``quest.yaml`` a workspace holds, or any commit of any branch holds, turns it on (issue 24: a
+branch that drops it does not turn the gate off; history read without grafts, issue 35). Quest-written settings and waivers are ignored: they never lower a verdict.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,9 +52,27 @@ def toggle_on(value: Any) -> bool:
 
 
 def distill_on(path: Path) -> bool:
-    meta = _load(path, yaml.safe_load)
+    return _distill_in(_load(path, yaml.safe_load))
+
+
+def _distill_in(meta: Any) -> bool:
     contract = meta.get("startup_contract") if isinstance(meta, dict) else None
     return isinstance(contract, dict) and toggle_on(contract.get("experience_distill"))
+
+
+def committed_on(root: Path) -> bool:
+    """Any commit of any branch whose ``quest.yaml`` turns the toggle on, the history read as
+    committed: ``.git/info/grafts`` and replace refs, which rewrite it, are not read (issue 35)."""
+    env = {**os.environ, "GIT_GRAFT_FILE": os.path.join(os.devnull, "none"), "GIT_NO_REPLACE_OBJECTS": "1"}
+    listed = subprocess.run(["git", "rev-list", "--all"], cwd=root, capture_output=True, text=True, env=env)
+    for commit in listed.stdout.split() if listed.returncode == 0 else []:
+        shown = subprocess.run(["git", "show", f"{commit}:quest.yaml"], cwd=root, capture_output=True, env=env)
+        try:
+            if shown.returncode == 0 and _distill_in(yaml.safe_load(shown.stdout.decode("utf-8"))):
+                return True
+        except (ValueError, RecursionError, yaml.YAMLError):
+            continue
+    return False
 
 
 def _load(path: Path, parse: Any) -> Any:
@@ -130,7 +150,7 @@ def _rank(payload: dict[str, Any]) -> tuple[str, str, int]:
 
 def read(root: Path) -> Reading:
     spaces = workspaces(root)
-    reading = Reading(any(distill_on(ws / "quest.yaml") for ws in spaces))
+    reading = Reading(any(distill_on(ws / "quest.yaml") for ws in spaces) or committed_on(root))
     runs: dict[str, list[tuple[dict[str, Any], bool]]] = {}
     for workspace in spaces:
         for payload, indexed in copies(workspace):

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from ds_gate.agent.skill import SKILL_NAME, install_skill, mcp_entries
 from ds_gate.cli._shared import EXIT_OK, PATH_HELP, emit, verdict
 from ds_gate.hooks.install import INSTALL_FAILED, install, install_home
+from ds_gate.config.settings import pins_note
 from ds_gate.hooks.template import describe, install_template
 from ds_gate.integration import installer
 from ds_gate.kernel.errors import QuestError
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         done, skipped, failed = install(args.path), [], []
     findings = [INSTALL_FAILED.at(None, line) for line in failed]
-    notes = [item.describe() for item in done] + skipped
+    notes = [item.describe() for item in done] + skipped + ([pins_note("the hooks")] if done else [])
     report = DocumentsReport(command="install", ok=not failed, findings=findings, notes=notes)
     emit(report, args)
     return verdict(report)
@@ -91,7 +92,7 @@ def _template(args: argparse.Namespace) -> int:
     if not args.template:
         raise QuestError("--force goes with --template (it replaces an init.templateDir set to another folder)")
     done = install_template(force=args.force)
-    emit(DocumentsReport(command="install", ok=True, findings=[], notes=describe(done)), args)
+    emit(DocumentsReport(command="install", ok=True, findings=[], notes=[*describe(done), pins_note("the hooks")]), args)
     return EXIT_OK
 
 

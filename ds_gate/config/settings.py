@@ -7,16 +7,18 @@ off) comes from the person running ds-gate: command-line flags, environment vari
 one YAML file outside the quest, the first of
 
 1. ``--config FILE`` (the gate commands);
-2. ``$DS_GATE_CONFIG``;
-3. ``$XDG_CONFIG_HOME/ds-gate/config.yaml``, else ``~/.config/ds-gate/config.yaml``.
+2. the file the installed hooks or the DeepScientist integration pinned (``io.places``);
+3. ``$DS_GATE_CONFIG``;
+4. ``$XDG_CONFIG_HOME/ds-gate/config.yaml``, else ``~/.config/ds-gate/config.yaml``.
 
 It takes ``home``, ``require``, ``format``, ``source`` and ``refs`` (as ``.ds-gate.yaml``; a
 flag wins), ``waivers`` (each may name the ``quest`` it is for), ``accept_quest_waivers``
 (the quests whose own waivers are accepted), ``no_require`` (the quests whose closure gate
 is off even where ``experience_distill`` is on: ``--no-require`` for every run, the hooks too)
 and ``decision_actions`` (a fork's own actions, which a quest's ``.ds-gate.yaml`` may name for
-its checkpoints but not for closure). A file that lies inside the quest judged is not
-trusted (an agent could write it), and a file that cannot be read stops the gate (exit 2):
+its checkpoints but not for closure). A file that lies inside the quest judged, or inside
+any quest or DeepScientist home (``io.places.agent_writable``: where a runner's ``HOME`` may
+point), is not trusted (an agent could write it), and a file that cannot be read stops the gate (exit 2):
 what it fails to say may be a waiver's absence or ``require: true``. See docs/threat-model.md.
 """
 
@@ -29,6 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.io import schemas
+from ds_gate.io.places import PIN_CONFIG, agent_writable, env_config_file, pinned, planted_link
+from ds_gate.io.places import pins as pins  # re-exported: the hooks pin these places and import no io
+from ds_gate.io.places import pins_note as pins_note
 from ds_gate.io.yamldoc import YamlError, load_yaml
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
@@ -53,6 +58,7 @@ class Trusted:
     off: tuple[Path, ...] = ()  # quest roots whose gate is off (no_require)
     actions: tuple[str, ...] = ()  # decision actions the user's DeepScientist (a fork) accepts
     problem: str | None = None  # why the file cannot be used (the gate stops on it)
+    notes: tuple[str, ...] = ()  # entries that match no quest, and why (every report shows them)
 
     @property
     def label(self) -> str:
@@ -81,6 +87,9 @@ def user_config_path() -> Path:
     return (Path(base) if base and os.path.isabs(base) else Path.home() / ".config") / "ds-gate" / "config.yaml"
 
 
+PINNED = "pinned by ds-gate install"
+
+
 def shown_config_path() -> str:
     """The user's configuration file as messages name it (``~`` kept when it is the default)."""
     base = os.environ.get("XDG_CONFIG_HOME", "").strip()
@@ -91,10 +100,11 @@ def config_file(flag: str | None = None) -> tuple[Path, str, bool]:
     """(the file, how it was chosen, whether it was named explicitly: then it must exist)."""
     if flag:
         return Path(flag).expanduser(), "--config", True
-    named = os.environ.get(ENV, "").strip()
-    if named:
-        return Path(named).expanduser(), f"${ENV}", True
-    return user_config_path(), "the user's configuration", False
+    pin = pinned(PIN_CONFIG)
+    if pin is not None:  # the hook's or the integration's: the runner's HOME/XDG_* and $DS_GATE_CONFIG do not move it
+        return Path(pin), PINNED, False
+    path, origin, explicit = env_config_file()
+    return Path(path), origin, explicit
 
 
 _CACHE: dict[tuple[str, str, bool, int, int], Trusted] = {}
@@ -110,6 +120,9 @@ def load(flag: str | None = None) -> Trusted:
         return Trusted(path, origin, problem=f"{origin} names {path}, which does not exist") if explicit else Trusted()
     except OSError as exc:
         return Trusted(path, origin, problem=f"{path} ({origin}) cannot be read: {exc.strerror or exc}")
+    reachable = agent_writable(path)
+    if reachable is not None:
+        return Trusted(path, origin, problem=reachable_problem(path, origin, reachable))
     key = (str(path), origin, explicit, st.st_mtime_ns, st.st_size)
     if key not in _CACHE:
         _CACHE[key] = _read(path, origin)
@@ -138,13 +151,15 @@ def _read(path: Path, origin: str) -> Trusted:
     base = path.parent
     try:
         values = _defaults(data, base)
-        waivers = _waivers(data.get("waivers") or [], base)
-        accept = _quests("accept_quest_waivers", data.get("accept_quest_waivers") or [], base)
-        off = _quests("no_require", data.get("no_require") or [], base)
+        notes: list[str] = []
+        waivers = _waivers(data.get("waivers") or [], base, notes)
+        accept = _quests("accept_quest_waivers", data.get("accept_quest_waivers") or [], base, notes)
+        off = _quests("no_require", data.get("no_require") or [], base, notes)
         actions = _actions(data.get("decision_actions") or [])
     except ValueError as exc:
         return bad(str(exc))
-    return Trusted(path, origin, values, tuple(waivers), tuple(accept), tuple(off), tuple(actions))
+    return Trusted(path, origin, values, tuple(waivers), tuple(accept), tuple(off), tuple(actions),
+                   notes=tuple(f"{n} (in {path})" for n in notes))
 
 
 def _actions(entries: Any) -> list[str]:
@@ -158,6 +173,20 @@ def _resolve(text: str, base: Path) -> Path:
     return (base / os.path.expanduser(text)).resolve()
 
 
+UNMATCHED = Path("/\0matches no quest")  # a path no quest root can be
+
+
+def _quest_entry(key: str, text: str, base: Path, notes: list[str]) -> Path:
+    """A quest an entry names, compared by what the agent cannot re-point: an entry whose path
+    leads through a symbolic link inside a quest or a home matches no quest, with a note."""
+    link = planted_link(base / os.path.expanduser(text))
+    if link is None:
+        return _resolve(text, base)
+    notes.append(f"{key} entry {text!r} matches no quest: its path leads through {link}, which a quest's agent "
+                 "can write; name the quest's own folder instead")
+    return UNMATCHED
+
+
 def _defaults(data: dict[str, Any], base: Path) -> dict[str, Any]:
     picked = {key: data[key] for key in DEFAULT_KEYS if key in data}
     errors = schemas.errors("ds_gate_config", picked)
@@ -168,7 +197,7 @@ def _defaults(data: dict[str, Any], base: Path) -> dict[str, Any]:
     return picked
 
 
-def _waivers(entries: Any, base: Path) -> list[dict[str, Any]]:
+def _waivers(entries: Any, base: Path, notes: list[str]) -> list[dict[str, Any]]:
     if not isinstance(entries, list):
         raise ValueError("waivers is not a list")
     out: list[dict[str, Any]] = []
@@ -186,16 +215,24 @@ def _waivers(entries: Any, base: Path) -> list[dict[str, Any]]:
         except ValueError:
             raise ValueError(f"waivers[{i}].expires is {rest['expires']!r}, which is no date") from None
         out.append({"index": i, "rule": rest["rule"].strip(), "reason": rest["reason"].strip(), "id": rest.get("id"),
-                    "path": rest.get("path"), "expires": expires, "quest": str(_resolve(quest, base)) if quest else None})
+                    "path": rest.get("path"), "expires": expires, "quest": str(_quest_entry(f"waivers[{i}].quest", quest, base, notes)) if quest else None})
     return out
 
 
-def _quests(key: str, entries: Any, base: Path) -> list[Path]:
+def _quests(key: str, entries: Any, base: Path, notes: list[str]) -> list[Path]:
     if isinstance(entries, str):
         entries = [entries]
     if not isinstance(entries, list) or not all(isinstance(e, str) and e.strip() for e in entries):
         raise ValueError(f"{key} is a list of quest folders")
-    return [_resolve(e, base) for e in entries]
+    return [_quest_entry(key, e, base, notes) for e in entries]
+
+
+def reachable_problem(path: Path, origin: str, where: str) -> str:
+    """Why a configuration inside a quest or a home is not trusted, and the fix."""
+    return (f"the trusted configuration {path} ({origin}) lies inside {where}, which a quest's agent can write "
+            "(a DeepScientist runner sets HOME/XDG_CONFIG_HOME there), so it is not trusted. Keep it outside every "
+            f"quest and DeepScientist home and name it with ${ENV} or --config, or run `ds-gate install` (and "
+            "`ds-gate install --deepscientist`) again from your own shell, which pins your own file")
 
 
 def refuse(trusted: Trusted, root: Path) -> None:

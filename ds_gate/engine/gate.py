@@ -133,7 +133,7 @@ class Gate:
     def weigh_settings(self, quest: Quest, config: QuestConfig, trusted: Trusted) -> None:
         """A trusted file that cannot be used stops closure; what turns the gate off; the quest's
         settings that are not applied."""
-        self.notes = list(quest.notes)
+        self.notes = [*quest.notes, *trusted.notes]
         if self.inputs.scope.gates_pending:
             refuse(trusted, quest.root)
         elif trusted.problem:

@@ -72,7 +72,8 @@ def open_store(root: Path, key: bytes, kinds: tuple[str, ...]) -> RecordCache:
     # a file over the size limit is a finding, never a slim: the limit joins the version
     version = version_of(_schemas_digest(), _code_stamp(), key, "\0".join(kinds).encode(),
                          str(max_file_bytes()).encode())
-    return RecordCache(user_cache_dir() / name, version)
+    folder = user_cache_dir()
+    return RecordCache(folder / name if folder is not None else None, version)
 
 
 QUEST_YAML = "quest.yaml"

@@ -15,6 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ds_gate.config.settings import pins
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError, git
@@ -70,8 +71,11 @@ def hooks_dir(quest: Path | str) -> tuple[Path, Path]:
 
 
 def _script(name: str) -> str:
-    template = (data_dir("hooks") / name).read_text(encoding="utf-8")
-    return template.replace("'@DS_GATE_PYTHON@'", shlex.quote(sys.executable))
+    """The hook script, naming this interpreter and pinning the trusted places in force now (``io.places``)."""
+    text = (data_dir("hooks") / name).read_text(encoding="utf-8").replace("'@DS_GATE_PYTHON@'", shlex.quote(sys.executable))
+    for variable, place in pins().items():
+        text = text.replace(f"'@{variable}@'", shlex.quote(place))
+    return text
 
 
 def hook_python(text: str) -> str | None:

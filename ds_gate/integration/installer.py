@@ -24,6 +24,7 @@ from typing import Any
 
 from ds_gate.integration.wrap import BRIDGE, KNOWN_VERSIONS
 from ds_gate.io.cache_dir import cache_name, trusted, user_cache_dir
+from ds_gate.io.places import pins, pins_note
 from ds_gate.kernel.errors import QuestError
 from ds_gate.sources.memory import resolve_home
 
@@ -129,6 +130,8 @@ def _marker(home: Path) -> Path | None:
     """Where ds-gate remembers that it installed into ``home`` (the user's cache folder, never
     the home): doctor can then tell "removed by a DeepScientist update" from "never installed"."""
     folder = user_cache_dir()
+    if folder is None:
+        return None
     name = cache_name("deepscientist-integration", home.resolve(), ".json")
     return folder / name if trusted(folder, name) or not os.path.lexists(folder) else None
 
@@ -162,8 +165,9 @@ def install(given_home: str | None, *, memory_global_scope: bool = False) -> Don
     previous = read_config(site)
     pycache_existed = (previous.get("pycache_existed") if previous is not None
                        else os.path.isdir(site / "__pycache__"))
+    # the trusted configuration and the cache folder, pinned: DeepScientist's runners set HOME for the agent
     settings = {"python": sys.executable, "memory_global_scope": memory_global_scope,
-                "pycache_existed": bool(pycache_existed), "home": str(target.home)}
+                "pycache_existed": bool(pycache_existed), "home": str(target.home), "pins": pins()}
     done = Done(target)
     files = runtime_files(settings)
     for name in [*MODULES, CONFIG, PTH]:  # the .pth last: nothing loads before the rest is there
@@ -177,6 +181,7 @@ def install(given_home: str | None, *, memory_global_scope: bool = False) -> Don
                           f"{target.deepscientist or 'none'} the integration wraps nothing (ds-gate doctor says so)")
     done.notes.append(f"ds-gate's verdicts come from {sys.executable}; memory.write default scope: "
                       f"{'global (switched on)' if memory_global_scope else 'quest, as main (--memory-global-scope switches it)'}")
+    done.notes.append(pins_note("ds-gate's verdicts"))
     done.notes.append(f"undo: ds-gate install --deepscientist --undo --home {target.home}")
     return done
 

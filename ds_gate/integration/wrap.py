@@ -100,6 +100,9 @@ def judge(request: dict[str, Any]) -> dict[str, Any]:
         raise RuntimeError(f"ds-gate's interpreter {python!r} is gone (ds-gate was moved or uninstalled); "
                            f"run `ds-gate install --deepscientist` again, or `{UNINSTALL}`")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
+    pins = config().get("pins")  # the trusted places pinned at install: the runner's HOME does not move them
+    env.update({k: v for k, v in pins.items() if str(k).startswith("DS_GATE_PINNED_") and isinstance(v, str)}
+               if isinstance(pins, dict) else {})
     done = subprocess.run([python, "-c", BRIDGE], input=json.dumps(request, default=str).encode(),
                           capture_output=True, timeout=TIMEOUT, env=env, check=False)
     try:

@@ -1,7 +1,9 @@
 """Where ds-gate may write: the user's cache folder, never a quest or a DeepScientist home.
 
-``$DS_GATE_CACHE_DIR``, else ``$XDG_CACHE_HOME/ds-gate``, else ``~/.cache/ds-gate``. A
-cache only saves time: one that cannot be written is simply not used. Both of ds-gate's
+The folder the installed hooks or the DeepScientist integration pinned (``io.places``), else
+``$DS_GATE_CACHE_DIR``, else ``$XDG_CACHE_HOME/ds-gate``, else ``~/.cache/ds-gate``; never one
+inside a quest or a DeepScientist home (a runner's ``HOME`` may lie there): then there is no
+cache, and nothing is written. A cache only saves time: one that cannot be written is simply not used. Both of ds-gate's
 caches (recall's cards, the gate's records) are SQLite files opened by ``open_db``.
 """
 
@@ -13,15 +15,14 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
+from ds_gate.io.places import PIN_CACHE, agent_writable, env_cache_dir, pinned
 from ds_gate.kernel.digest import blake2b
 
 
-def user_cache_dir() -> Path:
-    given = os.environ.get("DS_GATE_CACHE_DIR", "").strip()
-    if given:
-        return Path(given).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
-    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "ds-gate"
+def user_cache_dir() -> Path | None:
+    """The cache folder, or None when it lies where a quest's agent can write (not used at all)."""
+    folder = pinned(PIN_CACHE) or env_cache_dir()
+    return None if agent_writable(folder) is not None else Path(folder)
 
 
 def cache_name(prefix: str, key: Path | str, suffix: str = ".sqlite3") -> str:
@@ -48,6 +49,42 @@ def trusted(folder: Path, name: str) -> bool:
     except OSError:
         return False
     return True
+
+
+SECRET_NAME = "cache-secret"  # 32 random bytes, this user's only: the caches' rows are sealed with it
+SECRET_BYTES = 32
+
+
+def secret(folder: Path) -> bytes | None:
+    """The key the caches seal their rows with (made on first use, ``0600``, never through a
+    link), or None when it cannot be had (then nothing is cached). A row the key does not seal
+    (damaged, or edited by hand: a completed run set to running) is not used: it costs time only.
+    Whoever can read this file can also write the trusted configuration beside it."""
+    path = folder / SECRET_NAME
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | nofollow, 0o600)
+        try:
+            os.write(fd, os.urandom(SECRET_BYTES))
+        finally:
+            os.close(fd)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | nofollow)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_mode & 0o077 or (
+                    hasattr(os, "getuid") and info.st_uid != os.getuid()):
+                return None
+            key = os.read(fd, SECRET_BYTES + 1)
+        finally:
+            os.close(fd)
+    except OSError:
+        return None
+    return key if len(key) == SECRET_BYTES else None
 
 
 def open_db(folder: Path, name: str, setup: Callable[[sqlite3.Connection], None], *,

@@ -18,6 +18,10 @@ never holds the whole cache. Why it cannot change a verdict:
 - the file holds a version (ds-gate's, Python's, the schemas' and the rules' code, the
   caller's key): another version's rows are dropped; a damaged file is removed and made
   again, a row that does not decode is empty, and the caller checks each row's shape;
+- each row is sealed (keyed BLAKE2b over the version, the folder's path and the row) with
+  the cache folder's secret (``io.cache_dir.secret``, this user's only): a row edited by hand
+  (a completed run set to running), copied from another folder or quest, or damaged, is not
+  sealed and is read again, so it costs time, never the verdict; nothing unsealed is decoded;
 - SQLite writes each batch of rows in one transaction, so two processes writing at once
   leave whole rows, each of which is checked by stat on use. It never waits for the disk
   (a power cut may lose rows, or damage the file, which is then made again).
@@ -36,13 +40,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ds_gate.io.cache_dir import open_db
+from ds_gate.io.cache_dir import open_db, secret
 from ds_gate.kernel.digest import blake2b
 from ds_gate.kernel.version import __version__
 
 GRANULARITY = 2_000_000_000  # ns: FAT's 2 s, and more than a coarse kernel clock's lag
 MAX_ROW = 64 << 20  # a folder's row over this is not kept: its files are read each time
 FLUSH = 1 << 20  # bytes of rows held before they are written
+SEAL = 16  # bytes of a row's seal
 
 StatKey = bytes  # size, mtime_ns, ctime_ns, inode and device, 64 bits each
 Entry = tuple[StatKey, Any]
@@ -139,6 +144,10 @@ class RecordCache:
         self.settled = time.time_ns() - GRANULARITY
         # not durable: the cache waits for no disk (as the file renamed into place before it never did)
         self.db = open_db(file.parent, file.name, _setup(self.version), durable=False) if file is not None else None
+        self.secret = (secret(file.parent) if file is not None and self.db is not None else None) or b""
+        if self.db is not None and not self.secret:  # rows nothing can seal: no cache
+            self.db.close()
+            self.db = None
         self.seen: set[bytes] = set()
         self.empty = self._empty()  # a first run asks no folder's row
         # A quest is cached from its second run on: the first only notes that it was asked, so a
@@ -177,12 +186,26 @@ class RecordCache:
         if self.db is not None and not self.empty:
             try:
                 row = self.db.execute("SELECT entries FROM folders WHERE path=?", (key,)).fetchone()
-                held = {} if row is None else marshal.loads(row[0]) if type(row[0]) is bytes else None
+                blob = self._unseal(key, row[0]) if row is not None else b""
+                held = {} if row is None else marshal.loads(blob) if blob is not None else None
             except (sqlite3.Error, ValueError, EOFError, TypeError):
                 held = None
         shelf = Shelf(folder, held if type(held) is dict else {}, self.settled if self.admitted else 0)  # 0: nothing settles
         shelf.changed = type(held) is not dict  # a damaged row is written again
         return shelf
+
+    def _seal(self, folder: bytes, blob: bytes) -> bytes:
+        mac = blake2b(self.version, key=self.secret, digest_size=SEAL, person=b"ds-gate-records")
+        mac.update(len(folder).to_bytes(8, "little") + folder)
+        mac.update(blob)
+        return mac.digest()
+
+    def _unseal(self, folder: bytes, value: object) -> bytes | None:
+        """The row's bytes when this cache's secret sealed them for this folder, else None."""
+        if type(value) is not bytes or len(value) < SEAL:
+            return None
+        blob = value[SEAL:]
+        return blob if value[:SEAL] == self._seal(folder, blob) else None  # no timing to hide: a local file
 
     def store(self, shelf: Shelf) -> None:
         """Write ``shelf`` if this run changed it; never raises."""
@@ -194,7 +217,8 @@ class RecordCache:
             return
         if len(value) > MAX_ROW:
             return
-        self.pending.append((os.fsencode(shelf.folder), value))
+        folder = os.fsencode(shelf.folder)
+        self.pending.append((folder, self._seal(folder, value) + value))
         self.pending_bytes += len(value)
         if self.pending_bytes > FLUSH:
             self._flush()

@@ -12,8 +12,10 @@ clone cannot lazily fetch), and run ``git`` from an absolute path resolved once,
 any ``cwd`` change, from absolute ``PATH`` entries only (an empty entry would otherwise
 mean "the quest"). Commands that would read the work tree through filters (``diff REV``,
 ``status``) are never run: callers compare blobs with plumbing. ``GIT_OPTIONAL_LOCKS=0``
-keeps reads from refreshing the index. The ``GIT_*`` variables git exports to hooks are
-dropped so ``-C``/``cwd`` decide which repository is read; only the hook's own index reads
+keeps reads from refreshing the index; replace refs, ``.git/info/grafts`` and the
+commit-graph file are ignored (``GIT_NO_REPLACE_OBJECTS``, ``GIT_GRAFT_FILE``,
+``core.commitGraph=false``), so the quest cannot rewrite the history read. The ``GIT_*``
+variables git exports to hooks are dropped so ``-C``/``cwd`` decide which repository is read; only the hook's own index reads
 keep ``GIT_INDEX_FILE``, because during ``git commit`` the staged state may live in a
 temporary index.
 """
@@ -53,6 +55,7 @@ SAFE_CONFIG = {
     "core.gitProxy": "false",
     "core.alternateRefsCommand": "false",
     "core.quotepath": "off",
+    "core.commitGraph": "false",  # .git/objects/info/commit-graph is the quest's: a forged one rewrites parents
     "log.showSignature": "false",
     "gpg.program": "false",
     "gpg.ssh.program": "false",
@@ -65,6 +68,7 @@ SAFE_CONFIG = {
     "maintenance.auto": "false",
     "fetch.recurseSubmodules": "false",
 }
+NO_GRAFTS = os.path.join(os.devnull, "ds-gate-reads-no-grafts")  # never a file: os.devnull is no folder
 DIFF_SAFETY = ("--no-ext-diff", "--no-textconv")  # for every diff/log: no diff driver runs
 _GIT: dict[str, str] = {}  # PATH -> git's absolute path, resolved once per process (and PATH)
 
@@ -104,6 +108,9 @@ def _env(keep_index: bool) -> dict[str, str]:
     env["GIT_NO_LAZY_FETCH"] = "1"  # a partial clone must not fetch missing objects (git >= 2.39.4)
     env["GIT_PROTOCOL_FROM_USER"] = "0"
     env["GIT_NO_REPLACE_OBJECTS"] = "1"  # refs/replace/ in the quest must not swap the objects read
+    # nor .git/info/grafts rewrite a commit's parents (git 2.39 applies grafts despite the line above):
+    # a graft file that cannot exist, below a device, so git reads none
+    env["GIT_GRAFT_FILE"] = NO_GRAFTS
     env["GIT_ALLOW_PROTOCOL"] = "none"  # beats the quest's protocol.<name>.allow: no transport at all
     return env
 

@@ -5,7 +5,10 @@ safe with two processes at once; a corrupt cache is rebuilt, an unwritable home 
 its files are symbolic links and the folder is the user's own and not writable by others:
 a quest's agent must not be able to point the cache at a file it wants overwritten, or
 hand recall rows it wrote itself. A row is used only when the card file's stat still
-matches it, and a row that does not decode is re-read from the card.
+matches it, and a row that does not decode is re-read from the card. Each card's row and each
+snapshot is sealed with the cache folder's secret (``io.cache_dir.secret``, as the record
+cache's rows are): one edited by hand is not used, so it costs time, never what recall shows.
+(The full-text table, ``recall.text``, is not sealed: it only orders what ``--query`` finds.)
 """
 
 from __future__ import annotations
@@ -15,11 +18,13 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from ds_gate.io.cache_dir import open_db
+from ds_gate.io.cache_dir import open_db, secret
+from ds_gate.kernel.digest import blake2b
 
 CACHE_NAME = "recall-cache.sqlite3"
+SEAL = 32  # hex digits of a row's seal, before its text
 SNAPSHOTS = 4  # built indexes kept in one cache file (one per scope recalled lately)
-CACHE_VERSION = 7  # 7: a snapshot of the built index and its FTS5 table (``recall.snapshot``); 6: 6: each row keeps the card's content key, normalised tags and moment; 4: tags bounded
+CACHE_VERSION = 8  # 8: rows and snapshots sealed; 7: a snapshot of the built index and its FTS5 table (``recall.snapshot``); 6: 6: each row keeps the card's content key, normalised tags and moment; 4: tags bounded
 
 
 def _setup(db: sqlite3.Connection) -> None:
@@ -50,6 +55,25 @@ class Cache:
 
     def __init__(self, folder: Path | None, name: str = CACHE_NAME) -> None:
         self.db = open_db(folder, name, _setup) if folder is not None else None
+        self.secret = (secret(folder) if folder is not None and self.db is not None else None) or b""
+        if self.db is not None and not self.secret:  # rows nothing can seal: no cache
+            self.db.close()
+            self.db = None
+
+    def seal(self, *parts: object) -> str:
+        """The seal of a row's values (``SEAL`` hex digits), with this cache folder's secret."""
+        mac = blake2b(key=self.secret, digest_size=SEAL // 2, person=b"ds-gate-recall")
+        for part in parts:
+            data = str(part).encode("utf-8", "surrogatepass")
+            mac.update(len(data).to_bytes(8, "little") + data)
+        return mac.hexdigest()
+
+    def unseal(self, text: object, *parts: object) -> str | None:
+        """``text`` without its seal when the seal is this cache's for ``parts``, else None."""
+        if not isinstance(text, str) or len(text) < SEAL:
+            return None
+        body = text[SEAL:]
+        return body if text[:SEAL] == self.seal(*parts, body) else None
 
     def load(self, paths: Sequence[str]) -> dict[str, tuple[object, object, object, object]]:
         """Rows as stored: the caller compares each with the file's stat (a row may hold anything)."""
@@ -59,7 +83,12 @@ class Cache:
             rows = self.db.execute("SELECT path, mtime_ns, size, ino, entry FROM cards").fetchall()
         except sqlite3.DatabaseError:
             return {}
-        return {p: (m, s, i, e) for p, m, s, i, e in rows if isinstance(p, str)}
+        out = {}
+        for p, m, s, i, e in rows:
+            body = self.unseal(e, p, m, s, i) if isinstance(p, str) else None
+            if body is not None:
+                out[p] = (m, s, i, body)
+        return out
 
     def forget(self, roots: list[Path], present: set[str], stored: set[str] | None = None) -> None:
         """Drop the rows of cards that were removed from the folders just scanned. ``stored``:
@@ -81,6 +110,7 @@ class Cache:
         rows = [row for row in rows if _is_utf8(row[0])]
         if self.db is None or not rows:
             return set()
+        rows = [(*row[:4], self.seal(*row) + row[4]) for row in rows]
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
@@ -91,8 +121,7 @@ class Cache:
 
     def snapshot(self, digest: str) -> str | None:
         """The snapshot made from exactly these files (``recall.snapshot``), as stored."""
-        state = self._first("SELECT state FROM snapshot WHERE digest=?", digest)
-        return state if isinstance(state, str) else None
+        return self.unseal(self._first("SELECT state FROM snapshot WHERE digest=?", digest), digest)
 
     def keep(self, digest: str, roots: str, state: str) -> None:
         """Keep this snapshot in place of the last one of the same roots (a scope), and at most
@@ -104,7 +133,8 @@ class Cache:
                 self.db.execute("BEGIN IMMEDIATE")
                 self.db.execute("DELETE FROM snapshot WHERE roots=? OR rowid NOT IN "
                                 "(SELECT rowid FROM snapshot ORDER BY rowid DESC LIMIT ?)", (roots, SNAPSHOTS - 1))
-                self.db.execute("INSERT OR REPLACE INTO snapshot VALUES (?, ?, ?)", (digest, roots, state))
+                self.db.execute("INSERT OR REPLACE INTO snapshot VALUES (?, ?, ?)",
+                                (digest, roots, self.seal(digest, state) + state))
         except sqlite3.Error:
             pass
 
@@ -113,8 +143,14 @@ class Cache:
         return {path: row[3] for path, row in self.load(["*"]).items()}
 
     def row(self, path: str) -> object:
-        """One card's stored entry text (a snapshot's entry, made when shown)."""
-        return self._first("SELECT entry FROM cards WHERE path=?", path)
+        """One card's stored entry text (a snapshot's entry, made when shown), if its seal holds."""
+        if self.db is None:
+            return None
+        try:
+            found = self.db.execute("SELECT mtime_ns, size, ino, entry FROM cards WHERE path=?", (path,)).fetchone()
+        except sqlite3.Error:
+            return None
+        return self.unseal(found[3], path, *found[:3]) if found is not None else None
 
     def _first(self, sql: str, key: str) -> object:
         """The first column of the one row ``sql`` finds for ``key``; None when there is no

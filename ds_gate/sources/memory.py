@@ -24,6 +24,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from ds_gate.io.places import HOME_VARIABLES
 from ds_gate.io.yamldoc import MAX_VALUES, YamlError, line_of, load_yaml, over_values
 from ds_gate.kernel import fs
 from ds_gate.model.findings import Finding
@@ -38,7 +39,6 @@ from ds_gate.sources.tag_values import card_tags, parse_tags
 
 __all__ = ["card_tags", "parse_card", "read_cards", "resolve_home", "jsonable"]  # card_tags: re-exported
 
-HOME_VARIABLES = ("DEEPSCIENTIST_HOME", "DS_HOME")
 _NODE_BUDGET = 200_000  # values one frontmatter expands to (aliases): far above any real card, far below a bomb
 MAX_FRONTMATTER_CHARS = 1 << 20  # characters of one frontmatter block; the body may be as long as the file limit
 MAX_CARD_VALUES = MAX_VALUES  # values one frontmatter's text holds (io.yamldoc: every YAML input's bound)

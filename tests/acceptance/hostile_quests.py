@@ -18,12 +18,28 @@ commits it. The variations:
   ``refs: [refs/heads/main]``, which leaves a clone's other branches unread);
 - ``waivers``: a committed ``.ds-gate.yaml`` waiving every pending run;
 - ``uncommitted``: a completed run left uncommitted in a worktree (the hooks run after it).
+
+Issue 35, root B (the block at the end, ``plant_root_b``):
+
+- ``runner_home``: the surfaces run with ``HOME`` (and ``XDG_*``) as a DeepScientist runner sets
+  it for the agent, Kimi's inside the home or OpenCode's inside the quest, where the agent
+  planted a trusted configuration turning the gate off and accepting its waivers, and a record
+  cache whose rows say every completed run is running (sealed with the cache's own secret);
+- ``grafts``: the toggle dropped in the last commit, which ``.git/info/grafts`` makes a root
+  (with every other branch tip), hiding the commits that had it on;
+- ``home_links``: the user's trusted configuration names a quest since deleted
+  (``no_require``, ``accept_quest_waivers``), and the agent plants ``quests/<its name> -> 001``.
 """
 
 from __future__ import annotations
 
 import json
+import marshal
 import os
+import sqlite3
+import subprocess
+import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,8 +48,13 @@ import yaml
 from hypothesis import strategies as st
 
 from ds_gate.demo.example_quest import ExampleQuest
+from ds_gate.io.cache_dir import SECRET_NAME
+from ds_gate.io.record_cache import GRANULARITY, SEAL
+from ds_gate.kernel.digest import blake2b
 
-FLAGS = ("spelling", "copies", "wrong_folder", "link_in", "link_out", "toggle", "settings", "waivers", "uncommitted")
+ROOT_B_FLAGS = ("runner_home", "grafts", "home_links")  # issue 35, root B: see plant_root_b
+FLAGS = ("spelling", "copies", "wrong_folder", "link_in", "link_out", "toggle", "settings", "waivers", "uncommitted",
+         *ROOT_B_FLAGS)
 SPELLINGS = ("completed", " completed", "Completed ", "DONE", "success\n", "\tSucceeded")
 STATUSES = ("completed", "failed", "running")
 
@@ -57,6 +78,7 @@ class QuestSpec:
     waivers: bool = False
     uncommitted: bool = False
     flags: frozenset[str] = field(default_factory=frozenset)
+    runner: str | None = None  # root B's runner_home: kimi | opencode
 
 
 @st.composite
@@ -83,8 +105,9 @@ def quest_specs(draw: Any, flags: frozenset[str] = frozenset(FLAGS), force: bool
             runs[draw(pick)].link = kind
     toggle = draw(st.sampled_from(("bare", "dropped"))) if on["toggle"] else "on"
     settings = draw(st.sampled_from(("source-folders", "refs-main"))) if on["settings"] else None
+    runner = draw(st.sampled_from(("kimi", "opencode"))) if on["runner_home"] else None
     return QuestSpec(worktrees, runs, toggle, settings, on["waivers"], on["uncommitted"],
-                     frozenset(f for f, v in on.items() if v))
+                     frozenset(f for f, v in on.items() if v), runner)
 
 
 class Builder:
@@ -100,6 +123,7 @@ class Builder:
         self.root = self.quest.root
         self.spaces = [self.root] + [self.quest.worktree(f"idea-{i}", f"idea/001-{i}") for i in range(1, spec.worktrees + 1)]
         self.stamp = 0
+        self.env: dict[str, str] = {}  # what the surfaces run with (root B: the runner's HOME, the user's config)
 
     def write(self, workspace: Path, record: dict[str, Any], folder: str, link: str | None = None,
               index_kind: str = "run") -> None:
@@ -160,9 +184,72 @@ class Builder:
                                      for n in range(1, len(spec.runs) + 1)]
             (self.root / ".ds-gate.yaml").write_text(yaml.safe_dump(config))
         self.commit(self.root, "quest: settings")
+        self.env = plant_root_b(self)
         if spec.uncommitted:
             number = len(spec.runs) + 1
             workspace = self.spaces[-1]
             self.write(workspace, self.run_record(number, "completed", workspace), "runs")
             return {f"run-{number:08x}"}
         return set()
+
+
+# ---------------------------------------------------------------- issue 35, root B
+
+def plant_root_b(builder: Builder) -> dict[str, str]:
+    """Root B's variations, planted once the quest is committed; the environment the surfaces run with."""
+    spec, root, env = builder.spec, builder.root, {}
+    home = root.parent.parent
+    if "grafts" in spec.flags:
+        meta = yaml.safe_load((root / "quest.yaml").read_text())
+        meta["startup_contract"].pop("experience_distill", None)
+        (root / "quest.yaml").write_text(yaml.safe_dump(meta, sort_keys=False))
+        builder.commit(root, "quest: settings")
+        tips = builder.quest.git(root, "for-each-ref", "--format=%(objectname)", "refs/heads").split()
+        (root / ".git" / "info").mkdir(exist_ok=True)
+        (root / ".git" / "info" / "grafts").write_text("".join(f"{tip}\n" for tip in tips))
+    if "home_links" in spec.flags:
+        deleted = home / "quests" / "000-deleted"
+        config = builder.base / "user" / "config.yaml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(yaml.safe_dump({"no_require": [str(deleted)], "accept_quest_waivers": [str(deleted)]}))
+        deleted.symlink_to(root)
+        env["DS_GATE_CONFIG"] = str(config)
+    if spec.runner is not None:
+        runner_home = (home / "runtime" / "runners" / "kimi" / "001" / "run-1" if spec.runner == "kimi"
+                       else root / ".ds" / "opencode-home")
+        planted = runner_home / ".config" / "ds-gate" / "config.yaml"
+        planted.parent.mkdir(parents=True, exist_ok=True)
+        planted.write_text(yaml.safe_dump({"no_require": [str(root)], "accept_quest_waivers": [str(root)]}))
+        forged_cache(root, runner_home / ".cache" / "ds-gate", builder.base / "cache")
+        env.update(HOME=str(runner_home), XDG_CACHE_HOME=str(runner_home / ".cache"))
+        if spec.runner == "opencode":
+            env["XDG_CONFIG_HOME"] = str(runner_home / ".config")
+    return env
+
+
+def forged_cache(root: Path, where: Path, scratch: Path) -> None:
+    """A record cache of the quest at ``where`` whose rows say every completed run is running,
+    sealed with the cache folder's own secret (the agent wrote the folder, secret included)."""
+    time.sleep(GRANULARITY / 1e9 + 0.2)  # the records settle: the cache keeps their rows
+    env = {**os.environ, "DS_GATE_CACHE_DIR": str(scratch)}
+    for _ in range(3):
+        subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(root)], capture_output=True, env=env,
+                       check=False)
+    key = (scratch / SECRET_NAME).read_bytes()
+    for file in scratch.glob("records-*.sqlite3"):
+        db = sqlite3.connect(file)
+        with db:
+            (version,) = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+            for folder, entries in db.execute("SELECT path, entries FROM folders").fetchall():
+                held = marshal.loads(entries[SEAL:])
+                for name, (stat, row) in list(held.items()):
+                    if isinstance(row, tuple):
+                        held[name] = (stat, tuple("running" if v == "completed" else v for v in row))
+                blob = marshal.dumps(held)
+                mac = blake2b(version, key=key, digest_size=SEAL, person=b"ds-gate-records")
+                mac.update(len(folder).to_bytes(8, "little") + folder)
+                mac.update(blob)
+                db.execute("UPDATE folders SET entries=? WHERE path=?", (mac.digest() + blob, folder))
+        db.close()
+    where.parent.mkdir(parents=True, exist_ok=True)
+    os.rename(scratch, where)

@@ -14,10 +14,12 @@ per class of violation found so far, ``KNOWN``); ``DS_GATE_HYPOTHESIS_EXAMPLES=5
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -49,6 +51,11 @@ KNOWN = [
     one(RunSpec(1, "completed", False), flag="settings", worktrees=1, settings="refs-main"),
     one(RunSpec(0, "completed", False, copy=(1, "failed", True)), flag="copies", worktrees=1),
     one(RunSpec(1, "running", False), flag="uncommitted", worktrees=1, uncommitted=True),
+    # issue 35, root B
+    one(PENDING, flag="runner_home", runner="kimi"),
+    one(PENDING, flag="runner_home", runner="opencode"),
+    one(PENDING, flag="grafts"),
+    one(PENDING, flag="home_links"),
 ]
 
 
@@ -58,7 +65,8 @@ def violations(spec: QuestSpec, base: Path) -> list[str]:
     uncommitted = builder.build()
     truth = reference_reader.read(builder.root)
     committed = truth.pending - uncommitted  # what a clone holds
-    verdicts = all_four(builder.root, base / "surfaces", truth.runs | uncommitted)
+    with agent_env(builder.env):  # root B: the runner's HOME, the user's configuration
+        verdicts = all_four(builder.root, base / "surfaces", truth.runs | uncommitted)
     out = []
     for verdict in verdicts:
         expected = committed if "clone" in verdict.surface else truth.pending
@@ -67,6 +75,21 @@ def violations(spec: QuestSpec, base: Path) -> list[str]:
             out.append(f"{verdict.surface}: {problem}\n    reference pending: {sorted(expected)}; flags: "
                        f"{sorted(spec.flags)}\n    output: {verdict.output[-1500:]}")
     return out
+
+
+@contextlib.contextmanager
+def agent_env(changes: dict[str, str]) -> Iterator[None]:
+    """``os.environ`` with ``changes`` while the surfaces run (they inherit it), then as it was."""
+    saved = {name: os.environ.get(name) for name in changes}
+    os.environ.update(changes)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def judge(verdict: Verdict, pending: set[str]) -> str | None:

@@ -284,8 +284,11 @@ def test_the_labelled_evaluation_set_prefers_ds_gate_over_the_plain_rfc_ranking(
 @pytest.mark.slow
 def test_a_second_process_reads_the_cache_from_the_user_cache_folder(home, tmp_path) -> None:
     """Issue 14: the cache lives in $DS_GATE_CACHE_DIR, and a new process really uses it: a
-    row changed behind the card's back (same path, mtime and size) is what it recalls."""
+    row changed behind the card's back (same path, mtime and size) and sealed with the cache's
+    secret is what it recalls; one edited by hand, without the seal, is not (issue 35)."""
     import sqlite3
+
+    from ds_gate.recall.cache import SEAL, Cache
 
     card(home, "k-1", ["topic:a"], "2026-01-01T00:00:00+00:00", claim="from the file")
     env = {**os.environ, "DS_GATE_CACHE_DIR": str(tmp_path / "cache")}
@@ -298,8 +301,13 @@ def test_a_second_process_reads_the_cache_from_the_user_cache_folder(home, tmp_p
     assert recalled() == "from the file"
     [db] = list((tmp_path / "cache").glob("recall-*.sqlite3"))
     with sqlite3.connect(db) as conn:
-        (entry,) = conn.execute("SELECT entry FROM cards").fetchone()
-        conn.execute("UPDATE cards SET entry = ?", (entry.replace("from the file", "from the cache"),))
+        (path, mtime, size, ino, entry) = conn.execute("SELECT path, mtime_ns, size, ino, entry FROM cards").fetchone()
+        edited = entry[SEAL:].replace("from the file", "from the cache")
+        conn.execute("UPDATE cards SET entry = ?", (entry[:SEAL] + edited,))  # by hand: the seal no longer holds
+    assert recalled() == "from the file"
+    sealed = Cache(db.parent, db.name).seal(path, mtime, size, ino, edited)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE cards SET entry = ?", (sealed + edited,))
     assert recalled() == "from the cache"
     assert recalled("--no-cache") == "from the file"
 

@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from ds_gate.demo.example_quest import ExampleQuest
-from ds_gate.io.record_cache import GRANULARITY
+from ds_gate.io.cache_dir import SECRET_NAME
+from ds_gate.io.record_cache import GRANULARITY, SEAL
 
 pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
 
@@ -58,7 +59,7 @@ def cached_paths(file: Path) -> list[str]:
     finally:
         db.close()
     return sorted(name if os.path.isabs(name) else os.path.join(os.fsdecode(folder), name)
-                  for folder, entries in rows for name in marshal.loads(entries))
+                  for folder, entries in rows for name in marshal.loads(entries[SEAL:]))  # after the row's seal
 
 
 @pytest.fixture
@@ -182,8 +183,8 @@ def test_a_damaged_or_foreign_cache_file_only_costs_speed(quest: ExampleQuest, t
         db = sqlite3.connect(file)
         with db:
             for folder, entries in db.execute("SELECT path, entries FROM folders").fetchall():
-                shaped = {name: (key, ("run", "x")) for name, (key, _) in marshal.loads(entries).items()}
-                db.execute("UPDATE folders SET entries=? WHERE path=?", (marshal.dumps(shaped), folder))
+                shaped = {name: (key, ("run", "x")) for name, (key, _) in marshal.loads(entries[SEAL:]).items()}
+                db.execute("UPDATE folders SET entries=? WHERE path=?", (entries[:SEAL] + marshal.dumps(shaped), folder))
         db.close()
     elif damage == "garbage":
         file.write_bytes(b"SQLite format 3\x00" + os.urandom(len(blob)))
@@ -220,7 +221,7 @@ def test_two_closures_racing_on_one_cache(quest: ExampleQuest, tmp_path: Path) -
         quest.run(quest.root, f"main-race-{_}")  # the next round races on a changed quest
         expected = gate(quest.root, cache, "--no-cache")
     assert gate(quest.root, cache) == expected
-    assert [p.name for p in cache.iterdir() if not p.name.startswith("records-")] == []  # no temp file left
+    assert [p.name for p in cache.iterdir() if not p.name.startswith("records-") and p.name != SECRET_NAME] == []
 
 
 def test_no_cache_neither_reads_nor_writes(quest: ExampleQuest, tmp_path: Path) -> None:

@@ -258,6 +258,7 @@ def test_the_commit_hook_takes_quest_waivers_only_from_a_trusted_acceptance(waiv
     rejected = commit(quest.root, "paper: bundle")
     assert rejected.returncode != 0 and "waiver.proposed" in rejected.stdout + rejected.stderr  # old: passed
     trusted(monkeypatch, tmp_path, f"accept_quest_waivers: [{quest.root}]\n")
+    assert main(["install", str(quest.root)]) == 0  # the hooks use the file pinned when installed (issue 35)
     accepted = commit(quest.root, "paper: bundle")
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
     assert "PASSED (waived: quest waivers accepted by accept_quest_waivers in" in accepted.stdout + accepted.stderr

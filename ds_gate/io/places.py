@@ -1,0 +1,155 @@
+"""Where ds-gate's trusted places may lie: pinned at install, never inside a quest or a home.
+
+ds-gate trusts two places outside the quest: the user's configuration file (it may lower a
+verdict) and the cache folder (it may only save time). Both are found from ``HOME`` and
+``XDG_*``, and inside DeepScientist those variables are the runner's, set for the agent:
+Kimi's ``HOME`` is ``<home>/runtime/runners/kimi/<quest>/<run>`` (inside the DeepScientist
+home), OpenCode's is ``<workspace>/.ds/opencode-home`` with ``XDG_CONFIG_HOME`` under it
+(inside the quest). So:
+
+- the hooks and the DeepScientist integration **pin** both places when they are installed
+  (``pins``): the hook scripts export them in ``PIN_CONFIG`` / ``PIN_CACHE`` beside the
+  interpreter they already name, the integration records them in its install data and
+  exports them to ds-gate's process; a pinned place wins over the environment;
+- whatever chose it, a place **inside a quest or a DeepScientist home** (``agent_writable``)
+  is never trusted: a configuration there stops the gate (exit 2), a cache there is not used.
+
+"Inside a quest or a home", the rule (documented in docs/threat-model.md): the path, as
+spelled and as resolved, lies under ``$DEEPSCIENTIST_HOME`` or ``$DS_HOME``, or under a folder
+holding ``quests/`` or ``memory/`` (ds-gate's own test of a home, ``Home.exists``; a quest
+keeps ``memory/`` too) or ``quest.yaml`` or ``.ds`` (a quest, or a worktree of one). Folders
+are looked at from the path up to, not including, the account's home folder (``pwd``'s, which
+no runner's ``HOME`` changes): a ``~/memory`` of the user's own does not make all of ``~`` a home.
+"""
+
+from __future__ import annotations
+
+import os
+
+try:
+    import pwd
+except ImportError:  # not POSIX: no account database, every folder up to the root is looked at
+    pwd = None  # type: ignore[assignment]
+
+PIN_CONFIG = "DS_GATE_PINNED_CONFIG"  # the trusted configuration file, pinned at install (it may not exist)
+PIN_CACHE = "DS_GATE_PINNED_CACHE"  # the cache folder, pinned at install
+HOME_VARIABLES = ("DEEPSCIENTIST_HOME", "DS_HOME")  # DeepScientist's own names of its home
+HOME_MARKS = ("quests", "memory")  # folders: a home (a quest keeps memory/ too)
+QUEST_MARKS = ("quest.yaml", ".ds")  # a quest root, or a worktree of one
+
+
+def account_home() -> str | None:
+    """The account's home folder from the password database: a runner sets ``HOME``, not this."""
+    try:
+        return os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir) if pwd is not None else None
+    except (KeyError, OSError):
+        return None
+
+
+def _inside(root: str, path: str) -> bool:
+    try:
+        return os.path.commonpath([root, path]) == root
+    except ValueError:
+        return False
+
+
+def _marked(folder: str) -> str | None:
+    for mark in QUEST_MARKS:
+        if os.path.lexists(os.path.join(folder, mark)):
+            return f"the quest {folder} (it holds {mark})"
+    for mark in HOME_MARKS:
+        if os.path.isdir(os.path.join(folder, mark)):
+            return f"{folder}, which holds {mark}/ (a DeepScientist home or quest)"
+    return None
+
+
+def agent_writable(path: str | os.PathLike[str]) -> str | None:
+    """Where ``path`` lies inside a quest or a DeepScientist home (what to say), else None."""
+    spelled = os.path.abspath(os.path.expanduser(os.fspath(path)))
+    real = os.path.realpath(spelled)
+    mine = account_home()
+    for candidate in dict.fromkeys((spelled, real)):
+        folder = candidate
+        while True:
+            if mine is not None and _inside(folder, mine):  # the account's home or above it
+                break
+            found = _marked(folder)
+            if found is not None:
+                return found
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+    for name in HOME_VARIABLES:
+        value = os.environ.get(name, "").strip()
+        if value:
+            home = os.path.abspath(os.path.expanduser(value))
+            for candidate in (spelled, real):
+                for root in {home, os.path.realpath(home)}:
+                    if _inside(root, candidate):
+                        return f"the DeepScientist home {root} (${name})"
+    return None
+
+
+def pinned(name: str) -> str | None:
+    """The place a hook or the integration pinned (``PIN_CONFIG``/``PIN_CACHE``), else None."""
+    value = os.environ.get(name, "").strip()
+    return value if value and os.path.isabs(value) else None
+
+
+def env_config_file() -> tuple[str, str, bool]:
+    """The configuration file the environment names: (path, how, named explicitly)."""
+    named = os.environ.get("DS_GATE_CONFIG", "").strip()
+    if named:
+        return os.path.expanduser(named), "$DS_GATE_CONFIG", True
+    base = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    folder = base if base and os.path.isabs(base) else os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(folder, "ds-gate", "config.yaml"), "the user's configuration", False
+
+
+def env_cache_dir() -> str:
+    """The cache folder the environment names (``$DS_GATE_CACHE_DIR``, ``$XDG_CACHE_HOME/ds-gate``, ``~/.cache/ds-gate``)."""
+    given = os.environ.get("DS_GATE_CACHE_DIR", "").strip()
+    if given:
+        return os.path.abspath(os.path.expanduser(given))
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    return os.path.abspath(os.path.join(os.path.expanduser(xdg) if xdg else os.path.join(os.path.expanduser("~"), ".cache"),
+                                        "ds-gate"))
+
+
+def pins() -> dict[str, str]:
+    """What an install pins: the places in force now (an existing pin, else the environment's), absolute."""
+    return {PIN_CONFIG: pinned(PIN_CONFIG) or os.path.abspath(env_config_file()[0]),
+            PIN_CACHE: pinned(PIN_CACHE) or env_cache_dir()}
+
+
+def planted_link(path: str | os.PathLike[str]) -> str | None:
+    """The first symbolic link on ``path`` (absolute) that lies inside a quest or a home, as
+    ``link -> target, inside <where>``, else None. A trusted entry naming a quest by a path
+    through such a link names whatever the agent points it at (``quests/<deleted> -> 001``),
+    so it must match nothing; a link the user made outside (``~/DeepScientist -> /data/ds``) is fine."""
+    parts = os.path.abspath(os.fspath(path)).split(os.sep)
+    prefix = os.sep
+    for part in parts:
+        if not part:
+            continue
+        prefix = os.path.join(prefix, part)
+        if os.path.islink(prefix):
+            where = agent_writable(os.path.realpath(os.path.dirname(prefix)))
+            if where is not None:
+                return f"{prefix} -> {os.path.realpath(prefix)}, a symbolic link inside {where}"
+    return None
+
+
+def pins_note(what: str) -> str:
+    """What an install pinned, said once in its report (and why it matters inside DeepScientist)."""
+    pinned_now = pins()
+    config, cache = pinned_now[PIN_CONFIG], pinned_now[PIN_CACHE]
+    text = (f"{what} trust the configuration {config}{'' if os.path.isfile(config) else ' (none there yet)'} "
+            f"and the cache folder {cache}, pinned now: the HOME/XDG_* a DeepScientist runner sets for the agent "
+            "does not move them (install again after moving your configuration)")
+    reachable = agent_writable(config) or agent_writable(cache)
+    if reachable is not None:
+        text += (f"; warning: they lie inside {reachable}, which a quest's agent can write, so the gate will not "
+                 "trust them: install from your own shell")
+    return text
