@@ -8,6 +8,9 @@ import os
 import shlex
 from pathlib import Path
 
+from ds_gate.kernel.errors import NotAQuest
+from ds_gate.kernel.layout import homes_below
+
 
 def git_refusal_fix(root: Path, error: str) -> str:
     """The command that lets git read ``root`` again, from git's own complaint."""
@@ -46,3 +49,14 @@ def first_link(root: Path, path: Path) -> Path:
         if step.is_symlink():
             return step
     return path
+
+
+def not_a_quest(root: Path, what: str) -> NotAQuest:
+    """The stop for a folder with no ``quest.yaml`` at its root, with its fix: ``--all-quests``
+    when quests lie below it, else the quest's own folder or its ``quest.yaml`` restored."""
+    homes = homes_below(root)
+    fix = (f"quests lie below it: `ds-gate closure --all-quests --home {homes[0]}` judges each of them" if homes else
+           "pass the quest's own folder, or restore its quest.yaml (`git log --diff-filter=D -- quest.yaml` "
+           "names the commit that removed it)")
+    return NotAQuest(f"{root}: not a quest: {what} has no quest.yaml at its root (DeepScientist writes one in every "
+                     f"quest); {fix}", str(root))

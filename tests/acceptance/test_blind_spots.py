@@ -1,0 +1,224 @@
+"""Issue 35, root C: the last places where the gate passed on what it did not see.
+
+Each class is built the way it happens on a real quest, and judged by the real CLI, the
+kernel's fast answers and the full hooks: a worktree folder removed without ``git worktree
+prune``, a merge in a push, a git repository that is no quest, and a paper bundle behind a
+folder link inside the quest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import add_remote, commit, git
+
+from ds_gate.cli.main import main
+from ds_gate.demo.example_quest import ExampleQuest
+from ds_gate.engine.commit import commit_check
+from ds_gate.engine.push import push_check
+from ds_gate.kernel.checkpoint import checkpoint_passes
+from ds_gate.kernel.errors import NotAQuest
+from ds_gate.kernel.push import push_passes
+
+MANIFEST = "paper/paper_bundle_manifest.json"
+
+
+def ds(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-m", "ds_gate", *args], cwd=cwd, capture_output=True, text=True)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+def tip(cwd: Path, ref: str = "HEAD") -> str:
+    return git(cwd, "rev-parse", ref).stdout.strip()
+
+
+# ---------------------------------------------------------------- 1. a worktree folder removed without a prune
+
+
+@pytest.fixture
+def removed_worktree(make_quest) -> tuple[ExampleQuest, str]:
+    """A quest whose one completed run lives on ``idea/001-a``, whose folder was then removed
+    by ``rm -rf`` (git still lists the worktree, as prunable)."""
+    quest = make_quest()
+    idea = quest.worktree("idea-a", "idea/001-a")
+    run = quest.run(idea, "main-001")
+    quest.checkpoint(idea, "experiment: main-001")
+    shutil.rmtree(idea)
+    assert "prunable" in git(quest.root, "worktree", "list", "--porcelain").stdout
+    return quest, run
+
+
+def test_closure_reads_the_branch_of_a_worktree_whose_folder_is_gone(removed_worktree, gate_json) -> None:
+    quest, run = removed_worktree
+    code, report = gate_json("closure", "--require", str(quest.root))
+    pending = {f["subject"] for f in report["findings"] if f["rule"] == "coverage.pending-run"}
+    assert code == 1 and run in pending, report
+    git(quest.root, "worktree", "prune")  # after a prune the same verdict, from the same branch
+    code_after, report_after = gate_json("closure", "--require", str(quest.root))
+    assert code_after == 1 and {f["subject"] for f in report_after["findings"]
+                                if f["rule"] == "coverage.pending-run"} == pending
+
+
+def test_a_finalization_commit_sees_the_runs_of_a_worktree_whose_folder_is_gone(removed_worktree,
+                                                                                monkeypatch, capsys) -> None:
+    quest, run = removed_worktree
+    (quest.root / "paper").mkdir()
+    (quest.root / MANIFEST).write_text(json.dumps({"package_type": "paper_draft_checkpoint"}) + "\n")
+    git(quest.root, "add", MANIFEST)
+    monkeypatch.chdir(quest.root)
+    report = commit_check(".", require=True)
+    assert report is not None and not report.ok
+    assert run in {f.subject for f in report.findings if f.rule == "coverage.pending-run"}
+
+
+# ---------------------------------------------------------------- 2. a merge in a push
+
+
+@pytest.fixture
+def pushed(make_quest, tmp_path) -> ExampleQuest:
+    """A quest whose main branch is on its remote, with one completed run pending on main."""
+    quest = make_quest()
+    quest.run(quest.root, "main-001")
+    quest.checkpoint(quest.root, "experiment: main-001")
+    add_remote(quest.root, tmp_path / "remote.git")
+    assert git(quest.root, "push", "-q", "origin", "main").returncode == 0
+    return quest
+
+
+def finalize_by_merge(quest: ExampleQuest, what: str) -> str:
+    """On ``paper/x``, the finalizing change (already pushed, as a branch may be), then merged
+    into main with a merge commit: the merge alone is what the next push of main sends."""
+    git(quest.root, "checkout", "-q", "-b", "paper/x")
+    if what == "manifest":
+        (quest.root / "paper").mkdir()
+        (quest.root / MANIFEST).write_text(json.dumps({"package_type": "paper_draft_checkpoint"}) + "\n")
+    else:
+        quest.write_quest_yaml(status="completed")
+    git(quest.root, "add", "-A")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "finalize")
+    git(quest.root, "push", "-q", "--no-verify", "origin", "paper/x")
+    git(quest.root, "checkout", "-q", "main")
+    (quest.root / "notes.md").write_text("notes\n")
+    git(quest.root, "add", "notes.md")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "notes")
+    git(quest.root, "merge", "-q", "--no-ff", "--no-verify", "-m", "merge paper", "paper/x")
+    return tip(quest.root)
+
+
+@pytest.mark.parametrize("what", ["manifest", "status: completed"])
+def test_a_merge_that_finalizes_is_judged_by_both_push_paths(pushed, what, monkeypatch) -> None:
+    merge = finalize_by_merge(pushed, what)
+    monkeypatch.chdir(pushed.root)
+    stdin = f"refs/heads/main {merge} refs/heads/main {'0' * 40}\n"
+    assert not push_passes(".", stdin)  # the fast path does not answer it
+    report = push_check(".", [("push:refs/heads/main", merge)], require=True)
+    assert report is not None and not report.ok, "the full path judged the merge as finalizing nothing"
+    assert report.finalization_reasons and [f.rule for f in report.findings if f.fails], report.findings
+
+
+@pytest.mark.slow
+def test_the_installed_pre_push_hook_refuses_a_finalizing_merge(pushed) -> None:
+    finalize_by_merge(pushed, "manifest")
+    assert main(["install", str(pushed.root)]) == 0
+    done = git(pushed.root, "push", "origin", "main", check=False)
+    assert done.returncode != 0 and "main-001" in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+# ---------------------------------------------------------------- 3. a repository that is no quest
+
+
+def lab_repository(tmp_path: Path) -> Path:
+    """A lab's git repository holding a DeepScientist home below it (``quests/002``)."""
+    lab = tmp_path / "lab"
+    lab.mkdir()
+    git(lab, "init", "-q")
+    ExampleQuest(lab / "quests" / "002", "002").create()
+    (lab / "README.md").write_text("lab\n")
+    git(lab, "add", "README.md")
+    git(lab, "commit", "-q", "-m", "lab")
+    return lab
+
+
+@pytest.mark.parametrize("command", ["closure", "check"])
+def test_a_git_repository_without_quest_yaml_is_not_a_quest(tmp_path, command, capsys) -> None:
+    lab = lab_repository(tmp_path)
+    assert main([command, "--require", str(lab)]) == 2
+    err = capsys.readouterr().err
+    assert "not a quest" in err and f"--all-quests --home {lab}" in err, err
+    bare = tmp_path / "plain"
+    bare.mkdir()
+    git(bare, "init", "-q")
+    assert main([command, str(bare)]) == 2
+    err = capsys.readouterr().err
+    assert "not a quest" in err and "--all-quests" not in err, err
+
+
+def test_a_quest_that_removed_quest_yaml_finalizes_nothing_but_checkpoints(one_run_quest, monkeypatch) -> None:
+    quest = one_run_quest
+    git(quest.root, "rm", "-q", "quest.yaml")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "drop quest.yaml")
+    monkeypatch.chdir(quest.root)
+    quest.run(quest.root, "main-002")  # an ordinary checkpoint: not gated there
+    git(quest.root, "add", "-A")
+    assert commit_check(".") is None
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "experiment: main-002")
+    (quest.root / "paper").mkdir()
+    (quest.root / MANIFEST).write_text("{}\n")
+    git(quest.root, "add", MANIFEST)
+    with pytest.raises(NotAQuest, match="not a quest.*this commit finalizes"):
+        commit_check(".")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "paper")
+    with pytest.raises(NotAQuest, match="this push finalizes"):
+        push_check(".", [("push:refs/heads/main", tip(quest.root))])
+
+
+# ---------------------------------------------------------------- 7. a paper bundle behind a folder link
+
+
+@pytest.fixture
+def linked_paper(one_run_quest, monkeypatch) -> ExampleQuest:
+    """``paper -> .bundle`` committed, ``.bundle/paper_bundle_manifest.json`` staged: DeepScientist
+    reads ``<workspace>/paper/paper_bundle_manifest.json`` through the link."""
+    quest = one_run_quest
+    (quest.root / ".bundle").mkdir()
+    (quest.root / ".bundle" / "README.md").write_text("bundle\n")
+    os.symlink(".bundle", quest.root / "paper")
+    git(quest.root, "add", "-A")
+    git(quest.root, "commit", "-q", "-m", "paper folder")
+    (quest.root / ".bundle" / "paper_bundle_manifest.json").write_text(json.dumps({"package_type": "x"}) + "\n")
+    git(quest.root, "add", "-A")
+    monkeypatch.chdir(quest.root)
+    return quest
+
+
+def test_a_manifest_behind_a_folder_link_finalizes_the_commit(linked_paper) -> None:
+    assert not checkpoint_passes(".")
+    report = commit_check(".", require=True)
+    assert report is not None and not report.ok and report.finalization_reasons, report
+    assert any(f.rule == "coverage.pending-run" for f in report.findings)
+
+
+def test_a_manifest_behind_a_folder_link_finalizes_the_push(linked_paper, tmp_path) -> None:
+    add_remote(linked_paper.root, tmp_path / "remote.git")
+    git(linked_paper.root, "reset", "-q")
+    git(linked_paper.root, "push", "-q", "--no-verify", "origin", "main")
+    git(linked_paper.root, "add", "-A")
+    git(linked_paper.root, "commit", "-q", "--no-verify", "-m", "paper: bundle")
+    head = tip(linked_paper.root)
+    assert not push_passes(".", f"refs/heads/main {head} refs/heads/main {'0' * 40}\n")
+    report = push_check(".", [("push:refs/heads/main", head)], require=True)
+    assert report is not None and not report.ok, "the push of a manifest behind a link finalized nothing"
+
+
+@pytest.mark.slow
+def test_the_installed_hooks_refuse_a_manifest_behind_a_folder_link(linked_paper) -> None:
+    assert main(["install", str(linked_paper.root)]) == 0
+    done = commit(linked_paper.root, "paper: bundle")
+    assert done.returncode != 0 and "main-001" in done.stdout + done.stderr, done.stdout + done.stderr
