@@ -222,3 +222,27 @@ def test_the_installed_hooks_refuse_a_manifest_behind_a_folder_link(linked_paper
     assert main(["install", str(linked_paper.root)]) == 0
     done = commit(linked_paper.root, "paper: bundle")
     assert done.returncode != 0 and "main-001" in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+# ---------------------------------------------------------------- 4. pytest locates as closure does
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.mark.slow
+def test_pytest_and_closure_agree_on_a_quest_that_poses_as_a_home(one_run_quest, pytester) -> None:
+    """A quest that deletes quest.yaml and commits ``quests/README.md`` is no empty home: both
+    routes stop on it with the same words."""
+    quest = one_run_quest
+    git(quest.root, "rm", "-q", "quest.yaml")
+    (quest.root / "quests").mkdir()
+    (quest.root / "quests" / "README.md").write_text("nothing here\n")
+    git(quest.root, "add", "-A")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "a home?")
+    closure = ds("closure", "--require", str(quest.root))
+    assert closure.returncode == 2 and "not a quest" in closure.stderr, closure.stderr
+    result = pytester.runpytest_subprocess(f"--ds-gate={quest.root}", "--ds-gate-require", "-rA",
+                                           "-p", "no:cacheprovider")
+    out = result.stdout.str()
+    assert result.ret != 0 and "1 passed" not in out, out
+    assert "not a quest" in out and str(quest.root) in out, out
