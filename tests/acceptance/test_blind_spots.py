@@ -246,3 +246,56 @@ def test_pytest_and_closure_agree_on_a_quest_that_poses_as_a_home(one_run_quest,
     out = result.stdout.str()
     assert result.ret != 0 and "1 passed" not in out, out
     assert "not a quest" in out and str(quest.root) in out, out
+
+
+# ---------------------------------------------------------------- 5. doctor: a framework hook that runs nothing
+
+
+def test_the_guards_doctor_asks_for_are_the_manifests_hooks() -> None:
+    import yaml
+    from helpers import REPO
+
+    from ds_gate.hooks.doctor_pre_commit import GUARDS
+
+    manifest = {h["id"]: h["entry"] for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    assert {hook_id: entry for hook_id, (entry, _, _) in GUARDS.items()} == {k: manifest[k] for k in GUARDS}
+
+
+def pre_commit_install(quest: ExampleQuest, config: str) -> None:
+    (quest.root / ".pre-commit-config.yaml").write_text(config)
+    quest.checkpoint(quest.root, "pre-commit config")
+    done = subprocess.run([str(Path(sys.executable).parent / "pre-commit"), "install"], cwd=quest.root,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("config", [
+    "repos: []\n",
+    "repos:\n- repo: local\n  hooks:\n  - id: ds-gate-closure\n    name: x\n    entry: 'true'\n    language: system\n",
+    "repos:\n- repo: https://github.com/ds-gate/ds-gate\n  rev: abc\n  hooks:\n  - id: ds-gate-closure\n"
+    "    stages: [manual]\n",
+    "repos: !!python/object/apply:os.system ['true']\n",
+], ids=["no repos", "a local hook that runs true", "stages moved to manual", "an unsafe tag"])
+def test_doctor_fails_a_framework_hook_whose_config_runs_no_ds_gate(make_quest, gate_json, config) -> None:
+    quest = make_quest()
+    pre_commit_install(quest, config)
+    code, out = gate_json("doctor", str(quest.root))
+    hook = {c["name"]: c for c in out["checks"]}["hook"]
+    assert code == 1 and hook["status"] == "fail", hook
+    assert "ds-gate-closure" in hook["message"] or "YAML" in hook["message"], hook
+    assert "docs/hooks.md" in hook["fix"]
+
+
+@pytest.mark.slow
+def test_doctor_passes_the_documented_local_config(make_quest, gate_json) -> None:
+    import yaml
+    from helpers import REPO
+
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    quest = make_quest()
+    pre_commit_install(quest, yaml.safe_dump({"default_install_hook_types": ["pre-commit", "pre-push"], "repos": [
+        {"repo": "local", "hooks": [dict(h, language="system") for h in hooks]}]}, sort_keys=False))
+    code, out = gate_json("doctor", str(quest.root))
+    checks = {c["name"]: c for c in out["checks"]}
+    assert checks["hook"]["status"] == "ok" and "pre-commit hooks" not in checks, checks
