@@ -149,7 +149,7 @@ def _framework_configs(root: Path, registered: list[tuple[Path, str | None, bool
 
 
 def _worktrees(root: Path, registered: list[tuple[Path, str | None, bool]]) -> list[Check]:
-    broken = [str(path) for path, _, prunable in registered if prunable]
+    broken = [str(path) for path, _, prunable in registered if prunable or not os.path.isdir(path)]  # gone, locked too
     folder = root / ".ds" / "worktrees"
     if os.path.isdir(folder):
         for entry in sorted(os.scandir(folder), key=lambda e: e.name):

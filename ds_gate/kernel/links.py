@@ -55,9 +55,10 @@ def link_target(link: str, text: bytes) -> str | None:
 
 
 def resolve(entry: Callable[[str], tuple[str, str] | None], read: Callable[[str], bytes | None],
-            path: str = QUEST_YAML) -> str | None:
+            path: str = QUEST_YAML, links: list[str] | None = None) -> str | None:
     """The regular file ``path`` leads to through links inside the worktree, or None (absent,
-    out of the worktree, too many links, a gitlink). ``entry(p)``: git's (mode, id) at ``p``."""
+    out of the worktree, too many links, a gitlink). ``entry(p)``: git's (mode, id) at ``p``;
+    ``links`` collects the path of each link on the way."""
     parts, i, hops = path.split("/"), 0, 0
     while i < len(parts):
         prefix = "/".join(parts[: i + 1])
@@ -72,6 +73,8 @@ def resolve(entry: Callable[[str], tuple[str, str] | None], read: Callable[[str]
         if mode != LINK:
             return prefix if last and mode.startswith("100") else None
         hops += 1
+        if links is not None:
+            links.append(prefix)
         text = read(oid)
         target = link_target(prefix, text) if hops <= MAX_HOPS and text is not None else None
         if target is None:
@@ -118,10 +121,18 @@ def may_be_link(cwd: str, raw: bytes | TooLarge | None = None) -> bool:
     return isinstance(raw, bytes) and 0 < len(raw) < 4096 and b"\n" not in raw.rstrip(b"\n") and b":" not in raw
 
 
-def target(cwd: str, rev: str | None, path: str = QUEST_YAML) -> str | None:
+def target(cwd: str, rev: str | None, path: str = QUEST_YAML, links: list[str] | None = None) -> str | None:
     """Where ``path`` leads, in the index (``rev`` None) or at ``rev``; None when it is
-    absent or leads out of the worktree."""
-    return resolve(_entries(cwd, rev), _reader(cwd), path)
+    absent or leads out of the worktree. ``links``: as ``resolve``'s."""
+    return resolve(_entries(cwd, rev), _reader(cwd), path, links)
+
+
+def changes_through_links(cwd: str, rev: str | None, path: str, names: list[str]) -> bool:
+    """Whether ``names`` (staged or pushed paths) change what ``path`` leads to through a link:
+    the file it leads to, or a link on the way (retargeted, or made), is among them."""
+    links: list[str] = []
+    leads = target(cwd, rev, path, links)
+    return leads is not None and bool(links) and (leads in names or any(link in names for link in links))
 
 
 def named_elsewhere(path: str, names: list[str]) -> bool:
@@ -144,8 +155,7 @@ def staged_names(cwd: str, names: list[str]) -> list[str]:
         if path in out or not (_linked_on_the_way(cwd, path) or named_elsewhere(path, names)
                                or (path == QUEST_YAML and may_be_link(cwd))):
             continue
-        leads = target(cwd, None, path)
-        if leads is not None and leads != path and leads in names:
+        if changes_through_links(cwd, None, path, names):
             out.append(path)
     return out
 
@@ -191,8 +201,5 @@ def pushed_names(root: str, tip: str, names: list[str], blobs: dict[str, bytes |
     out = list(names)
     if not any(named_elsewhere(path, names) for path in FOLLOWED) and not links_at(root, tip):
         return out
-    for path in FOLLOWED:
-        leads = target(root, tip, path) if path not in out else None
-        if leads is not None and leads != path and leads in names:
-            out.append(path)
+    out += [path for path in FOLLOWED if path not in out and changes_through_links(root, tip, path, names)]
     return out

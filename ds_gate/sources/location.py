@@ -114,7 +114,7 @@ def _folder_root(path: Path) -> Path | None:
 
 def locate(path: Path | str | Location, *, any_repository: bool = False) -> Location:
     """The quest ``path`` lies in (a ``Location`` is its own answer: located once, handed on). A git
-    repository without ``quest.yaml`` is ``NotAQuest``, unless ``any_repository`` (``install``)."""
+    repository without ``quest.yaml`` is ``NotAQuest``, unless ``any_repository`` (``install``, ``check``)."""
     if isinstance(path, Location):
         return path
     start = Path(path).expanduser()
@@ -126,7 +126,7 @@ def locate(path: Path | str | Location, *, any_repository: bool = False) -> Loca
     try:
         entries = _worktree_list(start)
     except GitError as exc:
-        return _locate_by_folders(start, exc)
+        return _locate_by_folders(start, exc, any_repository)
     if not entries or entries[0][3]:
         raise QuestError(f"{start}: a bare git repository is not a quest (no working tree)")
     root = entries[0][0].resolve()
@@ -156,9 +156,9 @@ def locate(path: Path | str | Location, *, any_repository: bool = False) -> Loca
     return loc
 
 
-def _locate_by_folders(start: Path, error: GitError) -> Location:
+def _locate_by_folders(start: Path, error: GitError, any_repository: bool) -> Location:
     root = _folder_root(start)
-    if root is None or not os.path.lexists(root / QUEST_YAML):
+    if root is None or not (any_repository or os.path.lexists(root / QUEST_YAML)):
         raise not_a_quest(root or start, f"this folder (git says '{error}')")
     loc = Location(root=root.resolve(), top=start, is_git=False)
     try:

@@ -42,17 +42,26 @@ def tip(cwd: Path, ref: str = "HEAD") -> str:
 # ---------------------------------------------------------------- 1. a worktree folder removed without a prune
 
 
-@pytest.fixture
-def removed_worktree(make_quest) -> tuple[ExampleQuest, str]:
+@pytest.fixture(params=["prunable", "locked"])
+def removed_worktree(make_quest, request) -> tuple[ExampleQuest, str]:
     """A quest whose one completed run lives on ``idea/001-a``, whose folder was then removed
-    by ``rm -rf`` (git still lists the worktree, as prunable)."""
+    by ``rm -rf`` (git still lists the worktree: prunable, or locked and so never prunable)."""
     quest = make_quest()
     idea = quest.worktree("idea-a", "idea/001-a")
     run = quest.run(idea, "main-001")
     quest.checkpoint(idea, "experiment: main-001")
+    if request.param == "locked":
+        git(quest.root, "worktree", "lock", str(idea))
     shutil.rmtree(idea)
-    assert "prunable" in git(quest.root, "worktree", "list", "--porcelain").stdout
+    assert request.param in git(quest.root, "worktree", "list", "--porcelain").stdout
     return quest, run
+
+
+def test_doctor_names_a_worktree_whose_folder_is_gone(removed_worktree, gate_json) -> None:
+    quest, _ = removed_worktree
+    _, out = gate_json("doctor", str(quest.root))
+    worktrees = {c["name"]: c for c in out["checks"]}["worktrees"]
+    assert worktrees["status"] == "fail" and "idea-a" in worktrees["message"] and "prune" in worktrees["fix"]
 
 
 def test_closure_reads_the_branch_of_a_worktree_whose_folder_is_gone(removed_worktree, gate_json) -> None:
@@ -60,6 +69,7 @@ def test_closure_reads_the_branch_of_a_worktree_whose_folder_is_gone(removed_wor
     code, report = gate_json("closure", "--require", str(quest.root))
     pending = {f["subject"] for f in report["findings"] if f["rule"] == "coverage.pending-run"}
     assert code == 1 and run in pending, report
+    git(quest.root, "worktree", "unlock", str(quest.root / ".ds" / "worktrees" / "idea-a"), check=False)
     git(quest.root, "worktree", "prune")  # after a prune the same verdict, from the same branch
     code_after, report_after = gate_json("closure", "--require", str(quest.root))
     assert code_after == 1 and {f["subject"] for f in report_after["findings"]
@@ -146,18 +156,19 @@ def lab_repository(tmp_path: Path) -> Path:
     return lab
 
 
-@pytest.mark.parametrize("command", ["closure", "check"])
-def test_a_git_repository_without_quest_yaml_is_not_a_quest(tmp_path, command, capsys) -> None:
+def test_a_git_repository_without_quest_yaml_is_not_a_quest(tmp_path, capsys, gate_json) -> None:
     lab = lab_repository(tmp_path)
-    assert main([command, "--require", str(lab)]) == 2
+    assert main(["closure", "--require", str(lab)]) == 2
     err = capsys.readouterr().err
     assert "not a quest" in err and f"--all-quests --home {lab}" in err, err
     bare = tmp_path / "plain"
     bare.mkdir()
     git(bare, "init", "-q")
-    assert main([command, str(bare)]) == 2
+    assert main(["closure", str(bare)]) == 2
     err = capsys.readouterr().err
     assert "not a quest" in err and "--all-quests" not in err, err
+    code, report = gate_json("check", str(lab))  # check looks around: it warns and goes on
+    assert code == 0 and "quest.no-quest-yaml" in [f["rule"] for f in report["findings"]], report
 
 
 def test_a_quest_that_removed_quest_yaml_finalizes_nothing_but_checkpoints(one_run_quest, monkeypatch) -> None:
@@ -182,17 +193,32 @@ def test_a_quest_that_removed_quest_yaml_finalizes_nothing_but_checkpoints(one_r
 # ---------------------------------------------------------------- 7. a paper bundle behind a folder link
 
 
-@pytest.fixture
-def linked_paper(one_run_quest, monkeypatch) -> ExampleQuest:
-    """``paper -> .bundle`` committed, ``.bundle/paper_bundle_manifest.json`` staged: DeepScientist
-    reads ``<workspace>/paper/paper_bundle_manifest.json`` through the link."""
+@pytest.fixture(params=["folder link, manifest staged", "folder link made", "file link, its file staged"])
+def linked_paper(one_run_quest, monkeypatch, request) -> ExampleQuest:
+    """What DeepScientist reads as ``<workspace>/paper/paper_bundle_manifest.json`` changes through
+    a link inside the quest: ``paper -> .bundle`` committed and ``.bundle/paper_bundle_manifest.json``
+    staged; ``paper -> .bundle`` staged where ``.bundle`` already holds the manifest; or the
+    manifest a committed link to ``.bundle/m.json``, which is staged."""
     quest = one_run_quest
-    (quest.root / ".bundle").mkdir()
-    (quest.root / ".bundle" / "README.md").write_text("bundle\n")
-    os.symlink(".bundle", quest.root / "paper")
+    bundle = quest.root / ".bundle"
+    bundle.mkdir()
+    (bundle / "README.md").write_text("bundle\n")
+    manifest = json.dumps({"package_type": "x"}) + "\n"
+    if request.param == "folder link, manifest staged":
+        os.symlink(".bundle", quest.root / "paper")
+    elif request.param == "folder link made":
+        (bundle / "paper_bundle_manifest.json").write_text(manifest)
+    else:
+        (quest.root / "paper").mkdir()
+        os.symlink("../.bundle/m.json", quest.root / MANIFEST)
     git(quest.root, "add", "-A")
-    git(quest.root, "commit", "-q", "-m", "paper folder")
-    (quest.root / ".bundle" / "paper_bundle_manifest.json").write_text(json.dumps({"package_type": "x"}) + "\n")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "paper folder")
+    if request.param == "folder link, manifest staged":
+        (bundle / "paper_bundle_manifest.json").write_text(manifest)
+    elif request.param == "folder link made":
+        os.symlink(".bundle", quest.root / "paper")
+    else:
+        (bundle / "m.json").write_text(manifest)
     git(quest.root, "add", "-A")
     monkeypatch.chdir(quest.root)
     return quest
