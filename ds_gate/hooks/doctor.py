@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ds_gate.config.settings import shown_config_path
 from ds_gate.hooks.doctor_integration import NAME, integration_check
-from ds_gate.hooks.doctor_pre_commit import SNIPPET, config_problems
+from ds_gate.hooks.doctor_pre_commit import SNIPPET, config_name, config_problems
 from ds_gate.hooks.doctor_settings import settings_checks
 from ds_gate.hooks.install import CHAIN_SUFFIX, MARKER, hook_python, hooks_dir
 from ds_gate.hooks.template import template_status
@@ -86,7 +86,8 @@ def _hooks(root: Path, registered: list[tuple[Path, str | None, bool]]) -> list[
             checks.append(Check("pre-push hook", WARN, "no ds-gate pre-push hook: finalization pushes are not gated",
                                 "ds-gate install " + shlex.quote(str(root))))
     elif framework:
-        problems = config_problems([root, *(p for p, _, prunable in registered if not prunable and os.path.isdir(p))])
+        problems = config_problems([root, *(p for p, _, prunable in registered if not prunable and os.path.isdir(p))],
+                                   config_name(hook if PRE_COMMIT_MARK in hook else chained))
         if any(fails for fails, _ in problems):  # the framework's hook runs what the config lists, maybe nothing
             checks.append(Check("hook", FAIL, "the pre-commit framework's hook is installed in "
                                 f"{folder}, but it does not run ds-gate's commit gate: "

@@ -11,6 +11,7 @@ only make doctor say fail, never pass.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -52,9 +53,9 @@ def _stages_keep(hook_id: str, stages: Any) -> bool:
     return stages is None or (isinstance(stages, list) and wanted in stages)
 
 
-def listed_guards(folder: Path) -> tuple[set[str], str | None]:
+def listed_guards(folder: Path, name: str = CONFIG) -> tuple[set[str], str | None]:
     """The ids of ``GUARDS`` that ``folder``'s configuration runs intact, or why it cannot be read."""
-    data, problem = yaml_of(folder, CONFIG)
+    data, problem = yaml_of(folder, name)
     if problem is not None:
         return set(), problem
     repos = data.get("repos") if isinstance(data, dict) else None
@@ -72,18 +73,31 @@ def listed_guards(folder: Path) -> tuple[set[str], str | None]:
     return found, None
 
 
-def config_problems(folders: list[Path]) -> list[tuple[bool, str]]:
-    """(fails, message) for each guard a checked-out configuration lacks or changes."""
+def config_name(hook_text: str) -> str:
+    """The configuration the framework's hook script reads (``pre-commit install -c FILE`` writes
+    ``--config=FILE`` into it), relative to the committing worktree."""
+    for line in hook_text.splitlines():
+        if line.startswith("ARGS=("):
+            try:
+                words = shlex.split(line[len("ARGS=("):].rstrip(")"))
+            except ValueError:
+                return line  # unreadable: no such file, so doctor fails
+            return next((w.partition("=")[2] for w in words if w.startswith("--config=")), CONFIG)
+    return CONFIG
+
+
+def config_problems(folders: list[Path], name: str = CONFIG) -> list[tuple[bool, str]]:
+    """(fails, message) for each guard a checked-out configuration (``name``) lacks or changes."""
     out: list[tuple[bool, str]] = []
     for folder in folders:
-        if not (folder / CONFIG).exists() and not (folder / CONFIG).is_symlink():
+        if name == CONFIG and not (folder / CONFIG).exists() and not (folder / CONFIG).is_symlink():
             continue  # a branch without the config: doctor's "pre-commit config" check says so
-        found, problem = listed_guards(folder)
+        found, problem = listed_guards(folder, name)
         if problem is not None:
-            out.append((True, f"{folder / CONFIG}: {problem}; the framework runs none of ds-gate's hooks there"))
+            out.append((True, f"{folder / name}: {problem}; the framework runs none of ds-gate's hooks there"))
             continue
         for hook_id, (_, unguarded, fails) in GUARDS.items():
             if hook_id not in found:
-                out.append((fails, f"{folder / CONFIG} does not run {hook_id} as .pre-commit-hooks.yaml defines it "
+                out.append((fails, f"{folder / name} does not run {hook_id} as .pre-commit-hooks.yaml defines it "
                                    f"(missing, or its entry, args or stages changed): {unguarded}"))
     return out

@@ -287,10 +287,10 @@ def test_the_guards_doctor_asks_for_are_the_manifests_hooks() -> None:
     assert {hook_id: entry for hook_id, (entry, _, _) in GUARDS.items()} == {k: manifest[k] for k in GUARDS}
 
 
-def pre_commit_install(quest: ExampleQuest, config: str) -> None:
+def pre_commit_install(quest: ExampleQuest, config: str, *args: str) -> None:
     (quest.root / ".pre-commit-config.yaml").write_text(config)
     quest.checkpoint(quest.root, "pre-commit config")
-    done = subprocess.run([str(Path(sys.executable).parent / "pre-commit"), "install"], cwd=quest.root,
+    done = subprocess.run([str(Path(sys.executable).parent / "pre-commit"), "install", *args], cwd=quest.root,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -325,3 +325,21 @@ def test_doctor_passes_the_documented_local_config(make_quest, gate_json) -> Non
     code, out = gate_json("doctor", str(quest.root))
     checks = {c["name"]: c for c in out["checks"]}
     assert checks["hook"]["status"] == "ok" and "pre-commit hooks" not in checks, checks
+
+
+@pytest.mark.slow
+def test_doctor_reads_the_config_the_framework_hook_reads(make_quest, gate_json) -> None:
+    """``pre-commit install -c empty.yaml`` beside a complete ``.pre-commit-config.yaml``: the hook
+    runs the empty one, and doctor judges that one."""
+    import yaml
+    from helpers import REPO
+
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    quest = make_quest()
+    (quest.root / "empty.yaml").write_text("repos: []\n")
+    pre_commit_install(quest, yaml.safe_dump({"repos": [{"repo": "local", "hooks": [dict(h, language="system")
+                                                                                    for h in hooks]}]}),
+                       "-c", "empty.yaml")
+    code, out = gate_json("doctor", str(quest.root))
+    hook = {c["name"]: c for c in out["checks"]}["hook"]
+    assert code == 1 and hook["status"] == "fail" and "empty.yaml" in hook["message"], hook
