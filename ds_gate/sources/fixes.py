@@ -51,12 +51,16 @@ def first_link(root: Path, path: Path) -> Path:
     return path
 
 
-def not_a_quest(root: Path, what: str) -> NotAQuest:
-    """The stop for a folder with no ``quest.yaml`` at its root, with its fix: ``--all-quests``
-    when quests lie below it, else the quest's own folder or its ``quest.yaml`` restored."""
+def not_a_quest(root: Path, message: str, *, in_git: bool) -> NotAQuest:
+    """The stop for a folder with no ``quest.yaml`` at its root, ``message`` followed by its fix:
+    ``--all-quests`` when quests lie below it, else the quest's own folder (or, in git, its
+    ``quest.yaml`` restored)."""
     homes = homes_below(root)
-    fix = (f"quests lie below it: `ds-gate closure --all-quests --home {homes[0]}` judges each of them" if homes else
-           "pass the quest's own folder, or restore its quest.yaml (`git log --diff-filter=D -- quest.yaml` "
-           "names the commit that removed it)")
-    return NotAQuest(f"{root}: not a quest: {what} has no quest.yaml at its root (DeepScientist writes one in every "
-                     f"quest); {fix}", str(root))
+    if homes:
+        fix = f"quests lie below it: `ds-gate closure --all-quests --home {homes[0]}` judges each of them"
+    elif in_git:
+        fix = ("pass the quest's own folder, or restore its quest.yaml (`git log --diff-filter=D -- quest.yaml` "
+               "names the commit that removed it)")
+    else:
+        fix = "pass a quest's own folder (DeepScientist writes quest.yaml at the root of every quest)"
+    return NotAQuest(f"{message}; {fix}", str(root))

@@ -1,10 +1,9 @@
 """Where a quest is, what its ``quest.yaml`` says, and which folders are its workspaces.
 
-Any path inside a quest (its root, a worktree, a subfolder) leads to the root through
-git: ``git worktree list`` names the main worktree first, derived from the common dir.
-When git cannot answer (a quest folder that was moved breaks its worktrees' ``.git``
-links; git missing; a quest copied without ``.git``) the folder layout still can:
-``<root>/.ds/worktrees/<slug>`` and ``<root>/quest.yaml``.
+Any path inside a quest (its root, a worktree, a subfolder) leads to the root through git: ``git
+worktree list`` names the main worktree first, derived from the common dir. When git cannot answer
+(a quest folder that was moved breaks its worktrees' ``.git`` links; git missing; a quest copied
+without ``.git``) the folder layout still can: ``<root>/.ds/worktrees/<slug>`` and ``<root>/quest.yaml``.
 """
 
 from __future__ import annotations
@@ -148,18 +147,19 @@ def locate(path: Path | str | Location, *, any_repository: bool = False) -> Loca
     if not os.path.lexists(root / QUEST_YAML):
         nested = _folder_root(start)
         if nested is not None and nested != root and is_inside(root, nested):
-            raise QuestError(
-                f"{start}: the quest at {nested} is inside the git repository {root} but is not its root; "
-                "ds-gate expects each quest to be its own git repository (as DeepScientist creates it)")
+            raise QuestError(f"{start}: the quest at {nested} is inside the git repository {root} but is not its "
+                             "root; ds-gate expects each quest to be its own git repository (as DeepScientist creates it)")
         if not any_repository:  # a hook in a repository that is no quest gates nothing
-            raise not_a_quest(root, "this git repository")
+            raise not_a_quest(root, f"{root}: not a quest: this git repository has no quest.yaml at its root "
+                              "(DeepScientist writes one in every quest)", in_git=True)
     return loc
 
 
 def _locate_by_folders(start: Path, error: GitError, any_repository: bool) -> Location:
     root = _folder_root(start)
     if root is None or not (any_repository or os.path.lexists(root / QUEST_YAML)):
-        raise not_a_quest(root or start, f"this folder (git says '{error}')")
+        raise not_a_quest(root or start, f"{start} is not inside a quest: git says '{error}' and no quest.yaml "
+                          "was found above it", in_git=False)
     loc = Location(root=root.resolve(), top=start, is_git=False)
     try:
         entries = _worktree_list(loc.root)

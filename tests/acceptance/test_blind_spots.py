@@ -27,6 +27,7 @@ from ds_gate.kernel.errors import NotAQuest
 from ds_gate.kernel.push import push_passes
 
 MANIFEST = "paper/paper_bundle_manifest.json"
+pytest_plugins = ["pytester"]
 
 
 def ds(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -86,6 +87,15 @@ def test_a_finalization_commit_sees_the_runs_of_a_worktree_whose_folder_is_gone(
     report = commit_check(".", require=True)
     assert report is not None and not report.ok
     assert run in {f.subject for f in report.findings if f.rule == "coverage.pending-run"}
+
+
+@pytest.mark.slow
+def test_pytest_sees_the_runs_of_a_worktree_whose_folder_is_gone(removed_worktree, pytester) -> None:
+    quest, run = removed_worktree
+    result = pytester.runpytest_subprocess(f"--ds-gate={quest.root}", "--ds-gate-require", "-rA",
+                                           "-p", "no:cacheprovider")
+    out = result.stdout.str()
+    assert result.ret == 1 and f"completed run {run} " in out, out
 
 
 # ---------------------------------------------------------------- 2. a merge in a push
@@ -251,8 +261,6 @@ def test_the_installed_hooks_refuse_a_manifest_behind_a_folder_link(linked_paper
 
 
 # ---------------------------------------------------------------- 4. pytest locates as closure does
-
-pytest_plugins = ["pytester"]
 
 
 @pytest.mark.slow
