@@ -22,7 +22,7 @@ from ds_gate.engine.unseen import as_closure_sees
 from ds_gate.kernel.errors import NotAQuest
 from ds_gate.kernel.gitpaths import read_paths
 from ds_gate.kernel.layout import MANIFEST, QUEST_YAML, is_artifact_record
-from ds_gate.kernel.links import pushed_names, target
+from ds_gate.kernel.links import may_hold, pushed_names
 from ds_gate.kernel.push import names_in_range
 from ds_gate.model.reports import SCOPES, GateReport
 from ds_gate.plugins.manager import finalization_patterns
@@ -39,7 +39,7 @@ def finalization_reasons(root: Path, tip: str) -> list[str]:
     wanted = [n for n in names if n == QUEST_YAML or (is_artifact_record(n) and n.startswith("artifacts/decisions/"))]
     blobs = {f"{tip}:{n}": raw for n, raw in read_paths(root, tip, [*wanted, QUEST_YAML]).items()}  # by blob id
     names = pushed_names(str(root), tip, names, blobs)  # quest.yaml, read through a link inside the quest
-    manifest_at_tip = MANIFEST in names and target(str(root), tip, MANIFEST) is not None  # through a link inside too
+    manifest_at_tip = MANIFEST in names and may_hold(str(root), tip, MANIFEST)  # through a link too
     return push_reasons(names, tip, blobs, manifest_at_tip, finalization_patterns())
 
 

@@ -127,12 +127,20 @@ def target(cwd: str, rev: str | None, path: str = QUEST_YAML, links: list[str] |
     return resolve(_entries(cwd, rev), _reader(cwd), path, links)
 
 
+def may_hold(cwd: str, rev: str | None, path: str) -> bool:
+    """Whether ``path`` holds a file DeepScientist may read: it leads to one inside the worktree,
+    or a link on the way leads where ds-gate does not follow (out of the quest, or nowhere)."""
+    links: list[str] = []
+    return target(cwd, rev, path, links) is not None or bool(links)
+
+
 def changes_through_links(cwd: str, rev: str | None, path: str, names: list[str]) -> bool:
     """Whether ``names`` (staged or pushed paths) change what ``path`` leads to through a link:
-    the file it leads to, or a link on the way (retargeted, or made), is among them."""
+    the file it leads to, or a link on the way (made or retargeted, wherever it now leads: out
+    of the quest, which is never read, counts too), is among them."""
     links: list[str] = []
     leads = target(cwd, rev, path, links)
-    return leads is not None and bool(links) and (leads in names or any(link in names for link in links))
+    return (leads is not None and bool(links) and leads in names) or any(link in names for link in links)
 
 
 def named_elsewhere(path: str, names: list[str]) -> bool:

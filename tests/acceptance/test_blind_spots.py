@@ -203,7 +203,8 @@ def test_a_quest_that_removed_quest_yaml_finalizes_nothing_but_checkpoints(one_r
 # ---------------------------------------------------------------- 7. a paper bundle behind a folder link
 
 
-@pytest.fixture(params=["folder link, manifest staged", "folder link made", "file link, its file staged"])
+@pytest.fixture(params=["folder link, manifest staged", "folder link made", "file link, its file staged",
+                        "folder link made out of the quest"])
 def linked_paper(one_run_quest, monkeypatch, request) -> ExampleQuest:
     """What DeepScientist reads as ``<workspace>/paper/paper_bundle_manifest.json`` changes through
     a link inside the quest: ``paper -> .bundle`` committed and ``.bundle/paper_bundle_manifest.json``
@@ -216,7 +217,7 @@ def linked_paper(one_run_quest, monkeypatch, request) -> ExampleQuest:
     manifest = json.dumps({"package_type": "x"}) + "\n"
     if request.param == "folder link, manifest staged":
         os.symlink(".bundle", quest.root / "paper")
-    elif request.param == "folder link made":
+    elif request.param.startswith("folder link made"):
         (bundle / "paper_bundle_manifest.json").write_text(manifest)
     else:
         (quest.root / "paper").mkdir()
@@ -227,6 +228,8 @@ def linked_paper(one_run_quest, monkeypatch, request) -> ExampleQuest:
         (bundle / "paper_bundle_manifest.json").write_text(manifest)
     elif request.param == "folder link made":
         os.symlink(".bundle", quest.root / "paper")
+    elif request.param == "folder link made out of the quest":  # never read: the gate cannot see it, so it judges
+        os.symlink(str(bundle), quest.root / "paper")
     else:
         (bundle / "m.json").write_text(manifest)
     git(quest.root, "add", "-A")
