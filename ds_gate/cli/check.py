@@ -82,7 +82,8 @@ class GateCommand:
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "all_quests", False):
         return all_quests.run(args)
-    location = locate(args.path)  # once: for the configuration, then for the gate
+    # once: for the configuration, then for the gate; only closure stops on a repository that is no quest
+    location = locate(args.path, any_repository=args.command != "closure")
     config = read_quest_config(location.root)  # once: for the options, then for the gate
     options = GateOptions.from_args(args, location, config)
     args.format = options.format  # the configured format, unless --format was given

@@ -8,7 +8,9 @@ asks, lets a gate run read each file once and hand the text to every reader.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from ds_gate.io.yamldoc import YamlError, load_yaml
 from ds_gate.kernel import fs
 from ds_gate.sources.location import linked_outside
 
@@ -29,3 +31,15 @@ def quest_file(root: Path, name: str) -> tuple[str | None, str | None]:
         return None, f"{name} is {exc.strerror}"
     except (OSError, UnicodeDecodeError) as exc:
         return None, f"{name} cannot be read: {exc}"
+
+
+def yaml_of(root: Path, name: str) -> tuple[Any, str | None]:
+    """(the loaded YAML, None) or (None, why it cannot be read) of a file the quest wrote, read
+    as ``quest_file`` reads it and loaded safely (``io.yamldoc``: no tag builds an object)."""
+    text, problem = quest_file(root, name)
+    if text is None:
+        return None, problem or f"there is no {name}"
+    try:
+        return load_yaml(text), None
+    except YamlError as exc:
+        return None, f"{name} is not valid YAML: {exc}"

@@ -33,6 +33,7 @@ from ds_gate.engine.gate import evaluate, load_quest
 from ds_gate.engine.unseen import as_closure_sees
 from ds_gate.kernel.catfile import cat_file
 from ds_gate.kernel.checkpoint import REPORTS, gated, may_be_review
+from ds_gate.kernel.errors import NotAQuest
 from ds_gate.kernel.gitpaths import staged_changes
 from ds_gate.kernel.layout import (
     QUEST_YAML,
@@ -101,7 +102,13 @@ class CommitCheck:
         reasons = commit_reasons(names, blobs, decisions, _plugin_patterns(names))
         if not reasons and not self.validate and not cards:
             return None
-        loc = locate(self.cwd)
+        try:
+            loc = locate(self.cwd)
+        except NotAQuest as exc:  # no quest.yaml: a checkpoint there is not gated; a finalization stops
+            if reasons:
+                raise NotAQuest(f"{exc}; this commit finalizes ({'; '.join(reasons)}), so the commit hook stops "
+                                "(in a repository that is no quest: `git commit --no-verify`)", exc.root) from None
+            return None
         top_rel = loc.top.relative_to(loc.root).as_posix()
         prefix = "" if top_rel == "." else f"{top_rel}/"
         card_findings = _card_findings(loc.root, loc.top, prefix, cards, blobs, self.validate, self.notes) if cards else []

@@ -107,7 +107,8 @@ class Gate:
         """The quest (read here unless given) and its configuration, each read once."""
         if isinstance(self.given, Quest):
             return self.given, self.config or read_quest_config(self.given.root)
-        location = self.given if isinstance(self.given, Location) else locate(self.given)
+        location = self.given if isinstance(self.given, Location) else \
+            locate(self.given, any_repository=not self.inputs.scope.gates_pending)  # check warns on no quest.yaml
         config = self.config or read_quest_config(location.root)
         inputs = self.inputs
         return load_quest(location, source=inputs.source, refs=inputs.refs, cache=inputs.cache, config=config), config

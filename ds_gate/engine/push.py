@@ -19,10 +19,10 @@ from pathlib import Path
 from ds_gate.config.quest import configured_require
 from ds_gate.engine.gate import evaluate, load_quest
 from ds_gate.engine.unseen import as_closure_sees
-from ds_gate.kernel.catfile import cat_file_check
+from ds_gate.kernel.errors import NotAQuest
 from ds_gate.kernel.gitpaths import read_paths
 from ds_gate.kernel.layout import MANIFEST, QUEST_YAML, is_artifact_record
-from ds_gate.kernel.links import pushed_names
+from ds_gate.kernel.links import may_hold, pushed_names
 from ds_gate.kernel.push import names_in_range
 from ds_gate.model.reports import SCOPES, GateReport
 from ds_gate.plugins.manager import finalization_patterns
@@ -39,19 +39,25 @@ def finalization_reasons(root: Path, tip: str) -> list[str]:
     wanted = [n for n in names if n == QUEST_YAML or (is_artifact_record(n) and n.startswith("artifacts/decisions/"))]
     blobs = {f"{tip}:{n}": raw for n, raw in read_paths(root, tip, [*wanted, QUEST_YAML]).items()}  # by blob id
     names = pushed_names(str(root), tip, names, blobs)  # quest.yaml, read through a link inside the quest
-    manifest_at_tip = MANIFEST in names and bool(cat_file_check(root, [f"{tip}:{MANIFEST}"]).get(f"{tip}:{MANIFEST}"))
+    manifest_at_tip = MANIFEST in names and may_hold(str(root), tip, MANIFEST)  # through a link too
     return push_reasons(names, tip, blobs, manifest_at_tip, finalization_patterns())
 
 
 def push_check(cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: bool = False,
                refs: Sequence[str] | None = None) -> GateReport | None:
     """The push's verdict, or None when it finalizes nothing."""
-    root = locate(cwd).root
+    try:
+        root, stop = locate(cwd).root, None
+    except NotAQuest as exc:  # no quest.yaml: an ordinary push goes; a finalizing one stops
+        root, stop = Path(exc.root), exc
     reasons: list[str] = []
     for name, tip in pushes:
         reasons.extend(f"{r} at {name}" for r in finalization_reasons(root, tip))
     if not reasons:
         return None
+    if stop is not None:
+        raise NotAQuest(f"{stop}; this push finalizes ({'; '.join(reasons)}), so the pre-push hook stops "
+                        "(in a repository that is no quest: `git push --no-verify`)", stop.root)
 
     require = require or configured_require(root)
 

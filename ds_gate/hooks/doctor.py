@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ds_gate.config.settings import shown_config_path
 from ds_gate.hooks.doctor_integration import NAME, integration_check
+from ds_gate.hooks.doctor_pre_commit import SNIPPET, config_name, config_problems
 from ds_gate.hooks.doctor_settings import settings_checks
 from ds_gate.hooks.install import CHAIN_SUFFIX, MARKER, hook_python, hooks_dir
 from ds_gate.hooks.template import template_status
@@ -59,7 +60,7 @@ def _text(path: Path) -> str:
 OUTDATED = '"$DS_GATE_PYTHON" -m ds_gate'  # how hooks before the fix ran ds-gate
 
 
-def _hooks(root: Path) -> list[Check]:
+def _hooks(root: Path, registered: list[tuple[Path, str | None, bool]]) -> list[Check]:
     try:
         _, folder = hooks_dir(root)
     except QuestError as exc:
@@ -85,7 +86,16 @@ def _hooks(root: Path) -> list[Check]:
             checks.append(Check("pre-push hook", WARN, "no ds-gate pre-push hook: finalization pushes are not gated",
                                 "ds-gate install " + shlex.quote(str(root))))
     elif framework:
-        checks.append(Check("hook", OK, f"the pre-commit framework's hook is installed in {folder}"))
+        problems = config_problems([root, *(p for p, _, prunable in registered if not prunable and os.path.isdir(p))],
+                                   config_name(hook if PRE_COMMIT_MARK in hook else chained))
+        if any(fails for fails, _ in problems):  # the framework's hook runs what the config lists, maybe nothing
+            checks.append(Check("hook", FAIL, "the pre-commit framework's hook is installed in "
+                                f"{folder}, but it does not run ds-gate's commit gate: "
+                                + "; ".join(m for fails, m in problems if fails), f"use {SNIPPET} and rerun pre-commit "
+                                f"install, or (agent-driven quest) ds-gate install {shlex.quote(str(root))}"))
+        else:
+            checks.append(Check("hook", OK, f"the pre-commit framework's hook is installed in {folder}"))
+        checks += [Check("pre-commit hooks", WARN, m, f"add the hook from {SNIPPET}") for fails, m in problems if not fails]
         if PRE_PUSH_ID in _text(root / CONFIG) and PRE_COMMIT_MARK not in _text(folder / "pre-push"):
             checks.append(Check("pre-push hook", FAIL, f"{CONFIG} lists {PRE_PUSH_ID}, but the framework installed no "
                                 "pre-push hook (plain `pre-commit install` installs the pre-commit stage only): "
@@ -140,7 +150,7 @@ def _framework_configs(root: Path, registered: list[tuple[Path, str | None, bool
 
 
 def _worktrees(root: Path, registered: list[tuple[Path, str | None, bool]]) -> list[Check]:
-    broken = [str(path) for path, _, prunable in registered if prunable]
+    broken = [str(path) for path, _, prunable in registered if prunable or not os.path.isdir(path)]  # gone, locked too
     folder = root / ".ds" / "worktrees"
     if os.path.isdir(folder):
         for entry in sorted(os.scandir(folder), key=lambda e: e.name):
@@ -230,9 +240,8 @@ def diagnose(path: Path | str, home: str | None = None) -> tuple[Path, list[Chec
         checks.append(Check("git", FAIL, f"{root} is not a git repository: no hook can run",
                             "DeepScientist creates every quest as a git repository; run doctor on one"))
     else:
-        checks += _hooks(root)
-
         registered = [(wt, branch, prunable) for wt, branch, prunable, bare in _worktree_list(root) if not bare]
+        checks += _hooks(root, registered)
         uses_framework = os.path.lexists(root / CONFIG) or any(c.message.startswith("the pre-commit framework")
                                                                for c in checks) or any(c.name == "setups" for c in checks)
         checks += _framework_configs(root, registered, uses_framework)

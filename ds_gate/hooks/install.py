@@ -51,7 +51,7 @@ def hooks_dir(quest: Path | str) -> tuple[Path, Path]:
     git is asked through ``ds_gate.kernel.git`` like everywhere else (absolute git, no program
     the quest's config names runs), and ``locate`` has already refused a ``.git`` pointer
     that leads to another repository, so the hooks land in this quest or nowhere."""
-    loc = locate(quest)
+    loc = locate(quest, any_repository=True)
     if not loc.is_git:
         raise QuestError(f"{loc.root} is not a git repository; there is no hooks folder to install into")
     try:

@@ -176,11 +176,17 @@ def _finalizing(tool: str, original: Any) -> Any:
     return wrapper
 
 
+def decision_type(schema: Any) -> str:
+    """``reply_schema.decision_type`` as main reads it (``ArtifactService._interaction_decision_type``:
+    ``str(value or "").strip()``, a schema that is no dict read as empty), so a spelling main
+    takes for the completion approval is one here too."""
+    return str((schema if isinstance(schema, dict) else {}).get("decision_type") or "").strip()
+
+
 def _interact(original: Any) -> Any:
     @functools.wraps(original)
     def interact(self: Any, quest_root: Any, *args: Any, **kwargs: Any) -> Any:
-        schema = kwargs.get("reply_schema")
-        if isinstance(schema, dict) and schema.get("decision_type") == APPROVAL:
+        if decision_type(kwargs.get("reply_schema")) == APPROVAL:
             refusal = ask(self, quest_root, {"op": "finalization", "tool": "interact"})
             if refusal is not None:
                 return refusal

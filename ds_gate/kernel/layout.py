@@ -2,10 +2,13 @@
 
 Record folders, the index, memory card folders, the paper bundle manifest: the loader,
 the commit hook, ``validate``, the memory reader and the pre-commit manifest's ``files``
-patterns all ask here. Imports nothing, because the commit hook asks on every commit.
+patterns all ask here. Imports only ``os`` (loaded with the interpreter), because the commit
+hook asks on every commit.
 """
 
 from __future__ import annotations
+
+import os
 
 TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
 if TYPE_CHECKING:
@@ -40,6 +43,34 @@ CONFIG_FILES = (QUEST_CONFIG, PYPROJECT)
 MEMORY_KINDS = ("papers", "ideas", "decisions", "episodes", "knowledge", "templates")
 SINGULAR = {"papers": "paper", "ideas": "idea", "decisions": "decision", "episodes": "episode", "knowledge": "knowledge",
             "templates": "template"}
+
+
+def is_home(path: str | os.PathLike[str]) -> bool:
+    """A DeepScientist home (``quests/``, no ``quest.yaml``) rather than a quest: the one test
+    every surface (``closure``, pytest's ``--ds-gate``) uses. A git work tree (``.git``) is never
+    a home, since DeepScientist makes each quest, not the home, a git repository: a quest that
+    deleted its ``quest.yaml`` and made a ``quests/`` folder stays a quest, and stops as "not a
+    quest" instead of passing as an empty home."""
+    return (os.path.isdir(os.path.join(path, "quests")) and not os.path.lexists(os.path.join(path, QUEST_YAML))
+            and not os.path.lexists(os.path.join(path, ".git")))
+
+
+def homes_below(root: str | os.PathLike[str]) -> list[str]:
+    """The homes at or just below ``root`` that hold a quest (``[<dir>/]quests/<id>/quest.yaml``),
+    for a message that suggests ``--all-quests``; a home's own ``.git`` does not matter here."""
+    found = []
+    for home in (os.fspath(root), *sorted(e.path for e in _folders(root))):
+        if any(os.path.lexists(os.path.join(e.path, QUEST_YAML)) for e in _folders(os.path.join(home, "quests"))):
+            found.append(home)
+    return found
+
+
+def _folders(path: str | os.PathLike[str]) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(path) as entries:
+            return [e for e in entries if e.is_dir(follow_symlinks=False) and e.name != ".git"]
+    except OSError:
+        return []
 
 
 def branch_of(ref: str) -> str:

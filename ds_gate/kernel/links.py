@@ -1,4 +1,5 @@
-"""``quest.yaml`` through symbolic links inside the quest, as the hooks read it from git.
+"""``quest.yaml`` and the paper bundle manifest through symbolic links inside the quest, as the
+hooks read them from git.
 
 DeepScientist reads ``<quest>/quest.yaml`` with ``Path.read_text``, which follows a link; the
 folder reader does too (``sources.quest_yaml``, inside the quest only). In git a link is a
@@ -8,8 +9,13 @@ all. Here a link (and a linked folder on the way) is followed through git's own 
 the index or at a commit, as long as it stays inside the worktree: what it leads out to is
 never read, and such a ``quest.yaml`` is the full path's to report.
 
-Only asked when ``quest.yaml`` may be a link (the work tree's is, or its blob reads as a
-path), so an ordinary commit pays nothing.
+The same holds for ``paper/paper_bundle_manifest.json``: DeepScientist follows
+``<workspace>/paper``, so ``paper -> .bundle`` with ``.bundle/paper_bundle_manifest.json``
+staged finalizes as surely as the file itself (``FOLLOWED`` names both files).
+
+Only asked when a file may be reached through a link (a link on its way in the work tree or
+at the pushed tip, a staged or pushed file of its name elsewhere, or ``quest.yaml``'s blob
+reading as a path), so an ordinary commit pays a few ``lstat`` calls.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import posixpath
 
 from ds_gate.kernel.catfile import cat_file
 from ds_gate.kernel.git import GitError, git, split_z
-from ds_gate.kernel.layout import QUEST_YAML
+from ds_gate.kernel.layout import MANIFEST, QUEST_YAML
 
 TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
 
@@ -29,6 +35,7 @@ if TYPE_CHECKING:
     from ds_gate.kernel.fs import TooLarge
 
 LINK, TREE = "120000", "040000"
+FOLLOWED = (QUEST_YAML, MANIFEST)  # the files whose change finalizes, wherever a link inside makes them lead
 MAX_HOPS = 16  # the kernel's own bound on links in one path is 40; a real quest has none
 
 
@@ -48,9 +55,10 @@ def link_target(link: str, text: bytes) -> str | None:
 
 
 def resolve(entry: Callable[[str], tuple[str, str] | None], read: Callable[[str], bytes | None],
-            path: str = QUEST_YAML) -> str | None:
+            path: str = QUEST_YAML, links: list[str] | None = None) -> str | None:
     """The regular file ``path`` leads to through links inside the worktree, or None (absent,
-    out of the worktree, too many links, a gitlink). ``entry(p)``: git's (mode, id) at ``p``."""
+    out of the worktree, too many links, a gitlink). ``entry(p)``: git's (mode, id) at ``p``;
+    ``links`` collects the path of each link on the way."""
     parts, i, hops = path.split("/"), 0, 0
     while i < len(parts):
         prefix = "/".join(parts[: i + 1])
@@ -65,6 +73,8 @@ def resolve(entry: Callable[[str], tuple[str, str] | None], read: Callable[[str]
         if mode != LINK:
             return prefix if last and mode.startswith("100") else None
         hops += 1
+        if links is not None:
+            links.append(prefix)
         text = read(oid)
         target = link_target(prefix, text) if hops <= MAX_HOPS and text is not None else None
         if target is None:
@@ -111,19 +121,51 @@ def may_be_link(cwd: str, raw: bytes | TooLarge | None = None) -> bool:
     return isinstance(raw, bytes) and 0 < len(raw) < 4096 and b"\n" not in raw.rstrip(b"\n") and b":" not in raw
 
 
-def target(cwd: str, rev: str | None) -> str | None:
-    """Where ``quest.yaml`` leads, in the index (``rev`` None) or at ``rev``; None when it is
-    absent or leads out of the worktree."""
-    return resolve(_entries(cwd, rev), _reader(cwd))
+def target(cwd: str, rev: str | None, path: str = QUEST_YAML, links: list[str] | None = None) -> str | None:
+    """Where ``path`` leads, in the index (``rev`` None) or at ``rev``; None when it is
+    absent or leads out of the worktree. ``links``: as ``resolve``'s."""
+    return resolve(_entries(cwd, rev), _reader(cwd), path, links)
+
+
+def may_hold(cwd: str, rev: str | None, path: str) -> bool:
+    """Whether ``path`` holds a file DeepScientist may read: it leads to one inside the worktree,
+    or a link on the way leads where ds-gate does not follow (out of the quest, or nowhere)."""
+    links: list[str] = []
+    return target(cwd, rev, path, links) is not None or bool(links)
+
+
+def changes_through_links(cwd: str, rev: str | None, path: str, names: list[str]) -> bool:
+    """Whether ``names`` (staged or pushed paths) change what ``path`` leads to through a link:
+    the file it leads to, or a link on the way (made or retargeted, wherever it now leads: out
+    of the quest, which is never read, counts too), is among them."""
+    links: list[str] = []
+    leads = target(cwd, rev, path, links)
+    return (leads is not None and bool(links) and leads in names) or any(link in names for link in links)
+
+
+def named_elsewhere(path: str, names: list[str]) -> bool:
+    """A staged or pushed file of ``path``'s name at another place: a link may lead there."""
+    base = path.rpartition("/")[2]
+    return any(name != path and name.rpartition("/")[2] == base for name in names)
+
+
+def _linked_on_the_way(cwd: str, path: str) -> bool:
+    """The work tree has a link at ``path`` or at a folder on the way to it."""
+    parts = path.split("/")
+    return any(os.path.islink(os.path.join(cwd, *parts[: i + 1])) for i in range(len(parts)))
 
 
 def staged_names(cwd: str, names: list[str]) -> list[str]:
-    """``names`` (a commit's staged paths), with ``quest.yaml`` added when it is a link whose
-    file the commit stages: that commit changes what DeepScientist reads as ``quest.yaml``."""
-    if QUEST_YAML in names or not names or not may_be_link(cwd):
-        return names
-    followed = target(cwd, None)
-    return [*names, QUEST_YAML] if followed is not None and followed != QUEST_YAML and followed in names else names
+    """``names`` (a commit's staged paths), with each of ``FOLLOWED`` added when a link leads
+    it to a file the commit stages: that commit changes what DeepScientist reads there."""
+    out = list(names)
+    for path in FOLLOWED if names else ():
+        if path in out or not (_linked_on_the_way(cwd, path) or named_elsewhere(path, names)
+                               or (path == QUEST_YAML and may_be_link(cwd))):
+            continue
+        if changes_through_links(cwd, None, path, names):
+            out.append(path)
+    return out
 
 
 def followed(cwd: str, blobs: Mapping[str, bytes | TooLarge | None], keys: Mapping[str, str | None]) -> dict[str, bytes | TooLarge | None]:
@@ -144,22 +186,28 @@ def followed(cwd: str, blobs: Mapping[str, bytes | TooLarge | None], keys: Mappi
     return out
 
 
-def is_link(cwd: str, rev: str, path: str = QUEST_YAML) -> bool:
-    """Whether ``path`` at ``rev`` is a symbolic link (one ``ls-tree``, no blob read)."""
-    entry = _entries(cwd, rev)(path)
-    return entry is not None and entry[0] == LINK
+def links_at(cwd: str, rev: str) -> bool:
+    """Whether a link at ``rev`` lies on the way to a file of ``FOLLOWED`` (one ``ls-tree``, no blob read)."""
+    specs = sorted({f":(top,literal){'/'.join(p.split('/')[: i + 1])}" for p in FOLLOWED for i in range(p.count("/") + 1)})
+    try:
+        out = git(["ls-tree", "-z", "--full-tree", rev, "--", *specs], cwd)
+    except GitError:
+        return True  # every doubt: the caller reads further
+    return any(item.split(" ", 1)[0] == LINK for item in split_z(out))
 
 
 def pushed_names(root: str, tip: str, names: list[str], blobs: dict[str, bytes | TooLarge | None]) -> list[str]:
     """The pre-push gate's ``names`` (the paths the pushed commits touch) and ``blobs``
     (``<tip>:<path>``, updated in place): when ``quest.yaml`` at ``tip`` is a link, its blob
-    becomes the file it leads to, and a push touching that file touches ``quest.yaml``."""
+    becomes the file it leads to; a push touching the file a link of ``FOLLOWED`` leads to
+    touches that path."""
     key = f"{tip}:{QUEST_YAML}"
-    if not may_be_link(root, blobs.get(key)):
-        return names
-    entry = _entries(root, tip)(QUEST_YAML)
-    if entry is None or entry[0] != LINK:
-        return names
-    path = resolve(_entries(root, tip), _reader(root))
-    blobs.update(followed(root, blobs, {key: tip}))
-    return [*names, QUEST_YAML] if path is not None and path in names and QUEST_YAML not in names else names
+    if may_be_link(root, blobs.get(key)):
+        entry = _entries(root, tip)(QUEST_YAML)
+        if entry is not None and entry[0] == LINK:
+            blobs.update(followed(root, blobs, {key: tip}))
+    out = list(names)
+    if not any(named_elsewhere(path, names) for path in FOLLOWED) and not links_at(root, tip):
+        return out
+    out += [path for path in FOLLOWED if path not in out and changes_through_links(root, tip, path, names)]
+    return out

@@ -22,7 +22,7 @@ from ds_gate.kernel.entry_points import any_installed
 from ds_gate.kernel.git import DIFF_SAFETY, git, split_z, started
 from ds_gate.kernel.gitpaths import read_paths
 from ds_gate.kernel.layout import MANIFEST, QUEST_YAML, is_artifact_record
-from ds_gate.kernel.links import is_link, pushed_names
+from ds_gate.kernel.links import FOLLOWED, named_elsewhere, links_at, pushed_names
 
 TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
 if TYPE_CHECKING:
@@ -54,9 +54,12 @@ def pushes_from(env: Mapping[str, str], stdin_text: str) -> list[tuple[str, str]
 
 
 def names_in_range(root: Path | str, tip: str) -> list[str]:
-    """Files touched by the commits of ``tip`` that no remote-tracking ref has yet."""
-    out = git(["log", "--no-show-signature", *DIFF_SAFETY, "-z", "--format=", "--name-only", "--no-renames", tip, "--not",
-               "--remotes"], root)
+    """Files touched by the commits of ``tip`` that no remote-tracking ref has yet. A merge is
+    judged by what it changes against each of its parents (``--diff-merges=separate``, named so
+    that no ``log.diffMerges`` of the quest's config applies): plain ``--name-only`` lists no
+    file for a merge, so a merge bringing the manifest in would finalize unseen."""
+    out = git(["log", "--no-show-signature", *DIFF_SAFETY, "-z", "--format=", "--name-only", "--no-renames",
+               "--diff-merges=separate", tip, "--not", "--remotes"], root)
     return sorted(set(split_z(out)))
 
 
@@ -76,15 +79,15 @@ def push_passes(cwd: str, stdin_text: str) -> bool:
 
 def _sends_nothing_final(cwd: str, tip: str) -> bool:
     """The commits up to ``tip`` touch no finalization file (as ``rules.finalization.push_reasons``
-    reads them: the manifest, ``quest.yaml`` also through a link, a finalizing decision at ``tip``)."""
+    reads them: the manifest and ``quest.yaml``, also through a link, a finalizing decision at ``tip``)."""
     names = names_in_range(cwd, tip)
     if not names:
         return True
     if MANIFEST in names:
         return False
     decisions = [n for n in names if is_artifact_record(n) and n.startswith(DECISIONS)]
-    if QUEST_YAML not in names and not decisions:  # the common push: only a link could bring quest.yaml in
-        return not is_link(cwd, tip, QUEST_YAML)
+    if QUEST_YAML not in names and not decisions and not any(named_elsewhere(p, names) for p in FOLLOWED):
+        return not links_at(cwd, tip)  # the common push: only a link could bring quest.yaml or the manifest in
     blobs = {f"{tip}:{n}": raw for n, raw in read_paths(cwd, tip, [*decisions, QUEST_YAML]).items()}
     names = pushed_names(cwd, tip, names, blobs)
     if MANIFEST in names:

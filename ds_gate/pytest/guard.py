@@ -29,10 +29,7 @@ from pathlib import Path
 
 import pytest
 
-
-def is_home(path: Path) -> bool:
-    """A DeepScientist home (``quests/`` and no ``quest.yaml``) rather than one quest."""
-    return os.path.isdir(path / "quests") and not os.path.lexists(path / "quest.yaml")
+from ds_gate.kernel.layout import is_home  # the one test closure shares: a git work tree is never a home
 
 
 def quest_folders(quests: Path) -> list[Path]:

@@ -8,6 +8,9 @@ import os
 import shlex
 from pathlib import Path
 
+from ds_gate.kernel.errors import NotAQuest
+from ds_gate.kernel.layout import homes_below
+
 
 def git_refusal_fix(root: Path, error: str) -> str:
     """The command that lets git read ``root`` again, from git's own complaint."""
@@ -46,3 +49,18 @@ def first_link(root: Path, path: Path) -> Path:
         if step.is_symlink():
             return step
     return path
+
+
+def not_a_quest(root: Path, message: str, *, in_git: bool) -> NotAQuest:
+    """The stop for a folder with no ``quest.yaml`` at its root, ``message`` followed by its fix:
+    ``--all-quests`` when quests lie below it, else the quest's own folder (or, in git, its
+    ``quest.yaml`` restored)."""
+    homes = homes_below(root)
+    if homes:
+        fix = f"quests lie below it: `ds-gate closure --all-quests --home {homes[0]}` judges each of them"
+    elif in_git:
+        fix = ("pass the quest's own folder, or restore its quest.yaml (`git log --diff-filter=D -- quest.yaml` "
+               "names the commit that removed it)")
+    else:
+        fix = "pass a quest's own folder (DeepScientist writes quest.yaml at the root of every quest)"
+    return NotAQuest(f"{message}; {fix}", str(root))

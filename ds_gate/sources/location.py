@@ -1,10 +1,9 @@
 """Where a quest is, what its ``quest.yaml`` says, and which folders are its workspaces.
 
-Any path inside a quest (its root, a worktree, a subfolder) leads to the root through
-git: ``git worktree list`` names the main worktree first, derived from the common dir.
-When git cannot answer (a quest folder that was moved breaks its worktrees' ``.git``
-links; git missing; a quest copied without ``.git``) the folder layout still can:
-``<root>/.ds/worktrees/<slug>`` and ``<root>/quest.yaml``.
+Any path inside a quest (its root, a worktree, a subfolder) leads to the root through git: ``git
+worktree list`` names the main worktree first, derived from the common dir. When git cannot answer
+(a quest folder that was moved breaks its worktrees' ``.git`` links; git missing; a quest copied
+without ``.git``) the folder layout still can: ``<root>/.ds/worktrees/<slug>`` and ``<root>/quest.yaml``.
 """
 
 from __future__ import annotations
@@ -17,9 +16,10 @@ from pathlib import Path
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError, git
+from ds_gate.kernel.layout import QUEST_YAML
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Workspace
-from ds_gate.sources.fixes import first_link, git_refusal_fix, outside_fix
+from ds_gate.sources.fixes import first_link, git_refusal_fix, not_a_quest, outside_fix
 from ds_gate.sources.problems import (
     ARTIFACT_UNREADABLE,
     QUEST_NOT_GIT,
@@ -54,7 +54,7 @@ class Location:
     is_git: bool
     registered: list[tuple[Path, str | None, bool]] = field(default_factory=list)  # path, branch, prunable
     findings: list[Finding] = field(default_factory=list)
-    checked_out: set[str] = field(default_factory=set)  # branches some worktree (the root's included) has out
+    checked_out: set[str] = field(default_factory=set)  # branches some worktree folder (the root's included) has out
     root_branch: str | None = None  # the branch the quest root has checked out
 
 
@@ -82,6 +82,13 @@ def _worktree_list(path: Path) -> list[tuple[Path, str | None, bool, bool]]:
     return entries
 
 
+def _out_in_folders(entries: list[tuple[Path, str | None, bool, bool]]) -> set[str]:
+    """The branches an existing worktree folder has out. A folder removed without ``git worktree
+    prune`` (prunable) leaves its branch in git only, read from git objects as any other tip."""
+    return {branch for i, (wt, branch, prunable, _) in enumerate(entries)
+            if branch and (i == 0 or (not prunable and fs.is_dir(wt)))}
+
+
 def _git_pointer(start: Path) -> str:
     """The file that sent git elsewhere: a ``.git`` file (``gitdir:``) or ``.git/commondir``."""
     for folder in (start, *start.parents):
@@ -104,9 +111,9 @@ def _folder_root(path: Path) -> Path | None:
     return None
 
 
-def locate(path: Path | str | Location) -> Location:
-    """The quest ``path`` lies in. A ``Location`` is its own answer, so a command that had to
-    locate the quest early (to read its configuration) hands it on instead of asking git again."""
+def locate(path: Path | str | Location, *, any_repository: bool = False) -> Location:
+    """The quest ``path`` lies in (a ``Location`` is its own answer: located once, handed on). A git
+    repository without ``quest.yaml`` is ``NotAQuest``, unless ``any_repository`` (``install``, ``check``)."""
     if isinstance(path, Location):
         return path
     start = Path(path).expanduser()
@@ -118,7 +125,7 @@ def locate(path: Path | str | Location) -> Location:
     try:
         entries = _worktree_list(start)
     except GitError as exc:
-        return _locate_by_folders(start, exc)
+        return _locate_by_folders(start, exc, any_repository)
     if not entries or entries[0][3]:
         raise QuestError(f"{start}: a bare git repository is not a quest (no working tree)")
     root = entries[0][0].resolve()
@@ -126,12 +133,9 @@ def locate(path: Path | str | Location) -> Location:
         raise QuestError(
             f"{start}: git says this folder's repository is {root}, which is neither it nor a folder above it; "
             f"{_git_pointer(start)} points there. ds-gate reads only the quest it is given: remove the pointer "
-            "(a quest is its own git repository) or pass the quest root itself"
-        )
-    loc = Location(root=root, top=root, is_git=True, checked_out={b for _, b, _, _ in entries if b},
-                   root_branch=entries[0][1])
-    for wt, branch, prunable, _ in entries[1:]:
-        loc.registered.append((wt, branch, prunable))
+            "(a quest is its own git repository) or pass the quest root itself")
+    loc = Location(root=root, top=root, is_git=True, checked_out=_out_in_folders(entries), root_branch=entries[0][1],
+                   registered=[(wt, branch, prunable) for wt, branch, prunable, _ in entries[1:]])
     # the workspace holding `start`: the deepest worktree that contains it
     best = root
     for wt, _, _, _ in entries:
@@ -140,26 +144,28 @@ def locate(path: Path | str | Location) -> Location:
             if is_inside(resolved, start) and len(resolved.parts) > len(best.parts):
                 best = resolved
     loc.top = best
-    if not (root / "quest.yaml").is_file():
+    if not os.path.lexists(root / QUEST_YAML):
         nested = _folder_root(start)
         if nested is not None and nested != root and is_inside(root, nested):
-            raise QuestError(
-                f"{start}: the quest at {nested} is inside the git repository {root} but is not its root; "
-                "ds-gate expects each quest to be its own git repository (as DeepScientist creates it)"
-            )
+            raise QuestError(f"{start}: the quest at {nested} is inside the git repository {root} but is not its "
+                             "root; ds-gate expects each quest to be its own git repository (as DeepScientist creates it)")
+        if not any_repository:  # a hook in a repository that is no quest gates nothing
+            raise not_a_quest(root, f"{root}: not a quest: this git repository has no quest.yaml at its root "
+                              "(DeepScientist writes one in every quest)", in_git=True)
     return loc
 
 
-def _locate_by_folders(start: Path, error: GitError) -> Location:
+def _locate_by_folders(start: Path, error: GitError, any_repository: bool) -> Location:
     root = _folder_root(start)
-    if root is None:
-        raise QuestError(f"{start} is not inside a quest: git says '{error}' and no quest.yaml was found above it")
+    if root is None or not (any_repository or os.path.lexists(root / QUEST_YAML)):
+        raise not_a_quest(root or start, f"{start} is not inside a quest: git says '{error}' and no quest.yaml "
+                          "was found above it", in_git=False)
     loc = Location(root=root.resolve(), top=start, is_git=False)
     try:
         entries = _worktree_list(loc.root)
         loc.is_git = True
         loc.registered = [(wt, branch, prunable) for wt, branch, prunable, _ in entries[1:]]
-        loc.checked_out = {branch for _, branch, _, _ in entries if branch}
+        loc.checked_out = _out_in_folders(entries)
         loc.root_branch = entries[0][1] if entries else None
     except GitError as root_error:
         repository = os.path.lexists(loc.root / ".git")  # a repository git refuses, not a quest copied without git

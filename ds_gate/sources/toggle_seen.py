@@ -73,8 +73,8 @@ def _folders(quest: Quest) -> tuple[str | None, bool]:
 def _history_blobs(root: Path) -> list[tuple[str, str]]:
     """(commit, blob id) of each distinct ``quest.yaml`` in the history of every ref, oldest first
     (at most ``MAX_BLOBS``: the oldest and the newest halves)."""
-    out = git(["log", "--all", "-m", "--root", "--no-renames", "--raw", "--no-abbrev", "--format=%H", "--", QUEST_YAML],
-              root)
+    out = git(["log", "--all", "--diff-merges=separate", "--root", "--no-renames", "--raw", "--no-abbrev", "--format=%H",
+               "--", QUEST_YAML], root)  # a merge against each parent, whatever the quest's log.diffMerges says
     seen: set[str] = set()
     found: list[tuple[str, str]] = []
     commit = ""

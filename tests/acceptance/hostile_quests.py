@@ -29,6 +29,15 @@ Issue 35, root B (the block at the end, ``plant_root_b``):
   (with every other branch tip), hiding the commits that had it on;
 - ``home_links``: the user's trusted configuration names a quest since deleted
   (``no_require``, ``accept_quest_waivers``), and the agent plants ``quests/<its name> -> 001``.
+
+Issue 35, root C (the block at the end, ``ROOT_C_FLAGS``):
+
+- ``gone_worktree``: a worktree folder removed (``rm -rf``) without ``git worktree prune``, its
+  runs committed on its branch (removed once the reference has read them: they still count);
+- ``merges``: the finalization reaches main by a merge commit (``surfaces.finalize_and_push``
+  ``by_merge``), its branch already on the remote, so the push sends the merge alone;
+- ``not_a_quest``: the root's ``quest.yaml`` removed by a commit, so the repository is no quest:
+  ``closure`` must stop (exit 2) whatever the reference counts.
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ from __future__ import annotations
 import json
 import marshal
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -53,8 +63,9 @@ from ds_gate.io.record_cache import GRANULARITY, SEAL
 from ds_gate.kernel.digest import blake2b
 
 ROOT_B_FLAGS = ("runner_home", "grafts", "home_links")  # issue 35, root B: see plant_root_b
+ROOT_C_FLAGS = ("gone_worktree", "merges", "not_a_quest")  # issue 35, root C: the block at the end
 FLAGS = ("spelling", "copies", "wrong_folder", "link_in", "link_out", "toggle", "settings", "waivers", "uncommitted",
-         *ROOT_B_FLAGS)
+         *ROOT_B_FLAGS, *ROOT_C_FLAGS)
 SPELLINGS = ("completed", " completed", "Completed ", "DONE", "success\n", "\tSucceeded")
 STATUSES = ("completed", "failed", "running")
 
@@ -253,3 +264,31 @@ def forged_cache(root: Path, where: Path, scratch: Path) -> None:
         db.close()
     where.parent.mkdir(parents=True, exist_ok=True)
     os.rename(scratch, where)
+
+
+# ---------------------------------------------------------------- issue 35, root C: merges, gone folders, no quest
+
+
+def after_build(builder: Builder) -> None:
+    """``not_a_quest``: the root's ``quest.yaml`` removed by a commit of its own (what is left
+    uncommitted stays so)."""
+    if "not_a_quest" in builder.spec.flags:
+        builder.quest.git(builder.root, "rm", "-q", "quest.yaml")
+        builder.quest.git(builder.root, "commit", "-q", "-m", "quest: drop quest.yaml")
+
+
+def after_reading(builder: Builder) -> None:
+    """``gone_worktree``: once the reference has read it, the first worktree's folder is removed
+    without a prune (not the one holding the uncommitted run: that run would go with it)."""
+    spaces = builder.spaces
+    if "gone_worktree" not in builder.spec.flags or len(spaces) < 2:
+        return
+    if builder.spec.uncommitted and len(spaces) == 2:
+        return
+    shutil.rmtree(spaces[1])
+
+
+def must_stop(spec: QuestSpec, surface: str) -> bool:
+    """A surface that must stop (exit 2) on this quest whatever is pending: ``closure`` on a
+    repository with no ``quest.yaml`` (the hooks' finalization writes one back)."""
+    return "not_a_quest" in spec.flags and surface.startswith("closure")

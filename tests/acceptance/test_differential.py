@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, Phase, example, given, settings
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the reference reader
 
 import reference_reader  # noqa: E402
-from hostile_quests import Builder, QuestSpec, RunSpec, quest_specs  # noqa: E402
+from hostile_quests import Builder, QuestSpec, RunSpec, after_build, after_reading, must_stop, quest_specs  # noqa: E402
 from surfaces import Verdict, all_four  # noqa: E402
 
 pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
@@ -56,6 +56,10 @@ KNOWN = [
     one(PENDING, flag="runner_home", runner="opencode"),
     one(PENDING, flag="grafts"),
     one(PENDING, flag="home_links"),
+    # issue 35, root C
+    one(RunSpec(1, "completed", False), RunSpec(2, "completed", True), flag="gone_worktree", worktrees=2),
+    one(PENDING, flag="merges"),
+    one(RunSpec(1, "completed", False), flag="not_a_quest", worktrees=1),
 ]
 
 
@@ -63,14 +67,18 @@ def violations(spec: QuestSpec, base: Path) -> list[str]:
     """What each surface got wrong on the quest ``spec`` describes, built under ``base``."""
     builder = Builder(base, spec)
     uncommitted = builder.build()
+    after_build(builder)  # issue 35, root C
     truth = reference_reader.read(builder.root)
+    after_reading(builder)  # issue 35, root C
     committed = truth.pending - uncommitted  # what a clone holds
     with agent_env(builder.env):  # root B: the runner's HOME, the user's configuration
-        verdicts = all_four(builder.root, base / "surfaces", truth.runs | uncommitted)
+        verdicts = all_four(builder.root, base / "surfaces", truth.runs | uncommitted, by_merge="merges" in spec.flags)
     out = []
     for verdict in verdicts:
         expected = committed if "clone" in verdict.surface else truth.pending
         problem = judge(verdict, expected)
+        if must_stop(spec, verdict.surface) and verdict.exit != 2:  # issue 35, root C
+            problem = f"exit {verdict.exit} on a repository with no quest.yaml (not a quest: exit 2)"
         if problem:
             out.append(f"{verdict.surface}: {problem}\n    reference pending: {sorted(expected)}; flags: "
                        f"{sorted(spec.flags)}\n    output: {verdict.output[-1500:]}")

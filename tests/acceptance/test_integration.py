@@ -124,6 +124,20 @@ def tree_hash(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*"))}
 
 
+def test_an_approval_spelt_with_spaces_is_refused_as_main_reads_it(runtime) -> None:
+    """Issue 35: main strips ``decision_type``, so `` quest_completion_approval `` asks the user
+    for completion; the integration reads it the same way and refuses it while a run is pending."""
+    _, root, run = quest(runtime["home"], "q-spaced")
+    install(runtime["home"])
+    try:
+        spaced = {**APPROVAL, "reply_schema": {"decision_type": " quest_completion_approval "}}
+        _, asked = call(runtime, root, [("interact", spaced)])
+        assert asked["ok"] is False and asked["status"] == "distill_review_required" and run in asked["message"], asked
+        assert not (root / ".ds" / "interaction_state.json").exists()  # no human was asked
+    finally:
+        undo(runtime["home"])
+
+
 def test_complete_quest_is_refused_with_the_pending_ids_until_a_valid_review_is_recorded(runtime) -> None:
     q, root, run = quest(runtime["home"], "q-complete")
     install(runtime["home"])

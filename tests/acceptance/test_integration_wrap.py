@@ -233,3 +233,21 @@ def test_the_bridge_answers_json_for_text_no_encoding_holds(small_quest: tuple[P
     assert answer["allow"] is False and answer["refusal"]["status"] == "distill_review_invalid", answer
     # main's write_json (ensure_ascii=False, then UTF-8) cannot write a lone surrogate: refused, saying so
     assert any("not JSON DeepScientist can write" in line for line in answer["refusal"]["errors"]), answer
+
+
+@pytest.mark.parametrize("spelt", [" quest_completion_approval ", "quest_completion_approval\n",
+                                   "\tquest_completion_approval"])
+def test_the_approval_is_read_as_main_reads_it(spelt: str) -> None:
+    """Issue 35: main strips ``reply_schema.decision_type`` (``_interaction_decision_type``), so
+    each of these is the completion approval to main, and must be asked about here."""
+    cls = shaped_like_main()
+    wrap.wrap_service_class(cls)
+    asked: list[dict[str, Any]] = []
+    wrap.set_judge(lambda request: asked.append(request) or {"allow": False, "refusal": {"status": "refused"}})
+    service = cls.__new__(cls)
+    service.home = Path("/home")
+    answer = service.interact(Path("/q"), kind="decision_request", reply_schema={"decision_type": spelt})
+    assert [(r["op"], r["tool"]) for r in asked] == [("finalization", "interact")]
+    assert answer["ok"] is False and "interact" not in cls.calls
+    service.interact(Path("/q"), kind="decision_request", reply_schema={"decision_type": "Quest_Completion_Approval"})
+    assert len(asked) == 1 and cls.calls == ["interact"]  # main compares case exactly: not the approval there either

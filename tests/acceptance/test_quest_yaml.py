@@ -129,7 +129,7 @@ def test_a_broken_quest_yaml_stops_closure_and_says_where(make_quest) -> None:
     assert main(["closure", str(quest.root), "--require"]) in (0, 1)  # enforced regardless: a verdict, not a guess
 
     (quest.root / "quest.yaml").unlink()  # issue 24: missing where its history had one stops too
-    with pytest.raises(QuestError, match=r"no quest\.yaml, where one is expected"):
+    with pytest.raises(QuestError, match=r"not a quest: .*restore its quest\.yaml"):  # issue 35: not a quest
         evaluate(quest.root, "closure")
     report = evaluate(quest.root, "check")
     assert "quest.no-quest-yaml" in [f.rule for f in report.findings] and not report.enforced

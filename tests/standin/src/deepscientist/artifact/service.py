@@ -164,7 +164,8 @@ class ArtifactService:
         iid = interaction_id or f"interaction-{uuid.uuid4().hex[:8]}"
         if kind == "decision_request":
             state["open_requests"].append({"interaction_id": iid, "reply_mode": reply_mode,
-                                           "decision_type": (reply_schema or {}).get("decision_type"),
+                                           "decision_type": str((reply_schema if isinstance(reply_schema, dict) else {})
+                                                                .get("decision_type") or "").strip(),  # as main
                                            "created_at": utc_now()})
         state_path.parent.mkdir(parents=True, exist_ok=True)
         state_path.write_text(json.dumps(state, indent=2))

@@ -1,0 +1,103 @@
+"""Whether a quest's ``.pre-commit-config.yaml`` holds ds-gate's hooks, as ``doctor`` asks it.
+
+``pre-commit install`` writes the framework's hook whatever the configuration lists: with
+``repos: []`` it runs nothing, and a finalization commit goes through. So the framework's hook
+guards only as far as the configuration (in every checked-out worktree: each branch has its
+own) lists ds-gate's hooks, unchanged. The configuration is the quest's, so untrusted: it is
+loaded as safe YAML, and anything doctor cannot vouch for (an entry, arguments or stages
+overridden, a local hook that runs something else) counts as missing. A configuration can
+only make doctor say fail, never pass.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+from ds_gate.config.files import yaml_of
+from ds_gate.kernel.layout import pre_commit_files_pattern
+
+CONFIG = ".pre-commit-config.yaml"
+# .pre-commit-hooks.yaml's hooks that guard (tests/acceptance/test_doctor.py checks these against it):
+# id -> (entry, what is unguarded without it, whether its absence fails)
+GUARDS = {
+    "ds-gate-closure": ("ds-gate commit-check --no-validate", "finalization commits are not gated", True),
+    "ds-gate-validate": ("ds-gate validate --checkpoint", "staged records and cards are not checked", False),
+    "ds-gate-pre-push": ("ds-gate pre-push", "finalization pushes are not gated", False),
+}
+# what a configuration may set on a hook without changing what it checks
+HARMLESS = frozenset({"id", "name", "alias", "description", "verbose", "log_file", "require_serial",
+                      "minimum_pre_commit_version"})
+LOCAL_LANGUAGES = ("python", "system")  # docs/hooks.md: a local copy of the manifest, run from the PATH's ds-gate
+SNIPPET = "the snippet in docs/hooks.md (#the-pre-commit-framework)"
+
+
+def _intact(repo: str, hook: dict[str, Any]) -> bool:
+    """A hook entry that runs ds-gate's hook as the manifest says: from a repository, with no
+    key but the harmless ones; a local copy (``repo: local``) with ds-gate's own entry, in
+    Python or from the PATH, no arguments, the manifest's ``files`` (or none) and no narrower
+    file filter, at a stage where it guards."""
+    entry, _, _ = GUARDS[hook["id"]]
+    if repo != "local":
+        return repo != "meta" and not set(hook) - HARMLESS
+    return (hook.get("entry") == entry and hook.get("language") in LOCAL_LANGUAGES and not hook.get("args")
+            and hook.get("files", pre_commit_files_pattern()) in ("", pre_commit_files_pattern())
+            and not any(hook.get(key) for key in ("exclude", "types", "types_or", "exclude_types"))
+            and _stages_keep(hook["id"], hook.get("stages")))
+
+
+def _stages_keep(hook_id: str, stages: Any) -> bool:
+    """Stages that still run the hook where it guards (the commit, or the push); none: every stage."""
+    wanted = "pre-push" if hook_id == "ds-gate-pre-push" else "pre-commit"
+    return stages is None or (isinstance(stages, list) and wanted in stages)
+
+
+def listed_guards(folder: Path, name: str = CONFIG) -> tuple[set[str], str | None]:
+    """The ids of ``GUARDS`` that ``folder``'s configuration runs intact, or why it cannot be read."""
+    data, problem = yaml_of(folder, name)
+    if problem is not None:
+        return set(), problem
+    repos = data.get("repos") if isinstance(data, dict) else None
+    found: set[str] = set()
+    for repo in repos if isinstance(repos, list) else []:
+        hooks = repo.get("hooks") if isinstance(repo, dict) else None
+        where = repo.get("repo") if isinstance(repo, dict) else None
+        for hook in hooks if isinstance(hooks, list) else []:
+            if not isinstance(hook, dict) or hook.get("id") not in GUARDS or not isinstance(where, str):
+                continue
+            if where.strip() == "local" and "stages" not in hook:  # a local hook takes the config's default stages
+                hook = {**hook, "stages": data.get("default_stages")}
+            if _intact(where.strip(), hook):
+                found.add(hook["id"])
+    return found, None
+
+
+def config_name(hook_text: str) -> str:
+    """The configuration the framework's hook script reads (``pre-commit install -c FILE`` writes
+    ``--config=FILE`` into it), relative to the committing worktree."""
+    for line in hook_text.splitlines():
+        if line.startswith("ARGS=("):
+            try:
+                words = shlex.split(line[len("ARGS=("):].rstrip(")"))
+            except ValueError:
+                return line  # unreadable: no such file, so doctor fails
+            return next((w.partition("=")[2] for w in words if w.startswith("--config=")), CONFIG)
+    return CONFIG
+
+
+def config_problems(folders: list[Path], name: str = CONFIG) -> list[tuple[bool, str]]:
+    """(fails, message) for each guard a checked-out configuration (``name``) lacks or changes."""
+    out: list[tuple[bool, str]] = []
+    for folder in folders:
+        if name == CONFIG and not (folder / CONFIG).exists() and not (folder / CONFIG).is_symlink():
+            continue  # a branch without the config: doctor's "pre-commit config" check says so
+        found, problem = listed_guards(folder, name)
+        if problem is not None:
+            out.append((True, f"{folder / name}: {problem}; the framework runs none of ds-gate's hooks there"))
+            continue
+        for hook_id, (_, unguarded, fails) in GUARDS.items():
+            if hook_id not in found:
+                out.append((fails, f"{folder / name} does not run {hook_id} as .pre-commit-hooks.yaml defines it "
+                                   f"(missing, or its entry, args or stages changed): {unguarded}"))
+    return out
