@@ -26,7 +26,10 @@ from ds_gate.sources.location import is_inside, locate
 INSTALL_FAILED = Rule("install.failed", ERROR, CONTRACT,
     "a hook could not be installed into a quest of the home")
 
-HOOKS = ("pre-commit", "pre-push")
+# pre-merge-commit: `git merge` commits without running pre-commit, so a merge bringing the
+# paper bundle in would finalize unjudged; it runs the same script as pre-commit (TEMPLATES)
+HOOKS = ("pre-commit", "pre-merge-commit", "pre-push")
+TEMPLATES = {"pre-merge-commit": "pre-commit"}
 MARKER = "ds-gate-managed-hook"
 CHAIN_SUFFIX = ".ds-gate-chained"
 
@@ -72,7 +75,7 @@ def hooks_dir(quest: Path | str) -> tuple[Path, Path]:
 
 def _script(name: str) -> str:
     """The hook script, naming this interpreter and pinning the trusted places in force now (``io.places``)."""
-    text = (data_dir("hooks") / name).read_text(encoding="utf-8").replace("'@DS_GATE_PYTHON@'", shlex.quote(sys.executable))
+    text = (data_dir("hooks") / TEMPLATES.get(name, name)).read_text(encoding="utf-8").replace("'@DS_GATE_PYTHON@'", shlex.quote(sys.executable))
     for variable, place in pins().items():
         text = text.replace(f"'@{variable}@'", shlex.quote(place))
     return text

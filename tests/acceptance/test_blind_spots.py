@@ -151,6 +151,29 @@ def test_the_installed_pre_push_hook_refuses_a_finalizing_merge(pushed) -> None:
     assert done.returncode != 0 and "main-001" in done.stdout + done.stderr, done.stdout + done.stderr
 
 
+@pytest.mark.slow
+def test_the_installed_hooks_refuse_a_local_merge_that_finalizes(pushed) -> None:
+    """``git merge`` runs pre-merge-commit, not pre-commit: the same gate is installed there, so a
+    merge bringing the paper bundle into main is refused while a run is pending, and an ordinary
+    merge goes through."""
+    assert main(["install", str(pushed.root)]) == 0
+    git(pushed.root, "checkout", "-q", "-b", "notes/x")
+    (pushed.root / "notes.md").write_text("notes\n")
+    commit(pushed.root, "notes")
+    git(pushed.root, "checkout", "-q", "-b", "paper/x", "main")
+    (pushed.root / "paper").mkdir()
+    (pushed.root / MANIFEST).write_text(json.dumps({"package_type": "paper_draft_checkpoint"}) + "\n")
+    git(pushed.root, "add", "-A")
+    git(pushed.root, "commit", "-q", "--no-verify", "-m", "finalize")
+    git(pushed.root, "checkout", "-q", "main")
+    ordinary = git(pushed.root, "merge", "--no-ff", "-m", "merge notes", "notes/x", check=False)
+    assert ordinary.returncode == 0, ordinary.stdout + ordinary.stderr
+    before = tip(pushed.root)
+    done = git(pushed.root, "merge", "--no-ff", "-m", "merge paper", "paper/x", check=False)
+    assert done.returncode != 0 and "main-001" in done.stdout + done.stderr, done.stdout + done.stderr
+    assert tip(pushed.root) == before, "the finalizing merge was committed"
+
+
 # ---------------------------------------------------------------- 3. a repository that is no quest
 
 

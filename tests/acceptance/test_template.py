@@ -46,7 +46,7 @@ def test_the_template_opt_in_guards_a_quest_created_afterwards(user, home, gate_
     assert f"changed your global git configuration: git config --global init.templateDir {folder} (it was unset)" in said
     assert "to undo: git config --global --unset init.templateDir" in said
     assert git(user, "config", "--global", "--get", "init.templateDir").stdout.strip() == str(folder)
-    assert sorted(p.name for p in (folder / "hooks").iterdir()) == ["pre-commit", "pre-push"]
+    assert sorted(p.name for p in (folder / "hooks").iterdir()) == ["pre-commit", "pre-merge-commit", "pre-push"]
     assert not (before.root / ".git" / "hooks" / "pre-commit").exists()  # existing quests are unchanged
 
     quest = ExampleQuest(home / "quests" / "001", "001").create()  # git init, as DeepScientist creates quests

@@ -230,5 +230,7 @@ def test_a_quest_of_a_home_that_cannot_take_the_hook_is_an_install_failure(
         assert not (bad / ".git" / "hooks").exists()
     else:
         assert code == 0 and found == []
-    assert [note.split()[:2] for note in out["notes"]] == [["installed", str(good.resolve() / ".git" / "hooks" / hook)]
-                                                           for hook in ("pre-commit", "pre-push")]
+    *installed, pinned = out["notes"]
+    assert [note.split()[:2] for note in installed] == [["installed", str(good.resolve() / ".git" / "hooks" / hook)]
+                                                        for hook in ("pre-commit", "pre-merge-commit", "pre-push")]
+    assert pinned.startswith("the hooks trust the configuration"), pinned
