@@ -140,14 +140,18 @@ def borrowing(make_quest) -> tuple[ExampleQuest, Path]:
     ({"confidence": 0.95}, "patch.confidence-raised"),
     ({"lineage": [{"quest": "002", "run": "run-bbbb0002"}]}, "patch.lineage-rewritten"),
 ])
-def test_the_hook_rejects_a_bad_cross_quest_patch_and_names_the_rule(borrowing, change, rule) -> None:
+def test_the_hook_warns_of_a_bad_cross_quest_patch_and_check_fails_on_it(borrowing, change, rule) -> None:
+    """Issue 35: main's write_card does not run PR #60's patch validator, so an ordinary
+    checkpoint commits the patch with a warning naming the rule; check (as closure and a
+    finalization commit) fails on it."""
     quest, card = borrowing
     write_card(card, patched(**change))
-    rejected = commit(quest.root, "memory: patch")
-    output = rejected.stdout + rejected.stderr
-    assert rejected.returncode != 0 and head_subject(quest.root) == "memory: copy 001's lesson"
+    done = commit(quest.root, "memory: patch")
+    output = done.stdout + done.stderr
+    assert done.returncode == 0 and head_subject(quest.root) == "memory: patch", output
     assert f"[{rule}]" in output and "memory/knowledge/sparse-routing-needs-load-balancing.md" in output
-    assert "Traceback" not in output
+    assert "warning" in output and "Traceback" not in output
+    assert main(["check", str(quest.root)]) == 1
 
 
 @pytest.mark.slow
