@@ -104,7 +104,7 @@ def check_decision(doc: Document, actions: Collection[str] = DECISION_ACTIONS) -
     data, raw, display = doc.data, doc.raw, doc.display
     action = data.get("action")
     is_review = action == REVIEW_ACTION
-    found = refused_by_main(doc, actions) + record_schema_findings("distill_review" if is_review else "decision", data, raw, display)
+    found = refused_and_schema(doc, actions, "distill_review" if is_review else "decision")
     unknown = action_finding(action, actions, raw, display)
     if unknown is not None:
         found.append(unknown)
@@ -183,7 +183,16 @@ def check_review_report(doc: Document) -> list[Finding]:
 
 
 def check_run(doc: Document) -> list[Finding]:
-    return refused_by_main(doc, ()) + record_schema_findings("run", doc.data, doc.raw, doc.display)
+    return refused_and_schema(doc, (), "run")
+
+
+def refused_and_schema(doc: Document, actions: Collection[str], schema: str) -> list[Finding]:
+    """Main's refusals, then the schema's findings at the fields main does not already refuse:
+    one finding per cause, so a refused checkpoint does not also call the same field a warning
+    DeepScientist accepts."""
+    refused = refused_by_main(doc, actions)
+    taken = {f.pointer for f in refused}
+    return refused + [f for f in record_schema_findings(schema, doc.data, doc.raw, doc.display) if f.pointer not in taken]
 
 
 def refused_by_main(doc: Document, actions: Collection[str]) -> list[Finding]:

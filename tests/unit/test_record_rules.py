@@ -20,10 +20,13 @@ DECISION = {"kind": "decision", "artifact_id": "decision-2", "verdict": "good", 
 # (id, the record, the rules it must fire); an empty list is a passing case
 CASES: list[tuple[str, dict[str, Any], list[str]]] = [
     ("a valid run", RUN, []),
-    ("a run without run_kind", {k: v for k, v in RUN.items() if k != "run_kind"}, ["artifact.refused-by-main", "run.schema"]),
+    # what main refuses is said once, in its words: the schema does not repeat it at the same field
+    ("a run without run_kind", {k: v for k, v in RUN.items() if k != "run_kind"}, ["artifact.refused-by-main"]),
+    ("a run with a blank run_kind", dict(RUN, run_kind=" "), ["run.schema"]),
     ("a valid decision", DECISION, []),
-    ("a decision without reason", {k: v for k, v in DECISION.items() if k != "reason"},
-     ["artifact.refused-by-main", "decision.schema"]),
+    ("a decision without reason", {k: v for k, v in DECISION.items() if k != "reason"}, ["artifact.refused-by-main"]),
+    ("a decision without reason and a list for a verdict", dict({k: v for k, v in DECISION.items() if k != "reason"},
+     verdict=["good"]), ["artifact.refused-by-main", "decision.schema"]),
     ("a valid review", review_data(), []),
     ("a review with no reviewed runs", review_data(reviewed_run_ids=[], cards_written=[], reason_if_empty="x"),
      ["review.schema"]),
