@@ -170,8 +170,8 @@ def _decode(text: str) -> Any:
 def loads(text: str | bytes) -> Any:
     """``json.loads``, as DeepScientist reads its files (``shared.read_json``): ``NaN``,
     ``Infinity`` and ``-Infinity`` are read as floats, since its ``write_json`` writes them
-    (a run whose metric diverged is still a run). Whatever shows such a value must say it
-    in words (``reporters.escape``), never as a bare token in JSON output.
+    (a run whose metric diverged is still a run). Whatever shows such a value says it in
+    words (``kernel.jsonout.dumps``), never as a bare token in JSON output.
 
     ``JSONDecoder.decode`` is JSON whitespace (`` \t\n\r``), one value from its C scanner,
     JSON whitespace, the end; this takes those steps with the same scanner, configured as
