@@ -32,6 +32,7 @@ from ds_gate.agent.mcp_schemas import ARGUMENTS, OUTPUT_SCHEMAS, REQUIRED, check
 from ds_gate.agent.skill import SERVER_NAME
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
+from ds_gate.kernel.jsonout import dumps
 from ds_gate.kernel.version import __version__
 from ds_gate.recall.api import DEFAULT_ORDER
 from ds_gate.reporters.escape import json_safe, printable
@@ -109,7 +110,7 @@ def build_server(start: str, home: str | None = None, *, debug: bool = False) ->
                     traceback.print_exc(file=sys.stderr)
                 return CallToolResult.model_validate(
                     {"content": [{"type": "text", "text": _error_text(exc)}], "isError": True})
-        text = json_safe(json.dumps(result, ensure_ascii=False))  # a file name's stray byte shows as \xff
+        text = json_safe(dumps(result, ensure_ascii=False))  # a stray byte shows as \xff, a NaN as "NaN"
         return CallToolResult.model_validate(
             {"content": [{"type": "text", "text": text}], "structuredContent": json.loads(text), "isError": False})
 

@@ -10,7 +10,6 @@ always gets JSON.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 import textwrap
@@ -29,6 +28,7 @@ from ds_gate.cli.table import (
 )
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
+from ds_gate.kernel.jsonout import dumps
 from ds_gate.kernel.version import __version__
 from ds_gate.reporters import registry as reporters
 from ds_gate.reporters.escape import json_safe, printable
@@ -198,7 +198,7 @@ def _fail(argv: Sequence[str], command: str | None, message: str, code: int = EX
 
     error = {"schema_version": 1, "command": command, "ok": False, "error": message, "exit_code": code}
     if sys.stdout is not None:
-        write(sys.stdout, json_safe(json.dumps(error, ensure_ascii=False)) + "\n", "utf-8")
+        write(sys.stdout, json_safe(dumps(error, ensure_ascii=False)) + "\n", "utf-8")
     return code
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -22,6 +21,7 @@ from ds_gate.kernel import fs
 from ds_gate.kernel.counting import counted
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.jsondoc import loads
+from ds_gate.kernel.jsonout import dumps
 from ds_gate.reporters.escape import json_safe, printable
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def run_review(args: argparse.Namespace) -> int:
     except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise QuestError(f"cannot read a review payload from {name}: {getattr(exc, 'strerror', None) or exc}") from None
     answer = validate_review(args.quest, payload, args.home)
-    text = json_safe(json.dumps(answer, ensure_ascii=False)) + "\n" if args.format == "json" else _text(answer, name)
+    text = json_safe(dumps(answer, ensure_ascii=False)) + "\n" if args.format == "json" else _text(answer, name)
     if args.output:
         write_file(args.output, text)
     elif sys.stdout is not None:

@@ -81,7 +81,8 @@ def validate_review(root: Path | str, payload: Any, home: Path | str | None = No
     rel = loc.top.relative_to(loc.root).as_posix()
     record, aid = _record(payload, quest.quest_id, loc.top, rel)
     try:
-        raw = json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False).encode("utf-8", "surrogateescape")
+        raw = json.dumps(record, indent=2, ensure_ascii=False).encode(  # NaN too: main's write_json allows it
+            "utf-8", "surrogateescape")
     except (TypeError, ValueError) as exc:
         raise QuestError(f"the payload is not JSON DeepScientist can write: {exc}") from None
     display = f"{'' if rel == '.' else rel + '/'}artifacts/{ARTIFACT_DIRS[str(kind)]}/{aid}.json"

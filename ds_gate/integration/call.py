@@ -22,6 +22,7 @@ from ds_gate.agent.tools import closure
 from ds_gate.integration.review import judge_review, refusal_for_review
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
+from ds_gate.kernel.jsonout import dumps
 from ds_gate.kernel.version import __version__
 from ds_gate.model.findings import ERROR
 
@@ -132,6 +133,6 @@ def main() -> int:
             out = answer(json.loads(raw))
     except Exception as exc:  # the caller turns any error into a refusal naming it
         out = {"error": f"ds-gate internal error: {type(exc).__name__}: {exc}"}
-    sys.stdout.write(json.dumps(out, default=str))  # ASCII: quest text with lone surrogates cannot break the answer
+    sys.stdout.write(dumps(out, default=str))  # ASCII: lone surrogates cannot break it; strict: no bare NaN
     sys.stdout.flush()
     return 0

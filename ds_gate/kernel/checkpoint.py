@@ -93,7 +93,7 @@ def _only_fine_records(cwd: str, changes: Changes) -> bool:
 def _records_fine(cwd: str, changes: Changes, records: list[str]) -> bool:
     """Every staged record file is readable, fine by the triage, and no decision finalizes
     the quest (as ``rules.finalization.commit_reasons`` asks it of a commit)."""
-    # kernel.lazy.LAZY_PLACES: strict JSON and the schemas load only when a record is staged
+    # kernel.lazy.LAZY_PLACES: the JSON reader and the schemas load only when a record is staged
     from ds_gate.kernel.finalizing import decision_reason
     from ds_gate.kernel.triage import staged_record_is_fine
 

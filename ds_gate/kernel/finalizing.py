@@ -17,12 +17,13 @@ COMPLETION_SCOPE = "quest_completion"
 
 def decision_reason(raw: bytes) -> str | None:
     """Why a decision record finalizes the quest, or None. Read as ``json.loads`` reads it
-    (NaN too, any UTF): a record the strict reader refuses is asked again of ``json`` itself,
-    so no spelling DeepScientist's reader accepts hides a finalization."""
+    (NaN too, any UTF): a record ``jsondoc.loads`` refuses (UTF-16 or UTF-32 bytes, which
+    ``json.loads`` detects) is asked again of ``json`` itself, so no spelling DeepScientist's
+    reader accepts hides a finalization."""
     try:
         data = loads(raw)
     except (ValueError, RecursionError):
-        import json  # kernel.lazy.LAZY_PLACES: json (with re) only for a record the strict reader refused
+        import json  # kernel.lazy.LAZY_PLACES: json (with re) only for a record the kernel reader refused
 
         try:
             data = json.loads(raw)

@@ -1,4 +1,4 @@
-"""JSON as ds-gate reads it: strict parsing, pointers, and the line a pointer leads to.
+"""JSON as ds-gate reads it: as Python's ``json`` parses (DeepScientist's reader), pointers, and the line a pointer leads to.
 
 The ``json`` module parses but never says where; ``line_of`` is used only when a finding
 needs a line, so it favours being obviously right over speed.
@@ -128,18 +128,19 @@ def place(raw: bytes | None, path: tuple[str | int, ...]) -> int | None:
     return None
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON (NaN and Infinity are Python's extensions)")
+# json's own reading of the three words JSON lacks: DeepScientist writes them (``write_json``
+# is ``json.dumps``, which allows them; a diverged run's metric is a float NaN), and reads them
+_CONSTANTS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 
 
-class _Strict:
-    """What ``json``'s C scanner reads of a ``JSONDecoder`` (``_json.make_scanner``): the
-    defaults of ``json.loads``, with NaN and Infinity refused."""
+class _AsPython:
+    """What ``json``'s C scanner reads of a ``JSONDecoder`` (``_json.make_scanner``): exactly
+    the defaults of ``json.loads``, NaN and Infinity included."""
 
     def __init__(self) -> None:
         self.strict = True
         self.object_hook = self.object_pairs_hook = None
-        self.parse_float, self.parse_int, self.parse_constant = float, int, _no_constant
+        self.parse_float, self.parse_int, self.parse_constant = float, int, _CONSTANTS.__getitem__
 
 
 def _c_scanner() -> Callable[[str, int], tuple[Any, int]] | None:
@@ -149,12 +150,12 @@ def _c_scanner() -> Callable[[str, int], tuple[Any, int]] | None:
         from _json import make_scanner
     except ImportError:
         return None
-    scan: Callable[[str, int], tuple[Any, int]] = make_scanner(_Strict())  # type: ignore[arg-type]  # duck-typed
+    scan: Callable[[str, int], tuple[Any, int]] = make_scanner(_AsPython())  # type: ignore[arg-type]  # duck-typed
     return scan
 
 
 _SCAN = _c_scanner()
-_DECODER: list[Any] = []  # json.JSONDecoder(parse_constant=_no_constant), made when first needed
+_DECODER: list[Any] = []  # json.JSONDecoder(), made when first needed
 
 
 def _decode(text: str) -> Any:
@@ -162,14 +163,15 @@ def _decode(text: str) -> Any:
     if not _DECODER:
         import json
 
-        _DECODER.append(json.JSONDecoder(parse_constant=_no_constant))
+        _DECODER.append(json.JSONDecoder())
     return _DECODER[0].decode(text)
 
 
 def loads(text: str | bytes) -> Any:
-    """``json.loads`` without NaN/Infinity: DeepScientist writes strict JSON, and a NaN
-    compares false with everything, so it would slip past every range rule. One decoder
-    for all: ``json.loads`` with a keyword builds a new one per call.
+    """``json.loads``, as DeepScientist reads its files (``shared.read_json``): ``NaN``,
+    ``Infinity`` and ``-Infinity`` are read as floats, since its ``write_json`` writes them
+    (a run whose metric diverged is still a run). Whatever shows such a value says it in
+    words (``kernel.jsonout.dumps``), never as a bare token in JSON output.
 
     ``JSONDecoder.decode`` is JSON whitespace (`` \t\n\r``), one value from its C scanner,
     JSON whitespace, the end; this takes those steps with the same scanner, configured as

@@ -12,11 +12,11 @@ the same separators, which is all a compact JSON text depends on.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from itertools import islice
 from typing import Any
 
+from ds_gate.kernel.jsonout import dumps
 from ds_gate.model.reports import Lazy, Report
 from ds_gate.reporters.escape import json_safe
 
@@ -24,7 +24,7 @@ CHUNK = 2048  # items of a long list encoded at once
 
 
 def _dumps(value: Any) -> str:
-    return json_safe(json.dumps(value, ensure_ascii=False))
+    return json_safe(dumps(value, ensure_ascii=False))
 
 
 def _lazy_parts(items: Lazy) -> Iterator[str]:

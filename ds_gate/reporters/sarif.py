@@ -13,10 +13,10 @@ audit trail survives. The pending runs are results of ``coverage.pending-run`` l
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import quote
 
+from ds_gate.kernel.jsonout import dumps
 from ds_gate.kernel.version import HOMEPAGE, __version__
 from ds_gate.model.findings import ERROR, INFO, WARNING, Finding, rule_named
 from ds_gate.model.reports import GateReport, LineageReport, Report
@@ -106,4 +106,4 @@ class SarifReporter:
     encoding = "utf-8"  # SARIF is JSON: UTF-8 whatever the locale
 
     def render(self, report: Report) -> str:
-        return json_safe(json.dumps(sarif_log(report), ensure_ascii=False)) + "\n"
+        return json_safe(dumps(sarif_log(report), ensure_ascii=False)) + "\n"

@@ -12,11 +12,11 @@ table with one row, then the failing findings.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import Any
 
+from ds_gate.kernel.jsonout import dumps
 from ds_gate.model.reports import GateReport, Report
 from ds_gate.reporters.escape import json_safe, printable
 
@@ -59,7 +59,7 @@ def render_text(data: dict[str, Any]) -> str:
 
 
 def render_json(data: dict[str, Any]) -> str:
-    return json_safe(json.dumps(data, ensure_ascii=False)) + "\n"
+    return json_safe(dumps(data, ensure_ascii=False)) + "\n"
 
 
 def _md_table(rows: list[dict[str, Any]]) -> Iterator[str]:

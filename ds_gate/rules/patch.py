@@ -8,6 +8,9 @@ stripping surrounding whitespace, as DeepScientist does), confidence does not go
 missing confidence counts as 0), and lineage entries are only appended, so the old
 lineage is a prefix of the new one. Quest ids compare as text, as DeepScientist compares
 them: ``quest: 1`` is not quest ``'001'``.
+
+Discipline, not contract: main's ``write_card`` does not call the RFC's validator (it is not
+wired in main), so main writes such a patch; finalization and closure refuse it.
 """
 
 from __future__ import annotations
@@ -16,15 +19,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from ds_gate.kernel.jsondoc import pointer
-from ds_gate.model.findings import CONTRACT, ERROR, Finding, Rule
+from ds_gate.model.findings import DISCIPLINE, ERROR, Finding, Rule
 from ds_gate.model.records import Card, same_quest, text_of
 from ds_gate.rules.cards import card_schema_findings
 
-PATCH_CLAIM_CHANGED = Rule("patch.claim-changed", ERROR, CONTRACT,
+PATCH_CLAIM_CHANGED = Rule("patch.claim-changed", ERROR, DISCIPLINE,
     "a quest that does not own a card changed its claim")
-PATCH_CONFIDENCE_RAISED = Rule("patch.confidence-raised", ERROR, CONTRACT,
+PATCH_CONFIDENCE_RAISED = Rule("patch.confidence-raised", ERROR, DISCIPLINE,
     "a quest that does not own a card raised its confidence")
-PATCH_LINEAGE_REWRITTEN = Rule("patch.lineage-rewritten", ERROR, CONTRACT,
+PATCH_LINEAGE_REWRITTEN = Rule("patch.lineage-rewritten", ERROR, DISCIPLINE,
     "a quest that does not own a card changed or removed earlier lineage entries")
 
 

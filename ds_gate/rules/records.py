@@ -14,6 +14,7 @@ from typing import Any
 from ds_gate.io import schemas
 from ds_gate.kernel.jsondoc import place, pointer
 from ds_gate.kernel.triage import record_is_fine
+from ds_gate.kernel.words import main_refusals, unknown_action, unknown_kind
 from ds_gate.model.findings import (
     CONTRACT,
     DISCIPLINE,
@@ -44,10 +45,24 @@ REVIEW_SCHEMA = Rule("review.schema", ERROR, CONTRACT,
     "a distill_review breaks `schemas/distill_review.schema.json`")
 REVIEW_TARGET_NOT_REVIEWED = Rule("review.target-not-reviewed", ERROR, CONTRACT,
     "a `cards_written` / `neighbor_decisions` entry targets a run the review does not list")
-DECISION_SCHEMA = Rule("decision.schema", ERROR, CONTRACT,
-    "a decision breaks `schemas/decision.schema.json` (`verdict`, `action`, `reason`)")
-RUN_SCHEMA = Rule("run.schema", ERROR, CONTRACT,
-    "a run record breaks `schemas/run.schema.json` (`run_kind`)")
+DECISION_SCHEMA = Rule("decision.schema", ERROR, DISCIPLINE,
+    "a decision breaks `schemas/decision.schema.json` (`verdict`, `action`, `reason` as non-blank text, a text "
+    "`artifact_id`): stricter than DeepScientist, which asks only that they be truthy")
+RUN_SCHEMA = Rule("run.schema", ERROR, DISCIPLINE,
+    "a run record breaks `schemas/run.schema.json` (`run_kind` as non-blank text, a text `artifact_id`): stricter "
+    "than DeepScientist, which asks only for a truthy `run_kind`")
+ARTIFACT_REFUSED_BY_MAIN = Rule("artifact.refused-by-main", ERROR, CONTRACT,
+    "DeepScientist's `artifact.record` refuses this run or decision (`validate_artifact_payload`: a falsy `verdict`, "
+    "`action`, `reason` or `run_kind`, an action or kind it does not take); main's own words")
+# what each refused field needs, in the words of the schemas' x-hint
+REFUSAL_HINTS = {
+    "kind": "set kind to the record's kind, e.g. run or decision",
+    "verdict": "give verdict a value: say what was decided, e.g. good or covered",
+    "action": "use one of DeepScientist's decision actions, e.g. continue; a fork's own go in .ds-gate.yaml "
+              "decision_actions",
+    "reason": "give reason a value: say why, in one sentence",
+    "run_kind": "record the run kind: main_experiment, analysis.slice or experiment",
+}
 ARTIFACT_ID_MISMATCH = Rule("artifact.id-mismatch", WARNING, DISCIPLINE,
     "`artifact_id` differs from the file name")
 REVIEW_CARD_ID_MISSING = Rule("review.card-id-missing", ERROR, DISCIPLINE,
@@ -89,7 +104,7 @@ def check_decision(doc: Document, actions: Collection[str] = DECISION_ACTIONS) -
     data, raw, display = doc.data, doc.raw, doc.display
     action = data.get("action")
     is_review = action == REVIEW_ACTION
-    found = record_schema_findings("distill_review" if is_review else "decision", data, raw, display)
+    found = refused_and_schema(doc, actions, "distill_review" if is_review else "decision")
     unknown = action_finding(action, actions, raw, display)
     if unknown is not None:
         found.append(unknown)
@@ -168,7 +183,35 @@ def check_review_report(doc: Document) -> list[Finding]:
 
 
 def check_run(doc: Document) -> list[Finding]:
-    return record_schema_findings("run", doc.data, doc.raw, doc.display)
+    return refused_and_schema(doc, (), "run")
+
+
+def refused_and_schema(doc: Document, actions: Collection[str], schema: str) -> list[Finding]:
+    """Main's refusals, then the schema's findings at the fields main does not already refuse:
+    one finding per cause, so a refused checkpoint does not also call the same field a warning
+    DeepScientist accepts."""
+    refused = refused_by_main(doc, actions)
+    taken = {f.pointer for f in refused}
+    return refused + [f for f in record_schema_findings(schema, doc.data, doc.raw, doc.display) if f.pointer not in taken]
+
+
+def refused_by_main(doc: Document, actions: Collection[str]) -> list[Finding]:
+    """What DeepScientist main refuses in this run or decision (``kernel.words.main_refusals``,
+    its acceptance), less what ``artifact.unknown-kind`` and ``decision.unknown-action`` say
+    with a did-you-mean: the one contract finding a plain run or decision can get besides them.
+    A review decision is left to its own contract rules (main refuses its action anyway)."""
+    data, raw = doc.data, doc.raw
+    if data.get("action") == REVIEW_ACTION and doc.kind == "decision":
+        return []
+    found = []
+    for field, error in main_refusals(data, actions):
+        if (field == "kind" and unknown_kind(data.get("kind"))) or (
+                field == "action" and unknown_action(data.get("action"), actions)):
+            continue
+        found.append(ARTIFACT_REFUSED_BY_MAIN.at(
+            doc.display, f"DeepScientist refuses this {doc.kind} record: {error}", hint=REFUSAL_HINTS.get(field),
+            pointer=pointer((field,)) if field else "", line=place(raw, (field,) if field else ())))
+    return found
 
 
 def check_record(doc: Document, actions: Collection[str] = DECISION_ACTIONS) -> list[Finding]:

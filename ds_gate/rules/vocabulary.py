@@ -50,7 +50,8 @@ def did_you_mean(given: str, known: Collection[str], aliases: dict[str, str] | N
 
 
 def action_finding(action: object, actions: Collection[str], raw: bytes | None, display: str) -> Finding | None:
-    """An unknown decision action; a missing or empty one is the schema's to report."""
+    """An unknown text decision action; a missing, empty or non-text one is
+    ``artifact.refused-by-main``'s to report (``kernel.words.main_refusals``)."""
     if not unknown_action(action, actions):
         return None
     guess = did_you_mean(action, actions)
@@ -66,7 +67,8 @@ def action_finding(action: object, actions: Collection[str], raw: bytes | None, 
 
 
 def kind_finding(kind: object, raw: bytes | None, display: str) -> Finding | None:
-    """A ``kind`` DeepScientist does not know (``decisions``, ``Decision``); a missing one is the schema's."""
+    """A text ``kind`` DeepScientist does not know (``decisions``, ``Decision``); a missing or non-text
+    one is ``artifact.refused-by-main``'s."""
     if not unknown_kind(kind):
         return None
     guess = did_you_mean(kind, KINDS, KIND_OF_DIR)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, Finding | None]:
     """A record file as a dict, or a finding that says where it stops being JSON: the
-    kernel's ``parse_record`` reads it (the one strict parse the hook uses too), and only a
+    kernel's ``parse_record`` reads it (the one parse the hook uses too, Python's ``json``'s), and only a
     record it refused is read again here, to word why."""
     data = parse_record(raw)
     if data is not None:
@@ -53,10 +53,10 @@ def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, 
                 hint="the file may be truncated by an interrupted write; restore it from git or re-record the artifact",
                 line=exc.lineno,
             )
-        return None, ARTIFACT_INVALID_JSON.at(  # NaN / Infinity
+        return None, ARTIFACT_INVALID_JSON.at(  # what json refuses past its grammar (an integer over 4300 digits)
             display,
             f"invalid JSON: {exc}",
-            hint="write null (or a number) instead; DeepScientist's records are strict JSON",
+            hint="DeepScientist's json cannot read this record either; restore it from git or re-record the artifact",
         )
     if not isinstance(data, dict):
         return None, ARTIFACT_NOT_OBJECT.at(

@@ -129,7 +129,6 @@ CASES = [
     Case("a kind that is a number", {R + "run-bench.json": j({**RUN, "kind": 7})}, False),
     Case("truncated JSON", {R + "run-bench.json": j(RUN)[:30]}, False),
     Case("an array", {R + "run-bench.json": b"[1, 2]"}, False),
-    Case("NaN", {R + "run-bench.json": b'{"kind": "run", "run_kind": "x", "acc": NaN}'}, False),
     Case("bytes that are not UTF-8", {R + "run-bench.json": b'{"kind": "run", "run_kind": "\xff"}'}, False),
     Case("nested 10000 deep", {R + "run-bench.json": b'{"a": ' + b"[" * 10000 + b"]" * 10000 + b"}"}, False),
     Case("a 5000-digit integer", {R + "run-bench.json": b'{"kind": "run", "run_kind": "x", "n": ' + b"9" * 5000 + b"}"}, False),
@@ -161,6 +160,10 @@ CASES = [
     Case("a decision filed in runs/", {R + "decision-1.json": j(DECISION)}, True),
     Case("a completed run filed as a report in runs/",
          {R + "run-bench.json": j({**RUN, "kind": "report", "status": "completed"})}, True),
+    # issue 35: main's write_json writes a diverged metric as NaN / Infinity, and its reader reads them
+    Case("NaN", {R + "run-bench.json": b'{"kind": "run", "run_kind": "x", "acc": NaN}'}, True),
+    Case("a diverged run as DeepScientist writes it", fast=True,
+         setup=lambda q, ws: q.run(ws, "main-002", metrics_summary={"loss": float("nan"), "acc": float("-inf")})),
     Case("a run_kind with surrounding whitespace", {R + "run-bench.json": j({**RUN, "run_kind": " main_experiment "})},
          True),
     Case("quest.yaml completed through a YAML escape", {"quest.yaml": b'quest_id: "001"\nstatus: "\\x63ompleted"\n'},

@@ -58,8 +58,12 @@ def test_check_fails_on_invalid_artifacts_only(pending_quest, gate_json) -> None
     code, out = gate_json("check", str(quest.root))
     assert code == 0 and out["ok"] is True and len(out["pending_run_ids"]) == 30
     assert not [f for f in out["findings"] if f["severity"] == "error"]
-    quest.record(quest.root, "decision", {"action": "stop", "reason": "r"})  # no verdict
+    bad = quest.record(quest.root, "decision", {"action": "stop", "reason": "r"})  # no verdict: main refuses it
     code, out = gate_json("check", str(quest.root))
+    assert code == 1 and [f["rule"] for f in out["findings"] if f["severity"] == "error"] == ["artifact.refused-by-main"]
+    (quest.root / "artifacts" / "decisions" / f"{bad['artifact_id']}.json").unlink()
+    quest.record(quest.root, "decision", {"action": "stop", "verdict": "good", "reason": ["r"]})  # main writes it
+    code, out = gate_json("check", str(quest.root))  # a discipline error: check fails on it (issue 35)
     assert code == 1 and [f["rule"] for f in out["findings"] if f["severity"] == "error"] == ["decision.schema"]
 
 

@@ -70,13 +70,13 @@ def test_candidates_does_not_call_errors_ok(one_run_quest, capsys) -> None:
     quest = one_run_quest
     code, out = text_of(capsys, "candidates", str(quest.root))
     assert code == 0 and out.splitlines()[-1].startswith("ds-gate candidates: OK - ")
-    quest.decision(quest.root, "continue", reason="")  # a schema error
+    quest.decision(quest.root, "continue", reason="")  # an error: DeepScientist refuses it
     code, out = text_of(capsys, "candidates", str(quest.root))
     last = out.splitlines()[-1]
     assert code == 0 and "OK" not in last
     assert last == ("ds-gate candidates: ERRORS (listed; exit 0) - 1 of 1 completed run pending distill review, "
                     "1 error (check and closure fail on it), 0 warnings")
-    assert "error [decision.schema]" in out  # the error itself, above
+    assert "error [artifact.refused-by-main]" in out  # the error itself, above
     code, data = main(["candidates", str(quest.root), "--format", "json"]), json.loads(capsys.readouterr().out)
     assert code == 0 and data["ok"] is True  # the JSON is unchanged: a listing never fails
 
@@ -169,7 +169,7 @@ def test_sarif_under_from_git_places_results_where_the_github_format_does(make_q
     main(["closure", ".", "--from-git", "--format", "sarif"])
     sarif = _sarif_places(capsys.readouterr().out)
     assert sarif == github
-    assert any(rule == "decision.schema" and path and path.startswith("artifacts/decisions/") and line
+    assert any(rule == "artifact.refused-by-main" and path and path.startswith("artifacts/decisions/") and line
                for rule, path, line in sarif)
     assert any(rule == "coverage.pending-run" and path and path.startswith("artifacts/runs/") for rule, path, _ in sarif)
     assert any(rule == "coverage.pending-run" and path is None for rule, path, _ in sarif)  # the idea branch's run

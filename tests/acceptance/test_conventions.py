@@ -102,19 +102,19 @@ def test_sarif_output_validates_against_the_sarif_2_1_0_schema(make_quest, capsy
     quest = make_quest()
     run = quest.run(quest.root, "main-001")
     quest.run(quest.root, "main-002")
-    quest.record(quest.root, "decision", {"action": "stop", "reason": "r"})  # decision.schema
+    quest.record(quest.root, "decision", {"action": "stop", "reason": "r"})  # artifact.refused-by-main: no verdict
     (quest.root / ".ds-gate.yaml").write_text(
         f"waivers:\n  - rule: coverage.pending-run\n    id: {run}\n    reason: a smoke run\n")
     code, log = _sarif(capsys, "closure", str(quest.root), "--accept-quest-waivers")  # the owner accepts it
     assert code == 1 and log["version"] == "2.1.0"
     [sarif_run] = log["runs"]
     rules = [rule["id"] for rule in sarif_run["tool"]["driver"]["rules"]]
-    assert len(rules) == len(set(rules)) and {"coverage.pending-run", "decision.schema"} <= set(rules)
+    assert len(rules) == len(set(rules)) and {"coverage.pending-run", "artifact.refused-by-main"} <= set(rules)
     results = sarif_run["results"]
     assert all(rules[r["ruleIndex"]] == r["ruleId"] for r in results)
     waived = [r for r in results if r.get("suppressions")]
     assert len(waived) == 1 and "a smoke run" in waived[0]["suppressions"][0]["justification"]
-    placed = next(r for r in results if r["ruleId"] == "decision.schema")
+    placed = next(r for r in results if r["ruleId"] == "artifact.refused-by-main")
     location = placed["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uriBaseId"] == "%SRCROOT%" and location["region"]["startLine"] >= 1
     assert sarif_run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == quest.root.resolve().as_uri() + "/"

@@ -145,15 +145,49 @@ def test_quest_yaml_that_was_already_completed_is_not_finalized_again(gated) -> 
 
 @pytest.mark.slow
 def test_an_invalid_staged_artifact_blocks_an_ordinary_checkpoint_and_says_where(gated) -> None:
-    """The first line an agent reads in ``checkpoint.stderr`` is the verdict (issue 16.2)."""
+    """A record DeepScientist main itself refuses (a decision without ``reason``, a run
+    without ``run_kind``): the first line an agent reads in ``checkpoint.stderr`` is the
+    verdict (issue 16.2), and each record is named once, in main's words (issue 35)."""
     quest, idea, paper, run = gated
     bad = quest.record(paper, "decision", {"action": "launch_experiment", "verdict": "good"})
     rejected = commit(paper, "artifact: decision")
     output = rejected.stdout + rejected.stderr
     assert rejected.returncode != 0
     assert f".ds/worktrees/paper-main-001/artifacts/decisions/{bad['artifact_id']}.json:1" in output
-    assert "[decision.schema] `reason` is required" in output and "hint:" in output
+    assert "[artifact.refused-by-main] DeepScientist refuses this decision record: Decision artifact requires `reason`." \
+        in output and "hint:" in output
     assert rejected.stderr.strip().splitlines()[0] == "ds-gate commit-check: FAILED - 1 error, 0 warnings"
+    (paper / "artifacts" / "decisions" / f"{bad['artifact_id']}.json").unlink()
+    no_kind = quest.record(paper, "run", {"run_id": "main-009"}, index=False)
+    rejected = commit(paper, "artifact: run")
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0 and f"artifacts/runs/{no_kind['artifact_id']}.json:1" in output, output
+    assert "[artifact.refused-by-main] DeepScientist refuses this run record: Run artifact requires `run_kind`." in output
+    assert rejected.stderr.strip().splitlines()[0] == "ds-gate commit-check: FAILED - 1 error, 0 warnings"
+
+
+@pytest.mark.slow
+def test_a_record_main_accepts_but_ds_gate_finds_odd_passes_a_checkpoint_with_a_warning(gated) -> None:
+    """Issue 35: a diverged run (NaN, Infinity, as main's ``write_json`` writes a ``"nan"``
+    metric) and a decision whose ``reason`` is a list are written by DeepScientist main, so an
+    ordinary checkpoint commits them; the list is a warning there, and a finalization
+    commit refuses it."""
+    quest, idea, paper, run = gated
+    diverged = quest.run(paper, "main-002", metrics_summary={"loss": float("nan"), "acc": float("inf")})
+    odd = quest.record(paper, "decision", {"action": "continue", "verdict": "good", "reason": ["faster", "cheaper"]})
+    assert "NaN" in (paper / "artifacts" / "runs" / f"{diverged}.json").read_text()
+    done = commit(paper, "artifact: decision")
+    output = done.stdout + done.stderr
+    assert done.returncode == 0 and head_subject(paper) == "artifact: decision", output
+    assert f"artifacts/decisions/{odd['artifact_id']}.json" in output and "warning [decision.schema]" in output
+    assert diverged not in output and "invalid-json" not in output  # NaN is no finding at all
+    quest.review(paper, [run, diverged])  # the diverged run is a run: reviewed like any other
+    write_manifest(paper)
+    rejected = commit(paper, "paper: bundle")
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0 and head_subject(paper) == "artifact: decision", output
+    assert "0 of 2 completed runs pending distill review, 1 error" in output, output
+    assert f"artifacts/decisions/{odd['artifact_id']}.json:" in output and "error [decision.schema]" in output
 
 
 @pytest.mark.slow

@@ -121,13 +121,21 @@ def test_pre_commit_rejects_a_bad_cross_quest_patch_of_a_card_and_accepts_a_good
     assert first.returncode == 0, first.stdout + first.stderr
     assert re.search(r"ds-gate validate \(staged artifacts and memory cards\)\.+Passed", first.stderr)  # not "Skipped"
 
-    write(dict(owned_by_002, claim="Load-balancing loss always prevents expert collapse."))
-    rejected = commit(quest.root, "memory: reword")
+    reworded = dict(owned_by_002, claim="Load-balancing loss always prevents expert collapse.")
+    write(reworded)
+    quest.write_quest_yaml(status="completed")  # a finalization commit: the patch is an error there
+    rejected = commit(quest.root, "quest: completed")
     output = rejected.stdout + rejected.stderr
     assert rejected.returncode != 0 and head_subject(quest.root) == "memory: lesson from 002"
-    assert "ds-gate-closure" in output and "[patch.claim-changed]" in output and "memory/knowledge/sparse-routing.md" in output
+    assert "ds-gate-closure" in output and "error [patch.claim-changed]" in output
+    assert "memory/knowledge/sparse-routing.md" in output
+    quest.write_quest_yaml(status="active")
+    warned = commit(quest.root, "memory: reword")  # issue 35: main's write_card writes it, so a checkpoint warns
+    output = warned.stdout + warned.stderr
+    assert warned.returncode == 0 and head_subject(quest.root) == "memory: reword", output
+    assert "warning [patch.claim-changed]" in output and "memory/knowledge/sparse-routing.md" in output
 
-    write(dict(owned_by_002, lineage=[*owned_by_002["lineage"], {"quest": "001", "run": "run-bbbb0002"}]))
+    write(dict(reworded, lineage=[*owned_by_002["lineage"], {"quest": "001", "run": "run-bbbb0002"}]))
     accepted = commit(quest.root, "memory: confirm in 001")
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
     assert head_subject(quest.root) == "memory: confirm in 001"

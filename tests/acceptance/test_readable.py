@@ -99,7 +99,7 @@ def test_quiet_prints_the_errors_and_the_verdict_only(make_quest, capsys) -> Non
     (quest.root / "artifacts" / "_index.jsonl").open("a").write("not json\n")  # a warning
     code, out = _text(capsys, "closure", str(quest.root), "-q")
     assert code == 1
-    assert "[decision.schema]" in out and f"'{run}'," in out and out.splitlines()[-1].endswith("1 error, 1 warning")
+    assert "[artifact.refused-by-main]" in out and f"'{run}'," in out and out.splitlines()[-1].endswith("1 error, 1 warning")
     assert "index.invalid-line" not in out and "workspaces:" not in out and "quest 001 at" not in out
     quest.review(quest.root, [run])
     code, out = _text(capsys, "check", str(quest.root), "--quiet")

@@ -139,11 +139,21 @@ def test_every_error_of_a_review_is_reported_not_just_the_first(make_quest) -> N
 
 
 def test_other_decisions_get_the_base_decision_schema(make_quest) -> None:
+    """What DeepScientist refuses is said in its words; what it writes but the schema does not
+    allow (a list for a reason) is the base decision schema's, a discipline error (issue 35)."""
     quest = make_quest()
     quest.record(quest.root, "decision", {"action": "launch_experiment", "verdict": "good"})
     report = evaluate(quest.root, "check")
     (finding,) = report.errors
-    assert (finding.rule, finding.pointer, finding.message) == ("decision.schema", "/reason", "`reason` is required")
+    assert (finding.rule, finding.pointer, finding.message) == (
+        "artifact.refused-by-main", "/reason", "DeepScientist refuses this decision record: Decision artifact requires `reason`.")
+    assert not report.ok
+    quest = make_quest("002")
+    quest.record(quest.root, "decision", {"action": "launch_experiment", "verdict": "good", "reason": ["faster"]})
+    report = evaluate(quest.root, "check")
+    (finding,) = report.errors
+    assert (finding.rule, finding.pointer, finding.message) == ("decision.schema", "/reason",
+                                                                "`reason` must be a string, not array")
     assert not report.ok
 
 
@@ -170,6 +180,10 @@ def test_a_run_record_without_run_kind_is_invalid(make_quest) -> None:
     quest = make_quest()
     quest.record(quest.root, "run", {"run_id": "main-001", "status": "completed"})
     (finding,) = evaluate(quest.root, "check").errors
+    assert (finding.rule, finding.pointer) == ("artifact.refused-by-main", "/run_kind")  # main refuses it
+    blank = make_quest("002")
+    blank.record(blank.root, "run", {"run_id": "main-001", "run_kind": " ", "status": "completed"})  # main writes it
+    (finding,) = evaluate(blank.root, "check").errors
     assert (finding.rule, finding.pointer) == ("run.schema", "/run_kind")
 
 

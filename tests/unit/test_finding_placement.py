@@ -119,6 +119,7 @@ PLACEHOLDER = review_data(cards_written=[], reason_if_empty="<FILL: why no lesso
 MISSPELT_ACTION = dict(DECISION, action="launch_experiments")
 KIND_NUMBER = dict(RUN, run_kind=3)
 VERDICT_NUMBER = dict(DECISION, verdict=3)
+EMPTY_REASON = dict(DECISION, reason=[])  # main refuses a falsy reason; a list of words would pass there
 
 RECORDS = [
     Case("run.schema", "a run_kind that is a number", record(KIND_NUMBER, RUN_FILE), record(RUN, RUN_FILE),
@@ -139,6 +140,8 @@ RECORDS = [
     Case("review.reason-not-text", "a reason_if_empty that is a number", record(NUMBER_REASON, REVIEW_FILE),
          record(dict(NUMBER_REASON, reason_if_empty="3"), REVIEW_FILE),
          Where(REVIEW_FILE, "/reason_if_empty", line_in(raw_of(NUMBER_REASON), '"reason_if_empty"'), WARNING)),
+    Case("artifact.refused-by-main", "a reason that is an empty list", record(EMPTY_REASON, DECISION_FILE),
+         record(DECISION, DECISION_FILE), Where(DECISION_FILE, "/reason", line_in(raw_of(EMPTY_REASON), '"reason"'))),
     Case("decision.unknown-action", "a misspelt action", record(MISSPELT_ACTION, DECISION_FILE),
          record(DECISION, DECISION_FILE), Where(DECISION_FILE, "/action", line_in(raw_of(MISSPELT_ACTION), '"action"'))),
 ]

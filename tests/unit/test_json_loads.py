@@ -1,8 +1,9 @@
 """``kernel.jsondoc.loads`` parses with ``json``'s own C scanner and leaves every error to
 ``json.JSONDecoder`` (issue 17: the commit hook must not import ``json``, ``re`` and
 ``enum`` to read a staged record). Whatever the text, it must answer exactly as
-``JSONDecoder(parse_constant=<refuse NaN>).decode`` did before: the same value, of the same
-types, or the same exception with the same message. And ``kernel.finalizing.decision_reason``,
+``json.loads``'s decoder (``JSONDecoder().decode``, DeepScientist's reader; issue 35: NaN and
+Infinity included, since DeepScientist writes them): the same value, of the same types, or the
+same exception with the same message. And ``kernel.finalizing.decision_reason``,
 which now tries that strict parse first, must answer as it did with ``json.loads`` alone."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 from ds_gate.kernel import jsondoc
 from ds_gate.kernel.finalizing import decision_reason
 
-REFERENCE = json.JSONDecoder(parse_constant=jsondoc._no_constant)
+REFERENCE = json.JSONDecoder()
 
 SEEDS = [
     '{"kind": "run", "artifact_id": "run-1", "run_kind": "main_experiment", "status": "running"}\n',

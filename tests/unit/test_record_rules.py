@@ -7,6 +7,10 @@ from typing import Any
 import pytest
 from rulecases import RUN_ID, document, fired, review_data
 
+from ds_gate.kernel.layout import record_kind
+from ds_gate.kernel.words import main_refusals
+from ds_gate.model.findings import CONTRACT, DISCIPLINE
+from ds_gate.rules.policy import level_of
 from ds_gate.rules.records import check_record
 from ds_gate.rules.vocabulary import DECISION_ACTIONS, KINDS, kind_finding
 
@@ -16,9 +20,13 @@ DECISION = {"kind": "decision", "artifact_id": "decision-2", "verdict": "good", 
 # (id, the record, the rules it must fire); an empty list is a passing case
 CASES: list[tuple[str, dict[str, Any], list[str]]] = [
     ("a valid run", RUN, []),
-    ("a run without run_kind", {k: v for k, v in RUN.items() if k != "run_kind"}, ["run.schema"]),
+    # what main refuses is said once, in its words: the schema does not repeat it at the same field
+    ("a run without run_kind", {k: v for k, v in RUN.items() if k != "run_kind"}, ["artifact.refused-by-main"]),
+    ("a run with a blank run_kind", dict(RUN, run_kind=" "), ["run.schema"]),
     ("a valid decision", DECISION, []),
-    ("a decision without reason", {k: v for k, v in DECISION.items() if k != "reason"}, ["decision.schema"]),
+    ("a decision without reason", {k: v for k, v in DECISION.items() if k != "reason"}, ["artifact.refused-by-main"]),
+    ("a decision without reason and a list for a verdict", dict({k: v for k, v in DECISION.items() if k != "reason"},
+     verdict=["good"]), ["artifact.refused-by-main", "decision.schema"]),
     ("a valid review", review_data(), []),
     ("a review with no reviewed runs", review_data(reviewed_run_ids=[], cards_written=[], reason_if_empty="x"),
      ["review.schema"]),
@@ -53,6 +61,40 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
     ("distill_review spelt with a space", dict(DECISION, action=" distill_review "), ["decision.unknown-action"]),
     ("an action of no DeepScientist", dict(DECISION, action="launch_rocket"), ["decision.unknown-action"]),
 ]
+# issue 35: what DeepScientist main accepts (a truthy value) is discipline only; what it refuses is contract
+MAIN_ACCEPTS = [dict(DECISION, reason=["faster", "cheaper"]), dict(DECISION, verdict=True), dict(DECISION, verdict={"a": 1}),
+                dict(DECISION, reason=" "), dict(DECISION, reason="\u00a0"), dict(DECISION, verdict=float("nan")),
+                dict(DECISION, reason=-5), dict(RUN, run_kind=" "), dict(RUN, run_kind=["main_experiment"]),
+                dict(RUN, run_kind=float("nan")), dict(RUN, artifact_id=""), dict(RUN, artifact_id=123),
+                dict(DECISION, artifact_id=False), dict(RUN, metrics={"loss": float("nan"), "acc": float("-inf")})]
+MAIN_REFUSES = [(dict(DECISION, verdict=0), "artifact.refused-by-main"),
+                (dict(DECISION, reason=-0.0), "artifact.refused-by-main"),
+                (dict(DECISION, verdict=[]), "artifact.refused-by-main"), (dict(DECISION, reason={}), "artifact.refused-by-main"),
+                (dict(DECISION, action=True), "artifact.refused-by-main"),
+                (dict(DECISION, action=["continue"]), "artifact.refused-by-main"),
+                (dict(DECISION, action=float("nan")), "artifact.refused-by-main"),
+                (dict(DECISION, action=" "), "decision.unknown-action"), (dict(RUN, run_kind=0), "artifact.refused-by-main"),
+                (dict(RUN, run_kind=""), "artifact.refused-by-main"), (dict(RUN, kind=None), "artifact.refused-by-main"),
+                (dict(RUN, kind=["run"]), "artifact.refused-by-main")]
+
+
+@pytest.mark.parametrize("data", MAIN_ACCEPTS, ids=[repr(d)[-60:] for d in MAIN_ACCEPTS])
+def test_what_main_accepts_is_never_contract(data: dict[str, Any]) -> None:
+    found = check_record(document(data, display="artifacts/x/y.json"))
+    assert all(level_of(f) == DISCIPLINE for f in found), [(f.rule, f.message) for f in found]
+
+
+@pytest.mark.parametrize(("data", "rule"), MAIN_REFUSES, ids=[repr(d)[-60:] for d, _ in MAIN_REFUSES])
+def test_what_main_refuses_is_contract_in_its_own_words(data: dict[str, Any], rule: str) -> None:
+    doc = document(data, record_kind(data, "runs"), display="artifacts/runs/y.json")  # a kind not text: its folder's
+    found = [f for f in check_record(doc) if level_of(f) == CONTRACT]
+    assert [f.rule for f in found] == [rule], [(f.rule, f.message) for f in found]
+    refusal = main_refusals(data, DECISION_ACTIONS)
+    assert refusal and all(f.hint for f in found)
+    if rule == "artifact.refused-by-main":
+        assert any(error in found[0].message for _, error in refusal)
+
+
 FAILS = {rule for _, _, rules in CASES for rule in rules} | {"artifact.unknown-kind"}
 PASSES = {"review.placeholder", "review.card-id-missing", "review.reason-not-text", "artifact.unknown-kind", "run.schema", "decision.schema", "review.schema", "review.target-not-reviewed", "decision.unknown-action"}
 
