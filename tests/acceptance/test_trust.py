@@ -229,11 +229,13 @@ def test_a_branch_without_quest_yaml_stops_closure(one_run_quest, tmp_path) -> N
     git(ci, "checkout", "-q", "ci")
     assert not (ci / "quest.yaml").exists()
     done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(ci)], capture_output=True, text=True)
-    assert done.returncode == 2 and "no quest.yaml, where one is expected" in done.stderr  # old: 0
+    # issue 35: a git repository without quest.yaml is no quest; the fix names the commit that removed it
+    assert done.returncode == 2 and "not a quest" in done.stderr, done.stderr  # old: 0
+    assert "git log --diff-filter=D -- quest.yaml" in done.stderr
     assert "Traceback" not in done.stderr
     done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(ci), "--require"], capture_output=True,
                           text=True)
-    assert done.returncode == 1
+    assert done.returncode == 2 and "not a quest" in done.stderr  # issue 35: --require judges no repository that is no quest
 
 
 def test_a_worktree_that_turned_the_toggle_on_keeps_the_gate_on(make_quest, gate_json) -> None:
