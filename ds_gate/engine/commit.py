@@ -8,7 +8,9 @@ recorded). It blocks only:
 1. staged run or decision records, or memory cards, that are invalid;
 2. staged cards that patch another quest's card against the RFC's patch rules (compared
    with the card at ``HEAD``; the patching quest is named by its folder under
-   ``<home>/quests`` and ``quest.yaml`` at ``HEAD``, never by what the commit stages);
+   ``<home>/quests`` and ``quest.yaml`` at ``HEAD``, never by what the commit stages): a
+   warning at an ordinary checkpoint (discipline), refused at finalization, where the closure
+   gate also judges the patches already committed (``engine.patch_history``);
 3. *finalization* commits while completed runs are pending: commits that stage the paper
    bundle manifest, a ``quest.yaml`` whose status becomes ``completed``, or a decision
    with action ``write``/``finalize`` or ``decision_scope: quest_completion``.

@@ -32,6 +32,7 @@ from ds_gate.engine.inputs import (
     GateInputs as GateInputs,  # re-exported: callers build one
 )
 from ds_gate.engine.inputs import scope_of as scope_of
+from ds_gate.engine.patch_history import patch_history_findings
 from ds_gate.engine.quest_config import QuestConfig, read_quest_config
 from ds_gate.engine.quest_memory import quest_memory
 from ds_gate.engine.unseen import clone_findings, refuse_unread_git, refuse_unseen
@@ -122,11 +123,14 @@ class Gate:
         return cov
 
     def read_memory(self, quest: Quest, cov: Coverage) -> None:
-        """The cards, their discipline and lineage, then each plugin's quest checks."""
+        """The cards, their discipline and lineage, the patches in their committed history (not
+        for ``candidates``), then each plugin's quest checks."""
         home = self.inputs.home
         memory = quest_memory(quest, cov.reviews, home, self.shared_cards)
         self.findings.extend(memory.findings)
         self.cards, self.home_path = memory.cards, memory.home
+        if self.inputs.scope.can_fail:  # every committed version of the cards, by the patch rules
+            self.findings.extend(patch_history_findings(quest))
         context = CheckContext(quest, cov.reviews, home, cards=self.cards, home_path=self.home_path)
         for extra in hooks().ds_gate_check_quest(quest=quest, context=context):
             self.findings.extend(extra or [])

@@ -77,7 +77,9 @@ def ds_gate_check_card(card: Card) -> list[Finding]:  # type: ignore[empty-body]
 @hookspec
 def ds_gate_check_patch(before: Card | None, after: Card, patching_quest: str | None) -> list[Finding]:  # type: ignore[empty-body]
     """Findings about a change to a card (``before`` is None for a new card): the commit
-    hook's staged cards against ``HEAD``, and ``lineage --since``. ``patching_quest`` is the
+    hook's staged cards against ``HEAD``, each committed version of a quest's cards against its
+    last lawful one (``engine.patch_history``: check, closure, finalization, pre-push), and
+    ``lineage --since``. ``patching_quest`` is the
     quest making the change, None when it cannot be named."""
 
 

@@ -6,13 +6,13 @@ branch, and the quest's other branches, worktrees and history still say what the
 was started with. So the gate reads, besides the root's copy:
 
 1. each worktree folder's ``quest.yaml`` (bounded, never through a link out of the quest);
-2. every ``quest.yaml`` blob reachable from any ref, in one ``git log --all -m --raw --
-   quest.yaml`` (each branch tip's copy is among them), deduplicated by blob id; only the
+2. every ``quest.yaml`` blob reachable from any ref, in one ``git log --all --raw -- quest.yaml``
+   (``sources.history``; each branch tip's copy is among them), deduplicated by blob id; only the
    blobs that could name the toggle (the word ``distill``, or a backslash: a YAML escape
    could spell it) are parsed, oldest first (a quest is created with its startup contract,
-   so an early version is where the toggle is likeliest on), and at most ``MAX_BLOBS`` of
-   them: the oldest and the newest halves of a longer history (3,000 versions cost ~0.1 s,
-   ~0.3 s when every one names the toggle).
+   so an early version is where the toggle is likeliest on), and from at most
+   ``sources.history.MAX_CHANGES`` changes: the oldest and the newest halves of a longer
+   history (3,000 versions cost ~0.1 s, ~0.3 s when every one names the toggle).
 
 Only ``closure``, finalization commits and the pre-push gate ask (and only when the root's
 copy has the toggle off and no ``--require``/``--no-require`` was given): an ordinary
@@ -21,18 +21,19 @@ checkpoint never pays for it. A trusted ``--no-require`` still turns the gate of
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from ds_gate.kernel import fs
-from ds_gate.kernel.catfile import blob_sizes, cat_file
-from ds_gate.kernel.git import GitError, git
+from ds_gate.kernel.catfile import cat_file
+from ds_gate.kernel.git import GitError
 from ds_gate.model.records import Quest
+from ds_gate.sources.history import batches as _batches
+from ds_gate.sources.history import changes
 from ds_gate.sources.location import linked_outside
 from ds_gate.sources.quest_yaml import coerce_toggle, parse_quest_yaml
 
-MAX_BLOBS = 10000
 QUEST_YAML = "quest.yaml"
 
 
@@ -72,23 +73,15 @@ def _folders(quest: Quest) -> tuple[str | None, bool]:
 
 def _history_blobs(root: Path) -> list[tuple[str, str]]:
     """(commit, blob id) of each distinct ``quest.yaml`` in the history of every ref, oldest first
-    (at most ``MAX_BLOBS``: the oldest and the newest halves)."""
-    out = git(["log", "--all", "--diff-merges=separate", "--root", "--no-renames", "--raw", "--no-abbrev", "--format=%H",
-               "--", QUEST_YAML], root)  # a merge against each parent, whatever the quest's log.diffMerges says
+    (``sources.history``'s one ``git log``, and its bound)."""
     seen: set[str] = set()
     found: list[tuple[str, str]] = []
-    commit = ""
-    for line in out.decode("ascii", "replace").splitlines():
-        if line.startswith(":"):
-            blob = line.split("\t", 1)[0].split()[3]
-            if blob.strip("0") and blob not in seen:
-                seen.add(blob)
-                found.append((commit, blob))
-        elif line.strip():
-            commit = line.strip()
+    for change in reversed(changes(root, [QUEST_YAML])):  # newest first: each blob named by its newest commit
+        if change.new is not None and change.new not in seen:
+            seen.add(change.new)
+            found.append((change.commit, change.new))
     found.reverse()
-    half = MAX_BLOBS // 2
-    return found if len(found) <= MAX_BLOBS else found[:half] + found[-half:]
+    return found
 
 
 def toggle_seen(quest: Quest) -> Seen:
@@ -108,23 +101,3 @@ def toggle_seen(quest: Quest) -> Seen:
     except GitError:  # git refusing the repository is judged where the records are read
         return Seen(None, had)
     return Seen(None, had or bool(blobs))
-
-
-def _batches(root: Path, blobs: list[tuple[str, str]]) -> Iterator[list[tuple[str, str]]]:
-    """``blobs`` in order, in batches holding at most the file limit's bytes between them (a
-    blob over it alone): each blob is bounded by ``cat_file``, and what is held at once is
-    bounded too, however many large versions a history keeps (they compress to nothing)."""
-    if not blobs:
-        return
-    sizes = blob_sizes(root, [blob for _, blob in blobs])
-    limit = fs.max_file_bytes()
-    batch: list[tuple[str, str]] = []
-    held = 0
-    for item in blobs:
-        size = sizes.get(item[1]) or 0
-        if batch and held + size > limit:
-            yield batch
-            batch, held = [], 0
-        batch.append(item)
-        held += size
-    yield batch

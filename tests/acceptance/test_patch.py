@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import commit, git, head_subject
+from helpers import add_remote, commit, git, head_subject
 
 import ds_gate
 from ds_gate.cli.main import main
@@ -344,3 +344,127 @@ def test_the_hook_holds_each_co_owner_to_appending(make_quest, owner: str, chang
     for output in (refused_when_finalizing(quest, rule),
                    warned(quest.root, commit(quest.root, "memory: edit"), rule, "memory: edit")):
         assert f"quest {owner} patches a card owned by quests 001, 002" in output
+
+
+# ---------------------------------------------------------------- the committed history (issue 35)
+
+
+def patch_errors(gate_json, command: str, root: Path) -> tuple[int, list[dict]]:
+    """``command`` on the quest: its exit code and its patch.* findings."""
+    code, out = gate_json(command, str(root))
+    return code, [f for f in out["findings"] if f["rule"].startswith("patch.")]
+
+
+def tip(root: Path, ref: str = "HEAD") -> str:
+    return git(root, "rev-parse", ref).stdout.strip()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("change", "rule"), [
+    ({"claim": "Something else."}, "patch.claim-changed"),
+    ({"confidence": 0.95}, "patch.confidence-raised"),
+    ({"lineage": [{"quest": "002", "run": "run-bbbb0002"}]}, "patch.lineage-rewritten"),
+])
+def test_a_bad_patch_committed_at_a_checkpoint_is_refused_by_check_closure_finalization_and_pre_push(
+        borrowing, gate_json, tmp_path, change, rule) -> None:
+    """Issue 35: the checkpoint only warns, so the patch gets committed; the hook's staged-vs-HEAD
+    comparison no longer sees it after that. check, closure, a later finalization commit (which
+    stages nothing of the card) and the pre-push hook judge the card's committed history."""
+    quest, card = borrowing
+    path = "memory/knowledge/sparse-routing-needs-load-balancing.md"
+    write_card(card, patched(**change))
+    warned(quest.root, commit(quest.root, "memory: patch"), rule, "memory: patch")
+    bad = tip(quest.root)
+    for command in ("check", "closure"):
+        code, found = patch_errors(gate_json, command, quest.root)
+        assert code == 1 and [(f["rule"], f["path"], f["severity"]) for f in found] == [(rule, path, "error")], found
+        assert f"committed in {bad[:12]}" in found[0]["message"] and "refs/heads/main" in found[0]["message"]
+        assert f"restored as it was before {bad[:12]}" in found[0]["hint"]
+    output = refused_when_finalizing(quest, rule, stage=())  # the decision alone: the card is HEAD's
+    assert f"committed in {bad[:12]}" in output
+    add_remote(quest.root, tmp_path / "remote.git")
+    quest.write_quest_yaml(status="completed")
+    git(quest.root, "commit", "-q", "--no-verify", "-am", "quest: completed")
+    pushed = git(quest.root, "push", "-q", "origin", "main", check=False)
+    assert pushed.returncode != 0 and f"[{rule}]" in pushed.stdout + pushed.stderr, pushed.stdout + pushed.stderr
+    assert "Traceback" not in pushed.stderr
+
+
+def owner_of_the_card(make_quest) -> None:
+    """Quest 001 in the home, with the run the card's lineage names: the card's other rules pass,
+    so what fails is the patch alone."""
+    owner = make_quest("001")
+    owner.run(owner.root, "main-001", artifact_id="run-aaaa0001")
+    owner.checkpoint(owner.root, "experiment: main-001")
+
+
+def test_check_fails_on_the_committed_patch_itself(borrowing, make_quest, gate_json) -> None:
+    """``check`` exits 1 for the patch finding itself (before issue 35's history scan it exited 1
+    here only when an unrelated lineage error came with it, and 0 once the lineage resolved)."""
+    quest, card = borrowing
+    owner_of_the_card(make_quest)
+    code, out = gate_json("check", str(quest.root))
+    assert code == 0 and not [f for f in out["findings"] if f["severity"] == "error"], out["findings"]
+    write_card(card, patched(claim="Something else."))
+    git(quest.root, "add", "-A")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "memory: patch")
+    code, out = gate_json("check", str(quest.root))
+    errors = [(f["rule"], f["path"]) for f in out["findings"] if f["severity"] == "error"]
+    assert code == 1 and errors == [("patch.claim-changed", "memory/knowledge/sparse-routing-needs-load-balancing.md")]
+
+
+@pytest.mark.slow
+def test_the_history_passes_an_appended_lineage_and_a_same_quest_edit(borrowing, gate_json) -> None:
+    quest, card = borrowing
+    write_card(card, APPENDED)
+    assert commit(quest.root, "memory: confirm in 002").returncode == 0
+    own = quest.root / "memory" / "knowledge" / "own-lesson.md"
+    write_card(own, dict(ORIGIN, id="knowledge-00000002", quest_id="002", lineage=[{"quest": "002", "run": "run-1"}]))
+    assert commit(quest.root, "memory: own lesson").returncode == 0
+    write_card(own, dict(ORIGIN, id="knowledge-00000002", quest_id="002", claim="Rewritten by its owner.",
+                         confidence=0.99, lineage=[{"quest": "002", "run": "run-2"}]))
+    assert commit(quest.root, "memory: owner edit").returncode == 0
+    for command in ("check", "closure"):
+        assert patch_errors(gate_json, command, quest.root)[1] == []
+
+
+def test_a_patch_restored_later_is_no_longer_reported(borrowing, make_quest, gate_json) -> None:
+    """Decided (issue 35): a bad patch ends when a later commit brings the card back within the
+    rules, judged against the version before the patch (the claim back, confidence not above,
+    the old lineage a prefix): the finding's fix must be able to end it. A later edit that
+    carries the bad claim along (appending evidence) is still judged against the claim before."""
+    quest, card = borrowing
+    owner_of_the_card(make_quest)
+    quest.run(quest.root, "main-002", artifact_id="run-bbbb0002")  # the evidence APPENDED names
+    write_card(card, patched(claim="Something else."))
+    git(quest.root, "add", "-A")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "memory: patch")
+    bad = tip(quest.root)
+    write_card(card, dict(APPENDED, claim="Something else."))
+    git(quest.root, "commit", "-q", "--no-verify", "-am", "memory: more evidence")
+    code, found = patch_errors(gate_json, "check", quest.root)
+    assert code == 1 and [f["rule"] for f in found] == ["patch.claim-changed"]
+    assert f"committed in {bad[:12]}" in found[0]["message"]  # the commit that broke the rule, not the later one
+    write_card(card, APPENDED)  # the claim restored, the evidence kept
+    git(quest.root, "commit", "-q", "--no-verify", "-am", "memory: restore the claim")
+    code, found = patch_errors(gate_json, "check", quest.root)
+    assert found == [] and code == 0
+
+
+def test_a_patch_restored_on_one_branch_is_reported_while_another_holds_it(borrowing, make_quest, gate_json) -> None:
+    """The finding lasts while any ref's tip still holds the broken version (a worktree's branch
+    is read at finalization and in CI like the root's)."""
+    quest, card = borrowing
+    owner_of_the_card(make_quest)
+    git(quest.root, "checkout", "-q", "-b", "idea/x")
+    write_card(card, patched(claim="Something else."))
+    git(quest.root, "commit", "-q", "--no-verify", "-am", "memory: patch")
+    git(quest.root, "checkout", "-q", "main")
+    git(quest.root, "merge", "-q", "--ff-only", "idea/x")
+    write_card(card, ORIGIN)
+    git(quest.root, "commit", "-q", "--no-verify", "-am", "memory: restore")
+    code, found = patch_errors(gate_json, "check", quest.root)
+    assert code == 1 and [f["rule"] for f in found] == ["patch.claim-changed"]
+    assert "refs/heads/idea/x" in found[0]["message"] and "refs/heads/main" not in found[0]["message"]
+    git(quest.root, "branch", "-q", "-D", "idea/x")
+    assert patch_errors(gate_json, "check", quest.root) == (0, [])

@@ -1,0 +1,130 @@
+"""The cross-quest patch rules over a quest's committed history, for ``check``, ``closure``,
+finalization commits and the pre-push gate.
+
+An ordinary checkpoint only warns of a bad patch (DeepScientist main's ``write_card`` does not
+validate patches, issue 35), and the commit hook compares a staged card with its ``HEAD``
+version only: once committed, the version before the patch is gone from that comparison. So
+the gate reads every committed version of every quest-scope card, on every ref
+(``sources.history``: the one ``git log`` the toggle scan also reads, with its bound), and
+judges each change with the same patch rules (``plugins.manager.patch_checker``) against the
+card's last *lawful* version: a change that breaks the rules leaves that baseline in place, so
+a later edit that carries the broken claim along is still judged against the claim before
+the patch, and a later commit that restores it (claim and lineage back, confidence not above)
+is lawful and ends the finding. A broken version is reported only while some ref's tip still
+holds it, at the card's path, naming the commit that broke the rules, the refs that hold it and
+the fix. The patching quest is the one this quest is (``committing_quest``: its folder under
+``<home>/quests`` and ``quest.yaml`` at ``HEAD``), as the commit hook names it.
+
+An ordinary checkpoint never runs this (the gate runs only for those scopes). Git refusing the
+repository is judged where the records are read (``engine.unseen``), as the toggle scan does;
+a version over the file limit is not judged (the card's own check reports the file).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+
+from ds_gate.kernel.catfile import cat_file
+from ds_gate.kernel.git import GitError, git
+from ds_gate.kernel.layout import QUEST_YAML, is_card, kind_of
+from ds_gate.model.findings import Finding
+from ds_gate.model.records import Card, Quest
+from ds_gate.plugins.manager import patch_checker
+from ds_gate.sources.gitrefs import list_refs
+from ds_gate.sources.history import batches, changes
+from ds_gate.sources.memory import parse_card
+from ds_gate.sources.quest_yaml import committing_quest
+
+Version = tuple[str, str]  # (path, blob id)
+Checker = Callable[[Card | None, Card, str | None], list[Finding]]
+
+
+@dataclasses.dataclass(slots=True)
+class _Walk:
+    """The history walked in order: each version's lawful baseline, and the broken ones."""
+
+    check: Checker
+    patcher: str | None
+    cards: dict[str, Card | None]
+    base: dict[Version, str] = dataclasses.field(default_factory=dict)
+    broken: dict[Version, tuple[str, list[Finding]]] = dataclasses.field(default_factory=dict)
+
+    def step(self, commit: str, path: str, old_blob: str, new_blob: str) -> None:
+        old, new = (path, old_blob), (path, new_blob)
+        baseline = self.base.get(old, old_blob)
+        before, after = self.cards.get(baseline), self.cards.get(new_blob)
+        if after is None:  # unreadable (over the limit, no frontmatter): the baseline carries through it
+            self.base[new] = baseline
+            return
+        found = [] if before is None or baseline == new_blob else self.check(before, after, self.patcher)
+        if found:  # judged against the baseline: a version reached both ways stays broken
+            self.base[new] = baseline
+            origin = self.broken[old][0] if old in self.broken else commit
+            self.broken.setdefault(new, (origin, [dataclasses.replace(f, path=path) for f in found]))
+        elif new not in self.broken:
+            self.base[new] = new_blob
+
+
+def _cards(root: Path, versions: dict[str, str]) -> dict[str, Card | None]:
+    """Each blob (``versions``: blob -> a path it has) parsed as a card, without its body."""
+    out: dict[str, Card | None] = {}
+    for batch in batches(root, [(path, blob) for blob, path in versions.items()]):
+        contents = cat_file(root, [blob for _, blob in batch])
+        for path, blob in batch:
+            raw = contents.get(blob)
+            card = parse_card(raw, path=root / path, display=path, scope="quest",
+                              kind=kind_of(path[len("memory/"):]) or "") if isinstance(raw, bytes) else None
+            out[blob] = None if card is None or card.broken else dataclasses.replace(card, body="")
+    return out
+
+
+def _holders(root: Path, broken: set[Version]) -> dict[Version, list[str]]:
+    """The refs (and ``HEAD``) whose tip holds each broken version: one ``ls-tree`` a distinct
+    tip, run only when a version is broken."""
+    tips: dict[str, list[str]] = {}
+    for name, oid in [("HEAD", "HEAD"), *list_refs(root, ("refs",))]:
+        tips.setdefault(oid, []).append(name)
+    held: dict[Version, list[str]] = {}
+    for oid, names in tips.items():
+        try:
+            out = git(["ls-tree", "-r", "-z", "--full-tree", oid, "--", "memory"], root)
+        except GitError:
+            continue  # an unborn HEAD; a missing tip is judged where the records are read
+        for entry in out.decode("utf-8", "surrogateescape").split("\0"):
+            meta, _, path = entry.partition("\t")
+            version = (path, meta.split(" ")[-1])
+            if version in broken:
+                held.setdefault(version, []).extend(names)
+    return held
+
+
+def _reported(found: list[Finding], origin: str, refs: list[str]) -> list[Finding]:
+    shown = ", ".join(refs[:3]) + (f" and {len(refs) - 3} more" if len(refs) > 3 else "")
+    return [dataclasses.replace(
+        f, message=f"{f.message} (committed in {origin[:12]}, still held by {shown})",
+        hint=f"{f.hint}; commit the card restored as it was before {origin[:12]} (the gate judges every committed "
+             "version, not only the staged one: a restoring commit ends this finding), or move the change to a "
+             "new card") for f in found]
+
+
+def patch_history_findings(quest: Quest) -> list[Finding]:
+    """The patch rules' findings for every broken version of a quest-scope card that a ref still holds."""
+    if not quest.is_git:
+        return []
+    try:
+        changed = [c for c in changes(quest.root, ["memory/"]) if c.old and c.new and is_card(c.path)]
+        if not changed:
+            return []
+        versions = {blob: c.path for c in changed for blob in (c.old, c.new) if blob is not None}
+        head_yaml = cat_file(quest.root, [f"HEAD:{QUEST_YAML}"]).get(f"HEAD:{QUEST_YAML}")
+        walk = _Walk(patch_checker(), committing_quest(quest.root, head_yaml)[0], _cards(quest.root, versions))
+        for change in changed:
+            walk.step(change.commit, change.path, change.old or "", change.new or "")
+        if not walk.broken:
+            return []
+        held = _holders(quest.root, set(walk.broken))
+    except GitError:  # git refusing the repository is judged where the records are read
+        return []
+    return [f for version, refs in held.items() for f in _reported(walk.broken[version][1], walk.broken[version][0], refs)]
