@@ -13,7 +13,9 @@ recorded). It blocks only:
    gate also judges the patches already committed (``engine.patch_history``);
 3. *finalization* commits while completed runs are pending: commits that stage the paper
    bundle manifest, a ``quest.yaml`` whose status becomes ``completed``, or a decision
-   with action ``write``/``finalize`` or ``decision_scope: quest_completion``.
+   with action ``finalize`` or ``decision_scope: quest_completion`` in any ``.json`` file
+   (``kernel.finalizing``: DeepScientist writes ``artifacts/decisions/<artifact_id>.json``
+   whatever the id holds); such a decision is judged as a decision record wherever it lies.
 
 The committing workspace is read as staged (git's index), the others from their folders,
 so a finalization commit passes exactly when it also stages the covering review.
@@ -34,11 +36,13 @@ from ds_gate.engine.documents import GivenFile, check_documents
 from ds_gate.engine.gate import evaluate, load_quest
 from ds_gate.engine.unseen import as_closure_sees
 from ds_gate.kernel.catfile import cat_file
-from ds_gate.kernel.checkpoint import REPORTS, gated, may_be_review
+from ds_gate.kernel.checkpoint import gated, may_be_review, other_json
 from ds_gate.kernel.errors import NotAQuest
+from ds_gate.kernel.finalizing import finalizing_reason
 from ds_gate.kernel.gitpaths import staged_changes
 from ds_gate.kernel.layout import (
     QUEST_YAML,
+    REPORTS,
     is_artifact_record,
     is_card,
     kind_of,
@@ -64,6 +68,11 @@ if TYPE_CHECKING:
     from ds_gate.model.findings import Finding
     from ds_gate.model.records import Quest
     from ds_gate.model.reports import Report
+
+def _finalizes(name: str, raw: bytes | TooLarge | None) -> bool:
+    """A staged ``.json`` file that is a finalizing decision (one over the size limit is not read)."""
+    return isinstance(raw, bytes) and finalizing_reason(name, raw) is not None
+
 
 def _plugin_patterns(names: list[str]) -> list[str]:
     """The plugins' finalization patterns when one names a staged file, else []: an ordinary
@@ -97,11 +106,14 @@ class CommitCheck:
             return None
         names = staged_names(str(self.cwd), list(changes))
         artifacts = [name for name in names if is_artifact_record(name)]
+        others = [name for name in other_json(names) if not is_artifact_record(name)]
         cards = [name for name in names if is_card(name)]
-        blobs = self.staged_bytes(changes, names, artifacts, cards)
-        artifacts = [name for name in artifacts if not name.startswith(REPORTS) or may_be_review(blobs[f":{name}"])]
-        decisions = [name for name in artifacts if name.startswith("artifacts/decisions/")]
-        reasons = commit_reasons(names, blobs, decisions, _plugin_patterns(names))
+        blobs = self.staged_bytes(changes, names, [*artifacts, *others], cards)
+        final = {name for name in [*artifacts, *others] if _finalizes(name, blobs[f":{name}"])}
+        # judged: run and decision records, reviews, and every finalizing decision wherever it lies
+        artifacts = [name for name in [*artifacts, *others] if name in final
+                     or (is_artifact_record(name) and (not name.startswith(REPORTS) or may_be_review(blobs[f":{name}"])))]
+        reasons = commit_reasons(names, blobs, sorted(final), _plugin_patterns(names))
         if not reasons and not self.validate and not cards:
             return None
         try:
@@ -176,8 +188,8 @@ class CommitCheck:
         found: list[Finding] = []
         for name in artifacts:
             raw = blobs[f":{name}"]
-            if isinstance(raw, bytes):
-                documents.append(GivenFile(prefix + name, raw, name.split("/")[1]))
+            if isinstance(raw, bytes):  # a decision outside a record folder is read as one (its kind says so)
+                documents.append(GivenFile(prefix + name, raw, name.split("/")[1] if is_artifact_record(name) else "decisions"))
             elif raw is not None:  # over the size limit, never read: input.too-large, as from the folder
                 found.append(unreadable(prefix + name, raw))
         return found + check_documents(documents, lambda _doc: self.quest(), root)[0]

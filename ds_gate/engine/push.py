@@ -3,9 +3,9 @@
 A push finalizes when the commits it sends (those no remote-tracking ref has yet) touch a
 finalization file and the pushed tip holds it finalizing: the paper bundle manifest, a
 ``quest.yaml`` whose status is ``completed``, a finalize or quest_completion
-decision, or a plugin's pattern. Then the closure gate runs over the git source (every
-branch tip, plus the commits being pushed), so it sees what the remote will see; an
-ordinary push is never blocked because runs are pending.
+decision (in any ``.json`` file: ``kernel.finalizing``), or a plugin's pattern. Then the
+closure gate runs over the git source (every branch tip, plus the commits being pushed), so
+it sees what the remote will see; an ordinary push is never blocked because runs are pending.
 
 The pushed refs are read by ``kernel.push`` (``pushes_from``, ``read_stdin``), which also answers
 the common push (nothing final sent) before this module loads.
@@ -21,9 +21,9 @@ from ds_gate.engine.gate import evaluate, load_quest
 from ds_gate.engine.unseen import as_closure_sees
 from ds_gate.kernel.errors import NotAQuest
 from ds_gate.kernel.gitpaths import read_paths
-from ds_gate.kernel.layout import MANIFEST, QUEST_YAML, is_artifact_record
+from ds_gate.kernel.layout import MANIFEST, QUEST_YAML
 from ds_gate.kernel.links import may_hold, pushed_names
-from ds_gate.kernel.push import names_in_range
+from ds_gate.kernel.push import json_files, names_in_range
 from ds_gate.model.reports import SCOPES, GateReport
 from ds_gate.plugins.manager import finalization_patterns
 from ds_gate.rules.finalization import push_reasons
@@ -36,8 +36,7 @@ def finalization_reasons(root: Path, tip: str) -> list[str]:
     if not names:
         return []
 
-    wanted = [n for n in names if n == QUEST_YAML or (is_artifact_record(n) and n.startswith("artifacts/decisions/"))]
-    blobs = {f"{tip}:{n}": raw for n, raw in read_paths(root, tip, [*wanted, QUEST_YAML]).items()}  # by blob id
+    blobs = {f"{tip}:{n}": raw for n, raw in read_paths(root, tip, [*json_files(names), QUEST_YAML]).items()}  # by blob id
     names = pushed_names(str(root), tip, names, blobs)  # quest.yaml, read through a link inside the quest
     manifest_at_tip = MANIFEST in names and may_hold(str(root), tip, MANIFEST)  # through a link too
     return push_reasons(names, tip, blobs, manifest_at_tip, finalization_patterns())

@@ -9,7 +9,8 @@ fine. Both must pass silently and cheaply, so the whole answer lives here, in th
 it here. ``checkpoint_passes`` says True only when the full ``commit-check`` would pass and
 print nothing; False means only "take the full path", which then decides and reports. So every
 doubt answers False: a card, ``quest.yaml``, the manifest, an installed plugin, a configured
-quest (``layout.CONFIG_FILES``), a finalizing decision, a staged file that cannot be read or is
+quest (``layout.CONFIG_FILES``), a finalizing decision (any staged ``.json`` file
+``kernel.finalizing`` calls one, wherever it lies), a staged file that cannot be read or is
 over the size limit, a review, any record the triage (``kernel.triage``, the first question of
 the record rules too) does not call fine, a folder ``locate`` would refuse, and any exception.
 """
@@ -27,6 +28,7 @@ from ds_gate.kernel.layout import (
     CONFIG_FILES,
     MANIFEST,
     QUEST_YAML,
+    REPORTS,
     is_artifact_record,
     is_card,
 )
@@ -41,8 +43,6 @@ if TYPE_CHECKING:
 
     Changes = dict[str, tuple[str | None, str]]
 
-REPORTS = "artifacts/reports/"
-DECISIONS = "artifacts/decisions/"
 
 
 def may_be_review(raw: bytes | TooLarge | None) -> bool:
@@ -53,16 +53,40 @@ def may_be_review(raw: bytes | TooLarge | None) -> bool:
     return not isinstance(raw, bytes) or b"distill_review" in raw or b"\\u" in raw
 
 
+def other_json(names: list[str]) -> list[str]:
+    """The staged ``.json`` files that are no run or decision record (a report, DeepScientist's
+    own state, a result): each is read, since a finalizing decision can be any of them."""
+    return [n for n in names if n.endswith(".json") and n != MANIFEST
+            and (not is_artifact_record(n) or n.startswith(REPORTS))]
+
+
 def gated(cwd: Path | str, changes: Changes, plugin_files: Callable[[list[str]], bool] | None = None) -> bool:
-    """Whether a commit staging ``changes`` stages anything the gate looks at. A staged report
-    costs one cat-file (``may_be_review``), so an ordinary report keeps the checkpoint fast;
-    ``plugin_files(names)`` says whether a plugin's finalization pattern names a staged file."""
+    """Whether a commit staging ``changes`` stages anything the gate looks at. The other staged
+    JSON files are read once (``_staged_blobs``): a report the gate judges (``may_be_review``,
+    or one it cannot read) or a finalizing decision anywhere gates the commit; DeepScientist's
+    own JSON is looked at byte by byte and not parsed (``kernel.finalizing.may_finalize``), so an
+    ordinary checkpoint stays fast. ``plugin_files(names)`` says whether a plugin's finalization
+    pattern names a staged file."""
     names = staged_names(str(cwd), list(changes))  # quest.yaml too, when it links to a staged file
     if any((is_artifact_record(n) and not n.startswith(REPORTS)) or is_card(n) for n in names) \
             or QUEST_YAML in names or MANIFEST in names or (plugin_files is not None and plugin_files(names)):
         return True
-    reports = [changes[n][1] for n in names if n.startswith(REPORTS) and is_artifact_record(n)]
-    return bool(reports) and any(may_be_review(raw) for raw in cat_file(cwd, reports, staged=True).values())
+    return not _none_judged(cwd, changes, other_json(names))
+
+
+def _none_judged(cwd: Path | str, changes: Changes, names: list[str]) -> bool:
+    """No file of ``names`` (reports and other JSON) is a report the gate judges or a finalizing decision."""
+    if not names:
+        return True
+    # kernel.lazy.LAZY_PLACES: the finalization reader loads only when a JSON file is staged
+    from ds_gate.kernel.finalizing import finalizing_reason
+
+    for name, raw in _staged_blobs(str(cwd), changes, names).items():
+        if name.startswith(REPORTS) and is_artifact_record(name) and may_be_review(raw):
+            return False
+        if isinstance(raw, bytes) and finalizing_reason(name, raw) is not None:
+            return False
+    return True
 
 
 def checkpoint_passes(cwd: str = ".") -> bool:
@@ -84,29 +108,31 @@ def _only_fine_records(cwd: str, changes: Changes) -> bool:
     listing = started(["worktree", "list", "--porcelain", "-z"], cwd)  # git answers while the records are judged
     fine = False
     try:
-        fine = _records_fine(cwd, changes, [name for name in names if is_artifact_record(name)])
+        fine = _records_fine(cwd, changes, [n for n in names if is_artifact_record(n) or n in other_json(names)])
     finally:
         worktrees = listing()  # always: git is reaped
     return fine and plain_quest(cwd, worktrees)
 
 
-def _records_fine(cwd: str, changes: Changes, records: list[str]) -> bool:
-    """Every staged record file is readable, fine by the triage, and no decision finalizes
-    the quest (as ``rules.finalization.commit_reasons`` asks it of a commit)."""
+def _records_fine(cwd: str, changes: Changes, files: list[str]) -> bool:
+    """Every staged record file is readable and fine by the triage, and no staged JSON file is
+    a decision that finalizes the quest (as ``rules.finalization.commit_reasons`` asks it of a commit)."""
     # kernel.lazy.LAZY_PLACES: the JSON reader and the schemas load only when a record is staged
-    from ds_gate.kernel.finalizing import decision_reason
+    from ds_gate.kernel.finalizing import finalizing_reason
     from ds_gate.kernel.triage import staged_record_is_fine
 
-    blobs = _staged_blobs(cwd, changes, records)
-    for name in records:
-        raw = blobs[name]
+    blobs = _staged_blobs(cwd, changes, files)
+    for name in files:
+        raw, record = blobs[name], is_artifact_record(name)
         if not isinstance(raw, bytes):  # over the size limit (a finding), or unreadable
+            if record:
+                return False
+            continue  # not a record: commit_check reads no more of it than this
+        if finalizing_reason(name, raw) is not None:
             return False
-        if name.startswith(REPORTS) and not may_be_review(raw):
-            continue  # one of DeepScientist's own reports: commit_check leaves it alone
+        if not record or (name.startswith(REPORTS) and not may_be_review(raw)):
+            continue  # one of DeepScientist's own files or reports: commit_check leaves it alone
         if not staged_record_is_fine(raw, name.split("/")[1]):
-            return False
-        if name.startswith(DECISIONS) and decision_reason(raw) is not None:
             return False
     return True
 

@@ -1,38 +1,96 @@
-"""Which decision finalizes a quest: asked of every staged decision by the commit hook's fast
-path and, through ``rules.finalization``, by the full commit and pre-push gates.
+"""Which decision finalizes a quest: asked of every staged or pushed ``.json`` file by the
+commit hook's fast path (``kernel.checkpoint``), the pre-push hook's (``kernel.push``) and,
+through ``rules.finalization``, by the full commit and pre-push gates.
 
 As PR #60 reads it: action ``finalize`` (compared stripped and in any case) or
 ``decision_scope: quest_completion``. ``write`` is routing guidance an agent records long
 before any paper; since DeepScientist re-stages an uncommitted record at every checkpoint,
 gating it would block every later checkpoint of that workspace.
+
+Where: DeepScientist main writes a decision at ``artifacts/decisions/<artifact_id>.json``
+whatever the id holds, making folders and following ``..`` (``sub/x``, ``../reports/x``,
+``../../x``), so a finalizing decision can be any ``.json`` file of the workspace
+(``finalizing_reason``). Each checkpoint stages many JSON files of DeepScientist's own, so
+``may_finalize`` looks at the bytes first and only a file that could name either word is parsed.
 """
 
 from __future__ import annotations
 
 from ds_gate.kernel.jsondoc import loads
+from ds_gate.kernel.layout import DECISIONS
 
 FINALIZING_ACTIONS = frozenset({"finalize"})
 COMPLETION_SCOPE = "quest_completion"
+_WORDS = ("finalize", COMPLETION_SCOPE)
+_BYTE_WORDS = tuple(word.encode() for word in _WORDS)
+_WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16 and UTF-32 byte order marks (json.detect_encoding)
+
+
+def may_finalize(raw: bytes) -> bool:
+    """Whether a JSON file's bytes could name ``finalize`` or ``quest_completion`` once parsed
+    (then ``finalizing_reason`` parses it). JSON writes a letter in other bytes only through a
+    ``\\u`` escape or a wider encoding (UTF-16/32, which ``json.loads`` tells by a byte order
+    mark or a NUL in the first four bytes); any case is read as the word (``casefold``, in
+    which U+FB01 is ``fi`` and U+017F is ``s``), so a file with non-ASCII bytes is
+    asked of its casefolded text. A file with none of these cannot say either word."""
+    if b"\\u" in raw or b"\0" in raw[:4] or raw[:2] in _WIDE_BOMS:
+        return True
+    low = raw.lower()
+    if any(word in low for word in _BYTE_WORDS):
+        return True
+    if raw.isascii():
+        return False
+    text = raw.decode("utf-8", "replace").casefold()
+    return any(word in text for word in _WORDS)
+
+
+def finalizing_reason(name: str, raw: bytes) -> str | None:
+    """Why the workspace's file ``name`` (git's path) with bytes ``raw`` finalizes the quest,
+    or None: a ``.json`` file that is a decision (one under ``artifacts/decisions/``, which
+    DeepScientist's collector names by that folder whatever ``kind`` says, or elsewhere one whose
+    ``kind`` is ``decision``: only a decision main writes lands outside the folder) and finalizes
+    (``decision_reason``). The one definition every hook path asks."""
+    if not name.endswith(".json") or not may_finalize(raw):
+        return None
+    data = _parsed(raw)
+    if not isinstance(data, dict):
+        return None
+    if not name.startswith(DECISIONS) and not is_decision(data):
+        return None
+    return _reason(data)
+
+
+def is_decision(data: dict[str, object]) -> bool:
+    """A record whose ``kind`` says decision (stripped, in any case)."""
+    kind = data.get("kind")
+    return isinstance(kind, str) and kind.strip().casefold() == "decision"
 
 
 def decision_reason(raw: bytes) -> str | None:
     """Why a decision record finalizes the quest, or None. Read as ``json.loads`` reads it
     (NaN too, any UTF): a record ``jsondoc.loads`` refuses (UTF-16 or UTF-32 bytes, which
     ``json.loads`` detects) is asked again of ``json`` itself, so no spelling DeepScientist's
-    reader accepts hides a finalization."""
+    reader accepts hides a finalization. No question of ``kind`` or place: ``finalizing_reason``
+    asks those."""
+    data = _parsed(raw)
+    return _reason(data) if isinstance(data, dict) else None
+
+
+def _parsed(raw: bytes) -> object:
+    """``raw`` as ``json.loads`` reads it, or None when it does not parse (validation reports it)."""
     try:
-        data = loads(raw)
+        return loads(raw)
     except (ValueError, RecursionError):
         import json  # kernel.lazy.LAZY_PLACES: json (with re) only for a record the kernel reader refused
 
         try:
-            data = json.loads(raw)
+            return json.loads(raw)
         except (ValueError, RecursionError):
-            return None  # validation reports it
-    if not isinstance(data, dict):
-        return None
-    # no question of ``kind``: the callers ask of records in artifacts/decisions/, which
-    # DeepScientist's collector names by that folder, whatever ``kind`` says
+            return None
+
+
+def _reason(data: dict[str, object]) -> str | None:
+    """Why a parsed decision finalizes the quest, or None."""
     action = data.get("action")
     if isinstance(action, str) and action.strip().casefold() in FINALIZING_ACTIONS:  # as PR #60: .strip().lower()
         return f"decision action '{action.strip()}'"

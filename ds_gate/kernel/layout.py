@@ -31,6 +31,8 @@ KIND_OF_DIR = {folder: kind for kind, folder in ARTIFACT_DIRS.items()}
 INDEX_NAME = "_index.jsonl"
 GATE_KINDS = ("run", "decision", "report")  # the kinds the gate reads (a report only when it is a review)
 RECORD_FOLDERS = ("decisions", "reports", "runs")
+DECISIONS = "artifacts/decisions/"
+REPORTS = "artifacts/reports/"
 MANIFEST = "paper/paper_bundle_manifest.json"
 QUEST_YAML = "quest.yaml"
 # the quest's own ds-gate configuration (config.quest, config.waivers): the hook's fast path

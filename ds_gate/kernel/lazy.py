@@ -33,9 +33,10 @@ __lazy_modules__ = (
 LAZY_PLACES = {
     "ds_gate:__getattr__": "the public API, re-exported by name so `import ds_gate` loads nothing",
     "ds_gate.__main__": "the hook's checkpoint answer comes from the kernel before the command line loads",
+    "ds_gate.kernel.checkpoint:_none_judged": "the finalization reader (the JSON reader) loads only when a JSON file is staged",
     "ds_gate.kernel.checkpoint:_records_fine": "the hook's record triage (the JSON reader, the schemas) loads only when a record is staged",
     "ds_gate.kernel.push:_sends_nothing_final": "the finalization readers load only when a push sends quest.yaml or decisions",
-    "ds_gate.kernel.finalizing:decision_reason": "json (with re and enum) only for a decision the kernel reader refused (UTF-16/32 bytes)",
+    "ds_gate.kernel.finalizing:_parsed": "json (with re and enum) only for a decision the kernel reader refused (UTF-16/32 bytes)",
     "ds_gate.kernel.jsondoc": "json's own decoder only to word an error or place a finding (json loads re and enum)",
     "ds_gate.kernel.resources:data_dir": "pathlib only for a caller that asks for a folder, never on the hook's path",
     "ds_gate.kernel.schema_fast:_pattern": "re (with enum) only for a schema pattern the fast checks do not know",

@@ -4,7 +4,7 @@ A push gates only when the commits it sends finalize the quest; most pushes send
 as ``kernel.checkpoint`` does for commits, this answers True only when the full ``pre-push``
 (``engine.push``) would pass and print nothing: no plugin is installed, the quest is plain, and
 no pushed tip's new commits touch the manifest, ``quest.yaml`` (also through a link inside the
-quest) or a decision that finalizes. Every doubt answers False, and the full path decides.
+quest) or a ``.json`` file that is a decision that finalizes (``kernel.finalizing``: wherever it lies). Every doubt answers False, and the full path decides.
 
 The pushed refs come from git's pre-push input (``<local ref> <local id> <remote ref>
 <remote id>`` lines, for a plain hook) or from pre-commit's ``PRE_COMMIT_FROM_REF`` /
@@ -17,11 +17,11 @@ from __future__ import annotations
 import os
 import sys
 
-from ds_gate.kernel.checkpoint import DECISIONS, plain_quest
+from ds_gate.kernel.checkpoint import plain_quest
 from ds_gate.kernel.entry_points import any_installed
 from ds_gate.kernel.git import DIFF_SAFETY, git, split_z, started
 from ds_gate.kernel.gitpaths import read_paths
-from ds_gate.kernel.layout import MANIFEST, QUEST_YAML, is_artifact_record
+from ds_gate.kernel.layout import MANIFEST, QUEST_YAML
 from ds_gate.kernel.links import FOLLOWED, named_elsewhere, links_at, pushed_names
 
 TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
@@ -79,24 +79,32 @@ def push_passes(cwd: str, stdin_text: str) -> bool:
 
 def _sends_nothing_final(cwd: str, tip: str) -> bool:
     """The commits up to ``tip`` touch no finalization file (as ``rules.finalization.push_reasons``
-    reads them: the manifest and ``quest.yaml``, also through a link, a finalizing decision at ``tip``)."""
+    reads them: the manifest and ``quest.yaml``, also through a link, a finalizing decision in
+    any ``.json`` file at ``tip``)."""
     names = names_in_range(cwd, tip)
     if not names:
         return True
     if MANIFEST in names:
         return False
-    decisions = [n for n in names if is_artifact_record(n) and n.startswith(DECISIONS)]
-    if QUEST_YAML not in names and not decisions and not any(named_elsewhere(p, names) for p in FOLLOWED):
+    files = json_files(names)
+    if QUEST_YAML not in names and not files and not any(named_elsewhere(p, names) for p in FOLLOWED):
         return not links_at(cwd, tip)  # the common push: only a link could bring quest.yaml or the manifest in
-    blobs = {f"{tip}:{n}": raw for n, raw in read_paths(cwd, tip, [*decisions, QUEST_YAML]).items()}
+    blobs = {f"{tip}:{n}": raw for n, raw in read_paths(cwd, tip, [*files, QUEST_YAML]).items()}
     names = pushed_names(cwd, tip, names, blobs)
     if MANIFEST in names:
         return False
-    # kernel.lazy.LAZY_PLACES: the finalization readers load only when quest.yaml or decisions are pushed
-    from ds_gate.kernel.finalizing import decision_reason, may_say_completed
+    # kernel.lazy.LAZY_PLACES: the finalization readers load only when quest.yaml or JSON files are pushed
+    from ds_gate.kernel.finalizing import finalizing_reason, may_say_completed
 
     if QUEST_YAML in names:  # a quest's first push sends it: fine when its bytes cannot say completed
         raw = blobs[f"{tip}:{QUEST_YAML}"]
         if not isinstance(raw, bytes) or may_say_completed(raw):
             return False
-    return not any(isinstance(raw, bytes) and decision_reason(raw) for raw in (blobs[f"{tip}:{n}"] for n in decisions))
+    return not any(isinstance(raw, bytes) and finalizing_reason(n, raw) for n, raw in
+                   ((n, blobs[f"{tip}:{n}"]) for n in files))
+
+
+def json_files(names: list[str]) -> list[str]:
+    """The ``.json`` files among pushed ``names``: a finalizing decision can be any of them
+    (``kernel.finalizing``), so each is read at the pushed tip (the manifest is asked apart)."""
+    return [n for n in names if n.endswith(".json") and n != MANIFEST]

@@ -9,7 +9,9 @@ Pure functions of paths and bytes; the commit hook and the pre-push hook read th
 - a decision with action ``finalize`` or ``decision_scope: quest_completion`` (``write`` is
   routing guidance, as PR #60 reads it: an agent records it long before any paper, and
   since DeepScientist re-stages an uncommitted record at every checkpoint, gating it
-  blocked every later checkpoint of that workspace);
+  blocked every later checkpoint of that workspace), in any ``.json`` file of the workspace:
+  DeepScientist writes ``artifacts/decisions/<artifact_id>.json`` whatever the id holds
+  (``sub/x``, ``../../x``), so ``kernel.finalizing.finalizing_reason`` decides, not the folder;
 - any file a plugin's ``ds_gate_finalization_patterns`` names.
 """
 
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from ds_gate.io.yamldoc import load_yaml
 from ds_gate.kernel.finalizing import (
-    decision_reason,
+    finalizing_reason,
     may_say_completed,
 )
 from ds_gate.kernel.layout import MANIFEST, QUEST_YAML
@@ -98,11 +100,11 @@ def plugin_reason(name: str, pattern: str) -> str:
 
 
 def _decision_reasons(names: Iterable[str], blobs: Mapping[str, bytes | OSError | None], rev: str) -> list[str]:
-    """The finalizing decisions among ``names``, read as ``<rev><name>`` from ``blobs``."""
+    """The finalizing decisions among ``names`` (any ``.json`` file), read as ``<rev><name>`` from ``blobs``."""
     reasons = []
     for name in names:
         raw = blobs.get(f"{rev}{name}")
-        why = decision_reason(raw) if isinstance(raw, bytes) else None  # over the size limit: reported, not read
+        why = finalizing_reason(name, raw) if isinstance(raw, bytes) else None  # over the size limit: reported, not read
         if why:
             reasons.append(f"{name} ({why})")
     return reasons
@@ -111,7 +113,8 @@ def _decision_reasons(names: Iterable[str], blobs: Mapping[str, bytes | OSError 
 def commit_reasons(names: list[str], blobs: Mapping[str, bytes | OSError | None], decisions: list[str],
                    patterns: list[str]) -> list[str]:
     """Why a commit finalizes the quest ([] when it does not). ``blobs`` holds the staged
-    (``:<path>``) and ``HEAD:<path>`` bytes of ``quest.yaml`` and the staged decisions."""
+    (``:<path>``) and ``HEAD:<path>`` bytes of ``quest.yaml`` and the staged ``.json`` files
+    named in ``decisions`` (each asked whether it is a finalizing decision)."""
     reasons: list[str] = []
     if MANIFEST in names:
         reasons.append(manifest_reason())

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from ds_gate.rules.finalization import decision_reason, may_say_completed, quest_status
+from ds_gate.kernel.finalizing import decision_reason, may_say_completed
+from ds_gate.rules.finalization import quest_status
 
 COMPLETED = [
     b"status: completed\n",
