@@ -206,6 +206,11 @@ def test_the_shell_fallback_refuses_a_nested_finalize_and_lets_main_checkpoint(
     stage_case(corpus, ORDINARY, quest)
     done = commit_all(quest, f"checkpoint {ORDINARY}")
     assert done.returncode == 0 and (done.stdout + done.stderr).count("ds-gate: warning:") == 1, done.stderr
+    # an escape grep cannot read, in a field that cannot finalize (main writes control characters so)
+    path = write_decision(quest, "sub/dec-bell", action="continue", reason="bell \u0007 rang")
+    assert "\\u0007" in (quest / path).read_text()
+    done = commit_all(quest, "artifact: decision sub/dec-bell")
+    assert done.returncode == 0, done.stderr
     for artifact_id in IDS:
         path = write_decision(quest, artifact_id)
         done = commit_all(quest, f"artifact: decision {artifact_id}")
