@@ -56,6 +56,7 @@ def _findings(rows: Row) -> tuple[Loose, ...]:
 
 _RUN_FIELDS = attrgetter(*(f.name for f in fields(SlimRun)))  # in order, read in C
 _ENTRY_FIELDS = attrgetter(*(f.name for f in fields(IndexEntry)))
+_ENTRY_SIZE = len(fields(IndexEntry))  # a finding's row has len(_FIELDS), never this
 
 
 def to_row(slim: Slim | SlimIndex) -> Row:
@@ -121,7 +122,7 @@ def _refused(row: Row) -> Refused:
 
 def _index(row: Row) -> SlimIndex:
     _, items = row
-    return SlimIndex(tuple(IndexEntry(*item) if len(item) == 4 else finding_of(item) for item in items))
+    return SlimIndex(tuple(IndexEntry(*item) if len(item) == _ENTRY_SIZE else finding_of(item) for item in items))
 
 
 _READERS: dict[object, Callable[[Row], Slim | SlimIndex]] = {

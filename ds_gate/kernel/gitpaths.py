@@ -37,7 +37,13 @@ def staged_changes(cwd: Path | str) -> dict[str, tuple[str | None, str]]:
 
 
 def path_blobs(cwd: Path | str, rev: str, paths: Iterable[str]) -> dict[str, str]:
-    """The blob id of each of ``paths`` (relative to the top) at ``rev``; an absent path is left out.
+    """The blob id of each of ``paths`` (relative to the top) at ``rev``; an absent path is left out."""
+    return {path: oid for path, (_, kind, oid) in path_entries(cwd, rev, paths).items() if kind == "blob"}
+
+
+def path_entries(cwd: Path | str, rev: str, paths: Iterable[str]) -> dict[str, tuple[str, str, str]]:
+    """(mode, type, object id) of each of ``paths`` (relative to the top) at ``rev``, as git's
+    tree holds it (a link is its own entry, never followed); an absent path is left out.
 
     Names travel NUL-separated (``-z``) and the pathspecs are the paths' folders, literal and
     top-relative, so no quest path is parsed as a line, a pattern or an object name."""
@@ -45,12 +51,12 @@ def path_blobs(cwd: Path | str, rev: str, paths: Iterable[str]) -> dict[str, str
     if not wanted:
         return {}
     specs = sorted({f":(top,literal){path.rpartition('/')[0] or path}" for path in wanted})
-    found: dict[str, str] = {}
+    found: dict[str, tuple[str, str, str]] = {}
     for item in split_z(git(["ls-tree", "-r", "-z", "--full-tree", rev, "--", *specs], cwd)):
         meta, _, path = item.partition("\t")
         parts = meta.split(" ")  # <mode> <type> <id>
-        if path in wanted and len(parts) == 3 and parts[1] == "blob":
-            found[path] = parts[2]
+        if path in wanted and len(parts) == 3:
+            found[path] = (parts[0], parts[1], parts[2])
     return found
 
 

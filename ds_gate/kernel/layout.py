@@ -89,9 +89,11 @@ def record_kind(data: dict[str, Any], folder: str) -> str | None:
 
 
 def is_artifact_record(name: str) -> bool:
-    """``artifacts/{decisions,reports,runs}/x.json``, directly in the folder."""
+    """``artifacts/{decisions,reports,runs}/x.json``, at any depth below the folder: main
+    writes ``<artifact_id>.json`` as joined, so an id holding ``/`` makes folders."""
     parts = name.split("/")
-    return len(parts) == 3 and parts[0] == "artifacts" and parts[1] in RECORD_FOLDERS and parts[2].endswith(".json")
+    return len(parts) >= 3 and parts[0] == "artifacts" and parts[1] in RECORD_FOLDERS and parts[-1].endswith(".json") \
+        and all(parts[2:])
 
 
 def kind_of(rel: str) -> str | None:
@@ -114,6 +116,6 @@ def pre_commit_files_pattern() -> str:
     """The ``files:`` regex of the ``ds-gate-validate`` pre-commit hook: exactly the paths
     ``is_artifact_record`` and ``is_card`` accept, below any folder (a worktree's)."""
     plain = "|".join(k for k in MEMORY_KINDS if k != "ideas")
-    return (rf"(^|/)artifacts/({'|'.join(RECORD_FOLDERS)})/[^/]+\.json$"
+    return (rf"(^|/)artifacts/({'|'.join(RECORD_FOLDERS)})/([^/]+/)*[^/]+\.json$"
             rf"|(^|/)memory/({plain})/[^/]+\.md$"
             r"|(^|/)memory/ideas/([^/]+/)?[^/]+\.md$")

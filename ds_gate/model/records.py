@@ -26,6 +26,7 @@ class Workspace:
     rel: str  # posix path relative to the quest root; "." for the root; the ref name for a branch tip
     branch: str | None = None
     ref: str | None = None  # set when read from git objects at a ref's tip, not from a folder
+    commit: str | None = None  # that tip's commit id, as read (an index line is followed in its tree)
 
     def display(self, rel_inside: str) -> str:
         if self.ref is not None:
@@ -45,6 +46,9 @@ class Run:
     path: str  # quest-relative path of that copy
     updated_at: str | None = None
     created_at: str | None = None
+    # counted from its index line: its record file is found nowhere the gate reads (deleted,
+    # or never committed); the line carries no run_kind, so a completed-like status counts
+    from_index: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -53,6 +53,10 @@ def completed_state(run_kind: str | None, status: str | None) -> bool:
 
 
 def is_completed(run: Run) -> bool:
+    """A run counted from its index line alone has no ``run_kind`` to read (the line carries
+    none): its completed-like status is enough (stricter than PR #60, which skips such lines)."""
+    if run.from_index:
+        return (run.status or "").strip().casefold() in COMPLETED_STATUSES
     return completed_state(run.run_kind, run.status)
 
 
@@ -209,6 +213,8 @@ def pending_finding(run: Run, listed_by_invalid: list[str], severity: str = ERRO
     """``encoding``: how the quest's DeepScientist records a review (``model.review_call``)."""
     what = ", ".join(x for x in (run.run_id, run.run_kind) if x)
     where = "the quest root" if run.workspace == "." else run.workspace
+    if run.from_index:
+        what = f"status {run.status!r} on its index line: its record file is found nowhere the gate reads"
     message = f"completed run {run.artifact_id} ({what}, in {where}) is not covered by any valid distill_review"
     if listed_by_invalid:
         message += f"; it is listed by the invalid review {', '.join(listed_by_invalid)}"

@@ -123,10 +123,11 @@ def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Seque
 
     plans: list[tuple[Workspace, dict[str, str], str | None, list[Finding]]] = []
     served: set[str] = set()
-    for name, _ in refs:
+    for name, commit in refs:
         tid, mine = tops[name]
         entries, index = walk.entries(name, tid, served, mine) if tid else ({}, None)
-        plans.append((Workspace(path=root, rel=name, branch=branch_of(name), ref=name), entries, index, mine))
+        plans.append((Workspace(path=root, rel=name, branch=branch_of(name), ref=name, commit=commit), entries, index,
+                      mine))
     wanted = {blob for _, entries, index, _ in plans for blob in [*entries.values(), *([index] if index else [])]}
     blobs = cat_file(root, sorted(wanted), absent=walk.absent)  # a blob over the size limit is a TooLarge, never read
     readers: list[RefReader] = []

@@ -62,6 +62,7 @@ class IndexEntry:
     kind: str
     path: str | None
     line: int
+    status: str | None = None  # the line's own: counts the run when its record is found nowhere
 
 
 def index_lines(reader: Reader) -> Iterator[bytes | TooLarge]:
@@ -122,6 +123,7 @@ def read_index(reader: Reader, kinds: Collection[str] | None) -> Iterator[IndexE
             continue
         if kinds is not None and kind not in kinds:
             continue
-        path = entry.get("path")
-        # interned: each id is also its record's, and the kinds are a handful (memory at 100,000 runs)
-        yield IndexEntry(intern(artifact_id), intern(kind), path if isinstance(path, str) else None, number)
+        path, status = entry.get("path"), entry.get("status")
+        # interned: each id is also its record's, and the kinds and statuses are a handful (memory at 100,000 runs)
+        yield IndexEntry(intern(artifact_id), intern(kind), path if isinstance(path, str) else None, number,
+                         intern(status) if isinstance(status, str) else None)

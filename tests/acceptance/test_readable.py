@@ -84,7 +84,7 @@ def test_findings_that_share_a_rule_and_a_hint_print_the_hint_once(make_quest, c
     code, out = _text(capsys, "check", str(quest.root))
     assert code == 0
     assert "warning [index.missing-record] in 12 places:" in out
-    assert out.count("hint: restore the record file from git") == 1
+    assert out.count("hint: restore the record (<path>") == 1
     assert all(out.count(f"run-gone{n:04d}.json") == 1 for n in range(12))
     data = json.loads(subprocess.run([sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"],
                                      capture_output=True, text=True).stdout)

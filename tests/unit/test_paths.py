@@ -28,7 +28,7 @@ PATHS = [
     ("memory/ideas/idea-1/note.md", True),
     ("memory/ideas/note.md", True),
     (".ds/worktrees/w/memory/episodes/e.md", True),
-    ("artifacts/runs/nested/run-1.json", False),
+    ("artifacts/runs/nested/run-1.json", True),  # main writes artifact_id "nested/run-1" there (issue 35)
     ("artifacts/reports/r.json", True),  # a review may be recorded as a report (issue 16.1)
     ("artifacts/graphs/g.json", False),
     ("artifacts/runs/run-1.json.bak", False),
