@@ -14,13 +14,12 @@ per class of violation found so far, ``KNOWN``); ``DS_GATE_HYPOTHESIS_EXAMPLES=5
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
@@ -71,7 +70,7 @@ def violations(spec: QuestSpec, base: Path) -> list[str]:
     truth = reference_reader.read(builder.root)
     after_reading(builder)  # issue 35, root C
     committed = truth.pending - uncommitted  # what a clone holds
-    with agent_env(builder.env):  # root B: the runner's HOME, the user's configuration
+    with mock.patch.dict(os.environ, builder.env):  # root B: the runner's HOME, the user's configuration
         verdicts = all_four(builder.root, base / "surfaces", truth.runs | uncommitted, by_merge="merges" in spec.flags)
     out = []
     for verdict in verdicts:
@@ -83,21 +82,6 @@ def violations(spec: QuestSpec, base: Path) -> list[str]:
             out.append(f"{verdict.surface}: {problem}\n    reference pending: {sorted(expected)}; flags: "
                        f"{sorted(spec.flags)}\n    output: {verdict.output[-1500:]}")
     return out
-
-
-@contextlib.contextmanager
-def agent_env(changes: dict[str, str]) -> Iterator[None]:
-    """``os.environ`` with ``changes`` while the surfaces run (they inherit it), then as it was."""
-    saved = {name: os.environ.get(name) for name in changes}
-    os.environ.update(changes)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def judge(verdict: Verdict, pending: set[str]) -> str | None:
