@@ -21,8 +21,9 @@ from ds_gate.model.findings import Finding
 from ds_gate.model.records import Quest
 from ds_gate.model.reports import GateReport, Scope
 from ds_gate.rules.coverage import COVERAGE_PENDING_RUN
-from ds_gate.sources.clone import REFETCH, blindness
+from ds_gate.sources.clone import ALTERNATES, DISSOCIATE, REFETCH, blindness, borrowed_objects
 from ds_gate.sources.problems import (
+    GIT_ALTERNATES_OUTSIDE_QUEST,
     GIT_OBJECT_CORRUPT,
     GIT_OBJECT_MISSING,
     GIT_ONE_BRANCH,
@@ -39,6 +40,13 @@ DOES_NOT_PASS = "so the runs behind it cannot be seen and the gate does not pass
 def clone_findings(quest: Quest, scope: Scope) -> list[Finding]:
     """A clone that cannot show every branch may hide runs: the gate stops (exit 2) rather
     than pass on what it can see; ``check`` says so and goes on."""
+    borrowed = borrowed_objects(quest.root)
+    if borrowed is not None:
+        said = f"this repository borrows git objects from {borrowed}, outside the quest (.git/{ALTERNATES})"
+        if scope.gates_pending:
+            raise QuestError(f"{quest.root}: {said}; ds-gate never reads outside the quest, {DOES_NOT_PASS}. "
+                             f"Fix: {DISSOCIATE}")
+        return [GIT_ALTERNATES_OUTSIDE_QUEST.at(None, f"{said}: not read", hint=DISSOCIATE)]
     found = blindness(quest.root)
     if found is None:
         return []

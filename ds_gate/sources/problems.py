@@ -57,6 +57,9 @@ GIT_OBJECT_MISSING = Rule("git.object-missing", WARNING, DISCIPLINE,
     "(closure stops, exit 2)")
 GIT_OBJECT_CORRUPT = Rule("git.object-corrupt", WARNING, DISCIPLINE,
     "a tree read from git is damaged, so its records cannot be listed (closure stops, exit 2)")
+GIT_ALTERNATES_OUTSIDE_QUEST = Rule("git.alternates-outside-quest", WARNING, DISCIPLINE,
+    "the repository borrows git objects from a folder outside the quest (objects/info/alternates): "
+    "ds-gate never reads outside the quest (closure stops, exit 2)")
 GIT_SYMLINK_IN_TREE = Rule("git.symlink-in-tree", ERROR, DISCIPLINE,
     "a branch's tree (or the staged index) holds a symbolic link or a gitlink (a nested repository) where "
     "DeepScientist keeps the artifacts folder, a record folder, the index or a record: the runs behind it cannot be read")
