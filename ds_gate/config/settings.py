@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.io import schemas
-from ds_gate.io.places import PIN_CONFIG, agent_writable, env_config_file, pinned, planted_link
+from ds_gate.io.places import PIN_CONFIG, env_config_file, pinned, planted_link
+from ds_gate.io.places import agent_writable as agent_writable  # re-exported: doctor judges where a hook repository lies
 from ds_gate.io.places import pins as pins  # re-exported: the hooks pin these places and import no io
 from ds_gate.io.places import pins_note as pins_note
 from ds_gate.io.yamldoc import YamlError, load_yaml

@@ -19,11 +19,12 @@ from ds_gate.config.settings import shown_config_path
 from ds_gate.hooks.doctor_integration import NAME, integration_check
 from ds_gate.hooks.doctor_pre_commit import SNIPPET, config_name, config_problems
 from ds_gate.hooks.doctor_settings import settings_checks
-from ds_gate.hooks.install import CHAIN_SUFFIX, MARKER, hook_python, hooks_dir
+from ds_gate.hooks.install import CHAIN_SUFFIX, HOOKS, MARKER, as_installed, hook_python, hooks_dir
 from ds_gate.hooks.template import template_status
 from ds_gate.kernel.counting import counted
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.fs import text_or_none
+from ds_gate.kernel.git import GitError, git
 from ds_gate.model.records import DECISION_ENCODING
 from ds_gate.plugins.manager import review_encoding_for
 from ds_gate.sources.clone import blindness
@@ -72,10 +73,16 @@ def _hooks(root: Path, registered: list[tuple[Path, str | None, bool]]) -> list[
     framework = PRE_COMMIT_MARK in hook or PRE_COMMIT_MARK in chained
     if ours:
         python = hook_python(hook)
+        changed = [name for name in HOOKS if MARKER in (text := _text(folder / name)) and not as_installed(name, text)]
         if OUTDATED in hook or OUTDATED in _text(folder / "pre-push"):
             checks.append(Check("hook", FAIL, f"the hooks in {folder} run `python -m ds_gate`, which puts the worktree "
                                 "first on sys.path: Python files the quest holds (a ds_gate/ folder, a json.py) "
                                 "would run in the hook", "reinstall: ds-gate install " + shlex.quote(str(root))))
+        elif changed:
+            checks.append(Check("hook", FAIL, f"the {' and '.join(changed)} hook in {folder} is not what `ds-gate "
+                                "install` writes (its interpreter and pins aside): the hook was changed (a line such "
+                                "as `exit 0` added), or an older ds-gate wrote it; doctor cannot vouch that it runs "
+                                "the gate", "reinstall: ds-gate install " + shlex.quote(str(root))))
         elif python and os.access(python, os.X_OK):
             checks.append(Check("hook", OK, f"ds-gate's commit hook is installed in {folder}, run by {python}"))
         else:
@@ -105,12 +112,38 @@ def _hooks(root: Path, registered: list[tuple[Path, str | None, bool]]) -> list[
         checks.append(Check("hook", FAIL, f"no commit hook in {folder}: finalization commits are not gated",
                             "ds-gate install " + shlex.quote(str(root)) + "   (or, for a human-driven repo, "
                             "pre-commit install with the config in docs/hooks.md)"))
+    checks += _worktree_hooks(folder, registered)
     checks += _skips_missing_config(folder, root)
     if ours and framework:
         checks.append(Check("setups", WARN, "both ds-gate's hook and the pre-commit framework's are installed: the "
                             "gate runs twice on every commit", "keep one: remove the ds-gate hooks from "
                             f"{CONFIG}, or delete {folder / ('pre-commit' + CHAIN_SUFFIX)}"))
     return checks
+
+
+def _worktree_hooks(folder: Path, registered: list[tuple[Path, str | None, bool]]) -> list[Check]:
+    """Git asked in each checked-out worktree where it runs hooks there, as a commit there would
+    ask: a ``core.hooksPath`` the quest's configuration sets for some worktrees only (an
+    ``includeIf "gitdir:**/worktrees/**"``, a ``config.worktree``) leaves the root guarded and them not."""
+    elsewhere: list[str] = []
+    for path, _, prunable in registered:
+        if prunable or not os.path.isdir(path):
+            continue  # doctor's "worktrees" check names it
+        try:
+            out = git(["rev-parse", "--path-format=absolute", "--git-path", "hooks"], path)
+            hooks = Path(os.fsdecode(out.splitlines()[0])).resolve()
+        except (GitError, IndexError) as exc:
+            elsewhere.append(f"{path} (git cannot say: {exc})")
+            continue
+        if hooks != folder:
+            elsewhere.append(f"{path} runs the hooks in {hooks}")
+    if not elsewhere:
+        return []
+    return [Check("worktree hooks", FAIL, f"{counted(len(elsewhere), 'worktree')} not guarded by the hooks in "
+                  f"{folder}: " + "; ".join(elsewhere) + " (core.hooksPath set for that worktree by the quest's git "
+                  "configuration: an includeIf, a config.worktree); its commits and pushes are not gated",
+                  "remove that core.hooksPath (`git config --show-origin --get-all core.hooksPath`, run in the "
+                  "worktree, names the file), then ds-gate doctor again")]
 
 
 def _skips_missing_config(folder: Path, root: Path) -> list[Check]:

@@ -3,20 +3,26 @@
 ``pre-commit install`` writes the framework's hook whatever the configuration lists: with
 ``repos: []`` it runs nothing, and a finalization commit goes through. So the framework's hook
 guards only as far as the configuration (in every checked-out worktree: each branch has its
-own) lists ds-gate's hooks, unchanged. The configuration is the quest's, so untrusted: it is
-loaded as safe YAML, and anything doctor cannot vouch for (an entry, arguments or stages
-overridden, a local hook that runs something else) counts as missing. A configuration can
-only make doctor say fail, never pass.
+own) lists ds-gate's hooks, unchanged, from ds-gate's own repository: a ``repo:`` inside the
+quest or a DeepScientist home is one the agent wrote (its ``ds-gate-closure`` may run ``true``),
+and one at another address (a lab's mirror) is one doctor cannot vouch for (a warning). The
+configuration is the quest's, so untrusted: it is loaded as safe YAML, and anything doctor
+cannot vouch for (an entry, arguments or stages overridden, a local hook that runs something
+else) counts as missing. A configuration can only make doctor say fail or warn, never pass.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 from pathlib import Path
 from typing import Any
 
 from ds_gate.config.files import yaml_of
+from ds_gate.config.settings import agent_writable
 from ds_gate.kernel.layout import pre_commit_files_pattern
+from ds_gate.kernel.version import HOMEPAGE
+from ds_gate.sources.location import is_inside
 
 CONFIG = ".pre-commit-config.yaml"
 # .pre-commit-hooks.yaml's hooks that guard (tests/acceptance/test_doctor.py checks these against it):
@@ -53,24 +59,57 @@ def _stages_keep(hook_id: str, stages: Any) -> bool:
     return stages is None or (isinstance(stages, list) and wanted in stages)
 
 
-def listed_guards(folder: Path, name: str = CONFIG) -> tuple[set[str], str | None]:
-    """The ids of ``GUARDS`` that ``folder``'s configuration runs intact, or why it cannot be read."""
+def _local_path(repo: str, folder: Path) -> Path | None:
+    """The folder ``repo`` names on this machine (a path, ``file://``), or None (a URL, ``host:path``)."""
+    if repo.startswith("file://"):
+        repo = repo[len("file://"):]
+    elif "://" in repo or ":" in repo.partition("/")[0]:
+        return None
+    return Path(os.path.realpath(folder / os.path.expanduser(repo)))
+
+
+def _unvouched(repo: str, ids: list[str], folder: Path) -> tuple[bool, str] | None:
+    """(fails, why) for a hook taken from ``repo`` rather than ds-gate's own address; None: ds-gate's.
+    A repository inside the quest or a home is the agent's: fail. Elsewhere (a lab's mirror) doctor
+    cannot read what it runs: warn, never ok in silence."""
+    if repo.rstrip("/").removesuffix(".git") == HOMEPAGE:
+        return None
+    path = _local_path(repo, folder)
+    if path is None:
+        where = None
+    else:
+        where = f"the quest {folder}" if is_inside(Path(os.path.realpath(folder)), path) else agent_writable(path)
+    if where is not None:
+        return True, (f"{', '.join(ids)} come{'s' if len(ids) == 1 else ''} from {repo}, a repository inside "
+                      f"{where}, which the quest's agent can write (its hooks may run anything, `true` included)")
+    return False, (f"doctor cannot vouch for what {repo} runs as {', '.join(ids)}; a lab mirror: check its "
+                   f".pre-commit-hooks.yaml against ds-gate's ({HOMEPAGE})")
+
+
+def listed_guards(folder: Path, name: str = CONFIG) -> tuple[set[str], list[tuple[bool, str]], str | None]:
+    """The ids of ``GUARDS`` that ``folder``'s configuration lists intact, (fails, why) for those it
+    takes from a repository doctor cannot vouch for, or why the configuration cannot be read."""
     data, problem = yaml_of(folder, name)
     if problem is not None:
-        return set(), problem
+        return set(), [], problem
     repos = data.get("repos") if isinstance(data, dict) else None
     found: set[str] = set()
+    doubts: list[tuple[bool, str]] = []
     for repo in repos if isinstance(repos, list) else []:
         hooks = repo.get("hooks") if isinstance(repo, dict) else None
         where = repo.get("repo") if isinstance(repo, dict) else None
+        ids: list[str] = []
         for hook in hooks if isinstance(hooks, list) else []:
             if not isinstance(hook, dict) or hook.get("id") not in GUARDS or not isinstance(where, str):
                 continue
             if where.strip() == "local" and "stages" not in hook:  # a local hook takes the config's default stages
                 hook = {**hook, "stages": data.get("default_stages")}
             if _intact(where.strip(), hook):
-                found.add(hook["id"])
-    return found, None
+                ids.append(hook["id"])
+        doubt = _unvouched(where.strip(), ids, folder) if ids and where.strip() != "local" else None
+        doubts += [doubt] if doubt is not None else []
+        found.update(ids)  # listed: a doubt says the rest
+    return found, doubts, None
 
 
 def config_name(hook_text: str) -> str:
@@ -89,13 +128,14 @@ def config_name(hook_text: str) -> str:
 def config_problems(folders: list[Path], name: str = CONFIG) -> list[tuple[bool, str]]:
     """(fails, message) for each guard a checked-out configuration (``name``) lacks or changes."""
     out: list[tuple[bool, str]] = []
-    for folder in folders:
+    for folder in dict.fromkeys(folders):  # the root comes first, and again among the worktrees
         if name == CONFIG and not (folder / CONFIG).exists() and not (folder / CONFIG).is_symlink():
             continue  # a branch without the config: doctor's "pre-commit config" check says so
-        found, problem = listed_guards(folder, name)
+        found, doubts, problem = listed_guards(folder, name)
         if problem is not None:
             out.append((True, f"{folder / name}: {problem}; the framework runs none of ds-gate's hooks there"))
             continue
+        out += [(fails, f"{folder / name}: {why}") for fails, why in doubts]
         for hook_id, (_, unguarded, fails) in GUARDS.items():
             if hook_id not in found:
                 out.append((fails, f"{folder / name} does not run {hook_id} as .pre-commit-hooks.yaml defines it "

@@ -73,21 +73,53 @@ def hooks_dir(quest: Path | str) -> tuple[Path, Path]:
     return loc.root, hooks
 
 
-def _script(name: str) -> str:
-    """The hook script, naming this interpreter and pinning the trusted places in force now (``io.places``)."""
-    text = (data_dir("hooks") / TEMPLATES.get(name, name)).read_text(encoding="utf-8").replace("'@DS_GATE_PYTHON@'", shlex.quote(sys.executable))
-    for variable, place in pins().items():
+def _script(name: str, python: str | None = None, placed: dict[str, str] | None = None) -> str:
+    """The hook script, naming ``python`` (this interpreter) and pinning ``placed`` (the trusted places in
+    force now, ``io.places``); doctor passes a hook's own to see whether the rest is what install writes."""
+    text = (data_dir("hooks") / TEMPLATES.get(name, name)).read_text(encoding="utf-8")
+    text = text.replace("'@DS_GATE_PYTHON@'", shlex.quote(python or sys.executable))
+    for variable, place in (pins() if placed is None else placed).items():
         text = text.replace(f"'@{variable}@'", shlex.quote(place))
     return text
 
 
+def _value(line: str) -> str | None:
+    """The value of an assignment line ``VARIABLE=...`` as install writes it (the value alone,
+    ``shlex.quote``d or in single quotes), else None: ``'/x'$(true)`` is one shell word too."""
+    spelled = line.partition("=")[2]
+    try:
+        words = shlex.split(spelled)
+    except ValueError:
+        return None
+    return words[0] if len(words) == 1 and spelled in (shlex.quote(words[0]), f"'{words[0]}'") else None
+
+
+def _assigned(text: str, variable: str) -> str | None:
+    """The value a hook script's first ``VARIABLE=`` line gives, or None (no such line, or not as install writes it)."""
+    return next((_value(line) for line in text.splitlines() if line.startswith(f"{variable}=")), None)
+
+
 def hook_python(text: str) -> str | None:
     """The interpreter a ds-gate hook script names (``DS_GATE_PYTHON='...'``)."""
-    for line in text.splitlines():
-        if line.startswith("DS_GATE_PYTHON="):
-            words = shlex.split(line.partition("=")[2])
-            return words[0] if words else None
-    return None
+    return _assigned(text, "DS_GATE_PYTHON")
+
+
+def as_installed(name: str, text: str) -> bool:
+    """Whether ``text`` is, byte for byte, the hook ``install`` writes now, with the hook's own
+    interpreter and pins put back: the marker alone proves nothing, a copy with ``exit 0``
+    added carries it too. A hook an older ds-gate wrote differs as well (reinstall heals both)."""
+    lines = text.split("\n")
+    values: dict[str, str] = {}
+    for i, line in enumerate(lines):
+        variable = line.partition("=")[0]
+        if variable in ("DS_GATE_PYTHON", *pins()) and variable not in values:
+            value = _value(line)
+            if value is None:
+                return False
+            values[variable] = value
+            lines[i] = f"{variable}={shlex.quote(value)}"  # the spelling _script gives it
+    python = values.pop("DS_GATE_PYTHON", None)
+    return python is not None and set(values) == set(pins()) and "\n".join(lines) == _script(name, python, values)
 
 
 def _hook_text(hook: Path) -> str:

@@ -1,0 +1,189 @@
+"""Issue 35, root C: ``ds-gate doctor`` said a quest was guarded when nothing guarded it.
+
+Each attack is what an agent can write (``.git/config``, ``.git/info``, ``.git/hooks``, the
+quest's files), built on a real quest with real git, ds-gate's installed hooks and the real
+pre-commit framework; doctor must fail it (or, where it cannot see, warn), never say ok.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from helpers import git
+
+from ds_gate.cli.main import main
+from ds_gate.demo.example_quest import ExampleQuest
+from ds_gate.kernel.version import HOMEPAGE
+
+HOOK_IDS = ("ds-gate-validate", "ds-gate-closure", "ds-gate-pre-push")
+
+
+def checks(gate_json, path: Path) -> tuple[int, dict[str, dict[str, str]]]:
+    code, out = gate_json("doctor", str(path))
+    return code, {c["name"]: c for c in out["checks"]}
+
+
+@pytest.fixture
+def installed(make_quest, capsys) -> ExampleQuest:
+    quest = make_quest()
+    assert main(["install", str(quest.root), "-q"]) == 0
+    capsys.readouterr()
+    return quest
+
+
+# ---------------------------------------------------------------- 11. core.hooksPath for the worktrees only
+
+
+@pytest.mark.parametrize("target", ["info/hp.cfg", "config.d/hp.cfg"])
+def test_an_include_that_moves_the_worktrees_hooks_fails_doctor(installed, gate_json, tmp_path, target) -> None:
+    quest = installed
+    worktree = quest.worktree("idea-1", "idea/001-1")
+    nohooks = tmp_path / "nohooks"
+    nohooks.mkdir()
+    with (quest.root / ".git" / "config").open("a") as config:
+        config.write(f'[includeIf "gitdir:**/worktrees/**"]\n\tpath = {target}\n')
+    (quest.root / ".git" / target).parent.mkdir(exist_ok=True)
+    (quest.root / ".git" / target).write_text(f"[core]\n\thooksPath = {nohooks}\n")
+    # git itself commits in the worktree with the hooks of that folder, in the root with ds-gate's
+    assert git(worktree, "rev-parse", "--git-path", "hooks").stdout.strip() == str(nohooks)
+    assert git(quest.root, "rev-parse", "--git-path", "hooks").stdout.strip() == ".git/hooks"
+    for asked in (quest.root, worktree):
+        code, found = checks(gate_json, asked)
+        assert code == 1 and found["worktree hooks"]["status"] == "fail", found
+        assert str(worktree) in found["worktree hooks"]["message"] and str(nohooks) in found["worktree hooks"]["message"]
+        assert "core.hooksPath" in found["worktree hooks"]["fix"]
+
+
+def test_worktrees_sharing_the_guarded_hooks_pass(installed, gate_json) -> None:
+    installed.worktree("idea-1", "idea/001-1")
+    code, found = checks(gate_json, installed.root)
+    assert code == 0 and "worktree hooks" not in found and found["hook"]["status"] == "ok", found
+
+
+# ---------------------------------------------------------------- 15. a copy of ds-gate's hooks that runs nothing
+
+
+def forge(folder: Path, source: Path) -> None:
+    folder.mkdir(exist_ok=True)
+    for name in ("pre-commit", "pre-push"):
+        lines = (source / name).read_text().splitlines(keepends=True)
+        (folder / name).write_text(lines[0] + "exit 0\n" + "".join(lines[1:]))
+        (folder / name).chmod(0o755)
+
+
+@pytest.mark.parametrize("where", ["core.hooksPath inside the quest", "in .git/hooks itself"])
+def test_a_forged_copy_of_the_hooks_fails_doctor(installed, gate_json, capsys, where) -> None:
+    quest = installed
+    hooks = quest.root / ".git" / "hooks"
+    if where.startswith("core.hooksPath"):
+        forge(quest.root / ".ds" / "hooks", hooks)
+        git(quest.root, "config", "core.hooksPath", ".ds/hooks")
+    else:
+        forge(hooks, hooks)
+    code, found = checks(gate_json, quest.root)
+    assert code == 1 and found["hook"]["status"] == "fail", found
+    assert "pre-commit and pre-push" in found["hook"]["message"] and "changed" in found["hook"]["message"]
+    assert found["hook"]["fix"] == "reinstall: ds-gate install " + shlex.quote(str(quest.root))
+    assert main(["install", str(quest.root), "-q"]) == 0  # reinstalling over the copy heals it
+    capsys.readouterr()
+    assert checks(gate_json, quest.root)[1]["hook"]["status"] == "ok"
+
+
+@pytest.mark.parametrize("line", ["DS_GATE_PYTHON='/usr/bin/python3'$(true)", "DS_GATE_PYTHON='/usr/bin/python3'; true",
+                                  "DS_GATE_PINNED_CONFIG=/x;exit 0"])
+def test_an_assignment_that_runs_something_is_a_changed_hook(installed, gate_json, line) -> None:
+    hook = installed.root / ".git" / "hooks" / "pre-push"
+    variable = line.partition("=")[0]
+    hook.write_text("".join(line + "\n" if old.startswith(variable + "=") else old
+                            for old in hook.read_text().splitlines(keepends=True)))
+    code, found = checks(gate_json, installed.root)
+    assert code == 1 and found["hook"]["status"] == "fail" and "pre-push" in found["hook"]["message"], found
+
+
+def test_a_hook_installed_with_other_pins_is_still_ds_gates(installed, gate_json, capsys, monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("DS_GATE_PINNED_CONFIG", str(tmp_path / "elsewhere" / "config.yaml"))
+    monkeypatch.setenv("DS_GATE_PINNED_CACHE", str(tmp_path / "elsewhere" / "cache"))
+    assert main(["install", str(installed.root), "-q"]) == 0
+    capsys.readouterr()
+    assert str(tmp_path / "elsewhere") in (installed.root / ".git" / "hooks" / "pre-commit").read_text()
+    monkeypatch.delenv("DS_GATE_PINNED_CONFIG")
+    monkeypatch.delenv("DS_GATE_PINNED_CACHE")
+    code, found = checks(gate_json, installed.root)
+    assert found["hook"]["status"] == "ok", found
+
+
+# ---------------------------------------------------------------- 14. the framework's hooks from the agent's repository
+
+
+def hooks_repository(folder: Path) -> str:
+    """A repository whose .pre-commit-hooks.yaml defines ds-gate's ids as ``true``; its head."""
+    folder.mkdir(parents=True)
+    git(folder, "init", "-q", "-b", "main")
+    (folder / ".pre-commit-hooks.yaml").write_text(yaml.safe_dump([
+        {"id": i, "name": i, "entry": "true", "language": "system", "always_run": True, "pass_filenames": False}
+        for i in HOOK_IDS]))
+    git(folder, "add", "-A")
+    git(folder, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "hooks")
+    return git(folder, "rev-parse", "HEAD").stdout.strip()
+
+
+def framework(quest: ExampleQuest, repo: str, rev: str) -> None:
+    (quest.root / ".pre-commit-config.yaml").write_text(yaml.safe_dump({
+        "default_install_hook_types": ["pre-commit", "pre-push"],
+        "repos": [{"repo": repo, "rev": rev, "hooks": [{"id": i} for i in HOOK_IDS]}]}, sort_keys=False))
+    quest.checkpoint(quest.root, "pre-commit config")
+    done = subprocess.run([str(Path(sys.executable).parent / "pre-commit"), "install"], cwd=quest.root,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spelling", ["absolute", "file://", "relative"])
+def test_the_frameworks_hooks_from_a_repository_inside_the_quest_fail_doctor(make_quest, gate_json, spelling) -> None:
+    quest = make_quest()
+    folder = quest.root / ".git" / "info" / "hooks-repo"
+    rev = hooks_repository(folder)
+    repo = {"absolute": str(folder), "file://": f"file://{folder}", "relative": ".git/info/hooks-repo"}[spelling]
+    framework(quest, repo, rev)
+    code, found = checks(gate_json, quest.root)
+    assert code == 1 and found["hook"]["status"] == "fail", found
+    assert "ds-gate-closure" in found["hook"]["message"] and repo in found["hook"]["message"]
+    assert "can write" in found["hook"]["message"] and "docs/hooks.md" in found["hook"]["fix"]
+
+
+@pytest.mark.slow
+def test_the_frameworks_hooks_from_a_repository_in_the_home_fail_doctor(make_quest, gate_json, home) -> None:
+    quest = make_quest()
+    folder = home / "runtime" / "hooks-repo"
+    framework(quest, str(folder), hooks_repository(folder))
+    code, found = checks(gate_json, quest.root)
+    assert code == 1 and found["hook"]["status"] == "fail" and str(home) in found["hook"]["message"], found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", ["a URL", "a folder outside"])
+def test_the_frameworks_hooks_from_a_mirror_are_a_warning(make_quest, gate_json, tmp_path, where) -> None:
+    quest = make_quest()
+    if where == "a URL":
+        repo, rev = "https://git.lab.example/ds-gate.git", "0" * 40
+    else:
+        repo = str(tmp_path / "lab-mirror")
+        rev = hooks_repository(Path(repo))
+    framework(quest, repo, rev)
+    code, found = checks(gate_json, quest.root)
+    assert code == 0 and found["hook"]["status"] == "ok", found
+    assert found["pre-commit hooks"]["status"] == "warn"
+    assert f"doctor cannot vouch for what {repo} runs as ds-gate-validate, ds-gate-closure" in found["pre-commit hooks"]["message"]
+
+
+@pytest.mark.slow
+def test_the_frameworks_hooks_from_ds_gates_address_pass(make_quest, gate_json) -> None:
+    quest = make_quest()
+    framework(quest, HOMEPAGE, "0" * 40)
+    code, found = checks(gate_json, quest.root)
+    assert code == 0 and found["hook"]["status"] == "ok" and "pre-commit hooks" not in found, found
