@@ -16,6 +16,8 @@ for the acceptance suite to be tested.
   dangling link inside the quest; root reads any file, so permissions cannot make one here).
 - ``install.failed``: ``ds-gate install --home`` over a home holding a quest whose ``.git`` is a
   left-over empty folder, next to a quest it can install into.
+- ``git.alternates-outside-quest``: ``check`` over a repository whose ``objects/info/alternates``
+  names a folder outside the quest; quiet once the alternates file is gone.
 - ``index.record-outside-quest``: an index line whose run record lies outside the quest and exists
   there (PR #60's gate reads it); quiet once the record is in the quest.
 """
@@ -37,7 +39,7 @@ from ds_gate.sources.location import locate
 from ds_gate.sources.memory import read_cards
 
 FAILS = {"git.one-branch", "git.object-missing", "git.object-corrupt", "git.symlink-in-tree", "quest.not-git",
-         "card.unreadable", "install.failed", "index.record-outside-quest"}
+         "card.unreadable", "install.failed", "index.record-outside-quest", "git.alternates-outside-quest"}
 PASSES = set(FAILS)
 RUN = {"kind": "run", "artifact_id": "run-1", "run_id": "main-001", "run_kind": "main_experiment", "status": "completed"}
 
@@ -234,3 +236,21 @@ def test_a_quest_of_a_home_that_cannot_take_the_hook_is_an_install_failure(
     assert [note.split()[:2] for note in installed] == [["installed", str(good.resolve() / ".git" / "hooks" / hook)]
                                                         for hook in ("pre-commit", "pre-merge-commit", "pre-push")]
     assert pinned.startswith("the hooks trust the configuration"), pinned
+
+
+def test_objects_borrowed_from_outside_the_quest_are_named_and_quiet_once_dissociated(
+    tmp_path: Path, gate_json: GateJson
+) -> None:
+    root = committed_quest(tmp_path / "quest")
+    store = tmp_path / "store.git"
+    git(tmp_path, "init", "-q", "--bare", str(store))
+    alternates = root / ".git" / "objects" / "info" / "alternates"
+    alternates.parent.mkdir(parents=True, exist_ok=True)
+    alternates.write_text(f"{store / 'objects'}\n")
+    code, out = gate_json("check", str(root))
+    borrowed = [f for f in out["findings"] if f["rule"] == "git.alternates-outside-quest"]
+    assert len(borrowed) == 1 and str((store / "objects").resolve()) in borrowed[0]["message"], out["findings"]
+    assert borrowed[0]["severity"] == WARNING and "git repack -a -d" in borrowed[0]["hint"]
+    alternates.unlink()
+    code, out = gate_json("check", str(root))
+    assert "git.alternates-outside-quest" not in [f["rule"] for f in out["findings"]]
