@@ -53,7 +53,14 @@ def refuse_unseen_toggle(quest: Quest, seen: Seen | None) -> None:
     """A ``quest.yaml`` that cannot be read hides whether the gate is on: a gate that passes
     then is worse than none (DeepScientist's own ``complete_quest`` raises on such a quest).
     So does one that is missing where one is expected: a git history or a worktree that had
-    one, or a DeepScientist quest's layout (``.ds/``, or a folder under ``<home>/quests``)."""
+    one, or a DeepScientist quest's layout (``.ds/``, or a folder under ``<home>/quests``). So
+    does a committed history the toggle scan could not read whole (too long, or a version git
+    cannot read): the version it did not read may be the one that turned the gate on."""
+    if seen is not None and seen.on_at is None and seen.unseen is not None:
+        problem, fix = seen.unseen
+        raise QuestError(f"{quest.root}: experience_distill is off in quest.yaml, but {problem}. The gate cannot tell "
+                         f"whether it was ever on, so it does not pass: {fix}; or pass --require to enforce the gate "
+                         "(--no-require, or no_require in the trusted configuration, turns it off)")
     for finding in quest.findings:
         if finding.rule == QUEST_YAML_INVALID.id:
             where = f"{quest.root / 'quest.yaml'}" + (f":{finding.line}" if finding.line else "")

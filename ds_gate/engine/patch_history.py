@@ -33,28 +33,44 @@ from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card, Quest
 from ds_gate.plugins.manager import patch_checker
 from ds_gate.sources.gitrefs import list_refs
-from ds_gate.sources.history import batches, changes
+from ds_gate.sources.clone import REFETCH
+from ds_gate.sources.history import Change, HistoryTooLong, changes
+from ds_gate.sources.history import versions as read
 from ds_gate.sources.memory import parse_card
+from ds_gate.sources.problems import GIT_HISTORY_TOO_LONG, GIT_OBJECT_MISSING
 from ds_gate.sources.quest_yaml import committing_quest
 
 Version = tuple[str, str]  # (path, blob id)
 Checker = Callable[[Card | None, Card, str | None], list[Finding]]
 
 
+def _identity(path: str, card: Card | None) -> str:
+    """Which card a version is: its frontmatter ``id``, else its path."""
+    card_id = card.card_id if card is not None else None
+    return f"id:{card_id}" if card_id else f"path:{path}"
+
+
 @dataclasses.dataclass(slots=True)
 class _Walk:
-    """The history walked in order: each version's lawful baseline, and the broken ones."""
+    """The history walked in order: each version's lawful baseline, each card's last lawful
+    version (by identity: an added version is judged against it, across deletions, renames and
+    refs), and the broken ones."""
 
     check: Checker
     patcher: str | None
     cards: dict[str, Card | None]
     base: dict[Version, str] = dataclasses.field(default_factory=dict)
+    lawful: dict[str, str] = dataclasses.field(default_factory=dict)
     broken: dict[Version, tuple[str, list[Finding]]] = dataclasses.field(default_factory=dict)
 
-    def step(self, commit: str, path: str, old_blob: str, new_blob: str) -> None:
-        old, new = (path, old_blob), (path, new_blob)
-        baseline = self.base.get(old, old_blob)
-        before, after = self.cards.get(baseline), self.cards.get(new_blob)
+    def step(self, commit: str, path: str, old_blob: str | None, new_blob: str) -> None:
+        old, new = (path, old_blob or ""), (path, new_blob)
+        after = self.cards.get(new_blob)
+        if old_blob is None:  # added: the same card's last lawful version, wherever it was
+            baseline = self.lawful.get(_identity(path, after), "")
+        else:
+            baseline = self.base.get(old, old_blob)
+        before = self.cards.get(baseline)
         if after is None:  # unreadable (over the limit, no frontmatter): the baseline carries through it
             self.base[new] = baseline
             return
@@ -65,19 +81,25 @@ class _Walk:
             self.broken.setdefault(new, (origin, [dataclasses.replace(f, path=path) for f in found]))
         elif new not in self.broken:
             self.base[new] = new_blob
+            self.lawful[_identity(path, after)] = new_blob
 
 
-def _cards(root: Path, versions: dict[str, str]) -> dict[str, Card | None]:
-    """Each blob (``versions``: blob -> a path it has) parsed as a card, without its body."""
+def _cards(root: Path, versions: dict[str, Change]) -> tuple[dict[str, Card | None], list[Finding]]:
+    """Each blob (``versions``: blob -> a change that holds it) parsed as a card, without its
+    body; a ``git.object-missing`` finding for each that git cannot read."""
     out: dict[str, Card | None] = {}
-    for batch in batches(root, [(path, blob) for blob, path in versions.items()]):
-        contents = cat_file(root, [blob for _, blob in batch])
-        for path, blob in batch:
-            raw = contents.get(blob)
-            card = parse_card(raw, path=root / path, display=path, scope="quest",
-                              kind=kind_of(path[len("memory/"):]) or "") if isinstance(raw, bytes) else None
-            out[blob] = None if card is None or card.broken else dataclasses.replace(card, body="")
-    return out
+    unread: list[Finding] = []
+    for (path, blob), raw in read(root, [(c.path, blob) for blob, c in versions.items()]):
+        card = parse_card(raw, path=root / path, display=path, scope="quest",
+                          kind=kind_of(path[len("memory/"):]) or "") if isinstance(raw, bytes) else None
+        out[blob] = None if card is None or card.broken else dataclasses.replace(card, body="")
+        if raw is None:
+            commit = versions[blob].commit[:12]
+            unread.append(GIT_OBJECT_MISSING.at(
+                f"{commit}:{path}", f"the version of {path} in commit {commit} (blob {blob[:12]}) cannot be read: git "
+                "lacks it (a deleted object, a partial clone), so the patch rules cannot judge the card's history",
+                hint=f"restore it (`git fsck` names the missing objects; {REFETCH})", subject=path))
+    return out, unread
 
 
 def _holders(root: Path, broken: set[Version]) -> dict[Version, list[str]]:
@@ -110,21 +132,29 @@ def _reported(found: list[Finding], origin: str, refs: list[str]) -> list[Findin
 
 
 def patch_history_findings(quest: Quest) -> list[Finding]:
-    """The patch rules' findings for every broken version of a quest-scope card that a ref still holds."""
+    """The patch rules' findings for every broken version of a quest-scope card that a ref still
+    holds; ``git.object-missing`` for a version git cannot read and ``git.history-too-long`` for
+    a history longer than the gate reads (both stop closure, exit 2: ``engine.unseen``)."""
     if not quest.is_git:
         return []
     try:
-        changed = [c for c in changes(quest.root, ["memory/"]) if c.old and c.new and is_card(c.path)]
+        changed = [c for c in changes(quest.root, ["memory/"], is_card) if c.new is not None]
         if not changed:
             return []
-        versions = {blob: c.path for c in changed for blob in (c.old, c.new) if blob is not None}
+        versions = {blob: c for c in changed for blob in (c.old, c.new) if blob is not None}
+        cards, unread = _cards(quest.root, versions)
         head_yaml = cat_file(quest.root, [f"HEAD:{QUEST_YAML}"]).get(f"HEAD:{QUEST_YAML}")
-        walk = _Walk(patch_checker(), committing_quest(quest.root, head_yaml)[0], _cards(quest.root, versions))
+        walk = _Walk(patch_checker(), committing_quest(quest.root, head_yaml)[0], cards)
         for change in changed:
-            walk.step(change.commit, change.path, change.old or "", change.new or "")
-        if not walk.broken:
-            return []
-        held = _holders(quest.root, set(walk.broken))
+            walk.step(change.commit, change.path, change.old, change.new or "")
+        held = _holders(quest.root, set(walk.broken)) if walk.broken else {}
+    except HistoryTooLong as exc:
+        return [GIT_HISTORY_TOO_LONG.at(
+            "memory", f"the committed history of the cards holds {exc.count} distinct versions, more than the "
+            f"{exc.limit} the gate reads, so the patch rules cannot judge them all",
+            hint="delete the branches that pad it, or restore memory/ from a clean clone "
+                 "(`git log --all --format='%h %s' -- memory/` shows the commits)")]
     except GitError:  # git refusing the repository is judged where the records are read
         return []
-    return [f for version, refs in held.items() for f in _reported(walk.broken[version][1], walk.broken[version][0], refs)]
+    return unread + [f for version, refs in held.items()
+                     for f in _reported(walk.broken[version][1], walk.broken[version][0], refs)]

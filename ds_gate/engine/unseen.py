@@ -24,6 +24,7 @@ from ds_gate.rules.coverage import COVERAGE_PENDING_RUN
 from ds_gate.sources.clone import ALTERNATES, DISSOCIATE, REFETCH, blindness, borrowed_objects
 from ds_gate.sources.problems import (
     GIT_ALTERNATES_OUTSIDE_QUEST,
+    GIT_HISTORY_TOO_LONG,
     GIT_OBJECT_CORRUPT,
     GIT_OBJECT_MISSING,
     GIT_ONE_BRANCH,
@@ -78,7 +79,13 @@ def refuse_unread_git(findings: list[Finding]) -> None:
     """Git objects the gate could not read (a partial clone's, damaged ones) and links or
     gitlinks committed where DeepScientist keeps records may hold runs: like a shallow clone,
     the gate stops (exit 2) rather than pass on the rest. (A folder that links out of the
-    quest stops the folder source the same way, so every surface refuses such a quest.)"""
+    quest stops the folder source the same way, so every surface refuses such a quest.) So does
+    a card history longer than the patch scan reads (``engine.patch_history``): what it did not
+    read may be the patch."""
+    for finding in findings:
+        if finding.rule == GIT_HISTORY_TOO_LONG.id:
+            raise QuestError(f"{finding.path}: [{finding.rule}] {finding.message}; the gate does not pass on the rest. "
+                             f"Fix: {finding.hint}")
     unread = [f for f in findings if f.rule in (GIT_OBJECT_MISSING.id, GIT_OBJECT_CORRUPT.id)]
     linked = [f for f in findings if f.rule == GIT_SYMLINK_IN_TREE.id]
     if linked and not unread:

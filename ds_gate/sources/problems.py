@@ -55,6 +55,9 @@ GIT_ONE_BRANCH = Rule("git.one-branch", WARNING, DISCIPLINE,
 GIT_OBJECT_MISSING = Rule("git.object-missing", WARNING, DISCIPLINE,
     "a branch tip, tree or record read from git is not in this clone (partial or shallow) or cannot be read "
     "(closure stops, exit 2)")
+GIT_HISTORY_TOO_LONG = Rule("git.history-too-long", WARNING, DISCIPLINE,
+    "the committed history the gate judges (every version of the cards) is longer than it reads "
+    "(closure stops, exit 2)")
 GIT_OBJECT_CORRUPT = Rule("git.object-corrupt", WARNING, DISCIPLINE,
     "a tree read from git is damaged, so its records cannot be listed (closure stops, exit 2)")
 GIT_ALTERNATES_OUTSIDE_QUEST = Rule("git.alternates-outside-quest", WARNING, DISCIPLINE,

@@ -10,9 +10,10 @@ was started with. So the gate reads, besides the root's copy:
    (``sources.history``; each branch tip's copy is among them), deduplicated by blob id; only the
    blobs that could name the toggle (the word ``distill``, or a backslash: a YAML escape
    could spell it) are parsed, oldest first (a quest is created with its startup contract,
-   so an early version is where the toggle is likeliest on), and from at most
-   ``sources.history.MAX_CHANGES`` changes: the oldest and the newest halves of a longer
-   history (3,000 versions cost ~0.1 s, ~0.3 s when every one names the toggle).
+   so an early version is where the toggle is likeliest on). At most
+   ``sources.history.MAX_VERSIONS`` distinct versions are read; a longer history, or a
+   version git cannot read (a deleted object), is not skipped: unless the toggle is on in
+   what was read, ``Seen.unseen`` says why and the gate stops (exit 2, ``engine.gate_stops``).
 
 Only ``closure``, finalization commits and the pre-push gate ask (and only when the root's
 copy has the toggle off and no ``--require``/``--no-require`` was given): an ordinary
@@ -26,11 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ds_gate.kernel import fs
-from ds_gate.kernel.catfile import cat_file
 from ds_gate.kernel.git import GitError
 from ds_gate.model.records import Quest
+from ds_gate.sources import history
+from ds_gate.sources.history import changes, versions
 from ds_gate.sources.history import batches as _batches
-from ds_gate.sources.history import changes
 from ds_gate.sources.location import linked_outside
 from ds_gate.sources.quest_yaml import coerce_toggle, parse_quest_yaml
 
@@ -39,10 +40,12 @@ QUEST_YAML = "quest.yaml"
 
 @dataclass(frozen=True, slots=True)
 class Seen:
-    """Where the toggle was seen on (None: nowhere), and whether any ``quest.yaml`` was seen at all."""
+    """Where the toggle was seen on (None: nowhere), whether any ``quest.yaml`` was seen at all,
+    and what of the history could not be read (None: all of it), with the fix."""
 
     on_at: str | None
     had_quest_yaml: bool
+    unseen: tuple[str, str] | None = None
 
 
 def _on(raw: bytes) -> bool:
@@ -73,7 +76,7 @@ def _folders(quest: Quest) -> tuple[str | None, bool]:
 
 def _history_blobs(root: Path) -> list[tuple[str, str]]:
     """(commit, blob id) of each distinct ``quest.yaml`` in the history of every ref, oldest first
-    (``sources.history``'s one ``git log``, and its bound)."""
+    (``sources.history``'s one ``git log``)."""
     seen: set[str] = set()
     found: list[tuple[str, str]] = []
     for change in reversed(changes(root, [QUEST_YAML])):  # newest first: each blob named by its newest commit
@@ -92,12 +95,22 @@ def toggle_seen(quest: Quest) -> Seen:
 
     try:
         blobs = _history_blobs(quest.root)
-        for batch in _batches(quest.root, blobs):
-            contents = cat_file(quest.root, [blob for _, blob in batch])
-            for commit, blob in batch:
-                raw = contents.get(blob)
-                if isinstance(raw, bytes) and _on(raw):
-                    return Seen(f"{QUEST_YAML} of commit {commit[:12]}", True)
+        limit = history.MAX_VERSIONS  # the oldest first: where the toggle is likeliest on
+        unread: list[str] = []
+        for (commit, blob), raw in versions(quest.root, blobs[:limit]):
+            if raw is None:
+                unread.append(f"{QUEST_YAML} of commit {commit[:12]} (blob {blob[:12]})")
+            elif isinstance(raw, bytes) and _on(raw):
+                return Seen(f"{QUEST_YAML} of commit {commit[:12]}", True)
     except GitError:  # git refusing the repository is judged where the records are read
         return Seen(None, had)
+    if len(blobs) > limit:
+        return Seen(None, True, (f"its history holds {len(blobs)} distinct versions of {QUEST_YAML}, more than the "
+                                 f"{limit} the gate reads, and the toggle may be on in the others",
+                                 "delete the branches that pad it (`git log --all --oneline -- quest.yaml` lists them)"))
+    if unread:
+        shown = ", ".join(unread[:3]) + (f" and {len(unread) - 3} more" if len(unread) > 3 else "")
+        return Seen(None, True, (f"git cannot read {shown}, which may have turned it on",
+                                 "restore the objects (`git fsck` names them; `git fetch --refetch --no-filter "
+                                 "origin` in a partial clone)"))
     return Seen(None, had or bool(blobs))
