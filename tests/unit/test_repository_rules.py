@@ -18,6 +18,8 @@ for the acceptance suite to be tested.
   left-over empty folder, next to a quest it can install into.
 - ``git.alternates-outside-quest``: ``check`` over a repository whose ``objects/info/alternates``
   names a folder outside the quest; quiet once the alternates file is gone.
+- ``git.history-too-long``: ``check`` over a repository holding more versions of a card than
+  the history bound (lowered for the test); quiet once the bound holds them all.
 - ``index.record-outside-quest``: an index line whose run record lies outside the quest and exists
   there (PR #60's gate reads it); quiet once the record is in the quest.
 """
@@ -34,12 +36,14 @@ import pytest
 from rulecases import fired, raw_of
 
 from ds_gate.model.findings import ERROR, WARNING, Finding
+from ds_gate.sources import history
 from ds_gate.sources.gitrefs import ref_readers
 from ds_gate.sources.location import locate
 from ds_gate.sources.memory import read_cards
 
 FAILS = {"git.one-branch", "git.object-missing", "git.object-corrupt", "git.symlink-in-tree", "quest.not-git",
-         "card.unreadable", "install.failed", "index.record-outside-quest", "git.alternates-outside-quest"}
+         "card.unreadable", "install.failed", "index.record-outside-quest", "git.alternates-outside-quest",
+         "git.history-too-long"}
 PASSES = set(FAILS)
 RUN = {"kind": "run", "artifact_id": "run-1", "run_id": "main-001", "run_kind": "main_experiment", "status": "completed"}
 
@@ -254,3 +258,21 @@ def test_objects_borrowed_from_outside_the_quest_are_named_and_quiet_once_dissoc
     alternates.unlink()
     code, out = gate_json("check", str(root))
     assert "git.alternates-outside-quest" not in [f["rule"] for f in out["findings"]]
+
+
+def test_more_card_versions_than_the_history_bound_are_named_and_quiet_within_it(
+    tmp_path: Path, gate_json: GateJson, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = committed_quest(tmp_path / "quest")
+    card = root / "memory" / "knowledge" / "lesson.md"
+    card.parent.mkdir(parents=True)
+    for note in range(3):
+        card.write_text(f"---\nid: knowledge-1\ntitle: t\nnote: {note}\n---\nbody\n")
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", f"memory: note {note}")
+    monkeypatch.setattr(history, "MAX_VERSIONS", 2)
+    code, out = gate_json("check", str(root))
+    assert [f["path"] for f in out["findings"] if f["rule"] == "git.history-too-long"] == ["memory"], out["findings"]
+    monkeypatch.setattr(history, "MAX_VERSIONS", 3)
+    code, out = gate_json("check", str(root))
+    assert "git.history-too-long" not in [f["rule"] for f in out["findings"]]
