@@ -18,8 +18,13 @@ home), OpenCode's is ``<workspace>/.ds/opencode-home`` with ``XDG_CONFIG_HOME`` 
 spelled and as resolved, lies under ``$DEEPSCIENTIST_HOME`` or ``$DS_HOME``, or under a folder
 holding ``quests/`` or ``memory/`` (ds-gate's own test of a home, ``Home.exists``; a quest
 keeps ``memory/`` too) or ``quest.yaml`` or ``.ds`` (a quest, or a worktree of one). Folders
-are looked at from the path up to, not including, the account's home folder (``pwd``'s, which
-no runner's ``HOME`` changes): a ``~/memory`` of the user's own does not make all of ``~`` a home.
+are looked at from the path up to the account's home folder (``pwd``'s, which no runner's
+``HOME`` changes), and the account's home itself only by a stricter test: a ``~/memory`` of the
+user's own does not make all of ``~`` a home, but ``~`` holding both ``quests/`` and ``memory/``
+is one (DeepScientist's ``ensure_home_layout`` makes both; ``~/quests/<id>`` is then a quest whose
+home is ``~``, and its agent can write ``~/.config``), as it is when ``$DEEPSCIENTIST_HOME`` or
+``$DS_HOME`` names it. The fix the user is given: keep the configuration outside the home, name it
+with ``--config``/``$DS_GATE_CONFIG``, and install the hooks again to pin it.
 """
 
 from __future__ import annotations
@@ -63,15 +68,20 @@ def _marked(folder: str) -> str | None:
     return None
 
 
-def agent_writable(path: str | os.PathLike[str]) -> str | None:
-    """Where ``path`` lies inside a quest or a DeepScientist home (what to say), else None."""
+def agent_writable(path: str | os.PathLike[str], account: str | None = None) -> str | None:
+    """Where ``path`` lies inside a quest or a DeepScientist home (what to say), else None.
+    ``account`` is the account's home folder (default: the password database's, ``account_home``)."""
     spelled = os.path.abspath(os.path.expanduser(os.fspath(path)))
     real = os.path.realpath(spelled)
-    mine = account_home()
+    mine = os.path.realpath(account) if account is not None else account_home()
     for candidate in dict.fromkeys((spelled, real)):
         folder = candidate
         while True:
             if mine is not None and _inside(folder, mine):  # the account's home or above it
+                if os.path.realpath(folder) == mine and all(os.path.isdir(os.path.join(folder, mark))
+                                                            for mark in HOME_MARKS):
+                    return (f"{folder}, the account's home, which holds quests/ and memory/ "
+                            "(a DeepScientist home)")
                 break
             found = _marked(folder)
             if found is not None:

@@ -1,0 +1,175 @@
+"""Issue 35, break 10: the commit hook's shell fallback (ds-gate's Python gone, no ds-gate on
+PATH) blocks every commit that may finalize, in any spelling the Python hook reads as one, and
+still lets every ordinary checkpoint DeepScientist main wrote through.
+
+The fallback read each file line by line and matched one spelling, so it missed: a Unicode
+space (raw UTF-8) or an escaped ``\\n`` around the action's value, which ``str.strip()``
+removes; ``"action"``, ``:`` and the value on separate lines (JSON allows any white space);
+a decision outside ``artifacts/decisions`` whose ``kind`` is spelled with an escape; and a
+``quest.yaml`` whose ``status`` says completed in another YAML form (``"status"``, ``!!str``,
+the next line, ``Completed``, an alias). Each spelling here is first checked to be a
+finalization for the Python hook (``finalizing_reason``, ``quest_status``), then committed
+through the fallback. The corpus of what main writes is committed through it too, every case.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import test_main_writes as main_writes
+from helpers import git
+
+from ds_gate.kernel.finalizing import finalizing_reason
+from ds_gate.rules.finalization import quest_status
+
+pytestmark = pytest.mark.slow  # installs the hook and commits through it
+
+corpus = main_writes.corpus  # the corpus of what main writes, unpacked once (a fixture)
+PLAIN = {"kind": "decision", "schema_version": 1, "artifact_id": "dec-x", "id": "dec-x", "quest_id": "001",
+         "status": "pending", "verdict": "done", "action": "continue", "reason": "all experiments finished",
+         "source": {"kind": "agent"}}
+FINALIZE = json.dumps({**PLAIN, "action": "finalize"}, indent=2, ensure_ascii=False)
+SCOPE = json.dumps({**PLAIN, "decision_scope": "quest_completion"}, indent=2, ensure_ascii=False)
+
+# (where, the file's text): each is a finalizing decision for json.loads and the Python hook
+DECISIONS = {
+    "nbsp": ("artifacts/decisions/dec-x.json", FINALIZE.replace('"finalize"', '"\u00a0finalize"')),
+    "ideographic-space": ("artifacts/decisions/dec-x.json", FINALIZE.replace('"finalize"', '"finalize\u3000"')),
+    "escaped-newline": ("artifacts/decisions/dec-x.json", FINALIZE.replace('"finalize"', '"\\tfinalize\\n"')),
+    "separate-lines": ("artifacts/decisions/dec-x.json",
+                       FINALIZE.replace('"action": "finalize"', '"action"\n:\n"finalize"')),
+    "crlf-lines": ("artifacts/decisions/dec-x.json",
+                   FINALIZE.replace('"action": "finalize"', '"action"\r\n  :\r\n  "FINALIZE"')),
+    "scope-nbsp": ("artifacts/decisions/dec-x.json", SCOPE.replace('"quest_completion"', '"quest_completion\u00a0"')),
+    "kind-escaped": ("artifacts/reports/dec-x.json",
+                     FINALIZE.replace('"kind": "decision"', '"kind": "d\\u0065cision"')),
+    # the escaped kind key beside a plain nested one ("source": {"kind": "agent"})
+    "kind-key-escaped": ("artifacts/reports/dec-x.json",
+                         FINALIZE.replace('"kind": "decision"', '"k\\u0069nd": "decision"')),
+    "kind-nbsp": ("artifacts/reports/dec-x.json",
+                  FINALIZE.replace('"kind": "decision"', '"kind": "decision\u00a0"')),
+    "kind-long-s": ("artifacts/reports/dec-x.json", FINALIZE.replace('"kind": "decision"', '"kind": "deci\u017fion"')),
+    "kind-separate-lines": ("dec-x.json", FINALIZE.replace('"kind": "decision"', '"kind"\n:\n"decision"')),
+}
+# quest.yaml lines, each a `status` YAML reads as completed
+STATUSES = {
+    "quoted-key": '"status": completed',
+    "tag": "status: !!str completed",
+    "next-line": "status:\n  completed",
+    "case": "status: Completed",
+    "single-quoted": "status: 'completed'",
+    "folded": "status: >-\n  completed",
+    "alias": "done: &d completed\nstatus: *d",
+    "complex-key": "? status\n: completed",
+    "escaped-value": 'status: "\\x63ompleted"',
+    "escaped-key": '"st\\x61tus": completed',
+    "nbsp": "status: \u00a0completed",
+    "comment": "status: completed  # at last",
+}
+
+
+def fallback_quest(corpus: main_writes.Corpus, template: str, where: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A template's quest with the hooks installed, then the Python they name gone and no
+    ds-gate on PATH: every commit runs the hook's shell fallback."""
+    quest = main_writes.make_quest(corpus, template, where)
+    for name in ("pre-commit", "pre-merge-commit"):
+        hook = quest / ".git" / "hooks" / name
+        text = hook.read_text()
+        pinned = text.split("DS_GATE_PYTHON=", 1)[1].split("\n", 1)[0]
+        hook.write_text(text.replace(pinned, "'/gone/venv/bin/python'", 1))
+    monkeypatch.setenv("PATH", "/usr/local/bin:/usr/bin:/bin")  # git, sh, grep and tr; no ds-gate
+    return quest
+
+
+def commit_all(quest: Path, message: str) -> tuple[int, str]:
+    git(quest, "add", "-A")
+    done = git(quest, "commit", "-q", "-m", message, check=False)
+    return done.returncode, done.stdout + done.stderr
+
+
+@pytest.fixture
+def quest(corpus: main_writes.Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return fallback_quest(corpus, "idea", tmp_path, monkeypatch)
+
+
+def test_every_spelling_of_a_finalizing_decision_is_refused(quest: Path) -> None:
+    """Old: nbsp, ideographic-space, escaped-newline, separate-lines, crlf-lines, scope-nbsp,
+    kind-escaped, kind-key-escaped, kind-nbsp and kind-separate-lines passed (exit 0)."""
+    missed = []
+    for case, (name, text) in DECISIONS.items():
+        assert finalizing_reason(name, text.encode()) is not None, case  # the Python hook refuses it
+        (quest / name).parent.mkdir(parents=True, exist_ok=True)
+        (quest / name).write_text(text + "\n", encoding="utf-8")
+        code, out = commit_all(quest, f"artifact: decision {case}")
+        if code != 1 or f"may finalize the quest: {name}" not in out:
+            missed.append(f"{case}: exit {code}")
+            git(quest, "reset", "-q", "--hard", "HEAD~1")
+        else:
+            git(quest, "reset", "-q", "--hard")
+    assert not missed, missed
+
+
+def test_every_yaml_spelling_of_status_completed_is_refused(quest: Path) -> None:
+    """Old: all but single-quoted and comment passed (the fallback read ``^status:`` lines)."""
+    original = (quest / "quest.yaml").read_text()
+    assert "completed" not in original.lower()
+    missed = []
+    for case, status in STATUSES.items():
+        text = "\n".join(line for line in original.splitlines() if not line.startswith("status:")) + f"\n{status}\n"
+        assert quest_status(text.encode()) == "completed", case  # the Python hook refuses it
+        (quest / "quest.yaml").write_text(text, encoding="utf-8")
+        code, out = commit_all(quest, f"quest: {case}")
+        if code != 1 or "may finalize the quest: quest.yaml" not in out:
+            missed.append(f"{case}: exit {code}")
+            git(quest, "reset", "-q", "--hard", "HEAD~1")
+    assert not missed, missed
+
+
+def test_what_only_looks_like_a_finalization_passes(quest: Path) -> None:
+    """Near misses the Python hook lets through are ordinary checkpoints for the fallback too."""
+    near = {
+        "artifacts/decisions/dec-n.json": {**PLAIN, "action": "continue\n", "reason": "finalize later"},
+        "artifacts/decisions/dec-cjk.json": {**PLAIN, "action": "\u7ee7\u7eed", "reason": "finalize later"},
+        "artifacts/decisions/dec-words.json": {**PLAIN, "action": "finalize the draft first", "reason": "x"},
+        # main's write decision: its guidance names finalize among nested routes (old: refused)
+        "artifacts/decisions/dec-route.json": {**PLAIN, "action": "write", "guidance_vm": {
+            "alternative_routes": [{"action": "finalize", "label": "Finalize early"}],
+            "source_artifact_kind": "decision"}},
+        "artifacts/reports/r.json": {"kind": "report", "action": "finalize", "reason": "x\u0007y",
+                                     "source": {"kind": "agent"}},
+    }
+    for name, record in near.items():
+        text = json.dumps(record, indent=2, ensure_ascii=name.endswith("n.json") or "reports" in name)
+        assert finalizing_reason(name, text.encode()) is None, name
+        (quest / name).parent.mkdir(parents=True, exist_ok=True)
+        (quest / name).write_text(text + "\n", encoding="utf-8")
+    text = (quest / "quest.yaml").read_text().replace("title:", "title: Uncompleted runs, completedness;", 1)
+    assert "title: Uncompleted" in text and quest_status(text.encode()) != "completed"
+    (quest / "quest.yaml").write_text(text)
+    code, out = commit_all(quest, "checkpoint: near misses")
+    assert code == 0 and out.count("ds-gate: warning:") == 1, out
+
+
+@pytest.mark.parametrize("template", main_writes.TEMPLATES)
+def test_every_ordinary_checkpoint_main_wrote_passes_the_fallback(
+        corpus: main_writes.Corpus, template: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """All 248 accepted non-finalization cases of the corpus, each committed on its template's
+    quest through the fallback, as DeepScientist's checkpoint commits them."""
+    quest = fallback_quest(corpus, template, tmp_path, monkeypatch)
+    cases = corpus.accepted(template, False)
+    assert cases
+    failures = main_writes.refused(corpus, cases, quest)
+    assert not failures, f"{len(failures)} checkpoints refused:\n" + "\n".join(failures)
+
+
+def test_every_finalization_main_wrote_is_refused_by_the_fallback(
+        corpus: main_writes.Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fallback cannot tell whether runs are pending, so what main wrote to finalize is refused."""
+    cases = corpus.accepted("idea", True)
+    assert cases
+    for case in cases:
+        (tmp_path / case["id"][:4]).mkdir()
+        quest = fallback_quest(corpus, "idea", tmp_path / case["id"][:4], monkeypatch)
+        assert main_writes.refused(corpus, [case], quest), case["id"]
