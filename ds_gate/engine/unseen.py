@@ -21,7 +21,8 @@ from ds_gate.model.findings import Finding
 from ds_gate.model.records import Quest
 from ds_gate.model.reports import GateReport, Scope
 from ds_gate.rules.coverage import COVERAGE_PENDING_RUN
-from ds_gate.sources.clone import ALTERNATES, DISSOCIATE, REFETCH, blindness, borrowed_objects
+from ds_gate.sources.alternates import ALTERNATES, DISSOCIATE, borrowed_objects
+from ds_gate.sources.clone import REFETCH, blindness
 from ds_gate.sources.problems import (
     GIT_ALTERNATES_OUTSIDE_QUEST,
     GIT_HISTORY_TOO_LONG,
@@ -43,7 +44,7 @@ def clone_findings(quest: Quest, scope: Scope) -> list[Finding]:
     than pass on what it can see; ``check`` says so and goes on."""
     borrowed = borrowed_objects(quest.root)
     if borrowed is not None:
-        said = f"this repository borrows git objects from {borrowed}, outside the quest (.git/{ALTERNATES})"
+        said = f"this repository borrows {borrowed}, outside the quest (.git/{ALTERNATES})"
         if scope.gates_pending:
             raise QuestError(f"{quest.root}: {said}; ds-gate never reads outside the quest, {DOES_NOT_PASS}. "
                              f"Fix: {DISSOCIATE}")

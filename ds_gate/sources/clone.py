@@ -100,37 +100,6 @@ def blindness(root: Path) -> tuple[str, str] | None:
     return None
 
 
-ALTERNATES = os.path.join("objects", "info", "alternates")
-DISSOCIATE = "git repack -a -d && rm .git/objects/info/alternates (copies the borrowed objects in; git clone --dissociate does the same)"
-
-
-def borrowed_objects(root: Path) -> str | None:
-    """The first folder outside the quest that the repository borrows git objects from
-    (``objects/info/alternates``, as ``git clone --shared``/``--reference`` writes it, followed
-    through the alternates of alternates), or None. What git reads from there is a pointer out
-    of the quest, which ds-gate never follows."""
-    config = CloneConfig(root)
-    if config.common is None:
-        return None
-    quest = os.path.realpath(root)
-    seen: set[str] = set()
-    todo = [os.path.join(config.common, "objects")]
-    while todo and len(seen) < 16:
-        objects = todo.pop()
-        seen.add(objects)
-        text = text_or_none(os.path.join(objects, "info", "alternates"))
-        for line in (text or "").splitlines():
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            borrowed = os.path.realpath(os.path.join(objects, line))
-            if os.path.commonpath([quest, borrowed]) != quest:
-                return borrowed
-            if borrowed not in seen:
-                todo.append(borrowed)
-    return None
-
-
 def clone_blindness(root: Path) -> str | None:
     """Why this clone cannot show every branch (shallow, or fetching some branches), or None."""
     found = blindness(root)

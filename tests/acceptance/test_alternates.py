@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import git
 
 from ds_gate.cli.main import main
@@ -45,3 +46,27 @@ def test_objects_borrowed_from_inside_the_quest_are_read(one_run_quest, gate_jso
     code, out = gate_json("closure", str(one_run_quest.root))
     assert code == 1 and len(out["pending_run_ids"]) == 1, out
     assert "git.alternates-outside-quest" not in [f["rule"] for f in out["findings"]]
+
+
+@pytest.mark.parametrize("spelling", ["quoted", "comment-looking", "too large"])
+def test_every_spelling_git_reads_of_an_outside_alternate_stops_closure(one_run_quest, tmp_path, capsys,
+                                                                        spelling, monkeypatch) -> None:
+    """The alternates file read as git reads it (round-4 adversary, third round): a C-quoted path,
+    a line that only looks like a comment (its first byte is a space), and a file too large to
+    read whole, which git reads all of."""
+    store = tmp_path / "store.git"
+    borrow(one_run_quest, store)
+    objects = one_run_quest.root / ".git" / "objects"
+    alternates = objects / "info" / "alternates"
+    if spelling == "quoted":
+        alternates.write_text(f'"{store / "objects"}"\n')
+    elif spelling == "comment-looking":
+        (objects / " #x").symlink_to(store / "objects")
+        alternates.write_text(" #x\n")
+    else:
+        monkeypatch.setenv("DS_GATE_MAX_FILE_MB", "1")
+        alternates.write_text("#" * (2 << 20) + f"\n{store / 'objects'}\n")
+    assert git(one_run_quest.root, "cat-file", "-e", "HEAD:quest.yaml").returncode == 0  # git reads through it
+    assert main(["closure", str(one_run_quest.root)]) == 2
+    err = capsys.readouterr().err
+    assert "this repository borrows git objects" in err and "outside the quest" in err, err
