@@ -19,7 +19,7 @@ from ds_gate.config.settings import shown_config_path
 from ds_gate.hooks.doctor_integration import NAME, integration_check
 from ds_gate.hooks.doctor_pre_commit import SNIPPET, config_name, config_problems
 from ds_gate.hooks.doctor_settings import settings_checks
-from ds_gate.hooks.install import CHAIN_SUFFIX, HOOKS, MARKER, as_installed, hook_python, hooks_dir
+from ds_gate.hooks.install import CHAIN_SUFFIX, HOOKS, MARKER, as_installed, hook_python, hooks_dir, interpreter_problem
 from ds_gate.hooks.template import template_status
 from ds_gate.kernel.counting import counted
 from ds_gate.kernel.errors import QuestError
@@ -74,6 +74,8 @@ def _hooks(root: Path, registered: list[tuple[Path, str | None, bool]]) -> list[
     if ours:
         python = hook_python(hook)
         changed = [name for name in HOOKS if MARKER in (text := _text(folder / name)) and not as_installed(name, text)]
+        named = {n: hook_python(t) for n in HOOKS if MARKER in (t := _text(folder / n))}  # each hook's own
+        bad = next(((n, p, why) for n, p in named.items() if (why := interpreter_problem(p)) is not None), None)
         if OUTDATED in hook or OUTDATED in _text(folder / "pre-push"):
             checks.append(Check("hook", FAIL, f"the hooks in {folder} run `python -m ds_gate`, which puts the worktree "
                                 "first on sys.path: Python files the quest holds (a ds_gate/ folder, a json.py) "
@@ -83,15 +85,16 @@ def _hooks(root: Path, registered: list[tuple[Path, str | None, bool]]) -> list[
                                 "install` writes (its interpreter and pins aside): the hook was changed (a line such "
                                 "as `exit 0` added), or an older ds-gate wrote it; doctor cannot vouch that it runs "
                                 "the gate", "reinstall: ds-gate install " + shlex.quote(str(root))))
-        elif python and os.access(python, os.X_OK):
+        elif bad is None:
             checks.append(Check("hook", OK, f"ds-gate's commit hook is installed in {folder}, run by {python}"))
         else:
-            checks.append(Check("hook", FAIL, f"the hook in {folder} names {python}, which is gone (its virtual "
-                                "environment was deleted?): only commits that may finalize are blocked, unchecked",
+            checks.append(Check("hook", FAIL, f"the {bad[0]} hook in {folder} names {bad[1]}, {bad[2]}",
                                 "reinstall from the Python you use: ds-gate install " + shlex.quote(str(root))))
-        if MARKER not in _text(folder / "pre-push"):
-            checks.append(Check("pre-push hook", WARN, "no ds-gate pre-push hook: finalization pushes are not gated",
-                                "ds-gate install " + shlex.quote(str(root))))
+        for name, lost in (("pre-merge-commit", "a local merge that brings the paper bundle in is not gated"),
+                           ("pre-push", "finalization pushes are not gated")):
+            if MARKER not in _text(folder / name):
+                checks.append(Check(f"{name} hook", WARN, f"no ds-gate {name} hook: {lost}",
+                                    "ds-gate install " + shlex.quote(str(root))))
     elif framework:
         problems = config_problems([root, *(p for p, _, prunable in registered if not prunable and os.path.isdir(p))],
                                    config_name(hook if PRE_COMMIT_MARK in hook else chained))

@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ds_gate.config.settings import pins
+from ds_gate.config.settings import agent_writable, pins
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError, git
@@ -102,6 +102,20 @@ def _assigned(text: str, variable: str) -> str | None:
 def hook_python(text: str) -> str | None:
     """The interpreter a ds-gate hook script names (``DS_GATE_PYTHON='...'``)."""
     return _assigned(text, "DS_GATE_PYTHON")
+
+
+def interpreter_problem(python: str | None) -> str | None:
+    """Why the interpreter a hook names cannot be vouched for, else None. ``as_installed`` sets
+    it aside (each user's differs), and it is quest-written: ``/bin/true`` or an ``exit 0`` script
+    in ``.git/info`` passes every commit. Judged by where it lies and what it is, never by running it."""
+    real = os.path.realpath(python) if python and os.path.isabs(python) else None
+    if real is None or not os.path.exists(real):
+        return "which is gone (its virtual environment was deleted?): only commits that may finalize are blocked, unchecked"
+    if (where := agent_writable(python)) is not None:
+        return f"which lies in {where}, where the agent can write: it runs in place of ds-gate, unchecked"
+    if not os.path.isfile(real) or not os.access(real, os.X_OK) or not os.path.basename(real).startswith("python"):
+        return f"which is {real}, not a Python interpreter: it runs in place of ds-gate, and finalization commits pass"
+    return None
 
 
 def as_installed(name: str, text: str) -> bool:

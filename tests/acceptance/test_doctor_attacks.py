@@ -187,3 +187,62 @@ def test_the_frameworks_hooks_from_ds_gates_address_pass(make_quest, gate_json) 
     framework(quest, HOMEPAGE, "0" * 40)
     code, found = checks(gate_json, quest.root)
     assert code == 0 and found["hook"]["status"] == "ok" and "pre-commit hooks" not in found, found
+
+
+# ---------------------------------------------------------------- 24. the hook's interpreter swapped, pre-merge-commit gone
+
+
+HOOKS_INSTALLED = ("pre-commit", "pre-merge-commit", "pre-push")
+
+
+def _name_interpreter(hooks: Path, python: str, names: tuple[str, ...]) -> None:
+    for name in names:
+        lines = (hooks / name).read_text().splitlines(keepends=True)
+        (hooks / name).write_text("".join(f"DS_GATE_PYTHON={shlex.quote(python)}\n" if line.startswith("DS_GATE_PYTHON=")
+                                          else line for line in lines))
+
+
+@pytest.mark.parametrize("where", ["/bin/true", "a script in .git/info", "a link to Python in .git/info",
+                                   "a link to Python in the home", "pre-push only"])
+def test_a_hook_naming_an_interpreter_that_is_not_the_users_python_fails_doctor(installed, gate_json, home, where) -> None:
+    quest = installed
+    hooks, ran = quest.root / ".git" / "hooks", quest.root.parent.parent / "ran"
+    if where == "/bin/true" or where == "pre-push only":
+        python = "/bin/true"
+    elif where == "a script in .git/info":
+        python = str(quest.root / ".git" / "info" / "py")
+        Path(python).write_text(f"#!/bin/sh\ntouch {shlex.quote(str(ran))}\nexit 0\n")
+        Path(python).chmod(0o755)
+    else:
+        link = (quest.root / ".git" / "info" if "info" in where else home / "runtime") / "python3"
+        link.parent.mkdir(exist_ok=True)
+        link.symlink_to(sys.executable)
+        python = str(link)
+    _name_interpreter(hooks, python, ("pre-push",) if where == "pre-push only" else HOOKS_INSTALLED)
+    code, found = checks(gate_json, quest.root)
+    assert code == 1 and found["hook"]["status"] == "fail", found
+    assert python in found["hook"]["message"], found["hook"]
+    assert ("not a Python" if where.endswith(("true", "only")) else "can write") in found["hook"]["message"]
+    assert found["hook"]["fix"] == "reinstall from the Python you use: ds-gate install " + shlex.quote(str(quest.root))
+    assert not ran.exists()  # doctor judged the interpreter without running it
+
+
+@pytest.mark.parametrize("how", ["replaced by exit 0", "deleted"])
+def test_a_pre_merge_commit_hook_that_is_not_ds_gates_is_reported(installed, gate_json, capsys, how) -> None:
+    quest = installed
+    hook = quest.root / ".git" / "hooks" / "pre-merge-commit"
+    if how == "deleted":
+        hook.unlink()
+    else:
+        hook.write_text("#!/bin/sh\nexit 0\n")
+    code, found = checks(gate_json, quest.root)
+    assert found["hook"]["status"] == "ok" and found["pre-merge-commit hook"]["status"] == "warn", found
+    assert "a local merge that brings the paper bundle in is not gated" in found["pre-merge-commit hook"]["message"]
+    assert found["pre-merge-commit hook"]["fix"] == "ds-gate install " + shlex.quote(str(quest.root))
+    assert main(["install", str(quest.root), "-q"]) == 0  # the fix, as printed
+    capsys.readouterr()
+    assert "pre-merge-commit hook" not in checks(gate_json, quest.root)[1]
+    lines = hook.read_text().splitlines(keepends=True)  # ds-gate's, with a line added: changed, a fail
+    hook.write_text(lines[0] + "exit 0\n" + "".join(lines[1:]))
+    code, found = checks(gate_json, quest.root)
+    assert code == 1 and found["hook"]["status"] == "fail" and "pre-merge-commit hook" in found["hook"]["message"], found
