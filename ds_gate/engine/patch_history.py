@@ -13,7 +13,8 @@ still judged against the claim before the patch, and a later commit that restore
 and lineage back, confidence not above) is lawful and ends the finding. A broken version is
 reported only while some ref's tip still holds it, at the card's path, naming the commit that
 broke the rules, the refs that hold it and the fix. The patching quest is the one this quest
-is (``committing_quest``: its folder under ``<home>/quests`` and ``quest.yaml`` at ``HEAD``), as the commit hook names it.
+is (``committing_quest``: its folder under ``<home>/quests`` and ``quest.yaml`` at ``HEAD``),
+as the commit hook names it.
 
 An ordinary checkpoint never runs this (the gate runs only for those scopes). Git refusing the
 repository is judged where the records are read (``engine.unseen``), as the toggle scan does;
