@@ -7,13 +7,14 @@ version only: once committed, the version before the patch is gone from that com
 the gate reads every committed version of every quest-scope card, on every ref
 (``sources.history``: the one ``git log`` the toggle scan also reads, with its bound), and
 judges each change with the same patch rules (``plugins.manager.patch_checker``) against the
-card's last *lawful* version: a change that breaks the rules leaves that baseline in place, so
-a later edit that carries the broken claim along is still judged against the claim before
-the patch, and a later commit that restores it (claim and lineage back, confidence not above)
-is lawful and ends the finding. A broken version is reported only while some ref's tip still
-holds it, at the card's path, naming the commit that broke the rules, the refs that hold it and
-the fix. The patching quest is the one this quest is (``committing_quest``: its folder under
-``<home>/quests`` and ``quest.yaml`` at ``HEAD``), as the commit hook names it.
+card's last *lawful* version (``_Walk``: by its id, else its path): a change that breaks the
+rules leaves that baseline in place, so a later edit that carries the broken claim along is
+still judged against the claim before the patch, and a later commit that restores it (claim
+and lineage back, confidence not above) is lawful and ends the finding. A broken version is
+reported only while some ref's tip still holds it, at the card's path, naming the commit that
+broke the rules, the refs that hold it and the fix. The patching quest is the one this quest
+is (``committing_quest``: its folder under ``<home>/quests`` and ``quest.yaml`` at ``HEAD``),
+as the commit hook names it.
 
 An ordinary checkpoint never runs this (the gate runs only for those scopes). Git refusing the
 repository is judged where the records are read (``engine.unseen``), as the toggle scan does;
@@ -53,34 +54,45 @@ def _identity(path: str, card: Card | None) -> str:
 @dataclasses.dataclass(slots=True)
 class _Walk:
     """The history walked in order: each version's lawful baseline, each card's last lawful
-    version (by identity: an added version is judged against it, across deletions, renames and
-    refs), and the broken ones."""
+    version (by identity) and each path's (the baseline of the last version it held: deleted
+    or not), and the broken ones.
+
+    An added version is judged against its id's last lawful version (across deletions, renames
+    and refs), else against the last one held at its path: a card deleted and added back under a
+    fresh id, no id or no frontmatter is not a new card that the next commit may give the old id
+    back. A modification that changes the id is judged as an add of the new id, and one whose
+    old version is unreadable (no frontmatter, over the limit) against the baseline it carried."""
 
     check: Checker
     patcher: str | None
     cards: dict[str, Card | None]
     base: dict[Version, str] = dataclasses.field(default_factory=dict)
     lawful: dict[str, str] = dataclasses.field(default_factory=dict)
+    at_path: dict[str, str] = dataclasses.field(default_factory=dict)
     broken: dict[Version, tuple[str, list[Finding]]] = dataclasses.field(default_factory=dict)
+
+    def _baseline(self, path: str, old_blob: str | None, after: Card | None) -> str:
+        if old_blob is not None:
+            was = self.cards.get(old_blob)
+            if was is None or after is None or was.card_id == after.card_id:
+                return self.base.get((path, old_blob), old_blob)
+        return self.lawful.get(_identity(path, after)) or self.at_path.get(path, "")
 
     def step(self, commit: str, path: str, old_blob: str | None, new_blob: str) -> None:
         old, new = (path, old_blob or ""), (path, new_blob)
         after = self.cards.get(new_blob)
-        if old_blob is None:  # added: the same card's last lawful version, wherever it was
-            baseline = self.lawful.get(_identity(path, after), "")
-        else:
-            baseline = self.base.get(old, old_blob)
+        baseline = self._baseline(path, old_blob, after)
         before = self.cards.get(baseline)
         if after is None:  # unreadable (over the limit, no frontmatter): the baseline carries through it
-            self.base[new] = baseline
+            self.base[new] = self.at_path[path] = baseline
             return
         found = [] if before is None or baseline == new_blob else self.check(before, after, self.patcher)
         if found:  # judged against the baseline: a version reached both ways stays broken
-            self.base[new] = baseline
+            self.base[new] = self.at_path[path] = baseline
             origin = self.broken[old][0] if old in self.broken else commit
             self.broken.setdefault(new, (origin, [dataclasses.replace(f, path=path) for f in found]))
         elif new not in self.broken:
-            self.base[new] = new_blob
+            self.base[new] = self.at_path[path] = new_blob
             self.lawful[_identity(path, after)] = new_blob
 
 

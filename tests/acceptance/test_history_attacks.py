@@ -2,7 +2,8 @@
 toggle scan, the patch scan) must not pass on what they did not judge.
 
 A patch laundered by deleting and re-adding the card, renaming it, or committing it on an
-orphan branch is judged against the same card's (by ``id``) last lawful version. Padding the
+orphan branch is judged against the same card's (by ``id``) last lawful version; one laundered
+through a new id (or none, or no frontmatter) against the last lawful version at its path. Padding the
 history with other files does not push what matters out of the bound; a history longer than
 the bound, or a version git cannot read, stops closure (exit 2), never passes. The bound is
 lowered through ``sources.history.MAX_VERSIONS`` (``MAX_CHANGES``, the bound before this
@@ -106,14 +107,52 @@ def test_a_patch_laundered_through_a_deletion_a_rename_or_an_orphan_branch_is_ju
         assert code == 1 and found == [("patch.claim-changed", path)], (command, found)  # old: 0, []
 
 
-def test_a_new_card_with_its_own_id_patches_nothing(borrowing, gate_json) -> None:
-    """Identity is the card's id: a different card written where a deleted one was is new."""
+@pytest.mark.parametrize("how", ["id-swap", "no-id", "garbage", "in-place"])
+def test_a_patch_laundered_through_a_new_id_is_judged(borrowing, gate_json, how) -> None:
+    """Three ordinary checkpoints at the same path (break 21): the card deleted, added back with
+    the new claim and the owner's lineage as a "new" card (a fresh id, no id, or no frontmatter),
+    then the id set back. An added version with no earlier version of its id is judged against
+    the last lawful version held at its path, and a modification that changes the id is judged as
+    an add of the new id; "in-place" changes the id and the claim in one modification."""
+    quest = borrowing
+    if how != "in-place":
+        git(quest.root, "rm", "-q", CARD)
+        commit_all(quest.root, "memory: drop")
+    if how in ("id-swap", "in-place"):
+        write_card(quest.root, CARD, dict(PATCHED, id="knowledge-00000001"))
+    elif how == "no-id":
+        write_card(quest.root, CARD, {k: v for k, v in PATCHED.items() if k != "id"})
+    else:
+        (quest.root / CARD).parent.mkdir(parents=True, exist_ok=True)
+        (quest.root / CARD).write_text("notes, no frontmatter yet\n")
+    commit_all(quest.root, "memory: a new card")
+    if how != "in-place":
+        write_card(quest.root, CARD, PATCHED)
+        commit_all(quest.root, "memory: fix the id")
+    for command in ("check", "closure"):
+        code, found = patch_findings(gate_json, command, quest.root)
+        assert code == 1 and found == [("patch.claim-changed", CARD)], (command, found)  # old: 0, []
+
+
+def test_a_new_card_with_its_own_id_at_a_new_path_patches_nothing(borrowing, gate_json) -> None:
+    """A card with an id of its own, at a path no card held, is new: nothing to judge it against
+    (the borrowed card stays, unchanged)."""
+    quest = borrowing
+    write_card(quest.root, "memory/knowledge/load-balancing.md", dict(PATCHED, id="knowledge-00000009"))
+    commit_all(quest.root, "memory: a new lesson")
+    assert patch_findings(gate_json, "check", quest.root) == (0, [])
+
+
+def test_a_new_card_where_a_deleted_one_was_is_judged_against_it(borrowing, gate_json) -> None:
+    """Identity is the card's id, but an added card whose id has no history is judged against the
+    last lawful version held at its path: a different claim under the owner's lineage there is a
+    patch (write the new lesson at a new path)."""
     quest = borrowing
     git(quest.root, "rm", "-q", CARD)
     commit_all(quest.root, "memory: drop")
     write_card(quest.root, CARD, dict(PATCHED, id="knowledge-00000009"))
     commit_all(quest.root, "memory: a new lesson")
-    assert patch_findings(gate_json, "check", quest.root)[1] == []
+    assert patch_findings(gate_json, "check", quest.root)[1] == [("patch.claim-changed", CARD)]
 
 
 # ---------------------------------------------------------------- 16, 17: padding and the bound
