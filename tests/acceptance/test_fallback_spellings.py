@@ -173,3 +173,95 @@ def test_every_finalization_main_wrote_is_refused_by_the_fallback(
         (tmp_path / case["id"][:4]).mkdir()
         quest = fallback_quest(corpus, "idea", tmp_path / case["id"][:4], monkeypatch)
         assert main_writes.refused(corpus, [case], quest), case["id"]
+
+
+def test_an_escaped_quote_colon_or_backslash_u_in_a_value_or_key_passes(quest: Path) -> None:
+    """Break 20. Old: refused, since "an escape in a key" matched from an escaped quote inside
+    the reason to the ``":`` after it, and an escaped backslash before ``u`` (``\\\\u``) read as
+    a ``\\u`` escape. Keys are now judged from awk's top-level member listing."""
+    records = {
+        "dec-tex": {**PLAIN, "reason": 'Added "\\usepackage{booktabs}": cleaner tables'},
+        "dec-path": {**PLAIN, "reason": 'Read "C:\\users\\me\\x.csv": missing'},
+        "dec-key": {**PLAIN, "C:\\users": "a key holding an escaped backslash before u"},
+    }
+    for stem, record in records.items():
+        name = f"artifacts/decisions/{stem}.json"
+        text = json.dumps(record, indent=2, ensure_ascii=False)  # main's write_json
+        assert "\\\\u" in text and finalizing_reason(name, text.encode()) is None, stem
+        (quest / name).parent.mkdir(parents=True, exist_ok=True)
+        (quest / name).write_text(text + "\n", encoding="utf-8")
+        code, out = commit_all(quest, f"decision: {stem}")
+        assert code == 0 and "ds-gate: warning:" in out, (stem, out)
+
+
+def test_an_escape_in_a_key_still_finalizes(quest: Path) -> None:
+    """The anchored key pattern still reads a real ``\\u`` escape in a top-level key, beside a key
+    holding an escaped backslash before u and an escaped quote."""
+    cases = {"escape": FINALIZE.replace('"action"', '"\\u0061ction"'),
+             "scope": SCOPE.replace('"decision_scope"', '"decision\\u005fscope"'),
+             "after-backslash": FINALIZE.replace('"action"', '"\\u0061ction"').replace(
+                 '"reason"', '"C:\\\\users\\u0022": "x",\n  "reason"')}
+    for case, text in cases.items():
+        name = "artifacts/decisions/dec-x.json"
+        assert finalizing_reason(name, text.encode()) is not None, case  # the Python hook refuses it
+        (quest / name).parent.mkdir(parents=True, exist_ok=True)
+        (quest / name).write_text(text + "\n", encoding="utf-8")
+        code, out = commit_all(quest, f"decision: {case}")
+        assert code == 1 and f"may finalize the quest: {name}" in out, (case, out)
+        git(quest, "reset", "-q", "--hard")
+
+
+def link_checkpoint(quest: Path, setup: str) -> None:
+    """An ordinary checkpoint that puts a link where DeepScientist reads quest.yaml or paper/.
+    A link on the way to the target (on-the-way) is not followed by the shell: every staged file
+    then counts, so that checkpoint is refused too (the fallback's chosen strictness)."""
+    yaml = quest / "quest.yaml"
+    if setup == "yaml":
+        yaml.rename(quest / ".quest-state.yaml")
+        yaml.symlink_to(".quest-state.yaml")
+    elif setup == "bundle":
+        (quest / ".bundle").mkdir()
+        (quest / ".bundle" / "README.md").write_text("notes\n")
+        (quest / "paper").symlink_to(".bundle")
+    elif setup == "manifest":
+        (quest / "paper" / "drafts").mkdir(parents=True)
+        (quest / "paper" / "notes.md").write_text("notes\n")
+        (quest / "paper" / "paper_bundle_manifest.json").symlink_to("drafts/m.json")
+    elif setup == "on-the-way":  # quest.yaml -> state/q.yaml, state -> .s
+        (quest / ".s").mkdir()
+        yaml.rename(quest / ".s" / "q.yaml")
+        (quest / "state").symlink_to(".s")
+        yaml.symlink_to("state/q.yaml")
+    code, out = commit_all(quest, f"checkpoint: {setup}")
+    if setup == "on-the-way":
+        assert code == 1 and "may finalize the quest:" in out, out
+    else:
+        assert code == 0 and "ds-gate: warning:" in out, (setup, out)
+
+
+@pytest.mark.parametrize("setup, staged", [
+    ("yaml", ".quest-state.yaml"), ("bundle", ".bundle/paper_bundle_manifest.json"),
+    ("manifest", "paper/drafts/m.json"), ("on-the-way", ".s/q.yaml")])
+def test_a_finalization_through_a_link_is_refused(quest: Path, setup: str, staged: str) -> None:
+    """Break 25. Old: exit 0 for all four: the fallback matched only the literal paths, while the
+    Python hook follows the link (kernel/links.py) and refuses."""
+    link_checkpoint(quest, setup)
+    target = quest / staged
+    if staged.endswith(".yaml"):
+        target.write_text(target.read_text().replace("status:", "status: completed\nold_status:", 1))
+    else:
+        target.write_text('{"title": "t", "files": []}\n')
+    code, out = commit_all(quest, f"finalize: {setup}")
+    assert code == 1 and f"may finalize the quest: {staged}" in out, out
+
+
+def test_a_staged_link_to_a_completed_yaml_is_refused(quest: Path) -> None:
+    """The link itself staged, its target committed earlier (an ordinary file then): the Python
+    hook reads quest.yaml through it as completed."""
+    done = (quest / "quest.yaml").read_text().replace("status:", "status: completed\nold_status:", 1)
+    (quest / ".done.yaml").write_text(done)
+    assert commit_all(quest, "checkpoint: a yaml file")[0] == 0
+    (quest / "quest.yaml").unlink()
+    (quest / "quest.yaml").symlink_to(".done.yaml")
+    code, out = commit_all(quest, "quest: link")
+    assert code == 1 and "may finalize the quest: quest.yaml" in out, out
