@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ds_gate.kernel.fs import read_file
 from ds_gate.sources.clone import CloneConfig
+from ds_gate.sources.location import is_inside
 
 ALTERNATES = os.path.join("objects", "info", "alternates")
 DISSOCIATE = "git repack -a -d && rm .git/objects/info/alternates (copies the borrowed objects in; git clone --dissociate does the same)"
@@ -68,7 +69,7 @@ def borrowed_objects(root: Path) -> str | None:
     config = CloneConfig(root)
     if config.common is None:
         return None
-    quest = os.path.realpath(root)
+    quest = Path(os.path.realpath(root))
     seen: set[str] = set()
     todo = [os.path.join(config.common, "objects")]
     while todo and len(seen) < 16:
@@ -83,7 +84,7 @@ def borrowed_objects(root: Path) -> str | None:
             return f"git objects through {listed}, which cannot be read whole ({exc.__class__.__name__})"
         for entry in _alternate_entries(raw):
             borrowed = os.path.realpath(os.path.join(objects, entry))
-            if os.path.commonpath([quest, borrowed]) != quest:
+            if not is_inside(quest, Path(borrowed)):
                 return f"git objects from {borrowed}"
             if borrowed not in seen:
                 todo.append(borrowed)
