@@ -89,6 +89,25 @@ def make_quest(root: Path, runs: int, worktrees: int, reviews: int, covered: flo
     return {"runs": runs, "worktrees": worktrees, "reviews": reviews, "pending": runs - len(to_cover)}
 
 
+SHAPES = ("copies", "own")  # how a quest's worktrees hold its runs: see ``make_shaped``
+
+
+def make_shaped(root: Path, runs: int, shape: str, quest_id: str = "001") -> dict[str, int]:
+    """A benchmark quest of one of two shapes, 95 % of its runs covered.
+
+    - ``copies`` (issue 17's): 100 runs a worktree, two reviews a worktree, every odd worktree
+      branched from the previous one (``inherit``), so it holds copies of that one's records;
+    - ``own`` (a quest as DeepScientist's own code leaves it, issue 36): 20 worktrees whatever
+      the size, each branched from main and holding only its own runs (5,000 a worktree at
+      100,000 runs), 40 reviews."""
+    if shape == "copies":
+        worktrees = max(20, runs // 100)
+        return make_quest(root, runs, worktrees, worktrees * 2, inherit=True, quest_id=quest_id)
+    if shape == "own":
+        return make_quest(root, runs, 20, 40, quest_id=quest_id)
+    raise ValueError(f"unknown shape {shape!r}: one of {', '.join(SHAPES)}")
+
+
 def make_decisions(folder: Path, count: int) -> list[Path]:
     """``count`` distill_review files, one in ten invalid in two places."""
     folder.mkdir(parents=True)

@@ -9,33 +9,32 @@ then DeepScientist's ranking (``updated_at``, ``created_at``, compared as text).
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import fields
+from operator import attrgetter
 from pathlib import Path
 from sys import intern
 
 from ds_gate.engine.copies import NO_FINDINGS, Copies
 from ds_gate.engine.index_follow import MISSING_SHOWN, IndexFollower
-from ds_gate.engine.record_store import cached_index
+from ds_gate.engine.record_store import INDEX_DISPLAY, FolderRows, RecordStore, Row
 from ds_gate.engine.slim import (
     Bad,
     NotShareable,
     Refused,
     Slim,
     SlimDecision,
-    SlimIndex,
     SlimRun,
     at,
+    loose,
     make_slim,
 )
-from ds_gate.engine.slim_rows import from_row, to_row
-from ds_gate.io.record_cache import RecordCache, Shelf, file_key
+from ds_gate.engine.slim_rows import finding_row
 from ds_gate.kernel import fs
 from ds_gate.kernel.digest import content_key
 from ds_gate.kernel.layout import GATE_KINDS
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Decision, Document, Run, Workspace
-from ds_gate.rules.coverage import completed_state
 from ds_gate.sources.folders import FolderReader, Reader
 from ds_gate.sources.problems import unreadable
 from ds_gate.sources.records import IndexEntry, folders_for, read_index
@@ -43,21 +42,22 @@ from ds_gate.sources.records import IndexEntry, folders_for, read_index
 __all__ = ["MISSING_SHOWN", "Collector", "RecordCheck", "no_checks"]
 
 RecordCheck = Callable[[Document], list[Finding]]
+_ENTRY = attrgetter(*(f.name for f in fields(IndexEntry)))  # an index line as its row's tuple, read in C
 
 
 def no_checks(doc: Document) -> list[Finding]:
     return []
 
 
-class Collector(IndexFollower):
+class Collector(IndexFollower, FolderRows):
     """Records from any readers, checked as they are read, one winning copy per artifact id;
     index lines whose record no reader had are followed (inside the quest) or reported."""
 
     def __init__(self, root: Path, workspaces: list[Workspace], kinds: tuple[str, ...] = GATE_KINDS,
-                 check: RecordCheck = no_checks, *, share: bool = True, store: RecordCache | None = None) -> None:
+                 check: RecordCheck = no_checks, *, share: bool = True, store: RecordStore | None = None) -> None:
         """``share``: copies with the same bytes share one parse and check (only when every
         record finding lies on the record's own path: no plugin rules). ``store``: the
-        persistent cache of slims (``io.record_cache``), for folder readers; needs ``share``."""
+        gate's cache of each folder's verdict inputs (``engine.record_store``), for folder readers; needs ``share``."""
         self.root = root
         self.check = check
         self.share = share
@@ -79,23 +79,25 @@ class Collector(IndexFollower):
         self.limit = fs.max_file_bytes()  # once: the environment asked per file cost ~1 ms per 2,000
 
     def read(self, reader: Reader) -> None:
-        ws = reader.workspace
         names = reader.record_names(self.skip)
-        items: list[IndexEntry | Finding] | None = None
         folder = reader.folder if isinstance(reader, FolderReader) else None
-        if self.store is not None and isinstance(reader, FolderReader) and folder is not None:
-            shelf = self.store.shelf(str(folder))  # the folder's entries: read once, written once
-            self._read_cached(f"{folder}{os.sep}", ws, shelf, names)
-            items = cached_index(shelf, reader, self.index_kinds)
-            self.store.store(shelf)
-        else:
+        if self.store is None or not self.store.admitted or not isinstance(reader, FolderReader) or folder is None \
+                or not self._read_folder(reader, str(folder), names):
             self._read_all(reader, names)
-        # a line is kept for resolve_index only when no record file answered it yet (the usual
-        # line names a record just read): 150,000 kept lines were ~40 MB at 100,000 runs
-        for item in read_index(reader, self.index_kinds) if items is None else items:
+            self._index(reader.workspace, read_index(reader, self.index_kinds))
+        self.findings.extend(reader.findings)
+
+    def _index(self, ws: Workspace, items: Iterable[IndexEntry | Finding], lines: list[Row] | None = None) -> None:
+        """A folder's index lines, each kept for ``resolve_index`` only when no record file
+        answered it yet (the usual line names a record just read: 150,000 kept lines were ~40 MB
+        at 100,000 runs). ``lines``: each line as the folder's cache row keeps it, when it is kept."""
+        for item in items:
             if isinstance(item, Finding):
                 self.findings.append(item)
-            elif item.kind == "run":  # interned: the run record's own id, one string for both
+                if lines is not None:
+                    lines.append(finding_row(loose(item)) if item.path == ws.display(INDEX_DISPLAY) else ("elsewhere",))
+                continue
+            if item.kind == "run":  # interned: the run record's own id, one string for both
                 self.indexed_run_ids.add(intern(item.artifact_id))
                 if item.artifact_id not in self.runs.best:
                     self.index_entries.append((ws, item))
@@ -103,7 +105,8 @@ class Collector(IndexFollower):
                 self.indexed_decision_ids.add(item.artifact_id)
                 if item.artifact_id not in self.decisions.best:
                     self.index_entries.append((ws, item))
-        self.findings.extend(reader.findings)
+            if lines is not None:
+                lines.append(_ENTRY(item))
 
     def _read_all(self, reader: Reader, names: list[str]) -> None:
         ws = reader.workspace
@@ -113,41 +116,6 @@ class Collector(IndexFollower):
                 self.findings.append(unreadable(display, raw))
             else:
                 self.add(ws, name, display, raw)
-
-    def _read_cached(self, base: str, ws: Workspace, shelf: Shelf, names: list[str]) -> None:
-        """Names in order; a file whose stat the shelf knows is not read (see ``io.record_cache``).
-        What is read is kept under the ``fstat`` of the read itself (none first on an empty shelf)."""
-        folder = fs.open_folder(base) if names else None
-        try:
-            self._read_each(ws, shelf, base, folder, names)
-        finally:
-            if folder is not None:
-                os.close(folder)
-
-    def _read_each(self, ws: Workspace, shelf: Shelf, base: str, folder: int | None, names: list[str]) -> None:
-        prefix = ws.display("artifacts/")  # + name: ws.display(f"artifacts/{name}"), one call per folder
-        known, get = bool(shelf.held), shelf.get
-        for name in names:
-            path = base + name  # a link inside the quest is followed, as listed (FolderReader.read_many)
-            display = prefix + name
-            key = (file_key(path) if folder is None else file_key(name, folder)) if known else None
-            row = get(name, key) if key is not None else None
-            slim = from_row(row) if row is not None else None
-            if slim is not None and not isinstance(slim, SlimIndex):
-                self.place(ws, name, display, slim)
-                continue
-            if row is not None:
-                shelf.drop(name)  # a row of another shape: read again
-            try:
-                raw, st = fs.read_with_stat(path if folder is None else name, limit=self.limit, dir_fd=folder)
-            except FileNotFoundError:
-                continue  # gone since it was listed: DeepScientist renamed or deleted it mid-read; not an error
-            except OSError as exc:
-                self.findings.append(unreadable(display, exc))
-                continue
-            slim = self.add(ws, name, display, raw)
-            if slim is not None:
-                shelf.put_read(name, st, to_row, slim)
 
     def add(self, ws: Workspace, name: str, display: str, raw: bytes) -> Slim | None:
         """Read one copy of a record: parsed and checked once per content (a worktree's copy
@@ -191,15 +159,20 @@ class Collector(IndexFollower):
             self.findings.append(at(slim.finding, display))
 
     def _place_run(self, ws: Workspace, display: str, slim: SlimRun, extra: Sequence[Finding]) -> None:
-        self.findings.extend(at(note, display) for note in slim.notes)
-        home, order = slim.home_rel == ws.rel, self.order.get(ws.rel, len(self.order))
-        if not extra and not slim.found and self.runs.loses(slim.artifact_id, slim.updated_at, slim.created_at, home,
-                                                            order, completed_state(slim.run_kind, slim.status)):
+        if slim.notes:
+            self.findings.extend(at(note, display) for note in slim.notes)
+        found = [at(f, display) for f in slim.found] + list(extra) if slim.found or extra else NO_FINDINGS
+        self._offer_run(ws.rel, self.order.get(ws.rel, len(self.order)), display, slim.artifact_id, slim.run_id,
+                        slim.run_kind, slim.status, slim.updated_at, slim.created_at, slim.home_rel == ws.rel, slim.done,
+                        found)
+
+    def _offer_run(self, rel: str, order: int, display: str, artifact_id: str, run_id: str | None, run_kind: str | None,
+                   status: str | None, updated: str | None, created: str | None, home: bool, done: bool,
+                   found: Sequence[Finding] = NO_FINDINGS) -> None:
+        if not found and self.runs.loses(artifact_id, updated, created, home, order, done):
             return  # a worktree's copy of a run another copy already wins: nothing to build
-        run = Run(slim.artifact_id, slim.run_id, slim.run_kind, slim.status, ws.rel, display, slim.updated_at,
-                  slim.created_at)
-        checked = [at(f, display) for f in slim.found] + list(extra) if slim.found or extra else NO_FINDINGS
-        self.runs.offer(slim.artifact_id, run, home, order, checked)
+        self.runs.offer(artifact_id, Run(artifact_id, run_id, run_kind, status, rel, display, updated, created), home,
+                        order, found, done)
 
     def _place_decision(self, ws: Workspace, display: str, slim: SlimDecision, extra: Sequence[Finding]) -> None:
         self.findings.extend(at(note, display) for note in slim.notes)

@@ -21,16 +21,11 @@ from typing import Generic, TypeVar
 
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Decision, Run
-from ds_gate.rules.coverage import is_completed
 
 NO_FINDINGS: tuple[Finding, ...] = ()  # shared by every run without findings: nothing is appended to it
 
 Item = TypeVar("Item", Run, Decision)
 Rank = tuple[bool, str, str, bool, int]
-
-
-def _done(item: Run | Decision) -> bool:
-    return isinstance(item, Run) and is_completed(item)
 
 
 def _rank(done: bool, updated_at: str | None, created_at: str | None, home: bool, order: int) -> Rank:
@@ -40,21 +35,23 @@ def _rank(done: bool, updated_at: str | None, created_at: str | None, home: bool
 class Copies(Generic[Item]):
     """The winning copy per artifact id (``best``). What ranks it besides its own fields is
     kept only where it is not the usual: the ids whose winner lies outside the workspace
-    the record names (``away``), and the findings a winner brings (``found``); its
-    workspace's place in the reading order comes from ``order`` by the item's workspace.
-    (A tuple per id was ~85 bytes more at each of 100,000 runs.)"""
+    the record names (``away``), whose winner is not a completed run (``undone``: each
+    record's ``completed_state`` is asked once, when it is read), and the findings a winner
+    brings (``found``); its workspace's place in the reading order comes from ``order`` by
+    the item's workspace. (A tuple per id was ~85 bytes more at each of 100,000 runs.)"""
 
     def __init__(self, order: Mapping[str, int]) -> None:
         self.order = order
         self.best: dict[str, Item] = {}
         self.away: set[str] = set()
+        self.undone: set[str] = set()
         self.found: dict[str, Sequence[Finding]] = {}
 
     def _held(self, artifact_id: str) -> Rank | None:
         held = self.best.get(artifact_id)
         if held is None:
             return None
-        return _rank(_done(held), held.updated_at, held.created_at, artifact_id not in self.away,
+        return _rank(artifact_id not in self.undone, held.updated_at, held.created_at, artifact_id not in self.away,
                      self.order.get(held.workspace, len(self.order)))
 
     def loses(self, artifact_id: str, updated_at: str | None, created_at: str | None, home: bool, order: int,
@@ -64,12 +61,23 @@ class Copies(Generic[Item]):
         held = self._held(artifact_id)
         return held is not None and not _rank(done, updated_at, created_at, home, order) > held
 
-    def offer(self, artifact_id: str, item: Item, home: bool, order: int, findings: Sequence[Finding]) -> None:
-        """``item`` wins if it ranks above the copy held (``order``: its workspace's, as ``self.order`` says)."""
+    def first(self, artifact_id: str, item: Item, home: bool, done: bool) -> None:
+        """``item``, without findings, for an id none is held for: it wins (``offer``, told so)."""
+        self.best[artifact_id] = item
+        if not home:
+            self.away.add(artifact_id)
+        if not done:
+            self.undone.add(artifact_id)
+
+    def offer(self, artifact_id: str, item: Item, home: bool, order: int, findings: Sequence[Finding],
+              done: bool = False) -> None:
+        """``item`` wins if it ranks above the copy held (``order``: its workspace's, as ``self.order``
+        says; ``done``: a completed run)."""
         held = self._held(artifact_id)
-        if held is None or _rank(_done(item), item.updated_at, item.created_at, home, order) > held:
+        if held is None or _rank(done, item.updated_at, item.created_at, home, order) > held:
             self.best[artifact_id] = item
             (self.away.discard if home else self.away.add)(artifact_id)
+            (self.undone.discard if done else self.undone.add)(artifact_id)
             if findings:
                 self.found[artifact_id] = findings
             else:

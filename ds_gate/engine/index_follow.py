@@ -22,7 +22,7 @@ from ds_gate.kernel.gitpaths import path_entries
 from ds_gate.kernel.layout import ARTIFACT_DIRS, INDEX_NAME
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Decision, Run, Workspace
-from ds_gate.rules.coverage import COMPLETED_STATUSES
+from ds_gate.rules.coverage import COMPLETED_STATUSES, is_completed
 from ds_gate.sources.gittrees import OPAQUE, linked, missing
 from ds_gate.sources.location import is_inside
 from ds_gate.sources.problems import (
@@ -88,7 +88,7 @@ class IndexFollower:
             if entry.kind == "run":  # a completed line wins, as a completed copy does (engine.copies)
                 run = Run(entry.artifact_id, None, None, entry.status, ws.rel, ws.display(f"artifacts/{INDEX_NAME}"),
                           from_index=True)
-                self.runs.offer(entry.artifact_id, run, True, self.order.get(ws.rel, len(self.order)), [])
+                self.runs.offer(entry.artifact_id, run, True, self.order.get(ws.rel, len(self.order)), [], is_completed(run))
             if entry.artifact_id in reported:
                 continue
             reported.add(entry.artifact_id)

@@ -20,10 +20,9 @@ from ds_gate.config.quest import configured_require
 from ds_gate.engine.gate import evaluate, load_quest
 from ds_gate.engine.unseen import as_closure_sees
 from ds_gate.kernel.errors import NotAQuest
-from ds_gate.kernel.gitpaths import read_paths
-from ds_gate.kernel.layout import MANIFEST, QUEST_YAML
+from ds_gate.kernel.layout import MANIFEST
 from ds_gate.kernel.links import may_hold, pushed_names
-from ds_gate.kernel.push import json_files, names_in_range
+from ds_gate.kernel.push import json_files, names_in_range, tip_blobs
 from ds_gate.model.reports import SCOPES, GateReport
 from ds_gate.plugins.manager import finalization_patterns
 from ds_gate.rules.finalization import push_reasons
@@ -36,8 +35,8 @@ def finalization_reasons(root: Path, tip: str) -> list[str]:
     if not names:
         return []
 
-    blobs = {f"{tip}:{n}": raw for n, raw in read_paths(root, tip, [*json_files(names), QUEST_YAML]).items()}  # by blob id
-    names = pushed_names(str(root), tip, names, blobs)  # quest.yaml, read through a link inside the quest
+    blobs, linked = tip_blobs(str(root), tip, json_files(names))  # by blob id
+    names = pushed_names(str(root), tip, names, blobs, linked)  # quest.yaml, read through a link inside the quest
     manifest_at_tip = MANIFEST in names and may_hold(str(root), tip, MANIFEST)  # through a link too
     return push_reasons(names, tip, blobs, manifest_at_tip, finalization_patterns())
 

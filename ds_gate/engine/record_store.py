@@ -1,145 +1,291 @@
-"""The persistent record cache for one quest: where it lives and what version it must carry.
+"""The gate's cache of one quest (an ``io.cache_file``): each ``artifacts`` folder's verdict
+inputs (and ``quest.yaml``'s clean parse, ``engine.loader``), so a repeated run stats files
+instead of reading them.
 
-The version covers everything a slim depends on besides a record's bytes: ds-gate's and
-Python's versions, the record schemas' bytes, the code that makes slims (by file size and
-``mtime_ns``, so an edited checkout never reuses an older rule's findings), the quest's
-decision actions, the kinds read and the file size limit. Anything else, and the cache is simply empty.
+A row per folder holds what reading it gave the collector (``engine.collector``: its runs
+ready to place, its other records as ``engine.slim_rows`` rows, its index lines), under the
+folder's *stamp*: a digest of the workspace it was read as, each record file's name and stat
+key, and the index's stat key. A folder's own stat would not do: a file rewritten in place
+leaves it unchanged. So a repeated run lists each folder and stats its files, and takes the
+whole folder from one row when the stamp still matches; any change (a record added, removed
+or rewritten, a line appended to the index) and the folder is read again, whole. A folder
+is kept only when every file in it is older than the cache's granularity (``io.cache_file``),
+and only from a quest's second run: the first only notes that the quest was asked, so a
+one-off run (a CI job on a fresh clone) writes nothing.
+
+What makes a row is decided by ds-gate's code and schemas (the cache file's version), the
+quest's decision actions and plugins' rules (``key``), the kinds read and the file size limit.
 """
 
 from __future__ import annotations
 
 import marshal
 import os
-import sys
+import sqlite3
+from collections.abc import Callable, Container, Iterable
+from dataclasses import fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from stat import S_ISREG
+from typing import Any
 
-from ds_gate.engine.slim import SlimIndex, pack_index, unpack_index
-from ds_gate.engine.slim_rows import from_row, to_row
-from ds_gate.io.cache_dir import cache_name, user_cache_dir
-from ds_gate.io.record_cache import RecordCache, Shelf, StatKey, file_key, version_of
+from ds_gate.engine.copies import Copies
+from ds_gate.engine.slim import SKIPPED, Slim, SlimRun, at
+from ds_gate.engine.slim_rows import finding_of, from_row, to_row
+from ds_gate.io.cache_file import (
+    CacheFile,
+    StatKey,
+    cache_name,
+    file_key,
+    stat_key,
+    user_cache_dir,
+)
+from ds_gate.kernel import fs
 from ds_gate.kernel.digest import blake2b
-from ds_gate.kernel.fs import max_file_bytes
 from ds_gate.kernel.layout import INDEX_NAME
-from ds_gate.kernel.resources import data_dir
 from ds_gate.model.findings import Finding
-from ds_gate.sources import quest_yaml
-from ds_gate.sources.location import linked_outside
-from ds_gate.sources.records import read_index
+from ds_gate.model.records import Decision, Run, Workspace
+from ds_gate.sources.folders import FolderReader
+from ds_gate.sources.problems import unreadable
+from ds_gate.sources.records import IndexEntry, read_index
 
-if TYPE_CHECKING:
-    from ds_gate.sources.folders import FolderReader
-    from ds_gate.sources.records import IndexEntry
-
-RECORD_SCHEMAS = ("decision", "distill_review", "distill_review_report", "run")
-# modules whose code decides a slim; their size and mtime join the version
-SLIM_CODE = ("ds_gate.engine.slim", "ds_gate.engine.slim_rows", "ds_gate.engine.collector", "ds_gate.rules.records", "ds_gate.rules.vocabulary",
-             "ds_gate.rules.schema", "ds_gate.sources.problems", "ds_gate.kernel.schema_fast", "ds_gate.io.schemas",
-             "ds_gate.io.schema_explain", "ds_gate.kernel.schema_files", "ds_gate.kernel.jsondoc", "ds_gate.model.records",
-             "ds_gate.model.findings", "ds_gate.sources.records", "ds_gate.kernel.layout", "ds_gate.sources.record_json",
-             "ds_gate.kernel.words", "ds_gate.sources.quest_yaml", "ds_gate.io.yamldoc", "ds_gate.engine.record_store",
-             "ds_gate.io.record_cache")
+Row = tuple[Any, ...]
+INDEX_DISPLAY = f"artifacts/{INDEX_NAME}"
+_ENTRY_SIZE = len(fields(IndexEntry))  # an index line's row; a finding's has more
+MAX_ROW = 64 << 20  # a folder's row over this is not kept: its files are read each time
+FLUSH = 1 << 20  # bytes of rows held before they are written
 
 
-def _schemas_digest() -> bytes:
-    digest = blake2b(digest_size=16)
-    folder = data_dir("schemas")
-    for name in RECORD_SCHEMAS:
-        try:
-            digest.update((folder / f"{name}.schema.json").read_bytes())
-        except OSError:
-            digest.update(b"missing")
+def _tables(db: sqlite3.Connection) -> None:
+    db.execute("CREATE TABLE IF NOT EXISTS folders (path BLOB PRIMARY KEY, value BLOB) WITHOUT ROWID")
+
+
+def stamp(prefix: str, names: list[str], keys: list[StatKey], index: StatKey | None) -> bytes:
+    """What a folder's row is valid for: read as ``prefix`` (its workspace), these record files
+    with these stat keys, and its index with this one (None: no index)."""
+    digest = blake2b("\0".join((prefix, *names)).encode("utf-8", "surrogateescape"), digest_size=16)
+    digest.update(b"".join(keys))
+    digest.update(b"-" if index is None else index)
     return digest.digest()
 
 
-def _code_stamp() -> bytes:
-    package = Path(__file__).resolve().parents[1]  # stat the files, import nothing
-    parts = []
-    for name in SLIM_CODE:
-        file = package.joinpath(*name.split(".")[1:]).with_suffix(".py")
+class RecordStore:
+    """The rows of one quest: read when the loader reaches a folder, written in batches."""
+
+    def __init__(self, root: Path, key: bytes, kinds: tuple[str, ...]) -> None:
+        # one file per quest and kinds read: lineage's runs-only reads never replace the gate's rows;
+        # not durable: the cache waits for no disk
+        self.file = CacheFile(user_cache_dir(), cache_name("records", f"{root}\0{','.join(kinds)}"),
+                              (key, "\0".join(kinds).encode(), str(fs.max_file_bytes()).encode()), _tables, durable=False)
+        self.seen: set[bytes] = set()
+        self.pending: list[tuple[bytes, bytes]] = []
+        self.pending_bytes = 0
+        self.admitted = self._admit()
+
+    def _admit(self) -> bool:
+        """Whether the quest was asked before (then its rows are read and written); notes it if not."""
+        db = self.file.db
+        if db is None:
+            return False
         try:
-            st = os.stat(file)
-            parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
-        except OSError:
-            parts.append(f"{name}:?")
-    return "\n".join(parts).encode()
+            if db.execute("SELECT 1 FROM meta WHERE key='asked'").fetchone() is not None:
+                return True
+        except sqlite3.Error:
+            return False
+        self.file.write("INSERT OR REPLACE INTO meta VALUES ('asked', 1)", [()])
+        return False
 
-
-def open_store(root: Path, key: bytes, kinds: tuple[str, ...]) -> RecordCache:
-    """The cache of the quest at ``root`` (an empty one when the cache folder is unusable)."""
-    # one file per quest and kinds read: lineage's runs-only reads never replace the gate's rows
-    name = cache_name("records", f"{root}\0{','.join(kinds)}")
-    # a file over the size limit is a finding, never a slim: the limit joins the version
-    version = version_of(_schemas_digest(), _code_stamp(), key, "\0".join(kinds).encode(),
-                         str(max_file_bytes()).encode())
-    folder = user_cache_dir()
-    return RecordCache(folder / name if folder is not None else None, version)
-
-
-QUEST_YAML = "quest.yaml"
-
-
-def _pyyaml() -> tuple[str, StatKey] | None:
-    """The PyYAML that parsed: its file and stat, so an upgraded PyYAML misses."""
-    module = sys.modules.get("yaml")
-    file = getattr(module, "__file__", None)
-    key = file_key(file) if isinstance(file, str) else None
-    return (file, key) if isinstance(file, str) and key is not None else None
-
-
-def _quest_yaml_entry(entry: object) -> bool:
-    """A row ``(PyYAML's file, its stat, the mapping)`` whose PyYAML is still the one installed."""
-    return (type(entry) is tuple and len(entry) == 3 and type(entry[2]) is dict
-            and isinstance(entry[0], str) and file_key(entry[0]) == entry[1])
-
-
-def read_quest_yaml(root: Path, store: RecordCache | None) -> tuple[dict[str, Any], list[Finding]]:
-    """``quest.yaml`` as ``sources.quest_yaml`` reads it; with a store, a repeated run whose
-    ``quest.yaml`` (and PyYAML) did not change takes the mapping from the cache and never
-    imports PyYAML (~9 ms of the start). Only a clean parse is kept: a finding is made again
-    each time, and a link out of the quest is refused before the cache is asked."""
-    path = root / QUEST_YAML
-    key = file_key(str(path)) if store is not None and linked_outside(root, path) is None else None
-    if store is None or key is None:
-        return quest_yaml.read_quest_yaml(root)
-    shelf = store.shelf(str(root))
-    held = shelf.get(QUEST_YAML, key)
-    if held is not None and _quest_yaml_entry(held):
-        store.store(shelf)
-        return dict(held[2]), []
-    meta, findings = quest_yaml.read_quest_yaml(root)
-    parser = _pyyaml() if not findings else None
-    if parser is not None:
+    def get(self, path: str) -> tuple[bytes, Any] | None:
+        """The ``(stamp, value)`` kept for ``path`` (a folder, or ``quest.yaml``), if this cache sealed it."""
+        key = os.fsencode(path)
+        self.seen.add(key)
+        if not self.admitted or self.file.db is None:
+            return None
         try:
-            marshal.dumps(meta)  # dates and other YAML types marshal cannot hold are read each time
-        except ValueError:
-            parser = None
-    if parser is not None:
-        shelf.put(QUEST_YAML, key, (*parser, meta))
-    else:
-        shelf.drop(QUEST_YAML)
-    store.store(shelf)
-    return meta, findings
+            row = self.file.db.execute("SELECT value FROM folders WHERE path=?", (key,)).fetchone()
+            blob = self.file.unseal(row[0], key) if row is not None else None
+            held = marshal.loads(blob) if blob is not None else None
+        except (sqlite3.Error, ValueError, EOFError, TypeError):
+            return None
+        return held if type(held) is tuple and len(held) == 2 and type(held[0]) is bytes else None
+
+    def put(self, path: str, stamp: bytes, value: Any) -> None:
+        """Keep ``value`` for ``path`` while its stamp is ``stamp`` (written in batches)."""
+        if not self.admitted or self.file.db is None:
+            return
+        try:
+            blob = marshal.dumps((stamp, value))
+        except ValueError:  # a value marshal cannot hold
+            return
+        if len(blob) > MAX_ROW:
+            return
+        key = os.fsencode(path)
+        self.seen.add(key)
+        self.pending.append((key, self.file.seal(key, blob) + blob))
+        self.pending_bytes += len(blob)
+        if self.pending_bytes > FLUSH:
+            self._flush()
+
+    def _flush(self) -> None:
+        rows, self.pending, self.pending_bytes = self.pending, [], 0
+        if rows:
+            self.file.write("INSERT OR REPLACE INTO folders VALUES (?, ?)", rows)
+
+    def save(self) -> None:
+        """Write what is pending, drop the rows of what this run did not read, and close."""
+        if self.file.db is None:
+            return
+        self._flush()
+        try:
+            gone = [(path,) for (path,) in self.file.db.execute("SELECT path FROM folders") if path not in self.seen]
+        except sqlite3.Error:
+            gone = []
+        if gone:
+            self.file.write("DELETE FROM folders WHERE path=?", gone)
+        self.file.close()
 
 
-def cached_index(shelf: Shelf, reader: FolderReader, kinds: tuple[str, ...]) -> list[IndexEntry | Finding] | None:
-    """A folder's index lines from its shelf, or read now and kept there; None: read it as
-    usual (no index, or one whose folder or link is reported: that report comes from the read)."""
-    before = len(reader.findings)
-    path = reader.index_path()
-    if path is None or len(reader.findings) != before:
-        del reader.findings[before:]
+class FolderRows:
+    """What the collector (``engine.collector``) does with an ``artifacts`` folder through the cache."""
+
+    store: RecordStore | None
+    limit: int
+    index_kinds: tuple[str, ...]
+    order: dict[str, int]
+    runs: Copies[Run]
+    decisions: Copies[Decision]
+    findings: list[Finding]
+    indexed_run_ids: set[str]
+    indexed_decision_ids: set[str]
+    index_entries: list[tuple[Workspace, IndexEntry]]
+
+    def add(self, ws: Workspace, name: str, display: str, raw: bytes) -> Slim | None:
+        raise NotImplementedError
+
+    def place(self, ws: Workspace, name: str, display: str, slim: Slim) -> None:
+        raise NotImplementedError
+
+    def _offer_run(self, rel: str, order: int, display: str, *fields: Any) -> None:
+        raise NotImplementedError
+
+    def _index(self, ws: Workspace, items: Iterable[IndexEntry | Finding], lines: list[Row] | None = None) -> None:
+        raise NotImplementedError
+
+    def _read_folder(self, reader: FolderReader, base: str, names: list[str]) -> bool:
+        """An ``artifacts`` folder through the cache (``engine.record_store``): placed whole from
+        its row while its stamp holds, else read and, when every file in it has settled, kept.
+        False: read it as usual (its index is a link or cannot be looked at: reported there)."""
+        before = len(reader.findings)
+        index = reader.index_path()
+        if len(reader.findings) != before:
+            del reader.findings[before:]
+            return False
+        ws, prefix = reader.workspace, reader.workspace.display("artifacts/")
+        row = f"{base}{os.sep}\0{prefix}"
+        index_st = regular_stat(str(index)) if index is not None else None
+        index_key = stat_key(index_st) if index_st is not None else None
+        store = self.store
+        assert store is not None
+        held = store.get(row)
+        folder = fs.open_folder(base) if names else None
+        try:
+            if held is not None:
+                keys = _stat_keys(folder, f"{base}{os.sep}", names)
+                if keys is not None and held[0] == stamp(prefix, names, keys, index_key) \
+                        and self._place_held(ws, prefix, held[1]):
+                    return True
+            kept = self._read_fresh(ws, prefix, f"{base}{os.sep}", folder, names, store.file.settles)
+        finally:
+            if folder is not None:
+                os.close(folder)
+        lines: list[Row] = []
+        self._index(ws, read_index(reader, self.index_kinds), lines)
+        settled = index is None or (index_st is not None and store.file.settles(index_st))
+        if kept is not None and settled and ("elsewhere",) not in lines and len(reader.findings) == before:
+            store.put(row, stamp(prefix, names, kept[1], index_key), (kept[0], lines))
+        return True
+
+    def _read_fresh(self, ws: Workspace, prefix: str, base: str, folder: int | None, names: list[str],
+                    settles: Callable[[os.stat_result], bool]) -> tuple[list[Row], list[StatKey]] | None:
+        """Read and place every record of the folder: its cache row's items and the stat keys
+        of the reads (the ``fstat`` of each read itself), or None when it may not be kept (a
+        file gone, unreadable, too young, or one whose findings lie elsewhere)."""
+        items: list[Row] = []
+        keys: list[StatKey] = []
+        kept = True
+        for name in names:
+            display = prefix + name
+            try:
+                raw, st = fs.read_with_stat(base + name if folder is None else name, limit=self.limit, dir_fd=folder)
+            except FileNotFoundError:
+                kept = False  # gone since it was listed: DeepScientist renamed or deleted it mid-read; not an error
+                continue
+            except OSError as exc:
+                self.findings.append(unreadable(display, exc))
+                kept = False
+                continue
+            slim = self.add(ws, name, display, raw)
+            if slim is None or not (kept and settles(st)):
+                kept = False
+                continue
+            keys.append(stat_key(st))
+            if type(slim) is SlimRun and not slim.notes and not slim.found:  # the most: ready to place
+                items.append((name, slim.artifact_id, slim.run_id, slim.run_kind, slim.status, slim.updated_at,
+                              slim.created_at, slim.home_rel == ws.rel, slim.done))
+            elif slim is not SKIPPED:
+                items.append((name, to_row(slim)))
+        return (items, keys) if kept else None
+
+    def _place_held(self, ws: Workspace, prefix: str, value: Any) -> bool:
+        """A folder's row placed as reading it placed it; False (nothing placed) when it does not decode."""
+        try:
+            items, lines = value
+            slims = {i: from_row(item[1]) for i, item in enumerate(items) if len(item) == 2}
+            found = {i: finding_of(line) for i, line in enumerate(lines) if len(line) != _ENTRY_SIZE}
+        except (TypeError, ValueError):
+            return False
+        if None in slims.values():
+            return False
+        rel, order, best, first = ws.rel, self.order.get(ws.rel, len(self.order)), self.runs.best, self.runs.first
+        for i, item in enumerate(items):
+            slim = slims.get(i)
+            if slim is not None:
+                self.place(ws, item[0], prefix + item[0], slim)
+            elif item[1] in best:  # a copy of a run read before: ranked against it
+                self._offer_run(rel, order, prefix + item[0], *item[1:])
+            else:  # the most: the first copy, which wins
+                name, artifact_id, run_id, run_kind, status, updated, created, home, done = item
+                first(artifact_id, Run(artifact_id, run_id, run_kind, status, rel, prefix + name, updated, created),
+                      home, done)
+        display = ws.display(INDEX_DISPLAY)
+        runs: tuple[set[str], Container[str]] = (self.indexed_run_ids, self.runs.best)
+        decisions: tuple[set[str], Container[str]] = (self.indexed_decision_ids, self.decisions.best)
+        for i, line in enumerate(lines):  # as ``_index``, an object made only for a line kept
+            if i in found:
+                self.findings.append(at(found[i], display))
+                continue
+            ids, held = runs if line[1] == "run" else decisions
+            ids.add(line[0])
+            if line[0] not in held:
+                self.index_entries.append((ws, IndexEntry(*line)))
+        return True
+
+
+def _stat_keys(folder: int | None, base: str, names: list[str]) -> list[StatKey] | None:
+    """Each record's stat key (relative to the open ``folder``, else below ``base``), or None
+    when one is gone or no longer a regular file."""
+    keys = []
+    for name in names:
+        key = file_key(name, folder) if folder is not None else file_key(base + name)
+        if key is None:
+            return None
+        keys.append(key)
+    return keys
+
+
+def regular_stat(path: str) -> os.stat_result | None:
+    """A regular file's stat (a link inside the quest followed), else None."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
         return None
-    display = reader.workspace.display(f"artifacts/{INDEX_NAME}")
-    name = str(path)  # absolute: never a record's name, which is relative to the folder
-    key = file_key(name)
-    held = from_row(shelf.get(name, key)) if key is not None else None
-    if isinstance(held, SlimIndex):
-        return unpack_index(held, display)
-    items = list(read_index(reader, kinds))
-    packed = pack_index(items, display) if key is not None and len(reader.findings) == before else None
-    if packed is not None and key is not None:
-        shelf.put(name, key, to_row(packed))
-    else:
-        shelf.drop(name)
-    return items
+    return st if S_ISREG(st.st_mode) else None

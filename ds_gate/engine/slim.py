@@ -6,7 +6,7 @@ once per content and kept as a *slim* record (``SlimRun``, ``SlimDecision``, or 
 became of a file the gate reads nothing of) whose findings have no path. The collector's
 ``place`` turns a slim into a ``Run`` or ``Decision`` and findings on the copy's own path,
 exactly as reading that copy would have made them; ``engine.slim_rows`` stores slims in
-the record cache.
+the gate's cache (``engine.record_store``).
 
 Only valid when every finding the record check makes lies on the record's own path and
 depends on nothing but the bytes, the file name and the kind: true of the built-in rules,
@@ -31,9 +31,10 @@ from ds_gate.model.records import (
     review_fields,
     text_of,
 )
+from ds_gate.rules.coverage import completed_state
 from ds_gate.rules.records import ARTIFACT_ID_MISMATCH
 from ds_gate.rules.vocabulary import kind_finding
-from ds_gate.sources.records import IndexEntry, parse_json_object
+from ds_gate.sources.records import parse_json_object
 
 RecordCheck = Callable[[Document], list[Finding]]
 Loose = Finding  # a finding whose ``path`` is None: the copy's path is put in by ``at``
@@ -83,6 +84,7 @@ class SlimRun:
     updated_at: str | None
     created_at: str | None
     found: tuple[Loose, ...]  # the record check's findings
+    done: bool  # ``rules.coverage.completed_state``: asked once per record, kept with it
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,14 +107,6 @@ class SlimDecision:
 
 
 Slim = Bad | Refused | Skipped | SlimRun | SlimDecision
-
-
-@dataclass(frozen=True, slots=True)
-class SlimIndex:
-    """An ``_index.jsonl``'s entries and warnings (loose), in order."""
-
-    items: tuple[IndexEntry | Loose, ...]
-
 
 def _placeable(found: list[Finding], display: str) -> tuple[Loose, ...] | None:
     """The findings without their path, or None when one lies elsewhere (then not shareable)."""
@@ -171,9 +165,9 @@ def make_slim(name: str, raw: bytes, display: str, kinds: tuple[str, ...], check
     updated, created = text_of(data.get("updated_at")), text_of(data.get("created_at"))
     created = updated if created == updated else created  # a record written once: one string for both
     if kind == "run":  # interned: the index names the same id, and a quest has few kinds, statuses, workspaces
-        return SlimRun(intern(artifact_id), notes, _interned(home_rel), text_of(data.get("run_id")),
-                       _interned(text_of(data.get("run_kind"))), _interned(text_of(data.get("status"))), updated,
-                       created, found)
+        run_kind, status = _interned(text_of(data.get("run_kind"))), _interned(text_of(data.get("status")))
+        return SlimRun(intern(artifact_id), notes, _interned(home_rel), text_of(data.get("run_id")), run_kind, status,
+                       updated, created, found, completed_state(run_kind, status))
     review = review_fields(data, kind)  # a decision, or a review recorded as a report
     return SlimDecision(artifact_id, notes, home_rel,
                         text_of(data.get("action")) if kind == "decision" else REVIEW_ACTION, updated, created,
@@ -192,14 +186,3 @@ def _one(finding: Finding, display: str) -> Loose:
     if finding.path != display:
         raise NotShareable(display)
     return loose(finding)
-
-
-def pack_index(items: list[IndexEntry | Finding], display: str) -> SlimIndex | None:
-    """An index's entries and warnings, or None when a warning lies elsewhere."""
-    if any(isinstance(item, Finding) and item.path != display for item in items):
-        return None
-    return SlimIndex(tuple(loose(item) if isinstance(item, Finding) else item for item in items))
-
-
-def unpack_index(index: SlimIndex, display: str) -> list[IndexEntry | Finding]:
-    return [at(item, display) if isinstance(item, Finding) else item for item in index.items]

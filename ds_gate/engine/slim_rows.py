@@ -1,15 +1,14 @@
-"""Slim records as rows of plain values and back, for the record cache (``io.record_cache``).
+"""Slim records as rows of plain values and back, for the gate's cache (``engine.record_store``).
 
 A row is a tuple of ``str``, ``int``, ``bytes``, ``None``, tuples and JSON values, which
-``marshal`` stores; its first value says which record it is. ``from_row`` is the last guard
-against a row of the right version written by something else: a row of another shape is
-``None`` (the file is read again), never an exception.
+``marshal`` stores; its first value says which record it is. The rows are sealed, so only
+ds-gate of the same version wrote them; still, ``from_row`` makes a row of another shape
+``None`` (the folder is read again), never an exception.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import fields
 from operator import attrgetter
 from typing import Any
 
@@ -18,17 +17,14 @@ from ds_gate.engine.slim import (
     Bad,
     Loose,
     Refused,
-    Skipped,
     Slim,
     SlimDecision,
-    SlimIndex,
     SlimRun,
 )
 from ds_gate.model.findings import Finding
-from ds_gate.sources.records import IndexEntry
 
 Row = tuple[Any, ...]
-BAD, REFUSED, SKIP, RUN, DECISION, INDEX = range(6)
+BAD, REFUSED, SKIP, RUN, DECISION = range(5)
 
 
 _FIELDS = ("rule", "severity", "message", "hint", "pointer", "line", "subject", "waived", "level")
@@ -54,18 +50,11 @@ def _findings(rows: Row) -> tuple[Loose, ...]:
     return tuple(map(finding_of, rows))
 
 
-_RUN_FIELDS = attrgetter(*(f.name for f in fields(SlimRun)))  # in order, read in C
-_ENTRY_FIELDS = attrgetter(*(f.name for f in fields(IndexEntry)))
-_ENTRY_SIZE = len(fields(IndexEntry))  # a finding's row has len(_FIELDS), never this
-
-
-def to_row(slim: Slim | SlimIndex) -> Row:
+def to_row(slim: Slim) -> Row:
     """``slim`` as plain values."""
     if isinstance(slim, SlimRun):
-        if not slim.notes and not slim.found:  # most runs: every field plain already, read in C
-            return (RUN, *_RUN_FIELDS(slim))
         return (RUN, slim.artifact_id, tuple(map(finding_row, slim.notes)), slim.home_rel, slim.run_id, slim.run_kind,
-                slim.status, slim.updated_at, slim.created_at, tuple(map(finding_row, slim.found)))
+                slim.status, slim.updated_at, slim.created_at, tuple(map(finding_row, slim.found)), slim.done)
     if isinstance(slim, SlimDecision):
         return (DECISION, slim.artifact_id, tuple(map(finding_row, slim.notes)), slim.home_rel, slim.action,
                 slim.updated_at, slim.created_at, slim.is_review, tuple(map(finding_row, slim.found)),
@@ -74,10 +63,7 @@ def to_row(slim: Slim | SlimIndex) -> Row:
         return (BAD, finding_row(slim.finding))
     if isinstance(slim, Refused):
         return (REFUSED, finding_row(slim.finding))
-    if isinstance(slim, Skipped):
-        return (SKIP,)
-    return (INDEX, tuple(_ENTRY_FIELDS(item) if isinstance(item, IndexEntry) else finding_row(item)
-                         for item in slim.items))
+    return (SKIP,)
 
 
 _TEXT = (str, type(None))
@@ -92,12 +78,13 @@ def _text(value: object) -> str | None:
 def _run(row: Row) -> SlimRun:
     """Read back as written: marshal keeps which strings were interned (the id, the kind, the
     status, the workspace) and that ``updated_at`` and ``created_at`` were one string."""
-    _, artifact_id, notes, home_rel, run_id, run_kind, status, updated, created, found = row
+    _, artifact_id, notes, home_rel, run_id, run_kind, status, updated, created, found, done = row
     if not (type(artifact_id) is str and isinstance(home_rel, _TEXT) and isinstance(run_id, _TEXT)
             and isinstance(run_kind, _TEXT) and isinstance(status, _TEXT) and isinstance(updated, _TEXT)
-            and isinstance(created, _TEXT)):
+            and isinstance(created, _TEXT) and type(done) is bool):
         raise TypeError("not a run")
-    return SlimRun(artifact_id, _findings(notes), home_rel, run_id, run_kind, status, updated, created, _findings(found))
+    return SlimRun(artifact_id, _findings(notes), home_rel, run_id, run_kind, status, updated, created, _findings(found),
+                   done)
 
 
 def _decision(row: Row) -> SlimDecision:
@@ -120,16 +107,10 @@ def _refused(row: Row) -> Refused:
     return Refused(finding_of(row[1]))
 
 
-def _index(row: Row) -> SlimIndex:
-    _, items = row
-    return SlimIndex(tuple(IndexEntry(*item) if len(item) == _ENTRY_SIZE else finding_of(item) for item in items))
+_READERS: dict[object, Callable[[Row], Slim]] = {RUN: _run, DECISION: _decision, BAD: _bad, REFUSED: _refused}
 
 
-_READERS: dict[object, Callable[[Row], Slim | SlimIndex]] = {
-    RUN: _run, DECISION: _decision, INDEX: _index, BAD: _bad, REFUSED: _refused}
-
-
-def from_row(row: object) -> Slim | SlimIndex | None:
+def from_row(row: object) -> Slim | None:
     """The slim a row holds, or None for a row of another shape."""
     if type(row) is not tuple or not row:
         return None

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.integration.wrap import BRIDGE, KNOWN_VERSIONS
-from ds_gate.io.cache_dir import cache_name, trusted, user_cache_dir
+from ds_gate.io.cache_file import cache_name, trusted, user_cache_dir
 from ds_gate.io.places import pins, pins_note
 from ds_gate.kernel.errors import QuestError
 from ds_gate.sources.memory import resolve_home

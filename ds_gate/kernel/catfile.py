@@ -7,7 +7,7 @@ quest path in cat-file's line protocol), through ``kernel.git``'s safe door.
 from __future__ import annotations
 
 from ds_gate.kernel import fs
-from ds_gate.kernel.git import GitError, failure, git, run
+from ds_gate.kernel.git import GitError, failure, git, run, split_z
 
 TYPE_CHECKING = False  # the kernel's economy: neither typing nor pathlib on the hook's path
 if TYPE_CHECKING:
@@ -112,6 +112,38 @@ def cat_file(cwd: Path | str, names: Iterable[str], *, staged: bool = False, abs
             found[name] = got[0]
     blobs = _batches(cwd, list(dict.fromkeys(found.values())), "--batch", _parse_contents, staged, ()) if found else {}
     return {name: blobs.get(found[name]) if name in found else result.get(name) for name in wanted}
+
+
+def tree_files(cwd: Path | str, rev: str, paths: Iterable[str], around: Iterable[str] = ()
+               ) -> tuple[dict[str, bytes | TooLarge | None], dict[str, str]]:
+    """The bytes of each of ``paths`` at ``rev`` (None when absent or not a file; a ``TooLarge``
+    over the size limit, never read), and the mode there of each of ``around`` that exists (a
+    link is its own entry, never followed). Two git processes: ``ls-tree -r -l`` gives every
+    entry's id and size (so no ``--batch-check``), ``cat-file --batch`` the blobs by id. Names
+    travel NUL-separated and the pathspecs are literal and top-relative (the paths' folders),
+    so no quest path is parsed as a line, a pattern or an object name."""
+    wanted, near = list(dict.fromkeys(paths)), set(around)
+    specs = sorted({path.rpartition("/")[0] or path for path in wanted} | near)
+    listed: dict[str, list[str]] = {}
+    if specs:
+        try:
+            out = git(["ls-tree", "-r", "-l", "-z", "--full-tree", rev, "--", *(f":(top,literal){s}" for s in specs)], cwd)
+        except GitError:
+            out = b""  # no such rev: every path absent
+        for item in split_z(out):
+            meta, _, path = item.partition("\t")
+            parts = meta.split()  # <mode> <type> <id> <size>
+            if len(parts) == 4:
+                listed[path] = parts
+    limit = fs.max_file_bytes()
+    sized = {path: parts for path in wanted if (parts := listed.get(path, [])) and parts[1] == "blob" and parts[3].isdigit()}
+    small = sorted({oid for _, _, oid, size in sized.values() if int(size) <= limit})
+    read = _batches(cwd, small, "--batch", _parse_contents, False, ()) if small else {}
+    result: dict[str, bytes | TooLarge | None] = {}
+    for path in wanted:
+        _, _, oid, size = sized.get(path, ("", "", "", "0"))
+        result[path] = fs.TooLarge(int(size), limit, oid) if int(size) > limit else read.get(oid)
+    return result, {path: listed[path][0] for path in near if path in listed}
 
 
 def _sizes(cwd: Path | str, wanted: list[str], staged: bool = False, absent: Collection[str] = ()

@@ -8,8 +8,8 @@ the commit and push hooks need it.
 
 from __future__ import annotations
 
-from ds_gate.kernel.catfile import cat_file
-from ds_gate.kernel.git import DIFF_SAFETY, GitError, git, split_z
+from ds_gate.kernel.catfile import tree_files
+from ds_gate.kernel.git import DIFF_SAFETY, git, split_z
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,11 +36,6 @@ def staged_changes(cwd: Path | str) -> dict[str, tuple[str | None, str]]:
     return changes
 
 
-def path_blobs(cwd: Path | str, rev: str, paths: Iterable[str]) -> dict[str, str]:
-    """The blob id of each of ``paths`` (relative to the top) at ``rev``; an absent path is left out."""
-    return {path: oid for path, (_, kind, oid) in path_entries(cwd, rev, paths).items() if kind == "blob"}
-
-
 def path_entries(cwd: Path | str, rev: str, paths: Iterable[str]) -> dict[str, tuple[str, str, str]]:
     """(mode, type, object id) of each of ``paths`` (relative to the top) at ``rev``, as git's
     tree holds it (a link is its own entry, never followed); an absent path is left out.
@@ -62,12 +57,5 @@ def path_entries(cwd: Path | str, rev: str, paths: Iterable[str]) -> dict[str, t
 
 def read_paths(cwd: Path | str, rev: str, paths: Iterable[str]) -> dict[str, bytes | TooLarge | None]:
     """The bytes of each of ``paths`` at ``rev`` (None when absent, or when ``rev`` does not
-    exist; a TooLarge over the size limit), whatever the path holds: listed with
-    ``ls-tree -z``, read by blob id."""
-    wanted = list(dict.fromkeys(paths))
-    try:
-        ids = path_blobs(cwd, rev, wanted)
-    except GitError:
-        ids = {}
-    blobs = cat_file(cwd, sorted(set(ids.values())))
-    return {path: blobs.get(ids[path]) if path in ids else None for path in wanted}
+    exist; a TooLarge over the size limit), whatever the path holds (``catfile.tree_files``)."""
+    return tree_files(cwd, rev, paths)[0]

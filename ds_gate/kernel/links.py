@@ -186,28 +186,32 @@ def followed(cwd: str, blobs: Mapping[str, bytes | TooLarge | None], keys: Mappi
     return out
 
 
+ON_THE_WAY = sorted({"/".join(p.split("/")[: i + 1]) for p in FOLLOWED for i in range(p.count("/") + 1)})
+
+
 def links_at(cwd: str, rev: str) -> bool:
     """Whether a link at ``rev`` lies on the way to a file of ``FOLLOWED`` (one ``ls-tree``, no blob read)."""
-    specs = sorted({f":(top,literal){'/'.join(p.split('/')[: i + 1])}" for p in FOLLOWED for i in range(p.count("/") + 1)})
     try:
-        out = git(["ls-tree", "-z", "--full-tree", rev, "--", *specs], cwd)
+        out = git(["ls-tree", "-z", "--full-tree", rev, "--", *(f":(top,literal){p}" for p in ON_THE_WAY)], cwd)
     except GitError:
         return True  # every doubt: the caller reads further
     return any(item.split(" ", 1)[0] == LINK for item in split_z(out))
 
 
-def pushed_names(root: str, tip: str, names: list[str], blobs: dict[str, bytes | TooLarge | None]) -> list[str]:
+def pushed_names(root: str, tip: str, names: list[str], blobs: dict[str, bytes | TooLarge | None],
+                 linked: bool | None = None) -> list[str]:
     """The pre-push gate's ``names`` (the paths the pushed commits touch) and ``blobs``
     (``<tip>:<path>``, updated in place): when ``quest.yaml`` at ``tip`` is a link, its blob
     becomes the file it leads to; a push touching the file a link of ``FOLLOWED`` leads to
-    touches that path."""
+    touches that path. ``linked``: ``links_at(root, tip)``, when the caller has it."""
     key = f"{tip}:{QUEST_YAML}"
     if may_be_link(root, blobs.get(key)):
         entry = _entries(root, tip)(QUEST_YAML)
         if entry is not None and entry[0] == LINK:
             blobs.update(followed(root, blobs, {key: tip}))
     out = list(names)
-    if not any(named_elsewhere(path, names) for path in FOLLOWED) and not links_at(root, tip):
+    if not any(named_elsewhere(path, names) for path in FOLLOWED) and not (
+            links_at(root, tip) if linked is None else linked):
         return out
     out += [path for path in FOLLOWED if path not in out and changes_through_links(root, tip, path, names)]
     return out

@@ -17,17 +17,19 @@ from __future__ import annotations
 import os
 import sys
 
+from ds_gate.kernel.catfile import tree_files
 from ds_gate.kernel.checkpoint import plain_quest
 from ds_gate.kernel.entry_points import any_installed
 from ds_gate.kernel.git import DIFF_SAFETY, git, split_z, started
-from ds_gate.kernel.gitpaths import read_paths
 from ds_gate.kernel.layout import MANIFEST, QUEST_YAML
-from ds_gate.kernel.links import FOLLOWED, named_elsewhere, links_at, pushed_names
+from ds_gate.kernel.links import FOLLOWED, LINK, ON_THE_WAY, links_at, named_elsewhere, pushed_names
 
 TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
+
+    from ds_gate.kernel.fs import TooLarge
 
 ZERO = frozenset({"0" * 40, "0" * 64})
 
@@ -89,8 +91,8 @@ def _sends_nothing_final(cwd: str, tip: str) -> bool:
     files = json_files(names)
     if QUEST_YAML not in names and not files and not any(named_elsewhere(p, names) for p in FOLLOWED):
         return not links_at(cwd, tip)  # the common push: only a link could bring quest.yaml or the manifest in
-    blobs = {f"{tip}:{n}": raw for n, raw in read_paths(cwd, tip, [*files, QUEST_YAML]).items()}
-    names = pushed_names(cwd, tip, names, blobs)
+    blobs, linked = tip_blobs(cwd, tip, files)
+    names = pushed_names(cwd, tip, names, blobs, linked)
     if MANIFEST in names:
         return False
     # kernel.lazy.LAZY_PLACES: the finalization readers load only when quest.yaml or JSON files are pushed
@@ -102,6 +104,13 @@ def _sends_nothing_final(cwd: str, tip: str) -> bool:
             return False
     return not any(isinstance(raw, bytes) and finalizing_reason(n, raw) for n, raw in
                    ((n, blobs[f"{tip}:{n}"]) for n in files))
+
+
+def tip_blobs(cwd: str, tip: str, files: list[str]) -> tuple[dict[str, bytes | TooLarge | None], bool]:
+    """``files`` and ``quest.yaml`` at ``tip`` (keyed ``<tip>:<path>``), and whether a link there
+    lies on the way to a file of ``FOLLOWED``: one ``ls-tree`` and one ``cat-file --batch``."""
+    blobs, modes = tree_files(cwd, tip, [*files, QUEST_YAML], ON_THE_WAY)
+    return {f"{tip}:{n}": raw for n, raw in blobs.items()}, LINK in modes.values()
 
 
 def json_files(names: list[str]) -> list[str]:

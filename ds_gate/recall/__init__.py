@@ -19,8 +19,8 @@ time, over the last 500 files only. Here:
 - **Copies**: results with the same normalised content are one result listing every copy
   (``copies``) and how many quests hold it (``support``, optionally a tie-breaker).
 - **Speed**: cards are parsed with the C YAML loader; a cache in the user's cache folder
-  (``io.cache_dir``, one file per home; never in the home) keeps each parsed card keyed by
-  (path, ``mtime_ns``, size, inode). SQLite makes it atomic and safe with two processes at
+  (``io.cache_file``, one file per home; never in the home) keeps each parsed card keyed by
+  its path and stat (size, ``mtime_ns``, ``ctime_ns``, inode, device). SQLite makes it atomic and safe with two processes at
   once; a corrupt cache is rebuilt. Within a process the index stays in memory and is
   revalidated from the stamps of the memory folders and their ``_index.jsonl``
   (MemoryService appends to it on every write); ``refresh=True`` re-stats every file. A new
@@ -45,13 +45,13 @@ from ds_gate.recall.api import (
     recall,
     tags_for_stage,
 )
-from ds_gate.recall.cache import CACHE_NAME, CACHE_VERSION, Cache
+from ds_gate.recall.cache import Cache
 from ds_gate.recall.entries import Entry
 from ds_gate.recall.index import Index, Root
 from ds_gate.recall.jsonl import JSONL_TYPES, LESSON_FIELDS, read_jsonl
 from ds_gate.recall.stage import StageTags, stage_entry_tags
 from ds_gate.recall.tags import match_key, normalize_tag, normalize_tags
 
-__all__ = ["CACHE_NAME", "CACHE_VERSION", "Cache", "Entry", "Index", "JSONL_TYPES", "LESSON_FIELDS", "MAX_CHARS", "MAX_LIMIT",
+__all__ = ["Cache", "Entry", "Index", "JSONL_TYPES", "LESSON_FIELDS", "MAX_CHARS", "MAX_LIMIT",
            "ORDERS", "Root", "SCOPES", "StageTags", "list_knowledge_summaries", "match_key", "normalize_tag", "normalize_tags",
            "read_jsonl", "recall", "stage_entry_tags", "tags_for_stage"]

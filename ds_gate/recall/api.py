@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ds_gate.io.cache_dir import cache_name, user_cache_dir
+from ds_gate.io.cache_file import cache_name, user_cache_dir
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.layout import MEMORY_KINDS

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ds_gate.io.cache_file import stat_key
 from ds_gate.kernel import fs
 from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.recall import snapshot
-from ds_gate.recall.cache import CACHE_VERSION, Cache
+from ds_gate.recall.cache import Cache
 from ds_gate.recall.entries import (
     Budget,
     Entry,
@@ -111,7 +112,7 @@ class Index:
             files.extend((path, kind, root.scope, st)
                          for path, kind, st in card_stats(root.memory, root.contain, None, findings))
         self.digest = snapshot.digest([(str(r.memory), r.scope) for r in self.roots], files,
-                                      [str(p) for p in self.jsonl], CACHE_VERSION)
+                                      [str(p) for p in self.jsonl], self.cache.version)
         stored = self.cache.snapshot(self.digest) if use_snapshot else None
         if stored is not None:
             try:
@@ -122,20 +123,19 @@ class Index:
             except (ValueError, RecursionError):  # not one this version wrote: build it again
                 pass
         cached = self.cache.load([p for p, _, _, _ in files])
-        fresh: list[tuple[str, int, int, int, str]] = []
+        fresh: list[tuple[str, bytes, str]] = []
         entries: list[Entry] = []
         budget = Budget()
         rows = [cached.get(key) for key, _, _, _ in files]
-        good = [row is not None and row[:3] == (st.st_mtime_ns, st.st_size, st.st_ino) and isinstance(row[3], str)
-                for row, (_, _, _, st) in zip(rows, files, strict=True)]
-        parsed = decode_many([str(row[3]) for row, ok in zip(rows, good, strict=True) if ok and row is not None])
+        good = [row is not None and row[0] == stat_key(st) for row, (_, _, _, st) in zip(rows, files, strict=True)]
+        parsed = decode_many([row[1] for row, ok in zip(rows, good, strict=True) if ok and row is not None])
         parsed_rows = iter(parsed or ())
         in_cards: set[str] = set()
         for (key, kind, scope, st), row, ok in zip(files, rows, good, strict=True):
             entry = None
             if ok and row is not None:
                 try:
-                    entry = from_data(next(parsed_rows) if parsed is not None else json.loads(str(row[3])), scope, key)
+                    entry = from_data(next(parsed_rows) if parsed is not None else json.loads(row[1]), scope, key)
                     in_cards.add(key)
                 except (ValueError, RecursionError):  # a row this version did not write: read the card instead
                     ok = False
@@ -147,7 +147,7 @@ class Index:
                     continue
                 card = parse_card(raw, path=path, display=key, scope=scope, kind=kind)
                 entry = entry_from_card(card, scope) if card is not None else None
-                fresh.append((key, st.st_mtime_ns, st.st_size, st.st_ino, encode(entry)))
+                fresh.append((key, stat_key(st), encode(entry)))
             if entry is not None:
                 budget.spend(entry)
                 entries.append(entry)

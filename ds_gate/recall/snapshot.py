@@ -4,9 +4,10 @@ the known tags) is one JSON value; an entry itself is made only when it is shown
 card's row in the ``cards`` table (a JSONL record's row is kept inline).
 
 A snapshot is keyed by a digest of everything the index is made from: the roots and their
-scopes, every card file's path, kind and stat (``mtime_ns``, size, inode, mode) in scan order,
-and every JSONL source's stat. Any change to a card file changes the digest; any change to a
-``cards`` row (written by recall or by hand) deletes the snapshot (triggers, ``cache._setup``).
+scopes, every card file's path, kind and stat (the cache's stat key, ``io.cache_file``, and
+mode) in scan order, and every JSONL source's stat. Any change to a card file changes the digest;
+any change to a ``cards`` row (written by recall or by hand) deletes the snapshot (triggers,
+``cache._tables``).
 A snapshot that does not decode, or that names a row that is not there, is ignored and the
 index built the ordinary way (``Stale``)."""
 
@@ -19,6 +20,7 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
+from ds_gate.io.cache_file import stat_key
 from ds_gate.recall.entries import Entry, encode, from_data
 from ds_gate.recall.tags import bare, match_key
 
@@ -28,16 +30,15 @@ class Stale(ValueError):
 
 
 def digest(roots: Sequence[tuple[str, str]], files: Sequence[tuple[str, str, str, os.stat_result]],
-           jsonl: Sequence[str], version: int) -> str:
+           jsonl: Sequence[str], version: str) -> str:
     """What the index is made from, hashed (the stat of the JSONL sources taken here)."""
     h = hashlib.sha256(repr((version, list(roots))).encode("utf-8", "surrogatepass"))
-    h.update("\n".join(f"{p}\0{k}\0{s}\0{st.st_mtime_ns}\0{st.st_size}\0{st.st_ino}\0{st.st_mode}"
+    h.update("\n".join(f"{p}\0{k}\0{s}\0{stat_key(st).hex()}\0{st.st_mode}"
                        for p, k, s, st in files).encode("utf-8", "surrogatepass"))
     for source in jsonl:
         try:
             st = os.stat(source)
-            h.update(f"\n{source}\0{st.st_mtime_ns}\0{st.st_size}\0{st.st_ino}\0{st.st_mode}".encode("utf-8",
-                                                                                                    "surrogatepass"))
+            h.update(f"\n{source}\0{stat_key(st).hex()}\0{st.st_mode}".encode("utf-8", "surrogatepass"))
         except OSError:
             h.update(f"\n{source}\0-".encode("utf-8", "surrogatepass"))
     return h.hexdigest()

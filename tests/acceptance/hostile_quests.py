@@ -58,8 +58,7 @@ import yaml
 from hypothesis import strategies as st
 
 from ds_gate.demo.example_quest import ExampleQuest
-from ds_gate.io.cache_dir import SECRET_NAME
-from ds_gate.io.record_cache import GRANULARITY, SEAL
+from ds_gate.io.cache_file import GRANULARITY, SEAL, SECRET_NAME
 from ds_gate.kernel.digest import blake2b
 
 ROOT_B_FLAGS = ("runner_home", "grafts", "home_links")  # issue 35, root B: see plant_root_b
@@ -251,16 +250,16 @@ def forged_cache(root: Path, where: Path, scratch: Path) -> None:
         db = sqlite3.connect(file)
         with db:
             (version,) = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
-            for folder, entries in db.execute("SELECT path, entries FROM folders").fetchall():
-                held = marshal.loads(entries[SEAL:])
-                for name, (stat, row) in list(held.items()):
-                    if isinstance(row, tuple):
-                        held[name] = (stat, tuple("running" if v == "completed" else v for v in row))
-                blob = marshal.dumps(held)
-                mac = blake2b(version, key=key, digest_size=SEAL, person=b"ds-gate-records")
-                mac.update(len(folder).to_bytes(8, "little") + folder)
-                mac.update(blob)
-                db.execute("UPDATE folders SET entries=? WHERE path=?", (mac.digest() + blob, folder))
+            for folder, value in db.execute("SELECT path, value FROM folders").fetchall():
+                stamp, held = marshal.loads(value[SEAL:])
+                if isinstance(held, tuple) and len(held) == 2:  # a folder's (items, index lines)
+                    held = ([tuple("running" if v == "completed" else False if v is True else v for v in item)
+                             for item in held[0]], held[1])
+                blob = marshal.dumps((stamp, held))
+                mac = blake2b(version, key=key, digest_size=SEAL, person=b"ds-gate-cache")
+                for part in (folder, blob):
+                    mac.update(len(part).to_bytes(8, "little") + part)
+                db.execute("UPDATE folders SET value=? WHERE path=?", (mac.digest() + blob, folder))
         db.close()
     where.parent.mkdir(parents=True, exist_ok=True)
     os.rename(scratch, where)

@@ -90,15 +90,15 @@ def test_quest_yaml_replaced_by_a_link_out_of_the_quest(quest: ExampleQuest, tmp
 
 
 def test_an_entry_from_another_pyyaml_is_not_used(tmp_path: Path) -> None:
-    from ds_gate.engine.record_store import _quest_yaml_entry
-    from ds_gate.io.record_cache import file_key
+    from ds_gate.engine.loader import _pyyaml_entry
+    from ds_gate.io.cache_file import file_key
 
     parser = tmp_path / "yaml" / "__init__.py"
     parser.parent.mkdir()
     parser.write_text("# one PyYAML\n")
     key = file_key(str(parser))
     entry = (str(parser), key, {"status": "active"})
-    assert _quest_yaml_entry(entry)
+    assert _pyyaml_entry(entry)
     parser.write_text("# another PyYAML\n")
-    assert not _quest_yaml_entry(entry)
-    assert not _quest_yaml_entry((str(parser), file_key(str(parser)), ["not", "a", "dict"]))
+    assert not _pyyaml_entry(entry)
+    assert not _pyyaml_entry((str(parser), file_key(str(parser)), ["not", "a", "dict"]))

@@ -141,7 +141,7 @@ def test_scienceclaw_jsonl_records_are_recalled(home, tmp_path) -> None:
 def test_the_cache_is_used_refreshed_and_survives_corruption(home) -> None:
     path = card(home, "k-1", ["topic:a"], "2026-01-01T00:00:00+00:00", claim="first")
     assert list_knowledge_summaries(["topic:a"], home=home)[0]["claim"] == "first"
-    from ds_gate.io.cache_dir import cache_name, user_cache_dir
+    from ds_gate.io.cache_file import cache_name, user_cache_dir
 
     cache = user_cache_dir() / cache_name("recall", home.resolve())
     assert cache.is_file() and not (home / ".ds-gate").exists()  # never in the home (issue 14)
@@ -284,11 +284,11 @@ def test_the_labelled_evaluation_set_prefers_ds_gate_over_the_plain_rfc_ranking(
 @pytest.mark.slow
 def test_a_second_process_reads_the_cache_from_the_user_cache_folder(home, tmp_path) -> None:
     """Issue 14: the cache lives in $DS_GATE_CACHE_DIR, and a new process really uses it: a
-    row changed behind the card's back (same path, mtime and size) and sealed with the cache's
+    row changed behind the card's back (same path and stat) and sealed with the cache's
     secret is what it recalls; one edited by hand, without the seal, is not (issue 35)."""
     import sqlite3
 
-    from ds_gate.recall.cache import SEAL, Cache
+    from ds_gate.recall.cache import SEAL_TEXT, Cache
 
     card(home, "k-1", ["topic:a"], "2026-01-01T00:00:00+00:00", claim="from the file")
     env = {**os.environ, "DS_GATE_CACHE_DIR": str(tmp_path / "cache")}
@@ -301,11 +301,11 @@ def test_a_second_process_reads_the_cache_from_the_user_cache_folder(home, tmp_p
     assert recalled() == "from the file"
     [db] = list((tmp_path / "cache").glob("recall-*.sqlite3"))
     with sqlite3.connect(db) as conn:
-        (path, mtime, size, ino, entry) = conn.execute("SELECT path, mtime_ns, size, ino, entry FROM cards").fetchone()
-        edited = entry[SEAL:].replace("from the file", "from the cache")
-        conn.execute("UPDATE cards SET entry = ?", (entry[:SEAL] + edited,))  # by hand: the seal no longer holds
+        (path, key, entry) = conn.execute("SELECT path, stat, entry FROM cards").fetchone()
+        edited = entry[SEAL_TEXT:].replace("from the file", "from the cache")
+        conn.execute("UPDATE cards SET entry = ?", (entry[:SEAL_TEXT] + edited,))  # by hand: the seal no longer holds
     assert recalled() == "from the file"
-    sealed = Cache(db.parent, db.name).seal(path, mtime, size, ino, edited)
+    sealed = Cache(db.parent, db.name).seal(path, key, edited)
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE cards SET entry = ?", (sealed + edited,))
     assert recalled() == "from the cache"
@@ -342,7 +342,7 @@ def test_a_corrupt_cache_row_is_read_again_from_the_card(home, tmp_path, row) ->
 def test_the_cache_is_never_written_through_a_symbolic_link(home, tmp_path) -> None:
     """Issue 15.15: a planted link (the cache folder, or the cache file) is not followed: recall
     runs uncached and the link's target is untouched."""
-    from ds_gate.io.cache_dir import cache_name
+    from ds_gate.io.cache_file import cache_name
 
     card(home, "k-1", ["topic:a"], "2026-01-01T00:00:00+00:00", claim="c")
     target = tmp_path / "victim"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ds_gate.io.cache_dir import cache_name
+from ds_gate.io.cache_file import cache_name
 from ds_gate.recall import recall
 from ds_gate.recall.api import _INDEXES
 from ds_gate.recall.snapshot import Stored

@@ -21,8 +21,7 @@ from pathlib import Path
 import pytest
 
 from ds_gate.demo.example_quest import ExampleQuest
-from ds_gate.io.cache_dir import SECRET_NAME
-from ds_gate.io.record_cache import GRANULARITY, SEAL
+from ds_gate.io.cache_file import GRANULARITY, SEAL, SECRET_NAME
 
 pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
 
@@ -51,15 +50,24 @@ def cache_files(cache: Path) -> list[Path]:
 
 
 def cached_paths(file: Path) -> list[str]:
-    """Every file the cache holds an entry for: a folder's rows hold its records by name
-    (relative to it) and its index by absolute path; the root's holds ``quest.yaml``."""
+    """Every file the cache holds what the gate read of: a folder's row (keyed by the folder and
+    the workspace it was read as) names its records (relative to it) and holds its index lines;
+    ``quest.yaml`` has a row of its own."""
     db = sqlite3.connect(file)
     try:
-        rows = db.execute("SELECT path, entries FROM folders").fetchall()
+        rows = db.execute("SELECT path, value FROM folders").fetchall()
     finally:
         db.close()
-    return sorted(name if os.path.isabs(name) else os.path.join(os.fsdecode(folder), name)
-                  for folder, entries in rows for name in marshal.loads(entries[SEAL:]))  # after the row's seal
+    out = []
+    for key, value in rows:
+        path = os.fsdecode(key)
+        if "\0" not in path:
+            out.append(path)
+            continue
+        items, lines = marshal.loads(value[SEAL:])[1]  # after the row's seal: (stamp, value)
+        folder = path.partition("\0")[0]
+        out += [folder + item[0] for item in items] + ([folder + "_index.jsonl"] if lines else [])
+    return sorted(out)
 
 
 @pytest.fixture
@@ -177,14 +185,15 @@ def test_a_damaged_or_foreign_cache_file_only_costs_speed(quest: ExampleQuest, t
     elif damage == "a damaged row":
         db = sqlite3.connect(file)
         with db:
-            db.execute("UPDATE folders SET entries=?", (b"\xff" + os.urandom(64),))
+            db.execute("UPDATE folders SET value=?", (b"\xff" + os.urandom(64),))
         db.close()
     elif damage == "rows of another shape":
         db = sqlite3.connect(file)
         with db:
-            for folder, entries in db.execute("SELECT path, entries FROM folders").fetchall():
-                shaped = {name: (key, ("run", "x")) for name, (key, _) in marshal.loads(entries[SEAL:]).items()}
-                db.execute("UPDATE folders SET entries=? WHERE path=?", (entries[:SEAL] + marshal.dumps(shaped), folder))
+            for folder, value in db.execute("SELECT path, value FROM folders").fetchall():
+                stamp, _ = marshal.loads(value[SEAL:])
+                shaped = marshal.dumps((stamp, ([("runs/x.json", ("run", "x"))], [("x",)])))
+                db.execute("UPDATE folders SET value=? WHERE path=?", (value[:SEAL] + shaped, folder))
         db.close()
     elif damage == "garbage":
         file.write_bytes(b"SQLite format 3\x00" + os.urandom(len(blob)))

@@ -25,8 +25,8 @@ import yaml
 from helpers import commit, git
 
 from ds_gate.cli.main import main
+from ds_gate.io.cache_file import GRANULARITY, SEAL
 from ds_gate.io.places import PIN_CACHE, PIN_CONFIG, agent_writable
-from ds_gate.io.record_cache import GRANULARITY, SEAL
 
 ENV_NAMES = ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "DS_GATE_CACHE_DIR", "DS_GATE_CONFIG", PIN_CONFIG, PIN_CACHE)
 
@@ -172,14 +172,18 @@ def _forge(cache: Path, *, keep_seal: bool) -> int:
     for file in cache.glob("records-*.sqlite3"):
         db = sqlite3.connect(file)
         with db:
-            for folder, entries in db.execute("SELECT path, entries FROM folders").fetchall():
-                seal, held = entries[:SEAL], marshal.loads(entries[SEAL:])
-                for name, (key, row) in list(held.items()):
-                    if isinstance(row, tuple) and "completed" in row:
-                        held[name] = (key, tuple("running" if v == "completed" else v for v in row))
+            for folder, value in db.execute("SELECT path, value FROM folders").fetchall():
+                seal, (stamp, held) = value[:SEAL], marshal.loads(value[SEAL:])
+                if not (isinstance(held, tuple) and len(held) == 2):
+                    continue  # quest.yaml's
+                items = []
+                for item in held[0]:  # a run ready to place: (name, id, run_id, kind, status, ..., done)
+                    if "completed" in item:
+                        item = tuple("running" if v == "completed" else False if v is True else v for v in item)
                         forged += 1
-                value = (seal if keep_seal else b"") + marshal.dumps(held)
-                db.execute("UPDATE folders SET entries=? WHERE path=?", (value, folder))
+                    items.append(item)
+                value = (seal if keep_seal else b"") + marshal.dumps((stamp, (items, held[1])))
+                db.execute("UPDATE folders SET value=? WHERE path=?", (value, folder))
         db.close()
     return forged
 

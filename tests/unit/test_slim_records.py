@@ -1,38 +1,34 @@
-"""The slim records (``engine.slim``) survive the record cache's rows (``engine.slim_rows``)
-and its SQLite file (``io.record_cache``) unchanged, and a row or file of another shape is
-only a miss: the cache can make a run faster, never different."""
+"""The slim records (``engine.slim``) survive the gate's cache rows (``engine.slim_rows``)
+and its SQLite file (``engine.record_store`` on ``io.cache_file``) unchanged, and a row or file
+of another shape or version is only a miss: the cache can make a run faster, never different."""
 
 from __future__ import annotations
 
 import marshal
 import os
 import sqlite3
-import struct
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from rulecases import raw_of, review_data
 
+from ds_gate.engine.record_store import RecordStore
 from ds_gate.engine.slim import (
     SKIPPED,
     Bad,
     Refused,
     SlimDecision,
-    SlimIndex,
     SlimRun,
     at,
     make_slim,
-    pack_index,
-    unpack_index,
 )
 from ds_gate.engine.slim_rows import DECISION, RUN, from_row, to_row
-from ds_gate.io.record_cache import GRANULARITY, RecordCache, file_key
-from ds_gate.model.findings import Finding
+from ds_gate.io.cache_file import GRANULARITY, CacheFile
 from ds_gate.plugins.manager import record_checker
 from ds_gate.rules.records import ARTIFACT_ID_MISMATCH
-from ds_gate.sources.records import IndexEntry
 
 KINDS = ("run", "decision", "report")
 RUN_DATA = {"kind": "run", "artifact_id": "run-1", "run_id": "main-001", "run_kind": "main_experiment",
@@ -87,20 +83,10 @@ def test_the_cases_reach_every_kind_of_slim_and_findings_on_both_sides() -> None
     assert at(misnamed.notes[0], "x/artifacts/runs/run-9.json").path == "x/artifacts/runs/run-9.json"
 
 
-def test_an_index_comes_back_from_its_row_with_its_warnings_on_the_copy() -> None:
-    warning = Finding("index.bad-line", "warning", "artifacts/_index.jsonl", "a line that is not JSON", line=2)
-    items: list[IndexEntry | Finding] = [IndexEntry("run-1", "run", "/q/artifacts/runs/run-1.json", 1), warning]
-    packed = pack_index(items, "artifacts/_index.jsonl")
-    assert packed is not None
-    back = from_row(marshal.loads(marshal.dumps(to_row(packed))))
-    assert isinstance(back, SlimIndex)
-    assert unpack_index(back, "artifacts/_index.jsonl") == items
-    assert pack_index(items, "elsewhere/_index.jsonl") is None  # a warning on another path is not shared
-
-
 @pytest.mark.parametrize("row", [
-    None, [RUN], (), (99,), (RUN, "run-1"), (RUN, 5, (), None, None, None, None, None, None, ()),
-    (RUN, "run-1", ((1, 2),), None, None, None, None, None, None, ()), (RUN, "run-1", (), None, 7, None, None, None, None, ()),
+    None, [RUN], (), (99,), (RUN, "run-1"), (RUN, 5, (), None, None, None, None, None, None, (), True),
+    (RUN, "run-1", ((1, 2),), None, None, None, None, None, None, (), True),
+    (RUN, "run-1", (), None, 7, None, None, None, None, (), True), (RUN, "run-1", (), None, None, None, None, None, None, (), 1),
     (DECISION, "d", (), None, None, None, None, "yes", (), (), None, (), (), "decision"),
     (DECISION, "d", (), None, None, None, None, True, (), (5,), None, (), (), "decision"),
     ([1], "x"),
@@ -109,80 +95,75 @@ def test_a_row_of_another_shape_is_a_miss(row: object) -> None:
     assert from_row(row) is None
 
 
-def aged(path: Path) -> bytes:
-    """A file's key, its times set back past the racy window (``ctime`` with them: a new file)."""
-    path.write_text("{}")
-    past = time.time_ns() - 2 * GRANULARITY
-    os.utime(path, ns=(past, past))
-    time.sleep(GRANULARITY / 1e9 + 0.1)  # ctime cannot be set back: wait it out
-    key = file_key(str(path))
-    assert key is not None
-    return key
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[], RecordStore]:
+    """A quest's store, opened anew at each call (each call a run), in a cache folder of the test's."""
+    monkeypatch.setenv("DS_GATE_CACHE_DIR", str(tmp_path / "cache"))
+    return lambda: RecordStore(tmp_path / "quest", b"", ("run",))
 
 
-@pytest.mark.slow
-def test_a_shelf_keeps_settled_files_only_and_misses_on_any_other_stat(tmp_path: Path) -> None:
-    record = tmp_path / "old.json"
-    key = aged(record)
-    RecordCache(tmp_path / "cache" / "records.sqlite3", b"v1").save()  # a quest's first run only asks
-    cache = RecordCache(tmp_path / "cache" / "records.sqlite3", b"v1")
-    shelf = cache.shelf(str(tmp_path))
-    shelf.put("old.json", key, ("row",))
-    young = tmp_path / "young.json"
-    young.write_text("{}")
-    young_key = file_key(str(young))
-    assert young_key is not None
-    shelf.put("young.json", young_key, ("row",))  # changed within the racy window: never kept
-    cache.store(shelf)
-    cache.save()
-
-    again = RecordCache(tmp_path / "cache" / "records.sqlite3", b"v1")
-    shelf = again.shelf(str(tmp_path))
-    assert sorted(shelf.held) == ["old.json"]
-    assert shelf.get("young.json", young_key) is None
-    assert shelf.get("old.json", bytes(len(key))) is None and shelf.changed  # another stat: a miss, rewritten
-    before_1970 = struct.pack("<QqqQQ", 2, -5, -5, 1, 1)
-    shelf.put("1969.json", before_1970, ("row",))  # a time before 1970 never settles
-    assert "1969.json" not in shelf.kept
-    other = RecordCache(tmp_path / "cache" / "records.sqlite3", b"v2").shelf(str(tmp_path))
-    assert other.held == {}  # another version: empty
-
-
-@pytest.mark.slow
-def test_rows_of_folders_a_run_did_not_read_are_dropped(tmp_path: Path) -> None:
-    key = aged(tmp_path / "a.json")
-    file = tmp_path / "cache" / "records.sqlite3"
-    RecordCache(file, b"v1").save()  # a quest's first run only asks
-    cache = RecordCache(file, b"v1")
-    for folder in ("one", "two"):
-        shelf = cache.shelf(folder)
-        shelf.put("a.json", key, ("row",))
-        cache.store(shelf)
-    cache.save()
-    cache = RecordCache(file, b"v1")
-    assert cache.shelf("one").get("a.json", key) == ("row",)
-    cache.save()
+def rows(tmp_path: Path) -> list[str]:
+    [file] = (tmp_path / "cache").glob("records-*.sqlite3")
     db = sqlite3.connect(file)
-    assert [os.fsdecode(path) for (path,) in db.execute("SELECT path FROM folders")] == ["one"]
-    db.close()
+    try:
+        return [os.fsdecode(path) for (path,) in db.execute("SELECT path FROM folders")]
+    finally:
+        db.close()
+
+
+def test_a_quest_is_cached_from_its_second_run(store: Callable[[], RecordStore], tmp_path: Path) -> None:
+    """A one-off run (a CI job on a fresh clone) writes no rows it would never read: the first
+    run of a quest only notes it was asked; the second keeps rows; the third reads them."""
+    for run in range(3):
+        cache = store()
+        held = cache.get("one")
+        if held is None:
+            cache.put("one", b"stamp", (["item"], []))
+        cache.save()
+        assert (held, len(rows(tmp_path))) == [(None, 0), (None, 1), ((b"stamp", (["item"], [])), 1)][run]
+
+
+def test_rows_of_what_a_run_did_not_read_are_dropped(store: Callable[[], RecordStore], tmp_path: Path) -> None:
+    store().save()  # a quest's first run only asks
+    cache = store()
+    for folder in ("one", "two"):
+        cache.put(folder, b"stamp", ([], []))
+    cache.save()
+    cache = store()
+    assert cache.get("one") == (b"stamp", ([], []))
+    cache.save()
+    assert rows(tmp_path) == ["one"]
+    [file] = (tmp_path / "cache").glob("records-*.sqlite3")
     assert os.stat(file).st_mode & 0o077 == 0
 
 
-@pytest.mark.slow
-def test_a_quest_is_cached_from_its_second_run(tmp_path: Path) -> None:
-    """A one-off run (a CI job on a fresh clone) writes no rows it would never read: the first
-    run of a quest only notes it was asked; the second keeps rows; the third reads them."""
-    key = aged(tmp_path / "a.json")
-    file = tmp_path / "cache" / "records.sqlite3"
-    for run in range(3):
-        cache = RecordCache(file, b"v1")
-        shelf = cache.shelf("one")
-        held = shelf.get("a.json", key)
-        if held is None:
-            shelf.put("a.json", key, ("row",))
-        cache.store(shelf)
-        cache.save()
-        db = sqlite3.connect(file)
-        rows = db.execute("SELECT count(*) FROM folders").fetchone()[0]
-        db.close()
-        assert (held, rows) == [(None, 0), (None, 1), (("row",), 1)][run]
+def test_a_row_another_version_or_another_secret_sealed_is_a_miss(store: Callable[[], RecordStore],
+                                                                   tmp_path: Path) -> None:
+    store().save()
+    cache = store()
+    cache.put("one", b"stamp", ([], []))
+    cache.save()
+    name = next((tmp_path / "cache").glob("records-*.sqlite3")).name
+    other = CacheFile(tmp_path / "cache", name, (b"another key",), lambda db: None, durable=False)
+    assert other.db is not None  # another version: the file is made again, empty
+    assert other.db.execute("SELECT name FROM sqlite_master WHERE name='folders'").fetchone() is None
+    other.close()
+    store().save()
+    cache = store()
+    cache.put("one", b"stamp", ([], []))
+    cache.save()
+    (tmp_path / "cache" / "cache-secret").write_bytes(bytes(32))
+    assert store().get("one") is None  # sealed with the secret that was
+
+
+def test_only_files_older_than_the_granularity_settle(tmp_path: Path) -> None:
+    cache = CacheFile(None, "x", (), lambda db: None, durable=False)
+    path = tmp_path / "a.json"
+    path.write_text("{}")
+    assert not cache.settles(os.stat(path))  # changed within the racy window: never kept
+    past = time.time_ns() - 2 * GRANULARITY
+    os.utime(path, ns=(past, past))
+    assert not cache.settles(os.stat(path))  # ctime cannot be set back: still young
+    fields = tuple(os.stat(path)[:10])
+    assert cache.settles(os.stat_result(fields, {"st_mtime_ns": past, "st_ctime_ns": past}))  # a file of long ago
+    assert not cache.settles(os.stat_result(fields, {"st_mtime_ns": -5, "st_ctime_ns": -5}))  # before 1970: never
