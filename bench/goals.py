@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shlex
 import shutil
 import statistics
@@ -135,7 +136,12 @@ def closure_at(base: Path, runs: int, size: int, shape: str, peer: peers.Peer, o
     lines = sum(1 for p in quest.rglob("artifacts/_index.jsonl") for _ in p.open())
     worktrees = sum(1 for _ in (quest / ".ds" / "worktrees").iterdir())
     print(f"{size:,} runs, shape {shape} ({worktrees} worktrees): {lines:,} index lines; load {load()}", flush=True)
-    print(f"  {peers.agreement(peer, quest)}", flush=True)
+    # in a process of its own: PR #60 loaded here would grow this process, and Linux charges a child
+    # the parent's peak RSS when it execs after vfork (subprocess), so every peak below would read high
+    agreement = subprocess.run([PY, str(HERE / "peer.py"), str(quest), *peer.flags], capture_output=True, text=True,
+                               check=True).stdout.strip().splitlines()[-1]
+    print(f"  {agreement}; this process's peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB "
+          "(no child's peak is read below it)", flush=True)
     os.utime(quest)  # the record cache trusts only files older than its granularity (2 s)
     time.sleep(2.2)
     label = f"{size:,} runs, {shape}"
