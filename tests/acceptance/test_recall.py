@@ -158,6 +158,20 @@ def test_the_cache_is_used_refreshed_and_survives_corruption(home) -> None:
     assert cache.read_bytes()[:15] == b"SQLite format 3"  # rebuilt
 
 
+def test_a_card_rewritten_in_place_at_the_same_size_and_mtime_is_read_again(home) -> None:
+    """Issue 36: recall's rows are keyed by the cache's one stat key (size, ``mtime_ns``,
+    ``ctime_ns``, inode, device): with the old ``mtime`` put back, only ``ctime`` tells the edit
+    (old: keyed by path, ``mtime`` and size, the stale claim was recalled)."""
+    path = card(home, "k-1", ["topic:a"], "2026-01-01T00:00:00+00:00", claim="first")
+    assert list_knowledge_summaries(["topic:a"], home=home)[0]["claim"] == "first"
+    st = os.stat(path)
+    path.write_text(path.read_text().replace("claim: first", "claim: fresh"))  # same size, same inode
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert os.stat(path).st_size == st.st_size and os.stat(path).st_ino == st.st_ino
+    _INDEXES.clear()  # a new process, as far as the in-memory index goes
+    assert list_knowledge_summaries(["topic:a"], home=home)[0]["claim"] == "fresh"
+
+
 @pytest.mark.slow
 def test_two_processes_recall_at_once_with_one_cache(home) -> None:
     for i in range(300):
