@@ -26,7 +26,6 @@ _API = {
     "normalize_tags": "ds_gate.recall.tags",
     "list_recent": "ds_gate.engine.recent",
     "apply_waivers": "ds_gate.config.waivers",
-    "load_waivers": "ds_gate.config.waivers",
     "coerce_toggle": "ds_gate.sources.quest_yaml",
     "is_completed": "ds_gate.rules.coverage",
     "Finding": "ds_gate.model.findings",

@@ -11,17 +11,10 @@ from ds_gate.model.reports import DoctorReport
 if TYPE_CHECKING:
     import argparse
 
-    from ds_gate.cli._shared import Subparsers
 
-
-def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
-    p = subparsers.add_parser(
-        "doctor", parents=[common],
-        help="check that a quest is guarded (hooks, pre-commit config per branch, worktrees, clone, home, toggles)",
-    )
+def arguments(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("path", nargs="?", default=".", help=PATH_HELP)
     p.add_argument("--home", metavar="DIR", help=HOME_HELP)
-    p.set_defaults(handler=run)  # its formats: table.FORMATS_OF
 
 
 def run(args: argparse.Namespace) -> int:

@@ -42,7 +42,6 @@ from ds_gate.sources.location import is_inside
 from ds_gate.sources.memory import jsonable
 
 ENV = "DS_GATE_CONFIG"
-FLAG_ACCEPT = "--accept-quest-waivers"
 DEFAULT_KEYS = ("home", "require", "format", "source", "refs")
 KEYS = (*DEFAULT_KEYS, "waivers", "accept_quest_waivers", "no_require", "decision_actions")
 

@@ -37,7 +37,6 @@ from ds_gate.config.failclosed import (
     accept_hint,
     unwaivable,
 )
-from ds_gate.config.files import quest_file
 from ds_gate.config.settings import load
 from ds_gate.io.yamldoc import YamlError, line_of, load_yaml
 from ds_gate.kernel.layout import QUEST_CONFIG as FILE  # the name waivers are known by
@@ -123,14 +122,10 @@ def tree_path(path: str | None) -> str | None:
     return path
 
 
-def load_waivers(root: Path) -> tuple[list[Waiver], list[Finding]]:
-    """The quest's waivers and what is wrong with its ``.ds-gate.yaml``."""
-    return waivers_of(*quest_file(root, FILE))
-
-
 def waivers_of(text: str | None, problem: str | None) -> tuple[list[Waiver], list[Finding]]:
-    """``load_waivers`` of ``.ds-gate.yaml`` read already (``config.files.quest_file``: a link
-    out of the quest, a file too large or unreadable is its ``problem``, in the words here)."""
+    """The quest's waivers and what is wrong with its ``.ds-gate.yaml``, read already by
+    ``config.quest.read_quest_config`` (a link out of the quest, a file too large or unreadable
+    is its ``problem``, in the words here)."""
     if problem is not None:
         return [], [_invalid(problem, None)]
     return parse_waivers(text) if text is not None else ([], [])
@@ -258,24 +253,20 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: date | 
     return out
 
 
-def waive(findings: list[Finding], root: Path, *, audit: bool = True, accepted_by: str | None = None,
-          trusted: Trusted | None = None, own: tuple[list[Waiver], list[Finding]] | None = None) -> list[Finding]:
+def waive(findings: list[Finding], root: Path, own: tuple[list[Waiver], list[Finding]], *, audit: bool = True,
+          accepted_by: str | None = None, trusted: Trusted | None = None) -> list[Finding]:
     """Apply the trusted waivers and the quest's ``.ds-gate.yaml`` waivers (marked, never
     dropped). The quest's are proposals unless ``accepted_by`` (a flag) or the trusted
     configuration accepts them. ``trusted``: the trusted settings (default: the user's file,
     ``settings.load``); one that cannot be used adds no waiver, which is only stricter. ``own``:
-    the quest's waivers when the caller read its ``.ds-gate.yaml`` already (``waivers_of``)."""
+    the quest's waivers and their problems (``QuestConfig.waivers``)."""
     if trusted is None:
         trusted = load()
     usable = trusted.problem is None
     accepted_by = accepted_by or (trusted.accepts(root) if usable else None)
     waivers = [Waiver(**entry, origin=str(trusted.path)) for entry in trusted.waivers_for(root)] if usable else []
-    problems: list[Finding] = []
-    if own is None and ((root / FILE).is_file() or (root / FILE).is_symlink()):
-        own = load_waivers(root)
-    if own is not None:
-        waivers += [dataclasses.replace(w, accepted_by=accepted_by) for w in own[0]]
-        problems = list(own[1])
+    waivers += [dataclasses.replace(w, accepted_by=accepted_by) for w in own[0]]
+    problems = list(own[1])
     if not waivers:
         return findings + (problems if audit else [])
     hint = accept_hint(root, trusted.path)

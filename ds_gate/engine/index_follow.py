@@ -231,7 +231,7 @@ def _outside(ws: Workspace, entry: IndexEntry) -> Finding:
     """A folder's index line naming a run record outside the quest, where a file is: PR #60
     counts that run; ds-gate never follows a pointer out, so the gate stops (``engine.unseen``)."""
     return INDEX_RECORD_OUTSIDE_QUEST.at(
-        ws.display("artifacts/_index.jsonl"),
+        ws.display(f"artifacts/{INDEX_NAME}"),
         f"the index lists run {entry.artifact_id} at {entry.path}, outside the quest, where a file is (not read)",
         hint=f"move the record into the quest ({ws.display(f'artifacts/runs/{entry.artifact_id}.json')}) and commit it, or, if that run is not this quest's, "
              "remove its line from the index",

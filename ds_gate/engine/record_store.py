@@ -20,7 +20,7 @@ from ds_gate.io.cache_dir import cache_name, user_cache_dir
 from ds_gate.io.record_cache import RecordCache, Shelf, StatKey, file_key, version_of
 from ds_gate.kernel.digest import blake2b
 from ds_gate.kernel.fs import max_file_bytes
-from ds_gate.kernel.layout import INDEX_NAME
+from ds_gate.kernel.layout import INDEX_NAME, QUEST_YAML
 from ds_gate.kernel.resources import data_dir
 from ds_gate.model.findings import Finding
 from ds_gate.sources import quest_yaml
@@ -74,9 +74,6 @@ def open_store(root: Path, key: bytes, kinds: tuple[str, ...]) -> RecordCache:
                          str(max_file_bytes()).encode())
     folder = user_cache_dir()
     return RecordCache(folder / name if folder is not None else None, version)
-
-
-QUEST_YAML = "quest.yaml"
 
 
 def _pyyaml() -> tuple[str, StatKey] | None:

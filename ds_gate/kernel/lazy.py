@@ -43,6 +43,7 @@ LAZY_PLACES = {
     "ds_gate.kernel.git:blob_id": "hashlib (OpenSSL) only for a SHA-256 repository or a Python without _sha1",
     "ds_gate.kernel.spawn:start": "subprocess only on a platform without os.posix_spawn",
     "ds_gate.cli.main:build_parser": "the command table: one command's module per run",
+    "ds_gate.reporters.registry:reporter_class": "the format table: one format's reporter module, when it prints",
     "ds_gate.agent.mcp_server": "the optional mcp extra (with its pydantic), loaded when the server starts",
     "ds_gate.agent.mcp_limits": "the optional mcp extra (with its anyio), loaded when the server starts",
     "ds_gate.pytest.plugin": "registered in every pytest session by its entry point: the gate loads only under --ds-gate",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from ds_gate.config.quest import decision_actions
+from ds_gate.config.quest import read_quest_config
 from ds_gate.kernel import lazy
 from ds_gate.kernel.entry_points import GROUP, any_installed
 from ds_gate.kernel.errors import QuestError
@@ -152,7 +152,7 @@ def _quest_actions(root: Path | None, given: Iterable[str] | None) -> Iterable[s
     """The quest's own decision actions: as given, else read at ``root`` (none without one)."""
     if given is not None:
         return given
-    return decision_actions(root) if root is not None else ()
+    return read_quest_config(root).actions if root is not None else ()
 
 
 def keyed_record_checker(root: Path | None = None, *, quest_actions: Iterable[str] | None = None

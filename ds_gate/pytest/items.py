@@ -29,9 +29,9 @@ from typing import Any
 
 import pytest
 
-from ds_gate.cli.options import GateOptions
-from ds_gate.engine.gate import Gate, GateInputs
+from ds_gate.engine.gate import Gate, scope_of
 from ds_gate.engine.lineage import evaluate_lineage
+from ds_gate.engine.options import GateOptions
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
 from ds_gate.model import Finding, GateReport
@@ -57,9 +57,9 @@ class Verdict:
 
 
 def evaluate_quest(unit: Unit, options: GateOptions) -> GateReport:
-    """The quest's closure, asked as ``ds-gate closure`` asks it (``GateInputs.asked``), with
-    the unit's home (a home given as a path is the home of its quests)."""
-    return Gate(unit.path, replace(GateInputs.asked("closure", options), home=unit.home)).run()
+    """The quest's closure, asked with the session's options and the unit's home (a home given
+    as a path is the home of its quests)."""
+    return Gate(unit.path, scope_of("closure"), replace(options, home=unit.home)).run()
 
 
 def split(report: GateReport) -> dict[str, Verdict]:
