@@ -105,7 +105,7 @@ def _complete(quest: ExampleQuest) -> bool:
     return done.get("status") == "completed" and committed is True
 
 
-def run_demo(directory: str | None = None, *, fmt: str = "text") -> int:
+def run_demo(directory: str | None = None, *, fmt: str = reporters.TEXT) -> int:
     """The demo's git calls and its hook see the demo's home and no user git config; the
     caller's environment is restored afterwards (the API may be called from a longer process)."""
     names = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "DEEPSCIENTIST_HOME")
