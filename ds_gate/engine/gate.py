@@ -54,14 +54,14 @@ from ds_gate.sources.toggle_seen import Seen, toggle_seen
 if TYPE_CHECKING:
     from ds_gate.config.settings import Trusted
 
-COMMANDS = ("check", "closure", "candidates")
+GATE_COMMANDS = ("check", "closure", "candidates")  # the scopes ``evaluate`` takes by name (the hooks pass theirs)
 
 
 def scope_of(command: str | Scope) -> Scope:
-    """The ``Scope`` a command names (``check``, ``closure``, ``candidates``), or the one given."""
-    scope = command if isinstance(command, Scope) else SCOPES.get(command) if command in COMMANDS else None
+    """The ``Scope`` a gate command names, or the one given."""
+    scope = command if isinstance(command, Scope) else SCOPES.get(command) if command in GATE_COMMANDS else None
     if scope is None:
-        raise ValueError(f"unknown command {command!r}; expected one of {COMMANDS}")
+        raise ValueError(f"unknown command {command!r}; expected one of {GATE_COMMANDS}")
     return scope
 
 

@@ -75,7 +75,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             parser.addini(option.ini, option.ini_help, **option.ini_type)
 
 
-def asked(config: pytest.Config) -> tuple[tuple[Path, ...], GateOptions]:
+def gate_options(config: pytest.Config) -> tuple[tuple[Path, ...], GateOptions]:
     """(the paths, the gate's options): an option wins over its ini value (a command line
     overrides the project's defaults); ini paths are relative to the ini file (pytest's
     ``paths`` ini type resolves them)."""
@@ -126,7 +126,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from ds_gate.pytest.distribute import distributed, take_back
     from ds_gate.pytest.units import units
 
-    paths, options = asked(config)
+    paths, options = gate_options(config)
     if not paths:
         return
 
