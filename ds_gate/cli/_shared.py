@@ -1,4 +1,4 @@
-"""What every command shares: exit codes, printing a report, the source and trust options and their help.
+"""What every command shares: exit codes, printing a report, the source options, the help of a path and a home.
 
 One place, so that each command's exit codes and output behave alike (a closed pipe, ``--output``,
 a terminal that cannot encode a character).
@@ -11,7 +11,6 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from ds_gate.config.failclosed import ACCEPT_FLAG
 from ds_gate.engine.options import FROM_GIT, HELP
 from ds_gate.kernel.errors import QuestError
 from ds_gate.reporters import registry as reporters
@@ -25,7 +24,8 @@ if TYPE_CHECKING:
     from ds_gate.model import Report
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-HOME_HELP = f"{HELP['home']} (default: $DEEPSCIENTIST_HOME, $DS_HOME, home in the trusted configuration, ~/DeepScientist)"
+HOME_HELP = f"{HELP['home']} (default: $DEEPSCIENTIST_HOME, $DS_HOME, home in the trusted configuration, " \
+    "~/DeepScientist)"
 PATH_HELP = "any path inside the quest (default: .)"
 
 
@@ -113,9 +113,3 @@ def source_options(p: argparse.ArgumentParser) -> None:
                        help="read artifacts from the worktree folders and from the tips of git branches")
     p.add_argument("--refs", action="append", metavar="PATTERN", help=f"with --from-git/--also-git: {HELP['refs']}")
 
-
-def trust_options(p: argparse.ArgumentParser, *, accept: bool = True) -> None:
-    """The trusted settings a caller may give: the configuration file, and accepting the quest's waivers."""
-    p.add_argument("--config", metavar="FILE", help=HELP["config"])
-    if accept:
-        p.add_argument(ACCEPT_FLAG, action="store_true", help=HELP["accept_quest_waivers"])

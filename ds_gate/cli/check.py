@@ -13,15 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ds_gate.cli import all_quests
-from ds_gate.cli._shared import (
-    HOME_HELP,
-    PATH_HELP,
-    emit,
-    source_options,
-    trust_options,
-    verdict,
-)
+from ds_gate.cli._shared import HOME_HELP, PATH_HELP, emit, source_options, verdict
 from ds_gate.cli.options import gate_options
+from ds_gate.config.failclosed import ACCEPT_FLAG
 from ds_gate.config.quest import read_quest_config
 from ds_gate.engine.gate import Gate, scope_of
 from ds_gate.engine.options import HELP, GateOptions
@@ -38,8 +32,9 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("path", nargs="?", default=".", help=PATH_HELP)
     source_options(p)
     p.add_argument("--no-cache", action="store_true", help=HELP["cache"])
-    trust_options(p, accept=can_fail)
+    p.add_argument("--config", metavar="FILE", help=HELP["config"])  # the trusted settings a caller may give
     if can_fail:
+        p.add_argument(ACCEPT_FLAG, action="store_true", help=HELP["accept_quest_waivers"])
         p.add_argument("--require", action=argparse.BooleanOptionalAction, default=None,
                        help=HELP["require"] + f" (--no-require: {HELP['no_require']})")
         p.add_argument("--home", metavar="DIR", help=HOME_HELP)

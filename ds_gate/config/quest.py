@@ -88,11 +88,6 @@ def _yaml_defaults(text: str | None, problem: str | None) -> tuple[dict[str, Any
     return _pick(data), None
 
 
-def toml_loads() -> Any:
-    """``tomllib.loads``, or None on Python 3.10."""
-    return None if tomllib is None else tomllib.loads
-
-
 def _invalid(message: str, hint: str | None = None) -> Finding:
     return WAIVER_INVALID.at(PYPROJECT, message, hint=(hint + "; " if hint else "") +
                              f"until it is fixed no default of {TABLE} applies")
@@ -129,7 +124,7 @@ def _pyproject_defaults(text: str | None, problem: str | None) -> tuple[dict[str
     """``[tool.ds-gate]``'s defaults and decision actions, or ({}, what is wrong)."""
     if text is None:
         return {}, [_invalid(problem)] if problem else []
-    return parse_pyproject(text, toml_loads())
+    return parse_pyproject(text, None if tomllib is None else tomllib.loads)
 
 
 def _defaults(root: Path, yaml_found: tuple[dict[str, Any], str | None],
@@ -205,11 +200,6 @@ class QuestConfig:
         Their ``problems`` are reported beside the waivers' own findings; ``refuse_unread`` judges them."""
         return self.defaults if self.present else None
 
-    @property
-    def require(self) -> bool:
-        """``require: true``, which the quest may set (it only makes the gate stricter)."""
-        return self.defaults.values.get("require") is True
-
 
 def read_quest_config(root: Path) -> QuestConfig:
     """Read ``.ds-gate.yaml`` and ``pyproject.toml`` at the quest root once, and parse each for
@@ -232,7 +222,8 @@ def configured_require(root: Path) -> bool:
     the gate only stricter): read by the hooks only once a commit or push finalizes (never on
     an ordinary checkpoint's path), so a quest that sets it is gated by its hooks as by ``closure``."""
     trusted = load()
-    return (trusted.problem is None and trusted.values.get("require") is True) or read_quest_config(root).require
+    return (trusted.problem is None and trusted.values.get("require") is True) or \
+        read_quest_config(root).defaults.values.get("require") is True
 
 
 def _actions(text: str | None, toml: dict[str, Any]) -> list[str]:
