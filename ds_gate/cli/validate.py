@@ -6,7 +6,7 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ds_gate.agent.tools import validate_review
+from ds_gate.agent.tools import validate_distill_review
 from ds_gate.cli._shared import (
     EXIT_FAILED,
     EXIT_OK,
@@ -80,7 +80,7 @@ def run_review(args: argparse.Namespace) -> int:
         payload = loads(raw)
     except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise QuestError(f"cannot read a review payload from {name}: {getattr(exc, 'strerror', None) or exc}") from None
-    answer = validate_review(args.quest, payload, args.home)
+    answer = validate_distill_review(args.quest, payload, args.home)
     text = json_safe(dumps(answer, ensure_ascii=False)) + "\n" if args.format == "json" else _text(answer, name)
     if args.output:
         write_file(args.output, text)
