@@ -18,7 +18,7 @@ from typing import Any
 from ds_gate.agent.toolspec import BY_NAME, BadArgument, checked
 from ds_gate.engine.gate import OFF_NOTE, evaluate
 from ds_gate.engine.recent import list_recent as recent_artifacts
-from ds_gate.engine.review_check import validate_review as check
+from ds_gate.engine.review_check import validate_review
 from ds_gate.engine.run_details import clip_text, read_record, run_details
 from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import SCHEMA_VERSION
@@ -226,11 +226,7 @@ def draft_distill_review(root: Path | str, run_ids: Sequence[str], home: Path | 
     }
 
 
-def validate_distill_review(root: Path | str, payload: Any, home: Path | str | None = None) -> dict[str, Any]:
-    """``validate_distill_review(payload)``: what ``closure`` would say about this review once
-    recorded from ``root`` (rule ids, messages, the runs it would cover), before it is
-    recorded; nothing is written (``engine.review_check``)."""
-    return check(root, payload, home)
+validate_distill_review = validate_review  # what closure would say about a review before it is recorded (the engine's)
 
 
 def call(name: str, root: Path | str, given: dict[str, Any], home: Path | str | None = None) -> dict[str, Any]:

@@ -68,9 +68,9 @@ def test_the_integration_adds_exactly_the_rows_naming_mains_servers() -> None:
 
 
 def test_each_row_has_its_function_of_the_same_name_and_no_function_is_left_out() -> None:
-    public = {name for name, value in vars(tools).items() if inspect.isfunction(value)
-              and value.__module__ == tools.__name__ and not name.startswith("_")}
-    assert public == {*NAMES, "call"}
+    defined = {name for name, value in vars(tools).items() if inspect.isfunction(value)
+               and value.__module__ == tools.__name__ and not name.startswith("_")}
+    assert defined - {"call"} <= set(NAMES)  # a tool function here is a row (validate_distill_review is the engine's)
     for spec in TOOLS:
         parameters = list(inspect.signature(getattr(tools, spec.name)).parameters)
         assert [name for name in parameters if name != "home"] == ["root", *(arg.name for arg in spec.arguments)]
