@@ -20,9 +20,9 @@ from typing import Any
 
 from ds_gate.config.files import yaml_of
 from ds_gate.config.settings import agent_writable
+from ds_gate.kernel.fs import is_inside
 from ds_gate.kernel.layout import pre_commit_files_pattern
 from ds_gate.kernel.version import HOMEPAGE
-from ds_gate.sources.location import is_inside
 
 CONFIG = ".pre-commit-config.yaml"
 # .pre-commit-hooks.yaml's hooks that guard (tests/acceptance/test_doctor.py checks these against it):

@@ -18,10 +18,11 @@ from pathlib import Path
 from ds_gate.config.settings import agent_writable, pins
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.fs import is_inside
 from ds_gate.kernel.git import GitError, git
 from ds_gate.kernel.resources import data_dir
 from ds_gate.model.findings import CONTRACT, ERROR, Rule
-from ds_gate.sources.location import is_inside, locate
+from ds_gate.sources.location import locate
 
 INSTALL_FAILED = Rule("install.failed", ERROR, CONTRACT,
     "a hook could not be installed into a quest of the home")

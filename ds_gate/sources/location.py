@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.fs import is_inside
 from ds_gate.kernel.git import GitError, git
 from ds_gate.kernel.layout import QUEST_YAML
 from ds_gate.model.findings import Finding
@@ -28,14 +29,6 @@ from ds_gate.sources.problems import (
     WORKSPACE_OUTSIDE_QUEST,
     symlink_outside,
 )
-
-
-def is_inside(root: Path, path: Path) -> bool:
-    """True when resolved ``path`` is ``root`` or below it (both already resolved)."""
-    try:
-        return os.path.commonpath([root, path]) == str(root)
-    except ValueError:  # different drives
-        return False
 
 
 def linked_outside(root: Path, path: Path) -> str | None:
