@@ -22,7 +22,7 @@ from ds_gate.model.records import DECISION_ENCODING
 from ds_gate.model.reports import FAIL, OK, WARN, Check
 from ds_gate.plugins.manager import review_encoding_for
 from ds_gate.sources.clone import blindness
-from ds_gate.sources.location import _worktree_list, locate
+from ds_gate.sources.location import worktree_list, locate
 from ds_gate.sources.memory import HOME_VARIABLES, resolve_home
 from ds_gate.sources.quest_yaml import (
     coerce_toggle,
@@ -107,7 +107,7 @@ def diagnose(path: Path | str, home: str | None = None) -> tuple[Path, list[Chec
         checks.append(Check("git", FAIL, f"{root} is not a git repository: no hook can run",
                             "DeepScientist creates every quest as a git repository; run doctor on one"))
     else:
-        registered = [(wt, branch, prunable) for wt, branch, prunable, bare in _worktree_list(root) if not bare]
+        registered = [(wt, branch, prunable) for wt, branch, prunable, bare in worktree_list(root) if not bare]
         checks += hook_checks(root, registered)
         uses_framework = os.path.lexists(root / CONFIG) or any(c.message.startswith("the pre-commit framework")
                                                                for c in checks) or any(c.name == "setups" for c in checks)
