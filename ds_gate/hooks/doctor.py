@@ -23,7 +23,8 @@ from ds_gate.model.reports import FAIL, OK, WARN, Check
 from ds_gate.plugins.manager import review_encoding_for
 from ds_gate.sources.clone import blindness
 from ds_gate.sources.location import worktree_list, locate
-from ds_gate.sources.memory import HOME_VARIABLES, resolve_home
+from ds_gate.io.places import HOME_VARIABLES
+from ds_gate.sources.memory import resolve_home
 from ds_gate.sources.quest_yaml import (
     coerce_toggle,
     read_quest_yaml,

@@ -98,9 +98,11 @@ def listed_guards(folder: Path, name: str = CONFIG) -> tuple[set[str], list[tupl
     for repo in repos if isinstance(repos, list) else []:
         hooks = repo.get("hooks") if isinstance(repo, dict) else None
         where = repo.get("repo") if isinstance(repo, dict) else None
+        if not isinstance(where, str):
+            continue  # no hook of a repo without a name is counted
         ids: list[str] = []
         for hook in hooks if isinstance(hooks, list) else []:
-            if not isinstance(hook, dict) or hook.get("id") not in GUARDS or not isinstance(where, str):
+            if not isinstance(hook, dict) or hook.get("id") not in GUARDS:
                 continue
             if where.strip() == "local" and "stages" not in hook:  # a local hook takes the config's default stages
                 hook = {**hook, "stages": data.get("default_stages")}

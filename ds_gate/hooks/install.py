@@ -109,8 +109,7 @@ def interpreter_problem(python: str | None) -> str | None:
     """Why the interpreter a hook names cannot be vouched for, else None. ``as_installed`` sets
     it aside (each user's differs), and it is quest-written: ``/bin/true`` or an ``exit 0`` script
     in ``.git/info`` passes every commit. Judged by where it lies and what it is, never by running it."""
-    real = os.path.realpath(python) if python and os.path.isabs(python) else None
-    if real is None or not os.path.exists(real):
+    if not python or not os.path.isabs(python) or not os.path.exists(real := os.path.realpath(python)):
         return "which is gone (its virtual environment was deleted?): only commits that may finalize are blocked, unchecked"
     if (where := agent_writable(python)) is not None:
         return f"which lies in {where}, where the agent can write: it runs in place of ds-gate, unchecked"
