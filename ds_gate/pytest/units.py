@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ds_gate.pytest.guard import is_home, quest_folders
+from ds_gate.kernel.layout import is_home
+from ds_gate.pytest.guard import quest_folders
 from ds_gate.reporters.escape import printable
 
 if TYPE_CHECKING:
