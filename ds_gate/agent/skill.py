@@ -20,7 +20,8 @@ from typing import Any
 
 from ds_gate.agent.toolspec import TOOLS
 from ds_gate.kernel.errors import QuestError
-from ds_gate.sources.location import is_inside, locate
+from ds_gate.kernel.fs import is_inside
+from ds_gate.sources.location import locate
 
 SKILL_NAME = "ds-gate-distill"
 OVERLAYS = (".codex", ".opencode", ".kimi")  # the quest folders DeepScientist's runners read skills from
