@@ -1,8 +1,8 @@
 """The agent's calls (the RFC's ``list_distill_candidates``, ``list_knowledge_summaries``,
 ``list_recent``, the closure check and a review draft) as plain functions over a quest.
 
-JSON-able dicts out, no MCP: ``ds-gate mcp`` (``mcp_server.py``) is a thin adapter over
-them, so anything else (the demo, a test, another transport) makes the same calls without
+JSON-able dicts out, no MCP: ``ds-gate mcp`` and the DeepScientist integration answer through
+``call``, so anything else (the demo, a test, another transport) makes the same calls without
 the ``mcp`` extra. Each result carries ``schema_version`` like the CLI's JSON; bad input
 raises ``QuestError`` with the CLI's own message. Nothing here writes: the agent records
 the review through DeepScientist's own ``artifact.record``.
@@ -11,25 +11,22 @@ the review through DeepScientist's own ``artifact.record``.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ds_gate.agent.toolspec import BY_NAME, BadArgument, checked
 from ds_gate.engine.gate import OFF_NOTE, evaluate
-from ds_gate.engine.recent import list_recent
-from ds_gate.engine.review_check import validate_review as check
+from ds_gate.engine.recent import list_recent as recent_artifacts
+from ds_gate.engine.review_check import validate_review
 from ds_gate.engine.run_details import clip_text, read_record, run_details
 from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import SCHEMA_VERSION
 from ds_gate.model.records import Quest, text_of, timestamp
 from ds_gate.model.reports import MAX_LIMIT, check_limit
 from ds_gate.model.review_call import draft_payload, record_call
-from ds_gate.recall.api import (
-    DEFAULT_ORDER,
-    check_kind,
-    list_knowledge_summaries,
-    recall,
-)
+from ds_gate.recall.api import DEFAULT_ORDER, check_kind, recall
+from ds_gate.recall.api import list_knowledge_summaries as recall_summaries
 from ds_gate.recall.stage import stage_entry_tags
 from ds_gate.recall.tags import normalize_tags
 from ds_gate.rules.coverage import RunIndex
@@ -48,7 +45,7 @@ def _clip_cards(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return results
 
 
-def candidates(root: Path | str) -> dict[str, Any]:
+def list_distill_candidates(root: Path | str) -> dict[str, Any]:
     """The completed runs no valid review covers, each with its summary and metrics read back
     from its record (the model keeps none of them), at most ``MAX_LIMIT`` of them."""
     report = evaluate(root, "candidates")
@@ -69,9 +66,9 @@ def candidates(root: Path | str) -> dict[str, Any]:
     }
 
 
-def knowledge(root: Path | str, domain_tags: Sequence[str] | None = None, kind: str | None = None, limit: int = 20,
-              home: Path | str | None = None, query: str | None = None, max_chars: int | None = None,
-              order: str = DEFAULT_ORDER) -> dict[str, Any]:
+def list_knowledge_summaries(root: Path | str, domain_tags: Sequence[str] | None = None, kind: str | None = None,
+                             limit: int = 20, home: Path | str | None = None, query: str | None = None,
+                             max_chars: int | None = None, order: str = DEFAULT_ORDER) -> dict[str, Any]:
     """Recall over the home's and the quest's cards (scope ``visible``), each with its content
     (``summary``, within ``max_chars`` in all). Tags only: the RFC's order; a ``query``: full-text
     relevance with the tags as words. Empty ``domain_tags`` and no query: the most recent cards
@@ -120,13 +117,13 @@ def knowledge(root: Path | str, domain_tags: Sequence[str] | None = None, kind: 
             "left_out": left_out, "notes": notes}
 
 
-def recent(root: Path | str, kind: str | None = None, limit: int = 20) -> dict[str, Any]:
+def list_recent(root: Path | str, kind: str | None = None, limit: int = 20) -> dict[str, Any]:
     """The quest's newest artifacts of every workspace (and unchecked-out branch tip)."""
     return {"schema_version": SCHEMA_VERSION, "request": {"kind": kind, "limit": limit},
-            "results": list_recent(root, kind, limit)}
+            "results": recent_artifacts(root, kind, limit)}
 
 
-def closure(root: Path | str, home: Path | str | None = None) -> dict[str, Any]:
+def check_closure(root: Path | str, home: Path | str | None = None) -> dict[str, Any]:
     """The closure gate's verdict with what to do next: the pending runs, the findings (errors
     first, at most ``MAX_LIMIT``) and the call that records their review."""
     report = evaluate(root, "closure", home=home)
@@ -170,7 +167,7 @@ def _neighbours(root: Path | str, tags: Sequence[str], query: str | None, home: 
     order (shared tags, then text match, then recency); a promoted card once, as its global copy."""
     found: dict[str, dict[str, Any]] = {}
     for scope in ("global", "quest"):
-        for item in list_knowledge_summaries(tags, None, NEIGHBOURS, home=home, quest=root, scope=scope, query=query):
+        for item in recall_summaries(tags, None, NEIGHBOURS, home=home, quest=root, scope=scope, query=query):
             found.setdefault(item["card_id"], item)
     ordered = sorted(found.values(), key=lambda r: (-r["overlap"], -r.get("lexical_score", 0.0),
                                                     -timestamp(r["updated_at"]), r["card_id"], r["path"]))
@@ -189,7 +186,7 @@ INSTRUCTIONS = (
 )
 
 
-def draft(root: Path | str, run_ids: Sequence[str], home: Path | str | None = None) -> dict[str, Any]:
+def draft_distill_review(root: Path | str, run_ids: Sequence[str], home: Path | str | None = None) -> dict[str, Any]:
     """A review payload for ``run_ids`` in the encoding the quest's DeepScientist accepts, with
     each run's neighbouring cards. Every id must be a completed run; one already covered may
     be reviewed again."""
@@ -229,8 +226,18 @@ def draft(root: Path | str, run_ids: Sequence[str], home: Path | str | None = No
     }
 
 
-def validate_review(root: Path | str, payload: Any, home: Path | str | None = None) -> dict[str, Any]:
-    """``validate_distill_review(payload)``: what ``closure`` would say about this review once
-    recorded from ``root`` (rule ids, messages, the runs it would cover), before it is
-    recorded; nothing is written (``engine.review_check``)."""
-    return check(root, payload, home)
+validate_distill_review = validate_review  # what closure would say about a review before it is recorded (the engine's)
+
+
+def call(name: str, root: Path | str, given: dict[str, Any], home: Path | str | None = None) -> dict[str, Any]:
+    """The tool ``name`` as an agent calls it: its arguments out of ``given``, checked against
+    the table's schemas (``toolspec.checked``), passed to the function of that name here."""
+    spec = BY_NAME.get(name)
+    if spec is None:
+        raise QuestError(f"unknown tool {name!r}")
+    try:
+        arguments = checked(spec, given)
+    except BadArgument as exc:
+        raise QuestError(str(exc)) from None
+    function: Callable[..., dict[str, Any]] = globals()[name]
+    return function(root, **arguments, **({"home": home} if spec.reads_home else {}))

@@ -14,6 +14,7 @@ import re
 import sys
 import textwrap
 import traceback
+from itertools import pairwise
 from typing import TYPE_CHECKING, Protocol, cast
 
 from ds_gate.cli._shared import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Default, write
@@ -179,7 +180,7 @@ def _say(message: str) -> None:
 
 def _wants_json(argv: Sequence[str]) -> bool:
     """``--format json`` (or ``--format=json``) anywhere in the arguments, parsed or not."""
-    return f"--format={JSON}" in argv or any(a == "--format" and b == JSON for a, b in zip(argv, argv[1:], strict=False))
+    return f"--format={JSON}" in argv or any(a == "--format" and b == JSON for a, b in pairwise(argv))
 
 
 def _fail(argv: Sequence[str], command: str | None, message: str, code: int = EXIT_USAGE) -> int:
@@ -236,7 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
-    except Exception as exc:  # noqa: BLE001 - the last line of defence
+    except Exception as exc:  # the last line of defence
         if args.debug:
             traceback.print_exc()
             return EXIT_INTERNAL

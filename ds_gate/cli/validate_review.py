@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from ds_gate.agent.tools import validate_review
+from ds_gate.agent.tools import validate_distill_review
 from ds_gate.cli._shared import EXIT_FAILED, EXIT_OK, write, write_file
 from ds_gate.kernel import fs
 from ds_gate.kernel.counting import counted
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         payload = loads(raw)
     except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise QuestError(f"cannot read a review payload from {name}: {getattr(exc, 'strerror', None) or exc}") from None
-    answer = validate_review(args.quest, payload, args.home)
+    answer = validate_distill_review(args.quest, payload, args.home)
     text = json_safe(dumps(answer, ensure_ascii=False)) + "\n" if args.format == JSON else _text(answer, name)
     if args.output:
         write_file(args.output, text)

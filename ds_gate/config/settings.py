@@ -32,13 +32,14 @@ from typing import Any
 
 from ds_gate.io import schemas
 from ds_gate.io.places import PIN_CONFIG, env_config_file, pinned, planted_link
-from ds_gate.io.places import agent_writable as agent_writable  # re-exported: doctor judges where a hook repository lies
+from ds_gate.io.places import (
+    agent_writable as agent_writable,  # re-exported: doctor judges where a hook repository lies
+)
 from ds_gate.io.places import pins as pins  # re-exported: the hooks pin these places and import no io
 from ds_gate.io.places import pins_note as pins_note
 from ds_gate.io.yamldoc import YamlError, load_yaml
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
-from ds_gate.sources.location import is_inside
 from ds_gate.sources.memory import jsonable
 
 ENV = "DS_GATE_CONFIG"
@@ -79,7 +80,7 @@ class Trusted:
         return [w for w in self.waivers if w["quest"] is None or w["quest"] == resolved]
 
     def inside(self, root: Path) -> bool:
-        return self.path is not None and is_inside(root.resolve(), self.path.resolve())
+        return self.path is not None and fs.is_inside(root.resolve(), self.path.resolve())
 
 
 def user_config_path() -> Path:

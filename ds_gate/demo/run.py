@@ -64,10 +64,10 @@ def _agent_review(quest: ExampleQuest, workspace: Path, runs: list[str], render:
     _say(f"\n[5] with ds-gate's DeepScientist integration the agent's artifact.complete_quest() -> ok: {early['ok']},"
          f" status {early.get('status')},")
     _say(f"    pending {', '.join(early.get('pending_run_ids', []))}: refused before anything is recorded or marked.")
-    verdict = agent_tools.closure(root)
+    verdict = agent_tools.check_closure(root)
     _say(f"    the agent asks the ds-gate MCP server: check_closure() -> {verdict['verdict']}, pending "
          f"{', '.join(verdict['pending_run_ids'])}")
-    draft = agent_tools.draft(root, verdict["pending_run_ids"])
+    draft = agent_tools.draft_distill_review(root, verdict["pending_run_ids"])
     payload = draft["payload"]
     refused = quest.artifact_record(workspace, {**payload, "kind": "decision", "action": "distill_review",
                                                 "verdict": "covered", "reason": "r"})
@@ -82,7 +82,7 @@ def _agent_review(quest: ExampleQuest, workspace: Path, runs: list[str], render:
     quest.checkpoint(workspace, f"artifact: report {recorded.get('artifact_id')}")
     _say(f"    artifact.record(payload=...): {recorded.get('artifact_id')} is recorded in the idea worktree, covering both "
          "runs (one")
-    after = agent_tools.closure(root)
+    after = agent_tools.check_closure(root)
     _say(f"    recorded in another worktree); check_closure() -> {after['verdict']}. ds-gate closure (the cards exist, "
          "their lineage resolves):")
     report = evaluate(root, "closure")

@@ -19,7 +19,7 @@ from ds_gate.kernel.counting import counted
 from ds_gate.kernel.layout import GATE_KINDS
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Decision, Quest, Run, Workspace
-from ds_gate.sources.location import Location, discover_workspaces, locate
+from ds_gate.sources.location import Location, locate
 from ds_gate.sources.quest_yaml import (
     coerce_toggle,
     quest_id_of,
@@ -27,6 +27,7 @@ from ds_gate.sources.quest_yaml import (
     toggle_finding,
 )
 from ds_gate.sources.select import readers
+from ds_gate.sources.workspaces import discover_workspaces
 
 
 def load_quest(

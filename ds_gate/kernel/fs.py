@@ -25,6 +25,15 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
+def is_inside(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` is ``root`` or below it, by their spelling: callers resolve both first
+    (the containment test of every "never follow a pointer out of the quest" rule)."""
+    try:
+        return os.path.commonpath([root, path]) == os.fspath(root)
+    except ValueError:  # different drives, or one relative and one absolute
+        return False
+
+
 _MISSING = {errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG, errno.ELOOP}
 
 

@@ -22,6 +22,7 @@ worker, so each quest is still read once per session.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -170,10 +171,8 @@ class GateSession:
         that asks (a lab's own tests), and kept."""
         if self.first is None:
             quest = next((unit for unit in self.units if unit.kind == "quest"), None)
-            try:
+            with contextlib.suppress(QuestError, GitError):
                 self.first = evaluate_quest(quest, self.options) if quest is not None else None
-            except (QuestError, GitError):
-                pass
         if self.first is None:
             pytest.fail("ds-gate: no readable quest among --ds-gate paths", pytrace=False)
         return self.first

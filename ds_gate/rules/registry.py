@@ -32,6 +32,7 @@ A plugin's rules (see [plugins](plugins.md)) are not listed here.
 MODULES = (
     "ds_gate.rules.coverage",
     "ds_gate.rules.records",
+    "ds_gate.rules.reviews",
     "ds_gate.rules.vocabulary",
     "ds_gate.sources.problems",
     "ds_gate.rules.cards",

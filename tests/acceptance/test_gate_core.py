@@ -94,7 +94,7 @@ def test_one_closure_locates_the_quest_once_and_reads_its_configuration_once(mak
     (quest.root / ".ds-gate.yaml").write_text(WAIVING.format(run=run))
     (quest.root / "pyproject.toml").write_text('[tool.ds-gate]\ndecision_actions = ["fork_action"]\n')
     counts: Counter[str] = Counter()
-    spy(monkeypatch, location, "_worktree_list", counts, lambda *_: "git worktree list")
+    spy(monkeypatch, location, "worktree_list", counts, lambda *_: "git worktree list")
     spy(monkeypatch, fs, "read_file", counts, config_name)
     assert main(["closure", str(ws / "artifacts"), "--no-cache", "--accept-quest-waivers"]) == 0
     assert "waived" in capsys.readouterr().out
@@ -130,7 +130,7 @@ def test_validate_locates_each_folder_once_and_never_the_quest_again(make_quest,
     decisions = [ws / "artifacts" / "decisions" / f"{first}.json", ws / "artifacts" / "decisions" / f"{second}.json",
                  quest.root / "artifacts" / "decisions" / f"{root_review}.json"]
     counts: Counter[str] = Counter()
-    spy(monkeypatch, location, "_worktree_list", counts, lambda *_: "git worktree list")
+    spy(monkeypatch, location, "worktree_list", counts, lambda *_: "git worktree list")
     report, readable = validate_files(decisions)
     assert readable and counts == {"git worktree list": 2}  # two folders, one quest: never located a third time
     unknown = sorted(f.message for f in report.findings if f.rule == "review.unknown-run")

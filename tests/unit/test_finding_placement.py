@@ -54,11 +54,12 @@ from ds_gate.rules.patch import validate_cross_quest_patch
 from ds_gate.rules.records import check_record
 from ds_gate.rules.registry import builtin_rules
 from ds_gate.sources.folders import FolderReader
-from ds_gate.sources.location import Location, discover_workspaces
+from ds_gate.sources.location import Location
 from ds_gate.sources.memory import parse_card, read_cards
 from ds_gate.sources.problems import GIT_SYMLINK_IN_TREE
 from ds_gate.sources.quest_yaml import read_quest_yaml, toggle_finding
 from ds_gate.sources.records import parse_json_object, read_index, read_records
+from ds_gate.sources.workspaces import discover_workspaces
 
 Findings = Callable[[Path], list[Finding]]  # given a fresh empty folder of its own
 
