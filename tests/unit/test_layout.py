@@ -36,7 +36,7 @@ ALLOWED = {
     # adapters: each calls the layers below and renders; none is imported by the core
     "agent": CORE - {"plugins"},  # the agent's calls as dicts (tools), the MCP server, the skill
     "integration": {"kernel", "io", "model", "sources", "rules", "agent"},  # DeepScientist's runtime answers through the agent's tools
-    "hooks": {"kernel", "model", "sources", "config", "plugins", "integration"},  # install and doctor
+    "hooks": {"kernel", "io", "model", "sources", "config", "plugins", "integration"},  # install and doctor
     "demo": CORE | {"agent", "hooks", "integration"},
     "pytest": CORE,
     "cli": CORE | {"agent", "hooks", "integration", "demo"},
