@@ -11,7 +11,7 @@ from collections.abc import Collection
 from dataclasses import replace
 from typing import Any
 
-from ds_gate.io import schemas
+from ds_gate.io.schema_explain import label
 from ds_gate.kernel.jsondoc import place, pointer
 from ds_gate.kernel.triage import record_is_fine
 from ds_gate.kernel.words import main_refusals, unknown_action, unknown_kind
@@ -84,16 +84,6 @@ RULE_FOR_SCHEMA = {"distill_review": REVIEW_SCHEMA, "distill_review_report": REV
 AS_REPORT = encoding_note(REPORT_ENCODING)
 
 
-def schema_name(data: dict[str, Any], kind: str) -> str | None:
-    if kind == "run":
-        return "run"
-    if kind == "decision":
-        return "distill_review" if data.get("action") == REVIEW_ACTION else "decision"
-    if kind == "report" and review_encoding(data, kind) == REPORT_ENCODING:
-        return "distill_review_report"
-    return None
-
-
 def record_schema_findings(name: str, data: dict[str, Any], raw: bytes | None, display: str) -> list[Finding]:
     return schema_findings(name, data, display, lambda anchor: place(raw, anchor), RULE_FOR_SCHEMA[name])
 
@@ -164,7 +154,7 @@ def _placeholders(data: dict[str, Any], raw: bytes | None, display: str) -> list
         for step in path:
             text = text[step]
         found.append(REVIEW_PLACEHOLDER.at(
-            display, f"{schemas.label(path)} still holds the draft's placeholder {text[:120]!r}, so the review covers nothing",
+            display, f"{label(path)} still holds the draft's placeholder {text[:120]!r}, so the review covers nothing",
             hint="write it in your own words as the placeholder asks, or delete the key where it does not apply",
             pointer=pointer(path), line=place(raw, path)))
     return found
@@ -245,7 +235,7 @@ def _targets_reviewed(data: dict[str, Any], reviewed: set[str], raw: bytes | Non
             found.append(
                 REVIEW_TARGET_NOT_REVIEWED.at(
                     display,
-                    f"{schemas.label(path)} is {target!r}, which is not in reviewed_run_ids",
+                    f"{label(path)} is {target!r}, which is not in reviewed_run_ids",
                     hint=f"add {target!r} to reviewed_run_ids, or point target_run_id at a reviewed run",
                     pointer=pointer(path),
                     line=place(raw, path),
