@@ -38,7 +38,7 @@ ALLOWED = {
     "agent": {"kernel", "model", "sources", "rules", "recall", "engine", "reporters"},  # the agent's calls, the MCP server
     "integration": {"kernel", "io", "model", "sources", "rules", "agent"},  # DeepScientist's runtime answers through the agent's tools
     "hooks": {"kernel", "model", "sources", "config", "plugins", "integration"},  # install and doctor
-    "demo": {"kernel", "rules", "engine", "reporters", "agent", "hooks", "integration"},
+    "demo": {"kernel", "engine", "reporters", "agent", "hooks", "integration"},
     "pytest": {"kernel", "model", "sources", "rules", "engine", "reporters", "cli"},  # the CLI's GateOptions: one shape for both front ends
     "cli": {"kernel", "model", "sources", "config", "recall", "engine", "reporters", "agent", "hooks", "integration", "demo"},
     "ds_gate": {"kernel", "model", "rules", "plugins", "recall", "engine", "agent"},  # the package's lazy API, by name
