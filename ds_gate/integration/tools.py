@@ -18,6 +18,7 @@ import functools
 import importlib
 import inspect
 import sys
+import types
 from typing import Any
 
 PREFIX = "ds-gate: "  # on main's servers, a tool says whose it is
@@ -87,8 +88,6 @@ def _guard_tool(server: Any, context: Any, name: str, problems: list[str]) -> No
     tool cuts the service's answer down to a few fields (``compact_paper_write_result``), which
     would drop the refusal's status, run ids and call. The service wrapper beneath stays (it
     guards every other caller) and is not asked twice (``wrap.asked``)."""
-    import types
-
     wrap = _wrap()
     tool = server._tool_manager.get_tool(name)
     original = getattr(tool, "fn", None)

@@ -57,18 +57,6 @@ def hidden(path: Path | str) -> OSError | None:
     return None
 
 
-def enterable(path: Path | str) -> bool:
-    """A folder the user may enter (a program can be pointed at it); never raises."""
-    return os.path.isdir(path) and os.access(path, os.X_OK)
-
-
-def is_regular(path: Path | str) -> bool:
-    """A regular file, never a FIFO or device (reading one could block or never end)."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return False
-
 
 # ---------------------------------------------------------------- reading a file, bounded
 

@@ -81,16 +81,6 @@ RULE_FOR_SCHEMA = {"distill_review": REVIEW_SCHEMA, "distill_review_report": REV
 AS_REPORT = encoding_note(REPORT_ENCODING)
 
 
-def schema_name(data: dict[str, Any], kind: str) -> str | None:
-    if kind == "run":
-        return "run"
-    if kind == "decision":
-        return "distill_review" if data.get("action") == REVIEW_ACTION else "decision"
-    if kind == "report" and review_encoding(data, kind) == REPORT_ENCODING:
-        return "distill_review_report"
-    return None
-
-
 def record_schema_findings(name: str, data: dict[str, Any], raw: bytes | None, display: str) -> list[Finding]:
     return schema_findings(name, data, display, lambda anchor: place(raw, anchor), RULE_FOR_SCHEMA[name])
 

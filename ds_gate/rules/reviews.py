@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ds_gate.io import schemas
+from ds_gate.io.schema_explain import label
 from ds_gate.kernel.jsondoc import place, pointer
 from ds_gate.model.findings import CONTRACT, DISCIPLINE, ERROR, WARNING, Finding, Rule
 from ds_gate.model.review_call import FILL
@@ -40,7 +40,7 @@ def targets_reviewed(data: dict[str, Any], reviewed: set[str], raw: bytes | None
             found.append(
                 REVIEW_TARGET_NOT_REVIEWED.at(
                     display,
-                    f"{schemas.label(path)} is {target!r}, which is not in reviewed_run_ids",
+                    f"{label(path)} is {target!r}, which is not in reviewed_run_ids",
                     hint=f"add {target!r} to reviewed_run_ids, or point target_run_id at a reviewed run",
                     pointer=pointer(path),
                     line=place(raw, path),
@@ -97,7 +97,7 @@ def _placeholders(data: dict[str, Any], raw: bytes | None, display: str) -> list
         for step in path:
             text = text[step]
         found.append(REVIEW_PLACEHOLDER.at(
-            display, f"{schemas.label(path)} still holds the draft's placeholder {text[:120]!r}, so the review covers nothing",
+            display, f"{label(path)} still holds the draft's placeholder {text[:120]!r}, so the review covers nothing",
             hint="write it in your own words as the placeholder asks, or delete the key where it does not apply",
             pointer=pointer(path), line=place(raw, path)))
     return found

@@ -238,8 +238,8 @@ def test_an_unknown_version_or_shape_wraps_nothing_and_doctor_says_so(runtime, c
     finally:
         metadata.write_text(original)
     service = runtime["site"] / "deepscientist" / "artifact" / "service.py"
-    original = _swap(service, "        summary: str = \"\",\n    ) -> dict[str, Any]:\n        import yaml",
-                     "        summary: str = \"\",\n        force: bool = False,\n    ) -> dict[str, Any]:\n        import yaml")
+    original = _swap(service, "        summary: str = \"\",\n    ) -> dict[str, Any]:\n        quest_root",
+                     "        summary: str = \"\",\n        force: bool = False,\n    ) -> dict[str, Any]:\n        quest_root")
     try:
         tools, refused = call(runtime, root, [("complete_quest", {})], errlog=log)
         assert refused["status"] == "approval_required" and "list_distill_candidates" not in tools

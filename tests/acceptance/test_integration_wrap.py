@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ds_gate.demo.service import DemoArtifactService
+from ds_gate.demo.service import ArtifactService
 from ds_gate.integration import wrap
 
 
@@ -27,12 +27,12 @@ def fresh_state(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def shaped_like_main() -> type:
     """A fresh class with main's four method shapes, recording what reaches main."""
-    class Service(DemoArtifactService):
+    class Service(ArtifactService):
         pass
 
     calls: list[str] = []
     for name in wrap.SERVICE_SHAPES:
-        original = getattr(DemoArtifactService, name)
+        original = getattr(ArtifactService, name)
 
         def stub(self: Any, *args: Any, _name: str = name, **kwargs: Any) -> dict[str, Any]:
             calls.append(_name)

@@ -16,7 +16,6 @@ from ds_gate.agent import tools as agent_tools
 from ds_gate.agent.toolspec import BY_NAME
 from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.kernel.errors import QuestError
-from ds_gate.model.findings import declared_rules
 from ds_gate.rules.registry import builtin_rules
 
 pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
@@ -65,7 +64,7 @@ def test_any_payload_gets_closures_answer_or_one_error(quest, data, monkeypatch)
     finally:
         assert sorted(p.name for p in idea.rglob("*") if ".git" not in p.parts) == before  # nothing written
     jsonschema.validate(answer, BY_NAME["validate_distill_review"].output)
-    known = {rule.id for rule in builtin_rules()} | set(declared_rules())
+    known = {rule.id for rule in builtin_rules()}
     assert {f["rule"] for f in answer["findings"]} <= known
     assert set(answer["covers"]) <= set(runs)
     if answer["ok"]:
