@@ -27,7 +27,7 @@ from ds_gate.demo.example_quest import CheckpointRejected, ExampleQuest
 from ds_gate.demo.service import QUEST_COMPLETION_DECISION_TYPE, ArtifactService
 from ds_gate.engine.gate import evaluate
 from ds_gate.engine.lineage import evaluate_lineage
-from ds_gate.hooks.install import install
+from ds_gate.setup.install import install
 from ds_gate.integration import wrap
 from ds_gate.integration.call import answer
 from ds_gate.integration.review import judge_review

@@ -109,8 +109,8 @@ class Gate:
         if self.scope.gates_pending:
             refuse_unseen(quest)
         trusted = self.settings if self.settings is not None else load(self.options.config)
-        self.weigh_settings(quest, config, trusted)
-        self.weigh_toggle(quest)
+        self.apply_settings(quest, config, trusted)
+        self.decide_enforced(quest)
         self.stop_where_unseen(quest, config, trusted)
         self.count_pending(cov)
         self.apply_waivers(quest, config, trusted)
@@ -147,7 +147,7 @@ class Gate:
         for extra in hooks().ds_gate_check_quest(quest=quest, context=context):
             self.findings.extend(extra or [])
 
-    def weigh_settings(self, quest: Quest, config: QuestConfig, trusted: Trusted) -> None:
+    def apply_settings(self, quest: Quest, config: QuestConfig, trusted: Trusted) -> None:
         """A trusted file that cannot be used stops closure; what turns the gate off; the quest's
         settings that are not applied."""
         self.notes = [*quest.notes, *trusted.notes]
@@ -159,7 +159,7 @@ class Gate:
         if config.configured is not None:
             self.notes += [ignored.note() for ignored in from_quest(config.configured)[1]]
 
-    def weigh_toggle(self, quest: Quest) -> None:
+    def decide_enforced(self, quest: Quest) -> None:
         """Whether the gate is enforced: on in the root's quest.yaml, ``--require``, or on anywhere
         the gate can see (a worktree's or a committed quest.yaml); never under a trusted off."""
         scope, require, off = self.scope, self.options.require, self.off_by is not None

@@ -87,7 +87,7 @@ def _guard_tool(server: Any, context: Any, name: str, problems: list[str]) -> No
     """Ask ds-gate in the tool itself, before ``main``'s function: main's ``submit_paper_bundle``
     tool cuts the service's answer down to a few fields (``compact_paper_write_result``), which
     would drop the refusal's status, run ids and call. The service wrapper beneath stays (it
-    guards every other caller) and is not asked twice (``wrap.asked``)."""
+    guards every other caller) and is not asked twice (``wrap.tool_asked``)."""
     wrap = _wrap()
     tool = server._tool_manager.get_tool(name)
     original = getattr(tool, "fn", None)
@@ -106,7 +106,7 @@ def _guard_tool(server: Any, context: Any, name: str, problems: list[str]) -> No
                            {"op": "finalization", "tool": name})
         if refusal is not None:
             return refusal
-        with wrap.asked(root):
+        with wrap.tool_asked(root):
             return original(*args, **kwargs)
 
     tool.fn = guarded

@@ -160,7 +160,7 @@ ASKED = _Asked()
 
 
 @contextlib.contextmanager
-def asked(quest_root: Any) -> Iterator[None]:
+def tool_asked(quest_root: Any) -> Iterator[None]:
     ASKED.root = str(quest_root)
     try:
         yield

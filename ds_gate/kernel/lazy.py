@@ -9,7 +9,7 @@ one wrapper module: ``io.yamldoc`` (PyYAML), ``io.schemas`` (jsonschema), ``plug
 (pluggy), ``agent.mcp_server`` (the optional mcp SDK). An import by string
 (``importlib.import_module``, ``__import__``) is allowed only in a place named here too.
 
-``tests/unit/test_layout.py`` reads this table: it fails on a function-body import or an
+``tests/unit/test_layering.py`` reads this table: it fails on a function-body import or an
 import by string anywhere else, and on a function named here that imports nothing.
 """
 

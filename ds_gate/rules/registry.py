@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ds_gate.config import waivers
-from ds_gate.hooks import install
+from ds_gate.setup import install
 from ds_gate.model.findings import Rule
 from ds_gate.rules import cards, coverage, lineage, patch, records, reviews, vocabulary
 from ds_gate.sources import problems

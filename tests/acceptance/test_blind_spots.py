@@ -315,7 +315,7 @@ def test_the_guards_doctor_asks_for_are_the_manifests_hooks() -> None:
     import yaml
     from helpers import REPO
 
-    from ds_gate.hooks.doctor_pre_commit import GUARDS
+    from ds_gate.setup.doctor_pre_commit import GUARDS
 
     manifest = {h["id"]: h["entry"] for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
     assert {hook_id: entry for hook_id, (entry, _, _) in GUARDS.items()} == {k: manifest[k] for k in GUARDS}

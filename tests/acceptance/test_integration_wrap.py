@@ -67,7 +67,7 @@ def test_each_wrapper_asks_only_where_the_agent_finalizes_or_records_a_review() 
     asked_before = len(asked)
     assert asked_before == 5
     assert cls.calls.count("complete_quest") == 1  # allowed: main ran
-    with wrap.asked(root):  # the submit_paper_bundle tool asked already: its service call does not ask again
+    with wrap.tool_asked(root):  # the submit_paper_bundle tool asked already: its service call does not ask again
         service.submit_paper_bundle(root, outline_path="o")
     service.submit_paper_bundle(Path("/other"), outline_path="o")
     assert [r["root"] for r in asked[5:]] == ["/other"] and cls.calls.count("submit_paper_bundle") == 3

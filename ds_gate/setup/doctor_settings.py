@@ -5,7 +5,7 @@ The gate's settings come from two kinds of places (docs/threat-model.md): truste
 the quest's own files (``.ds-gate.yaml``, ``[tool.ds-gate]``), which may only make the gate
 stricter. A quest that writes ``source: folders`` once got "ok" here while CI read less
 than every branch; now doctor names each quest-written setting the gate ignores, and the
-trusted setting that would apply it. Returns plain tuples: ``hooks.doctor`` makes them checks.
+trusted setting that would apply it. Returns plain tuples: ``setup.doctor`` makes them checks.
 """
 
 from __future__ import annotations

@@ -37,10 +37,10 @@ ALLOWED = {
     "reporters": {"kernel", "model", "rules", "config", "plugins"},  # rules, config: rules shown apart; plugins: their formats
     "agent": {"kernel", "model", "sources", "rules", "recall", "engine", "reporters"},  # the agent's calls, the MCP server
     "integration": {"kernel", "io", "model", "sources", "rules", "agent"},  # DeepScientist's runtime answers through the agent's tools
-    "hooks": {"kernel", "io", "model", "sources", "config", "plugins", "integration"},  # install and doctor
-    "demo": {"kernel", "engine", "reporters", "agent", "hooks", "integration"},
+    "setup": {"kernel", "io", "model", "sources", "config", "plugins", "integration"},  # install and doctor
+    "demo": {"kernel", "engine", "reporters", "agent", "setup", "integration"},
     "pytest": {"kernel", "model", "sources", "rules", "engine", "reporters"},
-    "cli": {"kernel", "io", "model", "sources", "config", "recall", "engine", "reporters", "agent", "hooks", "integration", "demo"},
+    "cli": {"kernel", "io", "model", "sources", "config", "recall", "engine", "reporters", "agent", "setup", "integration", "demo"},
     "ds_gate": {"kernel", "model", "rules", "plugins", "recall", "engine", "agent"},  # the package's lazy API, by name
     "__main__": {"kernel", "cli"},
 }
@@ -48,7 +48,7 @@ ALLOWED = {
 EXCEPTIONS = {
     # the rules page collects every declared rule, also those declared above the rules layer (waivers, install):
     # it belongs above them, as an adapter (a move for the lead, issue 36)
-    "ds_gate.rules.registry": {"config", "hooks"},
+    "ds_gate.rules.registry": {"config", "setup"},
 }
 IMPORT_CALLS = {"import_module", "__import__"}  # an import by string: importlib.import_module(...), __import__(...)
 MODULE_ATTR = re.compile(r"(ds_gate(?:\.\w+)*):\w+")  # "module:attribute", an import by string as entry points spell it
@@ -283,6 +283,6 @@ def test_the_architecture_page_names_every_layer_of_the_table() -> None:
     page = (PACKAGE.parent / "ARCHITECTURE.md").read_text()
     diagram = page.split("```")[1]
     named = {line.split()[0].rstrip("/") for line in diagram.splitlines() if line and not line.startswith(" ")}
-    assert named - {"adapters"} | {"cli", "hooks", "agent", "integration", "pytest", "demo"} == set(ALLOWED) - {"ds_gate", "__main__"}
-    for adapter in ("cli/", "hooks/", "agent/", "integration/", "pytest/", "demo/"):
+    assert named - {"adapters"} | {"cli", "setup", "agent", "integration", "pytest", "demo"} == set(ALLOWED) - {"ds_gate", "__main__"}
+    for adapter in ("cli/", "setup/", "agent/", "integration/", "pytest/", "demo/"):
         assert adapter in diagram

@@ -14,14 +14,14 @@ import os
 from pathlib import Path
 
 from ds_gate.config.settings import shown_config_path
-from ds_gate.hooks.doctor_hooks import CONFIG, framework_config_checks, hook_checks, worktree_checks
-from ds_gate.hooks.doctor_integration import NAME, integration_check
-from ds_gate.hooks.doctor_settings import settings_checks
-from ds_gate.hooks.template import template_status
 from ds_gate.io.places import HOME_VARIABLES
 from ds_gate.model.records import DECISION_ENCODING
 from ds_gate.model.reports import FAIL, OK, WARN, Check
 from ds_gate.plugins.manager import review_encoding_for
+from ds_gate.setup.doctor_hooks import CONFIG, framework_config_checks, hook_checks, worktree_checks
+from ds_gate.setup.doctor_integration import NAME, integration_check
+from ds_gate.setup.doctor_settings import settings_checks
+from ds_gate.setup.template import template_status
 from ds_gate.sources.clone import blindness
 from ds_gate.sources.location import locate, worktree_list
 from ds_gate.sources.memory import resolve_home
