@@ -76,6 +76,8 @@ class ToolSpec:
         return [arg.name for arg in self.arguments if arg.required]
 
 
+# a table: one row a tool, each laid out as its parts read, not as the formatter would split them
+# fmt: off
 TOOLS = (
     ToolSpec(
         "list_distill_candidates", "Runs awaiting a distill review",
@@ -158,6 +160,7 @@ TOOLS = (
         (Arg("payload", "the review payload, as it would be passed to artifact.record(payload=...)", required=True),),
         reads_home=True, deepscientist="artifact"),
 )
+# fmt: on
 BY_NAME = {spec.name: spec for spec in TOOLS}
 
 

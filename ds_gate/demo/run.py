@@ -27,12 +27,12 @@ from ds_gate.demo.example_quest import CheckpointRejected, ExampleQuest
 from ds_gate.demo.service import QUEST_COMPLETION_DECISION_TYPE, ArtifactService
 from ds_gate.engine.gate import evaluate
 from ds_gate.engine.lineage import evaluate_lineage
-from ds_gate.setup.install import install
-from ds_gate.integration import wrap
+from ds_gate.integration import service, wrap
 from ds_gate.integration.call import answer
 from ds_gate.integration.review import judge_review
 from ds_gate.kernel.counting import counted
 from ds_gate.reporters import registry as reporters
+from ds_gate.setup.install import install
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -54,7 +54,7 @@ def wrapped_service(quest: ExampleQuest) -> ArtifactService:
     the integration's own code, which asks ds-gate in process (``call.answer``): the same requests
     and answers that travel over the pipe in DeepScientist's process."""
     if "ArtifactService.record" not in wrap.status()["wrapped"]:  # once per process
-        problems = wrap.wrap_service_class(ArtifactService)
+        problems = service.wrap_service_class(ArtifactService)
         if problems:
             raise RuntimeError("; ".join(problems))
     wrap.set_judge(answer)

@@ -30,7 +30,8 @@ from ds_gate.sources.memory import resolve_home
 
 PTH = "ds_gate_deepscientist.pth"
 MARK = "# ds-gate-managed: DeepScientist integration (ds-gate install --deepscientist; undo: --undo)"
-MODULES = {"_ds_gate_ds_boot.py": "boot.py", "_ds_gate_ds_wrap.py": "wrap.py", "_ds_gate_ds_tools.py": "tools.py",
+MODULES = {"_ds_gate_ds_boot.py": "boot.py", "_ds_gate_ds_wrap.py": "wrap.py", "_ds_gate_ds_service.py": "service.py",
+           "_ds_gate_ds_tools.py": "tools.py",
            "_ds_gate_ds_toolspec.py": "../agent/toolspec.py"}  # the tools' table, read by tools.py
 CONFIG = "_ds_gate_ds.json"
 ENVS = ("runtime/python-env", "runtime/venv")  # bin/ds.js runtimePythonEnvPath, then the older layout

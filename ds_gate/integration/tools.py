@@ -166,10 +166,7 @@ def add_tools(builder: str, server: Any, context: Any, settings: dict[str, Any])
     return problems
 
 
-PK = "POSITIONAL_OR_KEYWORD"
-SERVER_SHAPES: dict[str, tuple[tuple[str, str], ...]] = {
-    "build_artifact_server": (("context", PK),), "build_memory_server": (("context", PK),), "main": (),
-}
+SERVER_SHAPES = {"build_artifact_server": "context", "build_memory_server": "context", "main": ""}
 
 
 def wrap_server_module(module: Any) -> list[str]:

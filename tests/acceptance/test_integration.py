@@ -260,7 +260,7 @@ def test_doctor_reports_installed_loaded_and_matching(runtime, capsys) -> None:
         main(["doctor", str(root), "--home", str(runtime["home"]), "--format", "json"])
         [check] = [c for c in json.loads(capsys.readouterr().out)["checks"] if c["name"] == "deepscientist integration"]
         assert check["status"] == "ok" and "installed, loaded and matching DeepScientist 1.6.0" in check["message"]
-        for name in ("ds_gate_deepscientist.pth", "_ds_gate_ds_boot.py", "_ds_gate_ds_wrap.py", "_ds_gate_ds_tools.py",
+        for name in ("ds_gate_deepscientist.pth", "_ds_gate_ds_boot.py", "_ds_gate_ds_wrap.py", "_ds_gate_ds_service.py", "_ds_gate_ds_tools.py",
                      "_ds_gate_ds_toolspec.py", "_ds_gate_ds.json"):
             (runtime["site"] / name).unlink()  # as when DeepScientist rebuilds its environment
         main(["doctor", str(root), "--home", str(runtime["home"]), "--format", "json"])

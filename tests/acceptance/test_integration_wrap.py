@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ds_gate.demo.service import ArtifactService
+from ds_gate.integration import service as service_wrappers
 from ds_gate.integration import wrap
 
 
@@ -31,7 +32,7 @@ def shaped_like_main() -> type:
         pass
 
     calls: list[str] = []
-    for name in wrap.SERVICE_SHAPES:
+    for name in service_wrappers.SERVICE_SHAPES:
         original = getattr(ArtifactService, name)
 
         def stub(self: Any, *args: Any, _name: str = name, **kwargs: Any) -> dict[str, Any]:
@@ -45,7 +46,7 @@ def shaped_like_main() -> type:
 
 def test_each_wrapper_asks_only_where_the_agent_finalizes_or_records_a_review() -> None:
     cls = shaped_like_main()
-    assert wrap.wrap_service_class(cls) == []
+    assert service_wrappers.wrap_service_class(cls) == []
     asked: list[dict[str, Any]] = []
     wrap.set_judge(lambda request: asked.append(request) or {"allow": True})
     service = cls.__new__(cls)
@@ -75,7 +76,7 @@ def test_each_wrapper_asks_only_where_the_agent_finalizes_or_records_a_review() 
 
 def test_a_refusal_is_returned_instead_of_calling_main() -> None:
     cls = shaped_like_main()
-    wrap.wrap_service_class(cls)
+    service_wrappers.wrap_service_class(cls)
     refusal = {"ok": False, "status": "distill_review_required", "pending_run_ids": ["run-1"]}
     wrap.set_judge(lambda request: {"allow": False, "refusal": refusal})
     service = cls.__new__(cls)
@@ -86,15 +87,15 @@ def test_a_refusal_is_returned_instead_of_calling_main() -> None:
 
 def test_another_shape_wraps_nothing_and_what_was_wrapped_is_put_back() -> None:
     good = shaped_like_main()
-    before = {name: good.__dict__[name] for name in wrap.SERVICE_SHAPES}
-    assert wrap.wrap_service_class(good) == []
+    before = {name: good.__dict__[name] for name in service_wrappers.SERVICE_SHAPES}
+    assert service_wrappers.wrap_service_class(good) == []
     assert all(good.__dict__[name] is not before[name] for name in before)
 
     class Other(good):  # type: ignore[misc, valid-type]
         def complete_quest(self, quest_root: Path, *, summary: str = "", force: bool = False) -> dict[str, Any]:
             return {}
 
-    problems = wrap.wrap_service_class(Other)
+    problems = service_wrappers.wrap_service_class(Other)
     assert problems and "complete_quest has parameters (self, quest_root, summary, force)" in problems[0]
     assert "complete_quest" in Other.__dict__ and Other.__dict__["complete_quest"].__name__ == "complete_quest"
     wrap.refuse("; ".join(problems))
@@ -129,7 +130,7 @@ def test_no_answer_from_ds_gate_escapes_as_an_exception(answer: Any, raises: boo
 
 @given(payload=JSONISH)
 def test_is_review_never_raises(payload: Any) -> None:
-    assert wrap.is_review(payload) in (True, False)
+    assert service_wrappers.is_review(payload) in (True, False)
 
 
 def test_the_tools_go_on_the_quest_artifact_server_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -241,7 +242,7 @@ def test_the_approval_is_read_as_main_reads_it(spelt: str) -> None:
     """Issue 35: main strips ``reply_schema.decision_type`` (``_interaction_decision_type``), so
     each of these is the completion approval to main, and must be asked about here."""
     cls = shaped_like_main()
-    wrap.wrap_service_class(cls)
+    service_wrappers.wrap_service_class(cls)
     asked: list[dict[str, Any]] = []
     wrap.set_judge(lambda request: asked.append(request) or {"allow": False, "refusal": {"status": "refused"}})
     service = cls.__new__(cls)
