@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 from ds_gate.config.files import quest_file
 from ds_gate.config.settings import DEFAULT_KEYS, load, shown_config_path
-from ds_gate.config.waivers import WAIVER_INVALID, Waiver, waivers_of
+from ds_gate.config.waiver_file import WAIVER_INVALID, Waiver, waivers_of
 from ds_gate.io import schemas
 from ds_gate.io.yamldoc import YamlError, load_yaml
 from ds_gate.kernel.errors import QuestError

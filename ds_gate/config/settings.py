@@ -75,7 +75,7 @@ class Trusted:
         return f"no_require in {self.path}" if self.problem is None and root.resolve() in self.off else None
 
     def waivers_for(self, root: Path) -> list[dict[str, Any]]:
-        """The trusted waivers that apply to the quest at ``root`` (``waivers.Waiver`` makes them)."""
+        """The trusted waivers that apply to the quest at ``root`` (``waiver_file.Waiver`` makes them)."""
         resolved = str(root.resolve())
         return [w for w in self.waivers if w["quest"] is None or w["quest"] == resolved]
 

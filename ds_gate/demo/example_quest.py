@@ -19,7 +19,7 @@ from typing import Any
 import git
 import yaml
 
-from ds_gate.demo.service import validate_artifact_payload, write_record
+from ds_gate.demo.main_records import validate_artifact_payload, write_record
 from ds_gate.kernel.layout import SINGULAR
 
 GITIGNORE = ".ds/*.pid\n.ds/*.sock\n.ds/*.tmp\n.ds/worktrees/\ntmp/\n__pycache__/\n.pytest_cache/\n"

@@ -6,10 +6,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ds_gate.config import waivers
-from ds_gate.setup import install
+from ds_gate.config import waiver_file, waivers
 from ds_gate.model.findings import Rule
 from ds_gate.rules import cards, coverage, lineage, patch, records, reviews, vocabulary
+from ds_gate.setup import install
 from ds_gate.sources import problems
 
 # The docs site's rules page, from the top of a source checkout (the generator writes it; a test
@@ -32,7 +32,7 @@ A plugin's rules (see [plugins](plugins.md)) are not listed here.
 """
 
 # The modules that declare rules, in the order the table lists them.
-MODULES = (coverage, records, reviews, vocabulary, problems, cards, lineage, patch, waivers, install)
+MODULES = (coverage, records, reviews, vocabulary, problems, cards, lineage, patch, waiver_file, waivers, install)
 
 
 def builtin_rules() -> list[Rule]:

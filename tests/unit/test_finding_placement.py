@@ -35,7 +35,8 @@ from rulecases import (
 )
 from test_repository_rules import FAILS as REPOSITORY_RULES
 
-from ds_gate.config.waivers import apply_waivers, parse_waivers
+from ds_gate.config.waiver_file import parse_waivers
+from ds_gate.config.waivers import apply_waivers
 from ds_gate.engine.collector import Collector
 from ds_gate.engine.documents import GivenFile, check_documents, validate_files
 from ds_gate.engine.quest_memory import quest_memory
