@@ -90,7 +90,7 @@ def build_server(start: str, home: str | None = None, *, debug: bool = False) ->
         with lock:
             try:
                 result = call()
-            except Exception as exc:  # noqa: BLE001 - every failure becomes a tool error, never a traceback
+            except Exception as exc:
                 if debug:
                     traceback.print_exc(file=sys.stderr)
                 return CallToolResult.model_validate(

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ds_gate.cli._shared import HOME_HELP, PATH_HELP, emit, verdict
-from ds_gate.setup.doctor import diagnose
 from ds_gate.model.reports import FAIL, DoctorReport
+from ds_gate.setup.doctor import diagnose
 
 if TYPE_CHECKING:
     import argparse

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 from ds_gate.agent.skill import SKILL_NAME, install_skill, mcp_entries
 from ds_gate.cli._shared import EXIT_OK, PATH_HELP, emit, verdict
 from ds_gate.config.settings import pins_note
-from ds_gate.setup.install import INSTALL_FAILED, install, install_home
-from ds_gate.setup.template import describe, install_template
 from ds_gate.integration import installer
 from ds_gate.kernel.errors import QuestError
 from ds_gate.model import AgentInstallReport, DocumentsReport
+from ds_gate.setup.install import INSTALL_FAILED, install, install_home
+from ds_gate.setup.template import describe, install_template
 
 if TYPE_CHECKING:
     import argparse

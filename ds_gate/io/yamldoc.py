@@ -99,7 +99,7 @@ def load_yaml(text: str, first_line: int = 1) -> Any:
     if over_values(text):  # quest.yaml, .ds-gate.yaml, the user's configuration, a card: each is bounded
         raise YamlError(f"holds more than {MAX_VALUES:,} values; not read (docs/limits.md)", first_line)
     try:
-        return yaml.load(text, Loader=_loader())  # noqa: S506 - a SafeLoader
+        return yaml.load(text, Loader=_loader())
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -109,7 +109,7 @@ def load_yaml(text: str, first_line: int = 1) -> Any:
 
 
 @functools.lru_cache(maxsize=8)
-def _compose(text: str) -> yaml.Node | None | Literal[False]:
+def _compose(text: str) -> yaml.Node | Literal[False] | None:
     """The node tree of a YAML text, composed once however many findings it carries
     (a 10,000-entry lineage has 10,000 of them); False when it does not compose."""
     import yaml  # kernel.lazy.LAZY_PLACES

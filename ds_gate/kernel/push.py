@@ -22,7 +22,7 @@ from ds_gate.kernel.entry_points import any_installed
 from ds_gate.kernel.git import DIFF_SAFETY, git, split_z, started
 from ds_gate.kernel.gitpaths import read_paths
 from ds_gate.kernel.layout import MANIFEST, QUEST_YAML
-from ds_gate.kernel.links import FOLLOWED, named_elsewhere, links_at, pushed_names
+from ds_gate.kernel.links import FOLLOWED, links_at, named_elsewhere, pushed_names
 
 TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
 if TYPE_CHECKING:

@@ -51,7 +51,7 @@ def manager() -> pluggy.PluginManager:
     pm.register(builtin, name="builtin")
     try:
         pm.load_setuptools_entrypoints(GROUP)
-    except Exception as exc:  # noqa: BLE001 - a third party's import error, reported as such
+    except Exception as exc:
         raise PluginError(f"a ds_gate plugin failed to load: {type(exc).__name__}: {exc}") from exc
     try:
         pm.check_pending()

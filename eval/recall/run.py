@@ -54,7 +54,7 @@ except ImportError:  # run from a checkout without the project installed
     from ds_gate import list_knowledge_summaries
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import slices  # noqa: E402  (this folder's own module, beside this script)
+import slices
 
 HERE = Path(__file__).resolve().parent
 K = 10

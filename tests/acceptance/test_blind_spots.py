@@ -216,7 +216,7 @@ def test_a_quest_that_removed_quest_yaml_finalizes_nothing_but_checkpoints(one_r
     (quest.root / "paper").mkdir()
     (quest.root / MANIFEST).write_text("{}\n")
     git(quest.root, "add", MANIFEST)
-    with pytest.raises(NotAQuest, match="not a quest.*this commit finalizes"):
+    with pytest.raises(NotAQuest, match=r"not a quest.*this commit finalizes"):
         commit_check(".")
     git(quest.root, "commit", "-q", "--no-verify", "-m", "paper")
     with pytest.raises(NotAQuest, match="this push finalizes"):

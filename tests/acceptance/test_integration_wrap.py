@@ -227,8 +227,8 @@ def test_the_bridge_answers_json_for_text_no_encoding_holds(small_quest: tuple[P
     import sys
 
     root, _ = small_quest
-    request = '{"op": "review", "root": %s, "payload": {"kind": "report", "report_type": "distill_review", ' \
-              '"reviewed_run_ids": ["run-\\ud800"], "summary": "\\udcff"}}' % json.dumps(str(root))
+    request = ('{"op": "review", "root": ' + json.dumps(str(root)) + ', "payload": {"kind": "report", '
+               '"report_type": "distill_review", "reviewed_run_ids": ["run-\\ud800"], "summary": "\\udcff"}}')
     done = subprocess.run([sys.executable, "-c", wrap.BRIDGE], input=request.encode(), capture_output=True, check=True)
     answer = json.loads(done.stdout)
     assert answer["allow"] is False and answer["refusal"]["status"] == "distill_review_invalid", answer
