@@ -6,23 +6,18 @@ from typing import TYPE_CHECKING
 
 from ds_gate.agent.skill import SKILL_NAME, install_skill, mcp_entries
 from ds_gate.cli._shared import EXIT_OK, PATH_HELP, emit, verdict
-from ds_gate.hooks.install import INSTALL_FAILED, install, install_home
 from ds_gate.config.settings import pins_note
-from ds_gate.hooks.template import describe, install_template
 from ds_gate.integration import installer
 from ds_gate.kernel.errors import QuestError
 from ds_gate.model import AgentInstallReport, DocumentsReport
+from ds_gate.setup.install import INSTALL_FAILED, install, install_home
+from ds_gate.setup.template import describe, install_template
 
 if TYPE_CHECKING:
     import argparse
 
-    from ds_gate.cli._shared import Subparsers
 
-
-def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
-    p = subparsers.add_parser("install", parents=[common],
-                              help="install the git hooks into a quest (or every quest of a home), "
-                              "or with --agent the distill skill")
+def arguments(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("path", nargs="?", default=".", help=PATH_HELP)
     what = p.add_mutually_exclusive_group()
     what.add_argument("--home", metavar="DIR", help="install the hooks into every quest under DIR/quests/")
@@ -42,7 +37,6 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--undo", action="store_true", help="with --deepscientist: remove the integration, byte for byte")
     p.add_argument("--memory-global-scope", action="store_true",
                    help="with --deepscientist: memory.write without a scope writes a global card (the RFC's default)")
-    p.set_defaults(handler=run)  # its formats: table.FORMATS_OF
 
 
 def run(args: argparse.Namespace) -> int:

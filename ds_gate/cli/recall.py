@@ -12,16 +12,8 @@ from ds_gate.recall.stage import priors_off, stage_entry_tags
 if TYPE_CHECKING:
     import argparse
 
-    from ds_gate.cli._shared import Subparsers
 
-
-def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
-    p = subparsers.add_parser(
-        "recall",
-        parents=[common],
-        help="recall lessons with their content: memory cards (and ScienceClaw JSONL records) ranked by tag overlap, "
-        "then recency (the RFC's list_knowledge_summaries), or with --query by full-text relevance (docs/recall-ranking.md)",
-    )
+def arguments(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("--tags", default="", help="domain tags, comma-separated (normalised like the cards' tags)")
     p.add_argument("--kind", help="only this memory kind (knowledge, papers, ...) or, with --jsonl, record type (pitfall, "
                    "strategy, ideation, finding); applied before --limit")
@@ -46,7 +38,6 @@ def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--refresh", action="store_true", help="re-check every card file against the cache")
     p.add_argument("--no-cache", action="store_true",
                    help="neither read nor write the cache (in $DS_GATE_CACHE_DIR, else $XDG_CACHE_HOME/ds-gate or ~/.cache/ds-gate)")
-    p.set_defaults(handler=run)  # its formats: table.FORMATS_OF
 
 
 def run(args: argparse.Namespace) -> int:

@@ -32,17 +32,17 @@ from typing import Any
 
 from ds_gate.io import schemas
 from ds_gate.io.places import PIN_CONFIG, env_config_file, pinned, planted_link
-from ds_gate.io.places import agent_writable as agent_writable  # re-exported: doctor judges where a hook repository lies
+from ds_gate.io.places import (
+    agent_writable as agent_writable,  # re-exported: doctor judges where a hook repository lies
+)
 from ds_gate.io.places import pins as pins  # re-exported: the hooks pin these places and import no io
 from ds_gate.io.places import pins_note as pins_note
 from ds_gate.io.yamldoc import YamlError, load_yaml
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
-from ds_gate.sources.location import is_inside
 from ds_gate.sources.memory import jsonable
 
 ENV = "DS_GATE_CONFIG"
-FLAG_ACCEPT = "--accept-quest-waivers"
 DEFAULT_KEYS = ("home", "require", "format", "source", "refs")
 KEYS = (*DEFAULT_KEYS, "waivers", "accept_quest_waivers", "no_require", "decision_actions")
 
@@ -75,12 +75,12 @@ class Trusted:
         return f"no_require in {self.path}" if self.problem is None and root.resolve() in self.off else None
 
     def waivers_for(self, root: Path) -> list[dict[str, Any]]:
-        """The trusted waivers that apply to the quest at ``root`` (``waivers.Waiver`` makes them)."""
+        """The trusted waivers that apply to the quest at ``root`` (``waiver_file.Waiver`` makes them)."""
         resolved = str(root.resolve())
         return [w for w in self.waivers if w["quest"] is None or w["quest"] == resolved]
 
     def inside(self, root: Path) -> bool:
-        return self.path is not None and is_inside(root.resolve(), self.path.resolve())
+        return self.path is not None and fs.is_inside(root.resolve(), self.path.resolve())
 
 
 def user_config_path() -> Path:

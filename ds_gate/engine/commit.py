@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from ds_gate.config.quest import configured_require
+from ds_gate.config.quest import configured_require, read_quest_config
 from ds_gate.config.waivers import waive
 from ds_gate.engine.documents import GivenFile, check_documents
 from ds_gate.engine.gate import evaluate, load_quest
@@ -126,14 +126,15 @@ class CommitCheck:
         top_rel = loc.top.relative_to(loc.root).as_posix()
         prefix = "" if top_rel == "." else f"{top_rel}/"
         card_findings = _card_findings(loc.root, loc.top, prefix, cards, blobs, self.validate, self.notes) if cards else []
-        card_findings = waive(card_findings, loc.root, audit=False)
+        own = read_quest_config(loc.root).waivers  # the quest's waivers, read once for the cards and the records
+        card_findings = waive(card_findings, loc.root, own, audit=False)
         if reasons:
             closure = self.closure(loc.root, reasons, card_findings)
             if closure is not None:
                 return closure
         findings: list[Finding] = [*card_findings, *self.quest_yaml_findings(names, blobs, prefix)]
         if self.validate:
-            findings.extend(waive(self.record_findings(artifacts, blobs, prefix, loc.root), loc.root, audit=False))
+            findings.extend(waive(self.record_findings(artifacts, blobs, prefix, loc.root), loc.root, own, audit=False))
         return self.report(findings, reasons)
 
     def staged_bytes(self, changes: dict[str, tuple[str | None, str]], names: list[str], artifacts: list[str],

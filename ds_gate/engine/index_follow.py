@@ -16,7 +16,7 @@ from pathlib import Path
 from ds_gate.engine.copies import Copies
 from ds_gate.kernel import fs
 from ds_gate.kernel.catfile import cat_file
-from ds_gate.kernel.fs import TooLarge
+from ds_gate.kernel.fs import TooLarge, is_inside
 from ds_gate.kernel.git import GitError
 from ds_gate.kernel.gitpaths import path_entries
 from ds_gate.kernel.layout import ARTIFACT_DIRS, INDEX_NAME
@@ -24,7 +24,6 @@ from ds_gate.model.findings import Finding
 from ds_gate.model.records import Decision, Run, Workspace
 from ds_gate.rules.coverage import COMPLETED_STATUSES, is_completed
 from ds_gate.sources.gittrees import OPAQUE, linked, missing
-from ds_gate.sources.location import is_inside
 from ds_gate.sources.problems import (
     INDEX_MISSING_RECORD,
     INDEX_RECORD_OUTSIDE_QUEST,
@@ -231,7 +230,7 @@ def _outside(ws: Workspace, entry: IndexEntry) -> Finding:
     """A folder's index line naming a run record outside the quest, where a file is: PR #60
     counts that run; ds-gate never follows a pointer out, so the gate stops (``engine.unseen``)."""
     return INDEX_RECORD_OUTSIDE_QUEST.at(
-        ws.display("artifacts/_index.jsonl"),
+        ws.display(f"artifacts/{INDEX_NAME}"),
         f"the index lists run {entry.artifact_id} at {entry.path}, outside the quest, where a file is (not read)",
         hint=f"move the record into the quest ({ws.display(f'artifacts/runs/{entry.artifact_id}.json')}) and commit it, or, if that run is not this quest's, "
              "remove its line from the index",

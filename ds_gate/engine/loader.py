@@ -22,12 +22,7 @@ from ds_gate.kernel.layout import GATE_KINDS, QUEST_YAML
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Decision, Quest, Run, Workspace
 from ds_gate.sources import quest_yaml
-from ds_gate.sources.location import (
-    Location,
-    discover_workspaces,
-    linked_outside,
-    locate,
-)
+from ds_gate.sources.location import Location, linked_outside, locate
 from ds_gate.sources.quest_yaml import (
     coerce_toggle,
     quest_id_of,
@@ -35,6 +30,7 @@ from ds_gate.sources.quest_yaml import (
     toggle_finding,
 )
 from ds_gate.sources.select import readers
+from ds_gate.sources.workspaces import discover_workspaces
 
 
 def load_quest(

@@ -33,8 +33,8 @@ from ds_gate.kernel.layout import QUEST_YAML, is_card, kind_of
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card, Quest
 from ds_gate.plugins.manager import patch_checker
-from ds_gate.sources.gitrefs import list_refs
 from ds_gate.sources.clone import REFETCH
+from ds_gate.sources.gitrefs import list_refs
 from ds_gate.sources.history import Change, HistoryTooLong, changes
 from ds_gate.sources.history import versions as read
 from ds_gate.sources.memory import parse_card

@@ -22,9 +22,10 @@ from ds_gate.kernel.layout import ARTIFACT_DIRS, KIND_OF_DIR, MEMORY_KINDS, reco
 from ds_gate.model.records import timestamp
 from ds_gate.model.reports import check_limit
 from ds_gate.sources.folders import Reader
-from ds_gate.sources.location import discover_workspaces, locate
+from ds_gate.sources.location import locate
 from ds_gate.sources.records import index_lines, read_records
 from ds_gate.sources.select import readers
+from ds_gate.sources.workspaces import discover_workspaces
 
 if TYPE_CHECKING:
     from ds_gate.sources.location import Location

@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.kernel import fs
-from ds_gate.kernel.fs import TooLarge
+from ds_gate.kernel.fs import TooLarge, is_inside
 from ds_gate.kernel.git import GitError
 from ds_gate.kernel.gitpaths import read_paths
 from ds_gate.model.records import Quest, Run, Workspace, text_of
-from ds_gate.sources.location import is_inside
 from ds_gate.sources.records import parse_json_object
 
 SUMMARY_CHARS = 2000  # a run's summary and conclusion: a paragraph or two

@@ -2,9 +2,9 @@
 
 DeepScientist's launcher keeps its Python at ``<home>/runtime/python-env`` (a uv project
 environment; older homes: ``<home>/runtime/venv``), and every runner starts the built-in MCP
-servers with that Python. ds-gate adds four files to its site-packages and nothing else:
-a ``.pth`` line that imports the bootstrap, the bootstrap, the wrapping module and the tools
-(standard library only; copied from this package), and a JSON file naming ds-gate's own
+servers with that Python. ds-gate adds six files to its site-packages and nothing else:
+a ``.pth`` line that imports the bootstrap, the bootstrap, the wrapping module, the tools and
+their table (standard library only; copied from this package), and a JSON file naming ds-gate's own
 interpreter and the switches. ds-gate itself is not installed there (see ``wrap.py``).
 Undoing removes exactly those files and the bytecode Python compiled from them, so the
 environment is byte for byte what it was. The ``.pth`` file is written last and removed
@@ -30,7 +30,9 @@ from ds_gate.sources.memory import resolve_home
 
 PTH = "ds_gate_deepscientist.pth"
 MARK = "# ds-gate-managed: DeepScientist integration (ds-gate install --deepscientist; undo: --undo)"
-MODULES = {"_ds_gate_ds_boot.py": "boot.py", "_ds_gate_ds_wrap.py": "wrap.py", "_ds_gate_ds_tools.py": "tools.py"}
+MODULES = {"_ds_gate_ds_boot.py": "boot.py", "_ds_gate_ds_wrap.py": "wrap.py", "_ds_gate_ds_service.py": "service.py",
+           "_ds_gate_ds_tools.py": "tools.py",
+           "_ds_gate_ds_toolspec.py": "../agent/toolspec.py"}  # the tools' table, read by tools.py
 CONFIG = "_ds_gate_ds.json"
 ENVS = ("runtime/python-env", "runtime/venv")  # bin/ds.js runtimePythonEnvPath, then the older layout
 PROBE = ("import json, sys, sysconfig\nfrom importlib.metadata import version\ntry:\n v = version('deepscientist')\n"

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import os
 
+from ds_gate.kernel.fs import is_inside
+
 try:
     import pwd
 except ImportError:  # not POSIX: no account database, every folder up to the root is looked at
@@ -49,13 +51,6 @@ def account_home() -> str | None:
         return os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir) if pwd is not None else None
     except (KeyError, OSError):
         return None
-
-
-def _inside(root: str, path: str) -> bool:
-    try:
-        return os.path.commonpath([root, path]) == root
-    except ValueError:
-        return False
 
 
 def _marked(folder: str) -> str | None:
@@ -77,7 +72,7 @@ def agent_writable(path: str | os.PathLike[str], account: str | None = None) -> 
     for candidate in dict.fromkeys((spelled, real)):
         folder = candidate
         while True:
-            if mine is not None and _inside(folder, mine):  # the account's home or above it
+            if mine is not None and is_inside(folder, mine):  # the account's home or above it
                 if os.path.realpath(folder) == mine and all(os.path.isdir(os.path.join(folder, mark))
                                                             for mark in HOME_MARKS):
                     return (f"{folder}, the account's home, which holds quests/ and memory/ "
@@ -96,7 +91,7 @@ def agent_writable(path: str | os.PathLike[str], account: str | None = None) -> 
             home = os.path.abspath(os.path.expanduser(value))
             for candidate in (spelled, real):
                 for root in {home, os.path.realpath(home)}:
-                    if _inside(root, candidate):
+                    if is_inside(root, candidate):
                         return f"the DeepScientist home {root} (${name})"
     return None
 

@@ -25,6 +25,15 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
+def is_inside(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` is ``root`` or below it, by their spelling: callers resolve both first
+    (the containment test of every "never follow a pointer out of the quest" rule)."""
+    try:
+        return os.path.commonpath([root, path]) == os.fspath(root)
+    except ValueError:  # different drives, or one relative and one absolute
+        return False
+
+
 _MISSING = {errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG, errno.ELOOP}
 
 
@@ -47,18 +56,6 @@ def hidden(path: Path | str) -> OSError | None:
         return None if exc.errno in _MISSING else exc
     return None
 
-
-def enterable(path: Path | str) -> bool:
-    """A folder the user may enter (a program can be pointed at it); never raises."""
-    return os.path.isdir(path) and os.access(path, os.X_OK)
-
-
-def is_regular(path: Path | str) -> bool:
-    """A regular file, never a FIFO or device (reading one could block or never end)."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return False
 
 
 # ---------------------------------------------------------------- reading a file, bounded

@@ -215,12 +215,28 @@ class RecentReport(ListingReport):
     """A quest's artifacts, newest first."""
 
 
+OK, WARN, FAIL = "ok", "warn", "fail"
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One line of ``doctor``: ok / warn / fail, what it saw, and the fix."""
+
+    name: str
+    status: str
+    message: str
+    fix: str | None = None
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {"name": self.name, "status": self.status, "message": self.message, "fix": self.fix}
+
+
 @dataclass(kw_only=True, eq=False, repr=False)
 class DoctorReport(Report):
     """``doctor``: whether a quest is guarded, as checks (ok / warn / fail, each with its fix)."""
 
     quest: Path
-    checks: list[Any] = field(default_factory=list)  # hooks.doctor.Check: name, status, message, fix
+    checks: list[Check] = field(default_factory=list)
 
     def body(self, lazy: bool = False) -> dict[str, Any]:
         return {"quest_root": str(self.quest), "checks": [check.as_dict() for check in self.checks]}

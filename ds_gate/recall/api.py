@@ -14,19 +14,18 @@ from ds_gate.io.cache_file import cache_name, user_cache_dir
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.layout import MEMORY_KINDS
-from ds_gate.model.reports import MAX_LIMIT, check_limit
+from ds_gate.model.reports import check_limit
 from ds_gate.recall.cache import Cache
 from ds_gate.recall.entries import fit_summaries
 from ds_gate.recall.index import DEFAULT_ORDER, ORDERS, Index, Root
 from ds_gate.recall.jsonl import JSONL_TYPES
 from ds_gate.recall.snapshot import Stale
-from ds_gate.recall.stage import stage_entry_tags
 from ds_gate.recall.tags import normalize_tags
 from ds_gate.sources.location import locate
 from ds_gate.sources.memory import resolve_home
 
-__all__ = ["DEFAULT_ORDER", "MAX_CHARS", "MAX_LIMIT", "ORDERS", "SCOPES", "check_chars", "check_kind",
-           "list_knowledge_summaries", "recall", "recall_with_counts", "tags_for_stage"]  # re-exported: MAX_LIMIT, the orders
+__all__ = ["DEFAULT_ORDER", "MAX_CHARS", "ORDERS", "SCOPES", "check_chars", "check_kind", "list_knowledge_summaries",
+           "recall"]  # re-exported: the orders
 
 SCOPES = ("global", "quest", "visible")
 _INDEXES: dict[tuple[Any, ...], Index] = {}
@@ -70,18 +69,6 @@ def list_knowledge_summaries(
                   refresh=refresh, cache=cache, max_chars=max_chars, support=support, order=order)
     rows: list[dict[str, Any]] = found["results"]
     return rows
-
-
-def recall_with_counts(
-    domain_tags: Iterable[str] | str | None = (),
-    kind: str | None = None,
-    limit: int = 20,
-    **options: Any,
-) -> tuple[list[dict[str, Any]], dict[str, int]]:
-    """``list_knowledge_summaries`` and the counts behind it: an agent told "20 cards" should
-    also learn whether 20 or 2,000 were left out, and why."""
-    found = recall(domain_tags, kind, limit, **options)
-    return found["results"], found["counts"]
 
 
 def recall(
@@ -190,10 +177,3 @@ def check_kind(kind: str | None, jsonl: bool = False) -> str | None:
     where = "memory kinds" + (" and JSONL record types" if jsonl else "")
     raise QuestError(f"kind must be one of the {where} {', '.join(allowed)}, not {kind!r}{hint} "
                      "(recent --kind takes artifact kinds: run, decision, ...)")
-
-
-def tags_for_stage(quest: Path | str, stage: str | None = None) -> tuple[list[str], bool]:
-    """The RFC's stage-entry tags and whether the quest turned ``recall_priors`` on (see
-    ``recall.stage``: domains, ``stage:<stage>`` and the quest's own card tags)."""
-    found = stage_entry_tags(quest, stage)
-    return found.tags, found.recall_priors

@@ -26,14 +26,6 @@ from ds_gate.model.reports import (
     Report,
 )
 from ds_gate.reporters.escape import printable
-from ds_gate.reporters.layout import (
-    Hanging,
-    finding_lines,
-    findings_block,
-    wrap_hanging,
-    wrap_items,
-    wrap_text,
-)
 from ds_gate.reporters.pending import (
     HOOKS,
     PENDING_RULE,
@@ -43,6 +35,14 @@ from ds_gate.reporters.pending import (
     rejection_ids,
 )
 from ds_gate.reporters.view import View
+from ds_gate.reporters.wrapping import (
+    Hanging,
+    finding_lines,
+    findings_block,
+    wrap_hanging,
+    wrap_items,
+    wrap_text,
+)
 
 __all__ = ["HOOKS", "PENDING_RULE", "TextReporter", "format_finding", "pending_table", "summary_line"]
 

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import IO
 
-COLOR_MODES = ("auto", "always", "never")
 DEFAULT_WIDTH = 80
 MIN_WIDTH = 40
 

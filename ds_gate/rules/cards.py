@@ -108,12 +108,12 @@ class CardIndex:
         assert self._titles is not None
         return (self._bodies if what == "body" else self._titles).get(key, [])
 
-    def twins(self, card: Card) -> list[tuple[Card, str]]:
+    def duplicates_of(self, card: Card) -> list[tuple[Card, str]]:
         """Other cards (another id) with the same body or title: (card, what is the same)."""
-        return twins(card, self)
+        return duplicates_of(card, self)
 
 
-def twins(card: Card, *indexes: CardIndex) -> list[tuple[Card, str]]:
+def duplicates_of(card: Card, *indexes: CardIndex) -> list[tuple[Card, str]]:
     """Other cards of ``indexes`` (another id) with the same body or title as ``card``, as one
     index of them all would give them: a body match before a title match, the first index's
     card before a later one's. The quest's cards and the home's are two indexes, so the
@@ -170,7 +170,7 @@ def review_findings(reviews: Iterable[Decision], quest_cards: CardIndex, global_
             if entry.get("action") != "new":
                 continue
             when = recorded_at(review, card)
-            unnamed = [(other, what) for other, what in twins(card, *both)
+            unnamed = [(other, what) for other, what in duplicates_of(card, *both)
                        if other.card_id not in review.neighbor_cards and not written_after(other, when)]
             if unnamed:
                 names = ", ".join(f"{o.card_id} ({o.display}, same {what})" for o, what in unnamed)

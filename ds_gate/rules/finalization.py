@@ -48,7 +48,7 @@ def quest_status(raw: bytes | OSError | None) -> str | None:
     try:
         data = load_yaml(raw.decode("utf-8-sig", "replace"))
         status = scalar_text(data.get("status")) if isinstance(data, dict) else None
-    except Exception:  # noqa: BLE001 - a YAML error of any kind; fall back to the line
+    except Exception:
         status = _status_line(raw)
     return status.strip().casefold() if status else None
 
@@ -69,7 +69,7 @@ def _line_value(match: re.Match[bytes]) -> str:
     line = match.group(0).decode("utf-8", "replace")
     try:
         value = scalar_text(load_yaml(line[line.index(":") + 1:]))
-    except Exception:  # noqa: BLE001 - not YAML even alone
+    except Exception:
         value = None
     return value if value and value.strip() else match.group(1).decode("utf-8", "replace")
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ds_gate.kernel.fs import read_file
+from ds_gate.kernel.fs import is_inside, read_file
 from ds_gate.sources.clone import CloneConfig
-from ds_gate.sources.location import is_inside
 
 ALTERNATES = os.path.join("objects", "info", "alternates")
 DISSOCIATE = "git repack -a -d && rm .git/objects/info/alternates (copies the borrowed objects in; git clone --dissociate does the same)"

@@ -9,9 +9,9 @@ import stat
 from pathlib import Path
 
 from ds_gate.kernel import fs
+from ds_gate.kernel.fs import is_inside
 from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.model.findings import Finding
-from ds_gate.sources.location import is_inside
 from ds_gate.sources.problems import CARD_UNREADABLE, symlink_outside, unreadable
 
 

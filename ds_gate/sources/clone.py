@@ -100,12 +100,6 @@ def blindness(root: Path) -> tuple[str, str] | None:
     return None
 
 
-def clone_blindness(root: Path) -> str | None:
-    """Why this clone cannot show every branch (shallow, or fetching some branches), or None."""
-    found = blindness(root)
-    return found[0] if found is not None else None
-
-
 def _remote_specs(config: str) -> dict[str, list[str]]:
     """Each remote's ``fetch`` refspecs, from the text of a git config file (a ``fetch`` line
     outside a ``[remote "<name>"]`` section counts for a remote named ``""``)."""

@@ -16,11 +16,11 @@ from typing import TypeVar
 
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.fs import is_inside
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card, Quest, same_quest
 from ds_gate.sources.card_files import display_path
 from ds_gate.sources.home_cards import GlobalCards, SharedCards, read_global
-from ds_gate.sources.location import is_inside
 from ds_gate.sources.memory import read_cards, resolve_home
 
 T = TypeVar("T")

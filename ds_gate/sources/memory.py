@@ -37,7 +37,7 @@ from ds_gate.sources.problems import (
 )
 from ds_gate.sources.tag_values import card_tags, parse_tags
 
-__all__ = ["card_tags", "parse_card", "read_cards", "resolve_home", "jsonable"]  # card_tags: re-exported
+__all__ = ["card_tags", "jsonable", "parse_card", "read_cards", "resolve_home"]  # card_tags: re-exported
 
 _NODE_BUDGET = 200_000  # values one frontmatter expands to (aliases): far above any real card, far below a bomb
 MAX_FRONTMATTER_CHARS = 1 << 20  # characters of one frontmatter block; the body may be as long as the file limit

@@ -28,14 +28,12 @@ from pathlib import Path
 
 from ds_gate.kernel import fs
 from ds_gate.kernel.git import GitError
+from ds_gate.kernel.layout import QUEST_YAML
 from ds_gate.model.records import Quest
 from ds_gate.sources import history
 from ds_gate.sources.history import changes, versions
-from ds_gate.sources.history import batches as _batches
 from ds_gate.sources.location import linked_outside
 from ds_gate.sources.quest_yaml import coerce_toggle, parse_quest_yaml
-
-QUEST_YAML = "quest.yaml"
 
 
 @dataclass(frozen=True, slots=True)

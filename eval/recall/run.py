@@ -48,13 +48,13 @@ from typing import Any
 import yaml
 
 try:
-    from ds_gate.recall import list_knowledge_summaries
+    from ds_gate import list_knowledge_summaries
 except ImportError:  # run from a checkout without the project installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from ds_gate.recall import list_knowledge_summaries
+    from ds_gate import list_knowledge_summaries
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import slices  # noqa: E402  (this folder's own module, beside this script)
+import slices
 
 HERE = Path(__file__).resolve().parent
 K = 10

@@ -23,10 +23,10 @@ from ds_gate.agent.skill import (
     OVERLAYS,
     SAFE_MAIN,
     SKILL_NAME,
-    TOOLS,
     server_command,
     skill_bytes,
 )
+from ds_gate.agent.toolspec import BY_NAME as TOOLS
 from ds_gate.cli.main import main
 
 SKILL_FILES = tuple(f"quests/001/{overlay}/skills/{SKILL_NAME}/SKILL.md" for overlay in OVERLAYS)

@@ -216,7 +216,7 @@ def test_a_quest_that_removed_quest_yaml_finalizes_nothing_but_checkpoints(one_r
     (quest.root / "paper").mkdir()
     (quest.root / MANIFEST).write_text("{}\n")
     git(quest.root, "add", MANIFEST)
-    with pytest.raises(NotAQuest, match="not a quest.*this commit finalizes"):
+    with pytest.raises(NotAQuest, match=r"not a quest.*this commit finalizes"):
         commit_check(".")
     git(quest.root, "commit", "-q", "--no-verify", "-m", "paper")
     with pytest.raises(NotAQuest, match="this push finalizes"):
@@ -315,7 +315,7 @@ def test_the_guards_doctor_asks_for_are_the_manifests_hooks() -> None:
     import yaml
     from helpers import REPO
 
-    from ds_gate.hooks.doctor_pre_commit import GUARDS
+    from ds_gate.setup.doctor_pre_commit import GUARDS
 
     manifest = {h["id"]: h["entry"] for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
     assert {hook_id: entry for hook_id, (entry, _, _) in GUARDS.items()} == {k: manifest[k] for k in GUARDS}

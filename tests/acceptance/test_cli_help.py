@@ -8,7 +8,8 @@ import shlex
 import pytest
 
 from ds_gate.cli.main import _refused_format, build_parser, main
-from ds_gate.cli.table import EXAMPLES, FORMATS
+from ds_gate.cli.table import BY_NAME
+from ds_gate.reporters.registry import FORMATS
 
 COMMANDS = sorted(build_parser().commands)
 
@@ -20,7 +21,7 @@ def help_text(capsys: pytest.CaptureFixture[str], *command: str) -> str:
 
 def example_args(command: str) -> list[str]:
     """The command's own example from its ``--help``, as a shell would split it (no redirection)."""
-    words = shlex.split(EXAMPLES[command], comments=True)
+    words = shlex.split(BY_NAME[command].example, comments=True)
     return words[2:words.index("<")] if "<" in words else words[2:]
 
 

@@ -23,8 +23,9 @@ import pytest
 
 from ds_gate.cli import all_quests
 from ds_gate.cli.main import main
-from ds_gate.engine.gate import Gate, GateInputs, evaluate, scope_of
+from ds_gate.engine.gate import Gate, evaluate, scope_of
 from ds_gate.engine.home_quests import home_quests, judge_each, row_of
+from ds_gate.engine.options import GateOptions
 from ds_gate.kernel import fs
 from ds_gate.reporters.registry import get
 from ds_gate.rules.cards import CardIndex
@@ -233,7 +234,7 @@ def test_each_quest_gets_the_report_a_separate_run_gives_and_its_own_copies(less
     shared, render = SharedCards(), get("json").render
     for name, quest in quests.items():
         alone = evaluate(quest.root, "closure", home=home)
-        together = Gate(quest.root, GateInputs(scope_of("closure"), home=home), shared_cards=shared).run()
+        together = Gate(quest.root, scope_of("closure"), GateOptions(home=home), shared_cards=shared).run()
         assert render(together) == render(alone), name
         held = shared.cards(home, None).cards  # the one read, unchanged since
         assert [c.scope for c in together.cards] == (["global"] if name != "003" else [])
@@ -251,7 +252,7 @@ def test_a_card_written_while_the_run_goes_on_is_seen_by_the_next_quest(lessons)
     def judge(path: Path):
         if path.name == "003":  # DeepScientist writes the card 003's review names, mid-run
             quests["003"].card("global", "Late lesson", card_id="knowledge-late")
-        return Gate(path, GateInputs(scope_of("closure"), home=home), shared_cards=shared).run()
+        return Gate(path, scope_of("closure"), GateOptions(home=home), shared_cards=shared).run()
 
     rows = list(judge_each(home_quests(home), judge))
     assert [row.errors for row in rows] == [0, 0, 0]  # 003: no review.missing-card any more

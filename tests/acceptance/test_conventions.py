@@ -11,25 +11,24 @@ import jsonschema
 import pytest
 
 from ds_gate.cli.main import build_parser, main
-from ds_gate.cli.table import EXAMPLES, MODULE_OF
+from ds_gate.cli.table import COMMANDS
 
 SARIF_SCHEMA = Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json"
 
 
 def test_every_command_has_a_one_line_description_and_an_example(capsys, monkeypatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # the example whole on its line (at 80 a comment goes under it)
-    for name in MODULE_OF:
-        assert main([name, "--help"]) == 0
+    for command in COMMANDS:
+        assert main([command.name, "--help"]) == 0
         out = capsys.readouterr().out
         lines = out.split("\n\n")
         assert len(lines) > 2 and lines[1].strip() and "\n" not in lines[1].strip().replace("\n ", " ")[:0]
-        assert f"example:\n  {EXAMPLES[name]}" in out, name
+        assert f"example:\n  {command.example}" in out, command.name
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
     assert "exit codes:" in out and "  2  usage error" in out and "  3  internal error" in out
     for variable in ("DEEPSCIENTIST_HOME", "DS_HOME", "DS_GATE_MAX_FILE_MB", "DS_GATE_CACHE_DIR", "NO_COLOR", "COLUMNS"):
         assert variable in out
-    assert set(EXAMPLES) == set(MODULE_OF)
     assert build_parser()  # every parser builds
 
 

@@ -26,9 +26,9 @@ from hypothesis import HealthCheck, Phase, example, given, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the reference reader
 
-import reference_reader  # noqa: E402
-from hostile_quests import Builder, QuestSpec, RunSpec, after_build, after_reading, must_stop, quest_specs  # noqa: E402
-from surfaces import Verdict, all_four  # noqa: E402
+import reference_reader
+from hostile_quests import Builder, QuestSpec, RunSpec, after_build, after_reading, must_stop, quest_specs
+from surfaces import Verdict, all_four
 
 pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
 

@@ -21,8 +21,8 @@ from helpers import git
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the reference reader
 
-import reference_reader  # noqa: E402
-from surfaces import Verdict, all_four  # noqa: E402
+import reference_reader
+from surfaces import Verdict, all_four
 
 pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
 

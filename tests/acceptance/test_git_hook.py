@@ -15,7 +15,7 @@ from helpers import add_remote, commit, git, head_subject, imported_modules
 import ds_gate
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
-from ds_gate.hooks.install import CHAIN_SUFFIX, install
+from ds_gate.setup.install import CHAIN_SUFFIX, install
 
 MANIFEST = "paper/paper_bundle_manifest.json"
 

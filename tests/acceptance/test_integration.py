@@ -238,8 +238,8 @@ def test_an_unknown_version_or_shape_wraps_nothing_and_doctor_says_so(runtime, c
     finally:
         metadata.write_text(original)
     service = runtime["site"] / "deepscientist" / "artifact" / "service.py"
-    original = _swap(service, "        summary: str = \"\",\n    ) -> dict[str, Any]:\n        import yaml",
-                     "        summary: str = \"\",\n        force: bool = False,\n    ) -> dict[str, Any]:\n        import yaml")
+    original = _swap(service, "        summary: str = \"\",\n    ) -> dict[str, Any]:\n        quest_root",
+                     "        summary: str = \"\",\n        force: bool = False,\n    ) -> dict[str, Any]:\n        quest_root")
     try:
         tools, refused = call(runtime, root, [("complete_quest", {})], errlog=log)
         assert refused["status"] == "approval_required" and "list_distill_candidates" not in tools
@@ -260,8 +260,8 @@ def test_doctor_reports_installed_loaded_and_matching(runtime, capsys) -> None:
         main(["doctor", str(root), "--home", str(runtime["home"]), "--format", "json"])
         [check] = [c for c in json.loads(capsys.readouterr().out)["checks"] if c["name"] == "deepscientist integration"]
         assert check["status"] == "ok" and "installed, loaded and matching DeepScientist 1.6.0" in check["message"]
-        for name in ("ds_gate_deepscientist.pth", "_ds_gate_ds_boot.py", "_ds_gate_ds_wrap.py", "_ds_gate_ds_tools.py",
-                     "_ds_gate_ds.json"):
+        for name in ("ds_gate_deepscientist.pth", "_ds_gate_ds_boot.py", "_ds_gate_ds_wrap.py", "_ds_gate_ds_service.py", "_ds_gate_ds_tools.py",
+                     "_ds_gate_ds_toolspec.py", "_ds_gate_ds.json"):
             (runtime["site"] / name).unlink()  # as when DeepScientist rebuilds its environment
         main(["doctor", str(root), "--home", str(runtime["home"]), "--format", "json"])
         [check] = [c for c in json.loads(capsys.readouterr().out)["checks"] if c["name"] == "deepscientist integration"]
@@ -314,9 +314,9 @@ def test_memory_write_defaults_to_global_only_with_its_switch(runtime) -> None:
                                       "max_chars": 40, "order": "relevance"}, queried
         assert queried["rank_by"] == "text" and [r["title"] for r in queried["results"]] == ["A lesson"]
         assert sum(len(r["summary"]) for r in queried["results"]) <= 40
-        # a wrong type is refused by main's server itself (the SDK checks the tool's annotations): a tool error
+        # a wrong type is refused in main's server by the table's schema, before ds-gate is asked: a tool error
         assert getattr(refused, "is_error", getattr(refused, "isError", None)) is True  # both SDK lines' spelling
-        assert "query" in refused.content[0].text and "string" in refused.content[0].text
+        assert "query must be a string (or null), not int 7" in refused.content[0].text, refused.content[0].text
         install(runtime["home"], "--memory-global-scope")
         _, written = call(runtime, root, [("write", card)], namespace="memory")
         assert written["scope"] == "global" and Path(written["path"]).is_relative_to(runtime["home"] / "memory")

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ds_gate.demo.service import DemoArtifactService
+from ds_gate.demo.service import ArtifactService
+from ds_gate.integration import service as service_wrappers
 from ds_gate.integration import wrap
 
 
@@ -27,12 +28,12 @@ def fresh_state(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def shaped_like_main() -> type:
     """A fresh class with main's four method shapes, recording what reaches main."""
-    class Service(DemoArtifactService):
+    class Service(ArtifactService):
         pass
 
     calls: list[str] = []
-    for name in wrap.SERVICE_SHAPES:
-        original = getattr(DemoArtifactService, name)
+    for name in service_wrappers.SERVICE_SHAPES:
+        original = getattr(ArtifactService, name)
 
         def stub(self: Any, *args: Any, _name: str = name, **kwargs: Any) -> dict[str, Any]:
             calls.append(_name)
@@ -45,7 +46,7 @@ def shaped_like_main() -> type:
 
 def test_each_wrapper_asks_only_where_the_agent_finalizes_or_records_a_review() -> None:
     cls = shaped_like_main()
-    assert wrap.wrap_service_class(cls) == []
+    assert service_wrappers.wrap_service_class(cls) == []
     asked: list[dict[str, Any]] = []
     wrap.set_judge(lambda request: asked.append(request) or {"allow": True})
     service = cls.__new__(cls)
@@ -67,7 +68,7 @@ def test_each_wrapper_asks_only_where_the_agent_finalizes_or_records_a_review() 
     asked_before = len(asked)
     assert asked_before == 5
     assert cls.calls.count("complete_quest") == 1  # allowed: main ran
-    with wrap.asked(root):  # the submit_paper_bundle tool asked already: its service call does not ask again
+    with wrap.tool_asked(root):  # the submit_paper_bundle tool asked already: its service call does not ask again
         service.submit_paper_bundle(root, outline_path="o")
     service.submit_paper_bundle(Path("/other"), outline_path="o")
     assert [r["root"] for r in asked[5:]] == ["/other"] and cls.calls.count("submit_paper_bundle") == 3
@@ -75,7 +76,7 @@ def test_each_wrapper_asks_only_where_the_agent_finalizes_or_records_a_review() 
 
 def test_a_refusal_is_returned_instead_of_calling_main() -> None:
     cls = shaped_like_main()
-    wrap.wrap_service_class(cls)
+    service_wrappers.wrap_service_class(cls)
     refusal = {"ok": False, "status": "distill_review_required", "pending_run_ids": ["run-1"]}
     wrap.set_judge(lambda request: {"allow": False, "refusal": refusal})
     service = cls.__new__(cls)
@@ -86,15 +87,15 @@ def test_a_refusal_is_returned_instead_of_calling_main() -> None:
 
 def test_another_shape_wraps_nothing_and_what_was_wrapped_is_put_back() -> None:
     good = shaped_like_main()
-    before = {name: good.__dict__[name] for name in wrap.SERVICE_SHAPES}
-    assert wrap.wrap_service_class(good) == []
+    before = {name: good.__dict__[name] for name in service_wrappers.SERVICE_SHAPES}
+    assert service_wrappers.wrap_service_class(good) == []
     assert all(good.__dict__[name] is not before[name] for name in before)
 
     class Other(good):  # type: ignore[misc, valid-type]
         def complete_quest(self, quest_root: Path, *, summary: str = "", force: bool = False) -> dict[str, Any]:
             return {}
 
-    problems = wrap.wrap_service_class(Other)
+    problems = service_wrappers.wrap_service_class(Other)
     assert problems and "complete_quest has parameters (self, quest_root, summary, force)" in problems[0]
     assert "complete_quest" in Other.__dict__ and Other.__dict__["complete_quest"].__name__ == "complete_quest"
     wrap.refuse("; ".join(problems))
@@ -129,7 +130,7 @@ def test_no_answer_from_ds_gate_escapes_as_an_exception(answer: Any, raises: boo
 
 @given(payload=JSONISH)
 def test_is_review_never_raises(payload: Any) -> None:
-    assert wrap.is_review(payload) in (True, False)
+    assert service_wrappers.is_review(payload) in (True, False)
 
 
 def test_the_tools_go_on_the_quest_artifact_server_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -226,8 +227,8 @@ def test_the_bridge_answers_json_for_text_no_encoding_holds(small_quest: tuple[P
     import sys
 
     root, _ = small_quest
-    request = '{"op": "review", "root": %s, "payload": {"kind": "report", "report_type": "distill_review", ' \
-              '"reviewed_run_ids": ["run-\\ud800"], "summary": "\\udcff"}}' % json.dumps(str(root))
+    request = ('{"op": "review", "root": ' + json.dumps(str(root)) + ', "payload": {"kind": "report", '
+               '"report_type": "distill_review", "reviewed_run_ids": ["run-\\ud800"], "summary": "\\udcff"}}')
     done = subprocess.run([sys.executable, "-c", wrap.BRIDGE], input=request.encode(), capture_output=True, check=True)
     answer = json.loads(done.stdout)
     assert answer["allow"] is False and answer["refusal"]["status"] == "distill_review_invalid", answer
@@ -241,7 +242,7 @@ def test_the_approval_is_read_as_main_reads_it(spelt: str) -> None:
     """Issue 35: main strips ``reply_schema.decision_type`` (``_interaction_decision_type``), so
     each of these is the completion approval to main, and must be asked about here."""
     cls = shaped_like_main()
-    wrap.wrap_service_class(cls)
+    service_wrappers.wrap_service_class(cls)
     asked: list[dict[str, Any]] = []
     wrap.set_judge(lambda request: asked.append(request) or {"allow": False, "refusal": {"status": "refused"}})
     service = cls.__new__(cls)

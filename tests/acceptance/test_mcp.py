@@ -27,7 +27,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from test_read_only import snapshot
 
-from ds_gate.agent.skill import TOOLS
+from ds_gate.agent.toolspec import BY_NAME as TOOLS
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import CheckpointRejected, ExampleQuest
 

@@ -121,7 +121,7 @@ def test_builtin_rules_are_plugins_on_the_same_manager() -> None:
     assert pm.get_plugin("builtin") is not None
     names = {impl.plugin_name for impl in pm.hook.ds_gate_run_is_completed.get_hookimpls()}
     assert "builtin" in names
-    assert {"text", "json", "github"} <= {name for offered in pm.hook.ds_gate_reporters() for name in offered}
+    assert pm.hook.ds_gate_reporters() == []  # the built-in formats are the reporters' own table, not a hook's answer
 
 
 @pytest.mark.slow

@@ -7,9 +7,10 @@ import datetime
 import pytest
 from helpers import git
 
-from ds_gate import coerce_toggle, evaluate, load_quest
+from ds_gate import evaluate, load_quest
 from ds_gate.cli.main import main
 from ds_gate.kernel.errors import QuestError
+from ds_gate.sources.quest_yaml import coerce_toggle
 
 ON = {
     "true": "experience_distill: true",

@@ -16,9 +16,8 @@ import yaml
 
 from ds_gate.cli.main import main
 from ds_gate.kernel.errors import QuestError
-from ds_gate.recall import list_knowledge_summaries
 from ds_gate.recall import text as recall_text
-from ds_gate.recall.api import _INDEXES, recall
+from ds_gate.recall.api import _INDEXES, list_knowledge_summaries, recall
 from ds_gate.recall.tags import closest, match_key, normalize_tag
 
 

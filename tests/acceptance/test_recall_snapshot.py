@@ -14,8 +14,7 @@ import pytest
 import yaml
 
 from ds_gate.io.cache_file import cache_name
-from ds_gate.recall import recall
-from ds_gate.recall.api import _INDEXES
+from ds_gate.recall.api import _INDEXES, recall
 from ds_gate.recall.snapshot import Stored
 
 TOPICS = ["topic:routing", "topic:warmup", "topic:tokenizer", "topic:eval-parity", "task:kd-temperature"]

@@ -190,13 +190,13 @@ def test_the_same_artifact_id_recorded_again_replaces_the_invalid_review(hooked)
 @pytest.mark.slow
 def test_the_draft_recorded_as_it_is_blocks_nothing_and_covers_nothing(hooked) -> None:
     quest, idea, run = hooked
-    drafted = agent_tools.draft(idea, [run])["payload"]
+    drafted = agent_tools.draft_distill_review(idea, [run])["payload"]
     assert drafted["reason_if_empty"].startswith("<FILL: ") and drafted["suppress_if_semantically_equivalent"] is False
     recorded = main_record(quest, idea, drafted)
     assert recorded["ok"]
     said = checkpoint(idea, "artifact: report draft")
     assert "warning [review.placeholder]" in said
-    closure = agent_tools.closure(idea)
+    closure = agent_tools.check_closure(idea)
     assert not closure["ok"] and closure["pending_run_ids"] == [run]
     [placeholder] = [f for f in closure["findings"] if f["rule"] == "review.placeholder"]
     assert "still holds the draft's placeholder" in placeholder["message"] and "'artifact_id'" in placeholder["hint"]
@@ -289,7 +289,7 @@ def test_each_failure_closure_reports_is_fixed_by_the_call_its_message_names(hoo
     CLASSES[failure](quest, idea, run)
     (idea / "status.md").write_text("distilling\n")
     checkpoint(idea, "as the agent left it")
-    closure = agent_tools.closure(idea)
+    closure = agent_tools.check_closure(idea)
     assert not closure["ok"] and failure.split(" ")[0] in {f["rule"] for f in closure["findings"] if f["severity"] == "error"}
     for _ in range(3):
         if closure["ok"]:
@@ -299,15 +299,15 @@ def test_each_failure_closure_reports_is_fixed_by_the_call_its_message_names(hoo
             write, finding = call["memory.write"], call["finding"]
             quest.card(write["scope"], write["title"], kind=write["kind"], card_id=finding["subject"],
                        claim="Above lr 1e-3 the experts collapse.", lineage=[{"quest": quest.quest_id, "run": run}])
-            closure = agent_tools.closure(idea)
+            closure = agent_tools.check_closure(idea)
             continue
         runs = call["reviewed_run_ids"]
         payload = {**call, "cards_written": quest.lessons(runs)}  # the skill's cards, written with memory.write
-        assert agent_tools.validate_review(idea, payload)["ok"]
+        assert agent_tools.validate_distill_review(idea, payload)["ok"]
         recorded = main_record(quest, idea, payload)
         assert recorded["ok"] and recorded.get("status") != "semantically_equivalent", recorded
         checkpoint(idea, f"artifact: report {recorded['artifact_id']}")
-        closure = agent_tools.closure(idea)
+        closure = agent_tools.check_closure(idea)
     assert closure["ok"] and closure["verdict"] == "passed", closure
 
 
@@ -319,11 +319,11 @@ def test_each_failure_closure_reports_is_fixed_by_the_call_its_message_names(hoo
 def test_validate_answers_what_closure_says_once_the_review_is_recorded(hooked, home, case) -> None:
     quest, idea, run = hooked
     payload = {**report(run, **(MISTAKES[case][0] if case != "valid" else {})), "artifact_id": "report-0000beef"}
-    answer = agent_tools.validate_review(idea, payload)
+    answer = agent_tools.validate_distill_review(idea, payload)
     assert answer["path"] == ".ds/worktrees/idea-a/artifacts/reports/report-0000beef.json"
     assert list(idea.glob("artifacts/reports/*")) == []  # nothing written
     main_record(quest, idea, payload)
-    closure = agent_tools.closure(idea)
+    closure = agent_tools.check_closure(idea)
     said = [f for f in closure["findings"] if f["path"] == answer["path"] or
             (f["rule"] == "coverage.pending-run" and f["subject"] in answer["runs_meant"])]
     assert answer["runs_meant"] == ([] if case in ("an unknown run id", "no reviewed run") else [run])
@@ -341,11 +341,11 @@ def test_validate_names_what_main_would_refuse_or_drop(hooked) -> None:
     quest, idea, run = hooked
     first = main_record(quest, idea, report(run))
     plain = {k: v for k, v in report(run).items() if k != "suppress_if_semantically_equivalent"}
-    answer = agent_tools.validate_review(idea, {**plain, "artifact_id": first["artifact_id"]})
+    answer = agent_tools.validate_distill_review(idea, {**plain, "artifact_id": first["artifact_id"]})
     assert any("semantically_equivalent" in note for note in answer["notes"])
     assert any(f"artifact_id {first['artifact_id']} is recorded already" in note for note in answer["notes"])
     rfc = {**report(run), "kind": "decision", "action": "distill_review", "verdict": "covered", "reason": "r"}
-    answer = agent_tools.validate_review(idea, rfc)
+    answer = agent_tools.validate_distill_review(idea, rfc)
     assert not answer["ok"] and answer["valid"]  # ds-gate reads the RFC's encoding; main refuses to record it
     assert any("refuses kind 'decision' with action 'distill_review'" in note for note in answer["notes"])
 
@@ -359,7 +359,7 @@ def test_the_cli_validates_a_review_payload_from_a_file_or_stdin(hooked, tmp_pat
     assert "OK" in capsys.readouterr().out
     assert main(["validate-review", str(bad), "--quest", str(idea), "--format", "json"]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert out == agent_tools.validate_review(idea, report("main-001"))
+    assert out == agent_tools.validate_distill_review(idea, report("main-001"))
     import io
 
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(report(run)).encode())))

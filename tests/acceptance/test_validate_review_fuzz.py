@@ -13,10 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ds_gate.agent import tools as agent_tools
-from ds_gate.agent.mcp_schemas import OUTPUT_SCHEMAS
+from ds_gate.agent.toolspec import BY_NAME
 from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.kernel.errors import QuestError
-from ds_gate.model.findings import declared_rules
 from ds_gate.rules.registry import builtin_rules
 
 pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
@@ -58,14 +57,14 @@ def test_any_payload_gets_closures_answer_or_one_error(quest, data, monkeypatch)
                **data.draw(st.dictionaries(st.sampled_from(keys), values(runs), max_size=6))}
     before = sorted(p.name for p in idea.rglob("*") if ".git" not in p.parts)
     try:
-        answer = agent_tools.validate_review(idea, payload)
+        answer = agent_tools.validate_distill_review(idea, payload)
     except QuestError as exc:
         assert "\n" not in str(exc)
         return
     finally:
         assert sorted(p.name for p in idea.rglob("*") if ".git" not in p.parts) == before  # nothing written
-    jsonschema.validate(answer, OUTPUT_SCHEMAS["validate_distill_review"])
-    known = {rule.id for rule in builtin_rules()} | set(declared_rules())
+    jsonschema.validate(answer, BY_NAME["validate_distill_review"].output)
+    known = {rule.id for rule in builtin_rules()}
     assert {f["rule"] for f in answer["findings"]} <= known
     assert set(answer["covers"]) <= set(runs)
     if answer["ok"]:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from ds_gate.sources.clone import (
     CloneConfig,
     _remote_specs,
-    clone_blindness,
+    blindness,
     fetched_everything,
     is_partial,
     lazy_fetch_safe,
@@ -59,11 +59,11 @@ def test_a_clone_says_what_it_is_from_its_configuration(tmp_path: Path) -> None:
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     git(root, "commit", "-q", "--allow-empty", "-m", "start")
-    assert (is_partial(root), clone_blindness(root)) == (False, None)
+    assert (is_partial(root), blindness(root)) == (False, None)
     git(root, "remote", "add", "origin", "https://example.invalid/quest.git")
-    assert clone_blindness(root) is None  # fetches every branch
+    assert blindness(root) is None  # fetches every branch
     git(root, "config", "remote.origin.fetch", "+refs/heads/main:refs/remotes/origin/main")
-    assert "some branches" in (clone_blindness(root) or "")
+    assert "some branches" in (blindness(root) or ("",))[0]
     git(root, "config", "remote.origin.promisor", "true")
     git(root, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "idea/a")
     for where in (root, tmp_path / "wt"):

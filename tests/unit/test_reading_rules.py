@@ -15,10 +15,11 @@ from ds_gate.engine.documents import GivenFile, check_documents, validate_files
 from ds_gate.model.findings import INFO, WARNING, Finding
 from ds_gate.model.records import Workspace
 from ds_gate.sources.folders import FolderReader
-from ds_gate.sources.location import Location, discover_workspaces
+from ds_gate.sources.location import Location
 from ds_gate.sources.memory import parse_card
 from ds_gate.sources.quest_yaml import read_quest_yaml, toggle_finding
 from ds_gate.sources.records import parse_json_object, read_index, read_records
+from ds_gate.sources.workspaces import discover_workspaces
 
 FAILS = {
     "artifact.invalid-json", "artifact.not-object", "artifact.unreadable", "artifact.id-mismatch", "index.invalid-line",

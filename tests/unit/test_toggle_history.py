@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from ds_gate.kernel.fs import MAX_FILE_VARIABLE
-from ds_gate.sources.toggle_seen import _batches, _history_blobs
+from ds_gate.sources.history import batches as _batches
+from ds_gate.sources.toggle_seen import _history_blobs
 
 
 def git(cwd: Path, *args: str) -> None:

@@ -9,7 +9,8 @@ from datetime import date
 import pytest
 from rulecases import fired
 
-from ds_gate.config.waivers import apply_waivers, parse_waivers
+from ds_gate.config.waiver_file import parse_waivers
+from ds_gate.config.waivers import apply_waivers
 from ds_gate.rules.coverage import COVERAGE_PENDING_RUN
 from ds_gate.sources.problems import GIT_SYMLINK_IN_TREE
 

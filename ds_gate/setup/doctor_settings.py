@@ -5,19 +5,17 @@ The gate's settings come from two kinds of places (docs/threat-model.md): truste
 the quest's own files (``.ds-gate.yaml``, ``[tool.ds-gate]``), which may only make the gate
 stricter. A quest that writes ``source: folders`` once got "ok" here while CI read less
 than every branch; now doctor names each quest-written setting the gate ignores, and the
-trusted setting that would apply it. Returns plain tuples: ``hooks.doctor`` makes them checks.
+trusted setting that would apply it. Returns plain tuples: ``setup.doctor`` makes them checks.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from ds_gate.config.failclosed import accept_hint
-from ds_gate.config.quest import from_quest, read_defaults
+from ds_gate.config.quest import QuestConfig, from_quest, read_quest_config
 from ds_gate.config.settings import ENV, KEYS, Trusted, load, user_config_path
-from ds_gate.config.waivers import load_waivers
 from ds_gate.kernel.counting import counted
 from ds_gate.kernel.layout import QUEST_CONFIG as FILE
 
@@ -53,8 +51,8 @@ def _trusted(trusted: Trusted, root: Path) -> CheckTuple:
     return "trusted config", OK, f"{trusted.label} (trusted): {shown}", None
 
 
-def _quest(root: Path) -> tuple[CheckTuple, dict[str, Any]]:
-    found = read_defaults(root)
+def _quest(config: QuestConfig) -> tuple[CheckTuple, dict[str, Any]]:
+    found = config.defaults
     problems = [f.message for f in found.problems] + ([found.yaml_problem] if found.yaml_problem else [])
     if problems:
         return ("config", FAIL, "; ".join(problems) + ": no setting of that file applies, and check and closure fail "
@@ -73,10 +71,8 @@ def _quest(root: Path) -> tuple[CheckTuple, dict[str, Any]]:
     return ("config", OK, message, None), applied
 
 
-def _waivers(root: Path, trusted: Trusted) -> CheckTuple | None:
-    if not os.path.lexists(root / FILE):
-        return None
-    waivers, _ = load_waivers(root)
+def _waivers(config: QuestConfig, trusted: Trusted) -> CheckTuple | None:
+    root, waivers = config.root, config.waivers[0]
     if not waivers:
         return None
     accepted = trusted.accepts(root) if trusted.problem is None else None
@@ -91,9 +87,10 @@ def settings_checks(root: Path) -> tuple[list[CheckTuple], tuple[str, str] | Non
     """(the settings checks, the trusted configuration's home and where it came from, if it sets one)."""
     trusted = load()
     checks = [_trusted(trusted, root)]
-    quest, _ = _quest(root)
+    config = read_quest_config(root)
+    quest, _ = _quest(config)
     checks.append(quest)
-    waivers = _waivers(root, trusted)
+    waivers = _waivers(config, trusted)
     if waivers is not None:
         checks.append(waivers)
     home = trusted.values.get("home") if trusted.problem is None else None

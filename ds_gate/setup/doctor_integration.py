@@ -27,10 +27,10 @@ from ds_gate.integration.installer import (
     runtime_files,
 )
 from ds_gate.kernel.errors import QuestError
+from ds_gate.model.reports import FAIL, OK, WARN
 from ds_gate.sources.memory import resolve_home
 
 NAME = "deepscientist integration"
-OK, WARN, FAIL = "ok", "warn", "fail"  # hooks.doctor's (it imports this module, so not imported from it)
 Check = tuple[str, str, str | None]  # (status, message, fix): doctor names the line NAME
 LOADED = ("import json, deepscientist.artifact.service, deepscientist.mcp.server, _ds_gate_ds_boot as b; "
           "print(json.dumps(b.status()))")

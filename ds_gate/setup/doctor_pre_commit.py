@@ -20,9 +20,9 @@ from typing import Any
 
 from ds_gate.config.files import yaml_of
 from ds_gate.config.settings import agent_writable
+from ds_gate.kernel.fs import is_inside
 from ds_gate.kernel.layout import pre_commit_files_pattern
 from ds_gate.kernel.version import HOMEPAGE
-from ds_gate.sources.location import is_inside
 
 CONFIG = ".pre-commit-config.yaml"
 # .pre-commit-hooks.yaml's hooks that guard (tests/acceptance/test_doctor.py checks these against it):
@@ -98,9 +98,11 @@ def listed_guards(folder: Path, name: str = CONFIG) -> tuple[set[str], list[tupl
     for repo in repos if isinstance(repos, list) else []:
         hooks = repo.get("hooks") if isinstance(repo, dict) else None
         where = repo.get("repo") if isinstance(repo, dict) else None
+        if not isinstance(where, str):
+            continue  # no hook of a repo without a name is counted
         ids: list[str] = []
         for hook in hooks if isinstance(hooks, list) else []:
-            if not isinstance(hook, dict) or hook.get("id") not in GUARDS or not isinstance(where, str):
+            if not isinstance(hook, dict) or hook.get("id") not in GUARDS:
                 continue
             if where.strip() == "local" and "stages" not in hook:  # a local hook takes the config's default stages
                 hook = {**hook, "stages": data.get("default_stages")}

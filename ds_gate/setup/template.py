@@ -21,10 +21,10 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
-from ds_gate.hooks.install import HOOKS, MARKER, _script, hook_python
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.fs import text_or_none
 from ds_gate.kernel.git import GitError, git
+from ds_gate.setup.install import HOOKS, MARKER, _script, hook_python
 
 KEY = "init.templateDir"
 
