@@ -95,7 +95,7 @@ class Collector(IndexFollower, FolderRows):
             if isinstance(item, Finding):
                 self.findings.append(item)
                 if lines is not None:
-                    lines.append(finding_row(loose(item)) if item.path == ws.display(INDEX_DISPLAY) else ("elsewhere",))
+                    lines.append(finding_row(unplaced(item)) if item.path == ws.display(INDEX_DISPLAY) else ("elsewhere",))
                 continue
             if item.kind == "run":  # interned: the run record's own id, one string for both
                 self.indexed_run_ids.add(intern(item.artifact_id))

@@ -15,7 +15,7 @@ from typing import Any
 from ds_gate.engine.slim import (
     SKIPPED,
     Bad,
-    Loose,
+    Unplaced,
     Refused,
     Slim,
     SlimDecision,
@@ -31,18 +31,18 @@ _FIELDS = ("rule", "severity", "message", "hint", "pointer", "line", "subject", 
 _FINDING_FIELDS = attrgetter(*_FIELDS)  # a Finding but its path, in the row's order
 
 
-def finding_row(finding: Loose) -> Row:
+def finding_row(finding: Unplaced) -> Row:
     return tuple(_FINDING_FIELDS(finding))
 
 
-def finding_of(row: Row) -> Loose:
+def finding_of(row: Row) -> Unplaced:
     """A finding read back (``Finding(**...)``, as the pytest plugin's workers read theirs)."""
     if not (isinstance(row[0], str) and isinstance(row[1], str) and isinstance(row[2], str)):
         raise TypeError("not a finding")
     return Finding(**{"path": None, **dict(zip(_FIELDS, row, strict=True))})
 
 
-def _findings(rows: Row) -> tuple[Loose, ...]:
+def _findings(rows: Row) -> tuple[Unplaced, ...]:
     if rows == ():  # most records: no findings
         return ()
     if type(rows) is not tuple:
