@@ -26,8 +26,8 @@ from ds_gate.engine.slim import (
     SlimDecision,
     SlimRun,
     at,
-    loose,
     make_slim,
+    unplaced,
 )
 from ds_gate.engine.slim_rows import finding_row
 from ds_gate.kernel import fs

@@ -15,11 +15,11 @@ from typing import Any
 from ds_gate.engine.slim import (
     SKIPPED,
     Bad,
-    Unplaced,
     Refused,
     Slim,
     SlimDecision,
     SlimRun,
+    Unplaced,
 )
 from ds_gate.model.findings import Finding
 
