@@ -217,13 +217,13 @@ def read_quest_config(root: Path) -> QuestConfig:
     )
 
 
-def configured_require(root: Path) -> bool:
-    """Whether ``require`` is set, by the trusted configuration or the quest (which may make
-    the gate only stricter): read by the hooks only once a commit or push finalizes (never on
-    an ordinary checkpoint's path), so a quest that sets it is gated by its hooks as by ``closure``."""
+def configured_require(config: QuestConfig) -> bool:
+    """Whether ``require`` is set, by the trusted configuration or the quest's (``config``, which
+    may make the gate only stricter): read by the hooks only once a commit or push finalizes
+    (never on an ordinary checkpoint's path), so a quest that sets it is gated by its hooks as by ``closure``."""
     trusted = load()
     return (trusted.problem is None and trusted.values.get("require") is True) or \
-        read_quest_config(root).defaults.values.get("require") is True
+        config.defaults.values.get("require") is True
 
 
 def _actions(text: str | None, toml: dict[str, Any]) -> list[str]:

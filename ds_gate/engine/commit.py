@@ -30,10 +30,11 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from ds_gate.config.quest import configured_require, read_quest_config
+from ds_gate.config.quest import QuestConfig, configured_require, read_quest_config
 from ds_gate.config.waivers import waive
 from ds_gate.engine.documents import GivenFile, check_documents
-from ds_gate.engine.gate import evaluate, load_quest
+from ds_gate.engine.gate import Gate, load_quest
+from ds_gate.engine.options import GateOptions
 from ds_gate.engine.unseen import as_closure_sees
 from ds_gate.kernel.catfile import cat_file
 from ds_gate.kernel.checkpoint import gated, may_be_review, other_json
@@ -126,10 +127,11 @@ class CommitCheck:
         top_rel = loc.top.relative_to(loc.root).as_posix()
         prefix = "" if top_rel == "." else f"{top_rel}/"
         card_findings = _card_findings(loc.root, loc.top, prefix, cards, blobs, self.validate, self.notes) if cards else []
-        own = read_quest_config(loc.root).waivers  # the quest's waivers, read once for the cards and the records
+        config = read_quest_config(loc.root)  # once: the waivers of the cards and the records, and the closure
+        own = config.waivers
         card_findings = waive(card_findings, loc.root, own, audit=False)
         if reasons:
-            closure = self.closure(loc.root, reasons, card_findings)
+            closure = self.closure(config, reasons, card_findings)
             if closure is not None:
                 return closure
         findings: list[Finding] = [*card_findings, *self.quest_yaml_findings(names, blobs, prefix)]
@@ -159,16 +161,15 @@ class CommitCheck:
             self._quest.append(load_quest(self.cwd, staged=True))
         return self._quest[0]
 
-    def closure(self, root: Path, reasons: list[str], card_findings: list[Finding]) -> Report | None:
+    def closure(self, config: QuestConfig, reasons: list[str], card_findings: list[Finding]) -> Report | None:
         """The closure gate for a finalization commit: its report when the gate is enforced
         (as this commit stages the workspace, then as ``closure`` reads the folders), else None
         with its notes kept."""
-        require = self.require or configured_require(root)
-        closure = evaluate(self.quest(), SCOPES["commit-check"], require=require, finalization=reasons,
-                           staged_findings=card_findings)
+        asked = GateOptions(require=self.require or configured_require(config), finalization=tuple(reasons))
+        scope = SCOPES["commit-check"]
+        closure = Gate(self.quest(), scope, dataclasses.replace(asked, staged_findings=tuple(card_findings)), config=config).run()
         if closure.enforced:
-            closure = as_closure_sees(closure, evaluate(self.cwd, SCOPES["commit-check"], require=require,
-                                                        finalization=reasons), "this commit does not stage")
+            closure = as_closure_sees(closure, Gate(self.cwd, scope, asked, config=config).run(), "this commit does not stage")
         if closure.enforced:  # with why the cards' patch rules named no quest, as a checkpoint says it
             return dataclasses.replace(closure, notes=[*self.notes, *closure.notes])
         self.notes += closure.notes

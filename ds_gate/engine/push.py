@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ds_gate.config.quest import configured_require
-from ds_gate.engine.gate import evaluate, load_quest
+from ds_gate.config.quest import configured_require, read_quest_config
+from ds_gate.engine.gate import Gate, load_quest
+from ds_gate.engine.options import GateOptions
 from ds_gate.engine.unseen import as_closure_sees
 from ds_gate.kernel.errors import NotAQuest
 from ds_gate.kernel.layout import MANIFEST
@@ -57,12 +58,10 @@ def push_check(cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: b
         raise NotAQuest(f"{stop}; this push finalizes ({'; '.join(reasons)}), so the pre-push hook stops "
                         "(in a repository that is no quest: `git push --no-verify`)", stop.root)
 
-    require = require or configured_require(root)
-
-    quest = load_quest(root, source="git", refs=refs, extra_tips=list(pushes))
-    report = evaluate(quest, SCOPES["pre-push"], require=require, finalization=reasons)
+    config = read_quest_config(root)  # once, for the require setting and both gate runs
+    asked = GateOptions(require=require or configured_require(config), finalization=tuple(reasons))
+    quest = load_quest(root, source="git", refs=refs, extra_tips=list(pushes), config=config)
+    report = Gate(quest, SCOPES["pre-push"], asked, config=config).run()
     if report.enforced:  # what the remote will hold; and what `closure` reads here?
-
-        report = as_closure_sees(report, evaluate(cwd, SCOPES["pre-push"], require=require, finalization=reasons),
-                                 "no commit holds yet")
+        report = as_closure_sees(report, Gate(cwd, SCOPES["pre-push"], asked, config=config).run(), "no commit holds yet")
     return report
