@@ -16,8 +16,9 @@ from pathlib import Path
 from sys import intern
 
 from ds_gate.engine.copies import NO_FINDINGS, Copies
+from ds_gate.engine.folder_rows import INDEX_DISPLAY, FolderRows, Row
 from ds_gate.engine.index_follow import MISSING_SHOWN, IndexFollower
-from ds_gate.engine.record_store import INDEX_DISPLAY, FolderRows, RecordStore, Row
+from ds_gate.engine.record_store import RecordStore
 from ds_gate.engine.slim import (
     Bad,
     NotShareable,
