@@ -40,28 +40,43 @@ def _not_reviewable(quest: Quest, run_id: str, index: int) -> str:
     """Why ``run_id`` cannot be drafted, worded as the CLI's ``review.unknown-run`` finding."""
     run = quest.runs.get(run_id)
     if run is not None:
-        return (f"run_ids[{index}] is {run_id!r}, a run of this quest that is not completed (status {run.status!r}, "
-                f"run_kind {run.run_kind!r}); only completed runs are reviewed (see list_distill_candidates)")
+        return (
+            f"run_ids[{index}] is {run_id!r}, a run of this quest that is not completed (status {run.status!r}, "
+            f"run_kind {run.run_kind!r}); only completed runs are reviewed (see list_distill_candidates)"
+        )
     same = RunIndex(quest).by_run_id.get(run_id, [])
     if same:
         guess = " or ".join(same)
-        return (f"run_ids[{index}] is {run_id!r}, the experiment run_id of {guess}, not a run artifact id; "
-                f"did you mean {guess}? a review lists run artifact ids (run-xxxxxxxx)")
+        return (
+            f"run_ids[{index}] is {run_id!r}, the experiment run_id of {guess}, not a run artifact id; "
+            f"did you mean {guess}? a review lists run artifact ids (run-xxxxxxxx)"
+        )
 
     close = difflib.get_close_matches(run_id, list(quest.runs), n=1, cutoff=0.8)
-    return (f"run_ids[{index}] is {run_id!r}, which is not a run of this quest; "
-            + (f"did you mean {close[0]}?" if close else "list_distill_candidates lists the runs to review"))
+    return f"run_ids[{index}] is {run_id!r}, which is not a run of this quest; " + (
+        f"did you mean {close[0]}?" if close else "list_distill_candidates lists the runs to review"
+    )
 
 
-def _neighbours(root: Path | str, tags: Sequence[str], query: str | None, home: Path | str | None) -> list[dict[str, Any]]:
+def _neighbours(
+    root: Path | str, tags: Sequence[str], query: str | None, home: Path | str | None
+) -> list[dict[str, Any]]:
     """The closest cards of the home's global memory and the quest's own, merged in recall's
     order (shared tags, then text match, then recency); a promoted card once, as its global copy."""
     found: dict[str, dict[str, Any]] = {}
     for scope in ("global", "quest"):
         for item in recall_summaries(tags, None, NEIGHBOURS, home=home, quest=root, scope=scope, query=query):
             found.setdefault(item["card_id"], item)
-    ordered = sorted(found.values(), key=lambda r: (-r["overlap"], -r.get("lexical_score", 0.0),
-                                                    -timestamp(r["updated_at"]), r["card_id"], r["path"]))
+    ordered = sorted(
+        found.values(),
+        key=lambda r: (
+            -r["overlap"],
+            -r.get("lexical_score", 0.0),
+            -timestamp(r["updated_at"]),
+            r["card_id"],
+            r["path"],
+        ),
+    )
     keys = ("card_id", "title", "scope", "kind", "claim", "matched_tags", "path")
     return clip_cards([{key: item.get(key) for key in keys} for item in ordered[:NEIGHBOURS]])
 
@@ -85,8 +100,10 @@ def draft_distill_review(root: Path | str, run_ids: Sequence[str], home: Path | 
         run_ids = [run_ids]
     ids = list(dict.fromkeys(run_ids))
     if not ids:
-        raise QuestError("run_ids must name at least one completed run by its artifact id (run-xxxxxxxx); "
-                         "list_distill_candidates lists them")
+        raise QuestError(
+            "run_ids must name at least one completed run by its artifact id (run-xxxxxxxx); "
+            "list_distill_candidates lists them"
+        )
     if len(ids) > MAX_LIMIT:
         raise QuestError(f"run_ids may name at most {MAX_LIMIT} runs, not {len(ids)}; review them in batches")
     report = evaluate(root, "candidates")
@@ -110,8 +127,12 @@ def draft_distill_review(root: Path | str, run_ids: Sequence[str], home: Path | 
         "encoding": report.review_encoding,
         "payload": draft_payload(ids, report.review_encoding),
         "neighbours": neighbours,
-        "recall": {"stage_tags": entry.tags, "tag_sources": entry.sources, "run_tags": run_tags,
-                   "query": f"each run's summary (its first {QUERY_CHARS} characters)"},
+        "recall": {
+            "stage_tags": entry.tags,
+            "tag_sources": entry.sources,
+            "run_tags": run_tags,
+            "query": f"each run's summary (its first {QUERY_CHARS} characters)",
+        },
         "already_reviewed": [run_id for run_id in ids if run_id not in pending],
         "instructions": INSTRUCTIONS,
     }

@@ -94,10 +94,12 @@ def build_server(start: str, home: str | None = None, *, debug: bool = False) ->
                 if debug:
                     traceback.print_exc(file=sys.stderr)
                 return CallToolResult.model_validate(
-                    {"content": [{"type": "text", "text": _error_text(exc)}], "isError": True})
+                    {"content": [{"type": "text", "text": _error_text(exc)}], "isError": True}
+                )
         text = json_safe(dumps(result, ensure_ascii=False))  # a stray byte shows as \xff, a NaN as "NaN"
         return CallToolResult.model_validate(
-            {"content": [{"type": "text", "text": text}], "structuredContent": json.loads(text), "isError": False})
+            {"content": [{"type": "text", "text": text}], "structuredContent": json.loads(text), "isError": False}
+        )
 
     def run(spec: ToolSpec, given: dict[str, Any]) -> CallToolResult:
         return answer(lambda: agent_tools.call(spec.name, start, given, home))
@@ -108,8 +110,13 @@ def build_server(start: str, home: str | None = None, *, debug: bool = False) ->
         server = cls(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
         server._mcp_server.version = __version__
     for spec in TOOLS:
-        server.add_tool(sdk_function(spec, run, Field, CallToolResult), name=spec.name, title=spec.title,
-                        description=spec.description, annotations=read_only)
+        server.add_tool(
+            sdk_function(spec, run, Field, CallToolResult),
+            name=spec.name,
+            title=spec.title,
+            description=spec.description,
+            annotations=read_only,
+        )
         tool = server._tool_manager.get_tool(spec.name)
         tool.fn_metadata.output_schema = spec.output
         tool.fn_metadata.output_model = AnyResult  # mcp 1.x validates every result it passes through with a model

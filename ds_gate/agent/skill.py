@@ -44,7 +44,9 @@ def quest_root(path: Path | str) -> Path:
     and only a quest's: DeepScientist reads overlays from quest roots, which hold quest.yaml."""
     root = locate(path).root
     if not (root / "quest.yaml").is_file():
-        raise QuestError(f"{root} is not a DeepScientist quest (no quest.yaml at its root); the skill was not installed")
+        raise QuestError(
+            f"{root} is not a DeepScientist quest (no quest.yaml at its root); the skill was not installed"
+        )
     return root
 
 
@@ -147,8 +149,11 @@ def mcp_entries(command: list[str] | None = None) -> dict[str, dict[str, Any]]:
     return {
         "codex": {
             "file": "~/.codex/config.toml (or config.toml in the codex runner's config_dir, or in $CODEX_HOME)",
-            "entry": {"command": command[0], "args": command[1:],
-                      "tools": {tool.name: {"approval_mode": "approve"} for tool in TOOLS}},
+            "entry": {
+                "command": command[0],
+                "args": command[1:],
+                "tools": {tool.name: {"approval_mode": "approve"} for tool in TOOLS},
+            },
             "snippet": "\n".join(codex_lines) + "\n",
         },
         "opencode": {

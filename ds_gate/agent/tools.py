@@ -28,8 +28,15 @@ from ds_gate.recall.api import DEFAULT_ORDER, check_kind, recall
 from ds_gate.recall.stage import stage_entry_tags
 
 PASSED, PASSED_OFF, REJECTED = "passed", "passed (gate off)", "rejected"
-__all__ = ["call", "check_closure", "draft_distill_review", "list_distill_candidates", "list_knowledge_summaries",
-           "list_recent", "validate_distill_review"]  # the tools, each named as its row in agent.toolspec
+__all__ = [
+    "call",
+    "check_closure",
+    "draft_distill_review",
+    "list_distill_candidates",
+    "list_knowledge_summaries",
+    "list_recent",
+    "validate_distill_review",
+]  # the tools, each named as its row in agent.toolspec
 
 
 def list_distill_candidates(root: Path | str) -> dict[str, Any]:
@@ -48,14 +55,25 @@ def list_distill_candidates(root: Path | str) -> dict[str, Any]:
         "pending_count": len(report.pending),
         "candidates": [run_details(quest, run) for run in shown],
         "omitted": len(report.pending) - len(shown),
-        "notes": list(report.notes) + ([] if quest.experience_distill else [
-            f"{OFF_NOTE}: these runs are listed, but nothing requires their review"]),
+        "notes": list(report.notes)
+        + (
+            []
+            if quest.experience_distill
+            else [f"{OFF_NOTE}: these runs are listed, but nothing requires their review"]
+        ),
     }
 
 
-def list_knowledge_summaries(root: Path | str, domain_tags: Sequence[str] | None = None, kind: str | None = None,
-                             limit: int = 20, home: Path | str | None = None, query: str | None = None,
-                             max_chars: int | None = None, order: str = DEFAULT_ORDER) -> dict[str, Any]:
+def list_knowledge_summaries(
+    root: Path | str,
+    domain_tags: Sequence[str] | None = None,
+    kind: str | None = None,
+    limit: int = 20,
+    home: Path | str | None = None,
+    query: str | None = None,
+    max_chars: int | None = None,
+    order: str = DEFAULT_ORDER,
+) -> dict[str, Any]:
     """Recall over the home's and the quest's cards (scope ``visible``), each with its content
     (``summary``, within ``max_chars`` in all). Tags only: the RFC's order; a ``query``: full-text
     relevance with the tags as words. Empty ``domain_tags`` and no query: the most recent cards
@@ -67,9 +85,17 @@ def list_knowledge_summaries(root: Path | str, domain_tags: Sequence[str] | None
         domain_tags = domain_tags.split(",")
     tags = [t for t in domain_tags or () if isinstance(t, str) and t.strip()]
     query = query if isinstance(query, str) and query.strip() else None
-    out: dict[str, Any] = {"schema_version": SCHEMA_VERSION,
-                           "request": {"domain_tags": list(tags), "kind": kind, "limit": limit, "query": query,
-                                       "max_chars": max_chars, "order": order}}
+    out: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "request": {
+            "domain_tags": list(tags),
+            "kind": kind,
+            "limit": limit,
+            "query": query,
+            "max_chars": max_chars,
+            "order": order,
+        },
+    }
     notes: list[str] = []
     sources: dict[str, list[str]] | None = None
     if not tags and not query:
@@ -77,19 +103,26 @@ def list_knowledge_summaries(root: Path | str, domain_tags: Sequence[str] | None
         out["request"]["for_stage"] = entry.stage
         if entry.recall_priors:
             sources = entry.sources
-            notes.append(f"domain_tags and query are empty: the most recent cards, newest first (the RFC's fallback); "
-                         f"this quest's stage-entry tags are {', '.join(entry.tags) or '(none)'} (tag_sources): pass "
-                         "them as domain_tags to rank by them")
+            notes.append(
+                f"domain_tags and query are empty: the most recent cards, newest first (the RFC's fallback); "
+                f"this quest's stage-entry tags are {', '.join(entry.tags) or '(none)'} (tag_sources): pass "
+                "them as domain_tags to rank by them"
+            )
         else:
-            notes.append("domain_tags and query are empty: the most recent cards, newest first (the RFC's fallback; "
-                         "this quest's recall_priors is off); pass domain_tags to rank cards by shared tags, or query "
-                         "to rank them by text")
-    found = recall(tags, kind, limit, home=home, quest=root, scope="visible", query=query, max_chars=max_chars,
-                   order=order)
+            notes.append(
+                "domain_tags and query are empty: the most recent cards, newest first (the RFC's fallback; "
+                "this quest's recall_priors is off); pass domain_tags to rank cards by shared tags, or query "
+                "to rank them by text"
+            )
+    found = recall(
+        tags, kind, limit, home=home, quest=root, scope="visible", query=query, max_chars=max_chars, order=order
+    )
     counts = found["counts"]
     results = found["results"]
-    notes.extend(f"no card carries the tag {u['tag']}" + (f"; closest known: {', '.join(u['closest'])}"
-                                                           if u["closest"] else "") for u in found["unmatched_tags"])
+    notes.extend(
+        f"no card carries the tag {u['tag']}" + (f"; closest known: {', '.join(u['closest'])}" if u["closest"] else "")
+        for u in found["unmatched_tags"]
+    )
     notes.extend(found["notes"])
     left_out = {
         "other_kinds": counts["cards"] - counts["of_kind"],
@@ -97,17 +130,31 @@ def list_knowledge_summaries(root: Path | str, domain_tags: Sequence[str] | None
         "over_limit": max(0, counts["eligible"] - len(results) - found["collapsed"]),
         "collapsed_copies": found["collapsed"],
     }
-    return {**out, "domain_tags": list(tags), "tag_sources": sources, "results": clip_cards(results),
-            "rank_by": found["rank_by"], "unmatched_tags": found["unmatched_tags"],
-            "counts": {"cards_in_scope": counts["cards"], "of_kind": counts["of_kind"], "matching": counts["eligible"],
-                       "returned": len(results)},
-            "left_out": left_out, "notes": notes}
+    return {
+        **out,
+        "domain_tags": list(tags),
+        "tag_sources": sources,
+        "results": clip_cards(results),
+        "rank_by": found["rank_by"],
+        "unmatched_tags": found["unmatched_tags"],
+        "counts": {
+            "cards_in_scope": counts["cards"],
+            "of_kind": counts["of_kind"],
+            "matching": counts["eligible"],
+            "returned": len(results),
+        },
+        "left_out": left_out,
+        "notes": notes,
+    }
 
 
 def list_recent(root: Path | str, kind: str | None = None, limit: int = 20) -> dict[str, Any]:
     """The quest's newest artifacts of every workspace (and unchecked-out branch tip)."""
-    return {"schema_version": SCHEMA_VERSION, "request": {"kind": kind, "limit": limit},
-            "results": recent_artifacts(root, kind, limit)}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "request": {"kind": kind, "limit": limit},
+        "results": recent_artifacts(root, kind, limit),
+    }
 
 
 def check_closure(root: Path | str, home: Path | str | None = None) -> dict[str, Any]:

@@ -32,9 +32,14 @@ def _result(**properties: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": props, "required": sorted(props)}
 
 
-FINDINGS = {"type": "array", "items": {"type": "object", "required": ["rule", "severity", "message"],
-                                       "properties": {"rule": STR, "severity": STR, "message": STR,
-                                                      "path": _opt(STR), "hint": _opt(STR)}}}
+FINDINGS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["rule", "severity", "message"],
+        "properties": {"rule": STR, "severity": STR, "message": STR, "path": _opt(STR), "hint": _opt(STR)},
+    },
+}
 
 # argument -> (its JSON Schema, what it must be, in words): the same in every tool that takes it
 ARGUMENTS: dict[str, tuple[dict[str, Any], str]] = {
@@ -197,17 +202,29 @@ def checked(spec: ToolSpec, given: dict[str, Any]) -> dict[str, Any]:
     return arguments
 
 
-def sdk_function(spec: ToolSpec, answer: Callable[[ToolSpec, dict[str, Any]], Any], field: Callable[..., Any],
-                 returns: Any, *extra: inspect.Parameter) -> Callable[..., Any]:
+def sdk_function(
+    spec: ToolSpec,
+    answer: Callable[[ToolSpec, dict[str, Any]], Any],
+    field: Callable[..., Any],
+    returns: Any,
+    *extra: inspect.Parameter,
+) -> Callable[..., Any]:
     """The tool as the MCP SDK reads a function: named after it, one parameter an argument (any
     JSON value, shown with its schema and description through pydantic's ``field``), then
     ``extra``; a call hands what it was given to ``answer``."""
+
     def tool(**given: Any) -> Any:
         return answer(spec, given)
 
     tool.__name__ = tool.__qualname__ = spec.name
-    parameters = [inspect.Parameter(arg.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=arg.default, annotation=(
-        Annotated[Any, field(description=arg.description, json_schema_extra=ARGUMENTS[arg.name][0])]))
-        for arg in spec.arguments]
+    parameters = [
+        inspect.Parameter(
+            arg.name,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=arg.default,
+            annotation=(Annotated[Any, field(description=arg.description, json_schema_extra=ARGUMENTS[arg.name][0])]),
+        )
+        for arg in spec.arguments
+    ]
     tool.__signature__ = inspect.Signature([*parameters, *extra], return_annotation=returns)  # type: ignore[attr-defined]
     return tool

@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     from ds_gate.model import Report
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-HOME_HELP = f"{HELP['home']} (default: $DEEPSCIENTIST_HOME, $DS_HOME, home in the trusted configuration, " \
-    "~/DeepScientist)"
+HOME_HELP = (
+    f"{HELP['home']} (default: $DEEPSCIENTIST_HOME, $DS_HOME, home in the trusted configuration, ~/DeepScientist)"
+)
 PATH_HELP = "any path inside the quest (default: .)"
 
 
@@ -45,8 +46,11 @@ def emit(report: Report, args: argparse.Namespace | str) -> None:
     output = None if isinstance(args, str) else getattr(args, "output", None)
     reporter = reporters.get(fmt)
     if hasattr(reporter, "view"):  # the text reporter: laid out for where it goes
-        reporter.view = view_for(None if output else sys.stdout, getattr(args, "color", "auto") or "auto",
-                                 bool(getattr(args, "quiet", False)))
+        reporter.view = view_for(
+            None if output else sys.stdout,
+            getattr(args, "color", "auto") or "auto",
+            bool(getattr(args, "quiet", False)),
+        )
     # a reporter that renders in parts (JSON) is written a part at a time: never whole in memory
     parts = reporter.render_parts(report) if hasattr(reporter, "render_parts") else None
     text: str | Iterable[str] = reporter.render(report) if parts is None else parts
@@ -93,7 +97,7 @@ def _write_encoded(out: BinaryIO, text: str | Iterable[str], encoding: str) -> N
     step = 1 << 20
     for part in (text,) if isinstance(text, str) else text:
         for start in range(0, len(part), step):
-            out.write(encoder.encode(part[start:start + step]))
+            out.write(encoder.encode(part[start : start + step]))
     out.write(encoder.encode("", final=True))
 
 
@@ -104,12 +108,27 @@ def verdict(report: Report) -> int:
 def source_options(p: argparse.ArgumentParser) -> None:
     """Where artifacts are read: the folders plus unchecked-out branch tips (default), the folders, branch tips, or both."""
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--from-git", dest="source", action="store_const", const="git", default=Default("auto"),
-                       help=f"{FROM_GIT} instead of the worktree folders (CI clones)")
-    where.add_argument("--from-folders", dest="source", action="store_const", const="folders",
-                       help="read artifacts from the worktree folders only (default: the folders, plus every branch tip "
-                       "no folder has checked out, read from git objects: what a fresh clone needs)")
-    where.add_argument("--also-git", dest="source", action="store_const", const="both",
-                       help="read artifacts from the worktree folders and from the tips of git branches")
+    where.add_argument(
+        "--from-git",
+        dest="source",
+        action="store_const",
+        const="git",
+        default=Default("auto"),
+        help=f"{FROM_GIT} instead of the worktree folders (CI clones)",
+    )
+    where.add_argument(
+        "--from-folders",
+        dest="source",
+        action="store_const",
+        const="folders",
+        help="read artifacts from the worktree folders only (default: the folders, plus every branch tip "
+        "no folder has checked out, read from git objects: what a fresh clone needs)",
+    )
+    where.add_argument(
+        "--also-git",
+        dest="source",
+        action="store_const",
+        const="both",
+        help="read artifacts from the worktree folders and from the tips of git branches",
+    )
     p.add_argument("--refs", action="append", metavar="PATTERN", help=f"with --from-git/--also-git: {HELP['refs']}")
-

@@ -35,13 +35,20 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("--config", metavar="FILE", help=HELP["config"])  # the trusted settings a caller may give
     if can_fail:
         p.add_argument(ACCEPT_FLAG, action="store_true", help=HELP["accept_quest_waivers"])
-        p.add_argument("--require", action=argparse.BooleanOptionalAction, default=None,
-                       help=HELP["require"] + f" (--no-require: {HELP['no_require']})")
+        p.add_argument(
+            "--require",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help=HELP["require"] + f" (--no-require: {HELP['no_require']})",
+        )
         p.add_argument("--home", metavar="DIR", help=HOME_HELP)
-        p.add_argument("--all-quests", action="store_true",
-                       help="judge every quest of the home (--home DIR) in one process and print a summary "
-                       f"table: --format {all_quests.SUMMARY_FORMATS} (for $GITHUB_STEP_SUMMARY); exit 2 if any quest "
-                       "is unreadable, else 1 if any failed")
+        p.add_argument(
+            "--all-quests",
+            action="store_true",
+            help="judge every quest of the home (--home DIR) in one process and print a summary "
+            f"table: --format {all_quests.SUMMARY_FORMATS} (for $GITHUB_STEP_SUMMARY); exit 2 if any quest "
+            "is unreadable, else 1 if any failed",
+        )
 
 
 @dataclass(frozen=True, slots=True)

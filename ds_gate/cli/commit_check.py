@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 
 
 def arguments(p: argparse.ArgumentParser, name: str) -> None:
-    p.add_argument("--no-validate", action="store_true", help="only gate finalization commits (pre-commit runs ds-gate-validate)")
+    p.add_argument(
+        "--no-validate", action="store_true", help="only gate finalization commits (pre-commit runs ds-gate-validate)"
+    )
     p.add_argument("--require", action="store_true", help=HELP["require"])
 
 

@@ -71,8 +71,9 @@ class Formatter(argparse.HelpFormatter):
     argparse either re-flows the text into one paragraph or, raw, lets a line run to 269
     columns. ``--format``'s help names the formats of the command at hand (``table.Command.formats``)."""
 
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+    ) -> None:
         if width is None:  # not shutil's terminal size: see reporters.view.columns
             width = columns(sys.__stdout__) - 2
         super().__init__(prog, indent_increment, max_help_position, width)
@@ -95,14 +96,15 @@ def help_lines(line: str, width: int, indent: str = "") -> list[str]:
     line = indent + line.rstrip()
     if len(line) <= width:
         return [line]
-    lead = line[:len(line) - len(line.lstrip())]
+    lead = line[: len(line) - len(line.lstrip())]
     command, sep, comment = line.partition("   # ")
     if sep and len(command.rstrip()) <= width:  # an example: the command, then its comment
         return [command.rstrip(), *help_lines(f"# {comment}", width, lead)]
-    column = re.search(r"\S  +(?=\S)", line[len(lead):])
+    column = re.search(r"\S  +(?=\S)", line[len(lead) :])
     hang = " " * (len(lead) + column.end()) if column and column.end() < width // 2 else lead
-    return textwrap.wrap(line, width, initial_indent="", subsequent_indent=hang, break_long_words=False,
-                         break_on_hyphens=False) or [line]
+    return textwrap.wrap(
+        line, width, initial_indent="", subsequent_indent=hang, break_long_words=False, break_on_hyphens=False
+    ) or [line]
 
 
 class Parser(argparse.ArgumentParser):
@@ -135,16 +137,32 @@ def build_parser(only: Command | None = None) -> argparse.ArgumentParser:
     """Every command's parser, or with ``only`` that command's alone: parsing one command needs
     only its own parser (and module), and the commit hook runs on every commit."""
     common = Parser(add_help=False)
-    common.add_argument("--format", default=Default(TEXT), metavar="FORMAT",
-                        help="output format (each command's own: table.Command.formats)")
+    common.add_argument(
+        "--format",
+        default=Default(TEXT),
+        metavar="FORMAT",
+        help="output format (each command's own: table.Command.formats)",
+    )
     common.add_argument("--debug", action="store_true", help="show the Python traceback of an internal error")
-    common.add_argument("-q", "--quiet", action="store_true",
-                        help="text: print the verdict line and the errors only (other formats stay complete)")
-    common.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                        help="colour the text verdict and severities: auto (on a terminal, unless NO_COLOR is set), "
-                        "always or never (default: auto)")
-    common.add_argument("--output", "-o", metavar="FILE",
-                        help="write the report to FILE instead of stdout; the exit code is still the verdict")
+    common.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="text: print the verdict line and the errors only (other formats stay complete)",
+    )
+    common.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the text verdict and severities: auto (on a terminal, unless NO_COLOR is set), "
+        "always or never (default: auto)",
+    )
+    common.add_argument(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="write the report to FILE instead of stdout; the exit code is still the verdict",
+    )
 
     parser = Parser(
         prog="ds-gate",
@@ -158,8 +176,13 @@ def build_parser(only: Command | None = None) -> argparse.ArgumentParser:
         __import__(name)  # the import statement's path, which -X importtime reports (import_module's is not)
         module = cast("CommandModule", sys.modules[name])
         # every command's help opens with its one-line description and ends with an example
-        p = sub.add_parser(command.name, parents=[common], help=command.help,
-                           description=command.description or command.help, epilog=f"example:\n  {command.example}")
+        p = sub.add_parser(
+            command.name,
+            parents=[common],
+            help=command.help,
+            description=command.description or command.help,
+            epilog=f"example:\n  {command.example}",
+        )
         module.arguments(p, command.name)
         p.set_defaults(handler=module.run)
     parser.commands = dict(sub.choices)
@@ -190,7 +213,6 @@ def _fail(argv: Sequence[str], command: str | None, message: str, code: int = EX
         _say(message)
         return code
 
-
     error = {"schema_version": 1, "command": command, "ok": False, "error": message, "exit_code": code}
     if sys.stdout is not None:
         write(sys.stdout, json_safe(dumps(error, ensure_ascii=False)) + "\n", "utf-8")
@@ -218,8 +240,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except UsageError as exc:
-        command = exc.parser.prog.split(" ", 1)[1] if " " in exc.parser.prog else (
-            argv[0] if argv and argv[0] in BY_NAME else None)
+        command = (
+            exc.parser.prog.split(" ", 1)[1]
+            if " " in exc.parser.prog
+            else (argv[0] if argv and argv[0] in BY_NAME else None)
+        )
         if not _wants_json(argv):
             exc.parser.print_usage(sys.stderr)
         return _fail(argv, command, f"{exc.parser.prog}: error: {exc.message}")

@@ -14,9 +14,12 @@ if TYPE_CHECKING:
 
 
 def arguments(p: argparse.ArgumentParser, name: str) -> None:
-    p.add_argument("--quest", metavar="PATH",
-                   help="any path inside the quest (default: $DS_QUEST_ROOT, else the working directory); "
-                   "the quest is found again at each call")
+    p.add_argument(
+        "--quest",
+        metavar="PATH",
+        help="any path inside the quest (default: $DS_QUEST_ROOT, else the working directory); "
+        "the quest is found again at each call",
+    )
     p.add_argument("--home", metavar="DIR", help=HOME_HELP)
 
 

@@ -33,8 +33,10 @@ def gate_options(args: argparse.Namespace, config: QuestConfig) -> tuple[GateOpt
     configured format no reporter offers is a QuestError (exit 2), as ``--format`` is."""
     trusted, quest = load(args.config).values, from_quest(config.defaults)[0]
     flag_require = getattr(args, "require", None)
-    require = flag_require is True or (flag_require is None and (
-        trusted.get("require") is True or ("require" not in trusted and quest.get("require") is True)))
+    require = flag_require is True or (
+        flag_require is None
+        and (trusted.get("require") is True or ("require" not in trusted and quest.get("require") is True))
+    )
     source, refs = _source(args, trusted, quest)
     options = GateOptions(
         require=require if hasattr(args, "require") else False,
@@ -55,8 +57,9 @@ def configured_source(args: argparse.Namespace, config: QuestConfig) -> tuple[st
     return _source(args, load(getattr(args, "config", None)).values, from_quest(config.defaults)[0])
 
 
-def _source(args: argparse.Namespace, trusted: dict[str, Any], quest: dict[str, Any]
-            ) -> tuple[str, tuple[str, ...] | None]:
+def _source(
+    args: argparse.Namespace, trusted: dict[str, Any], quest: dict[str, Any]
+) -> tuple[str, tuple[str, ...] | None]:
     refs = tuple(args.refs) if args.refs else tuple(trusted["refs"]) if "refs" in trusted else None
     return _given(args.source, trusted.get("source", quest.get("source", "auto"))), refs
 

@@ -23,8 +23,11 @@ if TYPE_CHECKING:
 
 def arguments(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("path", nargs="?", default=".", help=PATH_HELP)
-    p.add_argument("--kind", help=f"only this artifact kind, singular: {', '.join(ARTIFACT_DIRS)} (recall --kind takes "
-                   "memory kinds, plural)")
+    p.add_argument(
+        "--kind",
+        help=f"only this artifact kind, singular: {', '.join(ARTIFACT_DIRS)} (recall --kind takes "
+        "memory kinds, plural)",
+    )
     p.add_argument("--limit", type=int, default=20, help="how many (1..200; default 20)")
     source_options(p)
 

@@ -13,9 +13,12 @@ if TYPE_CHECKING:
 
 def arguments(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--checkpoint", action="store_true",
-                   help="judge them as an ordinary checkpoint does (the pre-commit hook): errors of ds-gate's stricter "
-                   "(discipline) rules are warnings, only what DeepScientist itself would refuse fails")
+    p.add_argument(
+        "--checkpoint",
+        action="store_true",
+        help="judge them as an ordinary checkpoint does (the pre-commit hook): errors of ds-gate's stricter "
+        "(discipline) rules are warnings, only what DeepScientist itself would refuse fails",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

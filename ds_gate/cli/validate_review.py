@@ -22,8 +22,12 @@ if TYPE_CHECKING:
 
 def arguments(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("file", metavar="FILE", help="the payload artifact.record would take, as a JSON file; - reads stdin")
-    p.add_argument("--quest", default=".", metavar="PATH",
-                   help="the workspace it would be recorded from: any path inside the quest (default: .)")
+    p.add_argument(
+        "--quest",
+        default=".",
+        metavar="PATH",
+        help="the workspace it would be recorded from: any path inside the quest (default: .)",
+    )
     p.add_argument("--home", help="the DeepScientist home, for the global cards it names")
 
 
@@ -49,8 +53,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _text(answer: dict[str, Any], name: str) -> str:
     covers = ", ".join(answer["covers"]) or "no run"
-    head = (f"ds-gate validate-review: {'OK' if answer['ok'] else 'REJECTED'} - {name} would cover {covers}; "
-            f"{counted(answer['pending_after_count'], 'completed run')} pending after it")
+    head = (
+        f"ds-gate validate-review: {'OK' if answer['ok'] else 'REJECTED'} - {name} would cover {covers}; "
+        f"{counted(answer['pending_after_count'], 'completed run')} pending after it"
+    )
     lines = [head]
     for f in answer["findings"]:
         where = f"{f['path']}:{f['line']}" if f["line"] else f["path"]

@@ -62,9 +62,11 @@ class Defaults(NamedTuple):
 def _schema_problems(data: Any, *, waivers_too: bool) -> list[tuple[str, str | None]]:
     """(message, hint) of each schema error that concerns the file as a whole (a bad waiver
     entry spoils that waiver only, not the defaults beside it)."""
-    return [(err.message.replace("the record", "the configuration"), err.hint)
-            for err in schemas.errors("ds_gate_config", data)
-            if waivers_too or not (err.path and err.path[0] == "waivers" and len(err.path) > 1)]
+    return [
+        (err.message.replace("the record", "the configuration"), err.hint)
+        for err in schemas.errors("ds_gate_config", data)
+        if waivers_too or not (err.path and err.path[0] == "waivers" and len(err.path) > 1)
+    ]
 
 
 def _pick(data: dict[str, Any]) -> dict[str, Any]:
@@ -89,8 +91,9 @@ def _yaml_defaults(text: str | None, problem: str | None) -> tuple[dict[str, Any
 
 
 def _invalid(message: str, hint: str | None = None) -> Finding:
-    return WAIVER_INVALID.at(PYPROJECT, message, hint=(hint + "; " if hint else "") +
-                             f"until it is fixed no default of {TABLE} applies")
+    return WAIVER_INVALID.at(
+        PYPROJECT, message, hint=(hint + "; " if hint else "") + f"until it is fixed no default of {TABLE} applies"
+    )
 
 
 def parse_pyproject(text: str, loads: Any) -> tuple[dict[str, Any], list[Finding]]:
@@ -100,8 +103,12 @@ def parse_pyproject(text: str, loads: Any) -> tuple[dict[str, Any], list[Finding
     if "ds-gate" not in text:
         return {}, []  # no table: nothing to parse (and no TOML reader to load)
     if loads is None:
-        return {}, [_invalid(f"{PYPROJECT} has a {TABLE} table, which Python 3.10 cannot read without tomli",
-                             f"pip install tomli, move these settings to {FILE}, or run ds-gate on Python 3.11 or newer")]
+        return {}, [
+            _invalid(
+                f"{PYPROJECT} has a {TABLE} table, which Python 3.10 cannot read without tomli",
+                f"pip install tomli, move these settings to {FILE}, or run ds-gate on Python 3.11 or newer",
+            )
+        ]
     try:
         data = loads(text)
     except ValueError as exc:  # tomllib.TOMLDecodeError
@@ -112,8 +119,9 @@ def parse_pyproject(text: str, loads: Any) -> tuple[dict[str, Any], list[Finding
     if not isinstance(table, dict):
         return {}, [_invalid(f"{TABLE} in {PYPROJECT} is not a table")]
     if "waivers" in table:
-        return {}, [_invalid(f"{TABLE} in {PYPROJECT} has waivers, which live in {FILE} only",
-                             f"move the waivers to {FILE}")]
+        return {}, [
+            _invalid(f"{TABLE} in {PYPROJECT} has waivers, which live in {FILE} only", f"move the waivers to {FILE}")
+        ]
     problems = [_invalid(f"{TABLE}: {message}", hint) for message, hint in _schema_problems(table, waivers_too=True)]
     if problems:
         return {}, problems
@@ -127,8 +135,9 @@ def _pyproject_defaults(text: str | None, problem: str | None) -> tuple[dict[str
     return parse_pyproject(text, None if tomllib is None else tomllib.loads)
 
 
-def _defaults(root: Path, yaml_found: tuple[dict[str, Any], str | None],
-              toml_found: tuple[dict[str, Any], list[Finding]]) -> Defaults:
+def _defaults(
+    root: Path, yaml_found: tuple[dict[str, Any], str | None], toml_found: tuple[dict[str, Any], list[Finding]]
+) -> Defaults:
     """Both files' defaults; a key both set differently is a finding, and ``.ds-gate.yaml``'s value stands."""
     from_yaml, yaml_problem = yaml_found
     from_toml, problems = toml_found[0], list(toml_found[1])
@@ -137,8 +146,11 @@ def _defaults(root: Path, yaml_found: tuple[dict[str, Any], str | None],
     for name, found in ((PYPROJECT, _pick(from_toml)), (FILE, from_yaml)):
         for key, value in found.items():
             if key in values and values[key] != value:
-                problems.append(_invalid(f"{key} is {value!r} in {FILE} and {values[key]!r} in {TABLE}",
-                                         f"set {key} in one of them"))
+                problems.append(
+                    _invalid(
+                        f"{key} is {value!r} in {FILE} and {values[key]!r} in {TABLE}", f"set {key} in one of them"
+                    )
+                )
             values[key], origins[key] = value, ORIGIN[name]
     if "home" in values:
         values["home"] = str((root / os.path.expanduser(values["home"])).resolve())
@@ -154,8 +166,10 @@ class Ignored(NamedTuple):
     instead: str
 
     def note(self) -> str:
-        return (f"{self.key}: {_shown(self.value)} in {self.origin} is not applied: it is written inside the quest, which "
-                f"may only make the gate stricter; to apply it, use {self.instead.format(config=shown_config_path())}")
+        return (
+            f"{self.key}: {_shown(self.value)} in {self.origin} is not applied: it is written inside the quest, which "
+            f"may only make the gate stricter; to apply it, use {self.instead.format(config=shown_config_path())}"
+        )
 
 
 INSTEAD = {  # {config}: the user's configuration file, as settings.shown_config_path names it
@@ -222,8 +236,9 @@ def configured_require(config: QuestConfig) -> bool:
     may make the gate only stricter): read by the hooks only once a commit or push finalizes
     (never on an ordinary checkpoint's path), so a quest that sets it is gated by its hooks as by ``closure``."""
     trusted = load()
-    return (trusted.problem is None and trusted.values.get("require") is True) or \
-        config.defaults.values.get("require") is True
+    return (trusted.problem is None and trusted.values.get("require") is True) or config.defaults.values.get(
+        "require"
+    ) is True
 
 
 def _actions(text: str | None, toml: dict[str, Any]) -> list[str]:
@@ -246,5 +261,7 @@ def refuse_unread(root: Path, found: Defaults) -> None:
     ``require: true``, and a gate that passes then is worse than none."""
     problems = ([found.yaml_problem] if found.yaml_problem else []) + [f.message for f in found.problems]
     if problems:
-        raise QuestError(f"{root}: {'; '.join(problems)}. The gate cannot tell which defaults the quest sets (require, "
-                         "home, source, refs), so it does not pass: fix the file (`ds-gate check` shows where)")
+        raise QuestError(
+            f"{root}: {'; '.join(problems)}. The gate cannot tell which defaults the quest sets (require, "
+            "home, source, refs), so it does not pass: fix the file (`ds-gate check` shows where)"
+        )

@@ -18,9 +18,14 @@ from ds_gate.model.findings import DISCIPLINE, ERROR, Finding, Rule
 from ds_gate.rules.schema import schema_findings
 from ds_gate.sources.memory import FrontmatterError, jsonable
 
-WAIVER_INVALID = Rule("waiver.invalid", ERROR, DISCIPLINE,
+WAIVER_INVALID = Rule(
+    "waiver.invalid",
+    ERROR,
+    DISCIPLINE,
     "`.ds-gate.yaml` (or `[tool.ds-gate]` in `pyproject.toml`) or a waiver in it is invalid (an unknown key; a waiver "
-    "needs a rule, an id or path, and a reason); it waives nothing and sets no default")
+    "needs a rule, an id or path, and a reason); it waives nothing and sets no default",
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Waiver:
@@ -117,10 +122,22 @@ def parse_waivers(text: str, *, accepted_by: str | None = None) -> tuple[list[Wa
         try:
             expires = date.fromisoformat(entry["expires"]) if entry.get("expires") else None
         except ValueError:  # the schema's pattern admits 2026-02-30
-            problems.append(_invalid(f"waivers[{i}].expires is {entry['expires']!r}, which is no date", line(("waivers", i))))
+            problems.append(
+                _invalid(f"waivers[{i}].expires is {entry['expires']!r}, which is no date", line(("waivers", i)))
+            )
             continue
-        waivers.append(Waiver(i, entry["rule"].strip(), entry["reason"].strip(), entry.get("id"), entry.get("path"), expires,
-                              line(("waivers", i)), accepted_by=accepted_by))
+        waivers.append(
+            Waiver(
+                i,
+                entry["rule"].strip(),
+                entry["reason"].strip(),
+                entry.get("id"),
+                entry.get("path"),
+                expires,
+                line(("waivers", i)),
+                accepted_by=accepted_by,
+            )
+        )
     return waivers, problems
 
 
@@ -133,7 +150,9 @@ def _load(text: str) -> Any:
 
 def _schema(data: Any, line: Any) -> list[Finding]:
     found = schema_findings("ds_gate_config", data, FILE, line, WAIVER_INVALID, document=FILE)
-    return [dataclasses.replace(f, hint=(f.hint or "") + "; this waiver waives nothing until it is fixed") for f in found]
+    return [
+        dataclasses.replace(f, hint=(f.hint or "") + "; this waiver waives nothing until it is fixed") for f in found
+    ]
 
 
 def _invalid(message: str, line: int | None) -> Finding:

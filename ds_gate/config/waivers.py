@@ -43,22 +43,35 @@ from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
 if TYPE_CHECKING:
     from ds_gate.config.settings import Trusted
 
-WAIVER_EXPIRED = Rule("waiver.expired", ERROR, DISCIPLINE,
-    "a waiver past its `expires` date; it no longer waives anything")
-WAIVER_UNUSED = Rule("waiver.unused", WARNING, DISCIPLINE,
-    "a waiver that matches no finding")
-WAIVER_PROPOSED = Rule("waiver.proposed", WARNING, DISCIPLINE,
+WAIVER_EXPIRED = Rule(
+    "waiver.expired", ERROR, DISCIPLINE, "a waiver past its `expires` date; it no longer waives anything"
+)
+WAIVER_UNUSED = Rule("waiver.unused", WARNING, DISCIPLINE, "a waiver that matches no finding")
+WAIVER_PROPOSED = Rule(
+    "waiver.proposed",
+    WARNING,
+    DISCIPLINE,
     "a waiver written inside the quest that matches a finding: a proposal, which waives nothing until a trusted "
     "setting accepts the quest's waivers (`--accept-quest-waivers`, or `accept_quest_waivers` in the user's "
-    "configuration)")
-WAIVER_UNWAIVABLE = Rule("waiver.unwaivable", WARNING, DISCIPLINE,
+    "configuration)",
+)
+WAIVER_UNWAIVABLE = Rule(
+    "waiver.unwaivable",
+    WARNING,
+    DISCIPLINE,
     "a waiver that names a rule which exists to fail closed (the gate cannot see or read something); it waives "
-    "nothing, wherever it is written")
+    "nothing, wherever it is written",
+)
 
 
-
-def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: date | None = None, *, audit: bool = True,
-                  accept_hint: str = "") -> list[Finding]:
+def apply_waivers(
+    findings: list[Finding],
+    waivers: list[Waiver],
+    today: date | None = None,
+    *,
+    audit: bool = True,
+    accept_hint: str = "",
+) -> list[Finding]:
     """The findings with waived ones marked, plus findings about the waivers themselves:
     proposals (quest waivers no trusted setting accepted) and waivers of unwaivable rules
     always; with ``audit``, expired ones and ones that matched nothing. Callers that see
@@ -89,42 +102,65 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: date | 
         named = f"waivers[{w.index}] ({w.rule}, {w.id or w.path})"
         where = FILE if w.origin == FILE else w.origin
         if w.key in refused:
-            out.append(WAIVER_UNWAIVABLE.at(
-                where, f"{named} names {w.rule}, which fails closed (the gate cannot see or read what it names), so "
-                "it waives nothing",
-                hint="make what it names readable to the gate (the finding's hint says how), and remove the waiver",
-                pointer=f"/waivers/{w.index}/rule", line=w.line))
+            out.append(
+                WAIVER_UNWAIVABLE.at(
+                    where,
+                    f"{named} names {w.rule}, which fails closed (the gate cannot see or read what it names), so "
+                    "it waives nothing",
+                    hint="make what it names readable to the gate (the finding's hint says how), and remove the waiver",
+                    pointer=f"/waivers/{w.index}/rule",
+                    line=w.line,
+                )
+            )
         elif w.key in proposed:
             until = f", until {w.expires}" if w.expires else ""
-            out.append(WAIVER_PROPOSED.at(
-                where, f"{named} proposes to waive {proposed[w.key]} finding(s): {w.reason!r}{until}. It was written "
-                "inside the quest, so it waives nothing until the quest's owner accepts it with a trusted setting",
-                hint=accept_hint or f"accept the quest's waivers with {ACCEPT_FLAG}, or name the quest in "
-                "accept_quest_waivers of the user's configuration", pointer=f"/waivers/{w.index}", line=w.line))
+            out.append(
+                WAIVER_PROPOSED.at(
+                    where,
+                    f"{named} proposes to waive {proposed[w.key]} finding(s): {w.reason!r}{until}. It was written "
+                    "inside the quest, so it waives nothing until the quest's owner accepts it with a trusted setting",
+                    hint=accept_hint
+                    or f"accept the quest's waivers with {ACCEPT_FLAG}, or name the quest in "
+                    "accept_quest_waivers of the user's configuration",
+                    pointer=f"/waivers/{w.index}",
+                    line=w.line,
+                )
+            )
         elif not audit or not w.audited:
             continue
         elif w.expires is not None and w.expires < today:
             hit = " and no longer waives the finding it named" if w.key in expired_hit else ""
-            out.append(WAIVER_EXPIRED.at(
-                where,
-                f"{named} expired on {w.expires}{hit}",
-                hint="fix what it waived, or renew it with a new expires date and a reason that still holds",
-                pointer=f"/waivers/{w.index}/expires",
-                line=w.line,
-            ))
+            out.append(
+                WAIVER_EXPIRED.at(
+                    where,
+                    f"{named} expired on {w.expires}{hit}",
+                    hint="fix what it waived, or renew it with a new expires date and a reason that still holds",
+                    pointer=f"/waivers/{w.index}/expires",
+                    line=w.line,
+                )
+            )
         elif w.key not in used:
-            out.append(WAIVER_UNUSED.at(
-                where,
-                f"{named} matches no finding",
-                hint="remove it: what it waived is fixed (or the rule id or id is misspelt)",
-                pointer=f"/waivers/{w.index}",
-                line=w.line,
-            ))
+            out.append(
+                WAIVER_UNUSED.at(
+                    where,
+                    f"{named} matches no finding",
+                    hint="remove it: what it waived is fixed (or the rule id or id is misspelt)",
+                    pointer=f"/waivers/{w.index}",
+                    line=w.line,
+                )
+            )
     return out
 
 
-def waive(findings: list[Finding], root: Path, own: tuple[list[Waiver], list[Finding]], *, audit: bool = True,
-          accepted_by: str | None = None, trusted: Trusted | None = None) -> list[Finding]:
+def waive(
+    findings: list[Finding],
+    root: Path,
+    own: tuple[list[Waiver], list[Finding]],
+    *,
+    audit: bool = True,
+    accepted_by: str | None = None,
+    trusted: Trusted | None = None,
+) -> list[Finding]:
     """Apply the trusted waivers and the quest's ``.ds-gate.yaml`` waivers (marked, never
     dropped). The quest's are proposals unless ``accepted_by`` (a flag) or the trusted
     configuration accepts them. ``trusted``: the trusted settings (default: the user's file,

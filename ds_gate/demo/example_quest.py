@@ -67,7 +67,11 @@ class ExampleQuest:
     def create(self) -> ExampleQuest:
         self.root.mkdir(parents=True, exist_ok=True)
         self.git(self.root, "init", "-q", "-b", "main")
-        for key, value in (("user.name", "DeepScientist"), ("user.email", "agent@deepscientist.invalid"), ("commit.gpgsign", "false")):
+        for key, value in (
+            ("user.name", "DeepScientist"),
+            ("user.email", "agent@deepscientist.invalid"),
+            ("commit.gpgsign", "false"),
+        ):
             self.git(self.root, "config", key, value)
         (self.root / ".gitignore").write_text(GITIGNORE)
         self.write_quest_yaml()
@@ -84,17 +88,21 @@ class ExampleQuest:
             return
 
         path = self.root / "quest.yaml"
-        meta: dict[str, Any] = yaml.safe_load(path.read_text()) if path.exists() else {
-            "quest_id": self.quest_id,
-            "title": "Investigate sparse routing robustness",
-            "quest_root": str(self.root),
-            "status": "active",
-            "active_anchor": "baseline",
-            "baseline_gate": "pending",
-            "startup_contract": {"schema_version": 3, "need_research_paper": True, "launch_mode": "standard"},
-            "default_runner": "codex",
-            "created_at": self.now(),
-        }
+        meta: dict[str, Any] = (
+            yaml.safe_load(path.read_text())
+            if path.exists()
+            else {
+                "quest_id": self.quest_id,
+                "title": "Investigate sparse routing robustness",
+                "quest_root": str(self.root),
+                "status": "active",
+                "active_anchor": "baseline",
+                "baseline_gate": "pending",
+                "startup_contract": {"schema_version": 3, "need_research_paper": True, "launch_mode": "standard"},
+                "default_runner": "codex",
+                "created_at": self.now(),
+            }
+        )
         if not path.exists() and self.toggle is not None:
             meta["startup_contract"]["experience_distill"] = self.toggle
         meta.update(changes)
@@ -131,11 +139,26 @@ class ExampleQuest:
 
     def record(self, workspace: Path, kind: str, payload: dict[str, Any], *, index: bool = True) -> dict[str, Any]:
         artifact_id = payload.get("artifact_id") or self.new_id(kind)
-        return write_record(self.root, Path(workspace), kind, payload, quest_id=self.quest_id, artifact_id=artifact_id,
-                            stamp=self.now(), index=index)
+        return write_record(
+            self.root,
+            Path(workspace),
+            kind,
+            payload,
+            quest_id=self.quest_id,
+            artifact_id=artifact_id,
+            stamp=self.now(),
+            index=index,
+        )
 
-    def run(self, workspace: Path, run_id: str, *, run_kind: str = "main_experiment", status: str = "completed",
-            **extra: Any) -> str:
+    def run(
+        self,
+        workspace: Path,
+        run_id: str,
+        *,
+        run_kind: str = "main_experiment",
+        status: str = "completed",
+        **extra: Any,
+    ) -> str:
         payload = {
             "run_id": run_id,
             "run_kind": run_kind,
@@ -169,21 +192,37 @@ class ExampleQuest:
         for run in runs:
             card_id = self.new_id("knowledge")
             if self.home is not None:
-                self.card("global", f"Lesson from {run}", card_id=card_id, claim=f"What {run} taught.",
-                          lineage=[{"quest": self.quest_id, "run": run}], body=f"Context: {run}.\n\nObservation: ...")
+                self.card(
+                    "global",
+                    f"Lesson from {run}",
+                    card_id=card_id,
+                    claim=f"What {run} taught.",
+                    lineage=[{"quest": self.quest_id, "run": run}],
+                    body=f"Context: {run}.\n\nObservation: ...",
+                )
             cards.append({"card_id": card_id, "scope": "global", "action": "new", "target_run_id": run})
         return cards
 
-    def review(self, workspace: Path, reviewed: list[str], *, cards: list[dict[str, Any]] | None = None,
-               encoding: str = "decision", **extra: Any) -> str:
+    def review(
+        self,
+        workspace: Path,
+        reviewed: list[str],
+        *,
+        cards: list[dict[str, Any]] | None = None,
+        encoding: str = "decision",
+        **extra: Any,
+    ) -> str:
         """A distill_review covering ``reviewed``; by default it writes one new global lesson
         per run (into the home's memory, when there is a home) and names it. ``encoding``:
         ``decision`` (the RFC's, PR #60) or ``report`` (what DeepScientist main accepts)."""
         if cards is None:
             cards = self.lessons(reviewed)
         head: dict[str, Any] = (
-            {"report_type": "distill_review", "summary": f"{len(reviewed)} run(s) distilled",
-             "suppress_if_semantically_equivalent": False}
+            {
+                "report_type": "distill_review",
+                "summary": f"{len(reviewed)} run(s) distilled",
+                "suppress_if_semantically_equivalent": False,
+            }
             if encoding == "report"
             else {"action": "distill_review", "verdict": "covered", "reason": f"{len(reviewed)} run(s) distilled"}
         )
@@ -205,8 +244,17 @@ class ExampleQuest:
             raise ValueError("this example quest has no home for global cards")
         return self.home / "memory"
 
-    def card(self, scope: str, title: str, *, kind: str = "knowledge", card_id: str | None = None,
-             tags: list[str] | None = None, body: str = "Context: ...\n\nObservation: ...", **metadata: Any) -> str:
+    def card(
+        self,
+        scope: str,
+        title: str,
+        *,
+        kind: str = "knowledge",
+        card_id: str | None = None,
+        tags: list[str] | None = None,
+        body: str = "Context: ...\n\nObservation: ...",
+        **metadata: Any,
+    ) -> str:
         """Write a card as MemoryService.write_card does: caller metadata first, then the
         defaults, file ``<memory>/<kind>/<slug(title)>.md``, one line appended to the index."""
 
@@ -223,9 +271,20 @@ class ExampleQuest:
         meta["scope"] = scope
         path = self.card_path(scope, title, kind)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n{body}\n", encoding="utf-8")
-        line = {"id": meta["id"], "title": title, "type": kind, "path": str(path), "quest_id": self.quest_id,
-                "scope": scope, "tags": meta["tags"], "updated_at": stamp, "excerpt": body.splitlines()[0] if body else ""}
+        path.write_text(
+            f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n{body}\n", encoding="utf-8"
+        )
+        line = {
+            "id": meta["id"],
+            "title": title,
+            "type": kind,
+            "path": str(path),
+            "quest_id": self.quest_id,
+            "scope": scope,
+            "tags": meta["tags"],
+            "updated_at": stamp,
+            "excerpt": body.splitlines()[0] if body else "",
+        }
         with (path.parent / "_index.jsonl").open("a", encoding="utf-8") as out:
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
         return str(meta["id"])

@@ -73,35 +73,56 @@ def _agent_review(quest: ExampleQuest, workspace: Path, runs: list[str], render:
     quest_yaml = (root / "quest.yaml").read_bytes()
     early = service.complete_quest(root, summary="done")
     untouched = (root / "quest.yaml").read_bytes() == quest_yaml
-    _say(f"\n[5] with ds-gate's DeepScientist integration the agent's artifact.complete_quest() -> ok: {early['ok']},"
-         f" status {early.get('status')},")
+    _say(
+        f"\n[5] with ds-gate's DeepScientist integration the agent's artifact.complete_quest() -> ok: {early['ok']},"
+        f" status {early.get('status')},"
+    )
     _say(f"    pending {', '.join(early.get('pending_run_ids', []))}: refused before anything is recorded or marked.")
     verdict = agent_tools.check_closure(root)
-    _say(f"    the agent asks the ds-gate MCP server: check_closure() -> {verdict['verdict']}, pending "
-         f"{', '.join(verdict['pending_run_ids'])}")
+    _say(
+        f"    the agent asks the ds-gate MCP server: check_closure() -> {verdict['verdict']}, pending "
+        f"{', '.join(verdict['pending_run_ids'])}"
+    )
     draft = agent_tools.draft_distill_review(root, verdict["pending_run_ids"])
     payload = draft["payload"]
-    refused = quest.artifact_record(workspace, {**payload, "kind": "decision", "action": "distill_review",
-                                                "verdict": "covered", "reason": "r"})
-    _say(f"    draft_distill_review() -> a kind={payload['kind']!r}, report_type={payload.get('report_type')!r} payload: "
-         "DeepScientist main")
+    refused = quest.artifact_record(
+        workspace, {**payload, "kind": "decision", "action": "distill_review", "verdict": "covered", "reason": "r"}
+    )
+    _say(
+        f"    draft_distill_review() -> a kind={payload['kind']!r}, report_type={payload.get('report_type')!r} payload: "
+        "DeepScientist main"
+    )
     _say(f"    refuses the RFC's decision ({'; '.join(refused.get('errors', []))}) but stores a report.")
     payload["cards_written"] = quest.lessons(verdict["pending_run_ids"])
     checked = judge_review(root, payload)
-    _say(f"    the skill writes two global lessons, fills cards_written; validate_distill_review(payload) -> accepted: "
-         f"{checked['accepted']};")
+    _say(
+        f"    the skill writes two global lessons, fills cards_written; validate_distill_review(payload) -> accepted: "
+        f"{checked['accepted']};"
+    )
     recorded = service.record(root, payload, workspace_root=workspace)  # main checkpoints a report
-    _say(f"    artifact.record(payload=...): {recorded.get('artifact_id')} is recorded in the idea worktree, covering both "
-         "runs (one")
+    _say(
+        f"    artifact.record(payload=...): {recorded.get('artifact_id')} is recorded in the idea worktree, covering both "
+        "runs (one"
+    )
     after = agent_tools.check_closure(root)
-    _say(f"    recorded in another worktree); check_closure() -> {after['verdict']}. ds-gate closure (the cards exist, "
-         "their lineage resolves):")
+    _say(
+        f"    recorded in another worktree); check_closure() -> {after['verdict']}. ds-gate closure (the cards exist, "
+        "their lineage resolves):"
+    )
     report = evaluate(root, "closure")
     _say(_indent(render(report)))
-    return (untouched and early.get("status") == "distill_review_required" and sorted(early.get("pending_run_ids", [])) == sorted(runs)
-            and checked["accepted"] and bool(recorded.get("ok")) and recorded["checkpoint"]["committed"]
-            and "errors" in refused and after["ok"] and report.ok
-            and not report.pending)
+    return (
+        untouched
+        and early.get("status") == "distill_review_required"
+        and sorted(early.get("pending_run_ids", [])) == sorted(runs)
+        and checked["accepted"]
+        and bool(recorded.get("ok"))
+        and recorded["checkpoint"]["committed"]
+        and "errors" in refused
+        and after["ok"]
+        and report.ok
+        and not report.pending
+    )
 
 
 def _complete(quest: ExampleQuest) -> bool:
@@ -109,8 +130,13 @@ def _complete(quest: ExampleQuest) -> bool:
     request), and the integration lets main's complete_quest through."""
     service = wrapped_service(quest)
     try:
-        asked = service.interact(quest.root, kind="decision_request", reply_mode="blocking", message="May I complete?",
-                                 reply_schema={"decision_type": QUEST_COMPLETION_DECISION_TYPE})
+        asked = service.interact(
+            quest.root,
+            kind="decision_request",
+            reply_mode="blocking",
+            message="May I complete?",
+            reply_schema={"decision_type": QUEST_COMPLETION_DECISION_TYPE},
+        )
         reply = quest.root / ".ds" / "replies" / f"{asked['interaction_id']}.txt"
         reply.parent.mkdir(parents=True, exist_ok=True)
         reply.write_text("approve\n")
@@ -119,8 +145,10 @@ def _complete(quest: ExampleQuest) -> bool:
         wrap.set_judge(None)
     committed = (done.get("decision") or {}).get("checkpoint", {}).get("committed")
     _say("\n[7] the agent asks the user to approve completing the quest (a blocking request), the user approves;")
-    _say(f"    the agent's artifact.complete_quest() again -> ok: {done['ok']}, status {done.get('status')}: "
-         "DeepScientist's own answer;")
+    _say(
+        f"    the agent's artifact.complete_quest() again -> ok: {done['ok']}, status {done.get('status')}: "
+        "DeepScientist's own answer;"
+    )
     _say(f"    its quest-completion decision passed the hook (committed: {committed}).")
     return done.get("status") == "completed" and committed is True
 
@@ -159,12 +187,16 @@ def _run_demo(directory: str | None, fmt: str) -> int:
             _say(f"[1] {item.describe()}")
 
         _, skills = install_skill(root)
-        _say(f"[1] ds-gate install --agent: the distill skill for the agent runner, {counted(len(skills), 'file')} "
-             "(.codex/.opencode/.kimi/skills/ds-gate-distill/SKILL.md)")
+        _say(
+            f"[1] ds-gate install --agent: the distill skill for the agent runner, {counted(len(skills), 'file')} "
+            "(.codex/.opencode/.kimi/skills/ds-gate-distill/SKILL.md)"
+        )
         idea = quest.worktree("idea-idea-dac323e6", "idea/001-idea-dac323e6")
         main_run = quest.run(idea, "main-001")
         quest.checkpoint(idea, "experiment: record main main-001")
-        slice_ws = quest.worktree("analysis-camp1-slice-a", "analysis/idea-dac323e6/camp1-slice-a", "idea/001-idea-dac323e6")
+        slice_ws = quest.worktree(
+            "analysis-camp1-slice-a", "analysis/idea-dac323e6/camp1-slice-a", "idea/001-idea-dac323e6"
+        )
         slice_run = quest.run(slice_ws, "camp1:slice-a", run_kind="analysis.slice")
         quest.checkpoint(slice_ws, "experiment: record analysis slice camp1:slice-a")
         quest.run(root, "main-000", status="failed")
@@ -200,7 +232,6 @@ def _run_demo(directory: str | None, fmt: str) -> int:
         held.append(True)
         held.append(_complete(quest))
 
-
         lineage = evaluate_lineage(home)
         _say("\n[8] ds-gate lineage: every lesson in the home's global memory leads back to the run it came from:")
         _say(_indent(render(lineage)))
@@ -212,7 +243,9 @@ def _run_demo(directory: str | None, fmt: str) -> int:
         if directory is None:
             shutil.rmtree(base, ignore_errors=True)
     if all(held):
-        _say("\nds-gate demo: OK - the gate rejected finalization while runs were pending and passed once they were covered.")
+        _say(
+            "\nds-gate demo: OK - the gate rejected finalization while runs were pending and passed once they were covered."
+        )
         if directory:
             _say(f"the example quest is kept at {root}")
         return 0

@@ -55,7 +55,9 @@ class QuestService:
 
 
 class ArtifactService:
-    def __init__(self, home: Path, *, new_id: Callable[[str], str] = random_id, now: Callable[[], str] = utc_now) -> None:
+    def __init__(
+        self, home: Path, *, new_id: Callable[[str], str] = random_id, now: Callable[[], str] = utc_now
+    ) -> None:
         self.home = Path(home)
         self.quest_service = QuestService(self.home)
         self.new_id, self.now = new_id, now
@@ -77,10 +79,22 @@ class ArtifactService:
         kind = payload["kind"]
         artifact_id = payload.get("artifact_id") or payload.get("id") or self.new_id(kind)
         body = {k: v for k, v in payload.items() if k != "kind"}
-        record = write_record(Path(quest_root), root, kind, body, quest_id=Path(quest_root).name, artifact_id=artifact_id,
-                              stamp=self.now())
-        result: dict[str, Any] = {"ok": True, "artifact_id": artifact_id, "record": record, "checkpoint": None,
-                                  "path": str(root / "artifacts" / ARTIFACT_DIRS[kind] / f"{artifact_id}.json")}
+        record = write_record(
+            Path(quest_root),
+            root,
+            kind,
+            body,
+            quest_id=Path(quest_root).name,
+            artifact_id=artifact_id,
+            stamp=self.now(),
+        )
+        result: dict[str, Any] = {
+            "ok": True,
+            "artifact_id": artifact_id,
+            "record": record,
+            "checkpoint": None,
+            "path": str(root / "artifacts" / ARTIFACT_DIRS[kind] / f"{artifact_id}.json"),
+        }
         if checkpoint if checkpoint is not None else kind in CHECKPOINT_KINDS:
             result["checkpoint"] = checkpoint_repo(root, commit_message or f"artifact: {kind} {artifact_id}")
         return result
@@ -108,8 +122,11 @@ class ArtifactService:
         path = Path(quest_root) / "paper" / "paper_bundle_manifest.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(manifest, indent=2))
-        report = self.record(quest_root, {"kind": "report", "report_type": "paper_bundle", "summary": summary,
-                                          "manifest_path": str(path)}, checkpoint=False)
+        report = self.record(
+            quest_root,
+            {"kind": "report", "report_type": "paper_bundle", "summary": summary, "manifest_path": str(path)},
+            checkpoint=False,
+        )
         return {"ok": True, "manifest_path": str(path), "manifest": manifest, "report": report}
 
     def interact(
@@ -143,10 +160,16 @@ class ArtifactService:
         state = json.loads(state_path.read_text()) if state_path.exists() else {"open_requests": []}
         iid = interaction_id or random_id("interaction")
         if kind == "decision_request":
-            state["open_requests"].append({"interaction_id": iid, "reply_mode": reply_mode,
-                                           "decision_type": str((reply_schema if isinstance(reply_schema, dict) else {})
-                                                                .get("decision_type") or "").strip(),  # as main
-                                           "created_at": self.now()})
+            state["open_requests"].append(
+                {
+                    "interaction_id": iid,
+                    "reply_mode": reply_mode,
+                    "decision_type": str(
+                        (reply_schema if isinstance(reply_schema, dict) else {}).get("decision_type") or ""
+                    ).strip(),  # as main
+                    "created_at": self.now(),
+                }
+            )
         state_path.parent.mkdir(parents=True, exist_ok=True)
         state_path.write_text(json.dumps(state, indent=2))
         return {"ok": True, "interaction_id": iid, "kind": kind, "message": message, "recent_inbound_messages": []}
@@ -154,8 +177,11 @@ class ArtifactService:
     def _latest_completion_request(self, quest_root: Path) -> dict[str, Any] | None:
         state_path = Path(quest_root) / ".ds" / "interaction_state.json"
         state = json.loads(state_path.read_text()) if state_path.exists() else {"open_requests": []}
-        found = [item for item in state["open_requests"]
-                 if item.get("decision_type") == QUEST_COMPLETION_DECISION_TYPE and item.get("reply_mode") == "blocking"]
+        found = [
+            item
+            for item in state["open_requests"]
+            if item.get("decision_type") == QUEST_COMPLETION_DECISION_TYPE and item.get("reply_mode") == "blocking"
+        ]
         return found[-1] if found else None
 
     def complete_quest(
@@ -170,22 +196,49 @@ class ArtifactService:
             return {"ok": True, "status": "already_completed", "message": "Quest is already marked as completed."}
         request = self._latest_completion_request(quest_root)
         if request is None:
-            return {"ok": False, "status": "approval_required",
-                    "message": "Quest completion requires a blocking user approval request first. Ask via "
-                               "artifact.interact(kind='decision_request', reply_mode='blocking', "
-                               f"reply_schema={{'decision_type': '{QUEST_COMPLETION_DECISION_TYPE}'}})."}
+            return {
+                "ok": False,
+                "status": "approval_required",
+                "message": "Quest completion requires a blocking user approval request first. Ask via "
+                "artifact.interact(kind='decision_request', reply_mode='blocking', "
+                f"reply_schema={{'decision_type': '{QUEST_COMPLETION_DECISION_TYPE}'}}).",
+            }
         reply = quest_root / ".ds" / "replies" / f"{request['interaction_id']}.txt"
         if not reply.exists():
-            return {"ok": False, "status": "waiting_for_user", "interaction_id": request["interaction_id"],
-                    "message": "The completion approval request is still waiting for an explicit user reply."}
+            return {
+                "ok": False,
+                "status": "waiting_for_user",
+                "interaction_id": request["interaction_id"],
+                "message": "The completion approval request is still waiting for an explicit user reply.",
+            }
         text = reply.read_text().strip()
         if "approve" not in text.lower():
-            return {"ok": False, "status": "approval_not_explicit", "message": "Quest completion was not approved explicitly."}
-        approval = self.record(quest_root, {"kind": "approval", "reason": f"Quest completion approved: {text}",
-                                            "decision_id": request["interaction_id"]}, checkpoint=False)
-        decision = self.record(quest_root, {"kind": "decision", "status": "completed", "verdict": "good", "action": "stop",
-                                            "reason": summary or "completed", "decision_scope": "quest_completion"},
-                               checkpoint=True)
+            return {
+                "ok": False,
+                "status": "approval_not_explicit",
+                "message": "Quest completion was not approved explicitly.",
+            }
+        approval = self.record(
+            quest_root,
+            {
+                "kind": "approval",
+                "reason": f"Quest completion approved: {text}",
+                "decision_id": request["interaction_id"],
+            },
+            checkpoint=False,
+        )
+        decision = self.record(
+            quest_root,
+            {
+                "kind": "decision",
+                "status": "completed",
+                "verdict": "good",
+                "action": "stop",
+                "reason": summary or "completed",
+                "decision_scope": "quest_completion",
+            },
+            checkpoint=True,
+        )
         snapshot = self.quest_service.mark_completed(quest_root.name, stop_reason="completed_by_user_approval")
         with (quest_root / ".ds" / "events.jsonl").open("a") as out:
             out.write(json.dumps({"type": "quest.completed", "created_at": self.now()}) + "\n")

@@ -92,8 +92,11 @@ class FolderRows:
         try:
             if held is not None:
                 keys = _stat_keys(folder, f"{base}{os.sep}", names)
-                if keys is not None and held[0] == stamp(prefix, names, keys, index_key) \
-                        and self._place_held(ws, prefix, held[1]):
+                if (
+                    keys is not None
+                    and held[0] == stamp(prefix, names, keys, index_key)
+                    and self._place_held(ws, prefix, held[1])
+                ):
                     return True
             kept = self._read_fresh(ws, prefix, f"{base}{os.sep}", folder, names, store.file.settles)
         finally:
@@ -106,8 +109,15 @@ class FolderRows:
             store.put(row, stamp(prefix, names, kept[1], index_key), (kept[0], lines))
         return True
 
-    def _read_fresh(self, ws: Workspace, prefix: str, base: str, folder: int | None, names: list[str],
-                    settles: Callable[[os.stat_result], bool]) -> tuple[list[Row], list[StatKey]] | None:
+    def _read_fresh(
+        self,
+        ws: Workspace,
+        prefix: str,
+        base: str,
+        folder: int | None,
+        names: list[str],
+        settles: Callable[[os.stat_result], bool],
+    ) -> tuple[list[Row], list[StatKey]] | None:
         """Read and place every record of the folder: its cache row's items and the stat keys
         of the reads (the ``fstat`` of each read itself), or None when it may not be kept (a
         file gone, unreadable, too young, or one whose findings lie elsewhere)."""
@@ -131,8 +141,19 @@ class FolderRows:
                 continue
             keys.append(stat_key(st))
             if type(slim) is SlimRun and not slim.notes and not slim.found:  # the most: ready to place
-                items.append((name, slim.artifact_id, slim.run_id, slim.run_kind, slim.status, slim.updated_at,
-                              slim.created_at, slim.home_rel == ws.rel, slim.done))
+                items.append(
+                    (
+                        name,
+                        slim.artifact_id,
+                        slim.run_id,
+                        slim.run_kind,
+                        slim.status,
+                        slim.updated_at,
+                        slim.created_at,
+                        slim.home_rel == ws.rel,
+                        slim.done,
+                    )
+                )
             elif slim is not SKIPPED:
                 items.append((name, to_row(slim)))
         return (items, keys) if kept else None
@@ -156,8 +177,12 @@ class FolderRows:
                 self._offer_run(rel, order, prefix + item[0], *item[1:])
             else:  # the most: the first copy, which wins
                 name, artifact_id, run_id, run_kind, status, updated, created, home, done = item
-                first(artifact_id, Run(artifact_id, run_id, run_kind, status, rel, prefix + name, updated, created),
-                      home, done)
+                first(
+                    artifact_id,
+                    Run(artifact_id, run_id, run_kind, status, rel, prefix + name, updated, created),
+                    home,
+                    done,
+                )
         display = ws.display(INDEX_DISPLAY)
         runs: tuple[set[str], Container[str]] = (self.indexed_run_ids, self.runs.best)
         decisions: tuple[set[str], Container[str]] = (self.indexed_decision_ids, self.decisions.best)

@@ -65,18 +65,24 @@ def scope_of(command: str | Scope) -> Scope:
     return scope
 
 
-OFF_NOTE = ("experience_distill is off for this quest, so the closure gate is not enforced "
-            "(turn it on in quest.yaml startup_contract, or pass --require)")
+OFF_NOTE = (
+    "experience_distill is off for this quest, so the closure gate is not enforced "
+    "(turn it on in quest.yaml startup_contract, or pass --require)"
+)
 
 
-def load_quest(path: Path | str | Location, *, cache: bool = True, config: QuestConfig | None = None,
-               **options: Any) -> Quest:
+def load_quest(
+    path: Path | str | Location, *, cache: bool = True, config: QuestConfig | None = None, **options: Any
+) -> Quest:
     """Read a quest with every record checked by the built-in rules and the plugins' (see
     ``engine.loader.load_quest`` for the options). ``cache``: keep and reuse what was read of
     each record file in the user's cache folder (never changes the result, only its speed).
     ``config``: the quest's configuration, when the caller read it already (its decision actions)."""
-    checker = keyed_record_checker if config is None else \
-        (lambda root: keyed_record_checker(root, quest_actions=config.actions))
+    checker = (
+        keyed_record_checker
+        if config is None
+        else (lambda root: keyed_record_checker(root, quest_actions=config.actions))
+    )
     return loader.load_quest(path, keyed_checker=checker, cache=cache, **options)
 
 
@@ -120,18 +126,25 @@ class Gate:
         """The quest (read here unless given) and its configuration, each read once."""
         if isinstance(self.given, Quest):
             return self.given, self.config or read_quest_config(self.given.root)
-        location = self.given if isinstance(self.given, Location) else \
-            locate(self.given, any_repository=not self.scope.gates_pending)  # check warns on no quest.yaml
+        location = (
+            self.given
+            if isinstance(self.given, Location)
+            else locate(self.given, any_repository=not self.scope.gates_pending)
+        )  # check warns on no quest.yaml
         config = self.config or read_quest_config(location.root)
         options = self.options
-        return load_quest(location, source=options.source, refs=options.refs, cache=options.cache, config=config), config
+        return load_quest(
+            location, source=options.source, refs=options.refs, cache=options.cache, config=config
+        ), config
 
     def cover(self, quest: Quest, config: QuestConfig) -> Coverage:
         """Which completed runs no valid review covers; the quest's and the decisions' findings."""
         self.encoding = review_encoding_for(quest.root, quest_actions=config.actions)
         cov = coverage(quest, completed_rule(), self.encoding)
         self.findings = list(quest.findings)
-        self.findings.extend(cov.findings)  # each decision's own (a superseded review's as warnings), then reviewed ids'
+        self.findings.extend(
+            cov.findings
+        )  # each decision's own (a superseded review's as warnings), then reviewed ids'
         return cov
 
     def read_memory(self, quest: Quest, cov: Coverage) -> None:
@@ -170,8 +183,10 @@ class Gate:
         seen_on = seen is not None and seen.on_at is not None
         self.enforced = (quest.experience_distill or require or seen_on) and not off
         if seen is not None and seen.on_at is not None:
-            self.notes.append(f"experience_distill is not on in the root's quest.yaml, but it is on in {seen.on_at}: "
-                              "once on anywhere the gate can see, it stays on (a trusted --no-require turns the gate off)")
+            self.notes.append(
+                f"experience_distill is not on in the root's quest.yaml, but it is on in {seen.on_at}: "
+                "once on anywhere the gate can see, it stays on (a trusted --no-require turns the gate off)"
+            )
 
     def stop_where_unseen(self, quest: Quest, config: QuestConfig, trusted: Trusted) -> None:
         """Closure stops on a configuration or git history it cannot read; the actions only the
@@ -190,22 +205,30 @@ class Gate:
         if not self.scope.gates_pending:
             return
         severity = ERROR if self.enforced else INFO
-        self.findings.extend(pending_finding(run, cov.listed_by_invalid.get(run.artifact_id, []), severity,
-                                             self.encoding) for run in cov.pending)
+        self.findings.extend(
+            pending_finding(run, cov.listed_by_invalid.get(run.artifact_id, []), severity, self.encoding)
+            for run in cov.pending
+        )
         if not self.enforced:
-            self.notes.append(f"the closure gate is not enforced: {self.off_by} (a trusted setting) turns it off"
-                              if self.off_by else OFF_NOTE)
+            self.notes.append(
+                f"the closure gate is not enforced: {self.off_by} (a trusted setting) turns it off"
+                if self.off_by
+                else OFF_NOTE
+            )
 
     def apply_waivers(self, quest: Quest, config: QuestConfig, trusted: Trusted) -> None:
         """Mark what the trusted waivers (and the quest's, when accepted) waive; the quest's
         configuration problems join the report."""
         accepted_by = ACCEPT_FLAG if self.options.accept_quest_waivers else None
-        self.findings = waive(self.findings, quest.root, config.waivers, accepted_by=accepted_by, trusted=trusted) \
-            + (config.configured.problems if config.configured is not None else [])
+        self.findings = waive(self.findings, quest.root, config.waivers, accepted_by=accepted_by, trusted=trusted) + (
+            config.configured.problems if config.configured is not None else []
+        )
         self.findings.sort(key=Finding.sort_key)
         if self.scope.can_fail and any(f.rule == WAIVER_PROPOSED.id for f in self.findings):
-            self.notes.append(f"the quest proposes waivers, which waive nothing until its owner accepts them: "
-                              f"{accept_command(quest.root)}")
+            self.notes.append(
+                f"the quest proposes waivers, which waive nothing until its owner accepts them: "
+                f"{accept_command(quest.root)}"
+            )
 
     def report(self, quest: Quest, cov: Coverage) -> GateReport:
         """The verdict and everything the reporters show; the staged cards' findings come last."""
@@ -235,8 +258,12 @@ class Gate:
         )
 
 
-def evaluate(quest: Quest | Path | str | Location, command: str | Scope = "check", options: GateOptions | None = None,
-             **asked: Any) -> GateReport:
+def evaluate(
+    quest: Quest | Path | str | Location,
+    command: str | Scope = "check",
+    options: GateOptions | None = None,
+    **asked: Any,
+) -> GateReport:
     """The gate's verdict on ``quest`` (a path inside it, or a loaded ``Quest``) in the scope
     ``command`` names, asked with ``options``; ``asked`` are ``GateOptions`` fields given as
     keywords (``evaluate(path, "closure", home=...)``), which replace the options' own.

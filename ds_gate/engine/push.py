@@ -42,8 +42,9 @@ def finalization_reasons(root: Path, tip: str) -> list[str]:
     return push_reasons(names, tip, blobs, manifest_at_tip, finalization_patterns())
 
 
-def push_check(cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: bool = False,
-               refs: Sequence[str] | None = None) -> GateReport | None:
+def push_check(
+    cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: bool = False, refs: Sequence[str] | None = None
+) -> GateReport | None:
     """The push's verdict, or None when it finalizes nothing."""
     try:
         root, stop = locate(cwd).root, None
@@ -55,13 +56,18 @@ def push_check(cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: b
     if not reasons:
         return None
     if stop is not None:
-        raise NotAQuest(f"{stop}; this push finalizes ({'; '.join(reasons)}), so the pre-push hook stops "
-                        "(in a repository that is no quest: `git push --no-verify`)", stop.root)
+        raise NotAQuest(
+            f"{stop}; this push finalizes ({'; '.join(reasons)}), so the pre-push hook stops "
+            "(in a repository that is no quest: `git push --no-verify`)",
+            stop.root,
+        )
 
     config = read_quest_config(root)  # once, for the require setting and both gate runs
     asked = GateOptions(require=require or configured_require(config), finalization=tuple(reasons))
     quest = load_quest(root, source="git", refs=refs, extra_tips=list(pushes), config=config)
     report = Gate(quest, SCOPES["pre-push"], asked, config=config).run()
     if report.enforced:  # what the remote will hold; and what `closure` reads here?
-        report = as_closure_sees(report, Gate(cwd, SCOPES["pre-push"], asked, config=config).run(), "no commit holds yet")
+        report = as_closure_sees(
+            report, Gate(cwd, SCOPES["pre-push"], asked, config=config).run(), "no commit holds yet"
+        )
     return report

@@ -46,8 +46,13 @@ class RecordStore:
     def __init__(self, root: Path, key: bytes, kinds: tuple[str, ...]) -> None:
         # one file per quest and kinds read: lineage's runs-only reads never replace the gate's rows;
         # not durable: the cache waits for no disk
-        self.file = CacheFile(user_cache_dir(), cache_name("records", f"{root}\0{','.join(kinds)}"),
-                              (key, "\0".join(kinds).encode(), str(fs.max_file_bytes()).encode()), _tables, durable=False)
+        self.file = CacheFile(
+            user_cache_dir(),
+            cache_name("records", f"{root}\0{','.join(kinds)}"),
+            (key, "\0".join(kinds).encode(), str(fs.max_file_bytes()).encode()),
+            _tables,
+            durable=False,
+        )
         self.seen: set[bytes] = set()
         self.pending: list[tuple[bytes, bytes]] = []
         self.pending_bytes = 0

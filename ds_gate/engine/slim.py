@@ -76,7 +76,9 @@ class SlimRun:
     """What the gate keeps of a run record, wherever its copy lies (``Run`` without the copy's place)."""
 
     artifact_id: str
-    notes: tuple[Unplaced, ...]  # on every copy: an unknown kind read by its folder, an id that differs from the file name
+    notes: tuple[
+        Unplaced, ...
+    ]  # on every copy: an unknown kind read by its folder, an id that differs from the file name
     home_rel: str | None  # the workspace the record says it was written in
     run_id: str | None
     run_kind: str | None
@@ -107,6 +109,7 @@ class SlimDecision:
 
 
 Slim = Bad | Refused | Skipped | SlimRun | SlimDecision
+
 
 def _placeable(found: list[Finding], display: str) -> tuple[Unplaced, ...] | None:
     """The findings without their path, or None when one lies elsewhere (then not shareable)."""
@@ -149,13 +152,18 @@ def make_slim(name: str, raw: bytes, display: str, kinds: tuple[str, ...], check
     else:  # as PR #60 names it, str(...) as written: a review must list exactly that (whitespace too)
         artifact_id = artifact_id if isinstance(artifact_id, str) else str(artifact_id)
     if artifact_id != stem:
-        notes += (_one(ARTIFACT_ID_MISMATCH.at(
-            display,
-            f"artifact_id {artifact_id!r} differs from the file name '{filename}'; using {artifact_id!r}",
-            hint=f"DeepScientist names each record <artifact_id>.json; rename the file to {artifact_id}.json",
-            pointer="/artifact_id",
-            line=place(raw, ("artifact_id",)),
-        ), display),)
+        notes += (
+            _one(
+                ARTIFACT_ID_MISMATCH.at(
+                    display,
+                    f"artifact_id {artifact_id!r} differs from the file name '{filename}'; using {artifact_id!r}",
+                    hint=f"DeepScientist names each record <artifact_id>.json; rename the file to {artifact_id}.json",
+                    pointer="/artifact_id",
+                    line=place(raw, ("artifact_id",)),
+                ),
+                display,
+            ),
+        )
     home_rel = data.get("workspace_rel_path")
     home_rel = home_rel if isinstance(home_rel, str) else None
     checked = check(Document(own_kind, data, raw, display)) if check is not None else []
@@ -166,15 +174,34 @@ def make_slim(name: str, raw: bytes, display: str, kinds: tuple[str, ...], check
     created = updated if created == updated else created  # a record written once: one string for both
     if kind == "run":  # interned: the index names the same id, and a quest has few kinds, statuses, workspaces
         run_kind, status = _interned(text_of(data.get("run_kind"))), _interned(text_of(data.get("status")))
-        return SlimRun(intern(artifact_id), notes, _interned(home_rel), text_of(data.get("run_id")), run_kind, status,
-                       updated, created, found, completed_state(run_kind, status))
+        return SlimRun(
+            intern(artifact_id),
+            notes,
+            _interned(home_rel),
+            text_of(data.get("run_id")),
+            run_kind,
+            status,
+            updated,
+            created,
+            found,
+            completed_state(run_kind, status),
+        )
     review = review_fields(data, kind)  # a decision, or a review recorded as a report
-    return SlimDecision(artifact_id, notes, home_rel,
-                        text_of(data.get("action")) if kind == "decision" else REVIEW_ACTION, updated, created,
-                        review.is_review, found, tuple(map(intern, review.reviewed_run_ids)),  # the runs' own ids
-                        raw if review.is_review else None,
-                        review.cards_written, tuple(sorted(review.neighbor_cards)),
-                        review_encoding(data, kind) or DECISION_ENCODING)
+    return SlimDecision(
+        artifact_id,
+        notes,
+        home_rel,
+        text_of(data.get("action")) if kind == "decision" else REVIEW_ACTION,
+        updated,
+        created,
+        review.is_review,
+        found,
+        tuple(map(intern, review.reviewed_run_ids)),  # the runs' own ids
+        raw if review.is_review else None,
+        review.cards_written,
+        tuple(sorted(review.neighbor_cards)),
+        review_encoding(data, kind) or DECISION_ENCODING,
+    )
 
 
 def _interned(text: str | None) -> str | None:

@@ -41,23 +41,39 @@ def finalization(root: str, tool: str, home: str | None) -> dict[str, Any]:
     action = f"artifact.{tool}" if tool != "interact" else "asking the user to approve completion"
     if verdict["pending_count"]:
         status = STATUS_PENDING
-        message = (f"ds-gate refused {action} before anything was recorded: {verdict['pending_count']} completed run(s) "
-                   f"are not covered by a valid distill review: {', '.join(pending)}. Distill them, check the review with "
-                   "artifact.validate_distill_review(payload=...), record it with this call (also in next_call):\n"
-                   + "\n".join(verdict["next_call"])
-                   + f"\nthen call {'artifact.' + tool if tool != 'interact' else 'artifact.interact'} again.")
+        message = (
+            f"ds-gate refused {action} before anything was recorded: {verdict['pending_count']} completed run(s) "
+            f"are not covered by a valid distill review: {', '.join(pending)}. Distill them, check the review with "
+            "artifact.validate_distill_review(payload=...), record it with this call (also in next_call):\n"
+            + "\n".join(verdict["next_call"])
+            + f"\nthen call {'artifact.' + tool if tool != 'interact' else 'artifact.interact'} again."
+        )
     else:
         status = STATUS_CLOSURE
-        shown = "; ".join(f"{f.get('message')} (fix: {f.get('hint')})" if f.get("hint") else str(f.get("message"))
-                          for f in errors[:SHOWN])
-        message = (f"ds-gate refused {action} before anything was recorded: the closure gate fails: {shown}. "
-                   "Fix these, then try again.")
-    return {"allow": False, "refusal": {
-        "ok": False, "status": status, "gate": "ds-gate", "message": message, "errors": [message], "warnings": [],
-        "pending_run_ids": pending, "pending_count": verdict["pending_count"],
-        "next_call": "\n".join(verdict["next_call"]) if verdict["next_call"] else None,
-        "findings": errors, "encoding": verdict["encoding"],
-    }}
+        shown = "; ".join(
+            f"{f.get('message')} (fix: {f.get('hint')})" if f.get("hint") else str(f.get("message"))
+            for f in errors[:SHOWN]
+        )
+        message = (
+            f"ds-gate refused {action} before anything was recorded: the closure gate fails: {shown}. "
+            "Fix these, then try again."
+        )
+    return {
+        "allow": False,
+        "refusal": {
+            "ok": False,
+            "status": status,
+            "gate": "ds-gate",
+            "message": message,
+            "errors": [message],
+            "warnings": [],
+            "pending_run_ids": pending,
+            "pending_count": verdict["pending_count"],
+            "next_call": "\n".join(verdict["next_call"]) if verdict["next_call"] else None,
+            "findings": errors,
+            "encoding": verdict["encoding"],
+        },
+    }
 
 
 def review(root: str, payload: Any) -> dict[str, Any]:

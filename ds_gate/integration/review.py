@@ -18,8 +18,10 @@ from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import SCHEMA_VERSION
 from ds_gate.rules.coverage import COVERAGE_PENDING_RUN
 
-NOT_A_REVIEW = ("the payload is no distill review: kind 'report' with report_type 'distill_review' "
-                "(or kind 'decision' with action 'distill_review')")
+NOT_A_REVIEW = (
+    "the payload is no distill review: kind 'report' with report_type 'distill_review' "
+    "(or kind 'decision' with action 'distill_review')"
+)
 
 
 def judge_review(root: Path | str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -28,8 +30,15 @@ def judge_review(root: Path | str, payload: dict[str, Any]) -> dict[str, Any]:
     try:
         answer = validate_distill_review(root, payload)
     except QuestError as exc:
-        return {"schema_version": SCHEMA_VERSION, "accepted": False, "is_review": False, "encoding": None,
-                "findings": [], "errors": [str(exc) or NOT_A_REVIEW], "validation": None}
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "accepted": False,
+            "is_review": False,
+            "encoding": None,
+            "findings": [],
+            "errors": [str(exc) or NOT_A_REVIEW],
+            "validation": None,
+        }
     findings: list[dict[str, Any]] = answer["findings"]
     errors = [_line(f) for f in findings if f.get("severity") == "error" and f.get("rule") != COVERAGE_PENDING_RUN.id]
     if not answer["valid"] and not errors:
@@ -54,9 +63,19 @@ def _line(finding: dict[str, Any]) -> str:
 def refusal_for_review(judged: dict[str, Any]) -> dict[str, Any]:
     """What ``artifact.record`` answers instead of recording a review the gate would not accept."""
     errors: list[str] = judged["errors"]
-    message = ("ds-gate refused to record this distill review: the closure gate would not accept it, so it would cover "
-               f"no run. {len(errors)} problem(s): " + "; ".join(errors)
-               + ". Fix the payload (artifact.validate_distill_review(payload=...) checks it), then call artifact.record "
-               "again; nothing was recorded.")
-    return {"ok": False, "status": "distill_review_invalid", "gate": "ds-gate", "message": message, "errors": errors,
-            "warnings": [], "findings": judged["findings"]}
+    message = (
+        "ds-gate refused to record this distill review: the closure gate would not accept it, so it would cover "
+        f"no run. {len(errors)} problem(s): "
+        + "; ".join(errors)
+        + ". Fix the payload (artifact.validate_distill_review(payload=...) checks it), then call artifact.record "
+        "again; nothing was recorded."
+    )
+    return {
+        "ok": False,
+        "status": "distill_review_invalid",
+        "gate": "ds-gate",
+        "message": message,
+        "errors": errors,
+        "warnings": [],
+        "findings": judged["findings"],
+    }

@@ -40,8 +40,9 @@ def is_review(payload: Any) -> bool:
     if not isinstance(payload, dict):
         return False
     kind = payload.get("kind")
-    return ((kind == "decision" and payload.get("action") == "distill_review")
-            or (kind == "report" and payload.get("report_type") == "distill_review"))
+    return (kind == "decision" and payload.get("action") == "distill_review") or (
+        kind == "report" and payload.get("report_type") == "distill_review"
+    )
 
 
 def _finalizing(tool: str, original: Any) -> Any:
@@ -52,6 +53,7 @@ def _finalizing(tool: str, original: Any) -> Any:
         asked = wrap.ASKED.root == str(quest_root)  # the tool above asked already
         refusal = None if asked else wrap.ask(self, quest_root, {"op": "finalization", "tool": tool})
         return refusal if refusal is not None else original(self, quest_root, *args, **kwargs)
+
     return wrapper
 
 
@@ -72,6 +74,7 @@ def _interact(original: Any) -> Any:
             if refusal is not None:
                 return refusal
         return original(self, quest_root, *args, **kwargs)
+
     return interact
 
 
@@ -85,6 +88,7 @@ def _record(original: Any) -> Any:
             if refusal is not None:
                 return refusal
         return original(self, quest_root, payload, *args, **kwargs)
+
     return record
 
 

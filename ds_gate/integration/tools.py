@@ -22,8 +22,9 @@ import types
 from typing import Any
 
 PREFIX = "ds-gate: "  # on main's servers, a tool says whose it is
-COMMENT = inspect.Parameter("comment", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None,
-                            annotation=str | dict[str, Any] | None)  # every tool of main's takes one
+COMMENT = inspect.Parameter(
+    "comment", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=str | dict[str, Any] | None
+)  # every tool of main's takes one
 WRITE_NOTE = " Default scope is global (ds-gate integration); pass scope='quest' for quest-internal notes."
 
 
@@ -60,8 +61,13 @@ def _add_ours(server: Any, context: Any, where: str, problems: list[str]) -> Non
             raise errors.ToolError(str(exc)) from None
         try:
             home = getattr(context, "home", None)
-            request = {"op": "tool", "tool": spec.name, "args": arguments, "root": str(context.require_quest_root()),
-                       "home": str(home) if home is not None else None}
+            request = {
+                "op": "tool",
+                "tool": spec.name,
+                "args": arguments,
+                "root": str(context.require_quest_root()),
+                "home": str(home) if home is not None else None,
+            }
             result = wrap.judge(request).get("result")
             if not isinstance(result, dict):
                 raise RuntimeError("ds-gate answered no result")
@@ -74,11 +80,16 @@ def _add_ours(server: Any, context: Any, where: str, problems: list[str]) -> Non
         if spec.deepscientist != where:
             continue
         if _existing(server, spec.name):
-            problems.append(f"{server.name}.{spec.name} exists in this DeepScientist; ds-gate's tool of that name is "
-                            "not added")
+            problems.append(
+                f"{server.name}.{spec.name} exists in this DeepScientist; ds-gate's tool of that name is not added"
+            )
             continue
-        server.add_tool(table.sdk_function(spec, ask, Field, dict[str, Any], COMMENT), name=spec.name,
-                        description=PREFIX + spec.description, annotations=read_only)
+        server.add_tool(
+            table.sdk_function(spec, ask, Field, dict[str, Any], COMMENT),
+            name=spec.name,
+            description=PREFIX + spec.description,
+            annotations=read_only,
+        )
         if spec.required:  # as ds-gate mcp declares it: a call without it is refused by ``checked``, in one line
             server._tool_manager.get_tool(spec.name).parameters["required"] = spec.required
 
@@ -92,8 +103,10 @@ def _guard_tool(server: Any, context: Any, name: str, problems: list[str]) -> No
     tool = server._tool_manager.get_tool(name)
     original = getattr(tool, "fn", None)
     if tool is None or not callable(original) or inspect.iscoroutinefunction(original):
-        problems.append(f"{server.name}.{name} is not the tool this ds-gate knows; its refusal reaches the agent "
-                        "as main's own answer")
+        problems.append(
+            f"{server.name}.{name} is not the tool this ds-gate knows; its refusal reaches the agent "
+            "as main's own answer"
+        )
         return
 
     @functools.wraps(original)
@@ -102,8 +115,9 @@ def _guard_tool(server: Any, context: Any, name: str, problems: list[str]) -> No
             root = context.require_quest_root()
         except Exception:
             return original(*args, **kwargs)  # main's own error
-        refusal = wrap.ask(types.SimpleNamespace(home=getattr(context, "home", None)), root,
-                           {"op": "finalization", "tool": name})
+        refusal = wrap.ask(
+            types.SimpleNamespace(home=getattr(context, "home", None)), root, {"op": "finalization", "tool": name}
+        )
         if refusal is not None:
             return refusal
         with wrap.tool_asked(root):
@@ -139,11 +153,26 @@ def _global_write(server: Any, problems: list[str]) -> None:
         problems.append("memory.write has not main's shape; its default scope is left as it is")
         return
 
-    def write(kind: str, title: str, body: str = "", markdown: str | None = None, scope: str = "global",
-              tags: list[str] | str | None = None, metadata: dict[str, Any] | None = None,
-              comment: str | dict[str, Any] | None = None) -> dict[str, Any]:
-        result: dict[str, Any] = original(kind=kind, title=title, body=body, markdown=markdown, scope=scope, tags=tags,
-                                          metadata=metadata, comment=comment)
+    def write(
+        kind: str,
+        title: str,
+        body: str = "",
+        markdown: str | None = None,
+        scope: str = "global",
+        tags: list[str] | str | None = None,
+        metadata: dict[str, Any] | None = None,
+        comment: str | dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        result: dict[str, Any] = original(
+            kind=kind,
+            title=title,
+            body=body,
+            markdown=markdown,
+            scope=scope,
+            tags=tags,
+            metadata=metadata,
+            comment=comment,
+        )
         return result
 
     description = (getattr(tool, "description", "") or "") + WRITE_NOTE
@@ -186,6 +215,7 @@ def wrap_server_module(module: Any) -> list[str]:
 def _builder(name: str, original: Any) -> Any:
     """A server builder that adds ds-gate's tools to the server ``main`` built; a failure
     to add them leaves ``main``'s server as it is (the service wrapping still holds)."""
+
     @functools.wraps(original)
     def build(context: Any) -> Any:
         server = original(context)
@@ -196,4 +226,5 @@ def _builder(name: str, original: Any) -> Any:
             wrap.add_problems([f"{name}: tools not added ({type(exc).__name__}: {exc})"])
             wrap.say(f"{name}: tools not added ({type(exc).__name__}: {exc})")
         return server
+
     return build

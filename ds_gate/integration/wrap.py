@@ -34,8 +34,10 @@ STATUS_ERROR = "ds_gate_error"
 CONFIG_NAME = "_ds_gate_ds.json"
 TIMEOUT = 600.0  # seconds: a closure over a very large quest, never a hung tool
 PREFIX = "ds-gate (DeepScientist integration): "
-BRIDGE = ("import sys; sys.path[:] = [p for p in sys.path if p]; "
-          "from ds_gate.integration.call import main; raise SystemExit(main())")
+BRIDGE = (
+    "import sys; sys.path[:] = [p for p in sys.path if p]; "
+    "from ds_gate.integration.call import main; raise SystemExit(main())"
+)
 UNINSTALL = "ds-gate install --deepscientist --undo"
 
 Judge = Callable[[dict[str, Any]], dict[str, Any]]
@@ -53,8 +55,12 @@ def say(text: str) -> None:
 
 
 def status() -> dict[str, Any]:
-    return {**_STATE, "wrapped": list(_STATE["wrapped"]), "problems": list(_STATE["problems"]),
-            "known_versions": list(KNOWN_VERSIONS)}
+    return {
+        **_STATE,
+        "wrapped": list(_STATE["wrapped"]),
+        "problems": list(_STATE["problems"]),
+        "known_versions": list(KNOWN_VERSIONS),
+    }
 
 
 def config() -> dict[str, Any]:
@@ -76,14 +82,25 @@ def judge(request: dict[str, Any]) -> dict[str, Any]:
         return _JUDGE[0](request)
     python = config().get("python")
     if not isinstance(python, str) or not os.path.isfile(python):
-        raise RuntimeError(f"ds-gate's interpreter {python!r} is gone (ds-gate was moved or uninstalled); "
-                           f"run `ds-gate install --deepscientist` again, or `{UNINSTALL}`")
+        raise RuntimeError(
+            f"ds-gate's interpreter {python!r} is gone (ds-gate was moved or uninstalled); "
+            f"run `ds-gate install --deepscientist` again, or `{UNINSTALL}`"
+        )
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
     pins = config().get("pins")  # the trusted places pinned at install: the runner's HOME does not move them
-    env.update({k: v for k, v in pins.items() if str(k).startswith("DS_GATE_PINNED_") and isinstance(v, str)}
-               if isinstance(pins, dict) else {})
-    done = subprocess.run([python, "-c", BRIDGE], input=json.dumps(request, default=str).encode(),
-                          capture_output=True, timeout=TIMEOUT, env=env, check=False)
+    env.update(
+        {k: v for k, v in pins.items() if str(k).startswith("DS_GATE_PINNED_") and isinstance(v, str)}
+        if isinstance(pins, dict)
+        else {}
+    )
+    done = subprocess.run(
+        [python, "-c", BRIDGE],
+        input=json.dumps(request, default=str).encode(),
+        capture_output=True,
+        timeout=TIMEOUT,
+        env=env,
+        check=False,
+    )
     try:
         answer = json.loads(done.stdout)
     except ValueError:
@@ -97,10 +114,18 @@ def judge(request: dict[str, Any]) -> dict[str, Any]:
 def error_refusal(tool: str, exc: BaseException) -> dict[str, Any]:
     """Fail closed: the agent is told what failed and what fixes it; nothing was done."""
     text = f"{type(exc).__name__}: {exc}" if not isinstance(exc, RuntimeError) else str(exc)
-    message = (f"ds-gate could not check artifact.{tool}, so it was refused and nothing was recorded: {text}. "
-               f"Run `ds-gate doctor` (the integration's line says what to fix), or remove the integration: {UNINSTALL}")
-    return {"ok": False, "status": STATUS_ERROR, "gate": "ds-gate", "message": message, "errors": [message],
-            "warnings": []}
+    message = (
+        f"ds-gate could not check artifact.{tool}, so it was refused and nothing was recorded: {text}. "
+        f"Run `ds-gate doctor` (the integration's line says what to fix), or remove the integration: {UNINSTALL}"
+    )
+    return {
+        "ok": False,
+        "status": STATUS_ERROR,
+        "gate": "ds-gate",
+        "message": message,
+        "errors": [message],
+        "warnings": [],
+    }
 
 
 def ask(service: Any, quest_root: Any, request: dict[str, Any]) -> dict[str, Any] | None:
@@ -166,7 +191,9 @@ def shape_problems(owner: Any, expected: dict[str, str], where: str) -> list[str
         if not callable(found):
             problems.append(f"{where}.{name} is missing")
         elif shape(found) != params:
-            problems.append(f"{where}.{name} has parameters ({_names(shape(found) or '')}), not main's ({_names(params)})")
+            problems.append(
+                f"{where}.{name} has parameters ({_names(shape(found) or '')}), not main's ({_names(params)})"
+            )
     return problems
 
 
@@ -216,9 +243,15 @@ def patch(name: str, module: ModuleType) -> None:
         return
     try:
         problem = version_problem()
-        problems = [problem] if problem else (
-            _sibling("service").wrap_service_class(getattr(module, "ArtifactService", None)) if name == SERVICE
-            else _sibling("tools").wrap_server_module(module))
+        problems = (
+            [problem]
+            if problem
+            else (
+                _sibling("service").wrap_service_class(getattr(module, "ArtifactService", None))
+                if name == SERVICE
+                else _sibling("tools").wrap_server_module(module)
+            )
+        )
     except Exception as exc:
         problems = [f"{type(exc).__name__}: {exc}"]
     if problems:

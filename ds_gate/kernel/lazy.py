@@ -18,41 +18,77 @@ from __future__ import annotations
 # module -> (why, the functions of it that import in their body)
 LAZY_PLACES: dict[str, tuple[str, tuple[str, ...]]] = {
     "ds_gate": ("the public API, re-exported by name so `import ds_gate` loads nothing", ("__getattr__",)),
-    "ds_gate.__main__": ("the hook's checkpoint answer comes from the kernel before the command line loads",
-                         ("_hook_fast_path",)),
-    "ds_gate.kernel.checkpoint": ("the record triage and the finalization reader load only when a file they judge is "
-                                  "staged", ("_none_judged", "_records_fine")),
-    "ds_gate.kernel.push": ("the finalization readers load only when a push sends quest.yaml or decisions",
-                            ("_sends_nothing_final",)),
-    "ds_gate.kernel.finalizing": ("json (with re and enum) only for a decision the kernel reader refused (UTF-16/32)",
-                                  ("_parsed",)),
-    "ds_gate.kernel.jsondoc": ("json's own decoder only to word an error or place a finding (json loads re and enum)",
-                               ("_c_scanner", "_decode", "_member_start", "_skip_value")),
-    "ds_gate.kernel.resources": ("pathlib only for a caller that asks for a folder, never on the hook's path",
-                                 ("data_dir",)),
-    "ds_gate.kernel.schema_fast": ("re (with enum) only for a schema pattern the fast checks do not know", ("_pattern",)),
+    "ds_gate.__main__": (
+        "the hook's checkpoint answer comes from the kernel before the command line loads",
+        ("_hook_fast_path",),
+    ),
+    "ds_gate.kernel.checkpoint": (
+        "the record triage and the finalization reader load only when a file they judge is staged",
+        ("_none_judged", "_records_fine"),
+    ),
+    "ds_gate.kernel.push": (
+        "the finalization readers load only when a push sends quest.yaml or decisions",
+        ("_sends_nothing_final",),
+    ),
+    "ds_gate.kernel.finalizing": (
+        "json (with re and enum) only for a decision the kernel reader refused (UTF-16/32)",
+        ("_parsed",),
+    ),
+    "ds_gate.kernel.jsondoc": (
+        "json's own decoder only to word an error or place a finding (json loads re and enum)",
+        ("_c_scanner", "_decode", "_member_start", "_skip_value"),
+    ),
+    "ds_gate.kernel.resources": (
+        "pathlib only for a caller that asks for a folder, never on the hook's path",
+        ("data_dir",),
+    ),
+    "ds_gate.kernel.schema_fast": (
+        "re (with enum) only for a schema pattern the fast checks do not know",
+        ("_pattern",),
+    ),
     "ds_gate.kernel.git": ("hashlib (OpenSSL) only for a SHA-256 repository or a Python without _sha1", ("blob_id",)),
     "ds_gate.kernel.spawn": ("subprocess only on a platform without os.posix_spawn", ("start",)),
-    "ds_gate.io.yamldoc": ("PyYAML only when a YAML text is read", ("over_values", "_loader", "load_yaml", "_compose",
-                                                                      "line_of")),
-    "ds_gate.io.schemas": ("jsonschema only when a document is not plainly valid (its errors are worded)",
-                           ("validator",)),
+    "ds_gate.io.yamldoc": (
+        "PyYAML only when a YAML text is read",
+        ("over_values", "_loader", "load_yaml", "_compose", "line_of"),
+    ),
+    "ds_gate.io.schemas": (
+        "jsonschema only when a document is not plainly valid (its errors are worded)",
+        ("validator",),
+    ),
     "ds_gate.plugins.manager": ("pluggy and its markers only when a plugin is installed", ("manager",)),
-    "ds_gate.reporters.registry": ("a built-in format's module when that format is asked for, a plugin's "
-                                   "\"module:Class\" when its format is", ("reporter_class", "get")),
+    "ds_gate.reporters.registry": (
+        "a built-in format's module when that format is asked for, a plugin's \"module:Class\" when its format is",
+        ("reporter_class", "get"),
+    ),
     "ds_gate.cli.main": ("the command table: one command's module per run", ("build_parser",)),
-    "ds_gate.agent.mcp_server": ("the optional mcp extra (with its pydantic), loaded when the server starts",
-                                 ("server_class", "build_server")),
-    "ds_gate.agent.mcp_limits": ("the optional mcp extra (with its anyio), loaded when the server starts",
-                                 ("bounded_stdio", "run_stdio")),
-    "ds_gate.pytest.plugin": ("registered in every pytest session by its entry point: the gate loads only under "
-                              "--ds-gate", ("pytest_configure", "pytest_load_initial_conftests")),
-    "ds_gate.integration.boot": ("copied into DeepScientist's runtime: loads its sibling under the name it has there",
-                                 ("_wrap_module",)),
-    "ds_gate.integration.wrap": ("copied into DeepScientist's runtime: its sibling and DeepScientist's metadata, "
-                                 "once they exist", ("_sibling", "version_problem")),
-    "ds_gate.integration.service": ("copied into DeepScientist's runtime: its sibling under the name it has there",
-                                    ("_wrap",)),
-    "ds_gate.integration.tools": ("copied into DeepScientist's runtime: the mcp SDK is DeepScientist's, loaded when a "
-                                  "tool is built; its siblings under the names they have there", ("_wrap", "_table", "_add_ours")),
+    "ds_gate.agent.mcp_server": (
+        "the optional mcp extra (with its pydantic), loaded when the server starts",
+        ("server_class", "build_server"),
+    ),
+    "ds_gate.agent.mcp_limits": (
+        "the optional mcp extra (with its anyio), loaded when the server starts",
+        ("bounded_stdio", "run_stdio"),
+    ),
+    "ds_gate.pytest.plugin": (
+        "registered in every pytest session by its entry point: the gate loads only under --ds-gate",
+        ("pytest_configure", "pytest_load_initial_conftests"),
+    ),
+    "ds_gate.integration.boot": (
+        "copied into DeepScientist's runtime: loads its sibling under the name it has there",
+        ("_wrap_module",),
+    ),
+    "ds_gate.integration.wrap": (
+        "copied into DeepScientist's runtime: its sibling and DeepScientist's metadata, once they exist",
+        ("_sibling", "version_problem"),
+    ),
+    "ds_gate.integration.service": (
+        "copied into DeepScientist's runtime: its sibling under the name it has there",
+        ("_wrap",),
+    ),
+    "ds_gate.integration.tools": (
+        "copied into DeepScientist's runtime: the mcp SDK is DeepScientist's, loaded when a "
+        "tool is built; its siblings under the names they have there",
+        ("_wrap", "_table", "_add_ours"),
+    ),
 }

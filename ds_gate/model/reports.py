@@ -35,12 +35,21 @@ class Scope:
 SCOPES = {
     "check": Scope("check", gates_pending=False, lists_pending=False, reads_cards=True, shows_cards=True),
     "closure": Scope("closure", gates_pending=True, lists_pending=True, reads_cards=True, shows_cards=True),
-    "candidates": Scope("candidates", gates_pending=False, lists_pending=True, reads_cards=False, shows_cards=False,
-                        can_fail=False),
-    "commit-check": Scope("commit-check", gates_pending=True, lists_pending=True, reads_cards=True, shows_cards=False,
-                          shows_quest=False, finalizes="commit"),
-    "pre-push": Scope("pre-push", gates_pending=True, lists_pending=True, reads_cards=True, shows_cards=False,
-                      finalizes="push"),
+    "candidates": Scope(
+        "candidates", gates_pending=False, lists_pending=True, reads_cards=False, shows_cards=False, can_fail=False
+    ),
+    "commit-check": Scope(
+        "commit-check",
+        gates_pending=True,
+        lists_pending=True,
+        reads_cards=True,
+        shows_cards=False,
+        shows_quest=False,
+        finalizes="commit",
+    ),
+    "pre-push": Scope(
+        "pre-push", gates_pending=True, lists_pending=True, reads_cards=True, shows_cards=False, finalizes="push"
+    ),
 }
 
 
@@ -168,7 +177,10 @@ class LineageReport(Report):
     cards: list[Card] = field(default_factory=list)
 
     def body(self, lazy: bool = False) -> dict[str, Any]:
-        return {"home": str(self.home) if self.home is not None else None, "cards": [card.as_dict() for card in self.cards]}
+        return {
+            "home": str(self.home) if self.home is not None else None,
+            "cards": [card.as_dict() for card in self.cards],
+        }
 
 
 MAX_LIMIT = 200  # the most a listing (recall, recent) returns: enough to read, bounded for an agent's context

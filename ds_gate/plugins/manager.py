@@ -98,7 +98,9 @@ def completed_rule() -> Callable[[Run], bool]:
     return is_completed
 
 
-def _checker(hook_name: str, builtin: Callable[..., list[Finding]], names: tuple[str, ...]) -> Callable[..., list[Finding]]:
+def _checker(
+    hook_name: str, builtin: Callable[..., list[Finding]], names: tuple[str, ...]
+) -> Callable[..., list[Finding]]:
     """A check hook as one positional callable: the built-in rules' findings, then every plugin's;
     ``builtin`` itself when no plugin implements the hook."""
     hook = _plugged(hook_name)
@@ -106,7 +108,9 @@ def _checker(hook_name: str, builtin: Callable[..., list[Finding]], names: tuple
         return builtin
 
     def check(*args: Any) -> list[Finding]:
-        return [f for found in reversed(hook(**dict(zip(names, args, strict=True)))) for f in found or []]  # built-in first
+        return [
+            f for found in reversed(hook(**dict(zip(names, args, strict=True)))) for f in found or []
+        ]  # built-in first
 
     return check
 
@@ -147,8 +151,9 @@ def _quest_actions(root: Path | None, given: Iterable[str] | None) -> Iterable[s
     return read_quest_config(root).actions if root is not None else ()
 
 
-def keyed_record_checker(root: Path | None = None, *, quest_actions: Iterable[str] | None = None
-                         ) -> tuple[Callable[[Document], list[Finding]], bytes | None]:
+def keyed_record_checker(
+    root: Path | None = None, *, quest_actions: Iterable[str] | None = None
+) -> tuple[Callable[[Document], list[Finding]], bytes | None]:
     """``record_checker`` and what its findings depend on besides a record's bytes, name and
     kind (the quest's decision actions), or None when a plugin's rules run too: a plugin may
     look at anything, so its findings are never shared between copies or cached."""

@@ -88,19 +88,24 @@ def collected(args: Iterable[str], base: Path, pyargs: bool) -> list[Path]:
 
 def _advice(paths: Iterable[Path | str], base: Path) -> str:
     given = " ".join(f"--ds-gate={shlex.quote(str(_real(p, base)))}" for p in paths)
-    return ('Run pytest from an empty folder outside the quest, with no conftest and its rootdir there: '
-            f'cd "$(mktemp -d)" && pytest -p no:cacheprovider --noconftest --rootdir=. {given}')
+    return (
+        "Run pytest from an empty folder outside the quest, with no conftest and its rootdir there: "
+        f'cd "$(mktemp -d)" && pytest -p no:cacheprovider --noconftest --rootdir=. {given}'
+    )
 
 
-def refusal(gated: Iterable[Path | str], *, base: Path, rootdir: Path, inifile: Path | None,
-            args: Iterable[str], pyargs: bool) -> str | None:
+def refusal(
+    gated: Iterable[Path | str], *, base: Path, rootdir: Path, inifile: Path | None, args: Iterable[str], pyargs: bool
+) -> str | None:
     """Why the session must not run (one paragraph: what lies where, and what to run
     instead), or None when it imports nothing from a gated quest. ``base``: the folder
     pytest was started in."""
     gated = list(gated)
     quests = protected(gated, base)
-    seen: list[tuple[str, Path, bool]] = [("pytest's rootdir", _real(rootdir, base), False),
-                                          ("the current folder", _real(base, base), False)]
+    seen: list[tuple[str, Path, bool]] = [
+        ("pytest's rootdir", _real(rootdir, base), False),
+        ("the current folder", _real(base, base), False),
+    ]
     if inifile is not None:
         seen.append(("pytest's config file", _real(inifile, base), False))
     seen.extend(("the collected path", path, True) for path in collected(args, base, pyargs))
@@ -111,7 +116,8 @@ def refusal(gated: Iterable[Path | str], *, base: Path, rootdir: Path, inifile: 
                 return (
                     f"ds-gate: refusing to run: {what} {path} {where} {name} {quest}, so pytest would "
                     "import the quest's conftest.py, config or test files, and they could change the verdict. "
-                    + _advice(gated, base))
+                    + _advice(gated, base)
+                )
     return None
 
 

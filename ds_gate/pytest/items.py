@@ -70,12 +70,21 @@ def split(report: GateReport) -> dict[str, Verdict]:
     cards = {card.display for card in report.cards}
     out = {check: Verdict() for check in QUEST_CHECKS}
     for f in report.findings:
-        check = ("coverage" if f.rule == PENDING else "records" if f.path in records
-                 else "cards" if f.path in cards else "status")
+        check = (
+            "coverage"
+            if f.rule == PENDING
+            else "records"
+            if f.path in records
+            else "cards"
+            if f.path in cards
+            else "status"
+        )
         out[check].findings.append(f)
     if report.pending and not report.enforced:
         ids = ", ".join(run.artifact_id for run in report.pending)
-        out["coverage"].note = printable(f"{len(report.pending)} pending (the gate is not enforced for this quest): {ids}")
+        out["coverage"].note = printable(
+            f"{len(report.pending)} pending (the gate is not enforced for this quest): {ids}"
+        )
     return out
 
 
@@ -87,8 +96,11 @@ def judge(unit: Unit, options: GateOptions) -> dict[str, Verdict]:
     try:
         return split(evaluate_quest(unit, options))
     except (QuestError, GitError) as exc:
-        failure = INPUT_UNREADABLE.at(str(unit.path), f"not a readable quest: {exc}",
-                                      hint="point --ds-gate at a quest root or a DeepScientist home")
+        failure = INPUT_UNREADABLE.at(
+            str(unit.path),
+            f"not a readable quest: {exc}",
+            hint="point --ds-gate at a quest root or a DeepScientist home",
+        )
         return {check: Verdict([failure]) for check in QUEST_CHECKS}
 
 
@@ -161,7 +173,9 @@ class GateSession:
     def pytest_report_header(self) -> list[str]:
         return [self.note] if self.note else []
 
-    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
         for unit in self.units:
             collector = UnitCollector.from_parent(session, name=unit.name, nodeid=unit.name, unit=unit, gate=self)
             items.extend(collector.collect())

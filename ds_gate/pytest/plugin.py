@@ -43,26 +43,57 @@ class Option:
 
 PATHS_INI = "ds_gate_paths"  # read before the options are parsed: whether the gate runs at all
 OPTIONS = {  # GateOptions' fields as pytest spells them (``no_cache`` turns ``cache`` off), and the paths
-    "paths": Option("--ds-gate", "check this quest (or every quest of this DeepScientist home), one test item per "
-                    "check; repeatable", {"action": "append", "default": [], "metavar": "PATH"},
-                    PATHS_INI, f"{PATHS} (as --ds-gate)", {"type": "paths", "default": []}),
-    "home": Option("--ds-gate-home", f"{HELP['home']} for global cards {HOME_DEFAULT}", {"metavar": "DIR"},
-                   "ds_gate_home", f"{HELP['home']} (as --ds-gate-home)", {"default": ""}),
-    "require": Option("--ds-gate-require", HELP["require"].replace("the gate", "the closure gate"),
-                      {"action": "store_true", "default": None},  # None: not given, the ini decides
-                      "ds_gate_require", HELP["require"], {"type": "bool", "default": False}),
-    "source": Option("--ds-gate-from-git", f"{FROM_GIT} (a CI clone has no worktree folders)",
-                     {"action": "store_const", "const": "git", "default": None},
-                     "ds_gate_from_git", f"{FROM_GIT} (as --ds-gate-from-git)", {"type": "bool", "default": False}),
-    "refs": Option("--ds-gate-refs", f"with --ds-gate-from-git: {HELP['refs']}",
-                   {"action": "append", "default": [], "metavar": "PATTERN"}),
+    "paths": Option(
+        "--ds-gate",
+        "check this quest (or every quest of this DeepScientist home), one test item per check; repeatable",
+        {"action": "append", "default": [], "metavar": "PATH"},
+        PATHS_INI,
+        f"{PATHS} (as --ds-gate)",
+        {"type": "paths", "default": []},
+    ),
+    "home": Option(
+        "--ds-gate-home",
+        f"{HELP['home']} for global cards {HOME_DEFAULT}",
+        {"metavar": "DIR"},
+        "ds_gate_home",
+        f"{HELP['home']} (as --ds-gate-home)",
+        {"default": ""},
+    ),
+    "require": Option(
+        "--ds-gate-require",
+        HELP["require"].replace("the gate", "the closure gate"),
+        {"action": "store_true", "default": None},  # None: not given, the ini decides
+        "ds_gate_require",
+        HELP["require"],
+        {"type": "bool", "default": False},
+    ),
+    "source": Option(
+        "--ds-gate-from-git",
+        f"{FROM_GIT} (a CI clone has no worktree folders)",
+        {"action": "store_const", "const": "git", "default": None},
+        "ds_gate_from_git",
+        f"{FROM_GIT} (as --ds-gate-from-git)",
+        {"type": "bool", "default": False},
+    ),
+    "refs": Option(
+        "--ds-gate-refs",
+        f"with --ds-gate-from-git: {HELP['refs']}",
+        {"action": "append", "default": [], "metavar": "PATTERN"},
+    ),
     "no_cache": Option("--ds-gate-no-cache", HELP["cache"], {"action": "store_true", "default": False}),
-    "no_require": Option("--ds-gate-no-require", HELP["no_require"],  # trusted: the CI repository's command line
-                         {"action": "store_true", "default": False}),
-    "accept_quest_waivers": Option("--ds-gate-accept-quest-waivers", HELP["accept_quest_waivers"],
-                                   {"action": "store_true", "default": False}, "ds_gate_accept_quest_waivers",
-                                   f"{HELP['accept_quest_waivers']} (as --ds-gate-accept-quest-waivers)",
-                                   {"type": "bool", "default": False}),  # the ini is the CI repository's: trusted
+    "no_require": Option(
+        "--ds-gate-no-require",
+        HELP["no_require"],  # trusted: the CI repository's command line
+        {"action": "store_true", "default": False},
+    ),
+    "accept_quest_waivers": Option(
+        "--ds-gate-accept-quest-waivers",
+        HELP["accept_quest_waivers"],
+        {"action": "store_true", "default": False},
+        "ds_gate_accept_quest_waivers",
+        f"{HELP['accept_quest_waivers']} (as --ds-gate-accept-quest-waivers)",
+        {"type": "bool", "default": False},
+    ),  # the ini is the CI repository's: trusted
 }
 
 
@@ -79,6 +110,7 @@ def gate_options(config: pytest.Config) -> tuple[tuple[Path, ...], GateOptions]:
     """(the paths, the gate's options): an option wins over its ini value (a command line
     overrides the project's defaults); ini paths are relative to the ini file (pytest's
     ``paths`` ini type resolves them)."""
+
     def option(key: str) -> Any:
         return config.getoption(f"ds_gate_{key}")
 
@@ -109,9 +141,14 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # the gate loads only under --ds-gate (kernel.lazy.LAZY_PLACES)
     from ds_gate.pytest import guard
 
-    why = guard.refusal(paths, base=early_config.invocation_params.dir, rootdir=early_config.rootpath,
-                        inifile=early_config.inipath, args=guard.early_args(early_config),
-                        pyargs=bool(early_config.known_args_namespace.pyargs))
+    why = guard.refusal(
+        paths,
+        base=early_config.invocation_params.dir,
+        rootdir=early_config.rootpath,
+        inifile=early_config.inipath,
+        args=guard.early_args(early_config),
+        pyargs=bool(early_config.known_args_namespace.pyargs),
+    )
     if why is not None:
         early_config.known_args_namespace.noconftest = True  # read by pytest's implementation, which runs next
         early_config.stash[REFUSED] = why
@@ -132,8 +169,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
     # asked again with the final args: the paths of a lab's own tests are collected too
     why = config.stash.get(REFUSED, None) or guard.refusal(
-        paths, base=config.invocation_params.dir, rootdir=config.rootpath, inifile=config.inipath,
-        args=config.args, pyargs=bool(config.option.pyargs))
+        paths,
+        base=config.invocation_params.dir,
+        rootdir=config.rootpath,
+        inifile=config.inipath,
+        args=config.args,
+        pyargs=bool(config.option.pyargs),
+    )
     if why is not None:
         if getattr(config.option, "help", False):  # --help shows the help (no conftest loaded, no quest read)
             return

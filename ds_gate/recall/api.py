@@ -24,8 +24,16 @@ from ds_gate.recall.tags import normalize_tags
 from ds_gate.sources.location import locate
 from ds_gate.sources.memory import resolve_home
 
-__all__ = ["DEFAULT_ORDER", "MAX_CHARS", "ORDERS", "SCOPES", "check_chars", "check_kind", "list_knowledge_summaries",
-           "recall"]  # re-exported: the orders
+__all__ = [
+    "DEFAULT_ORDER",
+    "MAX_CHARS",
+    "ORDERS",
+    "SCOPES",
+    "check_chars",
+    "check_kind",
+    "list_knowledge_summaries",
+    "recall",
+]  # re-exported: the orders
 
 SCOPES = ("global", "quest", "visible")
 _INDEXES: dict[tuple[Any, ...], Index] = {}
@@ -65,8 +73,21 @@ def list_knowledge_summaries(
 ) -> list[dict[str, Any]]:
     """Cards and records for ``domain_tags`` and ``query``, best first, each with its title
     and a summary of its content, copies of one lesson collapsed (see the package docstring)."""
-    found = recall(domain_tags, kind, limit, home=home, quest=quest, scope=scope, query=query, jsonl=jsonl,
-                  refresh=refresh, cache=cache, max_chars=max_chars, support=support, order=order)
+    found = recall(
+        domain_tags,
+        kind,
+        limit,
+        home=home,
+        quest=quest,
+        scope=scope,
+        query=query,
+        jsonl=jsonl,
+        refresh=refresh,
+        cache=cache,
+        max_chars=max_chars,
+        support=support,
+        order=order,
+    )
     rows: list[dict[str, Any]] = found["results"]
     return rows
 
@@ -133,19 +154,32 @@ def recall(
         cards = len(index.entries)
     notes = list(ranking.notes)
     if kind != given:
-        notes.append(f"kind {given!r} is read as {kind!r} (recall's kinds are memory folders, plural; "
-                     "recent --kind takes artifact kinds, singular)")
+        notes.append(
+            f"kind {given!r} is read as {kind!r} (recall's kinds are memory folders, plural; "
+            "recent --kind takes artifact kinds, singular)"
+        )
     truncated = fit_summaries(ranking.rows, max_chars if max_chars is not None else MAX_CHARS)
     if truncated:
-        notes.append(f"summaries cut to fit max_chars={max_chars if max_chars is not None else MAX_CHARS} "
-                     "(summary_truncated on each cut one); read the card at its path for the rest")
+        notes.append(
+            f"summaries cut to fit max_chars={max_chars if max_chars is not None else MAX_CHARS} "
+            "(summary_truncated on each cut one); read the card at its path for the rest"
+        )
     home_exists = fs.is_dir(home_path)
     if not home_exists and scope != "quest":
-        notes.append(f"the DeepScientist home {home_path} does not exist, so there is no global memory to recall "
-                     "from; pass --home DIR (or set DEEPSCIENTIST_HOME) to name it")
-    return {"results": ranking.rows, "rank_by": ranking.mode, "unmatched_tags": ranking.unmatched,
-            "counts": {"cards": cards, "of_kind": of_kind, "eligible": ranking.eligible},
-            "collapsed": ranking.collapsed, "notes": notes, "home": str(home_path), "home_exists": home_exists}
+        notes.append(
+            f"the DeepScientist home {home_path} does not exist, so there is no global memory to recall "
+            "from; pass --home DIR (or set DEEPSCIENTIST_HOME) to name it"
+        )
+    return {
+        "results": ranking.rows,
+        "rank_by": ranking.mode,
+        "unmatched_tags": ranking.unmatched,
+        "counts": {"cards": cards, "of_kind": of_kind, "eligible": ranking.eligible},
+        "collapsed": ranking.collapsed,
+        "notes": notes,
+        "home": str(home_path),
+        "home_exists": home_exists,
+    }
 
 
 MAX_CHARS = 8000  # summary characters in one answer by default: ~2,000 tokens, a fraction of an agent's context
@@ -175,5 +209,7 @@ def check_kind(kind: str | None, jsonl: bool = False) -> str | None:
     guess = next(iter(difflib.get_close_matches(text, allowed, n=1, cutoff=0.6)), None)
     hint = f"; did you mean {guess!r}?" if guess else ""
     where = "memory kinds" + (" and JSONL record types" if jsonl else "")
-    raise QuestError(f"kind must be one of the {where} {', '.join(allowed)}, not {kind!r}{hint} "
-                     "(recent --kind takes artifact kinds: run, decision, ...)")
+    raise QuestError(
+        f"kind must be one of the {where} {', '.join(allowed)}, not {kind!r}{hint} "
+        "(recent --kind takes artifact kinds: run, decision, ...)"
+    )

@@ -30,18 +30,23 @@ def reporter_class(name: str) -> type[Reporter] | None:
     """A built-in format's reporter class, its module imported now; None for a name not built in."""
     if name == TEXT:
         from ds_gate.reporters.text import TextReporter
+
         return TextReporter
     if name == JSON:
         from ds_gate.reporters.json import JsonReporter
+
         return JsonReporter
     if name == GITHUB:
         from ds_gate.reporters.github import GithubReporter
+
         return GithubReporter
     if name == SARIF:
         from ds_gate.reporters.sarif import SarifReporter
+
         return SarifReporter
     if name == MARKDOWN:
         from ds_gate.reporters.summary import MarkdownReporter
+
         return MarkdownReporter
     return None
 

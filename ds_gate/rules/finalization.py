@@ -68,7 +68,7 @@ def _status_line(raw: bytes) -> str | None:
 def _line_value(match: re.Match[bytes]) -> str:
     line = match.group(0).decode("utf-8", "replace")
     try:
-        value = scalar_text(load_yaml(line[line.index(":") + 1:]))
+        value = scalar_text(load_yaml(line[line.index(":") + 1 :]))
     except Exception:
         value = None
     return value if value and value.strip() else match.group(1).decode("utf-8", "replace")
@@ -104,14 +104,17 @@ def _decision_reasons(names: Iterable[str], blobs: Mapping[str, bytes | OSError 
     reasons = []
     for name in names:
         raw = blobs.get(f"{rev}{name}")
-        why = finalizing_reason(name, raw) if isinstance(raw, bytes) else None  # over the size limit: reported, not read
+        why = (
+            finalizing_reason(name, raw) if isinstance(raw, bytes) else None
+        )  # over the size limit: reported, not read
         if why:
             reasons.append(f"{name} ({why})")
     return reasons
 
 
-def commit_reasons(names: list[str], blobs: Mapping[str, bytes | OSError | None], decisions: list[str],
-                   patterns: list[str]) -> list[str]:
+def commit_reasons(
+    names: list[str], blobs: Mapping[str, bytes | OSError | None], decisions: list[str], patterns: list[str]
+) -> list[str]:
     """Why a commit finalizes the quest ([] when it does not). ``blobs`` holds the staged
     (``:<path>``) and ``HEAD:<path>`` bytes of ``quest.yaml`` and the staged ``.json`` files
     named in ``decisions`` (each asked whether it is a finalizing decision)."""
@@ -128,8 +131,9 @@ def commit_reasons(names: list[str], blobs: Mapping[str, bytes | OSError | None]
     return reasons
 
 
-def push_reasons(names: list[str], tip: str, blobs: Mapping[str, bytes | OSError | None], manifest_at_tip: bool,
-                 patterns: list[str]) -> list[str]:
+def push_reasons(
+    names: list[str], tip: str, blobs: Mapping[str, bytes | OSError | None], manifest_at_tip: bool, patterns: list[str]
+) -> list[str]:
     """Why the commits a push sends finalize the quest, judged at the pushed ``tip``."""
     reasons: list[str] = []
     if MANIFEST in names and manifest_at_tip:

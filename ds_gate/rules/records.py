@@ -46,38 +46,61 @@ from ds_gate.rules.vocabulary import (
     action_finding,
 )
 
-REVIEW_SCHEMA = Rule("review.schema", ERROR, CONTRACT,
-    "a distill_review breaks `schemas/distill_review.schema.json`")
-DECISION_SCHEMA = Rule("decision.schema", ERROR, DISCIPLINE,
+REVIEW_SCHEMA = Rule("review.schema", ERROR, CONTRACT, "a distill_review breaks `schemas/distill_review.schema.json`")
+DECISION_SCHEMA = Rule(
+    "decision.schema",
+    ERROR,
+    DISCIPLINE,
     "a decision breaks `schemas/decision.schema.json` (`verdict`, `action`, `reason` as non-blank text, a text "
-    "`artifact_id`): stricter than DeepScientist, which asks only that they be truthy")
-RUN_SCHEMA = Rule("run.schema", ERROR, DISCIPLINE,
+    "`artifact_id`): stricter than DeepScientist, which asks only that they be truthy",
+)
+RUN_SCHEMA = Rule(
+    "run.schema",
+    ERROR,
+    DISCIPLINE,
     "a run record breaks `schemas/run.schema.json` (`run_kind` as non-blank text, a text `artifact_id`): stricter "
-    "than DeepScientist, which asks only for a truthy `run_kind`")
-ARTIFACT_REFUSED_BY_MAIN = Rule("artifact.refused-by-main", ERROR, CONTRACT,
+    "than DeepScientist, which asks only for a truthy `run_kind`",
+)
+ARTIFACT_REFUSED_BY_MAIN = Rule(
+    "artifact.refused-by-main",
+    ERROR,
+    CONTRACT,
     "DeepScientist's `artifact.record` refuses this run or decision (`validate_artifact_payload`: a falsy `verdict`, "
-    "`action`, `reason` or `run_kind`, an action or kind it does not take); main's own words")
+    "`action`, `reason` or `run_kind`, an action or kind it does not take); main's own words",
+)
 # what each refused field needs, in the words of the schemas' x-hint
 REFUSAL_HINTS = {
     "kind": "set kind to the record's kind, e.g. run or decision",
     "verdict": "give verdict a value: say what was decided, e.g. good or covered",
     "action": "use one of DeepScientist's decision actions, e.g. continue; a fork's own go in .ds-gate.yaml "
-              "decision_actions",
+    "decision_actions",
     "reason": "give reason a value: say why, in one sentence",
     "run_kind": "record the run kind: main_experiment, analysis.slice or experiment",
 }
-ARTIFACT_ID_MISMATCH = Rule("artifact.id-mismatch", WARNING, DISCIPLINE,
-    "`artifact_id` differs from the file name")
-REVIEW_RUNS_NOT_CHECKED = Rule("review.runs-not-checked", INFO, DISCIPLINE,
-    "`validate` outside a quest could not check reviewed ids against runs")
+ARTIFACT_ID_MISMATCH = Rule("artifact.id-mismatch", WARNING, DISCIPLINE, "`artifact_id` differs from the file name")
+REVIEW_RUNS_NOT_CHECKED = Rule(
+    "review.runs-not-checked", INFO, DISCIPLINE, "`validate` outside a quest could not check reviewed ids against runs"
+)
 
 # The rules whose error makes a review cover nothing: PR #60's validator, and a card that
 # cannot be found. A plugin's rule fails the gate but leaves the coverage alone.
-INVALIDATE_REVIEW = frozenset(rule.id for rule in (
-    REVIEW_SCHEMA, DECISION_SCHEMA, REVIEW_TARGET_NOT_REVIEWED, DECISION_UNKNOWN_ACTION, REVIEW_CARD_ID_MISSING,
-    REVIEW_PLACEHOLDER))
-RULE_FOR_SCHEMA = {"distill_review": REVIEW_SCHEMA, "distill_review_report": REVIEW_SCHEMA, "decision": DECISION_SCHEMA,
-                   "run": RUN_SCHEMA}
+INVALIDATE_REVIEW = frozenset(
+    rule.id
+    for rule in (
+        REVIEW_SCHEMA,
+        DECISION_SCHEMA,
+        REVIEW_TARGET_NOT_REVIEWED,
+        DECISION_UNKNOWN_ACTION,
+        REVIEW_CARD_ID_MISSING,
+        REVIEW_PLACEHOLDER,
+    )
+)
+RULE_FOR_SCHEMA = {
+    "distill_review": REVIEW_SCHEMA,
+    "distill_review_report": REVIEW_SCHEMA,
+    "decision": DECISION_SCHEMA,
+    "run": RUN_SCHEMA,
+}
 AS_REPORT = encoding_note(REPORT_ENCODING)
 
 
@@ -125,7 +148,9 @@ def refused_and_schema(doc: Document, actions: Collection[str], schema: str) -> 
     DeepScientist accepts."""
     refused = refused_by_main(doc, actions)
     taken = {f.pointer for f in refused}
-    return refused + [f for f in record_schema_findings(schema, doc.data, doc.raw, doc.display) if f.pointer not in taken]
+    return refused + [
+        f for f in record_schema_findings(schema, doc.data, doc.raw, doc.display) if f.pointer not in taken
+    ]
 
 
 def refused_by_main(doc: Document, actions: Collection[str]) -> list[Finding]:
@@ -139,11 +164,18 @@ def refused_by_main(doc: Document, actions: Collection[str]) -> list[Finding]:
     found = []
     for field, error in main_refusals(data, actions):
         if (field == "kind" and unknown_kind(data.get("kind"))) or (
-                field == "action" and unknown_action(data.get("action"), actions)):
+            field == "action" and unknown_action(data.get("action"), actions)
+        ):
             continue
-        found.append(ARTIFACT_REFUSED_BY_MAIN.at(
-            doc.display, f"DeepScientist refuses this {doc.kind} record: {error}", hint=REFUSAL_HINTS.get(field),
-            pointer=pointer((field,)) if field else "", line=place(raw, (field,) if field else ())))
+        found.append(
+            ARTIFACT_REFUSED_BY_MAIN.at(
+                doc.display,
+                f"DeepScientist refuses this {doc.kind} record: {error}",
+                hint=REFUSAL_HINTS.get(field),
+                pointer=pointer((field,)) if field else "",
+                line=place(raw, (field,) if field else ()),
+            )
+        )
     return found
 
 

@@ -15,14 +15,30 @@ from ds_gate.kernel.jsondoc import place, pointer
 from ds_gate.model.findings import CONTRACT, DISCIPLINE, ERROR, WARNING, Finding, Rule
 from ds_gate.model.review_call import FILL
 
-REVIEW_TARGET_NOT_REVIEWED = Rule("review.target-not-reviewed", ERROR, CONTRACT,
-    "a `cards_written` / `neighbor_decisions` entry targets a run the review does not list")
-REVIEW_CARD_ID_MISSING = Rule("review.card-id-missing", ERROR, DISCIPLINE,
-    "a `cards_written` entry without a `card_id`: nothing about its card can be checked (PR #60 accepts it)")
-REVIEW_REASON_NOT_TEXT = Rule("review.reason-not-text", WARNING, DISCIPLINE,
-    "a `reason_if_empty` that is not text (DeepScientist reads `str(value)`, so it passes there)")
-REVIEW_PLACEHOLDER = Rule("review.placeholder", ERROR, DISCIPLINE,
-    "a review still holds a draft's `<FILL: ...>` placeholder: it covers nothing until it is written")
+REVIEW_TARGET_NOT_REVIEWED = Rule(
+    "review.target-not-reviewed",
+    ERROR,
+    CONTRACT,
+    "a `cards_written` / `neighbor_decisions` entry targets a run the review does not list",
+)
+REVIEW_CARD_ID_MISSING = Rule(
+    "review.card-id-missing",
+    ERROR,
+    DISCIPLINE,
+    "a `cards_written` entry without a `card_id`: nothing about its card can be checked (PR #60 accepts it)",
+)
+REVIEW_REASON_NOT_TEXT = Rule(
+    "review.reason-not-text",
+    WARNING,
+    DISCIPLINE,
+    "a `reason_if_empty` that is not text (DeepScientist reads `str(value)`, so it passes there)",
+)
+REVIEW_PLACEHOLDER = Rule(
+    "review.placeholder",
+    ERROR,
+    DISCIPLINE,
+    "a review still holds a draft's `<FILL: ...>` placeholder: it covers nothing until it is written",
+)
 
 
 def targets_reviewed(data: dict[str, Any], reviewed: set[str], raw: bytes | None, display: str) -> list[Finding]:
@@ -58,23 +74,34 @@ def review_discipline(data: dict[str, Any], raw: bytes | None, display: str) -> 
         card_id = entry.get("card_id") if isinstance(entry, dict) else None
         if isinstance(entry, dict) and not (isinstance(card_id, str) and card_id.strip()):
             where = ("cards_written", i, "card_id")
-            found.append(REVIEW_CARD_ID_MISSING.at(
-                display, f"cards_written[{i}] has no card_id, so its card cannot be found or checked",
-                hint="add card_id: the id of the memory card written, e.g. knowledge-04942297",
-                pointer=pointer(where), line=place(raw, where)))
+            found.append(
+                REVIEW_CARD_ID_MISSING.at(
+                    display,
+                    f"cards_written[{i}] has no card_id, so its card cannot be found or checked",
+                    hint="add card_id: the id of the memory card written, e.g. knowledge-04942297",
+                    pointer=pointer(where),
+                    line=place(raw, where),
+                )
+            )
     found.extend(_placeholders(data, raw, display))
     reason = data.get("reason_if_empty")
     if cards == [] and reason and not isinstance(reason, str):
-        found.append(REVIEW_REASON_NOT_TEXT.at(
-            display, f"reason_if_empty is {reason!r}, not text; DeepScientist reads it as {str(reason)!r}",
-            hint="say in words why no card was worth writing", pointer="/reason_if_empty",
-            line=place(raw, ("reason_if_empty",))))
+        found.append(
+            REVIEW_REASON_NOT_TEXT.at(
+                display,
+                f"reason_if_empty is {reason!r}, not text; DeepScientist reads it as {str(reason)!r}",
+                hint="say in words why no card was worth writing",
+                pointer="/reason_if_empty",
+                line=place(raw, ("reason_if_empty",)),
+            )
+        )
     return found
 
 
 def _placeholders(data: dict[str, Any], raw: bytes | None, display: str) -> list[Finding]:
     """Each value still holding a draft's placeholder (``draft_distill_review`` writes them where
     only the agent can): at the top, in a list, or in a list's entries."""
+
     def filled(value: Any) -> bool:
         return isinstance(value, str) and value.lstrip().startswith(FILL)
 
@@ -96,8 +123,13 @@ def _placeholders(data: dict[str, Any], raw: bytes | None, display: str) -> list
         text: Any = data
         for step in path:
             text = text[step]
-        found.append(REVIEW_PLACEHOLDER.at(
-            display, f"{label(path)} still holds the draft's placeholder {text[:120]!r}, so the review covers nothing",
-            hint="write it in your own words as the placeholder asks, or delete the key where it does not apply",
-            pointer=pointer(path), line=place(raw, path)))
+        found.append(
+            REVIEW_PLACEHOLDER.at(
+                display,
+                f"{label(path)} still holds the draft's placeholder {text[:120]!r}, so the review covers nothing",
+                hint="write it in your own words as the placeholder asks, or delete the key where it does not apply",
+                pointer=pointer(path),
+                line=place(raw, path),
+            )
+        )
     return found

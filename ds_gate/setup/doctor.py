@@ -46,13 +46,19 @@ def _home(given: str | None, root: Path, configured: tuple[str, str] | None) -> 
         given, how = configured
     path = resolve_home(given, root)
     if not given and not variable:
-        how = ("the home the quest lies in" if root.parent.name == "quests" and path == root.parent.parent.resolve()
-               else "the default ~/DeepScientist")
+        how = (
+            "the home the quest lies in"
+            if root.parent.name == "quests" and path == root.parent.parent.resolve()
+            else "the default ~/DeepScientist"
+        )
     if os.path.isdir(path / "memory") or os.path.isdir(path / "quests"):
         return Check("home", OK, f"home {path} (from {how})")
-    return Check("home", WARN, f"home {path} (from {how}) does not exist: global cards a review names are not checked",
-                 "pass --home DIR, set DEEPSCIENTIST_HOME, or set home in the user's configuration "
-                 f"({shown_config_path()})")
+    return Check(
+        "home",
+        WARN,
+        f"home {path} (from {how}) does not exist: global cards a review names are not checked",
+        f"pass --home DIR, set DEEPSCIENTIST_HOME, or set home in the user's configuration ({shown_config_path()})",
+    )
 
 
 def _toggles(root: Path) -> list[Check]:
@@ -68,11 +74,20 @@ def _toggles(root: Path) -> list[Check]:
         elif coerce_toggle(value):
             checks.append(Check(name, OK, f"{name} is on ({short_repr(value)})"))
         else:
-            gate = "; the closure gate is off for this quest (ds-gate closure --require enforces it)" \
-                if name == "experience_distill" else ""
+            gate = (
+                "; the closure gate is off for this quest (ds-gate closure --require enforces it)"
+                if name == "experience_distill"
+                else ""
+            )
             said = "not set" if value is None else short_repr(value)  # not "(None)": the quest does not say it
-            checks.append(Check(name, WARN if gate else OK, f"{name} is off ({said}){gate}",
-                                f"startup_contract: {{{name}: on}} in quest.yaml" if gate else None))
+            checks.append(
+                Check(
+                    name,
+                    WARN if gate else OK,
+                    f"{name} is off ({said}){gate}",
+                    f"startup_contract: {{{name}: on}} in quest.yaml" if gate else None,
+                )
+            )
     return checks
 
 
@@ -86,11 +101,19 @@ def _clone(root: Path) -> Check:
 
 def _encoding(root: Path) -> Check:
     if review_encoding_for(root) == DECISION_ENCODING:
-        return Check("review encoding", OK, "reviews are asked for as decision(action='distill_review') (the RFC's, "
-                     "PR #60): .ds-gate.yaml or a plugin lists the action")
-    return Check("review encoding", OK, "reviews are asked for as report(report_type='distill_review'), what "
-                 "DeepScientist main accepts; a fork with PR #60 lists decision_actions: [distill_review] in "
-                 ".ds-gate.yaml")
+        return Check(
+            "review encoding",
+            OK,
+            "reviews are asked for as decision(action='distill_review') (the RFC's, "
+            "PR #60): .ds-gate.yaml or a plugin lists the action",
+        )
+    return Check(
+        "review encoding",
+        OK,
+        "reviews are asked for as report(report_type='distill_review'), what "
+        "DeepScientist main accepts; a fork with PR #60 lists decision_actions: [distill_review] in "
+        ".ds-gate.yaml",
+    )
 
 
 def _new_quests() -> Check:
@@ -105,13 +128,22 @@ def diagnose(path: Path | str, home: str | None = None) -> tuple[Path, list[Chec
     root = loc.root
     checks: list[Check] = []
     if not loc.is_git:
-        checks.append(Check("git", FAIL, f"{root} is not a git repository: no hook can run",
-                            "DeepScientist creates every quest as a git repository; run doctor on one"))
+        checks.append(
+            Check(
+                "git",
+                FAIL,
+                f"{root} is not a git repository: no hook can run",
+                "DeepScientist creates every quest as a git repository; run doctor on one",
+            )
+        )
     else:
         registered = [(wt, branch, prunable) for wt, branch, prunable, bare in worktree_list(root) if not bare]
         checks += hook_checks(root, registered)
-        uses_framework = os.path.lexists(root / CONFIG) or any(c.message.startswith("the pre-commit framework")
-                                                               for c in checks) or any(c.name == "setups" for c in checks)
+        uses_framework = (
+            os.path.lexists(root / CONFIG)
+            or any(c.message.startswith("the pre-commit framework") for c in checks)
+            or any(c.name == "setups" for c in checks)
+        )
         checks += framework_config_checks(root, registered, uses_framework)
         checks += worktree_checks(root, registered)
         checks.append(_clone(root))

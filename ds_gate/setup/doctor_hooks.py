@@ -50,50 +50,107 @@ def hook_checks(root: Path, registered: Registered) -> list[Check]:
         named = {n: hook_python(t) for n in HOOKS if MARKER in (t := _text(folder / n))}  # each hook's own
         bad = next(((n, p, why) for n, p in named.items() if (why := interpreter_problem(p)) is not None), None)
         if OUTDATED in hook or OUTDATED in _text(folder / "pre-push"):
-            checks.append(Check("hook", FAIL, f"the hooks in {folder} run `python -m ds_gate`, which puts the worktree "
-                                "first on sys.path: Python files the quest holds (a ds_gate/ folder, a json.py) "
-                                "would run in the hook", "reinstall: ds-gate install " + shlex.quote(str(root))))
+            checks.append(
+                Check(
+                    "hook",
+                    FAIL,
+                    f"the hooks in {folder} run `python -m ds_gate`, which puts the worktree "
+                    "first on sys.path: Python files the quest holds (a ds_gate/ folder, a json.py) "
+                    "would run in the hook",
+                    "reinstall: ds-gate install " + shlex.quote(str(root)),
+                )
+            )
         elif changed:
-            checks.append(Check("hook", FAIL, f"the {' and '.join(changed)} hook in {folder} is not what `ds-gate "
-                                "install` writes (its interpreter and pins aside): the hook was changed (a line such "
-                                "as `exit 0` added), or an older ds-gate wrote it; doctor cannot vouch that it runs "
-                                "the gate", "reinstall: ds-gate install " + shlex.quote(str(root))))
+            checks.append(
+                Check(
+                    "hook",
+                    FAIL,
+                    f"the {' and '.join(changed)} hook in {folder} is not what `ds-gate "
+                    "install` writes (its interpreter and pins aside): the hook was changed (a line such "
+                    "as `exit 0` added), or an older ds-gate wrote it; doctor cannot vouch that it runs "
+                    "the gate",
+                    "reinstall: ds-gate install " + shlex.quote(str(root)),
+                )
+            )
         elif bad is None:
             checks.append(Check("hook", OK, f"ds-gate's commit hook is installed in {folder}, run by {python}"))
         else:
-            checks.append(Check("hook", FAIL, f"the {bad[0]} hook in {folder} names {bad[1]}, {bad[2]}",
-                                "reinstall from the Python you use: ds-gate install " + shlex.quote(str(root))))
-        for name, lost in (("pre-merge-commit", "a local merge that brings the paper bundle in is not gated"),
-                           ("pre-push", "finalization pushes are not gated")):
+            checks.append(
+                Check(
+                    "hook",
+                    FAIL,
+                    f"the {bad[0]} hook in {folder} names {bad[1]}, {bad[2]}",
+                    "reinstall from the Python you use: ds-gate install " + shlex.quote(str(root)),
+                )
+            )
+        for name, lost in (
+            ("pre-merge-commit", "a local merge that brings the paper bundle in is not gated"),
+            ("pre-push", "finalization pushes are not gated"),
+        ):
             if MARKER not in _text(folder / name):
-                checks.append(Check(f"{name} hook", WARN, f"no ds-gate {name} hook: {lost}",
-                                    "ds-gate install " + shlex.quote(str(root))))
+                checks.append(
+                    Check(
+                        f"{name} hook",
+                        WARN,
+                        f"no ds-gate {name} hook: {lost}",
+                        "ds-gate install " + shlex.quote(str(root)),
+                    )
+                )
     elif framework:
-        problems = config_problems([root, *(p for p, _, prunable in registered if not prunable and os.path.isdir(p))],
-                                   config_name(hook if PRE_COMMIT_MARK in hook else chained))
+        problems = config_problems(
+            [root, *(p for p, _, prunable in registered if not prunable and os.path.isdir(p))],
+            config_name(hook if PRE_COMMIT_MARK in hook else chained),
+        )
         if any(fails for fails, _ in problems):  # the framework's hook runs what the config lists, maybe nothing
-            checks.append(Check("hook", FAIL, "the pre-commit framework's hook is installed in "
-                                f"{folder}, but it does not run ds-gate's commit gate: "
-                                + "; ".join(m for fails, m in problems if fails), f"use {SNIPPET} and rerun pre-commit "
-                                f"install, or (agent-driven quest) ds-gate install {shlex.quote(str(root))}"))
+            checks.append(
+                Check(
+                    "hook",
+                    FAIL,
+                    "the pre-commit framework's hook is installed in "
+                    f"{folder}, but it does not run ds-gate's commit gate: "
+                    + "; ".join(m for fails, m in problems if fails),
+                    f"use {SNIPPET} and rerun pre-commit "
+                    f"install, or (agent-driven quest) ds-gate install {shlex.quote(str(root))}",
+                )
+            )
         else:
             checks.append(Check("hook", OK, f"the pre-commit framework's hook is installed in {folder}"))
-        checks += [Check("pre-commit hooks", WARN, m, f"add the hook from {SNIPPET}") for fails, m in problems if not fails]
+        checks += [
+            Check("pre-commit hooks", WARN, m, f"add the hook from {SNIPPET}") for fails, m in problems if not fails
+        ]
         if PRE_PUSH_ID in _text(root / CONFIG) and PRE_COMMIT_MARK not in _text(folder / "pre-push"):
-            checks.append(Check("pre-push hook", FAIL, f"{CONFIG} lists {PRE_PUSH_ID}, but the framework installed no "
-                                "pre-push hook (plain `pre-commit install` installs the pre-commit stage only): "
-                                "finalization pushes are not gated", "pre-commit install --hook-type pre-push, or add "
-                                f"default_install_hook_types: [pre-commit, pre-push] to {CONFIG} and rerun pre-commit install"))
+            checks.append(
+                Check(
+                    "pre-push hook",
+                    FAIL,
+                    f"{CONFIG} lists {PRE_PUSH_ID}, but the framework installed no "
+                    "pre-push hook (plain `pre-commit install` installs the pre-commit stage only): "
+                    "finalization pushes are not gated",
+                    "pre-commit install --hook-type pre-push, or add "
+                    f"default_install_hook_types: [pre-commit, pre-push] to {CONFIG} and rerun pre-commit install",
+                )
+            )
     else:
-        checks.append(Check("hook", FAIL, f"no commit hook in {folder}: finalization commits are not gated",
-                            "ds-gate install " + shlex.quote(str(root)) + "   (or, for a human-driven repo, "
-                            "pre-commit install with the config in docs/hooks.md)"))
+        checks.append(
+            Check(
+                "hook",
+                FAIL,
+                f"no commit hook in {folder}: finalization commits are not gated",
+                "ds-gate install " + shlex.quote(str(root)) + "   (or, for a human-driven repo, "
+                "pre-commit install with the config in docs/hooks.md)",
+            )
+        )
     checks += _worktree_hooks(folder, registered)
     checks += _skips_missing_config(folder, root)
     if ours and framework:
-        checks.append(Check("setups", WARN, "both ds-gate's hook and the pre-commit framework's are installed: the "
-                            "gate runs twice on every commit", "keep one: remove the ds-gate hooks from "
-                            f"{CONFIG}, or delete {folder / ('pre-commit' + CHAIN_SUFFIX)}"))
+        checks.append(
+            Check(
+                "setups",
+                WARN,
+                "both ds-gate's hook and the pre-commit framework's are installed: the gate runs twice on every commit",
+                f"keep one: remove the ds-gate hooks from {CONFIG}, or delete {folder / ('pre-commit' + CHAIN_SUFFIX)}",
+            )
+        )
     return checks
 
 
@@ -115,11 +172,17 @@ def _worktree_hooks(folder: Path, registered: Registered) -> list[Check]:
             elsewhere.append(f"{path} runs the hooks in {hooks}")
     if not elsewhere:
         return []
-    return [Check("worktree hooks", FAIL, f"{counted(len(elsewhere), 'worktree')} not guarded by the hooks in "
-                  f"{folder}: " + "; ".join(elsewhere) + " (core.hooksPath set for that worktree by the quest's git "
-                  "configuration: an includeIf, a config.worktree); its commits and pushes are not gated",
-                  "remove that core.hooksPath (`git config --show-origin --get-all core.hooksPath`, run in the "
-                  "worktree, names the file), then ds-gate doctor again")]
+    return [
+        Check(
+            "worktree hooks",
+            FAIL,
+            f"{counted(len(elsewhere), 'worktree')} not guarded by the hooks in "
+            f"{folder}: " + "; ".join(elsewhere) + " (core.hooksPath set for that worktree by the quest's git "
+            "configuration: an includeIf, a config.worktree); its commits and pushes are not gated",
+            "remove that core.hooksPath (`git config --show-origin --get-all core.hooksPath`, run in the "
+            "worktree, names the file), then ds-gate doctor again",
+        )
+    ]
 
 
 def _skips_missing_config(folder: Path, root: Path) -> list[Check]:
@@ -127,18 +190,38 @@ def _skips_missing_config(folder: Path, root: Path) -> list[Check]:
     the hook: on a branch made before the config was committed (DeepScientist makes them
     all the time) every commit then passes with no hook run, finalization ones included. A
     framework hook that ds-gate's hook chains is not counted: ds-gate's gates after it."""
-    lax = [name for name in ("pre-commit", "pre-push") if "--skip-on-missing-config" in (text := _text(folder / name))
-           and PRE_COMMIT_MARK in text]
-    checks = [Check("missing config", FAIL, f"the framework's {' and '.join(lax)} hook in {folder} was installed "
-                    "with pre-commit's --allow-missing-config: on a branch without .pre-commit-config.yaml "
-                    "finalization commits pass ungated", "for an agent-driven quest use the plain hook: ds-gate "
-                    f"install {shlex.quote(str(root))}; else reinstall without the flag ("
-                    + "; ".join("pre-commit install" + ("" if n == "pre-commit" else " --hook-type pre-push")
-                                for n in lax) + f") and commit {CONFIG} on every branch")] if lax else []
+    lax = [
+        name
+        for name in ("pre-commit", "pre-push")
+        if "--skip-on-missing-config" in (text := _text(folder / name)) and PRE_COMMIT_MARK in text
+    ]
+    checks = (
+        [
+            Check(
+                "missing config",
+                FAIL,
+                f"the framework's {' and '.join(lax)} hook in {folder} was installed "
+                "with pre-commit's --allow-missing-config: on a branch without .pre-commit-config.yaml "
+                "finalization commits pass ungated",
+                "for an agent-driven quest use the plain hook: ds-gate "
+                f"install {shlex.quote(str(root))}; else reinstall without the flag ("
+                + "; ".join("pre-commit install" + ("" if n == "pre-commit" else " --hook-type pre-push") for n in lax)
+                + f") and commit {CONFIG} on every branch",
+            )
+        ]
+        if lax
+        else []
+    )
     if os.environ.get("PRE_COMMIT_ALLOW_NO_CONFIG"):
-        checks.append(Check("missing config (environment)", WARN, "PRE_COMMIT_ALLOW_NO_CONFIG is set: where the "
-                            "framework runs, a branch without .pre-commit-config.yaml commits ungated",
-                            "unset PRE_COMMIT_ALLOW_NO_CONFIG"))
+        checks.append(
+            Check(
+                "missing config (environment)",
+                WARN,
+                "PRE_COMMIT_ALLOW_NO_CONFIG is set: where the "
+                "framework runs, a branch without .pre-commit-config.yaml commits ungated",
+                "unset PRE_COMMIT_ALLOW_NO_CONFIG",
+            )
+        )
     return checks
 
 
@@ -147,15 +230,25 @@ def framework_config_checks(root: Path, registered: Registered, uses: bool) -> l
     refuses every commit there (and --allow-missing-config lets them through ungated)."""
     if not uses:
         return []
-    missing = [f"{branch or path.name} ({path})" for path, branch, prunable in registered
-               if not prunable and os.path.isdir(path) and not os.path.lexists(path / CONFIG)]
+    missing = [
+        f"{branch or path.name} ({path})"
+        for path, branch, prunable in registered
+        if not prunable and os.path.isdir(path) and not os.path.lexists(path / CONFIG)
+    ]
     if not missing:
         return [Check("pre-commit config", OK, f"{CONFIG} is on every checked-out branch ({len(registered)})")]
-    return [Check("pre-commit config", FAIL, f"{CONFIG} is missing on {counted(len(missing), 'checked-out branch', 'checked-out branches')}: "
-                  + ", ".join(missing) + "; pre-commit fails every commit there (DeepScientist's checkpoints "
-                  "stop), and with --allow-missing-config finalization commits pass ungated",
-                  "for an agent-driven quest use the plain hook (ds-gate install), which needs no file on the "
-                  f"branch; else commit {CONFIG} on those branches")]
+    return [
+        Check(
+            "pre-commit config",
+            FAIL,
+            f"{CONFIG} is missing on {counted(len(missing), 'checked-out branch', 'checked-out branches')}: "
+            + ", ".join(missing)
+            + "; pre-commit fails every commit there (DeepScientist's checkpoints "
+            "stop), and with --allow-missing-config finalization commits pass ungated",
+            "for an agent-driven quest use the plain hook (ds-gate install), which needs no file on the "
+            f"branch; else commit {CONFIG} on those branches",
+        )
+    ]
 
 
 def worktree_checks(root: Path, registered: Registered) -> list[Check]:
@@ -168,7 +261,14 @@ def worktree_checks(root: Path, registered: Registered) -> list[Check]:
                 broken.append(entry.path)
     if not broken:
         return [Check("worktrees", OK, f"{counted(len(registered), 'worktree')}, every link intact")]
-    return [Check("worktrees", FAIL, f"{counted(len(broken), 'worktree link')} broken (the quest or a worktree was moved): "
-                  + ", ".join(broken), f"git -C {shlex.quote(str(root))} worktree repair "
-                  + " ".join(shlex.quote(p) for p in broken if os.path.isdir(p)) + "   (git worktree prune for "
-                  "worktrees that are gone)")]
+    return [
+        Check(
+            "worktrees",
+            FAIL,
+            f"{counted(len(broken), 'worktree link')} broken (the quest or a worktree was moved): " + ", ".join(broken),
+            f"git -C {shlex.quote(str(root))} worktree repair "
+            + " ".join(shlex.quote(p) for p in broken if os.path.isdir(p))
+            + "   (git worktree prune for "
+            "worktrees that are gone)",
+        )
+    ]

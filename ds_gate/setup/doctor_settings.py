@@ -31,14 +31,27 @@ def _show(value: object) -> str:
 
 def _trusted(trusted: Trusted, root: Path) -> CheckTuple:
     if trusted.problem:
-        return ("trusted config", FAIL, f"{trusted.problem}: closure, finalization commits and pushes stop on it",
-                f"fix the file (its keys: {', '.join(KEYS)})")
+        return (
+            "trusted config",
+            FAIL,
+            f"{trusted.problem}: closure, finalization commits and pushes stop on it",
+            f"fix the file (its keys: {', '.join(KEYS)})",
+        )
     if trusted.inside(root):
-        return ("trusted config", FAIL, f"{trusted.label} lies inside the quest, which its agent can write: the gate "
-                "refuses it", f"move it outside the quest, e.g. to {user_config_path()}")
+        return (
+            "trusted config",
+            FAIL,
+            f"{trusted.label} lies inside the quest, which its agent can write: the gate refuses it",
+            f"move it outside the quest, e.g. to {user_config_path()}",
+        )
     if trusted.path is None:
-        return ("trusted config", OK, f"no trusted configuration file ({user_config_path()}, or ${ENV}): the gate "
-                "uses flags, the environment and its own defaults", None)
+        return (
+            "trusted config",
+            OK,
+            f"no trusted configuration file ({user_config_path()}, or ${ENV}): the gate "
+            "uses flags, the environment and its own defaults",
+            None,
+        )
     parts = [f"{key}={_show(value)}" for key, value in trusted.values.items()]
     if trusted.accepts(root):
         parts.append("accepts this quest's waivers")
@@ -55,19 +68,32 @@ def _quest(config: QuestConfig) -> tuple[CheckTuple, dict[str, Any]]:
     found = config.defaults
     problems = [f.message for f in found.problems] + ([found.yaml_problem] if found.yaml_problem else [])
     if problems:
-        return ("config", FAIL, "; ".join(problems) + ": no setting of that file applies, and check and closure fail "
-                "on it", f"fix it (schemas/ds_gate_config.schema.json lists the keys of {FILE} and [tool.ds-gate])"), {}
+        return (
+            "config",
+            FAIL,
+            "; ".join(problems) + ": no setting of that file applies, and check and closure fail on it",
+            f"fix it (schemas/ds_gate_config.schema.json lists the keys of {FILE} and [tool.ds-gate])",
+        ), {}
     if not found.values:
-        return ("config", OK, "the quest sets nothing (.ds-gate.yaml or [tool.ds-gate] in pyproject.toml); the "
-                "commands use the trusted settings and their own", None), {}
+        return (
+            "config",
+            OK,
+            "the quest sets nothing (.ds-gate.yaml or [tool.ds-gate] in pyproject.toml); the "
+            "commands use the trusted settings and their own",
+            None,
+        ), {}
     applied, ignored = from_quest(found)
     shown = ", ".join(f"{key}={_show(value)} ({found.origins[key]})" for key, value in applied.items())
     message = "the quest's own settings (untrusted: they may only make the gate stricter)"
     message += f"; applied: {shown}" if shown else ""
     if ignored:
         names = ", ".join(f"{i.key}={_show(i.value)} ({i.origin})" for i in ignored)
-        return ("config", WARN, f"{message}; ignored, as they would make the gate read less or look elsewhere: {names}",
-                "; ".join(f"for {i.key}, use {i.instead}" for i in ignored)), applied
+        return (
+            "config",
+            WARN,
+            f"{message}; ignored, as they would make the gate read less or look elsewhere: {names}",
+            "; ".join(f"for {i.key}, use {i.instead}" for i in ignored),
+        ), applied
     return ("config", OK, message, None), applied
 
 
@@ -77,10 +103,20 @@ def _waivers(config: QuestConfig, trusted: Trusted) -> CheckTuple | None:
         return None
     accepted = trusted.accepts(root) if trusted.problem is None else None
     if accepted:
-        return ("quest waivers", OK, f"{counted(len(waivers), 'waiver')} in {FILE}, accepted by {accepted}: they lower "
-                "verdicts, and each waived finding says so", None)
-    return ("quest waivers", WARN, f"{counted(len(waivers), 'waiver')} in {FILE} {'is a proposal' if len(waivers) == 1 else 'are proposals'}: written inside the quest, "
-            "they waive nothing until a trusted setting accepts them", accept_hint(root, trusted.path))
+        return (
+            "quest waivers",
+            OK,
+            f"{counted(len(waivers), 'waiver')} in {FILE}, accepted by {accepted}: they lower "
+            "verdicts, and each waived finding says so",
+            None,
+        )
+    return (
+        "quest waivers",
+        WARN,
+        f"{counted(len(waivers), 'waiver')} in {FILE} {'is a proposal' if len(waivers) == 1 else 'are proposals'}: written inside the quest, "
+        "they waive nothing until a trusted setting accepts them",
+        accept_hint(root, trusted.path),
+    )
 
 
 def settings_checks(root: Path) -> tuple[list[CheckTuple], tuple[str, str] | None]:

@@ -24,8 +24,7 @@ from ds_gate.kernel.resources import data_dir
 from ds_gate.model.findings import CONTRACT, ERROR, Rule
 from ds_gate.sources.location import locate
 
-INSTALL_FAILED = Rule("install.failed", ERROR, CONTRACT,
-    "a hook could not be installed into a quest of the home")
+INSTALL_FAILED = Rule("install.failed", ERROR, CONTRACT, "a hook could not be installed into a quest of the home")
 
 # pre-merge-commit: `git merge` commits without running pre-commit, so a merge bringing the
 # paper bundle in would finalize unjudged; it runs the same script as pre-commit (TEMPLATES)

@@ -53,7 +53,6 @@ class Reader(Protocol):
     def read_many(self, names: list[str]) -> Iterator[tuple[str, bytes | OSError]]: ...
 
 
-
 class FolderReader:
     def __init__(self, workspace: Workspace, quest_root: Path) -> None:
         self.workspace = workspace

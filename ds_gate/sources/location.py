@@ -71,8 +71,11 @@ def worktree_list(path: Path) -> list[tuple[Path, str | None, bool, bool]]:
 def _out_in_folders(entries: list[tuple[Path, str | None, bool, bool]]) -> set[str]:
     """The branches an existing worktree folder has out. A folder removed without ``git worktree
     prune`` (prunable) leaves its branch in git only, read from git objects as any other tip."""
-    return {branch for i, (wt, branch, prunable, _) in enumerate(entries)
-            if branch and (i == 0 or (not prunable and fs.is_dir(wt)))}
+    return {
+        branch
+        for i, (wt, branch, prunable, _) in enumerate(entries)
+        if branch and (i == 0 or (not prunable and fs.is_dir(wt)))
+    }
 
 
 def _git_pointer(start: Path) -> str:
@@ -119,9 +122,16 @@ def locate(path: Path | str | Location, *, any_repository: bool = False) -> Loca
         raise QuestError(
             f"{start}: git says this folder's repository is {root}, which is neither it nor a folder above it; "
             f"{_git_pointer(start)} points there. ds-gate reads only the quest it is given: remove the pointer "
-            "(a quest is its own git repository) or pass the quest root itself")
-    loc = Location(root=root, top=root, is_git=True, checked_out=_out_in_folders(entries), root_branch=entries[0][1],
-                   registered=[(wt, branch, prunable) for wt, branch, prunable, _ in entries[1:]])
+            "(a quest is its own git repository) or pass the quest root itself"
+        )
+    loc = Location(
+        root=root,
+        top=root,
+        is_git=True,
+        checked_out=_out_in_folders(entries),
+        root_branch=entries[0][1],
+        registered=[(wt, branch, prunable) for wt, branch, prunable, _ in entries[1:]],
+    )
     # the workspace holding `start`: the deepest worktree that contains it
     best = root
     for wt, _, _, _ in entries:
@@ -133,19 +143,28 @@ def locate(path: Path | str | Location, *, any_repository: bool = False) -> Loca
     if not os.path.lexists(root / QUEST_YAML):
         nested = _folder_root(start)
         if nested is not None and nested != root and is_inside(root, nested):
-            raise QuestError(f"{start}: the quest at {nested} is inside the git repository {root} but is not its "
-                             "root; ds-gate expects each quest to be its own git repository (as DeepScientist creates it)")
+            raise QuestError(
+                f"{start}: the quest at {nested} is inside the git repository {root} but is not its "
+                "root; ds-gate expects each quest to be its own git repository (as DeepScientist creates it)"
+            )
         if not any_repository:  # a hook in a repository that is no quest gates nothing
-            raise not_a_quest(root, f"{root}: not a quest: this git repository has no quest.yaml at its root "
-                              "(DeepScientist writes one in every quest)", in_git=True)
+            raise not_a_quest(
+                root,
+                f"{root}: not a quest: this git repository has no quest.yaml at its root "
+                "(DeepScientist writes one in every quest)",
+                in_git=True,
+            )
     return loc
 
 
 def _locate_by_folders(start: Path, error: GitError, any_repository: bool) -> Location:
     root = _folder_root(start)
     if root is None or not (any_repository or os.path.lexists(root / QUEST_YAML)):
-        raise not_a_quest(root or start, f"{start} is not inside a quest: git says '{error}' and no quest.yaml "
-                          "was found above it", in_git=False)
+        raise not_a_quest(
+            root or start,
+            f"{start} is not inside a quest: git says '{error}' and no quest.yaml was found above it",
+            in_git=False,
+        )
     loc = Location(root=root.resolve(), top=start, is_git=False)
     try:
         entries = worktree_list(loc.root)
@@ -159,8 +178,9 @@ def _locate_by_folders(start: Path, error: GitError, any_repository: bool) -> Lo
             QUEST_NOT_GIT.at(
                 None,
                 f"git cannot read the quest ({root_error}); workspaces were found from folders only",
-                hint=git_refusal_fix(loc.root, str(root_error)) + " (closure stops until then)" if repository else
-                "registered worktrees outside .ds/worktrees/ are not visible; run ds-gate where git works",
+                hint=git_refusal_fix(loc.root, str(root_error)) + " (closure stops until then)"
+                if repository
+                else "registered worktrees outside .ds/worktrees/ are not visible; run ds-gate where git works",
             )
         )
     wt_parts = start.relative_to(loc.root).parts if is_inside(loc.root, start) else ()

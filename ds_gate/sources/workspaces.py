@@ -42,9 +42,13 @@ def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
     candidates: list[tuple[Path, str | None, str]] = [(root, None, "quest root")]
     for wt, branch, prunable in loc.registered:
         if not prunable and _unenterable(wt):
-            findings.append(ARTIFACT_UNREADABLE.at(
-                None, f"cannot enter the registered worktree {wt}: {_unenterable(wt)}; its artifacts are not read",
-                hint="check the folder's permissions; ds-gate only reads it"))
+            findings.append(
+                ARTIFACT_UNREADABLE.at(
+                    None,
+                    f"cannot enter the registered worktree {wt}: {_unenterable(wt)}; its artifacts are not read",
+                    hint="check the folder's permissions; ds-gate only reads it",
+                )
+            )
             continue
         if prunable or not fs.is_dir(wt):
             findings.append(
@@ -63,9 +67,13 @@ def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
         folders = []
     except OSError as exc:
         folders = []
-        findings.append(ARTIFACT_UNREADABLE.at(
-            None, f"cannot list {wt_dir.relative_to(root).as_posix()}: {exc.strerror}; worktrees there are not read",
-            hint="check the folder's permissions; ds-gate only reads it"))
+        findings.append(
+            ARTIFACT_UNREADABLE.at(
+                None,
+                f"cannot list {wt_dir.relative_to(root).as_posix()}: {exc.strerror}; worktrees there are not read",
+                hint="check the folder's permissions; ds-gate only reads it",
+            )
+        )
     candidates.extend((Path(p), None, "folder under .ds/worktrees") for p in folders)
     head = _research_head(root, findings)
     if head is not None:
@@ -76,9 +84,13 @@ def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
     for path, branch, origin in candidates:
         resolved = path.resolve()
         if not is_inside(root, resolved):
-            findings.append(WORKSPACE_OUTSIDE_QUEST.at(
-                None, f"{origin} {path} lies outside the quest folder; its artifacts are not read",
-                hint=outside_fix(root, path, origin)))
+            findings.append(
+                WORKSPACE_OUTSIDE_QUEST.at(
+                    None,
+                    f"{origin} {path} lies outside the quest folder; its artifacts are not read",
+                    hint=outside_fix(root, path, origin),
+                )
+            )
             continue
         if resolved in seen:
             index = seen[resolved]
@@ -97,14 +109,22 @@ def _research_head(root: Path, findings: list[Finding]) -> Path | None:
     try:
         target = linked_outside(root, path)
     except OSError as exc:  # .ds cannot be entered
-        findings.append(QUEST_RESEARCH_STATE_INVALID.at(".ds/research_state.json", f"cannot read .ds: {exc.strerror}; "
-                                                        "research_head_worktree_root ignored"))
+        findings.append(
+            QUEST_RESEARCH_STATE_INVALID.at(
+                ".ds/research_state.json", f"cannot read .ds: {exc.strerror}; research_head_worktree_root ignored"
+            )
+        )
         return None
     if target is not None:
         link = first_link(root, path)  # the file, or .ds itself
-        findings.append(symlink_outside(  # DeepScientist follows it: the research head it names is unseen
-            link.relative_to(root).as_posix(), os.path.realpath(link), kind="file" if link == path else "folder",
-            what="the research state (it names research_head_worktree_root)"))
+        findings.append(
+            symlink_outside(  # DeepScientist follows it: the research head it names is unseen
+                link.relative_to(root).as_posix(),
+                os.path.realpath(link),
+                kind="file" if link == path else "folder",
+                what="the research state (it names research_head_worktree_root)",
+            )
+        )
         return None
     try:
         state = json.loads(fs.read_file(path))  # never a FIFO, never past the size limit

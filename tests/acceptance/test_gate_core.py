@@ -25,25 +25,34 @@ from ds_gate.model.reports import SCOPES
 from ds_gate.reporters import registry as reporters
 from ds_gate.sources import location
 
-WAIVING = ("decision_actions: [controller_backoff_pending]\n"
-           "waivers:\n  - rule: coverage.pending-run\n    id: {run}\n    reason: a smoke run\n")
+WAIVING = (
+    "decision_actions: [controller_backoff_pending]\n"
+    "waivers:\n  - rule: coverage.pending-run\n    id: {run}\n    reason: a smoke run\n"
+)
 # files -> (the defaults that apply, the decision actions, the waived ids, how many problems: defaults', waivers')
 CONFIGURATIONS: dict[str, tuple[dict[str, str], tuple[dict[str, Any], tuple[str, ...], list[str], int]]] = {
     "none": ({}, ({}, (), [], 0)),
-    "yaml": ({".ds-gate.yaml": WAIVING.format(run="run-1") + "require: true\nsource: folders\n"},
-             ({"require": True, "source": "folders"}, ("controller_backoff_pending",), ["run-1"], 0)),
-    "pyproject": ({"pyproject.toml": '[tool.ds-gate]\nrequire = true\ndecision_actions = ["fork_action"]\n'},
-                  ({"require": True}, ("fork_action",), [], 0)),
-    "both, disagreeing": ({".ds-gate.yaml": "format: json\n", "pyproject.toml": '[tool.ds-gate]\nformat = "text"\n'},
-                          ({"format": "json"}, (), [], 1)),
+    "yaml": (
+        {".ds-gate.yaml": WAIVING.format(run="run-1") + "require: true\nsource: folders\n"},
+        ({"require": True, "source": "folders"}, ("controller_backoff_pending",), ["run-1"], 0),
+    ),
+    "pyproject": (
+        {"pyproject.toml": '[tool.ds-gate]\nrequire = true\ndecision_actions = ["fork_action"]\n'},
+        ({"require": True}, ("fork_action",), [], 0),
+    ),
+    "both, disagreeing": (
+        {".ds-gate.yaml": "format: json\n", "pyproject.toml": '[tool.ds-gate]\nformat = "text"\n'},
+        ({"format": "json"}, (), [], 1),
+    ),
     "broken yaml": ({".ds-gate.yaml": "waivers: [unclosed\n"}, ({}, (), [], 2)),
     "unknown key": ({".ds-gate.yaml": "requre: true\n"}, ({}, (), [], 2)),
     "broken toml": ({"pyproject.toml": "[tool.ds-gate\n"}, ({}, (), [], 1)),
 }
 
 
-def spy(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, counts: Counter[str],
-        key: Callable[..., str | None]) -> None:
+def spy(
+    monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, counts: Counter[str], key: Callable[..., str | None]
+) -> None:
     """Wrap ``owner.name`` so each call is counted under ``key(*args)`` (None: not counted), then runs as before."""
     real = getattr(owner, name)
 
@@ -110,14 +119,21 @@ def test_the_gate_core_is_what_evaluate_runs_and_the_command_core_returns_the_ex
     core = Gate(where, SCOPES["closure"], config=config).run()
     assert json_of(core) == json_of(evaluate(quest.root, "closure")) and core.ok is False
     out = tmp_path / "report.json"
-    command = GateCommand("closure", where, config, GateOptions(),
-                          argparse.Namespace(format="json", output=str(out)))
+    command = GateCommand("closure", where, config, GateOptions(), argparse.Namespace(format="json", output=str(out)))
     assert command.run() == 1
     assert json.loads(out.read_text())["pending_run_ids"] == [run]
     (quest.root / ".ds-gate.yaml").write_text(WAIVING.format(run=run))
     accepting = GateOptions(accept_quest_waivers=True)
-    assert GateCommand("closure", where, read_quest_config(quest.root), accepting,
-                       argparse.Namespace(format="json", output=str(out))).run() == 0
+    assert (
+        GateCommand(
+            "closure",
+            where,
+            read_quest_config(quest.root),
+            accepting,
+            argparse.Namespace(format="json", output=str(out)),
+        ).run()
+        == 0
+    )
 
 
 def test_validate_locates_each_folder_once_and_never_the_quest_again(make_quest, monkeypatch) -> None:
@@ -127,8 +143,11 @@ def test_validate_locates_each_folder_once_and_never_the_quest_again(make_quest,
     first = quest.review(ws, runs[:1], cards=[])
     second = quest.review(ws, runs[1:] + ["run-nowhere"], cards=[])
     root_review = quest.review(quest.root, ["run-elsewhere"], cards=[])
-    decisions = [ws / "artifacts" / "decisions" / f"{first}.json", ws / "artifacts" / "decisions" / f"{second}.json",
-                 quest.root / "artifacts" / "decisions" / f"{root_review}.json"]
+    decisions = [
+        ws / "artifacts" / "decisions" / f"{first}.json",
+        ws / "artifacts" / "decisions" / f"{second}.json",
+        quest.root / "artifacts" / "decisions" / f"{root_review}.json",
+    ]
     counts: Counter[str] = Counter()
     spy(monkeypatch, location, "worktree_list", counts, lambda *_: "git worktree list")
     report, readable = validate_files(decisions)

@@ -18,21 +18,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import commit, git, head_subject
 
 from ds_gate import evaluate
 from ds_gate.agent import tools as agent_tools
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
 
+from helpers import commit, git, head_subject
+
 RUN = "RUN"  # replaced by the run's artifact id
 
 
 def report(run: str, **changes: Any) -> dict[str, Any]:
     """A review as main accepts it: a report, with every field the gate reads."""
-    payload: dict[str, Any] = {"kind": "report", "report_type": "distill_review", "reviewed_run_ids": [run],
-                               "cards_written": [], "reason_if_empty": "a smoke run, nothing reusable",
-                               "suppress_if_semantically_equivalent": False}
+    payload: dict[str, Any] = {
+        "kind": "report",
+        "report_type": "distill_review",
+        "reviewed_run_ids": [run],
+        "cards_written": [],
+        "reason_if_empty": "a smoke run, nothing reusable",
+        "suppress_if_semantically_equivalent": False,
+    }
     payload.update(json.loads(json.dumps(changes).replace(f'"{RUN}"', json.dumps(run))))
     return payload
 
@@ -43,13 +49,18 @@ MISTAKES: dict[str, tuple[dict[str, Any], str]] = {
     "an unknown run id": ({"reviewed_run_ids": ["run-12345678"]}, "review.unknown-run"),
     "an empty reason_if_empty and no cards": ({"reason_if_empty": ""}, "review.schema"),
     "no reviewed run": ({"reviewed_run_ids": []}, "review.schema"),
-    "a card in no scope": ({"cards_written": [{"card_id": "k", "scope": "team", "action": "new", "target_run_id": RUN}]},
-                           "review.schema"),
-    "a card for a run not reviewed": ({"cards_written": [{"card_id": "k", "scope": "global", "action": "new",
-                                                          "target_run_id": "run-ffffffff"}]},
-                                      "review.target-not-reviewed"),
-    "a card without card_id": ({"cards_written": [{"scope": "global", "action": "new", "target_run_id": RUN}]},
-                               "review.card-id-missing"),
+    "a card in no scope": (
+        {"cards_written": [{"card_id": "k", "scope": "team", "action": "new", "target_run_id": RUN}]},
+        "review.schema",
+    ),
+    "a card for a run not reviewed": (
+        {"cards_written": [{"card_id": "k", "scope": "global", "action": "new", "target_run_id": "run-ffffffff"}]},
+        "review.target-not-reviewed",
+    ),
+    "a card without card_id": (
+        {"cards_written": [{"scope": "global", "action": "new", "target_run_id": RUN}]},
+        "review.card-id-missing",
+    ),
     "the draft's placeholder": ({"reason_if_empty": "<FILL: why no lesson is worth a card>"}, "review.placeholder"),
 }
 
@@ -121,8 +132,13 @@ def test_the_rfc_encoding_of_the_same_review_never_reaches_a_main_quest(make_que
     quest = make_quest()
     run = quest.run(quest.root, "main-001")
     changes, _ = MISTAKES[case]
-    payload = {**report(run, **changes), "kind": "decision", "action": "distill_review", "verdict": "covered",
-               "reason": "r"}
+    payload = {
+        **report(run, **changes),
+        "kind": "decision",
+        "action": "distill_review",
+        "verdict": "covered",
+        "reason": "r",
+    }
     payload.pop("report_type")
     assert main_record(quest, quest.root, payload)["errors"] == ["Unknown decision action: distill_review"]
     assert records_of(quest.root, "decisions") == []
@@ -150,8 +166,9 @@ def test_an_imperfect_review_then_a_corrected_one_never_freezes_the_worktree(hoo
     assert closure.ok and closure.pending == []
     [old] = [f for f in closure.findings if f.rule == "review.unknown-run"]
     assert old.severity == "warning" and f"superseded ({right['artifact_id']} covers every run it names)" in old.message
-    assert [(r.artifact_id, r.valid) for r in closure.reviews] == sorted([(wrong["artifact_id"], False),
-                                                                          (right["artifact_id"], True)])
+    assert [(r.artifact_id, r.valid) for r in closure.reviews] == sorted(
+        [(wrong["artifact_id"], False), (right["artifact_id"], True)]
+    )
     # and the finalization the review was for goes through
     (idea / "paper").mkdir()
     (idea / "paper" / "paper_bundle_manifest.json").write_text('{"package_type": "paper_draft_checkpoint"}\n')
@@ -178,7 +195,9 @@ def test_the_same_artifact_id_recorded_again_replaces_the_invalid_review(hooked)
     assert call["artifact_id"] == wrong["artifact_id"] and call["reviewed_run_ids"] == [run]
     assert call["suppress_if_semantically_equivalent"] is False
     # without the flag main's dedupe answers "semantically_equivalent" and writes nothing
-    dropped = main_record(quest, idea, {k: v for k, v in report(run).items() if k != "suppress_if_semantically_equivalent"})
+    dropped = main_record(
+        quest, idea, {k: v for k, v in report(run).items() if k != "suppress_if_semantically_equivalent"}
+    )
     assert dropped["status"] == "semantically_equivalent"
     again = main_record(quest, idea, {**report(run), "artifact_id": wrong["artifact_id"]})
     assert again["artifact_id"] == wrong["artifact_id"] and len(records_of(quest.root, "reports")) == 1
@@ -229,25 +248,48 @@ def make_pending(quest, idea, run) -> None:
 def make_duplicate(quest, idea, run) -> None:
     """A new card repeating an existing card's body, with no neighbour decision."""
     body = "Context: lr sweep.\n\nObservation: above 1e-3 the experts collapse."
-    quest.card("global", "Routing collapses", claim="lr above 1e-3 collapses experts.", body=body,
-               lineage=[{"quest": quest.quest_id, "run": run}])
+    quest.card(
+        "global",
+        "Routing collapses",
+        claim="lr above 1e-3 collapses experts.",
+        body=body,
+        lineage=[{"quest": quest.quest_id, "run": run}],
+    )
     twin = quest.new_id("knowledge")
-    quest.card("global", "Experts collapse", card_id=twin, claim="Same.", body=body,
-               lineage=[{"quest": quest.quest_id, "run": run}])
-    main_record(quest, idea, report(run, cards_written=[{"card_id": twin, "scope": "global", "action": "new",
-                                                         "target_run_id": run}]))
+    quest.card(
+        "global",
+        "Experts collapse",
+        card_id=twin,
+        claim="Same.",
+        body=body,
+        lineage=[{"quest": quest.quest_id, "run": run}],
+    )
+    main_record(
+        quest,
+        idea,
+        report(run, cards_written=[{"card_id": twin, "scope": "global", "action": "new", "target_run_id": run}]),
+    )
 
 
 def make_missing_card(quest, idea, run) -> None:
-    main_record(quest, idea, report(run, cards_written=[{"card_id": "knowledge-deadbeef", "scope": "global",
-                                                         "action": "new", "target_run_id": run}]))
+    main_record(
+        quest,
+        idea,
+        report(
+            run,
+            cards_written=[{"card_id": "knowledge-deadbeef", "scope": "global", "action": "new", "target_run_id": run}],
+        ),
+    )
 
 
 def make_empty_claim(quest, idea, run) -> None:
     """A lesson written with memory.write, its claim left empty, named by a valid review."""
     card = quest.card("global", "Experts collapse", claim="", lineage=[{"quest": quest.quest_id, "run": run}])
-    main_record(quest, idea, report(run, cards_written=[{"card_id": card, "scope": "global", "action": "new",
-                                                         "target_run_id": run}]))
+    main_record(
+        quest,
+        idea,
+        report(run, cards_written=[{"card_id": card, "scope": "global", "action": "new", "target_run_id": run}]),
+    )
 
 
 def make_mistake(case: str):
@@ -257,16 +299,22 @@ def make_mistake(case: str):
     return make
 
 
-CLASSES = {"coverage.pending-run": make_pending, "review.missing-card": make_missing_card,
-           "review.duplicate-card": make_duplicate, "card.experience-schema (an empty claim)": make_empty_claim,
-           **{MISTAKES[case][1] + f" ({case})": make_mistake(case) for case in MISTAKES}}
+CLASSES = {
+    "coverage.pending-run": make_pending,
+    "review.missing-card": make_missing_card,
+    "review.duplicate-card": make_duplicate,
+    "card.experience-schema (an empty claim)": make_empty_claim,
+    **{MISTAKES[case][1] + f" ({case})": make_mistake(case) for case in MISTAKES},
+}
 
 
 def card_call_in(text: str) -> dict[str, str]:
     """The ``memory.write(kind=..., title=..., scope=...)`` call a message names."""
-    body = text[text.rindex("memory.write("):]
-    return {key: ast.literal_eval(re.search(rf"{key}=('(?:[^'\\]|\\.)*')", body).group(1))  # type: ignore[union-attr]
-            for key in ("kind", "title", "scope")}
+    body = text[text.rindex("memory.write(") :]
+    return {
+        key: ast.literal_eval(re.search(rf"{key}=('(?:[^'\\]|\\.)*')", body).group(1))  # type: ignore[union-attr]
+        for key in ("kind", "title", "scope")
+    }
 
 
 def the_call(closure: dict[str, Any]) -> dict[str, Any]:
@@ -290,15 +338,23 @@ def test_each_failure_closure_reports_is_fixed_by_the_call_its_message_names(hoo
     (idea / "status.md").write_text("distilling\n")
     checkpoint(idea, "as the agent left it")
     closure = agent_tools.check_closure(idea)
-    assert not closure["ok"] and failure.split(" ")[0] in {f["rule"] for f in closure["findings"] if f["severity"] == "error"}
+    assert not closure["ok"] and failure.split(" ")[0] in {
+        f["rule"] for f in closure["findings"] if f["severity"] == "error"
+    }
     for _ in range(3):
         if closure["ok"]:
             break
         call = the_call(closure)
         if "memory.write" in call:  # the card written again under its title, its claim now given
             write, finding = call["memory.write"], call["finding"]
-            quest.card(write["scope"], write["title"], kind=write["kind"], card_id=finding["subject"],
-                       claim="Above lr 1e-3 the experts collapse.", lineage=[{"quest": quest.quest_id, "run": run}])
+            quest.card(
+                write["scope"],
+                write["title"],
+                kind=write["kind"],
+                card_id=finding["subject"],
+                claim="Above lr 1e-3 the experts collapse.",
+                lineage=[{"quest": quest.quest_id, "run": run}],
+            )
             closure = agent_tools.check_closure(idea)
             continue
         runs = call["reviewed_run_ids"]
@@ -324,8 +380,11 @@ def test_validate_answers_what_closure_says_once_the_review_is_recorded(hooked, 
     assert list(idea.glob("artifacts/reports/*")) == []  # nothing written
     main_record(quest, idea, payload)
     closure = agent_tools.check_closure(idea)
-    said = [f for f in closure["findings"] if f["path"] == answer["path"] or
-            (f["rule"] == "coverage.pending-run" and f["subject"] in answer["runs_meant"])]
+    said = [
+        f
+        for f in closure["findings"]
+        if f["path"] == answer["path"] or (f["rule"] == "coverage.pending-run" and f["subject"] in answer["runs_meant"])
+    ]
     assert answer["runs_meant"] == ([] if case in ("an unknown run id", "no reviewed run") else [run])
 
     def key(f: dict[str, Any]) -> tuple[Any, ...]:  # the line too, but for the one field main adds (head_commit)

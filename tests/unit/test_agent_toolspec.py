@@ -44,15 +44,18 @@ def test_the_skill_approves_exactly_the_table() -> None:
     entries = mcp_entries(["ds-gate", "mcp"])
     assert list(entries["codex"]["entry"]["tools"]) == NAMES
     assert [line for line in entries["codex"]["snippet"].splitlines() if ".tools." in line] == [
-        f"[mcp_servers.ds_gate.tools.{name}]" for name in NAMES]
+        f"[mcp_servers.ds_gate.tools.{name}]" for name in NAMES
+    ]
 
 
 def test_the_integration_adds_exactly_the_rows_naming_mains_servers() -> None:
     context = SimpleNamespace(home=None, require_quest_root=lambda: Path("/q"))
     added: dict[str, list[str]] = {}
     artifact_tools = ("record", "complete_quest", "submit_paper_bundle")  # main's quest artifact server
-    for where, builder, mains in (("artifact", "build_artifact_server", artifact_tools),
-                                  ("memory", "build_memory_server", ())):
+    for where, builder, mains in (
+        ("artifact", "build_artifact_server", artifact_tools),
+        ("memory", "build_memory_server", ()),
+    ):
         server = server_class()(where)
         for name in mains:
             server.add_tool(lambda: {}, name=name)
@@ -68,8 +71,11 @@ def test_the_integration_adds_exactly_the_rows_naming_mains_servers() -> None:
 
 
 def test_each_row_has_its_function_of_the_same_name_and_no_function_is_left_out() -> None:
-    defined = {name for name, value in vars(tools).items() if inspect.isfunction(value)
-               and value.__module__ == tools.__name__ and not name.startswith("_")}
+    defined = {
+        name
+        for name, value in vars(tools).items()
+        if inspect.isfunction(value) and value.__module__ == tools.__name__ and not name.startswith("_")
+    }
     assert defined - {"call"} <= set(NAMES)  # a tool function here is a row (validate_distill_review is the engine's)
     for spec in TOOLS:
         parameters = list(inspect.signature(getattr(tools, spec.name)).parameters)
@@ -82,7 +88,8 @@ def test_the_integration_answers_every_row_and_no_other_name(tmp_path: Path) -> 
         request = {"op": "tool", "root": str(tmp_path), "tool": name, "args": {"run_ids": "x", "payload": 1}}
         assert "unknown tool" not in answer(request)["error"]
     assert answer({"op": "tool", "root": str(tmp_path), "tool": "recall", "args": {}}) == {
-        "error": "unknown tool 'recall'"}
+        "error": "unknown tool 'recall'"
+    }
 
 
 def test_the_table_is_copied_into_deepscientists_runtime_and_imports_the_standard_library_only() -> None:
@@ -100,19 +107,31 @@ def test_the_defaults_and_bounds_are_the_engines() -> None:
     assert toolspec.ARGUMENTS["limit"][0]["maximum"] == MAX_LIMIT
 
 
-@pytest.mark.parametrize(("tool", "given", "said"), [
-    ("list_recent", {"limit": "many"}, "limit must be an integer from 1 to 200, not str 'many'"),
-    ("list_recent", {"limit": True}, "limit must be an integer from 1 to 200, not bool True"),
-    ("list_recent", {"limit": None}, "limit is required: an integer from 1 to 200"),
-    ("list_knowledge_summaries", {"domain_tags": [1, 2]},
-     "domain_tags must be a list of tag strings (or null), not list [1, 2]"),
-    ("list_knowledge_summaries", {"order": "newest"}, "order must be 'rfc' or 'relevance', not str 'newest'"),
-    ("list_knowledge_summaries", {"max_chars": 1.5},
-     "max_chars must be an integer from 0 to 200000 (or null), not float 1.5"),
-    ("draft_distill_review", {}, "run_ids is required: a list of run artifact ids (strings, run-xxxxxxxx)"),
-    ("validate_distill_review", {"payload": ["x" * 80]}, "payload must be a JSON object: the payload artifact.record "
-                                                          "would take, not list ['" + "x" * 55 + "..."),
-])
+@pytest.mark.parametrize(
+    ("tool", "given", "said"),
+    [
+        ("list_recent", {"limit": "many"}, "limit must be an integer from 1 to 200, not str 'many'"),
+        ("list_recent", {"limit": True}, "limit must be an integer from 1 to 200, not bool True"),
+        ("list_recent", {"limit": None}, "limit is required: an integer from 1 to 200"),
+        (
+            "list_knowledge_summaries",
+            {"domain_tags": [1, 2]},
+            "domain_tags must be a list of tag strings (or null), not list [1, 2]",
+        ),
+        ("list_knowledge_summaries", {"order": "newest"}, "order must be 'rfc' or 'relevance', not str 'newest'"),
+        (
+            "list_knowledge_summaries",
+            {"max_chars": 1.5},
+            "max_chars must be an integer from 0 to 200000 (or null), not float 1.5",
+        ),
+        ("draft_distill_review", {}, "run_ids is required: a list of run artifact ids (strings, run-xxxxxxxx)"),
+        (
+            "validate_distill_review",
+            {"payload": ["x" * 80]},
+            "payload must be a JSON object: the payload artifact.record would take, not list ['" + "x" * 55 + "...",
+        ),
+    ],
+)
 def test_a_wrong_argument_is_one_line_from_the_rows_schema(tool: str, given: dict[str, Any], said: str) -> None:
     with pytest.raises(BadArgument) as raised:
         checked(BY_NAME[tool], given)
@@ -122,11 +141,17 @@ def test_a_wrong_argument_is_one_line_from_the_rows_schema(tool: str, given: dic
 def test_arguments_of_their_type_pass_with_the_defaults_and_ranges_are_left_to_the_engine() -> None:
     assert checked(BY_NAME["list_recent"], {"limit": 0, "comment": "x"}) == {"kind": None, "limit": 0}
     assert checked(BY_NAME["list_knowledge_summaries"], {"domain_tags": ["a"], "max_chars": -1}) == {
-        "domain_tags": ["a"], "kind": None, "limit": 20, "query": None, "max_chars": -1, "order": "rfc"}
+        "domain_tags": ["a"],
+        "kind": None,
+        "limit": 20,
+        "query": None,
+        "max_chars": -1,
+        "order": "rfc",
+    }
     assert checked(BY_NAME["check_closure"], {"anything": 1}) == {}
 
 
 def test_architecture_names_the_table_as_the_place_to_add_a_tool() -> None:
     page = (ROOT / "ARCHITECTURE.md").read_text()
-    bullet = page[page.index("- **An agent tool**"):].split("\n- ")[0]
+    bullet = page[page.index("- **An agent tool**") :].split("\n- ")[0]
     assert "`agent/toolspec.py`" in bullet and (ROOT / "ds_gate" / "agent" / "toolspec.py").is_file()

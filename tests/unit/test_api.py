@@ -25,7 +25,9 @@ def stub() -> ast.Module:
 
 def test_every_public_name_is_typed_and_loads() -> None:
     tree = stub()
-    typed = {alias.asname for node in tree.body if isinstance(node, ast.ImportFrom) for alias in node.names if alias.asname}
+    typed = {
+        alias.asname for node in tree.body if isinstance(node, ast.ImportFrom) for alias in node.names if alias.asname
+    }
     typed |= {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
     assert typed == set(ds_gate.__all__)
     assert all(getattr(ds_gate, name) is not None for name in ds_gate.__all__)
@@ -37,7 +39,9 @@ def test_the_stub_reexports_what_the_package_loads() -> None:
     for node in stub().body:
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("ds_gate"):
             for alias in node.names:
-                assert getattr(ds_gate, alias.asname or alias.name) is getattr(importlib.import_module(node.module), alias.name)
+                assert getattr(ds_gate, alias.asname or alias.name) is getattr(
+                    importlib.import_module(node.module), alias.name
+                )
 
 
 def test_each_stub_signature_is_one_the_function_takes() -> None:
@@ -49,8 +53,16 @@ def test_each_stub_signature_is_one_the_function_takes() -> None:
         real = inspect.signature(getattr(ds_gate, node.name)).parameters
         rest = any(p.kind is p.VAR_KEYWORD for p in real.values())
         positional = node.args.posonlyargs + node.args.args
-        defaults = dict(zip([a.arg for a in positional][len(positional) - len(node.args.defaults):], node.args.defaults, strict=True))
-        defaults |= {a.arg: d for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True) if d is not None}
+        defaults = dict(
+            zip(
+                [a.arg for a in positional][len(positional) - len(node.args.defaults) :],
+                node.args.defaults,
+                strict=True,
+            )
+        )
+        defaults |= {
+            a.arg: d for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True) if d is not None
+        }
         for index, arg in enumerate(positional):
             assert list(real)[index] == arg.arg, (node.name, arg.arg)
         for arg in [*positional, *node.args.kwonlyargs]:
@@ -73,7 +85,9 @@ def test_the_stub_names_no_internal_type() -> None:
 def test_the_package_candidates_are_the_mcp_tools() -> None:
     from ds_gate.agent import tools
 
-    assert ds_gate.list_distill_candidates is tools.list_distill_candidates  # the same dict as the MCP tool of that name
+    assert (
+        ds_gate.list_distill_candidates is tools.list_distill_candidates
+    )  # the same dict as the MCP tool of that name
 
 
 USER = """

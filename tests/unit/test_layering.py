@@ -34,13 +34,47 @@ ALLOWED = {
     "plugins": {"kernel", "model", "rules", "config"},
     "recall": {"kernel", "io", "model", "sources"},
     "engine": {"kernel", "io", "model", "sources", "rules", "config", "plugins"},
-    "reporters": {"kernel", "model", "rules", "config", "plugins"},  # rules, config: rules shown apart; plugins: their formats
-    "agent": {"kernel", "model", "sources", "rules", "recall", "engine", "reporters"},  # the agent's calls, the MCP server
-    "integration": {"kernel", "io", "model", "sources", "rules", "agent"},  # DeepScientist's runtime answers through the agent's tools
+    "reporters": {
+        "kernel",
+        "model",
+        "rules",
+        "config",
+        "plugins",
+    },  # rules, config: rules shown apart; plugins: their formats
+    "agent": {
+        "kernel",
+        "model",
+        "sources",
+        "rules",
+        "recall",
+        "engine",
+        "reporters",
+    },  # the agent's calls, the MCP server
+    "integration": {
+        "kernel",
+        "io",
+        "model",
+        "sources",
+        "rules",
+        "agent",
+    },  # DeepScientist's runtime answers through the agent's tools
     "setup": {"kernel", "io", "model", "sources", "config", "plugins", "integration"},  # install and doctor
     "demo": {"kernel", "engine", "reporters", "agent", "setup", "integration"},
     "pytest": {"kernel", "model", "sources", "rules", "engine", "reporters"},
-    "cli": {"kernel", "io", "model", "sources", "config", "recall", "engine", "reporters", "agent", "setup", "integration", "demo"},
+    "cli": {
+        "kernel",
+        "io",
+        "model",
+        "sources",
+        "config",
+        "recall",
+        "engine",
+        "reporters",
+        "agent",
+        "setup",
+        "integration",
+        "demo",
+    },
     "ds_gate": {"kernel", "model", "rules", "plugins", "recall", "engine", "agent"},  # the package's lazy API, by name
     "__main__": {"kernel", "cli"},
 }
@@ -63,7 +97,9 @@ class Module:
     lines: int
     edges: set[str] = field(default_factory=set)  # the ds_gate modules it imports, by statement or by string
     body_imports: dict[str, list[str]] = field(default_factory=dict)  # function -> what it imports in its body
-    string_imports: dict[str, list[int]] = field(default_factory=dict)  # function ("" at the top) -> import-by-string lines
+    string_imports: dict[str, list[int]] = field(
+        default_factory=dict
+    )  # function ("" at the top) -> import-by-string lines
     defined: set[str] = field(default_factory=set)  # its top-level functions (and methods)
 
 
@@ -100,7 +136,9 @@ def _read(name: str, path: Path, names: set[str], text: str | None = None) -> Mo
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                base = ".".join(
+                    package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else [])
+                )
             for alias in node.names:
                 target(f"{base}.{alias.name}" if f"{base}.{alias.name}" in names else base)
             if owner:
@@ -112,7 +150,11 @@ def _read(name: str, path: Path, names: set[str], text: str | None = None) -> Mo
                 module.string_imports.setdefault(owner, []).append(node.lineno)
                 if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                     target(node.args[0].value)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and (found := MODULE_ATTR.fullmatch(node.value)):
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and (found := MODULE_ATTR.fullmatch(node.value))
+        ):
             target(found.group(1))
         for child in ast.iter_child_nodes(node):
             visit(child, owner)
@@ -142,7 +184,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state and (found := visit(nxt)):
                 return found
         stack.pop()
@@ -164,7 +206,9 @@ def layer_edges() -> dict[str, set[str]]:
     """Layer -> the other layers its modules import (a module's own exceptions left out)."""
     used: dict[str, set[str]] = {name: set() for name in ALLOWED}
     for a, targets in import_graph().items():
-        used[layer(a)].update(layer(b) for b in targets if layer(b) != layer(a) and layer(b) not in EXCEPTIONS.get(a, ()))
+        used[layer(a)].update(
+            layer(b) for b in targets if layer(b) != layer(a) and layer(b) not in EXCEPTIONS.get(a, ())
+        )
     return used
 
 
@@ -178,8 +222,10 @@ def test_the_graph_is_read_from_the_code() -> None:
 
 
 def test_an_import_by_string_is_an_edge() -> None:
-    probe = ('import importlib\nREPORTER = "ds_gate.engine.gate:evaluate"\n\n'
-             'def rules():\n    return importlib.import_module("ds_gate.rules.patch")\n')
+    probe = (
+        'import importlib\nREPORTER = "ds_gate.engine.gate:evaluate"\n\n'
+        'def rules():\n    return importlib.import_module("ds_gate.rules.patch")\n'
+    )
     names = {"ds_gate.kernel.probe", "ds_gate.engine.gate", "ds_gate.rules.patch"}
     found = _read("ds_gate.kernel.probe", PACKAGE / "kernel" / "probe.py", names, probe)
     assert found.edges == {"ds_gate.engine.gate", "ds_gate.rules.patch"} and found.string_imports == {"rules": [5]}
@@ -198,8 +244,12 @@ def test_no_module_is_over_the_size_of_one_job() -> None:
 
 
 def test_each_layer_imports_only_the_layers_it_may() -> None:
-    bad = sorted(f"{layer(a)} -> {layer(b)} ({a} -> {b})" for a, targets in import_graph().items() for b in targets
-                 if layer(a) != layer(b) and layer(b) not in ALLOWED[layer(a)] | EXCEPTIONS.get(a, set()))
+    bad = sorted(
+        f"{layer(a)} -> {layer(b)} ({a} -> {b})"
+        for a, targets in import_graph().items()
+        for b in targets
+        if layer(a) != layer(b) and layer(b) not in ALLOWED[layer(a)] | EXCEPTIONS.get(a, set())
+    )
     assert bad == []
 
 
@@ -227,16 +277,24 @@ def _declared(module: str, function: str) -> bool:
 
 
 def test_imports_inside_functions_only_in_the_declared_lazy_places() -> None:
-    undeclared = {f"{name}:{function}": imported for name, module in parsed().items()
-                  for function, imported in module.body_imports.items() if not _declared(name, function)}
+    undeclared = {
+        f"{name}:{function}": imported
+        for name, module in parsed().items()
+        for function, imported in module.body_imports.items()
+        if not _declared(name, function)
+    }
     assert undeclared == {}
 
 
 def test_imports_by_string_only_in_the_declared_lazy_places() -> None:
     """``importlib.import_module`` and ``__import__`` hide an import from a module's header: only
     where ``kernel/lazy.py`` says why, and never at the top of a module."""
-    undeclared = {f"{name}:{function or '<top>'}": lines for name, module in parsed().items()
-                  for function, lines in module.string_imports.items() if not _declared(name, function)}
+    undeclared = {
+        f"{name}:{function or '<top>'}": lines
+        for name, module in parsed().items()
+        for function, lines in module.string_imports.items()
+        if not _declared(name, function)
+    }
     assert undeclared == {}
 
 
@@ -264,8 +322,11 @@ def test_the_entry_points_name_real_functions() -> None:
 
 
 def test_typing_is_imported_as_usual_outside_the_kernel() -> None:
-    spelt = sorted(name for name, m in parsed().items()
-                   if "TYPE_CHECKING = False" in m.path.read_text() and "kernel" not in m.path.parts)
+    spelt = sorted(
+        name
+        for name, m in parsed().items()
+        if "TYPE_CHECKING = False" in m.path.read_text() and "kernel" not in m.path.parts
+    )
     assert spelt == []
 
 
@@ -283,6 +344,9 @@ def test_the_architecture_page_names_every_layer_of_the_table() -> None:
     page = (PACKAGE.parent / "ARCHITECTURE.md").read_text()
     diagram = page.split("```")[1]
     named = {line.split()[0].rstrip("/") for line in diagram.splitlines() if line and not line.startswith(" ")}
-    assert named - {"adapters"} | {"cli", "setup", "agent", "integration", "pytest", "demo"} == set(ALLOWED) - {"ds_gate", "__main__"}
+    assert named - {"adapters"} | {"cli", "setup", "agent", "integration", "pytest", "demo"} == set(ALLOWED) - {
+        "ds_gate",
+        "__main__",
+    }
     for adapter in ("cli/", "setup/", "agent/", "integration/", "pytest/", "demo/"):
         assert adapter in diagram

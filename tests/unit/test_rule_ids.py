@@ -38,8 +38,11 @@ def _reads_one_back(node: ast.Call) -> bool:
 
 def test_findings_are_made_only_from_rule_objects() -> None:
     """No loose rule strings: a finding comes from ``Rule.at``, which ``model/findings.py`` defines."""
-    loose = [(path, node.lineno) for path, node in _calls("Finding")
-             if path != "ds_gate/model/findings.py" and not _reads_one_back(node)]
+    loose = [
+        (path, node.lineno)
+        for path, node in _calls("Finding")
+        if path != "ds_gate/model/findings.py" and not _reads_one_back(node)
+    ]
     assert loose == []
 
 

@@ -45,9 +45,14 @@ def test_each_command_is_parsed_and_run_by_the_module_its_row_names() -> None:
 
 def test_only_the_table_makes_a_subcommand() -> None:
     """A command's parser is made from its row: no module of the CLI adds one of its own."""
-    makers = {path.name for path in (PACKAGE / "cli").glob("*.py")
-              if any(isinstance(node, ast.Attribute) and node.attr in ("add_parser", "add_subparsers")
-                     for node in ast.walk(ast.parse(path.read_text())))}
+    makers = {
+        path.name
+        for path in (PACKAGE / "cli").glob("*.py")
+        if any(
+            isinstance(node, ast.Attribute) and node.attr in ("add_parser", "add_subparsers")
+            for node in ast.walk(ast.parse(path.read_text()))
+        )
+    }
     assert makers == {"main.py"}
 
 
@@ -61,15 +66,21 @@ def test_every_format_offered_anywhere_is_one_of_the_table() -> None:
 
 
 def test_no_module_spells_a_format_name_but_the_format_table() -> None:
-    spelt = sorted(f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}" for path in PACKAGE.rglob("*.py")
-                   if path.relative_to(PACKAGE).parts[0] not in OTHER_MEANINGS
-                   for node in ast.walk(ast.parse(path.read_text()))
-                   if isinstance(node, ast.Constant) and node.value in BUILTIN)
+    spelt = sorted(
+        f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}"
+        for path in PACKAGE.rglob("*.py")
+        if path.relative_to(PACKAGE).parts[0] not in OTHER_MEANINGS
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant) and node.value in BUILTIN
+    )
     assert spelt == []
     by_string = re.compile(r"^ds_gate\.reporters\.\w+:[A-Z]")  # "module:Class": a reporter named by a string
-    named = sorted(str(path.relative_to(ROOT)) for path in PACKAGE.rglob("*.py")
-                   for node in ast.walk(ast.parse(path.read_text()))
-                   if isinstance(node, ast.Constant) and isinstance(node.value, str) and by_string.match(node.value))
+    named = sorted(
+        str(path.relative_to(ROOT))
+        for path in PACKAGE.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and by_string.match(node.value)
+    )
     assert named == []
 
 

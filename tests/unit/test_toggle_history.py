@@ -18,8 +18,9 @@ def git(cwd: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
-def test_history_blobs_are_read_in_batches_bounded_by_the_file_limit(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_history_blobs_are_read_in_batches_bounded_by_the_file_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     git(tmp_path, "init", "-q", "-b", "main")
     for i in range(6):  # six versions of ~300 KB each
         (tmp_path / "quest.yaml").write_text(f"quest_id: '001'\nversion: {i}\npadding: '{'x' * 300_000}'\n")
