@@ -172,11 +172,6 @@ def blob_sizes(cwd: Path | str, names: Iterable[str]) -> dict[str, int | None]:
     return {name: int(got[1]) if got is not None and got[1].isdigit() else None for name, got in found.items()}
 
 
-def cat_file_check(cwd: Path | str, names: Iterable[str]) -> dict[str, tuple[str, str] | None]:
-    """(object id, type) of many objects with one git process; None for a missing one."""
-    return _batches(cwd, names, "--batch-check=%(objectname) %(objecttype)", _parse_checks, False, ())
-
-
 def missing_objects(cwd: Path | str, starts: Iterable[str]) -> set[str]:
     """The objects below ``starts`` (tree or commit ids) this repository lacks, listed
     without fetching them: a partial clone's reads must skip these, because asking git for
