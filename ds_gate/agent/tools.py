@@ -193,4 +193,9 @@ def call(name: str, root: Path | str, given: dict[str, Any], home: Path | str | 
     except BadArgument as exc:
         raise QuestError(str(exc)) from None
     function: Callable[..., dict[str, Any]] = globals()[name]
-    return function(root, **arguments, **({"home": home} if spec.reads_home else {}))
+    try:
+        return function(root, **arguments, **({"home": home} if spec.reads_home else {}))
+    except RecursionError:  # a value nested deeper than Python's stack (a payload): one line, as every bad call
+        raise QuestError(
+            f"{name}: an argument is nested too deeply to read; send JSON nested at most a few hundred levels"
+        ) from None

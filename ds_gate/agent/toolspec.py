@@ -185,6 +185,16 @@ def fits(schema: dict[str, Any], value: Any) -> bool:
     return kind is None or (isinstance(value, JSON_TYPES[kind]) and (kind == "boolean") == isinstance(value, bool))
 
 
+def _shown(value: Any) -> str:
+    """``value`` in at most 60 characters; one whose ``repr`` fails (an integer of more digits than
+    Python converts, a list nested deeper than the stack) is named, not shown."""
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        return "(too large or too deeply nested to show)"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def checked(spec: ToolSpec, given: dict[str, Any]) -> dict[str, Any]:
     """The tool's arguments out of ``given`` (a missing one: its default; an unknown one is
     dropped), each of its schema's type, else ``BadArgument`` naming the first that is not."""
@@ -195,9 +205,7 @@ def checked(spec: ToolSpec, given: dict[str, Any]) -> dict[str, Any]:
         if not fits(schema, value):
             if value is None:
                 raise BadArgument(f"{arg.name} is required: {words}")
-            shown = repr(value)
-            shown = shown if len(shown) <= 60 else shown[:57] + "..."
-            raise BadArgument(f"{arg.name} must be {words}, not {type(value).__name__} {shown}")
+            raise BadArgument(f"{arg.name} must be {words}, not {type(value).__name__} {_shown(value)}")
         arguments[arg.name] = value
     return arguments
 

@@ -155,3 +155,37 @@ def test_architecture_names_the_table_as_the_place_to_add_a_tool() -> None:
     page = (ROOT / "ARCHITECTURE.md").read_text()
     bullet = page[page.index("- **An agent tool**") :].split("\n- ")[0]
     assert "`agent/toolspec.py`" in bullet and (ROOT / "ds_gate" / "agent" / "toolspec.py").is_file()
+
+
+def _nested(depth: int, inner: Any) -> Any:
+    for _ in range(depth):
+        inner = [inner]
+    return inner
+
+
+@pytest.mark.parametrize(
+    ("name", "given"),
+    [
+        ("list_recent", {"kind": 10**5000}),  # more digits than Python's int -> str conversion takes
+        ("draft_distill_review", {"run_ids": _nested(5000, "run-1")}),  # a repr deeper than the stack
+    ],
+)
+def test_an_argument_that_cannot_be_shown_is_still_one_line(name: str, given: dict[str, Any], tmp_path: Path) -> None:
+    """Issue 36's adversary: the one-line message built ``repr(value)``, which raised ValueError or
+    RecursionError past ``tools.call``; the argument is named, not shown."""
+    with pytest.raises(tools.QuestError) as raised:
+        tools.call(name, tmp_path, given)
+    assert "\n" not in str(raised.value) and "too large or too deeply nested to show" in str(raised.value)
+
+
+def test_a_payload_nested_past_the_stack_is_a_one_line_tool_error(one_run_quest: Any) -> None:
+    """A review payload that passes the type check but holds a value nested deeper than the stack
+    (the adversary's ``validate_distill_review``): a QuestError naming the tool, not a RecursionError."""
+    deep: dict[str, Any] = {}
+    here = deep
+    for _ in range(5000):
+        here["a"] = {}
+        here = here["a"]
+    payload = {"kind": "report", "report_type": "distill_review", "reviewed_run_ids": ["run-1"], "extra": deep}
+    with pytest.raises(tools.QuestError, match="validate_distill_review: an argument is nested too deeply"):
+        tools.call("validate_distill_review", one_run_quest.root, {"payload": payload})
