@@ -100,7 +100,7 @@ def closure_steps(quest: Path, cache: Path, peer: peers.Peer, old: Path | None =
             """A quest is cached from its second run: a repeated run reads what two earlier runs left."""
             if not (warm / "warmed").exists():
                 for _ in range(2):
-                    subprocess.run(gate, env=warm_env, capture_output=True, check=False)
+                    subprocess.run(gate, env=warm_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
                 (warm / "warmed").touch()
 
         return {
@@ -137,8 +137,10 @@ def bench_closure(
 def closure_at(base: Path, runs: int, size: int, shape: str, peer: peers.Peer, old: Path | None) -> None:
     name = peer.label
     quest = quest_of(base, size, shape)
-    lines = sum(1 for p in quest.rglob("artifacts/_index.jsonl") for _ in p.open())
-    worktrees = sum(1 for _ in (quest / ".ds" / "worktrees").iterdir())
+    # the indexes by name, not rglob: a walk of 100,000 record files would grow this process (see below)
+    indexes = [quest / "artifacts" / "_index.jsonl", *(quest / ".ds" / "worktrees").glob("*/artifacts/_index.jsonl")]
+    lines = sum(1 for p in indexes for _ in p.open())
+    worktrees = len(indexes) - 1
     print(f"{size:,} runs, shape {shape} ({worktrees} worktrees): {lines:,} index lines; load {load()}", flush=True)
     # in a process of its own: PR #60 loaded here would grow this process, and Linux charges a child
     # the parent's peak RSS when it execs after vfork (subprocess), so every peak below would read high
