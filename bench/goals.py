@@ -100,7 +100,9 @@ def closure_steps(quest: Path, cache: Path, peer: peers.Peer, old: Path | None =
             """A quest is cached from its second run: a repeated run reads what two earlier runs left."""
             if not (warm / "warmed").exists():
                 for _ in range(2):
-                    subprocess.run(gate, env=warm_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+                    subprocess.run(
+                        gate, env=warm_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+                    )
                 (warm / "warmed").touch()
 
         return {
