@@ -4,9 +4,10 @@ PYTEST_DONT_REWRITE
 
 pytest rewrites the assertions of the modules of every distribution that registers a
 ``pytest11`` entry point, so that a plugin's own ``assert`` reports well. ds-gate asserts
-nothing a test would report, and rewriting its ~100 modules cost ~0.6 s at every session
-start (each parsed and compiled again by pytest's import hook, unless its cached ``.pyc``
-is there). Which names pytest marks depends on how ds-gate is installed:
+nothing a test would report, and rewriting its ~100 modules slows the first session of every
+fresh environment (each CI job), and every session where pytest cannot keep its rewritten
+``.pyc`` (bench/RESULTS.md, import costs). Which names pytest marks depends on how ds-gate
+is installed:
 
 - an editable install lists no Python files, so pytest marks the entry point's outermost
   package: for this module, only this module (whose docstring says not to rewrite it);

@@ -23,16 +23,19 @@ HERE = Path(__file__).resolve().parent
 TESTS = HERE.parent / "tests"
 sys.path[:0] = [str(TESTS), str(TESTS / "acceptance")]
 
-from hostile_quests import FLAGS, QuestSpec, quest_specs  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from test_differential import violations  # noqa: E402
+
+from hostile_quests import FLAGS, QuestSpec, quest_specs  # noqa: E402
 
 
 def isolated_git(base: Path) -> None:
     """The test suite's git: no user configuration, a fixed identity, main as the first branch."""
     config = base / ".gitconfig"
-    config.write_text("[user]\n\tname = Bench\n\temail = bench@example.invalid\n[init]\n\tdefaultBranch = main\n"
-                      "[commit]\n\tgpgsign = false\n")
+    config.write_text(
+        "[user]\n\tname = Bench\n\temail = bench@example.invalid\n[init]\n\tdefaultBranch = main\n"
+        "[commit]\n\tgpgsign = false\n"
+    )
     os.environ.update(HOME=str(base), GIT_CONFIG_GLOBAL=str(config), GIT_CONFIG_NOSYSTEM="1")
     for name in ("DEEPSCIENTIST_HOME", "DS_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
         os.environ.pop(name, None)
@@ -42,8 +45,13 @@ def isolated_git(base: Path) -> None:
 def run(flags: frozenset[str], examples: int, seed: int | None, force: bool) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
 
-    @settings(max_examples=examples, deadline=None, derandomize=seed is None, database=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        derandomize=seed is None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(spec=quest_specs(flags, force))
     def one(spec: QuestSpec) -> None:
         base = Path(tempfile.mkdtemp(prefix="ds-gate-differential-"))

@@ -9,7 +9,9 @@ import sys
 
 root = sys.argv[1]
 worktrees = os.path.join(root, ".ds", "worktrees")
-workspaces = [root] + ([os.path.join(worktrees, d) for d in sorted(os.listdir(worktrees))] if os.path.isdir(worktrees) else [])
+workspaces = [root] + (
+    [os.path.join(worktrees, d) for d in sorted(os.listdir(worktrees))] if os.path.isdir(worktrees) else []
+)
 seen = set()
 for ws in workspaces:
     index_path = os.path.join(ws, "artifacts", "_index.jsonl")

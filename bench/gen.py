@@ -26,13 +26,30 @@ def _record(workspace: Path, kind: str, folder: str, record: dict, lines: list[s
     quest_id = record["quest_id"]
     path = workspace / "artifacts" / folder / f"{record['artifact_id']}.json"
     path.write_text(json.dumps(record, indent=2))
-    lines.append(json.dumps({"artifact_id": record["artifact_id"], "kind": kind, "status": record.get("status"),
-                             "quest_id": quest_id, "path": str(path), "summary": record.get("summary"),
-                             "updated_at": record["updated_at"]}))
+    lines.append(
+        json.dumps(
+            {
+                "artifact_id": record["artifact_id"],
+                "kind": kind,
+                "status": record.get("status"),
+                "quest_id": quest_id,
+                "path": str(path),
+                "summary": record.get("summary"),
+                "updated_at": record["updated_at"],
+            }
+        )
+    )
 
 
-def make_quest(root: Path, runs: int, worktrees: int, reviews: int, covered: float = 0.95,
-               inherit: bool = False, quest_id: str = "001") -> dict[str, int]:
+def make_quest(
+    root: Path,
+    runs: int,
+    worktrees: int,
+    reviews: int,
+    covered: float = 0.95,
+    inherit: bool = False,
+    quest_id: str = "001",
+) -> dict[str, int]:
     """A quest with ``runs`` completed runs spread over ``worktrees`` worktrees (one branch
     each) and ``reviews`` distill reviews covering the first ``covered`` share of runs.
 
@@ -46,7 +63,9 @@ def make_quest(root: Path, runs: int, worktrees: int, reviews: int, covered: flo
     for key, value in (("user.name", "bench"), ("user.email", "bench@example.invalid"), ("commit.gpgsign", "false")):
         _git(root, "config", key, value)
     (root / ".gitignore").write_text(".ds/worktrees/\n")
-    (root / "quest.yaml").write_text(f"quest_id: '{quest_id}'\nstatus: active\nstartup_contract:\n  experience_distill: {{mode: 'on'}}\n")
+    (root / "quest.yaml").write_text(
+        f"quest_id: '{quest_id}'\nstatus: active\nstartup_contract:\n  experience_distill: {{mode: 'on'}}\n"
+    )
     (root / "artifacts").mkdir()
     (root / "artifacts" / "_index.jsonl").write_text("")
     _git(root, "add", "-A")
@@ -64,25 +83,54 @@ def make_quest(root: Path, runs: int, worktrees: int, reviews: int, covered: flo
         inherited = (ws / "artifacts" / "_index.jsonl").read_text().splitlines()
         lines: list[str] = [line for line in inherited if line.strip()]
         for n in range(w * per_ws, min(runs, (w + 1) * per_ws)):
-            _record(ws, "run", "runs", {
-                "kind": "run", "schema_version": 1, "artifact_id": run_ids[n], "id": run_ids[n], "quest_id": quest_id,
-                "created_at": _stamp(n), "updated_at": _stamp(n), "status": "completed", "run_id": f"main-{n:05d}",
-                "run_kind": "analysis.slice" if n % 3 else "main_experiment", "summary": f"Experiment main-{n:05d}.",
-                "workspace_rel_path": f".ds/worktrees/run-{w:03d}",
-                "metrics_summary": {f"m{k}": round(0.5 + k / 100, 3) for k in range(12)},
-            }, lines)
+            _record(
+                ws,
+                "run",
+                "runs",
+                {
+                    "kind": "run",
+                    "schema_version": 1,
+                    "artifact_id": run_ids[n],
+                    "id": run_ids[n],
+                    "quest_id": quest_id,
+                    "created_at": _stamp(n),
+                    "updated_at": _stamp(n),
+                    "status": "completed",
+                    "run_id": f"main-{n:05d}",
+                    "run_kind": "analysis.slice" if n % 3 else "main_experiment",
+                    "summary": f"Experiment main-{n:05d}.",
+                    "workspace_rel_path": f".ds/worktrees/run-{w:03d}",
+                    "metrics_summary": {f"m{k}": round(0.5 + k / 100, 3) for k in range(12)},
+                },
+                lines,
+            )
         for r in range(reviews):
             if r % worktrees != w:
                 continue
-            chunk = to_cover[r * per_review:(r + 1) * per_review]
+            chunk = to_cover[r * per_review : (r + 1) * per_review]
             if not chunk:
                 continue
-            _record(ws, "decision", "decisions", {
-                "kind": "decision", "schema_version": 1, "artifact_id": f"decision-{r:08x}", "quest_id": quest_id,
-                "created_at": _stamp(runs + r), "updated_at": _stamp(runs + r), "status": "pending",
-                "action": "distill_review", "verdict": "covered", "reason": f"{len(chunk)} runs distilled",
-                "reviewed_run_ids": chunk, "cards_written": [], "reason_if_empty": "benchmark",
-            }, lines)
+            _record(
+                ws,
+                "decision",
+                "decisions",
+                {
+                    "kind": "decision",
+                    "schema_version": 1,
+                    "artifact_id": f"decision-{r:08x}",
+                    "quest_id": quest_id,
+                    "created_at": _stamp(runs + r),
+                    "updated_at": _stamp(runs + r),
+                    "status": "pending",
+                    "action": "distill_review",
+                    "verdict": "covered",
+                    "reason": f"{len(chunk)} runs distilled",
+                    "reviewed_run_ids": chunk,
+                    "cards_written": [],
+                    "reason_if_empty": "benchmark",
+                },
+                lines,
+            )
         (ws / "artifacts" / "_index.jsonl").write_text("\n".join(lines) + "\n")
         _git(ws, "add", "-A")
         _git(ws, "commit", "-q", "-m", f"runs of worktree {w}")
@@ -113,10 +161,17 @@ def make_decisions(folder: Path, count: int) -> list[Path]:
     folder.mkdir(parents=True)
     paths = []
     for i in range(count):
-        doc = {"kind": "decision", "artifact_id": f"decision-{i:08x}", "action": "distill_review", "verdict": "covered",
-               "reason": "r", "reviewed_run_ids": [f"run-{i:08x}"],
-               "cards_written": [{"card_id": f"knowledge-{i:08x}", "scope": "global", "action": "new",
-                                  "target_run_id": f"run-{i:08x}"}]}
+        doc = {
+            "kind": "decision",
+            "artifact_id": f"decision-{i:08x}",
+            "action": "distill_review",
+            "verdict": "covered",
+            "reason": "r",
+            "reviewed_run_ids": [f"run-{i:08x}"],
+            "cards_written": [
+                {"card_id": f"knowledge-{i:08x}", "scope": "global", "action": "new", "target_run_id": f"run-{i:08x}"}
+            ],
+        }
         if i % 10 == 0:
             doc["verdict"] = ""
             doc["cards_written"][0]["scope"] = "team"

@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import gen  # noqa: E402
+import gen
 
 Step = Callable[[], int]
 
@@ -49,8 +49,9 @@ def make_home(home: Path, quests: int, runs: int) -> Path:
     """A DeepScientist home of ``quests`` quests with ``runs`` runs each (kept once made)."""
     if not (home / "quests").is_dir():
         for n in range(quests):
-            gen.make_quest(home / "quests" / f"q{n:03d}", runs, max(1, runs // 100), max(1, runs // 50),
-                           quest_id=f"q{n:03d}")
+            gen.make_quest(
+                home / "quests" / f"q{n:03d}", runs, max(1, runs // 100), max(1, runs // 50), quest_id=f"q{n:03d}"
+            )
     return home
 
 
@@ -66,22 +67,52 @@ def make_card_home(home: Path, quests: int, runs: int, cards: int) -> Path:
     knowledge.mkdir(parents=True)
     for i in range(cards):
         quest = f"q{i % quests:03d}"
-        meta = {"id": f"knowledge-{i:08x}", "type": "knowledge", "kind": "knowledge", "title": f"Lesson {i}",
-                "quest_id": quest, "tags": [f"topic:t{i % 60}", "stage:experiment"], "scope": "global",
-                "created_at": "2026-11-01T00:00:00+00:00", "updated_at": "2026-11-02T00:00:00+00:00",
-                "claim": f"Claim {i}.", "lineage": [{"quest": quest, "run": f"run-{i // quests % runs:08x}"}]}
+        meta = {
+            "id": f"knowledge-{i:08x}",
+            "type": "knowledge",
+            "kind": "knowledge",
+            "title": f"Lesson {i}",
+            "quest_id": quest,
+            "tags": [f"topic:t{i % 60}", "stage:experiment"],
+            "scope": "global",
+            "created_at": "2026-11-01T00:00:00+00:00",
+            "updated_at": "2026-11-02T00:00:00+00:00",
+            "claim": f"Claim {i}.",
+            "lineage": [{"quest": quest, "run": f"run-{i // quests % runs:08x}"}],
+        }
         body = f"Context: lesson {i} of {quest}.\n\nObservation: what run {i // quests} taught, in a few words."
         (knowledge / f"lesson-{i}.md").write_text(f"---\n{json.dumps(meta)}\n---\n{body}\n")  # JSON is YAML
     for n in range(quests):
         root, quest = home / "quests" / f"q{n:03d}", f"q{n:03d}"
         lines: list[str] = []
         (root / "artifacts" / "decisions").mkdir(parents=True, exist_ok=True)
-        gen._record(root, "decision", "decisions", {
-            "kind": "decision", "schema_version": 1, "artifact_id": "decision-cards", "quest_id": quest,
-            "created_at": "2026-11-28T00:00:00+00:00", "updated_at": "2026-11-28T00:00:00+00:00", "status": "pending",
-            "action": "distill_review", "verdict": "covered", "reason": "its lesson", "reviewed_run_ids": [f"run-{n:08x}"],
-            "cards_written": [{"card_id": f"knowledge-{n:08x}", "scope": "global", "action": "new",
-                               "target_run_id": f"run-{n:08x}"}]}, lines)
+        gen._record(
+            root,
+            "decision",
+            "decisions",
+            {
+                "kind": "decision",
+                "schema_version": 1,
+                "artifact_id": "decision-cards",
+                "quest_id": quest,
+                "created_at": "2026-11-28T00:00:00+00:00",
+                "updated_at": "2026-11-28T00:00:00+00:00",
+                "status": "pending",
+                "action": "distill_review",
+                "verdict": "covered",
+                "reason": "its lesson",
+                "reviewed_run_ids": [f"run-{n:08x}"],
+                "cards_written": [
+                    {
+                        "card_id": f"knowledge-{n:08x}",
+                        "scope": "global",
+                        "action": "new",
+                        "target_run_id": f"run-{n:08x}",
+                    }
+                ],
+            },
+            lines,
+        )
         with (root / "artifacts" / "_index.jsonl").open("a") as index:
             index.write("\n".join(lines) + "\n")
         gen._git(root, "add", "-A")
@@ -101,7 +132,10 @@ def process(args: Sequence[str], cwd: Path, tree: Path | None = None) -> Step:
         env["PYTHONPATH"] = str(tree)
 
     def run() -> int:
-        return subprocess.run(list(args), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+        return subprocess.run(
+            list(args), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        ).returncode
+
     return run
 
 
@@ -114,10 +148,13 @@ def closure_cmd(*args: str) -> list[str]:
 
 
 def quests_one_by_one(home: Path, empty: Path, tree: Path | None = None) -> Step:
-    steps = [process(closure_cmd(str(q), "--home", str(home)), empty, tree) for q in sorted((home / "quests").iterdir())]
+    steps = [
+        process(closure_cmd(str(q), "--home", str(home)), empty, tree) for q in sorted((home / "quests").iterdir())
+    ]
 
     def run() -> int:
         return max(step() for step in steps)
+
     return run
 
 
@@ -134,8 +171,11 @@ def interleaved(name: str, a: Step, b: Step, rounds: int, goal: str) -> None:
             codes.add((key, step()))
             times[key].append(time.perf_counter() - start)
     ratios = [x / y for x, y in zip(times["a"], times["b"], strict=True)]
-    print(f"| {name} | {statistics.median(times['a']) * 1000:,.0f} vs {statistics.median(times['b']) * 1000:,.0f} ms "
-          f"| **{statistics.median(ratios):.2f}×** | {goal} | exit codes {sorted(codes)} |", flush=True)
+    print(
+        f"| {name} | {statistics.median(times['a']) * 1000:,.0f} vs {statistics.median(times['b']) * 1000:,.0f} ms "
+        f"| **{statistics.median(ratios):.2f}×** | {goal} | exit codes {sorted(codes)} |",
+        flush=True,
+    )
 
 
 def interleaved_sides(sides: dict[str, Step], rounds: int) -> dict[str, list[float]]:
@@ -146,7 +186,7 @@ def interleaved_sides(sides: dict[str, Step], rounds: int) -> dict[str, list[flo
     times: dict[str, list[float]] = {name: [] for name in names}
     codes: dict[str, set[int]] = {name: set() for name in names}
     for r in range(rounds):
-        for name in names[r % len(names):] + names[:r % len(names)]:
+        for name in names[r % len(names) :] + names[: r % len(names)]:
             start = time.perf_counter()
             codes[name].add(sides[name]())
             times[name].append(time.perf_counter() - start)
@@ -156,8 +196,11 @@ def interleaved_sides(sides: dict[str, Step], rounds: int) -> dict[str, list[flo
 
 def ratio_row(name: str, times: dict[str, list[float]], a: str, b: str, goal: str) -> None:
     ratios = [x / y for x, y in zip(times[a], times[b], strict=True)]
-    print(f"| {name} | {statistics.median(times[a]) * 1000:,.0f} vs {statistics.median(times[b]) * 1000:,.0f} ms "
-          f"| **{statistics.median(ratios):.2f}×** | {goal} | |", flush=True)
+    print(
+        f"| {name} | {statistics.median(times[a]) * 1000:,.0f} vs {statistics.median(times[b]) * 1000:,.0f} ms "
+        f"| **{statistics.median(ratios):.2f}×** | {goal} | |",
+        flush=True,
+    )
 
 
 def load() -> str:
@@ -169,7 +212,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, required=True, help="where the quests are generated once and kept")
     parser.add_argument("--runs", type=int, default=5, help="interleaved rounds per figure")
     parser.add_argument("--only", choices=("pytest", "xdist", "home"))
-    parser.add_argument("--old", type=Path, help="a folder holding another checkout's ds_gate and schemas: before/after")
+    parser.add_argument(
+        "--old", type=Path, help="a folder holding another checkout's ds_gate and schemas: before/after"
+    )
     args = parser.parse_args(argv)
     keep = args.keep.resolve()
     started = time.perf_counter()
@@ -182,45 +227,87 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         empty = Path(tmp)
         if args.only in (None, "pytest"):
-            interleaved("pytest serial / `closure`, one 20,000-run quest",
-                        process(pytest_cmd(f"--ds-gate={big}"), empty), process(closure_cmd(str(big)), empty),
-                        args.runs, "≤ 2×")
-            interleaved("pytest serial / `closure --all-quests`, 24 × 1,000 home",
-                        process(pytest_cmd(f"--ds-gate={large}"), empty),
-                        process(closure_cmd("--all-quests", "--home", str(large)), empty), args.runs, "≤ 2×")
+            interleaved(
+                "pytest serial / `closure`, one 20,000-run quest",
+                process(pytest_cmd(f"--ds-gate={big}"), empty),
+                process(closure_cmd(str(big)), empty),
+                args.runs,
+                "≤ 2×",
+            )
+            interleaved(
+                "pytest serial / `closure --all-quests`, 24 × 1,000 home",
+                process(pytest_cmd(f"--ds-gate={large}"), empty),
+                process(closure_cmd("--all-quests", "--home", str(large)), empty),
+                args.runs,
+                "≤ 2×",
+            )
         if args.only in (None, "xdist"):
             for home in (small, large):
-                interleaved(f"pytest `-n 2` / serial, {home.name}", process(pytest_cmd(f"--ds-gate={home}", "-n", "2"), empty),
-                            process(pytest_cmd(f"--ds-gate={home}"), empty), args.runs, "≤ 0.65×")
-            interleaved(f"(context) the same, `--ds-gate-no-cache` (a first run), {large.name}",
-                        process(pytest_cmd(f"--ds-gate={large}", "--ds-gate-no-cache", "-n", "2"), empty),
-                        process(pytest_cmd(f"--ds-gate={large}", "--ds-gate-no-cache"), empty), args.runs, "—")
+                interleaved(
+                    f"pytest `-n 2` / serial, {home.name}",
+                    process(pytest_cmd(f"--ds-gate={home}", "-n", "2"), empty),
+                    process(pytest_cmd(f"--ds-gate={home}"), empty),
+                    args.runs,
+                    "≤ 0.65×",
+                )
+            interleaved(
+                f"(context) the same, `--ds-gate-no-cache` (a first run), {large.name}",
+                process(pytest_cmd(f"--ds-gate={large}", "--ds-gate-no-cache", "-n", "2"), empty),
+                process(pytest_cmd(f"--ds-gate={large}", "--ds-gate-no-cache"), empty),
+                args.runs,
+                "—",
+            )
             trivial = keep / "one-test"
             trivial.mkdir(exist_ok=True)
             (trivial / "test_one.py").write_text("def test_one():\n    pass\n")
-            interleaved("(context) xdist's own start-up: `-n 2` / serial, one empty test, no ds-gate",
-                        process(pytest_cmd("-p", "no:ds_gate", "-n", "2"), trivial),
-                        process(pytest_cmd("-p", "no:ds_gate"), trivial), args.runs, "—")
+            interleaved(
+                "(context) xdist's own start-up: `-n 2` / serial, one empty test, no ds-gate",
+                process(pytest_cmd("-p", "no:ds_gate", "-n", "2"), trivial),
+                process(pytest_cmd("-p", "no:ds_gate"), trivial),
+                args.runs,
+                "—",
+            )
             assert heavy is not None
-            interleaved(f"(context) the work outweighs the start-up: `--ds-gate-no-cache`, {heavy.name}",
-                        process(pytest_cmd(f"--ds-gate={heavy}", "--ds-gate-no-cache", "-n", "2"), empty),
-                        process(pytest_cmd(f"--ds-gate={heavy}", "--ds-gate-no-cache"), empty), args.runs, "≤ 0.65×")
+            interleaved(
+                f"(context) the work outweighs the start-up: `--ds-gate-no-cache`, {heavy.name}",
+                process(pytest_cmd(f"--ds-gate={heavy}", "--ds-gate-no-cache", "-n", "2"), empty),
+                process(pytest_cmd(f"--ds-gate={heavy}", "--ds-gate-no-cache"), empty),
+                args.runs,
+                "≤ 0.65×",
+            )
         if args.only in (None, "home"):
-            interleaved("`closure --all-quests` / 24 `closure` calls, 24 × 1,000 home",
-                        process(closure_cmd("--all-quests", "--home", str(large)), empty),
-                        quests_one_by_one(large, empty), args.runs, "< 1×")
-            trees: dict[str, Path | None] = {"this tree": None, **({"old tree": args.old.resolve()} if args.old else {})}
+            interleaved(
+                "`closure --all-quests` / 24 `closure` calls, 24 × 1,000 home",
+                process(closure_cmd("--all-quests", "--home", str(large)), empty),
+                quests_one_by_one(large, empty),
+                args.runs,
+                "< 1×",
+            )
+            trees: dict[str, Path | None] = {
+                "this tree": None,
+                **({"old tree": args.old.resolve()} if args.old else {}),
+            }
             sides: dict[str, Step] = {}
             for label, tree in trees.items():
                 sides[f"all {label}"] = process(closure_cmd("--all-quests", "--home", str(cards)), empty, tree)
                 sides[f"24 {label}"] = quests_one_by_one(cards, empty, tree)
             times = interleaved_sides(sides, args.runs)
             for label in trees:
-                ratio_row(f"`closure --all-quests` / 24 `closure` calls, {cards.name} ({label})", times,
-                          f"all {label}", f"24 {label}", "< 1×")
+                ratio_row(
+                    f"`closure --all-quests` / 24 `closure` calls, {cards.name} ({label})",
+                    times,
+                    f"all {label}",
+                    f"24 {label}",
+                    "< 1×",
+                )
             if args.old:
-                ratio_row(f"`closure --all-quests`, this tree / old tree, {cards.name}", times, "all this tree",
-                          "all old tree", "—")
+                ratio_row(
+                    f"`closure --all-quests`, this tree / old tree, {cards.name}",
+                    times,
+                    "all this tree",
+                    "all old tree",
+                    "—",
+                )
     print(f"load average after: {load()}", flush=True)
     return 0
 

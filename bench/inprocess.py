@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import peer as peers  # noqa: E402
+import peer as peers
 
 
 def main() -> int:
@@ -40,7 +40,9 @@ def main() -> int:
 
     def ours(cache: bool) -> float:
         start = time.perf_counter()
-        JsonReporter().render(evaluate(args.quest, "closure", cache=cache) if cacheable else evaluate(args.quest, "closure"))
+        JsonReporter().render(
+            evaluate(args.quest, "closure", cache=cache) if cacheable else evaluate(args.quest, "closure")
+        )
         return time.perf_counter() - start
 
     def theirs() -> float:
@@ -48,19 +50,29 @@ def main() -> int:
         gate(args.quest)
         return time.perf_counter() - start
 
-    ours(True), ours(True), ours(False), theirs()  # warm: imports, the page cache, the record cache (from a quest's 2nd run)
+    (
+        ours(True),
+        ours(True),
+        ours(False),
+        theirs(),
+    )  # warm: imports, the page cache, the record cache (from a quest's 2nd run)
     first, repeated, pr = [], [], []
     for _ in range(args.runs):
         first.append(ours(False))
         pr.append(theirs())
         repeated.append(ours(True))
-    print(json.dumps({
-        "peer": peer.label,
-        "first_ms": statistics.median(first) * 1000, "repeated_ms": statistics.median(repeated) * 1000,
-        "pr60_ms": statistics.median(pr) * 1000,
-        "first_ratio": statistics.median(a / b for a, b in zip(first, pr, strict=True)),
-        "repeated_ratio": statistics.median(a / b for a, b in zip(repeated, pr, strict=True)),
-    }))
+    print(
+        json.dumps(
+            {
+                "peer": peer.label,
+                "first_ms": statistics.median(first) * 1000,
+                "repeated_ms": statistics.median(repeated) * 1000,
+                "pr60_ms": statistics.median(pr) * 1000,
+                "first_ratio": statistics.median(a / b for a, b in zip(first, pr, strict=True)),
+                "repeated_ratio": statistics.median(a / b for a, b in zip(repeated, pr, strict=True)),
+            }
+        )
+    )
     return 0
 
 

@@ -120,8 +120,9 @@ def _load(folder: Path) -> Any:
     if name in sys.modules:
         return sys.modules[name]
     for package, where in ((PACKAGE, folder / PACKAGE), (f"{PACKAGE}.artifact", folder / PACKAGE / "artifact")):
-        spec = importlib.util.spec_from_file_location(package, where / "__init__.py",
-                                                      submodule_search_locations=[str(where)])
+        spec = importlib.util.spec_from_file_location(
+            package, where / "__init__.py", submodule_search_locations=[str(where)]
+        )
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[package] = module
@@ -159,7 +160,9 @@ def find(deepscientist: str | Path | None = None, *, reimplementation: bool = Fa
     if named:
         code = _show(Path(named))
         if code is None:
-            raise SystemExit(f"{named}: no {GATE} at {COMMIT[:7]} (a DeepScientist checkout or git folder holding PR #60?)")
+            raise SystemExit(
+                f"{named}: no {GATE} at {COMMIT[:7]} (a DeepScientist checkout or git folder holding PR #60?)"
+            )
         return Peer(REAL_LABEL, f"{named} @ {COMMIT[:7]}", _materialize(code), ("--deepscientist", str(named)))
     if MIRROR.exists() and (code := _show(MIRROR)) is not None:
         return Peer(REAL_LABEL, f"{MIRROR} @ {COMMIT[:7]}", _materialize(code))
@@ -167,10 +170,14 @@ def find(deepscientist: str | Path | None = None, *, reimplementation: bool = Fa
 
 
 def add_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--deepscientist", metavar="DIR",
-                        help=f"a DeepScientist checkout or git folder holding PR #60 (else ${ENV}, else {MIRROR})")
-    parser.add_argument("--reimplementation", action="store_true",
-                        help="measure against bench/pr60.py instead (labelled so)")
+    parser.add_argument(
+        "--deepscientist",
+        metavar="DIR",
+        help=f"a DeepScientist checkout or git folder holding PR #60 (else ${ENV}, else {MIRROR})",
+    )
+    parser.add_argument(
+        "--reimplementation", action="store_true", help="measure against bench/pr60.py instead (labelled so)"
+    )
 
 
 def pending_real(gate: Any, quest: Path) -> list[str]:
@@ -198,13 +205,21 @@ def pending_pr60(quest: Path) -> list[str]:
     if not pr60._distill_on(quest):
         return []
     dirs = pr60._artifact_dirs(quest)
-    reviewed = {str(r) for a in dirs for rec in pr60._indexed_records(a, "decision")
-                if rec.get("action") == "distill_review" for r in rec.get("reviewed_run_ids") or []}
+    reviewed = {
+        str(r)
+        for a in dirs
+        for rec in pr60._indexed_records(a, "decision")
+        if rec.get("action") == "distill_review"
+        for r in rec.get("reviewed_run_ids") or []
+    }
     pending: dict[str, None] = {}
     for artifacts in dirs:
         for rec in pr60._indexed_records(artifacts, "run"):
-            if (str(rec.get("kind") or "") == "run" and str(rec.get("run_kind") or "") in pr60.CANDIDATE_KINDS
-                    and str(rec.get("status") or "").strip().lower() in pr60.DONE):
+            if (
+                str(rec.get("kind") or "") == "run"
+                and str(rec.get("run_kind") or "") in pr60.CANDIDATE_KINDS
+                and str(rec.get("status") or "").strip().lower() in pr60.DONE
+            ):
                 rid = str(rec.get("artifact_id") or "")
                 if rid and rid not in reviewed:
                     pending.setdefault(rid)
@@ -220,11 +235,16 @@ def agreement(peer: Peer, quest: Path) -> str:
     sys.path.insert(0, str(HERE))
     import pr60
 
-    payload_real, payload_ours = gate.evaluate_distill_gate_for_quest(quest), pr60.evaluate_distill_gate_for_quest(quest)
+    payload_real, payload_ours = (
+        gate.evaluate_distill_gate_for_quest(quest),
+        pr60.evaluate_distill_gate_for_quest(quest),
+    )
     same = real == ours and payload_real == payload_ours
-    return (f"PR #60: {len(real):,} pending, bench/pr60.py: {len(ours):,} pending; the ids (and order) "
-            f"{'agree' if real == ours else 'DIFFER'}; payloads {'equal' if payload_real == payload_ours else 'DIFFER'}"
-            f"{'' if same else ' (MISMATCH)'}; PR #60's count {payload_real and payload_real['pending_distill_count']}")
+    return (
+        f"PR #60: {len(real):,} pending, bench/pr60.py: {len(ours):,} pending; the ids (and order) "
+        f"{'agree' if real == ours else 'DIFFER'}; payloads {'equal' if payload_real == payload_ours else 'DIFFER'}"
+        f"{'' if same else ' (MISMATCH)'}; PR #60's count {payload_real and payload_real['pending_distill_count']}"
+    )
 
 
 def main() -> int:

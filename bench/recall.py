@@ -44,19 +44,28 @@ def make_home(root: Path, size: int) -> Path:
     memory.mkdir(parents=True)
     for i in range(size):
         tags = [rng.choice(TOPICS), rng.choice(TOPICS), rng.choice(STAGES)]
-        meta = {"id": f"knowledge-{i:08x}", "type": "knowledge", "kind": "knowledge", "title": f"Lesson {i}",
-                "quest_id": f"{i % 40:03d}", "tags": tags, "created_at": f"2026-{1 + i % 12:02d}-01T00:00:00+00:00",
-                "updated_at": f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}T00:00:00+00:00", "scope": "global",
-                "claim": f"Claim {i} about {tags[0]}."}
-        body = f"Context: run {i}.\n\nObservation: " + " ".join(rng.choice(["loss", "router", "warmup", "eval", "seed",
-                                                                              "tokens", "drift"]) for _ in range(40))
+        meta = {
+            "id": f"knowledge-{i:08x}",
+            "type": "knowledge",
+            "kind": "knowledge",
+            "title": f"Lesson {i}",
+            "quest_id": f"{i % 40:03d}",
+            "tags": tags,
+            "created_at": f"2026-{1 + i % 12:02d}-01T00:00:00+00:00",
+            "updated_at": f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}T00:00:00+00:00",
+            "scope": "global",
+            "claim": f"Claim {i} about {tags[0]}.",
+        }
+        body = f"Context: run {i}.\n\nObservation: " + " ".join(
+            rng.choice(["loss", "router", "warmup", "eval", "seed", "tokens", "drift"]) for _ in range(40)
+        )
         (memory / f"lesson-{i}.md").write_text(f"---\n{yaml.safe_dump(meta, sort_keys=False)}---\n{body}\n")
     return root
 
 
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def processes(home: Path, size: int, runs: int, against: Path | None = None) -> None:
@@ -65,12 +74,48 @@ def processes(home: Path, size: int, runs: int, against: Path | None = None) -> 
     empty = home.parent / "empty-home"
     (empty / "memory" / "knowledge").mkdir(parents=True, exist_ok=True)
     commands: dict[str, list[str]] = {
-        "floor (empty home)": [*base, "recall", "--home", str(empty), "--scope", "global", "--tags",
-                               "topic:t3,stage:experiment", "--limit", "20", "--format", "json"],
-        "recall --tags": [*base, "recall", "--home", str(home), "--scope", "global", "--tags", "topic:t3,stage:experiment",
-                          "--limit", "20", "--format", "json"],
-        "recall --query": [*base, "recall", "--home", str(home), "--scope", "global", "--query", "router warmup drift",
-                           "--limit", "20", "--format", "json"],
+        "floor (empty home)": [
+            *base,
+            "recall",
+            "--home",
+            str(empty),
+            "--scope",
+            "global",
+            "--tags",
+            "topic:t3,stage:experiment",
+            "--limit",
+            "20",
+            "--format",
+            "json",
+        ],
+        "recall --tags": [
+            *base,
+            "recall",
+            "--home",
+            str(home),
+            "--scope",
+            "global",
+            "--tags",
+            "topic:t3,stage:experiment",
+            "--limit",
+            "20",
+            "--format",
+            "json",
+        ],
+        "recall --query": [
+            *base,
+            "recall",
+            "--home",
+            str(home),
+            "--scope",
+            "global",
+            "--query",
+            "router warmup drift",
+            "--limit",
+            "20",
+            "--format",
+            "json",
+        ],
     }
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     envs = {name: env for name in commands}
@@ -93,18 +138,24 @@ def processes(home: Path, size: int, runs: int, against: Path | None = None) -> 
             cpu[name].append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000)
     floor = statistics.median(times["floor (empty home)"])
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"        process, {size} cards, warm cache (median of {runs}, load average {load:.2f}; CPU time is user+system,"
-          " what a quiet machine's wall time comes to):")
+    print(
+        f"        process, {size} cards, warm cache (median of {runs}, load average {load:.2f}; CPU time is user+system,"
+        " what a quiet machine's wall time comes to):"
+    )
     for name, values in times.items():
         median = statistics.median(values)
         goal = "   goal <= 250 ms" if name in ("recall --tags", "recall --query") else ""
-        print(f"          {name:<32} wall {median:>6.0f} ms  CPU {statistics.median(cpu[name]):>6.0f} ms  "
-              f"{median / floor:>5.2f}x floor{goal}")
+        print(
+            f"          {name:<32} wall {median:>6.0f} ms  CPU {statistics.median(cpu[name]):>6.0f} ms  "
+            f"{median / floor:>5.2f}x floor{goal}"
+        )
     for name in ("recall --tags", "recall --query"):
         if f"{name} (against)" in times:
             for what, values in (("wall", times), ("CPU", cpu)):
                 pairs = [a / b for a, b in zip(values[name], values[f"{name} (against)"], strict=True) if b > 0]
-                print(f"          {name} / against, {what}: {statistics.median(pairs):.2f}x (median of pairwise ratios)")
+                print(
+                    f"          {name} / against, {what}: {statistics.median(pairs):.2f}x (median of pairwise ratios)"
+                )
     print(f"          load average after: {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "")
 
 
@@ -142,8 +193,10 @@ def main() -> int:
                 recall.list_knowledge_summaries(tags, home=home, scope="global")
                 warm.append((time.perf_counter() - start) * 1000)
             goal = "cold <= 500 ms" if size <= 1000 else "warm p95 <= 10 ms"
-            print(f"{size:>6}  {cold:>8.0f}  {statistics.median(cache_times):>9.1f}  {statistics.median(warm):>8.2f}  "
-                  f"{pct(warm, 0.95):>8.2f}   {goal}")
+            print(
+                f"{size:>6}  {cold:>8.0f}  {statistics.median(cache_times):>9.1f}  {statistics.median(warm):>8.2f}  "
+                f"{pct(warm, 0.95):>8.2f}   {goal}"
+            )
             if args.process_runs:
                 processes(home, size, args.process_runs, args.against)
         finally:

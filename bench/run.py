@@ -40,20 +40,24 @@ def as_installed() -> None:
     compileall.compile_dir(str(REPO / "ds_gate"), quiet=1)
 
 
-def timed(cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = None,
-          stdin: Path | None = None) -> tuple[float, int, int]:
+def timed(
+    cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = None, stdin: Path | None = None
+) -> tuple[float, int, int]:
     """(seconds, peak RSS in KB, exit code) of one run of ``cmd``; ``stdin``: a file to read from."""
     with open(stdin if stdin is not None else os.devnull, "rb") as source:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=source, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            cmd, cwd=cwd, env=env, stdin=source, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     return elapsed, usage.ru_maxrss, proc.returncode
 
 
-def pair(a: list[str], b: list[str], runs: int, cwd: Path | None = None, env: dict[str, str] | None = None
-         ) -> tuple[float, float, float, int]:
+def pair(
+    a: list[str], b: list[str], runs: int, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> tuple[float, float, float, int]:
     """Medians of A and B, median of A/B ratios, max peak RSS of A."""
     timed(a, cwd, env)
     timed(b, cwd, env)
@@ -63,7 +67,12 @@ def pair(a: list[str], b: list[str], runs: int, cwd: Path | None = None, env: di
         ta.append(t)
         rss = max(rss, r)
         tb.append(timed(b, cwd, env)[0])
-    return statistics.median(ta), statistics.median(tb), statistics.median(x / y for x, y in zip(ta, tb, strict=True)), rss
+    return (
+        statistics.median(ta),
+        statistics.median(tb),
+        statistics.median(x / y for x, y in zip(ta, tb, strict=True)),
+        rss,
+    )
 
 
 ROWS: list[tuple[str, str, str, str, str, str]] = []
@@ -73,8 +82,16 @@ def row(what: str, ours: float | str, base: float | str, ratio: float | str, goa
     def fmt(v: float | str) -> str:
         return v if isinstance(v, str) else (f"{v * 1000:.0f} ms" if v >= 0.01 else f"{v * 1000:.2f} ms")
 
-    ROWS.append((what, fmt(ours), fmt(base), ratio if isinstance(ratio, str) else f"{ratio:.2f}x", goal,
-                 "-" if met is None else ("met" if met else "MISSED")))
+    ROWS.append(
+        (
+            what,
+            fmt(ours),
+            fmt(base),
+            ratio if isinstance(ratio, str) else f"{ratio:.2f}x",
+            goal,
+            "-" if met is None else ("met" if met else "MISSED"),
+        )
+    )
     print(f"  {what}: {ROWS[-1][1]} vs {ROWS[-1][2]} ({ROWS[-1][3]}; goal {goal}: {ROWS[-1][5]})", flush=True)
 
 
@@ -90,7 +107,14 @@ def bench_finalization(base: Path, runs: int, scale: int) -> None:
     (ws / "paper" / "paper_bundle_manifest.json").write_text("{}\n")
     subprocess.run(["git", "add", "-A"], cwd=ws, check=True)
     ours, closure, ratio, _ = pair(gate("commit-check"), gate("closure", "--format", "json"), runs, cwd=ws)
-    row(f"commit hook, finalization commit ({2000 // scale:,} runs)", ours, closure, ratio, "<= 1.2x closure", ratio <= 1.2)
+    row(
+        f"commit hook, finalization commit ({2000 // scale:,} runs)",
+        ours,
+        closure,
+        ratio,
+        "<= 1.2x closure",
+        ratio <= 1.2,
+    )
     subprocess.run(["git", "reset", "-q"], cwd=ws, check=True)
     shutil.rmtree(ws / "paper")
 
@@ -102,9 +126,11 @@ def bench_validate(base: Path, runs: int) -> None:
         row("validate 1,000 decision files", "n/a", "n/a", "n/a", "<= 0.5x check-jsonschema", None)
         print("  (pip install check-jsonschema to compare)")
         return
-    ours, theirs, ratio, _ = pair(gate("validate", *files), [tool, "--schemafile", str(REPO / "schemas" /
-                                                                                      "distill_review.schema.json"), *files],
-                                  runs)
+    ours, theirs, ratio, _ = pair(
+        gate("validate", *files),
+        [tool, "--schemafile", str(REPO / "schemas" / "distill_review.schema.json"), *files],
+        runs,
+    )
     done = subprocess.run(gate("validate", "--format", "json", *files), capture_output=True, text=True)
     import json
 
@@ -122,17 +148,33 @@ def bench_pytest(base: Path, runs: int, scale: int) -> None:
     plugin = [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--ds-gate={quest}"]
     ours, plain, _, _ = pair(plugin, collect, runs, cwd=empty)
     closure = pair(gate("closure", str(quest), "--format", "json"), collect, runs, cwd=empty)[0]
-    row(f"pytest --ds-gate, {2000 // scale:,} runs", ours, plain + closure, ours / (plain + closure),
-        "vs collect-only + closure", None)
+    row(
+        f"pytest --ds-gate, {2000 // scale:,} runs",
+        ours,
+        plain + closure,
+        ours / (plain + closure),
+        "vs collect-only + closure",
+        None,
+    )
     asked_not, without, ratio, _ = pair(collect, [*collect, "-p", "no:ds_gate"], runs, cwd=empty)
-    row("pytest start-up: plugin installed, not asked", asked_not, without, ratio, "no difference", abs(ratio - 1) < 0.05)
+    row(
+        "pytest start-up: plugin installed, not asked",
+        asked_not,
+        without,
+        ratio,
+        "no difference",
+        abs(ratio - 1) < 0.05,
+    )
 
 
 def bench_git(base: Path, runs: int, scale: int) -> None:
     quest = base / "branches" / "quests" / "001"
     make_quest(quest, 2000 // scale, 200, 0)
-    ours, folders, ratio, _ = pair(gate("candidates", str(quest), "--from-git", "--format", "json"),
-                                   gate("candidates", str(quest), "--format", "json"), runs)
+    ours, folders, ratio, _ = pair(
+        gate("candidates", str(quest), "--from-git", "--format", "json"),
+        gate("candidates", str(quest), "--format", "json"),
+        runs,
+    )
     row(f"git source, 200 branches, {2000 // scale:,} runs", ours, folders, ratio, "vs folder source", None)
 
 
@@ -143,8 +185,14 @@ def bench_recall(sizes: list[int]) -> None:
         cards, cold, cache, p50, p95, *_ = line.split()
         if cards == "1000":
             row("recall 1,000 cards, cold", float(cold) / 1000, "", "", "<= 500 ms", float(cold) <= 500)
-        row(f"recall {int(cards):,} cards, warm p50 / p95", f"{p50} / {p95} ms", f"(first call {cache} ms)", "",
-            "p95 <= 10 ms" if cards == "10000" else "", float(p95) <= 10 if cards == "10000" else None)
+        row(
+            f"recall {int(cards):,} cards, warm p50 / p95",
+            f"{p50} / {p95} ms",
+            f"(first call {cache} ms)",
+            "",
+            "p95 <= 10 ms" if cards == "10000" else "",
+            float(p95) <= 10 if cards == "10000" else None,
+        )
 
 
 def main() -> int:
@@ -180,13 +228,19 @@ def main() -> int:
             shutil.rmtree(base, ignore_errors=True)
     widths = [max(len(r[i]) for r in ROWS + [("what", "ds-gate", "baseline", "ratio", "goal", "")]) for i in range(6)]
     print()
-    print(f"{'what':<{widths[0]}}  {'ds-gate':>{widths[1]}}  {'baseline':>{widths[2]}}  {'ratio':>{widths[3]}}  "
-          f"{'goal':<{widths[4]}}  result")
+    print(
+        f"{'what':<{widths[0]}}  {'ds-gate':>{widths[1]}}  {'baseline':>{widths[2]}}  {'ratio':>{widths[3]}}  "
+        f"{'goal':<{widths[4]}}  result"
+    )
     for r in ROWS:
-        print(f"{r[0]:<{widths[0]}}  {r[1]:>{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]:>{widths[3]}}  {r[4]:<{widths[4]}}  {r[5]}")
-    print(f"\nPeer: {peer.label} ({peer.source}). {args.runs} runs per side after one warm-up; medians; ratios are medians of pairwise ratios. "
-          f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; load average (1 min) {before[0]:.2f} before, "
-          f"{os.getloadavg()[0]:.2f} after.")
+        print(
+            f"{r[0]:<{widths[0]}}  {r[1]:>{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]:>{widths[3]}}  {r[4]:<{widths[4]}}  {r[5]}"
+        )
+    print(
+        f"\nPeer: {peer.label} ({peer.source}). {args.runs} runs per side after one warm-up; medians; ratios are medians of pairwise ratios. "
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; load average (1 min) {before[0]:.2f} before, "
+        f"{os.getloadavg()[0]:.2f} after."
+    )
     return 0
 
 

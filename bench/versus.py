@@ -33,8 +33,9 @@ def env_for(tree: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
 
 
-def compare(name: str, cmd: list[str], old: Path, new: Path, runs: int, cwd: Path,
-            prep: Callable[[], None] | None = None) -> tuple[str, float, float, float]:
+def compare(
+    name: str, cmd: list[str], old: Path, new: Path, runs: int, cwd: Path, prep: Callable[[], None] | None = None
+) -> tuple[str, float, float, float]:
     """``prep`` runs before each timed run (untimed): e.g. emptying the record cache for a first run."""
     a_env, b_env = env_for(old), env_for(new)
     for env in (a_env, b_env):  # warm caches
@@ -66,30 +67,66 @@ def main() -> int:
         quest = base / "quest"
         make_quest(quest, runs=args.scale, worktrees=20, reviews=40, inherit=True)
         time.sleep(2.2)  # the record cache trusts only files older than its granularity
-        rows = [compare("closure --format json, first run (record cache emptied)",
-                        [*py, "closure", str(quest), "--format", "json"], args.old, args.new, args.runs, base,
-                        prep=lambda: shutil.rmtree(base / "cache", ignore_errors=True))]
+        rows = [
+            compare(
+                "closure --format json, first run (record cache emptied)",
+                [*py, "closure", str(quest), "--format", "json"],
+                args.old,
+                args.new,
+                args.runs,
+                base,
+                prep=lambda: shutil.rmtree(base / "cache", ignore_errors=True),
+            )
+        ]
         files = [str(p) for p in make_decisions(base / "decisions", 1000)]
         ws = quest / ".ds" / "worktrees" / "run-000"
         subprocess.run(["git", "config", "core.hooksPath", "/dev/null"], cwd=ws, check=True)
         (ws / "notes.md").write_text("progress\n")
         subprocess.run(["git", "add", "notes.md"], cwd=ws, check=True)
         rows += [
-            compare("closure --format json, repeated run", [*py, "closure", str(quest), "--format", "json"], args.old, args.new, args.runs, base),
-            compare("check --format json", [*py, "check", str(quest), "--format", "json"], args.old, args.new, args.runs, base),
+            compare(
+                "closure --format json, repeated run",
+                [*py, "closure", str(quest), "--format", "json"],
+                args.old,
+                args.new,
+                args.runs,
+                base,
+            ),
+            compare(
+                "check --format json",
+                [*py, "check", str(quest), "--format", "json"],
+                args.old,
+                args.new,
+                args.runs,
+                base,
+            ),
             compare("candidates (text)", [*py, "candidates", str(quest)], args.old, args.new, args.runs, base),
             compare("commit hook, ordinary checkpoint", [*py, "commit-check"], args.old, args.new, args.runs, ws),
         ]
         record = ws / "artifacts" / "runs" / "run-ffffffff.json"
-        record.write_text('{"kind": "run", "artifact_id": "run-ffffffff", "run_kind": "main_experiment", "status": "running"}')
+        record.write_text(
+            '{"kind": "run", "artifact_id": "run-ffffffff", "run_kind": "main_experiment", "status": "running"}'
+        )
         subprocess.run(["git", "add", "-A"], cwd=ws, check=True)
-        rows.append(compare("commit hook, a run record staged", [*py, "commit-check"], args.old, args.new, args.runs, ws))
+        rows.append(
+            compare("commit hook, a run record staged", [*py, "commit-check"], args.old, args.new, args.runs, ws)
+        )
         (ws / "paper").mkdir()
         (ws / "paper" / "paper_bundle_manifest.json").write_text("{}")
         subprocess.run(["git", "add", "-A"], cwd=ws, check=True)
-        rows.append(compare("commit hook, finalization commit", [*py, "commit-check"], args.old, args.new, args.runs, ws))
-        rows.append(compare("validate 1,000 decision files", [*py, "validate", *files, "--format", "json"], args.old, args.new,
-                            args.runs, base))
+        rows.append(
+            compare("commit hook, finalization commit", [*py, "commit-check"], args.old, args.new, args.runs, ws)
+        )
+        rows.append(
+            compare(
+                "validate 1,000 decision files",
+                [*py, "validate", *files, "--format", "json"],
+                args.old,
+                args.new,
+                args.runs,
+                base,
+            )
+        )
     print(f"| what ({args.scale:,} runs, {args.runs} runs each) | old | new | new/old |")
     print("|---|---|---|---|")
     for name, old, new, ratio in rows:

@@ -31,7 +31,7 @@ def _hook_fast_path() -> bool:
             pushed = read_stdin()
             sys.stdin = io.StringIO(pushed)  # git gives its input once: the full path reads it again here
             return push_passes(".", pushed)
-    except Exception:  # noqa: BLE001 - any doubt: the full command line decides and reports
+    except Exception:
         return False
     return False
 

@@ -39,8 +39,15 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
         mp.setenv("PRE_COMMIT_HOME", str(home / "pre-commit-cache"))
         mp.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-        for name in ("DEEPSCIENTIST_HOME", "DS_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
-                     "DS_GATE_CONFIG", "XDG_CONFIG_HOME"):  # the trusted configuration is the test's to give
+        for name in (
+            "DEEPSCIENTIST_HOME",
+            "DS_HOME",
+            "GIT_DIR",
+            "GIT_WORK_TREE",
+            "GIT_INDEX_FILE",
+            "DS_GATE_CONFIG",
+            "XDG_CONFIG_HOME",
+        ):  # the trusted configuration is the test's to give
             mp.delenv(name, raising=False)
         yield
 
@@ -79,8 +86,11 @@ def _slow_is_marked(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
     if _started and request.node.get_closest_marker("slow") is None:
         started = ", ".join(sorted(set(_started)))
-        pytest.fail(f"this test starts {started} (a Python process): mark it @pytest.mark.slow "
-                    "so `pytest -m \"not slow\"` stays fast (CONTRIBUTING.md)", pytrace=False)
+        pytest.fail(
+            f"this test starts {started} (a Python process): mark it @pytest.mark.slow "
+            'so `pytest -m "not slow"` stays fast (CONTRIBUTING.md)',
+            pytrace=False,
+        )
 
 
 MakeQuest = Callable[..., ExampleQuest]

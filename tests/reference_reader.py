@@ -140,8 +140,11 @@ def _load_line(line: str) -> dict[str, Any]:
 
 
 def is_candidate(payload: dict[str, Any]) -> bool:
-    return (str(payload.get("kind") or "") == "run" and str(payload.get("run_kind") or "") in RUN_KINDS
-            and str(payload.get("status") or "").strip().lower() in DONE)
+    return (
+        str(payload.get("kind") or "") == "run"
+        and str(payload.get("run_kind") or "") in RUN_KINDS
+        and str(payload.get("status") or "").strip().lower() in DONE
+    )
 
 
 def _rank(payload: dict[str, Any]) -> tuple[str, str, int]:

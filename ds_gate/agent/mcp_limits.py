@@ -118,10 +118,15 @@ def _claim_stdin() -> tuple[BinaryIO, Callable[[], None]]:
 
 def _error(stdio: Any, size: int, ident: int | str | None, cap: int) -> Any:
     """The SDK's own message object for a JSON-RPC error answering an over-long request."""
-    data = {"jsonrpc": "2.0", "id": ident, "error": {
-        "code": REQUEST_TOO_LARGE,
-        "message": f"request too large: {size:,} bytes, over ds-gate's cap of {cap:,} bytes; not read. Send smaller "
-                   f"arguments (the server's user may raise {MAX_REQUEST_VARIABLE})"}}
+    data = {
+        "jsonrpc": "2.0",
+        "id": ident,
+        "error": {
+            "code": REQUEST_TOO_LARGE,
+            "message": f"request too large: {size:,} bytes, over ds-gate's cap of {cap:,} bytes; not read. Send smaller "
+            f"arguments (the server's user may raise {MAX_REQUEST_VARIABLE})",
+        },
+    }
     types = stdio.types
     adapter = getattr(types, "jsonrpc_message_adapter", None)
     message = adapter.validate_python(data) if adapter is not None else types.JSONRPCMessage.model_validate(data)
@@ -148,7 +153,10 @@ async def bounded_stdio() -> AsyncIterator[tuple[Any, Any]]:
             pass  # the client went away: nobody to answer
 
     try:
-        async with stdio.stdio_server(stdin=anyio.wrap_file(cast(IO[str], BoundedLines(raw, cap, too_long)))) as (read, write):
+        async with stdio.stdio_server(stdin=anyio.wrap_file(cast(IO[str], BoundedLines(raw, cap, too_long)))) as (
+            read,
+            write,
+        ):
             holder.append(write)
             ready.set()
             yield read, write

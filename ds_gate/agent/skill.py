@@ -18,14 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ds_gate.agent.toolspec import TOOLS
 from ds_gate.kernel.errors import QuestError
-from ds_gate.sources.location import is_inside, locate
+from ds_gate.kernel.fs import is_inside
+from ds_gate.sources.location import locate
 
 SKILL_NAME = "ds-gate-distill"
 OVERLAYS = (".codex", ".opencode", ".kimi")  # the quest folders DeepScientist's runners read skills from
 SERVER_NAME = "ds_gate"
-TOOLS = ("list_distill_candidates", "list_knowledge_summaries", "list_recent", "check_closure", "draft_distill_review",
-         "validate_distill_review")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +44,9 @@ def quest_root(path: Path | str) -> Path:
     and only a quest's: DeepScientist reads overlays from quest roots, which hold quest.yaml."""
     root = locate(path).root
     if not (root / "quest.yaml").is_file():
-        raise QuestError(f"{root} is not a DeepScientist quest (no quest.yaml at its root); the skill was not installed")
+        raise QuestError(
+            f"{root} is not a DeepScientist quest (no quest.yaml at its root); the skill was not installed"
+        )
     return root
 
 
@@ -142,13 +144,16 @@ def mcp_entries(command: list[str] | None = None) -> dict[str, dict[str, Any]]:
         f"args = [{', '.join(_toml_string(arg) for arg in command[1:])}]",
     ]
     for tool in TOOLS:
-        codex_lines += ["", f"[mcp_servers.{SERVER_NAME}.tools.{tool}]", 'approval_mode = "approve"']
+        codex_lines += ["", f"[mcp_servers.{SERVER_NAME}.tools.{tool.name}]", 'approval_mode = "approve"']
     opencode_entry = {"type": "local", "command": list(command), "enabled": True}
     return {
         "codex": {
             "file": "~/.codex/config.toml (or config.toml in the codex runner's config_dir, or in $CODEX_HOME)",
-            "entry": {"command": command[0], "args": command[1:],
-                      "tools": {tool: {"approval_mode": "approve"} for tool in TOOLS}},
+            "entry": {
+                "command": command[0],
+                "args": command[1:],
+                "tools": {tool.name: {"approval_mode": "approve"} for tool in TOOLS},
+            },
             "snippet": "\n".join(codex_lines) + "\n",
         },
         "opencode": {

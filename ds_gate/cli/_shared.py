@@ -1,4 +1,4 @@
-"""What every command shares: exit codes, the output formats, printing a report, the source options.
+"""What every command shares: exit codes, printing a report, the source options, the help of a path and a home.
 
 One place, so that each command's exit codes and output behave alike (a closed pipe, ``--output``,
 a terminal that cannot encode a character).
@@ -11,19 +11,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from ds_gate.cli.flags import (
-    ACCEPT,
-    CLI_ALSO_GIT,
-    CLI_FROM_GIT,
-    CLI_HOME,
-    CLI_REFS,
-    CONFIG,
-    REQUIRE,
-    Default,
-)
-from ds_gate.cli.table import (
-    FORMATS as FORMATS,  # re-exported: the commands import them from here
-)
+from ds_gate.engine.options import FROM_GIT, HELP
 from ds_gate.kernel.errors import QuestError
 from ds_gate.reporters import registry as reporters
 from ds_gate.reporters.view import view_for
@@ -35,12 +23,19 @@ if TYPE_CHECKING:
 
     from ds_gate.model import Report
 
-    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
-
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-HOME_HELP = CLI_HOME
-REQUIRE_HELP = REQUIRE
+HOME_HELP = (
+    f"{HELP['home']} (default: $DEEPSCIENTIST_HOME, $DS_HOME, home in the trusted configuration, ~/DeepScientist)"
+)
 PATH_HELP = "any path inside the quest (default: .)"
+
+
+class Default(str):
+    """An option's value when its flag was not given: the trusted configuration (or, where
+    it cannot lower a verdict, the quest's ``.ds-gate.yaml``/``[tool.ds-gate]``) may replace
+    it, a flag the caller typed never."""
+
+    __slots__ = ()
 
 
 def emit(report: Report, args: argparse.Namespace | str) -> None:
@@ -51,8 +46,11 @@ def emit(report: Report, args: argparse.Namespace | str) -> None:
     output = None if isinstance(args, str) else getattr(args, "output", None)
     reporter = reporters.get(fmt)
     if hasattr(reporter, "view"):  # the text reporter: laid out for where it goes
-        reporter.view = view_for(None if output else sys.stdout, getattr(args, "color", "auto") or "auto",
-                                 bool(getattr(args, "quiet", False)))
+        reporter.view = view_for(
+            None if output else sys.stdout,
+            getattr(args, "color", "auto") or "auto",
+            bool(getattr(args, "quiet", False)),
+        )
     # a reporter that renders in parts (JSON) is written a part at a time: never whole in memory
     parts = reporter.render_parts(report) if hasattr(reporter, "render_parts") else None
     text: str | Iterable[str] = reporter.render(report) if parts is None else parts
@@ -99,7 +97,7 @@ def _write_encoded(out: BinaryIO, text: str | Iterable[str], encoding: str) -> N
     step = 1 << 20
     for part in (text,) if isinstance(text, str) else text:
         for start in range(0, len(part), step):
-            out.write(encoder.encode(part[start:start + step]))
+            out.write(encoder.encode(part[start : start + step]))
     out.write(encoder.encode("", final=True))
 
 
@@ -110,17 +108,27 @@ def verdict(report: Report) -> int:
 def source_options(p: argparse.ArgumentParser) -> None:
     """Where artifacts are read: the folders plus unchecked-out branch tips (default), the folders, branch tips, or both."""
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--from-git", dest="source", action="store_const", const="git", default=Default("auto"),
-                       help=CLI_FROM_GIT)
-    where.add_argument("--from-folders", dest="source", action="store_const", const="folders",
-                       help="read artifacts from the worktree folders only (default: the folders, plus every branch tip "
-                       "no folder has checked out, read from git objects: what a fresh clone needs)")
-    where.add_argument("--also-git", dest="source", action="store_const", const="both", help=CLI_ALSO_GIT)
-    p.add_argument("--refs", action="append", metavar="PATTERN", help=CLI_REFS)
-
-
-def trust_options(p: argparse.ArgumentParser, *, accept: bool = True) -> None:
-    """The trusted settings a caller may give: the configuration file, and accepting the quest's waivers."""
-    p.add_argument("--config", metavar="FILE", help=CONFIG)
-    if accept:
-        p.add_argument("--accept-quest-waivers", action="store_true", help=ACCEPT)
+    where.add_argument(
+        "--from-git",
+        dest="source",
+        action="store_const",
+        const="git",
+        default=Default("auto"),
+        help=f"{FROM_GIT} instead of the worktree folders (CI clones)",
+    )
+    where.add_argument(
+        "--from-folders",
+        dest="source",
+        action="store_const",
+        const="folders",
+        help="read artifacts from the worktree folders only (default: the folders, plus every branch tip "
+        "no folder has checked out, read from git objects: what a fresh clone needs)",
+    )
+    where.add_argument(
+        "--also-git",
+        dest="source",
+        action="store_const",
+        const="both",
+        help="read artifacts from the worktree folders and from the tips of git branches",
+    )
+    p.add_argument("--refs", action="append", metavar="PATTERN", help=f"with --from-git/--also-git: {HELP['refs']}")

@@ -1,7 +1,7 @@
 """``ds-gate closure --all-quests --home DIR`` (and ``check``): every quest of a home, one process, one summary.
 
 Each quest is judged as ``ds-gate closure QUEST --home DIR`` would judge it, with the same
-flags and the quest's own configuration (``GateOptions.from_args``), and reduced to a row
+flags and the quest's own configuration (``cli.options.gate_options``), and reduced to a row
 before the next is read (``engine.home_quests``). The summary goes to stdout as text, JSON or
 Markdown (``--format``; Markdown for ``$GITHUB_STEP_SUMMARY``), and the exit code is the worst
 quest's: 2 if any quest cannot be read, else 1 if any failed, else 0.
@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from ds_gate.cli._shared import write, write_file
-from ds_gate.cli.options import GateOptions
+from ds_gate.cli.options import gate_options
+from ds_gate.config.quest import read_quest_config
 from ds_gate.config.settings import load
-from ds_gate.engine.gate import Gate, GateInputs, scope_of
+from ds_gate.engine.gate import Gate, scope_of
 from ds_gate.engine.home_quests import home_quests, judge_each, summary
-from ds_gate.engine.quest_config import read_quest_config
 from ds_gate.kernel.errors import QuestError
 from ds_gate.reporters.escape import printable
+from ds_gate.reporters.registry import JSON, MARKDOWN, TEXT
 from ds_gate.reporters.summary import render_json, render_markdown, render_text
 from ds_gate.sources.home_cards import SharedCards
 from ds_gate.sources.location import locate
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
 
     from ds_gate.model.reports import GateReport
 
-FORMATS = {"text": render_text, "json": render_json, "markdown": render_markdown}
+RENDER = {TEXT: render_text, JSON: render_json, MARKDOWN: render_markdown}  # the formats a summary is printed in
+SUMMARY_FORMATS = f"{', '.join([*RENDER][:-1])} or {[*RENDER][-1]}"  # as --help and the refusal say them
 DELAY = 1.0  # seconds before the progress line appears
 
 
@@ -70,8 +72,8 @@ def the_home(args: argparse.Namespace) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     fmt = str(args.format)
-    if fmt not in FORMATS:
-        raise QuestError(f"{args.command} --all-quests prints a summary: --format text, json or markdown, not {fmt}")
+    if fmt not in RENDER:
+        raise QuestError(f"{args.command} --all-quests prints a summary: --format {SUMMARY_FORMATS}, not {fmt}")
     home = the_home(args)
     args.home = str(home)  # every quest's cards are the home's
     settings = load(args.config)  # trusted settings, read once for every quest
@@ -81,9 +83,8 @@ def run(args: argparse.Namespace) -> int:
     def judge(path: Path) -> GateReport:
         location = locate(path)
         config = read_quest_config(location.root)
-        options = GateOptions.from_args(args, location, config)
-        inputs = GateInputs.asked(scope, options)
-        return Gate(location, inputs, settings=settings, config=config, shared_cards=shared).run()
+        options, _ = gate_options(args, config)
+        return Gate(location, scope, options, settings=settings, config=config, shared_cards=shared).run()
 
     progress = Progress(sys.stderr)
     try:
@@ -91,9 +92,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         progress.clear()
     data = summary(home, rows, args.command)
-    text = FORMATS[fmt](data)
+    text = RENDER[fmt](data)
     if args.output:
         write_file(args.output, text, "utf-8")
     elif sys.stdout is not None:
-        write(sys.stdout, text, "utf-8" if fmt == "json" else None)
+        write(sys.stdout, text, "utf-8" if fmt == JSON else None)
     return int(data["exit_code"])

@@ -9,24 +9,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ds_gate.cli._shared import EXIT_OK, REQUIRE_HELP, emit, verdict
+from ds_gate.cli._shared import EXIT_OK, emit, verdict
 from ds_gate.engine.commit import commit_check
+from ds_gate.engine.options import HELP
 
 if TYPE_CHECKING:
     import argparse
 
-    from ds_gate.cli._shared import Subparsers
 
-
-def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
-    p = subparsers.add_parser(
-        "commit-check",
-        parents=[common],
-        help="the commit hook: validate staged artifacts; gate finalization commits (run by hooks)",
+def arguments(p: argparse.ArgumentParser, name: str) -> None:
+    p.add_argument(
+        "--no-validate", action="store_true", help="only gate finalization commits (pre-commit runs ds-gate-validate)"
     )
-    p.add_argument("--no-validate", action="store_true", help="only gate finalization commits (pre-commit runs ds-gate-validate)")
-    p.add_argument("--require", action="store_true", help=REQUIRE_HELP)
-    p.set_defaults(handler=run)
+    p.add_argument("--require", action="store_true", help=HELP["require"])
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,13 +9,9 @@ from ds_gate.demo.run import run_demo
 if TYPE_CHECKING:
     import argparse
 
-    from ds_gate.cli._shared import Subparsers
 
-
-def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
-    p = subparsers.add_parser("demo", parents=[common], help="build an example quest and show the gate reject, then pass")
+def arguments(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("--dir", metavar="DIR", help="build the example here and keep it (default: a temporary folder)")
-    p.set_defaults(handler=run)  # its formats: table.FORMATS_OF
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,23 +5,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ds_gate.cli._shared import HOME_HELP, PATH_HELP, emit, verdict
-from ds_gate.hooks.doctor import FAIL, diagnose
-from ds_gate.model.reports import DoctorReport
+from ds_gate.model.reports import FAIL, DoctorReport
+from ds_gate.setup.doctor import diagnose
 
 if TYPE_CHECKING:
     import argparse
 
-    from ds_gate.cli._shared import Subparsers
 
-
-def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
-    p = subparsers.add_parser(
-        "doctor", parents=[common],
-        help="check that a quest is guarded (hooks, pre-commit config per branch, worktrees, clone, home, toggles)",
-    )
+def arguments(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("path", nargs="?", default=".", help=PATH_HELP)
     p.add_argument("--home", metavar="DIR", help=HOME_HELP)
-    p.set_defaults(handler=run)  # its formats: table.FORMATS_OF
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,43 +6,52 @@ from typing import TYPE_CHECKING
 
 from ds_gate.agent.skill import SKILL_NAME, install_skill, mcp_entries
 from ds_gate.cli._shared import EXIT_OK, PATH_HELP, emit, verdict
-from ds_gate.hooks.install import INSTALL_FAILED, install, install_home
 from ds_gate.config.settings import pins_note
-from ds_gate.hooks.template import describe, install_template
 from ds_gate.integration import installer
 from ds_gate.kernel.errors import QuestError
 from ds_gate.model import AgentInstallReport, DocumentsReport
+from ds_gate.setup.install import INSTALL_FAILED, install, install_home
+from ds_gate.setup.template import describe, install_template
 
 if TYPE_CHECKING:
     import argparse
 
-    from ds_gate.cli._shared import Subparsers
 
-
-def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
-    p = subparsers.add_parser("install", parents=[common],
-                              help="install the git hooks into a quest (or every quest of a home), "
-                              "or with --agent the distill skill")
+def arguments(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("path", nargs="?", default=".", help=PATH_HELP)
     what = p.add_mutually_exclusive_group()
     what.add_argument("--home", metavar="DIR", help="install the hooks into every quest under DIR/quests/")
-    what.add_argument("--agent", action="store_true",
-                      help="instead of the hooks, write the ds-gate-distill skill into the quest's .codex/, .opencode/ "
-                      "and .kimi/ skill folders, and print the MCP server entries to add to the runner configuration")
-    what.add_argument("--template", action="store_true",
-                      help="guard quests created from now on: write the hooks into ds-gate's git template folder and "
-                      "set your global init.templateDir to it (git config --global; printed); existing quests unchanged")
-    p.add_argument("--force", action="store_true",
-                   help="with --template: replace an init.templateDir you already set to another folder")
-    p.add_argument("--deepscientist", action="store_true",
-                   help="instead of the hooks, make DeepScientist's own runtime Python (the home's runtime/python-env; "
-                   "--home DIR, else $DEEPSCIENTIST_HOME, $DS_HOME, ~/DeepScientist) load ds-gate's integration: "
-                   "complete_quest, submit_paper_bundle and the completion approval refuse while runs are pending, "
-                   "a review ds-gate would not accept is not recorded (docs/deepscientist-integration.md)")
+    what.add_argument(
+        "--agent",
+        action="store_true",
+        help="instead of the hooks, write the ds-gate-distill skill into the quest's .codex/, .opencode/ "
+        "and .kimi/ skill folders, and print the MCP server entries to add to the runner configuration",
+    )
+    what.add_argument(
+        "--template",
+        action="store_true",
+        help="guard quests created from now on: write the hooks into ds-gate's git template folder and "
+        "set your global init.templateDir to it (git config --global; printed); existing quests unchanged",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="with --template: replace an init.templateDir you already set to another folder",
+    )
+    p.add_argument(
+        "--deepscientist",
+        action="store_true",
+        help="instead of the hooks, make DeepScientist's own runtime Python (the home's runtime/python-env; "
+        "--home DIR, else $DEEPSCIENTIST_HOME, $DS_HOME, ~/DeepScientist) load ds-gate's integration: "
+        "complete_quest, submit_paper_bundle and the completion approval refuse while runs are pending, "
+        "a review ds-gate would not accept is not recorded (docs/deepscientist-integration.md)",
+    )
     p.add_argument("--undo", action="store_true", help="with --deepscientist: remove the integration, byte for byte")
-    p.add_argument("--memory-global-scope", action="store_true",
-                   help="with --deepscientist: memory.write without a scope writes a global card (the RFC's default)")
-    p.set_defaults(handler=run)  # its formats: table.FORMATS_OF
+    p.add_argument(
+        "--memory-global-scope",
+        action="store_true",
+        help="with --deepscientist: memory.write without a scope writes a global card (the RFC's default)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,7 +86,11 @@ def _agent(args: argparse.Namespace) -> int:
         "Claude reads no skill folder (docs/agent-tools.md)",
     ]
     report = AgentInstallReport(
-        command="install", ok=True, notes=notes, quest=root, skill=SKILL_NAME,
+        command="install",
+        ok=True,
+        notes=notes,
+        quest=root,
+        skill=SKILL_NAME,
         written=[f.path for f in files if f.state != "unchanged"],
         unchanged=[f.path for f in files if f.state == "unchanged"],
         mcp_servers=mcp_entries(),
@@ -92,7 +105,9 @@ def _template(args: argparse.Namespace) -> int:
     if not args.template:
         raise QuestError("--force goes with --template (it replaces an init.templateDir set to another folder)")
     done = install_template(force=args.force)
-    emit(DocumentsReport(command="install", ok=True, findings=[], notes=[*describe(done), pins_note("the hooks")]), args)
+    emit(
+        DocumentsReport(command="install", ok=True, findings=[], notes=[*describe(done), pins_note("the hooks")]), args
+    )
     return EXIT_OK
 
 
@@ -101,11 +116,17 @@ def _deepscientist(args: argparse.Namespace) -> int:
     if not args.deepscientist:
         raise QuestError("--undo and --memory-global-scope go with --deepscientist")
     if args.agent or args.template or args.force or args.path != ".":
-        raise QuestError("--deepscientist installs into a DeepScientist home's runtime (--home DIR), not into a quest; "
-                         "it takes no PATH, --agent, --template or --force")
+        raise QuestError(
+            "--deepscientist installs into a DeepScientist home's runtime (--home DIR), not into a quest; "
+            "it takes no PATH, --agent, --template or --force"
+        )
     if args.undo and args.memory_global_scope:
         raise QuestError("--undo takes the whole integration out; --memory-global-scope is a switch of the install")
-    done = installer.uninstall(args.home) if args.undo else installer.install(args.home, memory_global_scope=args.memory_global_scope)
+    done = (
+        installer.uninstall(args.home)
+        if args.undo
+        else installer.install(args.home, memory_global_scope=args.memory_global_scope)
+    )
     lines = [f"removed {path}" for path in done.removed] + [f"wrote {path}" for path in done.written] + done.notes
     emit(DocumentsReport(command="install", ok=True, findings=[], notes=lines), args)
     return EXIT_OK

@@ -10,23 +10,12 @@ from ds_gate.engine.lineage import evaluate_lineage
 if TYPE_CHECKING:
     import argparse
 
-    from ds_gate.cli._shared import Subparsers
 
-
-def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
-    p = subparsers.add_parser(
-        "lineage",
-        parents=[common],
-        help="check the lineage chains of the experience cards of a home and of the given quests",
-        description="Check every experience card of the home's global memory and of the given quests: schema, "
-        "lineage back to the origin quest, every entry a real run. With --since, also check every card changed "
-        "since a git revision of the global memory against the cross-quest patch rules.",
-    )
+def arguments(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help="quests whose own (quest-scope) cards to check too")
     p.add_argument("--home", metavar="DIR", help=HOME_HELP)
     p.add_argument("--since", metavar="REV", help="check cards of <home>/memory changed since REV (a git revision)")
     p.add_argument("--quest", metavar="QUEST_ID", help="with --since: the quest that made the changes (else inferred)")
-    p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:

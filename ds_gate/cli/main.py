@@ -14,24 +14,18 @@ import re
 import sys
 import textwrap
 import traceback
-from typing import TYPE_CHECKING
+from itertools import pairwise
+from typing import TYPE_CHECKING, Protocol, cast
 
-from ds_gate.cli._shared import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, FORMATS, write
-from ds_gate.cli.flags import Default
-from ds_gate.cli.table import (
-    COMMANDS,
-    EXAMPLES,
-    FORMATS_OF,
-    MODULE_OF,
-    format_help,
-    takes_plugin_formats,
-)
+from ds_gate.cli._shared import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Default, write
+from ds_gate.cli.table import BY_NAME, COMMANDS, Command
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
 from ds_gate.kernel.jsonout import dumps
 from ds_gate.kernel.version import __version__
 from ds_gate.reporters import registry as reporters
 from ds_gate.reporters.escape import json_safe, printable
+from ds_gate.reporters.registry import FORMATS, JSON, TEXT
 from ds_gate.reporters.view import columns
 
 if TYPE_CHECKING:
@@ -75,18 +69,19 @@ class Formatter(argparse.HelpFormatter):
     """argparse's, except that a description or epilog keeps its own lines (the exit-code
     table, the example) and each line is wrapped at the width with a hanging indent, where
     argparse either re-flows the text into one paragraph or, raw, lets a line run to 269
-    columns. ``--format``'s help names the formats of the command at hand (``table.FORMATS_OF``)."""
+    columns. ``--format``'s help names the formats of the command at hand (``table.Command.formats``)."""
 
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+    ) -> None:
         if width is None:  # not shutil's terminal size: see reporters.view.columns
             width = columns(sys.__stdout__) - 2
         super().__init__(prog, indent_increment, max_help_position, width)
         self.command = prog.split(" ", 1)[1] if " " in prog else ""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.dest == "format" and self.command:
-            return format_help(self.command)
+        if action.dest == "format" and self.command in BY_NAME:
+            return BY_NAME[self.command].format_help()
         return action.help
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
@@ -101,14 +96,15 @@ def help_lines(line: str, width: int, indent: str = "") -> list[str]:
     line = indent + line.rstrip()
     if len(line) <= width:
         return [line]
-    lead = line[:len(line) - len(line.lstrip())]
+    lead = line[: len(line) - len(line.lstrip())]
     command, sep, comment = line.partition("   # ")
     if sep and len(command.rstrip()) <= width:  # an example: the command, then its comment
         return [command.rstrip(), *help_lines(f"# {comment}", width, lead)]
-    column = re.search(r"\S  +(?=\S)", line[len(lead):])
+    column = re.search(r"\S  +(?=\S)", line[len(lead) :])
     hang = " " * (len(lead) + column.end()) if column and column.end() < width // 2 else lead
-    return textwrap.wrap(line, width, initial_indent="", subsequent_indent=hang, break_long_words=False,
-                         break_on_hyphens=False) or [line]
+    return textwrap.wrap(
+        line, width, initial_indent="", subsequent_indent=hang, break_long_words=False, break_on_hyphens=False
+    ) or [line]
 
 
 class Parser(argparse.ArgumentParser):
@@ -130,21 +126,43 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(self, message)
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """Every command's parser, or with ``only`` (a command module's name) that module's alone:
-    parsing one command needs only its own parser, and the commit hook runs on every commit.
-    Each command module imports only argparse-level things until its ``run`` is called."""
+class CommandModule(Protocol):
+    """A command's module (``cli.table``): its own options, and what runs it."""
+
+    def arguments(self, parser: argparse.ArgumentParser, name: str) -> None: ...
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+def build_parser(only: Command | None = None) -> argparse.ArgumentParser:
+    """Every command's parser, or with ``only`` that command's alone: parsing one command needs
+    only its own parser (and module), and the commit hook runs on every commit."""
     common = Parser(add_help=False)
-    common.add_argument("--format", default=Default("text"), metavar="FORMAT",
-                        help="output format (each command's own: table.FORMATS_OF)")
+    common.add_argument(
+        "--format",
+        default=Default(TEXT),
+        metavar="FORMAT",
+        help="output format (each command's own: table.Command.formats)",
+    )
     common.add_argument("--debug", action="store_true", help="show the Python traceback of an internal error")
-    common.add_argument("-q", "--quiet", action="store_true",
-                        help="text: print the verdict line and the errors only (other formats stay complete)")
-    common.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                        help="colour the text verdict and severities: auto (on a terminal, unless NO_COLOR is set), "
-                        "always or never (default: auto)")
-    common.add_argument("--output", "-o", metavar="FILE",
-                        help="write the report to FILE instead of stdout; the exit code is still the verdict")
+    common.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="text: print the verdict line and the errors only (other formats stay complete)",
+    )
+    common.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the text verdict and severities: auto (on a terminal, unless NO_COLOR is set), "
+        "always or never (default: auto)",
+    )
+    common.add_argument(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="write the report to FILE instead of stdout; the exit code is still the verdict",
+    )
 
     parser = Parser(
         prog="ds-gate",
@@ -153,28 +171,28 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ds-gate {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in (only,) if only else COMMANDS:
-        module = f"ds_gate.cli.{name}"
-        __import__(module)  # the import statement's path, which -X importtime reports (import_module's is not)
-        sys.modules[module].register(sub, common)
-    for name, command in sub.choices.items():
-        _describe(command, name, sub)
+    for command in (only,) if only else COMMANDS:
+        name = f"ds_gate.cli.{command.module}"
+        __import__(name)  # the import statement's path, which -X importtime reports (import_module's is not)
+        module = cast("CommandModule", sys.modules[name])
+        # every command's help opens with its one-line description and ends with an example
+        p = sub.add_parser(
+            command.name,
+            parents=[common],
+            help=command.help,
+            description=command.description or command.help,
+            epilog=f"example:\n  {command.example}",
+        )
+        module.arguments(p, command.name)
+        p.set_defaults(handler=module.run)
     parser.commands = dict(sub.choices)
     return parser
 
 
-def _describe(command: argparse.ArgumentParser, name: str, sub: Any) -> None:
-    """Every command's help opens with its one-line description and ends with an example."""
-    if not command.description:
-        command.description = next((a.help for a in sub._choices_actions if a.dest == name), None)
-    if name in EXAMPLES and not command.epilog:
-        command.epilog = f"example:\n  {EXAMPLES[name]}"
-
-
-def _command_module(argv: Sequence[str]) -> str | None:
-    """The module of the command ``argv`` names first, or None (help, version, a typo)."""
+def _command(argv: Sequence[str]) -> Command | None:
+    """The command ``argv`` names first, or None (help, version, a typo)."""
     first = next((arg for arg in argv if not arg.startswith("-")), None)
-    return MODULE_OF.get(first) if first is not None and first == argv[0] else None
+    return BY_NAME.get(first) if first is not None and first == argv[0] else None
 
 
 def _say(message: str) -> None:
@@ -185,7 +203,7 @@ def _say(message: str) -> None:
 
 def _wants_json(argv: Sequence[str]) -> bool:
     """``--format json`` (or ``--format=json``) anywhere in the arguments, parsed or not."""
-    return "--format=json" in argv or any(a == "--format" and b == "json" for a, b in zip(argv, argv[1:], strict=False))
+    return f"--format={JSON}" in argv or any(a == "--format" and b == JSON for a, b in pairwise(argv))
 
 
 def _fail(argv: Sequence[str], command: str | None, message: str, code: int = EXIT_USAGE) -> int:
@@ -194,7 +212,6 @@ def _fail(argv: Sequence[str], command: str | None, message: str, code: int = EX
     if not _wants_json(argv):
         _say(message)
         return code
-
 
     error = {"schema_version": 1, "command": command, "ok": False, "error": message, "exit_code": code}
     if sys.stdout is not None:
@@ -205,8 +222,9 @@ def _fail(argv: Sequence[str], command: str | None, message: str, code: int = EX
 def _refused_format(args: argparse.Namespace) -> str | None:
     """Why ``--format`` cannot be honoured by this command, or None: a command that offers
     only some formats says which (a listing has nothing to annotate; the demo is a story)."""
-    offered = FORMATS_OF.get(args.command, FORMATS)
-    if args.format not in offered and not takes_plugin_formats(args.command):
+    command = BY_NAME[args.command]
+    offered = command.formats
+    if args.format not in offered and not command.takes_plugin_formats:
         return f"ds-gate {args.command}: --format {args.format} is not offered by {args.command}; use one of: {', '.join(offered)}"
     if args.format not in FORMATS:
         try:
@@ -218,12 +236,15 @@ def _refused_format(args: argparse.Namespace) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(_command_module(argv) if argv else None)
+    parser = build_parser(_command(argv) if argv else None)
     try:
         args = parser.parse_args(argv)
     except UsageError as exc:
-        command = exc.parser.prog.split(" ", 1)[1] if " " in exc.parser.prog else (
-            argv[0] if argv and argv[0] in MODULE_OF else None)
+        command = (
+            exc.parser.prog.split(" ", 1)[1]
+            if " " in exc.parser.prog
+            else (argv[0] if argv and argv[0] in BY_NAME else None)
+        )
         if not _wants_json(argv):
             exc.parser.print_usage(sys.stderr)
         return _fail(argv, command, f"{exc.parser.prog}: error: {exc.message}")
@@ -241,7 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
-    except Exception as exc:  # noqa: BLE001 - the last line of defence
+    except Exception as exc:  # the last line of defence
         if args.debug:
             traceback.print_exc()
             return EXIT_INTERNAL

@@ -12,19 +12,15 @@ from ds_gate.cli._shared import EXIT_OK, EXIT_USAGE, HOME_HELP
 if TYPE_CHECKING:
     import argparse
 
-    from ds_gate.cli._shared import Subparsers
 
-
-def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
-    p = subparsers.add_parser(
-        "mcp", parents=[common],
-        help="serve the agent's read-only tools over MCP (stdio): candidates, recall, recent, closure, review draft",
+def arguments(p: argparse.ArgumentParser, name: str) -> None:
+    p.add_argument(
+        "--quest",
+        metavar="PATH",
+        help="any path inside the quest (default: $DS_QUEST_ROOT, else the working directory); "
+        "the quest is found again at each call",
     )
-    p.add_argument("--quest", metavar="PATH",
-                   help="any path inside the quest (default: $DS_QUEST_ROOT, else the working directory); "
-                   "the quest is found again at each call")
     p.add_argument("--home", metavar="DIR", help=HOME_HELP)
-    p.set_defaults(handler=run)  # its formats: table.FORMATS_OF
 
 
 def run(args: argparse.Namespace) -> int:

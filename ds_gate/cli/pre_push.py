@@ -9,29 +9,20 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from ds_gate.cli._shared import EXIT_OK, REQUIRE_HELP, emit, verdict
+from ds_gate.cli._shared import EXIT_OK, emit, verdict
+from ds_gate.engine.options import HELP
 from ds_gate.engine.push import push_check
 from ds_gate.kernel.push import pushes_from, read_stdin
 
 if TYPE_CHECKING:
     import argparse
 
-    from ds_gate.cli._shared import Subparsers
 
-
-def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
-    p = subparsers.add_parser(
-        "pre-push",
-        parents=[common],
-        help="the pre-push hook: gate a push that sends a finalization commit (run by hooks)",
-        description="Reads the pushed refs from git's pre-push input or pre-commit's PRE_COMMIT_TO_REF; when the push "
-        "finalizes the quest, runs the closure gate over every branch tip plus the pushed commits.",
-    )
+def arguments(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("remote", nargs="?", help="the remote's name (git passes it; unused)")
     p.add_argument("url", nargs="?", help="the remote's URL (git passes it; unused)")
-    p.add_argument("--require", action="store_true", help=REQUIRE_HELP)
+    p.add_argument("--require", action="store_true", help=HELP["require"])
     p.add_argument("--refs", action="append", metavar="PATTERN", help="the refs to read besides the pushed commits")
-    p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:

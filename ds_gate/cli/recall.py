@@ -12,41 +12,64 @@ from ds_gate.recall.stage import priors_off, stage_entry_tags
 if TYPE_CHECKING:
     import argparse
 
-    from ds_gate.cli._shared import Subparsers
 
-
-def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
-    p = subparsers.add_parser(
-        "recall",
-        parents=[common],
-        help="recall lessons with their content: memory cards (and ScienceClaw JSONL records) ranked by tag overlap, "
-        "then recency (the RFC's list_knowledge_summaries), or with --query by full-text relevance (docs/recall-ranking.md)",
-    )
+def arguments(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("--tags", default="", help="domain tags, comma-separated (normalised like the cards' tags)")
-    p.add_argument("--kind", help="only this memory kind (knowledge, papers, ...) or, with --jsonl, record type (pitfall, "
-                   "strategy, ideation, finding); applied before --limit")
+    p.add_argument(
+        "--kind",
+        help="only this memory kind (knowledge, papers, ...) or, with --jsonl, record type (pitfall, "
+        "strategy, ideation, finding); applied before --limit",
+    )
     p.add_argument("--limit", type=int, default=20, help="how many (1..200; default 20)")
-    p.add_argument("--scope", choices=("global", "quest", "visible"), default="visible",
-                   help="global memory, the quest's, or both plus other quests' (default: visible)")
-    p.add_argument("--query", help="free text: cards and records ranked by BM25 over title, tags, claim and body (the "
-                   "--tags' words count as words of the query)")
-    p.add_argument("--order", choices=ORDERS, default=None,
-                   help="with tags only: rfc (shared-tag count, then recency; the default) or relevance (the tags ranked "
-                   "as text, a rare shared tag weighing more than a common one; the default with --for-stage)")
-    p.add_argument("--support", action="store_true",
-                   help="among results that rank equal, put first the lesson more quests hold a copy of")
-    p.add_argument("--max-chars", type=int, default=None, metavar="N",
-                   help=f"at most N characters of summaries in all (default {MAX_CHARS:,}); the best-ranked are cut last")
-    p.add_argument("--quest", metavar="PATH", help="the quest whose memory is in scope (default: none, or . with --for-stage)")
+    p.add_argument(
+        "--scope",
+        choices=("global", "quest", "visible"),
+        default="visible",
+        help="global memory, the quest's, or both plus other quests' (default: visible)",
+    )
+    p.add_argument(
+        "--query",
+        help="free text: cards and records ranked by BM25 over title, tags, claim and body (the "
+        "--tags' words count as words of the query)",
+    )
+    p.add_argument(
+        "--order",
+        choices=ORDERS,
+        default=None,
+        help="with tags only: rfc (shared-tag count, then recency; the default) or relevance (the tags ranked "
+        "as text, a rare shared tag weighing more than a common one; the default with --for-stage)",
+    )
+    p.add_argument(
+        "--support",
+        action="store_true",
+        help="among results that rank equal, put first the lesson more quests hold a copy of",
+    )
+    p.add_argument(
+        "--max-chars",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"at most N characters of summaries in all (default {MAX_CHARS:,}); the best-ranked are cut last",
+    )
+    p.add_argument(
+        "--quest", metavar="PATH", help="the quest whose memory is in scope (default: none, or . with --for-stage)"
+    )
     p.add_argument("--home", metavar="DIR", help=HOME_HELP)
     p.add_argument("--jsonl", action="append", metavar="PATH", help="also recall from a ScienceClaw findings.jsonl")
-    p.add_argument("--for-stage", metavar="STAGE", nargs="?", const="",
-                   help="tags from the quest when recall_priors is on: stage:STAGE (default: its active_anchor), its "
-                   "domains and its own cards' most used tags")
+    p.add_argument(
+        "--for-stage",
+        metavar="STAGE",
+        nargs="?",
+        const="",
+        help="tags from the quest when recall_priors is on: stage:STAGE (default: its active_anchor), its "
+        "domains and its own cards' most used tags",
+    )
     p.add_argument("--refresh", action="store_true", help="re-check every card file against the cache")
-    p.add_argument("--no-cache", action="store_true",
-                   help="neither read nor write the cache (in $DS_GATE_CACHE_DIR, else $XDG_CACHE_HOME/ds-gate or ~/.cache/ds-gate)")
-    p.set_defaults(handler=run)  # its formats: table.FORMATS_OF
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the cache (in $DS_GATE_CACHE_DIR, else $XDG_CACHE_HOME/ds-gate or ~/.cache/ds-gate)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,8 +83,9 @@ def run(args: argparse.Namespace) -> int:
         staged = {"for_stage": entry.stage, "tag_sources": entry.sources}
         if not entry.recall_priors:
             notes.append(priors_off("--tags"))
-            report = RecallReport(command="recall", ok=True, findings=[], notes=notes, results=[],
-                                  request={"domain_tags": tags, **staged})
+            report = RecallReport(
+                command="recall", ok=True, findings=[], notes=notes, results=[], request={"domain_tags": tags, **staged}
+            )
             emit(report, args)
             return EXIT_OK
         if tags:
@@ -72,16 +96,40 @@ def run(args: argparse.Namespace) -> int:
             args.order = "relevance"
     args.order = args.order or DEFAULT_ORDER
     quest = args.quest if args.quest or args.scope == "quest" or args.for_stage is not None else None
-    found = recall(tags, args.kind, args.limit, home=args.home, quest=quest or None, scope=args.scope, query=args.query,
-                   jsonl=args.jsonl or (), refresh=args.refresh, cache=not args.no_cache, max_chars=args.max_chars,
-                   support=args.support, order=args.order)
+    found = recall(
+        tags,
+        args.kind,
+        args.limit,
+        home=args.home,
+        quest=quest or None,
+        scope=args.scope,
+        query=args.query,
+        jsonl=args.jsonl or (),
+        refresh=args.refresh,
+        cache=not args.no_cache,
+        max_chars=args.max_chars,
+        support=args.support,
+        order=args.order,
+    )
     notes.extend(unmatched_notes(found["unmatched_tags"]))
     notes.extend(found["notes"])
-    request = {"domain_tags": tags, "kind": args.kind, "limit": args.limit, "scope": args.scope, "query": args.query,
-               "order": args.order, "max_chars": args.max_chars, **staged}
+    request = {
+        "domain_tags": tags,
+        "kind": args.kind,
+        "limit": args.limit,
+        "scope": args.scope,
+        "query": args.query,
+        "order": args.order,
+        "max_chars": args.max_chars,
+        **staged,
+    }
     extra = {key: found[key] for key in ("rank_by", "unmatched_tags", "collapsed", "home", "home_exists")}
-    emit(RecallReport(command="recall", ok=True, findings=[], notes=notes, results=found["results"], request=request,
-                      recall=extra), args)
+    emit(
+        RecallReport(
+            command="recall", ok=True, findings=[], notes=notes, results=found["results"], request=request, recall=extra
+        ),
+        args,
+    )
     return EXIT_OK
 
 

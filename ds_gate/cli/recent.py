@@ -11,6 +11,7 @@ from ds_gate.cli._shared import (
     source_options,
 )
 from ds_gate.cli.options import configured_source
+from ds_gate.config.quest import read_quest_config
 from ds_gate.engine.recent import list_recent
 from ds_gate.kernel.layout import ARTIFACT_DIRS
 from ds_gate.model import RecentReport
@@ -19,22 +20,21 @@ from ds_gate.sources.location import locate
 if TYPE_CHECKING:
     import argparse
 
-    from ds_gate.cli._shared import Subparsers
 
-
-def register(subparsers: Subparsers, common: argparse.ArgumentParser) -> None:
-    p = subparsers.add_parser("recent", parents=[common], help="the quest's artifacts from every workspace, newest first")
+def arguments(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("path", nargs="?", default=".", help=PATH_HELP)
-    p.add_argument("--kind", help=f"only this artifact kind, singular: {', '.join(ARTIFACT_DIRS)} (recall --kind takes "
-                   "memory kinds, plural)")
+    p.add_argument(
+        "--kind",
+        help=f"only this artifact kind, singular: {', '.join(ARTIFACT_DIRS)} (recall --kind takes "
+        "memory kinds, plural)",
+    )
     p.add_argument("--limit", type=int, default=20, help="how many (1..200; default 20)")
     source_options(p)
-    p.set_defaults(handler=run)  # its formats: table.FORMATS_OF
 
 
 def run(args: argparse.Namespace) -> int:
     location = locate(args.path)  # once: for the configuration, then for the records
-    source, refs = configured_source(args, location)  # --from-git/--refs win over the quest's configured ones
+    source, refs = configured_source(args, read_quest_config(location.root))  # --from-git/--refs win over the quest's
     results = list_recent(location, args.kind, args.limit, source=source, refs=refs)
     request = {"kind": args.kind, "limit": args.limit, "source": str(source)}
     emit(RecentReport(command="recent", ok=True, findings=[], results=results, request=request), args)

@@ -1,65 +1,143 @@
-"""The CLI's commands, one module each: ``register(subparsers, common)`` and ``run(args) -> int``.
+"""The CLI's commands, in one table: each command's name, module, help, formats and example.
 
-``COMMANDS`` names them in the order ``ds-gate --help`` lists them. Names, not modules:
-the pytest plugin imports ``commands.flags`` and ``commands.options`` through this package,
-and should not pay for every command's module to do so.
+``ds-gate --help`` lists them in this order. A command's module has ``arguments(parser, name)``
+(its own options) and ``run(args) -> int``; ``cli.main`` makes each parser from its row here and
+imports only the module of the command at hand (the commit hook runs on every commit). The
+format names are the reporters' (``reporters.registry``).
 """
 
 from __future__ import annotations
 
-COMMANDS = ("check", "doctor", "lineage", "recall", "recent", "validate", "commit_check", "pre_push", "install", "mcp",
-            "demo")
+from dataclasses import dataclass
 
-# The module that registers each command name, so a run of one command (the commit hook on
-# every commit) imports that module only; ``ds-gate --help`` and a misspelt name build all.
-MODULE_OF = {
-    "check": "check", "closure": "check", "doctor": "doctor", "candidates": "check", "lineage": "lineage", "recall": "recall",
-    "recent": "recent", "validate": "validate", "validate-review": "validate", "commit-check": "commit_check", "pre-push": "pre_push",
-    "install": "install", "mcp": "mcp", "demo": "demo",
-}
+from ds_gate.reporters.registry import FORMATS, GITHUB, JSON, TEXT
 
-# The output formats each command accepts: its ``--help`` lists these and nothing else, and a
-# format outside them is refused (exit 2). ``FORMATS``: every built-in reporter, and a command
-# that offers them all also takes one a plugin adds. The rest offer fewer: a listing (recall,
-# recent) or a diagnosis (doctor, validate-review) has no findings to annotate or scan, install
-# has nothing to scan, the demo is a story told in steps, and mcp speaks JSON-RPC on stdio.
-FORMATS = ("text", "json", "github", "sarif")
-LISTING_FORMATS = ("text", "json")
-FORMATS_OF: dict[str, tuple[str, ...]] = {
-    "check": FORMATS, "closure": FORMATS, "candidates": FORMATS, "lineage": FORMATS, "validate": FORMATS,
-    "commit-check": FORMATS, "pre-push": FORMATS,
-    "doctor": ("text", "json"), "validate-review": ("text", "json"), "recall": LISTING_FORMATS, "recent": LISTING_FORMATS,
-    "install": ("text", "json", "github"), "mcp": ("text",), "demo": ("text",),
-}
+# A listing (recall, recent) or a diagnosis (doctor, validate-review) has no findings to annotate
+# or scan, install has nothing to scan, the demo is a story told in steps, and mcp speaks JSON-RPC.
+LISTING = (TEXT, JSON)
 
 
-def takes_plugin_formats(command: str) -> bool:
-    """A command that offers every built-in format takes a plugin's too (it renders a report
-    like any other); one that offers fewer takes only those."""
-    return FORMATS_OF.get(command) == FORMATS
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One command: ``formats`` are those its ``--help`` lists and it accepts (others: exit 2);
+    one that offers every format (``FORMATS``) also takes a format a plugin adds."""
+
+    name: str
+    module: str  # ds_gate.cli.<module>: arguments(parser, name) and run(args)
+    help: str
+    example: str  # shown under its --help
+    formats: tuple[str, ...] = FORMATS
+    description: str | None = None  # its --help's opening, where it says more than ``help``
+
+    @property
+    def takes_plugin_formats(self) -> bool:
+        """It renders a report like any other, so a plugin's format too."""
+        return self.formats == FORMATS
+
+    def format_help(self) -> str:
+        """``--format``'s help: the formats it accepts, and no other."""
+        offered = ", ".join(self.formats)
+        return (
+            f"output format: {offered}, or one a plugin adds (default: {TEXT})"
+            if self.takes_plugin_formats
+            else f"output format: {offered} (default: {TEXT})"
+        )
 
 
-def format_help(command: str) -> str:
-    """``--format``'s help for ``command``: the formats it accepts, and no other."""
-    offered = ", ".join(FORMATS_OF.get(command, FORMATS))
-    return f"output format: {offered}, or one a plugin adds (default: text)" if takes_plugin_formats(command) else (
-        f"output format: {offered} (default: text)")
-
-
-# One example per command, shown under its ``--help`` (``ds-gate CMD --help``).
-EXAMPLES = {
-    "check": "ds-gate check ~/DeepScientist/quests/001 --format json",
-    "closure": "ds-gate closure .            # before submit_paper_bundle / complete_quest",
-    "candidates": "ds-gate candidates . -q",
-    "lineage": "ds-gate lineage --home ~/DeepScientist ~/DeepScientist/quests/001",
-    "recall": "ds-gate recall --tags stage:experiment,topic:routing --limit 10",
-    "recent": "ds-gate recent . --kind decision --limit 5",
-    "validate": "ds-gate validate artifacts/decisions/decision-1.json   # or a folder: ds-gate validate .",
-    "validate-review": "ds-gate validate-review review.json --quest .ds/worktrees/idea-a   # or - for stdin",
-    "commit-check": "ds-gate commit-check   # run by the hook `ds-gate install` writes",
-    "pre-push": "ds-gate pre-push origin URL < pushed-refs   # run by the pre-push hook",
-    "install": "ds-gate install --home ~/DeepScientist",
-    "demo": "ds-gate demo --dir /tmp/ds-gate-demo",
-    "doctor": "ds-gate doctor ~/DeepScientist/quests/001 --home ~/DeepScientist",
-    "mcp": "ds-gate mcp --quest ~/DeepScientist/quests/001   # stdio; usually started by the agent's runner",
-}
+COMMANDS = (
+    Command(
+        "check",
+        "check",
+        "validate every decision and report distill coverage (fails on invalid artifacts only)",
+        "ds-gate check ~/DeepScientist/quests/001 --format json",
+    ),
+    Command(
+        "closure",
+        "check",
+        "the finalization gate: fails while any completed run lacks a distill_review",
+        "ds-gate closure .            # before submit_paper_bundle / complete_quest",
+    ),
+    Command("candidates", "check", "list the completed runs no distill_review covers yet", "ds-gate candidates . -q"),
+    Command(
+        "doctor",
+        "doctor",
+        "check that a quest is guarded (hooks, pre-commit config per branch, worktrees, clone, home, toggles)",
+        "ds-gate doctor ~/DeepScientist/quests/001 --home ~/DeepScientist",
+        LISTING,
+    ),
+    Command(
+        "lineage",
+        "lineage",
+        "check the lineage chains of the experience cards of a home and of the given quests",
+        "ds-gate lineage --home ~/DeepScientist ~/DeepScientist/quests/001",
+        description="Check every experience card of the home's global memory and of the given quests: schema, "
+        "lineage back to the origin quest, every entry a real run. With --since, also check every card changed "
+        "since a git revision of the global memory against the cross-quest patch rules.",
+    ),
+    Command(
+        "recall",
+        "recall",
+        "recall lessons with their content: memory cards (and ScienceClaw JSONL records) ranked "
+        "by tag overlap, then recency (the RFC's list_knowledge_summaries), or with --query by full-text relevance "
+        "(docs/recall-ranking.md)",
+        "ds-gate recall --tags stage:experiment,topic:routing --limit 10",
+        LISTING,
+    ),
+    Command(
+        "recent",
+        "recent",
+        "the quest's artifacts from every workspace, newest first",
+        "ds-gate recent . --kind decision --limit 5",
+        LISTING,
+    ),
+    Command(
+        "validate",
+        "validate",
+        "validate the given run/decision artifact files and memory cards",
+        "ds-gate validate artifacts/decisions/decision-1.json   # or a folder: ds-gate validate .",
+    ),
+    Command(
+        "validate-review",
+        "validate_review",
+        "what closure would say about a distill review payload before it "
+        "is recorded (the MCP tool validate_distill_review)",
+        "ds-gate validate-review review.json --quest .ds/worktrees/idea-a   # or - for stdin",
+        LISTING,
+    ),
+    Command(
+        "commit-check",
+        "commit_check",
+        "the commit hook: validate staged artifacts; gate finalization commits (run by hooks)",
+        "ds-gate commit-check   # run by the hook `ds-gate install` writes",
+    ),
+    Command(
+        "pre-push",
+        "pre_push",
+        "the pre-push hook: gate a push that sends a finalization commit (run by hooks)",
+        "ds-gate pre-push origin URL < pushed-refs   # run by the pre-push hook",
+        description="Reads the pushed refs from git's pre-push input or pre-commit's PRE_COMMIT_TO_REF; when the "
+        "push finalizes the quest, runs the closure gate over every branch tip plus the pushed commits.",
+    ),
+    Command(
+        "install",
+        "install",
+        "install the git hooks into a quest (or every quest of a home), or with --agent the distill skill",
+        "ds-gate install --home ~/DeepScientist",
+        (TEXT, JSON, GITHUB),
+    ),
+    Command(
+        "mcp",
+        "mcp",
+        "serve the agent's read-only tools over MCP (stdio): candidates, recall, recent, closure, review draft",
+        "ds-gate mcp --quest ~/DeepScientist/quests/001   # stdio; usually started by the agent's runner",
+        (TEXT,),
+    ),
+    Command(
+        "demo",
+        "demo",
+        "build an example quest and show the gate reject, then pass",
+        "ds-gate demo --dir /tmp/ds-gate-demo",
+        (TEXT,),
+    ),
+)
+BY_NAME = {command.name: command for command in COMMANDS}

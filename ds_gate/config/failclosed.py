@@ -14,11 +14,22 @@ from ds_gate.sources import problems
 
 # Rules that exist to fail closed: the gate could not see or read something that may hold a
 # completed run. No waiver lowers them, trusted or not; the fix is to make it readable.
-UNWAIVABLE = frozenset(rule.id for rule in (
-    problems.ARTIFACT_INVALID_JSON, problems.ARTIFACT_NOT_OBJECT, problems.ARTIFACT_UNREADABLE, problems.CARD_UNREADABLE,
-    problems.CARD_FRONTMATTER_INVALID, problems.INPUT_UNREADABLE, problems.INPUT_TOO_LARGE, problems.QUEST_NO_QUEST_YAML,
-    problems.QUEST_YAML_INVALID, problems.WORKSPACE_OUTSIDE_QUEST, problems.PATH_SYMLINK_OUTSIDE_QUEST,
-))
+UNWAIVABLE = frozenset(
+    rule.id
+    for rule in (
+        problems.ARTIFACT_INVALID_JSON,
+        problems.ARTIFACT_NOT_OBJECT,
+        problems.ARTIFACT_UNREADABLE,
+        problems.CARD_UNREADABLE,
+        problems.CARD_FRONTMATTER_INVALID,
+        problems.INPUT_UNREADABLE,
+        problems.INPUT_TOO_LARGE,
+        problems.QUEST_NO_QUEST_YAML,
+        problems.QUEST_YAML_INVALID,
+        problems.WORKSPACE_OUTSIDE_QUEST,
+        problems.PATH_SYMLINK_OUTSIDE_QUEST,
+    )
+)
 UNWAIVABLE_AREAS = ("git.", "reading.", "input.")  # every git reading rule (symlink-in-tree, object-missing, ...)
 UNWAIVABLE_WORDS = ("symlink", "gitlink", "outside", "redirect", "unreadable", "too-large", "unseen")
 
@@ -40,9 +51,11 @@ def accept_command(root: Path) -> str:
 def accept_hint(root: Path, config: Path | None) -> str:
     """How the quest's owner accepts its waivers: the one command, and the lasting setting."""
     where = config or shown_config_path()
-    return (f"if you own this quest and accept its waivers: {accept_command(root)} "
-            f"(this run), or add {shlex.quote(str(root))} to accept_quest_waivers in {where} (every run, the hooks "
-            "too); an agent cannot accept them")
+    return (
+        f"if you own this quest and accept its waivers: {accept_command(root)} "
+        f"(this run), or add {shlex.quote(str(root))} to accept_quest_waivers in {where} (every run, the hooks "
+        "too); an agent cannot accept them"
+    )
 
 
 ACCEPTED_MARK = "; written in the quest, accepted by "  # in a quest waiver's description, before what accepted it

@@ -11,8 +11,10 @@ default and is a ``waiver.invalid`` finding in ``check`` and ``closure``: a typo
 (``requre: true``) must not quietly leave the gate weaker than the quest meant, and
 closure stops on it (``refuse_unread``).
 
-Both files are read only at the quest root, never through a link out of the quest, and
-through ``kernel.fs.read_file`` (bounded). ``[tool.ds-gate]`` is read with ``tomllib``, or on
+``read_quest_config`` is the one reader of both files: a gate run reads them once, into a
+``QuestConfig`` that every step is handed (the defaults, the decision actions, the waivers), so
+the run judges one version of the files, never two. They are read only at the quest root, never
+through a link out of the quest, and through ``kernel.fs.read_file`` (bounded). ``[tool.ds-gate]`` is read with ``tomllib``, or on
 Python 3.10 with ``tomli`` (the same parser, a dependency there); where neither can be
 imported, a pyproject that has the table is a finding saying so instead of being ignored.
 """
@@ -21,12 +23,13 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ds_gate.config.files import quest_file
-from ds_gate.config.settings import load, shown_config_path
-from ds_gate.config.waivers import WAIVER_INVALID
+from ds_gate.config.settings import DEFAULT_KEYS, load, shown_config_path
+from ds_gate.config.waiver_file import WAIVER_INVALID, Waiver, waivers_of
 from ds_gate.io import schemas
 from ds_gate.io.yamldoc import YamlError, load_yaml
 from ds_gate.kernel.errors import QuestError
@@ -44,7 +47,6 @@ else:  # Python 3.10: tomli, tomllib's own source, is a dependency there
         tomllib = None
 
 TABLE = "[tool.ds-gate]"
-KEYS = ("home", "require", "format", "source", "refs")  # the defaults; waivers and decision_actions are the quest's own
 ORIGIN = {FILE: FILE, PYPROJECT: f"{PYPROJECT} {TABLE}"}
 
 
@@ -60,22 +62,19 @@ class Defaults(NamedTuple):
 def _schema_problems(data: Any, *, waivers_too: bool) -> list[tuple[str, str | None]]:
     """(message, hint) of each schema error that concerns the file as a whole (a bad waiver
     entry spoils that waiver only, not the defaults beside it)."""
-    return [(err.message.replace("the record", "the configuration"), err.hint)
-            for err in schemas.errors("ds_gate_config", data)
-            if waivers_too or not (err.path and err.path[0] == "waivers" and len(err.path) > 1)]
+    return [
+        (err.message.replace("the record", "the configuration"), err.hint)
+        for err in schemas.errors("ds_gate_config", data)
+        if waivers_too or not (err.path and err.path[0] == "waivers" and len(err.path) > 1)
+    ]
 
 
 def _pick(data: dict[str, Any]) -> dict[str, Any]:
-    return {key: data[key] for key in KEYS if key in data}
+    return {key: data[key] for key in DEFAULT_KEYS if key in data}
 
 
-def yaml_defaults(root: Path) -> tuple[dict[str, Any], str | None]:
+def _yaml_defaults(text: str | None, problem: str | None) -> tuple[dict[str, Any], str | None]:
     """``.ds-gate.yaml``'s defaults, or ({}, why none applies)."""
-    return yaml_defaults_of(*quest_file(root, FILE))
-
-
-def yaml_defaults_of(text: str | None, problem: str | None) -> tuple[dict[str, Any], str | None]:
-    """``yaml_defaults`` of a text read already (``quest_file``): one read serves every reader."""
     if text is None:
         return {}, problem
 
@@ -91,14 +90,10 @@ def yaml_defaults_of(text: str | None, problem: str | None) -> tuple[dict[str, A
     return _pick(data), None
 
 
-def toml_loads() -> Any:
-    """``tomllib.loads``, or None on Python 3.10."""
-    return None if tomllib is None else tomllib.loads
-
-
 def _invalid(message: str, hint: str | None = None) -> Finding:
-    return WAIVER_INVALID.at(PYPROJECT, message, hint=(hint + "; " if hint else "") +
-                             f"until it is fixed no default of {TABLE} applies")
+    return WAIVER_INVALID.at(
+        PYPROJECT, message, hint=(hint + "; " if hint else "") + f"until it is fixed no default of {TABLE} applies"
+    )
 
 
 def parse_pyproject(text: str, loads: Any) -> tuple[dict[str, Any], list[Finding]]:
@@ -108,8 +103,12 @@ def parse_pyproject(text: str, loads: Any) -> tuple[dict[str, Any], list[Finding
     if "ds-gate" not in text:
         return {}, []  # no table: nothing to parse (and no TOML reader to load)
     if loads is None:
-        return {}, [_invalid(f"{PYPROJECT} has a {TABLE} table, which Python 3.10 cannot read without tomli",
-                             f"pip install tomli, move these settings to {FILE}, or run ds-gate on Python 3.11 or newer")]
+        return {}, [
+            _invalid(
+                f"{PYPROJECT} has a {TABLE} table, which Python 3.10 cannot read without tomli",
+                f"pip install tomli, move these settings to {FILE}, or run ds-gate on Python 3.11 or newer",
+            )
+        ]
     try:
         data = loads(text)
     except ValueError as exc:  # tomllib.TOMLDecodeError
@@ -120,34 +119,26 @@ def parse_pyproject(text: str, loads: Any) -> tuple[dict[str, Any], list[Finding
     if not isinstance(table, dict):
         return {}, [_invalid(f"{TABLE} in {PYPROJECT} is not a table")]
     if "waivers" in table:
-        return {}, [_invalid(f"{TABLE} in {PYPROJECT} has waivers, which live in {FILE} only",
-                             f"move the waivers to {FILE}")]
+        return {}, [
+            _invalid(f"{TABLE} in {PYPROJECT} has waivers, which live in {FILE} only", f"move the waivers to {FILE}")
+        ]
     problems = [_invalid(f"{TABLE}: {message}", hint) for message, hint in _schema_problems(table, waivers_too=True)]
     if problems:
         return {}, problems
-    return {key: table[key] for key in (*KEYS, "decision_actions") if key in table}, []
+    return {key: table[key] for key in (*DEFAULT_KEYS, "decision_actions") if key in table}, []
 
 
-def pyproject_defaults(root: Path, loads: Any = None) -> tuple[dict[str, Any], list[Finding]]:
-    return pyproject_defaults_of(*quest_file(root, PYPROJECT), loads)
-
-
-def pyproject_defaults_of(text: str | None, problem: str | None, loads: Any = None
-                          ) -> tuple[dict[str, Any], list[Finding]]:
-    """``pyproject_defaults`` of a text read already (``quest_file``)."""
+def _pyproject_defaults(text: str | None, problem: str | None) -> tuple[dict[str, Any], list[Finding]]:
+    """``[tool.ds-gate]``'s defaults and decision actions, or ({}, what is wrong)."""
     if text is None:
         return {}, [_invalid(problem)] if problem else []
-    return parse_pyproject(text, loads if loads is not None else toml_loads())
+    return parse_pyproject(text, None if tomllib is None else tomllib.loads)
 
 
-def read_defaults(root: Path) -> Defaults:
+def _defaults(
+    root: Path, yaml_found: tuple[dict[str, Any], str | None], toml_found: tuple[dict[str, Any], list[Finding]]
+) -> Defaults:
     """Both files' defaults; a key both set differently is a finding, and ``.ds-gate.yaml``'s value stands."""
-    return defaults_of(root, yaml_defaults(root), pyproject_defaults(root))
-
-
-def defaults_of(root: Path, yaml_found: tuple[dict[str, Any], str | None],
-                toml_found: tuple[dict[str, Any], list[Finding]]) -> Defaults:
-    """``read_defaults`` of both files' parsed contents (``yaml_defaults_of``, ``pyproject_defaults_of``)."""
     from_yaml, yaml_problem = yaml_found
     from_toml, problems = toml_found[0], list(toml_found[1])
     values: dict[str, Any] = {}
@@ -155,8 +146,11 @@ def defaults_of(root: Path, yaml_found: tuple[dict[str, Any], str | None],
     for name, found in ((PYPROJECT, _pick(from_toml)), (FILE, from_yaml)):
         for key, value in found.items():
             if key in values and values[key] != value:
-                problems.append(_invalid(f"{key} is {value!r} in {FILE} and {values[key]!r} in {TABLE}",
-                                         f"set {key} in one of them"))
+                problems.append(
+                    _invalid(
+                        f"{key} is {value!r} in {FILE} and {values[key]!r} in {TABLE}", f"set {key} in one of them"
+                    )
+                )
             values[key], origins[key] = value, ORIGIN[name]
     if "home" in values:
         values["home"] = str((root / os.path.expanduser(values["home"])).resolve())
@@ -172,8 +166,10 @@ class Ignored(NamedTuple):
     instead: str
 
     def note(self) -> str:
-        return (f"{self.key}: {_shown(self.value)} in {self.origin} is not applied: it is written inside the quest, which "
-                f"may only make the gate stricter; to apply it, use {self.instead.format(config=shown_config_path())}")
+        return (
+            f"{self.key}: {_shown(self.value)} in {self.origin} is not applied: it is written inside the quest, which "
+            f"may only make the gate stricter; to apply it, use {self.instead.format(config=shown_config_path())}"
+        )
 
 
 INSTEAD = {  # {config}: the user's configuration file, as settings.shown_config_path names it
@@ -200,34 +196,53 @@ def from_quest(found: Defaults) -> tuple[dict[str, Any], list[Ignored]]:
     return applied, ignored
 
 
-def configured_require(root: Path) -> bool:
-    """Whether ``require`` is set, by the trusted configuration or the quest (which may make
-    the gate only stricter): read by the hooks only once a commit or push finalizes (never on
-    an ordinary checkpoint's path), so a quest that sets it is gated by its hooks as by ``closure``."""
+@dataclass(frozen=True, slots=True)
+class QuestConfig:
+    """What the quest's configuration files say, read once (``read_quest_config``) and handed
+    to every step that needs it: the command's options, the record rules, the review encoding,
+    the quest-only actions, the waivers, ``refuse_unread``."""
+
+    root: Path
+    present: bool  # either file is there
+    defaults: Defaults  # empty when neither file is there
+    actions: tuple[str, ...]  # the decision actions the quest names: a fork's; a broken file adds none
+    waivers: tuple[list[Waiver], list[Finding]]  # its own waivers and what is wrong with them
+
+    @property
+    def configured(self) -> Defaults | None:
+        """The defaults, or None when the quest has neither file (the common case: two ``lstat``s).
+        Their ``problems`` are reported beside the waivers' own findings; ``refuse_unread`` judges them."""
+        return self.defaults if self.present else None
+
+
+def read_quest_config(root: Path) -> QuestConfig:
+    """Read ``.ds-gate.yaml`` and ``pyproject.toml`` at the quest root once, and parse each for
+    every reader (their parsers differ on purpose: a broken file sets no default, adds no
+    action and no waiver, each in its own words)."""
+    present = os.path.lexists(root / FILE) or os.path.lexists(root / PYPROJECT)
+    yaml_text, yaml_problem = quest_file(root, FILE)
+    toml_found = _pyproject_defaults(*quest_file(root, PYPROJECT))
+    return QuestConfig(
+        root=root,
+        present=present,
+        defaults=_defaults(root, _yaml_defaults(yaml_text, yaml_problem), toml_found),
+        actions=tuple(_actions(yaml_text, toml_found[0])),
+        waivers=waivers_of(yaml_text, yaml_problem),
+    )
+
+
+def configured_require(config: QuestConfig) -> bool:
+    """Whether ``require`` is set, by the trusted configuration or the quest's (``config``, which
+    may make the gate only stricter): read by the hooks only once a commit or push finalizes
+    (never on an ordinary checkpoint's path), so a quest that sets it is gated by its hooks as by ``closure``."""
     trusted = load()
-    return (trusted.problem is None and trusted.values.get("require") is True) or \
-        read_defaults(root).values.get("require") is True
+    return (trusted.problem is None and trusted.values.get("require") is True) or config.defaults.values.get(
+        "require"
+    ) is True
 
 
-def configured(root: Path) -> Defaults | None:
-    """The quest's defaults, or None when it has neither file (the common case: two
-    ``lstat``s). The gate reads them once: their ``problems`` (what is wrong with
-    ``[tool.ds-gate]``, or a key both files set) are reported beside the waivers' own
-    findings, and ``refuse_unread`` judges them."""
-    if not os.path.lexists(root / FILE) and not os.path.lexists(root / PYPROJECT):
-        return None
-    return read_defaults(root)
-
-
-def decision_actions(root: Path) -> list[str]:
-    """The extra decision actions of ``.ds-gate.yaml`` and ``[tool.ds-gate]``: a fork's.
-    A broken file adds none (``check`` reports it)."""
-    toml = pyproject_defaults(root)[0] if os.path.lexists(root / PYPROJECT) else {}
-    return actions_of(quest_file(root, FILE)[0], toml)
-
-
-def actions_of(text: str | None, toml: dict[str, Any]) -> list[str]:
-    """``decision_actions`` of ``.ds-gate.yaml``'s text and ``[tool.ds-gate]``'s parsed values."""
+def _actions(text: str | None, toml: dict[str, Any]) -> list[str]:
+    """The extra decision actions of ``.ds-gate.yaml``'s text and ``[tool.ds-gate]``'s parsed values."""
     actions: list[str] = []
     if text is not None:
         try:
@@ -246,5 +261,7 @@ def refuse_unread(root: Path, found: Defaults) -> None:
     ``require: true``, and a gate that passes then is worse than none."""
     problems = ([found.yaml_problem] if found.yaml_problem else []) + [f.message for f in found.problems]
     if problems:
-        raise QuestError(f"{root}: {'; '.join(problems)}. The gate cannot tell which defaults the quest sets (require, "
-                         "home, source, refs), so it does not pass: fix the file (`ds-gate check` shows where)")
+        raise QuestError(
+            f"{root}: {'; '.join(problems)}. The gate cannot tell which defaults the quest sets (require, "
+            "home, source, refs), so it does not pass: fix the file (`ds-gate check` shows where)"
+        )

@@ -32,17 +32,17 @@ from typing import Any
 
 from ds_gate.io import schemas
 from ds_gate.io.places import PIN_CONFIG, env_config_file, pinned, planted_link
-from ds_gate.io.places import agent_writable as agent_writable  # re-exported: doctor judges where a hook repository lies
+from ds_gate.io.places import (
+    agent_writable as agent_writable,  # re-exported: doctor judges where a hook repository lies
+)
 from ds_gate.io.places import pins as pins  # re-exported: the hooks pin these places and import no io
 from ds_gate.io.places import pins_note as pins_note
 from ds_gate.io.yamldoc import YamlError, load_yaml
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
-from ds_gate.sources.location import is_inside
 from ds_gate.sources.memory import jsonable
 
 ENV = "DS_GATE_CONFIG"
-FLAG_ACCEPT = "--accept-quest-waivers"
 DEFAULT_KEYS = ("home", "require", "format", "source", "refs")
 KEYS = (*DEFAULT_KEYS, "waivers", "accept_quest_waivers", "no_require", "decision_actions")
 
@@ -75,12 +75,12 @@ class Trusted:
         return f"no_require in {self.path}" if self.problem is None and root.resolve() in self.off else None
 
     def waivers_for(self, root: Path) -> list[dict[str, Any]]:
-        """The trusted waivers that apply to the quest at ``root`` (``waivers.Waiver`` makes them)."""
+        """The trusted waivers that apply to the quest at ``root`` (``waiver_file.Waiver`` makes them)."""
         resolved = str(root.resolve())
         return [w for w in self.waivers if w["quest"] is None or w["quest"] == resolved]
 
     def inside(self, root: Path) -> bool:
-        return self.path is not None and is_inside(root.resolve(), self.path.resolve())
+        return self.path is not None and fs.is_inside(root.resolve(), self.path.resolve())
 
 
 def user_config_path() -> Path:
@@ -159,8 +159,16 @@ def _read(path: Path, origin: str) -> Trusted:
         actions = _actions(data.get("decision_actions") or [])
     except ValueError as exc:
         return bad(str(exc))
-    return Trusted(path, origin, values, tuple(waivers), tuple(accept), tuple(off), tuple(actions),
-                   notes=tuple(f"{n} (in {path})" for n in notes))
+    return Trusted(
+        path,
+        origin,
+        values,
+        tuple(waivers),
+        tuple(accept),
+        tuple(off),
+        tuple(actions),
+        notes=tuple(f"{n} (in {path})" for n in notes),
+    )
 
 
 def _actions(entries: Any) -> list[str]:
@@ -183,8 +191,10 @@ def _quest_entry(key: str, text: str, base: Path, notes: list[str]) -> Path:
     link = planted_link(base / os.path.expanduser(text))
     if link is None:
         return _resolve(text, base)
-    notes.append(f"{key} entry {text!r} matches no quest: its path leads through {link}, which a quest's agent "
-                 "can write; name the quest's own folder instead")
+    notes.append(
+        f"{key} entry {text!r} matches no quest: its path leads through {link}, which a quest's agent "
+        "can write; name the quest's own folder instead"
+    )
     return UNMATCHED
 
 
@@ -215,8 +225,17 @@ def _waivers(entries: Any, base: Path, notes: list[str]) -> list[dict[str, Any]]
             expires = date.fromisoformat(rest["expires"]) if rest.get("expires") else None
         except ValueError:
             raise ValueError(f"waivers[{i}].expires is {rest['expires']!r}, which is no date") from None
-        out.append({"index": i, "rule": rest["rule"].strip(), "reason": rest["reason"].strip(), "id": rest.get("id"),
-                    "path": rest.get("path"), "expires": expires, "quest": str(_quest_entry(f"waivers[{i}].quest", quest, base, notes)) if quest else None})
+        out.append(
+            {
+                "index": i,
+                "rule": rest["rule"].strip(),
+                "reason": rest["reason"].strip(),
+                "id": rest.get("id"),
+                "path": rest.get("path"),
+                "expires": expires,
+                "quest": str(_quest_entry(f"waivers[{i}].quest", quest, base, notes)) if quest else None,
+            }
+        )
     return out
 
 
@@ -230,18 +249,24 @@ def _quests(key: str, entries: Any, base: Path, notes: list[str]) -> list[Path]:
 
 def reachable_problem(path: Path, origin: str, where: str) -> str:
     """Why a configuration inside a quest or a home is not trusted, and the fix."""
-    return (f"the trusted configuration {path} ({origin}) lies inside {where}, which a quest's agent can write "
-            "(a DeepScientist runner sets HOME/XDG_CONFIG_HOME there), so it is not trusted. Keep it outside every "
-            f"quest and DeepScientist home and name it with ${ENV} or --config, or run `ds-gate install` (and "
-            "`ds-gate install --deepscientist`) again from your own shell, which pins your own file")
+    return (
+        f"the trusted configuration {path} ({origin}) lies inside {where}, which a quest's agent can write "
+        "(a DeepScientist runner sets HOME/XDG_CONFIG_HOME there), so it is not trusted. Keep it outside every "
+        f"quest and DeepScientist home and name it with ${ENV} or --config, or run `ds-gate install` (and "
+        "`ds-gate install --deepscientist`) again from your own shell, which pins your own file"
+    )
 
 
 def refuse(trusted: Trusted, root: Path) -> None:
     """The gate commands stop (exit 2) on a trusted file they cannot use, or one inside the quest."""
     if trusted.problem:
-        raise QuestError(f"{trusted.problem}. The gate cannot tell which trusted settings apply, so it does not "
-                         f"pass: fix the file, or point {ENV}/--config at another")
+        raise QuestError(
+            f"{trusted.problem}. The gate cannot tell which trusted settings apply, so it does not "
+            f"pass: fix the file, or point {ENV}/--config at another"
+        )
     if trusted.inside(root):
-        raise QuestError(f"the trusted configuration {trusted.path} ({trusted.origin}) lies inside the quest {root}, "
-                         "which its agent can write, so it is not trusted: keep it outside the quest (e.g. "
-                         f"{user_config_path()})")
+        raise QuestError(
+            f"the trusted configuration {trusted.path} ({trusted.origin}) lies inside the quest {root}, "
+            "which its agent can write, so it is not trusted: keep it outside the quest (e.g. "
+            f"{user_config_path()})"
+        )

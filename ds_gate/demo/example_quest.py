@@ -1,8 +1,8 @@
 """Build quests the way DeepScientist lays them out, for ``ds-gate demo`` and for tests.
 
-Records are written as ``ArtifactService.record`` writes them (the common fields, the
-file at ``<workspace>/artifacts/<dir>/<id>.json``, a 7-key index line with an absolute
-path); worktrees are real ``git worktree add`` checkouts under ``.ds/worktrees/``;
+Records are written as ``ArtifactService.record`` writes them (``demo.service``, the stand-in
+for DeepScientist main: the common fields, the file at ``<workspace>/artifacts/<dir>/<id>.json``,
+a 7-key index line with an absolute path); worktrees are real ``git worktree add`` checkouts under ``.ds/worktrees/``;
 checkpoints are real ``git add -A && git commit`` runs, so installed hooks run.
 Ids and timestamps come from counters, so a build is the same every time.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -20,11 +19,10 @@ from typing import Any
 import git
 import yaml
 
-from ds_gate.kernel.layout import ARTIFACT_DIRS, SINGULAR
-from ds_gate.rules.vocabulary import MAIN_DECISION_ACTIONS
+from ds_gate.demo.main_records import validate_artifact_payload, write_record
+from ds_gate.kernel.layout import SINGULAR
 
 GITIGNORE = ".ds/*.pid\n.ds/*.sock\n.ds/*.tmp\n.ds/worktrees/\ntmp/\n__pycache__/\n.pytest_cache/\n"
-DEFAULT_STATUS = {"progress": "active", "decision": "pending", "approval": "accepted", "graph": "generated"}
 _EPOCH = datetime(2026, 11, 22, 2, 2, 0, tzinfo=timezone.utc)
 _UNSET: Any = object()
 
@@ -69,7 +67,11 @@ class ExampleQuest:
     def create(self) -> ExampleQuest:
         self.root.mkdir(parents=True, exist_ok=True)
         self.git(self.root, "init", "-q", "-b", "main")
-        for key, value in (("user.name", "DeepScientist"), ("user.email", "agent@deepscientist.invalid"), ("commit.gpgsign", "false")):
+        for key, value in (
+            ("user.name", "DeepScientist"),
+            ("user.email", "agent@deepscientist.invalid"),
+            ("commit.gpgsign", "false"),
+        ):
             self.git(self.root, "config", key, value)
         (self.root / ".gitignore").write_text(GITIGNORE)
         self.write_quest_yaml()
@@ -86,17 +88,21 @@ class ExampleQuest:
             return
 
         path = self.root / "quest.yaml"
-        meta: dict[str, Any] = yaml.safe_load(path.read_text()) if path.exists() else {
-            "quest_id": self.quest_id,
-            "title": "Investigate sparse routing robustness",
-            "quest_root": str(self.root),
-            "status": "active",
-            "active_anchor": "baseline",
-            "baseline_gate": "pending",
-            "startup_contract": {"schema_version": 3, "need_research_paper": True, "launch_mode": "standard"},
-            "default_runner": "codex",
-            "created_at": self.now(),
-        }
+        meta: dict[str, Any] = (
+            yaml.safe_load(path.read_text())
+            if path.exists()
+            else {
+                "quest_id": self.quest_id,
+                "title": "Investigate sparse routing robustness",
+                "quest_root": str(self.root),
+                "status": "active",
+                "active_anchor": "baseline",
+                "baseline_gate": "pending",
+                "startup_contract": {"schema_version": 3, "need_research_paper": True, "launch_mode": "standard"},
+                "default_runner": "codex",
+                "created_at": self.now(),
+            }
+        )
         if not path.exists() and self.toggle is not None:
             meta["startup_contract"]["experience_distill"] = self.toggle
         meta.update(changes)
@@ -132,45 +138,27 @@ class ExampleQuest:
         return f"{kind}-{hashlib.sha256(f'{self.quest_id}:{kind}:{self._counter}'.encode()).hexdigest()[:8]}"
 
     def record(self, workspace: Path, kind: str, payload: dict[str, Any], *, index: bool = True) -> dict[str, Any]:
-        workspace = Path(workspace)
         artifact_id = payload.get("artifact_id") or self.new_id(kind)
-        stamp = self.now()
-        rel = Path(os.path.relpath(workspace, self.root)).as_posix()
-        branch = self.git(workspace, "rev-parse", "--abbrev-ref", "HEAD")
-        record = {
-            "kind": kind,
-            "schema_version": 1,
-            "artifact_id": artifact_id,
-            "id": artifact_id,
-            "quest_id": self.quest_id,
-            "created_at": stamp,
-            "updated_at": stamp,
-            "source": {"kind": "agent"},
-            "status": DEFAULT_STATUS.get(kind, "completed"),
-            "branch": branch,
-            "workspace_root": str(workspace),
-            "workspace_rel_path": rel,
-            **payload,
-        }
-        path = workspace / "artifacts" / ARTIFACT_DIRS.get(kind, kind + "s") / f"{artifact_id}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(record, indent=2, ensure_ascii=False))
-        if index:
-            line = {
-                "artifact_id": artifact_id,
-                "kind": kind,
-                "status": record["status"],
-                "quest_id": self.quest_id,
-                "path": str(path),
-                "summary": record.get("summary"),
-                "updated_at": record["updated_at"],
-            }
-            with (workspace / "artifacts" / "_index.jsonl").open("a", encoding="utf-8") as out:
-                out.write(json.dumps(line, ensure_ascii=False) + "\n")
-        return record
+        return write_record(
+            self.root,
+            Path(workspace),
+            kind,
+            payload,
+            quest_id=self.quest_id,
+            artifact_id=artifact_id,
+            stamp=self.now(),
+            index=index,
+        )
 
-    def run(self, workspace: Path, run_id: str, *, run_kind: str = "main_experiment", status: str = "completed",
-            **extra: Any) -> str:
+    def run(
+        self,
+        workspace: Path,
+        run_id: str,
+        *,
+        run_kind: str = "main_experiment",
+        status: str = "completed",
+        **extra: Any,
+    ) -> str:
         payload = {
             "run_id": run_id,
             "run_kind": run_kind,
@@ -188,23 +176,13 @@ class ExampleQuest:
 
     def artifact_record(self, workspace: Path, payload: dict[str, Any]) -> dict[str, Any]:
         """``artifact.record(payload=...)`` as DeepScientist main answers it: its
-        ``validate_artifact_payload`` first (a known kind; a decision needs ``verdict``,
-        ``action`` and ``reason`` and one of main's actions; a run needs ``run_kind``), then the
-        record file and its index line. No checkpoint: callers make one, as main does after."""
-        kind = payload.get("kind")
-        errors = []
-        if kind not in ARTIFACT_DIRS:
-            errors.append(f"Unknown artifact kind: {kind}")
-        elif kind == "decision":
-            errors += [f"Decision artifact requires `{f}`." for f in ("verdict", "action", "reason") if not payload.get(f)]
-            if payload.get("action") and payload["action"] not in MAIN_DECISION_ACTIONS:
-                errors.append(f"Unknown decision action: {payload['action']}")
-        elif kind == "run" and not payload.get("run_kind"):
-            errors.append("Run artifact requires `run_kind`.")
+        ``validate_artifact_payload`` first (``demo.service``), then the record file and its
+        index line. No checkpoint: callers make one, as main does after."""
+        errors = validate_artifact_payload(payload)
         if errors:
             return {"ok": False, "errors": errors, "warnings": []}
         body = {k: v for k, v in payload.items() if k != "kind"}
-        record = self.record(workspace, str(kind), body)
+        record = self.record(workspace, str(payload["kind"]), body)
         return {"ok": True, "artifact_id": record["artifact_id"], "record": record}
 
     def lessons(self, runs: list[str]) -> list[dict[str, Any]]:
@@ -214,21 +192,37 @@ class ExampleQuest:
         for run in runs:
             card_id = self.new_id("knowledge")
             if self.home is not None:
-                self.card("global", f"Lesson from {run}", card_id=card_id, claim=f"What {run} taught.",
-                          lineage=[{"quest": self.quest_id, "run": run}], body=f"Context: {run}.\n\nObservation: ...")
+                self.card(
+                    "global",
+                    f"Lesson from {run}",
+                    card_id=card_id,
+                    claim=f"What {run} taught.",
+                    lineage=[{"quest": self.quest_id, "run": run}],
+                    body=f"Context: {run}.\n\nObservation: ...",
+                )
             cards.append({"card_id": card_id, "scope": "global", "action": "new", "target_run_id": run})
         return cards
 
-    def review(self, workspace: Path, reviewed: list[str], *, cards: list[dict[str, Any]] | None = None,
-               encoding: str = "decision", **extra: Any) -> str:
+    def review(
+        self,
+        workspace: Path,
+        reviewed: list[str],
+        *,
+        cards: list[dict[str, Any]] | None = None,
+        encoding: str = "decision",
+        **extra: Any,
+    ) -> str:
         """A distill_review covering ``reviewed``; by default it writes one new global lesson
         per run (into the home's memory, when there is a home) and names it. ``encoding``:
         ``decision`` (the RFC's, PR #60) or ``report`` (what DeepScientist main accepts)."""
         if cards is None:
             cards = self.lessons(reviewed)
         head: dict[str, Any] = (
-            {"report_type": "distill_review", "summary": f"{len(reviewed)} run(s) distilled",
-             "suppress_if_semantically_equivalent": False}
+            {
+                "report_type": "distill_review",
+                "summary": f"{len(reviewed)} run(s) distilled",
+                "suppress_if_semantically_equivalent": False,
+            }
             if encoding == "report"
             else {"action": "distill_review", "verdict": "covered", "reason": f"{len(reviewed)} run(s) distilled"}
         )
@@ -250,8 +244,17 @@ class ExampleQuest:
             raise ValueError("this example quest has no home for global cards")
         return self.home / "memory"
 
-    def card(self, scope: str, title: str, *, kind: str = "knowledge", card_id: str | None = None,
-             tags: list[str] | None = None, body: str = "Context: ...\n\nObservation: ...", **metadata: Any) -> str:
+    def card(
+        self,
+        scope: str,
+        title: str,
+        *,
+        kind: str = "knowledge",
+        card_id: str | None = None,
+        tags: list[str] | None = None,
+        body: str = "Context: ...\n\nObservation: ...",
+        **metadata: Any,
+    ) -> str:
         """Write a card as MemoryService.write_card does: caller metadata first, then the
         defaults, file ``<memory>/<kind>/<slug(title)>.md``, one line appended to the index."""
 
@@ -268,9 +271,20 @@ class ExampleQuest:
         meta["scope"] = scope
         path = self.card_path(scope, title, kind)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n{body}\n", encoding="utf-8")
-        line = {"id": meta["id"], "title": title, "type": kind, "path": str(path), "quest_id": self.quest_id,
-                "scope": scope, "tags": meta["tags"], "updated_at": stamp, "excerpt": body.splitlines()[0] if body else ""}
+        path.write_text(
+            f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n{body}\n", encoding="utf-8"
+        )
+        line = {
+            "id": meta["id"],
+            "title": title,
+            "type": kind,
+            "path": str(path),
+            "quest_id": self.quest_id,
+            "scope": scope,
+            "tags": meta["tags"],
+            "updated_at": stamp,
+            "excerpt": body.splitlines()[0] if body else "",
+        }
         with (path.parent / "_index.jsonl").open("a", encoding="utf-8") as out:
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
         return str(meta["id"])

@@ -24,19 +24,19 @@ from typing import TYPE_CHECKING
 from ds_gate.agent import tools as agent_tools
 from ds_gate.agent.skill import install_skill
 from ds_gate.demo.example_quest import CheckpointRejected, ExampleQuest
-from ds_gate.demo.service import wrapped_service
+from ds_gate.demo.service import QUEST_COMPLETION_DECISION_TYPE, ArtifactService
 from ds_gate.engine.gate import evaluate
 from ds_gate.engine.lineage import evaluate_lineage
-from ds_gate.hooks.install import install
+from ds_gate.integration import service, wrap
+from ds_gate.integration.call import answer
 from ds_gate.integration.review import judge_review
-from ds_gate.integration.wrap import set_judge
 from ds_gate.kernel.counting import counted
 from ds_gate.reporters import registry as reporters
+from ds_gate.setup.install import install
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ds_gate.demo.example_quest import ExampleQuest
     from ds_gate.model.reports import Report
 
 
@@ -49,9 +49,21 @@ def _indent(text: str) -> str:
     return textwrap.indent(text.rstrip(), "    | ", lambda _line: True)
 
 
+def wrapped_service(quest: ExampleQuest) -> ArtifactService:
+    """The stand-in DeepScientist's service over the example quest (its clock and ids), wrapped by
+    the integration's own code, which asks ds-gate in process (``call.answer``): the same requests
+    and answers that travel over the pipe in DeepScientist's process."""
+    if "ArtifactService.record" not in wrap.status()["wrapped"]:  # once per process
+        problems = service.wrap_service_class(ArtifactService)
+        if problems:
+            raise RuntimeError("; ".join(problems))
+    wrap.set_judge(answer)
+    return ArtifactService(quest.home or quest.root.parent.parent, new_id=quest.new_id, now=quest.now)
+
+
 def _agent_review(quest: ExampleQuest, workspace: Path, runs: list[str], render: Callable[[Report], str]) -> bool:
     """The agent's side. With ds-gate's DeepScientist integration (``install --deepscientist``;
-    here its own wrappers around a service shaped like main's, ``integration.demo_service``),
+    here its own wrappers around the stand-in of main's service, ``demo.service``),
     DeepScientist's ``complete_quest`` refuses first; then the calls the ``ds-gate mcp`` server
     answers (made here in Python, so the demo needs no extra): check_closure,
     draft_distill_review, the review validated and recorded through the wrapped
@@ -61,51 +73,87 @@ def _agent_review(quest: ExampleQuest, workspace: Path, runs: list[str], render:
     quest_yaml = (root / "quest.yaml").read_bytes()
     early = service.complete_quest(root, summary="done")
     untouched = (root / "quest.yaml").read_bytes() == quest_yaml
-    _say(f"\n[5] with ds-gate's DeepScientist integration the agent's artifact.complete_quest() -> ok: {early['ok']},"
-         f" status {early.get('status')},")
+    _say(
+        f"\n[5] with ds-gate's DeepScientist integration the agent's artifact.complete_quest() -> ok: {early['ok']},"
+        f" status {early.get('status')},"
+    )
     _say(f"    pending {', '.join(early.get('pending_run_ids', []))}: refused before anything is recorded or marked.")
-    verdict = agent_tools.closure(root)
-    _say(f"    the agent asks the ds-gate MCP server: check_closure() -> {verdict['verdict']}, pending "
-         f"{', '.join(verdict['pending_run_ids'])}")
-    draft = agent_tools.draft(root, verdict["pending_run_ids"])
+    verdict = agent_tools.check_closure(root)
+    _say(
+        f"    the agent asks the ds-gate MCP server: check_closure() -> {verdict['verdict']}, pending "
+        f"{', '.join(verdict['pending_run_ids'])}"
+    )
+    draft = agent_tools.draft_distill_review(root, verdict["pending_run_ids"])
     payload = draft["payload"]
-    refused = quest.artifact_record(workspace, {**payload, "kind": "decision", "action": "distill_review",
-                                                "verdict": "covered", "reason": "r"})
-    _say(f"    draft_distill_review() -> a kind={payload['kind']!r}, report_type={payload.get('report_type')!r} payload: "
-         "DeepScientist main")
+    refused = quest.artifact_record(
+        workspace, {**payload, "kind": "decision", "action": "distill_review", "verdict": "covered", "reason": "r"}
+    )
+    _say(
+        f"    draft_distill_review() -> a kind={payload['kind']!r}, report_type={payload.get('report_type')!r} payload: "
+        "DeepScientist main"
+    )
     _say(f"    refuses the RFC's decision ({'; '.join(refused.get('errors', []))}) but stores a report.")
     payload["cards_written"] = quest.lessons(verdict["pending_run_ids"])
     checked = judge_review(root, payload)
-    _say(f"    the skill writes two global lessons, fills cards_written; validate_distill_review(payload) -> accepted: "
-         f"{checked['accepted']};")
-    recorded = service.record(root, payload, workspace_root=workspace)
-    quest.checkpoint(workspace, f"artifact: report {recorded.get('artifact_id')}")
-    _say(f"    artifact.record(payload=...): {recorded.get('artifact_id')} is recorded in the idea worktree, covering both "
-         "runs (one")
-    after = agent_tools.closure(root)
-    _say(f"    recorded in another worktree); check_closure() -> {after['verdict']}. ds-gate closure (the cards exist, "
-         "their lineage resolves):")
+    _say(
+        f"    the skill writes two global lessons, fills cards_written; validate_distill_review(payload) -> accepted: "
+        f"{checked['accepted']};"
+    )
+    recorded = service.record(root, payload, workspace_root=workspace)  # main checkpoints a report
+    _say(
+        f"    artifact.record(payload=...): {recorded.get('artifact_id')} is recorded in the idea worktree, covering both "
+        "runs (one"
+    )
+    after = agent_tools.check_closure(root)
+    _say(
+        f"    recorded in another worktree); check_closure() -> {after['verdict']}. ds-gate closure (the cards exist, "
+        "their lineage resolves):"
+    )
     report = evaluate(root, "closure")
     _say(_indent(render(report)))
-    return (untouched and early.get("status") == "distill_review_required" and sorted(early.get("pending_run_ids", [])) == sorted(runs)
-            and checked["accepted"] and bool(recorded.get("ok")) and "errors" in refused and after["ok"] and report.ok
-            and not report.pending)
+    return (
+        untouched
+        and early.get("status") == "distill_review_required"
+        and sorted(early.get("pending_run_ids", [])) == sorted(runs)
+        and checked["accepted"]
+        and bool(recorded.get("ok"))
+        and recorded["checkpoint"]["committed"]
+        and "errors" in refused
+        and after["ok"]
+        and report.ok
+        and not report.pending
+    )
 
 
 def _complete(quest: ExampleQuest) -> bool:
-    """The same call, runs covered: the integration lets main's complete_quest through."""
+    """The same call, runs covered: the agent asks the user, who approves (main's blocking
+    request), and the integration lets main's complete_quest through."""
+    service = wrapped_service(quest)
     try:
-        done = wrapped_service(quest).complete_quest(quest.root, summary="done")
+        asked = service.interact(
+            quest.root,
+            kind="decision_request",
+            reply_mode="blocking",
+            message="May I complete?",
+            reply_schema={"decision_type": QUEST_COMPLETION_DECISION_TYPE},
+        )
+        reply = quest.root / ".ds" / "replies" / f"{asked['interaction_id']}.txt"
+        reply.parent.mkdir(parents=True, exist_ok=True)
+        reply.write_text("approve\n")
+        done = service.complete_quest(quest.root, summary="done")
     finally:
-        set_judge(None)
+        wrap.set_judge(None)
     committed = (done.get("decision") or {}).get("checkpoint", {}).get("committed")
-    _say(f"\n[7] the agent's artifact.complete_quest() again -> ok: {done['ok']}, status {done.get('status')}: "
-         "DeepScientist's own answer;")
+    _say("\n[7] the agent asks the user to approve completing the quest (a blocking request), the user approves;")
+    _say(
+        f"    the agent's artifact.complete_quest() again -> ok: {done['ok']}, status {done.get('status')}: "
+        "DeepScientist's own answer;"
+    )
     _say(f"    its quest-completion decision passed the hook (committed: {committed}).")
     return done.get("status") == "completed" and committed is True
 
 
-def run_demo(directory: str | None = None, *, fmt: str = "text") -> int:
+def run_demo(directory: str | None = None, *, fmt: str = reporters.TEXT) -> int:
     """The demo's git calls and its hook see the demo's home and no user git config; the
     caller's environment is restored afterwards (the API may be called from a longer process)."""
     names = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "DEEPSCIENTIST_HOME")
@@ -139,12 +187,16 @@ def _run_demo(directory: str | None, fmt: str) -> int:
             _say(f"[1] {item.describe()}")
 
         _, skills = install_skill(root)
-        _say(f"[1] ds-gate install --agent: the distill skill for the agent runner, {counted(len(skills), 'file')} "
-             "(.codex/.opencode/.kimi/skills/ds-gate-distill/SKILL.md)")
+        _say(
+            f"[1] ds-gate install --agent: the distill skill for the agent runner, {counted(len(skills), 'file')} "
+            "(.codex/.opencode/.kimi/skills/ds-gate-distill/SKILL.md)"
+        )
         idea = quest.worktree("idea-idea-dac323e6", "idea/001-idea-dac323e6")
         main_run = quest.run(idea, "main-001")
         quest.checkpoint(idea, "experiment: record main main-001")
-        slice_ws = quest.worktree("analysis-camp1-slice-a", "analysis/idea-dac323e6/camp1-slice-a", "idea/001-idea-dac323e6")
+        slice_ws = quest.worktree(
+            "analysis-camp1-slice-a", "analysis/idea-dac323e6/camp1-slice-a", "idea/001-idea-dac323e6"
+        )
         slice_run = quest.run(slice_ws, "camp1:slice-a", run_kind="analysis.slice")
         quest.checkpoint(slice_ws, "experiment: record analysis slice camp1:slice-a")
         quest.run(root, "main-000", status="failed")
@@ -180,7 +232,6 @@ def _run_demo(directory: str | None, fmt: str) -> int:
         held.append(True)
         held.append(_complete(quest))
 
-
         lineage = evaluate_lineage(home)
         _say("\n[8] ds-gate lineage: every lesson in the home's global memory leads back to the run it came from:")
         _say(_indent(render(lineage)))
@@ -192,7 +243,9 @@ def _run_demo(directory: str | None, fmt: str) -> int:
         if directory is None:
             shutil.rmtree(base, ignore_errors=True)
     if all(held):
-        _say("\nds-gate demo: OK - the gate rejected finalization while runs were pending and passed once they were covered.")
+        _say(
+            "\nds-gate demo: OK - the gate rejected finalization while runs were pending and passed once they were covered."
+        )
         if directory:
             _say(f"the example quest is kept at {root}")
         return 0

@@ -1,31 +1,66 @@
-"""The demo's DeepScientist: an ``ArtifactService`` with main's method shapes over the example quest.
+"""The stand-in for DeepScientist main's ``ArtifactService`` (1.6.0): the one ds-gate's demo and tests use.
 
-``ds-gate demo`` shows the agent's side of the integration without a DeepScientist
-installation: this class has exactly the parameters of main's ``record``, ``interact``,
-``complete_quest`` and ``submit_paper_bundle`` (so the integration's own shape check passes
-and its own wrappers wrap it), and does what main does with them on the example quest. The
-verdicts are asked in process (``wrap.set_judge`` with ``call.answer``): the same requests
-and answers that travel over the pipe in DeepScientist's process. The user's completion
-approval is taken as given (main asks for it through ``interact`` first).
+Written from main's documentation and a reading of its source, not copied. Same method names
+and parameters as main's ``record``, ``interact``, ``complete_quest`` and ``submit_paper_bundle``
+(so the integration's shape check passes and its wrappers wrap it), and the behaviour ds-gate's
+integration cares about: ``record`` validates first (main's ``validate_artifact_payload``),
+writes the record and its index line into the workspace, then checkpoints (``git add -A &&
+git commit``, so installed hooks run); ``complete_quest`` needs an explicit approval of a
+blocking ``quest_completion_approval`` request, then records the approval and a ``stop``
+decision with a checkpoint and marks the quest completed in ``quest.yaml`` whatever the commit
+did; ``submit_paper_bundle`` writes its manifest and records its report without a checkpoint.
+
+It imports nothing of ds-gate's: ``tests/standin`` installs this file as
+``deepscientist.artifact.service`` (with ``main_records.py`` beside it) into an environment without ds-gate, where the
+integration wraps it as it wraps main's. ``ds-gate demo`` wraps it in process, and
+``demo.example_quest`` writes its records with ``write_record``, both with the example
+quest's clock and ids (``new_id``, ``now``), so a build is the same every time.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ds_gate.demo.example_quest import CheckpointRejected
-from ds_gate.integration import wrap
-from ds_gate.integration.call import answer
+import yaml
 
-if TYPE_CHECKING:
-    from ds_gate.demo.example_quest import ExampleQuest
+# relative, so the import holds both here and where tests/standin installs the two files
+# (deepscientist/artifact/): this module imports nothing of ds-gate's
+from .main_records import (
+    ARTIFACT_DIRS,
+    CHECKPOINT_KINDS,
+    checkpoint_repo,
+    random_id,
+    utc_now,
+    validate_artifact_payload,
+    write_record,
+)
+
+QUEST_COMPLETION_DECISION_TYPE = "quest_completion_approval"
 
 
-class DemoArtifactService:
-    def __init__(self, quest: ExampleQuest) -> None:
-        self.quest = quest
-        self.home = quest.home
+class QuestService:
+    def __init__(self, home: Path) -> None:
+        self.home = Path(home)
+
+    def mark_completed(self, quest_id: str, stop_reason: str | None = None) -> dict[str, Any]:
+        path = self.home / "quests" / quest_id / "quest.yaml"
+        meta = yaml.safe_load(path.read_text()) or {}
+        meta["status"] = "completed"
+        meta["stop_reason"] = stop_reason
+        path.write_text(yaml.safe_dump(meta, sort_keys=False))
+        return {"quest_id": quest_id, "status": "completed"}
+
+
+class ArtifactService:
+    def __init__(
+        self, home: Path, *, new_id: Callable[[str], str] = random_id, now: Callable[[], str] = utc_now
+    ) -> None:
+        self.home = Path(home)
+        self.quest_service = QuestService(self.home)
+        self.new_id, self.now = new_id, now
 
     def record(
         self,
@@ -37,29 +72,32 @@ class DemoArtifactService:
         commit_message: str | None = None,
         push: bool | None = None,
     ) -> dict[str, Any]:
-        workspace = Path(workspace_root or quest_root)
-        result = self.quest.artifact_record(workspace, payload)
-        if result.get("ok") and checkpoint:
-            try:
-                self.quest.checkpoint(workspace, commit_message or f"artifact: {payload.get('kind')} {result['artifact_id']}")
-                result["checkpoint"] = {"committed": True}
-            except CheckpointRejected as rejected:
-                result["checkpoint"] = {"committed": False, "stderr": rejected.output}
+        errors = validate_artifact_payload(payload)
+        if errors:
+            return {"ok": False, "errors": errors, "warnings": []}
+        root = Path(workspace_root or quest_root)
+        kind = payload["kind"]
+        artifact_id = payload.get("artifact_id") or payload.get("id") or self.new_id(kind)
+        body = {k: v for k, v in payload.items() if k != "kind"}
+        record = write_record(
+            Path(quest_root),
+            root,
+            kind,
+            body,
+            quest_id=Path(quest_root).name,
+            artifact_id=artifact_id,
+            stamp=self.now(),
+        )
+        result: dict[str, Any] = {
+            "ok": True,
+            "artifact_id": artifact_id,
+            "record": record,
+            "checkpoint": None,
+            "path": str(root / "artifacts" / ARTIFACT_DIRS[kind] / f"{artifact_id}.json"),
+        }
+        if checkpoint if checkpoint is not None else kind in CHECKPOINT_KINDS:
+            result["checkpoint"] = checkpoint_repo(root, commit_message or f"artifact: {kind} {artifact_id}")
         return result
-
-    def complete_quest(
-        self,
-        quest_root: Path,
-        *,
-        summary: str = "",
-    ) -> dict[str, Any]:
-        """Main's steps after the approval: the stop decision with a checkpoint, then the quest
-        marked completed in quest.yaml (main marks it whatever that commit did)."""
-        decision = self.record(quest_root, {"kind": "decision", "verdict": "good", "action": "stop",
-                                            "reason": summary or "completed", "decision_scope": "quest_completion"},
-                               checkpoint=True, commit_message="decision: stop (quest completion)")
-        self.quest.write_quest_yaml(status="completed")
-        return {"ok": True, "status": "completed", "decision": decision}
 
     def submit_paper_bundle(
         self,
@@ -78,8 +116,18 @@ class DemoArtifactService:
         package_type: str = "draft_checkpoint",
         prepare_open_source: bool = False,
     ) -> dict[str, Any]:
-        return self.record(quest_root, {"kind": "report", "report_type": "paper_bundle", "summary": summary},
-                           checkpoint=False)
+        if not str(outline_path or "").strip():
+            raise ValueError("submit_paper_bundle requires a selected outline or explicit `outline_path`.")
+        manifest = {"title": title, "summary": summary, "outline_path": outline_path, "package_type": package_type}
+        path = Path(quest_root) / "paper" / "paper_bundle_manifest.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(manifest, indent=2))
+        report = self.record(
+            quest_root,
+            {"kind": "report", "report_type": "paper_bundle", "summary": summary, "manifest_path": str(path)},
+            checkpoint=False,
+        )
+        return {"ok": True, "manifest_path": str(path), "manifest": manifest, "report": report}
 
     def interact(
         self,
@@ -108,14 +156,90 @@ class DemoArtifactService:
         suppress_if_unchanged: bool | None = None,
         min_interval_seconds: int | None = None,
     ) -> dict[str, Any]:
-        return {"ok": True, "kind": kind, "message": message}
+        state_path = Path(quest_root) / ".ds" / "interaction_state.json"
+        state = json.loads(state_path.read_text()) if state_path.exists() else {"open_requests": []}
+        iid = interaction_id or random_id("interaction")
+        if kind == "decision_request":
+            state["open_requests"].append(
+                {
+                    "interaction_id": iid,
+                    "reply_mode": reply_mode,
+                    "decision_type": str(
+                        (reply_schema if isinstance(reply_schema, dict) else {}).get("decision_type") or ""
+                    ).strip(),  # as main
+                    "created_at": self.now(),
+                }
+            )
+        state_path.parent.mkdir(parents=True, exist_ok=True)
+        state_path.write_text(json.dumps(state, indent=2))
+        return {"ok": True, "interaction_id": iid, "kind": kind, "message": message, "recent_inbound_messages": []}
 
+    def _latest_completion_request(self, quest_root: Path) -> dict[str, Any] | None:
+        state_path = Path(quest_root) / ".ds" / "interaction_state.json"
+        state = json.loads(state_path.read_text()) if state_path.exists() else {"open_requests": []}
+        found = [
+            item
+            for item in state["open_requests"]
+            if item.get("decision_type") == QUEST_COMPLETION_DECISION_TYPE and item.get("reply_mode") == "blocking"
+        ]
+        return found[-1] if found else None
 
-def wrapped_service(quest: ExampleQuest) -> DemoArtifactService:
-    """The demo's service class wrapped by the integration's own code, asking ds-gate in process."""
-    if "DemoArtifactService.record" not in wrap.status()["wrapped"]:  # once per process
-        problems = wrap.wrap_service_class(DemoArtifactService)
-        if problems:
-            raise RuntimeError("; ".join(problems))
-    wrap.set_judge(answer)
-    return DemoArtifactService(quest)
+    def complete_quest(
+        self,
+        quest_root: Path,
+        *,
+        summary: str = "",
+    ) -> dict[str, Any]:
+        quest_root = Path(quest_root)
+        meta = yaml.safe_load((quest_root / "quest.yaml").read_text()) or {}
+        if meta.get("status") == "completed":
+            return {"ok": True, "status": "already_completed", "message": "Quest is already marked as completed."}
+        request = self._latest_completion_request(quest_root)
+        if request is None:
+            return {
+                "ok": False,
+                "status": "approval_required",
+                "message": "Quest completion requires a blocking user approval request first. Ask via "
+                "artifact.interact(kind='decision_request', reply_mode='blocking', "
+                f"reply_schema={{'decision_type': '{QUEST_COMPLETION_DECISION_TYPE}'}}).",
+            }
+        reply = quest_root / ".ds" / "replies" / f"{request['interaction_id']}.txt"
+        if not reply.exists():
+            return {
+                "ok": False,
+                "status": "waiting_for_user",
+                "interaction_id": request["interaction_id"],
+                "message": "The completion approval request is still waiting for an explicit user reply.",
+            }
+        text = reply.read_text().strip()
+        if "approve" not in text.lower():
+            return {
+                "ok": False,
+                "status": "approval_not_explicit",
+                "message": "Quest completion was not approved explicitly.",
+            }
+        approval = self.record(
+            quest_root,
+            {
+                "kind": "approval",
+                "reason": f"Quest completion approved: {text}",
+                "decision_id": request["interaction_id"],
+            },
+            checkpoint=False,
+        )
+        decision = self.record(
+            quest_root,
+            {
+                "kind": "decision",
+                "status": "completed",
+                "verdict": "good",
+                "action": "stop",
+                "reason": summary or "completed",
+                "decision_scope": "quest_completion",
+            },
+            checkpoint=True,
+        )
+        snapshot = self.quest_service.mark_completed(quest_root.name, stop_reason="completed_by_user_approval")
+        with (quest_root / ".ds" / "events.jsonl").open("a") as out:
+            out.write(json.dumps({"type": "quest.completed", "created_at": self.now()}) + "\n")
+        return {"ok": True, "status": "completed", "approval": approval, "decision": decision, "snapshot": snapshot}

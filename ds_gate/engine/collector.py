@@ -16,8 +16,9 @@ from pathlib import Path
 from sys import intern
 
 from ds_gate.engine.copies import NO_FINDINGS, Copies
+from ds_gate.engine.folder_rows import INDEX_DISPLAY, FolderRows, Row
 from ds_gate.engine.index_follow import MISSING_SHOWN, IndexFollower
-from ds_gate.engine.record_store import INDEX_DISPLAY, FolderRows, RecordStore, Row
+from ds_gate.engine.record_store import RecordStore
 from ds_gate.engine.slim import (
     Bad,
     NotShareable,
@@ -26,8 +27,8 @@ from ds_gate.engine.slim import (
     SlimDecision,
     SlimRun,
     at,
-    loose,
     make_slim,
+    unplaced,
 )
 from ds_gate.engine.slim_rows import finding_row
 from ds_gate.kernel import fs
@@ -53,8 +54,16 @@ class Collector(IndexFollower, FolderRows):
     """Records from any readers, checked as they are read, one winning copy per artifact id;
     index lines whose record no reader had are followed (inside the quest) or reported."""
 
-    def __init__(self, root: Path, workspaces: list[Workspace], kinds: tuple[str, ...] = GATE_KINDS,
-                 check: RecordCheck = no_checks, *, share: bool = True, store: RecordStore | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        workspaces: list[Workspace],
+        kinds: tuple[str, ...] = GATE_KINDS,
+        check: RecordCheck = no_checks,
+        *,
+        share: bool = True,
+        store: RecordStore | None = None,
+    ) -> None:
         """``share``: copies with the same bytes share one parse and check (only when every
         record finding lies on the record's own path: no plugin rules). ``store``: the
         gate's cache of each folder's verdict inputs (``engine.record_store``), for folder readers; needs ``share``."""
@@ -81,8 +90,13 @@ class Collector(IndexFollower, FolderRows):
     def read(self, reader: Reader) -> None:
         names = reader.record_names(self.skip)
         folder = reader.folder if isinstance(reader, FolderReader) else None
-        if self.store is None or not self.store.admitted or not isinstance(reader, FolderReader) or folder is None \
-                or not self._read_folder(reader, str(folder), names):
+        if (
+            self.store is None
+            or not self.store.admitted
+            or not isinstance(reader, FolderReader)
+            or folder is None
+            or not self._read_folder(reader, str(folder), names)
+        ):
             self._read_all(reader, names)
             self._index(reader.workspace, read_index(reader, self.index_kinds))
         self.findings.extend(reader.findings)
@@ -95,7 +109,9 @@ class Collector(IndexFollower, FolderRows):
             if isinstance(item, Finding):
                 self.findings.append(item)
                 if lines is not None:
-                    lines.append(finding_row(loose(item)) if item.path == ws.display(INDEX_DISPLAY) else ("elsewhere",))
+                    lines.append(
+                        finding_row(unplaced(item)) if item.path == ws.display(INDEX_DISPLAY) else ("elsewhere",)
+                    )
                 continue
             if item.kind == "run":  # interned: the run record's own id, one string for both
                 self.indexed_run_ids.add(intern(item.artifact_id))
@@ -162,17 +178,46 @@ class Collector(IndexFollower, FolderRows):
         if slim.notes:
             self.findings.extend(at(note, display) for note in slim.notes)
         found = [at(f, display) for f in slim.found] + list(extra) if slim.found or extra else NO_FINDINGS
-        self._offer_run(ws.rel, self.order.get(ws.rel, len(self.order)), display, slim.artifact_id, slim.run_id,
-                        slim.run_kind, slim.status, slim.updated_at, slim.created_at, slim.home_rel == ws.rel, slim.done,
-                        found)
+        self._offer_run(
+            ws.rel,
+            self.order.get(ws.rel, len(self.order)),
+            display,
+            slim.artifact_id,
+            slim.run_id,
+            slim.run_kind,
+            slim.status,
+            slim.updated_at,
+            slim.created_at,
+            slim.home_rel == ws.rel,
+            slim.done,
+            found,
+        )
 
-    def _offer_run(self, rel: str, order: int, display: str, artifact_id: str, run_id: str | None, run_kind: str | None,
-                   status: str | None, updated: str | None, created: str | None, home: bool, done: bool,
-                   found: Sequence[Finding] = NO_FINDINGS) -> None:
+    def _offer_run(
+        self,
+        rel: str,
+        order: int,
+        display: str,
+        artifact_id: str,
+        run_id: str | None,
+        run_kind: str | None,
+        status: str | None,
+        updated: str | None,
+        created: str | None,
+        home: bool,
+        done: bool,
+        found: Sequence[Finding] = NO_FINDINGS,
+    ) -> None:
         if not found and self.runs.loses(artifact_id, updated, created, home, order, done):
             return  # a worktree's copy of a run another copy already wins: nothing to build
-        self.runs.offer(artifact_id, Run(artifact_id, run_id, run_kind, status, rel, display, updated, created), home,
-                        order, found, done)
+        self.runs.offer(
+            artifact_id,
+            Run(artifact_id, run_id, run_kind, status, rel, display, updated, created),
+            home,
+            order,
+            found,
+            done,
+        )
 
     def _place_decision(self, ws: Workspace, display: str, slim: SlimDecision, extra: Sequence[Finding]) -> None:
         self.findings.extend(at(note, display) for note in slim.notes)
@@ -191,5 +236,6 @@ class Collector(IndexFollower, FolderRows):
             neighbor_cards=frozenset(slim.neighbor_cards),
             encoding=slim.encoding,
         )
-        self.decisions.offer(slim.artifact_id, decision, slim.home_rel == ws.rel,
-                             self.order.get(ws.rel, len(self.order)), [])
+        self.decisions.offer(
+            slim.artifact_id, decision, slim.home_rel == ws.rel, self.order.get(ws.rel, len(self.order)), []
+        )

@@ -30,10 +30,11 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from ds_gate.config.quest import configured_require
+from ds_gate.config.quest import QuestConfig, configured_require, read_quest_config
 from ds_gate.config.waivers import waive
 from ds_gate.engine.documents import GivenFile, check_documents
-from ds_gate.engine.gate import evaluate, load_quest
+from ds_gate.engine.gate import Gate, load_quest
+from ds_gate.engine.options import GateOptions
 from ds_gate.engine.unseen import as_closure_sees
 from ds_gate.kernel.catfile import cat_file
 from ds_gate.kernel.checkpoint import gated, may_be_review, other_json
@@ -68,6 +69,7 @@ if TYPE_CHECKING:
     from ds_gate.model.findings import Finding
     from ds_gate.model.records import Quest
     from ds_gate.model.reports import Report
+
 
 def _finalizes(name: str, raw: bytes | TooLarge | None) -> bool:
     """A staged ``.json`` file that is a finalizing decision (one over the size limit is not read)."""
@@ -111,8 +113,12 @@ class CommitCheck:
         blobs = self.staged_bytes(changes, names, [*artifacts, *others], cards)
         final = {name for name in [*artifacts, *others] if _finalizes(name, blobs[f":{name}"])}
         # judged: run and decision records, reviews, and every finalizing decision wherever it lies
-        artifacts = [name for name in [*artifacts, *others] if name in final
-                     or (is_artifact_record(name) and (not name.startswith(REPORTS) or may_be_review(blobs[f":{name}"])))]
+        artifacts = [
+            name
+            for name in [*artifacts, *others]
+            if name in final
+            or (is_artifact_record(name) and (not name.startswith(REPORTS) or may_be_review(blobs[f":{name}"])))
+        ]
         reasons = commit_reasons(names, blobs, sorted(final), _plugin_patterns(names))
         if not reasons and not self.validate and not cards:
             return None
@@ -120,31 +126,41 @@ class CommitCheck:
             loc = locate(self.cwd)
         except NotAQuest as exc:  # no quest.yaml: a checkpoint there is not gated; a finalization stops
             if reasons:
-                raise NotAQuest(f"{exc}; this commit finalizes ({'; '.join(reasons)}), so the commit hook stops "
-                                "(in a repository that is no quest: `git commit --no-verify`)", exc.root) from None
+                raise NotAQuest(
+                    f"{exc}; this commit finalizes ({'; '.join(reasons)}), so the commit hook stops "
+                    "(in a repository that is no quest: `git commit --no-verify`)",
+                    exc.root,
+                ) from None
             return None
         top_rel = loc.top.relative_to(loc.root).as_posix()
         prefix = "" if top_rel == "." else f"{top_rel}/"
-        card_findings = _card_findings(loc.root, loc.top, prefix, cards, blobs, self.validate, self.notes) if cards else []
-        card_findings = waive(card_findings, loc.root, audit=False)
+        card_findings = (
+            _card_findings(loc.root, loc.top, prefix, cards, blobs, self.validate, self.notes) if cards else []
+        )
+        config = read_quest_config(loc.root)  # once: the waivers of the cards and the records, and the closure
+        own = config.waivers
+        card_findings = waive(card_findings, loc.root, own, audit=False)
         if reasons:
-            closure = self.closure(loc.root, reasons, card_findings)
+            closure = self.closure(config, reasons, card_findings)
             if closure is not None:
                 return closure
         findings: list[Finding] = [*card_findings, *self.quest_yaml_findings(names, blobs, prefix)]
         if self.validate:
-            findings.extend(waive(self.record_findings(artifacts, blobs, prefix, loc.root), loc.root, audit=False))
+            findings.extend(waive(self.record_findings(artifacts, blobs, prefix, loc.root), loc.root, own, audit=False))
         return self.report(findings, reasons)
 
-    def staged_bytes(self, changes: dict[str, tuple[str | None, str]], names: list[str], artifacts: list[str],
-                     cards: list[str]) -> dict[str, bytes | TooLarge | None]:
+    def staged_bytes(
+        self, changes: dict[str, tuple[str | None, str]], names: list[str], artifacts: list[str], cards: list[str]
+    ) -> dict[str, bytes | TooLarge | None]:
         """The staged (``:<path>``) and, for cards and ``quest.yaml``, ``HEAD:<path>`` bytes, keyed
         as git names them but read by blob id: a quest's path (a newline, bytes that are not
         UTF-8) never enters cat-file's line protocol."""
         ids = {f":{name}": changes[name][1] for name in artifacts}
         for name in cards:
             ids[f":{name}"], ids[f"HEAD:{name}"] = changes[name][1], changes[name][0] or ""
-        fixed = [f":{QUEST_YAML}", f"HEAD:{QUEST_YAML}"] if QUEST_YAML in names or cards else []  # HEAD's names the quest
+        fixed = (
+            [f":{QUEST_YAML}", f"HEAD:{QUEST_YAML}"] if QUEST_YAML in names or cards else []
+        )  # HEAD's names the quest
         found = cat_file(self.cwd, [*fixed, *(oid for oid in ids.values() if oid)], staged=True)
         blobs = {name: found.get(oid) if oid else None for name, oid in ids.items()}
         blobs.update((name, found.get(name)) for name in fixed)
@@ -158,38 +174,48 @@ class CommitCheck:
             self._quest.append(load_quest(self.cwd, staged=True))
         return self._quest[0]
 
-    def closure(self, root: Path, reasons: list[str], card_findings: list[Finding]) -> Report | None:
+    def closure(self, config: QuestConfig, reasons: list[str], card_findings: list[Finding]) -> Report | None:
         """The closure gate for a finalization commit: its report when the gate is enforced
         (as this commit stages the workspace, then as ``closure`` reads the folders), else None
         with its notes kept."""
-        require = self.require or configured_require(root)
-        closure = evaluate(self.quest(), SCOPES["commit-check"], require=require, finalization=reasons,
-                           staged_findings=card_findings)
+        asked = GateOptions(require=self.require or configured_require(config), finalization=tuple(reasons))
+        scope = SCOPES["commit-check"]
+        closure = Gate(
+            self.quest(), scope, dataclasses.replace(asked, staged_findings=tuple(card_findings)), config=config
+        ).run()
         if closure.enforced:
-            closure = as_closure_sees(closure, evaluate(self.cwd, SCOPES["commit-check"], require=require,
-                                                        finalization=reasons), "this commit does not stage")
+            closure = as_closure_sees(
+                closure, Gate(self.cwd, scope, asked, config=config).run(), "this commit does not stage"
+            )
         if closure.enforced:  # with why the cards' patch rules named no quest, as a checkpoint says it
             return dataclasses.replace(closure, notes=[*self.notes, *closure.notes])
         self.notes += closure.notes
         return None
 
-    def quest_yaml_findings(self, names: list[str], blobs: dict[str, bytes | TooLarge | None],
-                            prefix: str) -> list[Finding]:
+    def quest_yaml_findings(
+        self, names: list[str], blobs: dict[str, bytes | TooLarge | None], prefix: str
+    ) -> list[Finding]:
         if QUEST_YAML not in names or blobs.get(f":{QUEST_YAML}") is None:
             return []
         staged_yaml = blobs[f":{QUEST_YAML}"] or b""
-        found = ([too_large_finding(staged_yaml)] if isinstance(staged_yaml, OSError)
-                 else parse_quest_yaml(staged_yaml.decode("utf-8-sig", "replace"))[1])
+        found = (
+            [too_large_finding(staged_yaml)]
+            if isinstance(staged_yaml, OSError)
+            else parse_quest_yaml(staged_yaml.decode("utf-8-sig", "replace"))[1]
+        )
         return [dataclasses.replace(f, path=prefix + QUEST_YAML) for f in found]
 
-    def record_findings(self, artifacts: list[str], blobs: dict[str, bytes | TooLarge | None], prefix: str,
-                        root: Path) -> list[Finding]:
+    def record_findings(
+        self, artifacts: list[str], blobs: dict[str, bytes | TooLarge | None], prefix: str, root: Path
+    ) -> list[Finding]:
         documents: list[GivenFile] = []
         found: list[Finding] = []
         for name in artifacts:
             raw = blobs[f":{name}"]
             if isinstance(raw, bytes):  # a decision outside a record folder is read as one (its kind says so)
-                documents.append(GivenFile(prefix + name, raw, name.split("/")[1] if is_artifact_record(name) else "decisions"))
+                documents.append(
+                    GivenFile(prefix + name, raw, name.split("/")[1] if is_artifact_record(name) else "decisions")
+                )
             elif raw is not None:  # over the size limit, never read: input.too-large, as from the folder
                 found.append(unreadable(prefix + name, raw))
         return found + check_documents(documents, lambda _doc: self.quest(), root)[0]
@@ -198,12 +224,24 @@ class CommitCheck:
         findings, demoted = apply_policy(findings, FINALIZATION if reasons else CHECKPOINT)
         if demoted:
             self.notes.append(demoted_note(demoted))
-        return DocumentsReport(command="commit-check", ok=not any(f.fails for f in findings), findings=findings,
-                               finalization_reasons=reasons, notes=self.notes)
+        return DocumentsReport(
+            command="commit-check",
+            ok=not any(f.fails for f in findings),
+            findings=findings,
+            finalization_reasons=reasons,
+            notes=self.notes,
+        )
 
 
-def _card_findings(root: Path, top: Path, prefix: str, names: list[str], blobs: dict[str, bytes | TooLarge | None],
-                   validate: bool, notes: list[str]) -> list[Finding]:
+def _card_findings(
+    root: Path,
+    top: Path,
+    prefix: str,
+    names: list[str],
+    blobs: dict[str, bytes | TooLarge | None],
+    validate: bool,
+    notes: list[str],
+) -> list[Finding]:
     """Each staged card on its own (with ``validate``) and as a patch of its ``HEAD`` version."""
     patching_quest, why = committing_quest(root, blobs.get(f"HEAD:{QUEST_YAML}"))
     check_card, check_patch = card_checker(), patch_checker()
@@ -212,7 +250,7 @@ def _card_findings(root: Path, top: Path, prefix: str, names: list[str], blobs: 
         after_raw = blobs.get(f":{name}")
         if after_raw is None:
             continue
-        kind, display = kind_of(name[len("memory/"):]) or "", prefix + name
+        kind, display = kind_of(name[len("memory/") :]) or "", prefix + name
         if isinstance(after_raw, OSError):  # over the size limit, never read
             found.append(unreadable(display, after_raw))
             continue
@@ -226,7 +264,9 @@ def _card_findings(root: Path, top: Path, prefix: str, names: list[str], blobs: 
         before_raw = blobs.get(f"HEAD:{name}")
         if not isinstance(before_raw, bytes):  # none at HEAD, or over the size limit there (never read)
             before_raw = None
-        before = parse_card(before_raw, path=top / name, display=display, scope="quest", kind=kind) if before_raw else None
+        before = (
+            parse_card(before_raw, path=top / name, display=display, scope="quest", kind=kind) if before_raw else None
+        )
         patch = check_patch(before, after, patching_quest)
         if patch and why and why not in notes:
             notes.append(why)

@@ -51,11 +51,17 @@ class Copies(Generic[Item]):
         held = self.best.get(artifact_id)
         if held is None:
             return None
-        return _rank(artifact_id not in self.undone, held.updated_at, held.created_at, artifact_id not in self.away,
-                     self.order.get(held.workspace, len(self.order)))
+        return _rank(
+            artifact_id not in self.undone,
+            held.updated_at,
+            held.created_at,
+            artifact_id not in self.away,
+            self.order.get(held.workspace, len(self.order)),
+        )
 
-    def loses(self, artifact_id: str, updated_at: str | None, created_at: str | None, home: bool, order: int,
-              done: bool) -> bool:
+    def loses(
+        self, artifact_id: str, updated_at: str | None, created_at: str | None, home: bool, order: int, done: bool
+    ) -> bool:
         """Whether a copy with these dates (``done``: completed) would lose to the one held,
         told without building it, exactly as ``offer`` decides it."""
         held = self._held(artifact_id)
@@ -69,8 +75,9 @@ class Copies(Generic[Item]):
         if not done:
             self.undone.add(artifact_id)
 
-    def offer(self, artifact_id: str, item: Item, home: bool, order: int, findings: Sequence[Finding],
-              done: bool = False) -> None:
+    def offer(
+        self, artifact_id: str, item: Item, home: bool, order: int, findings: Sequence[Finding], done: bool = False
+    ) -> None:
         """``item`` wins if it ranks above the copy held (``order``: its workspace's, as ``self.order``
         says; ``done``: a completed run)."""
         held = self._held(artifact_id)

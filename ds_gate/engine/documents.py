@@ -195,12 +195,15 @@ class Validation:
             return
         except OSError as exc:  # missing, unreadable, or not a regular file (a FIFO, /dev/zero): exit 2
             self.readable = False
-            self.findings.append(INPUT_UNREADABLE.at(
-                str(given),
-                f"cannot read {given}: {exc.strerror or exc}",
-                hint="name a regular file (a pipe or device is never read)" if isinstance(exc, fs.NotRegular)
-                else "check the path and its permissions",
-            ))
+            self.findings.append(
+                INPUT_UNREADABLE.at(
+                    str(given),
+                    f"cannot read {given}: {exc.strerror or exc}",
+                    hint="name a regular file (a pipe or device is never read)"
+                    if isinstance(exc, fs.NotRegular)
+                    else "check the path and its permissions",
+                )
+            )
             return
         if path.suffix == ".md":
             if self.check_card is None:
@@ -215,13 +218,17 @@ class Validation:
     def report(self, checked: int) -> DocumentsReport:
         """Sorted findings, the notes, and the checkpoint policy when asked for."""
         findings = sorted(self.findings, key=Finding.sort_key)
-        notes = [*self.walked, f"{counted(checked, 'run or decision record')} and {counted(self.cards, 'memory card')} "
-                 f"of {counted(len(self.paths), 'file')} were validated"]
+        notes = [
+            *self.walked,
+            f"{counted(checked, 'run or decision record')} and {counted(self.cards, 'memory card')} "
+            f"of {counted(len(self.paths), 'file')} were validated",
+        ]
         if self.checkpoint:
             findings, demoted = apply_policy(findings, CHECKPOINT)
             notes.extend([demoted_note(demoted)] if demoted else [])
-        return DocumentsReport(command="validate", ok=not any(f.severity == ERROR for f in findings),
-                               findings=findings, notes=notes)
+        return DocumentsReport(
+            command="validate", ok=not any(f.severity == ERROR for f in findings), findings=findings, notes=notes
+        )
 
 
 def validate_files(paths: Iterable[str | Path], *, checkpoint: bool = False) -> tuple[DocumentsReport, bool]:

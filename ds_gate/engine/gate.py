@@ -13,13 +13,17 @@ only in what fails them:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ds_gate.config.failclosed import ACCEPT_FLAG, accept_command
-from ds_gate.config.quest import from_quest, refuse_unread
+from ds_gate.config.quest import (
+    QuestConfig,
+    from_quest,
+    read_quest_config,
+    refuse_unread,
+)
 from ds_gate.config.settings import load, refuse
 from ds_gate.config.waivers import WAIVER_PROPOSED, waive
 from ds_gate.engine import loader
@@ -28,18 +32,14 @@ from ds_gate.engine.gate_stops import (
     refuse_unseen_toggle,
     waived_sources,
 )
-from ds_gate.engine.inputs import (
-    GateInputs as GateInputs,  # re-exported: callers build one
-)
-from ds_gate.engine.inputs import scope_of as scope_of
+from ds_gate.engine.options import GateOptions
 from ds_gate.engine.patch_history import patch_history_findings
-from ds_gate.engine.quest_config import QuestConfig, read_quest_config
 from ds_gate.engine.quest_memory import quest_memory
 from ds_gate.engine.unseen import clone_findings, refuse_unread_git, refuse_unseen
 from ds_gate.model.context import CheckContext
 from ds_gate.model.findings import ERROR, INFO, Finding
 from ds_gate.model.records import Card, Quest
-from ds_gate.model.reports import GateReport, Scope
+from ds_gate.model.reports import SCOPES, GateReport, Scope
 from ds_gate.plugins.manager import (
     completed_rule,
     hooks,
@@ -54,31 +54,49 @@ from ds_gate.sources.toggle_seen import Seen, toggle_seen
 if TYPE_CHECKING:
     from ds_gate.config.settings import Trusted
 
-OFF_NOTE = ("experience_distill is off for this quest, so the closure gate is not enforced "
-            "(turn it on in quest.yaml startup_contract, or pass --require)")
+GATE_COMMANDS = ("check", "closure", "candidates")  # the scopes ``evaluate`` takes by name (the hooks pass theirs)
 
 
-def load_quest(path: Path | str | Location, *, cache: bool = True, config: QuestConfig | None = None,
-               **options: Any) -> Quest:
+def scope_of(command: str | Scope) -> Scope:
+    """The ``Scope`` a gate command names, or the one given."""
+    scope = command if isinstance(command, Scope) else SCOPES.get(command) if command in GATE_COMMANDS else None
+    if scope is None:
+        raise ValueError(f"unknown command {command!r}; expected one of {GATE_COMMANDS}")
+    return scope
+
+
+OFF_NOTE = (
+    "experience_distill is off for this quest, so the closure gate is not enforced "
+    "(turn it on in quest.yaml startup_contract, or pass --require)"
+)
+
+
+def load_quest(
+    path: Path | str | Location, *, cache: bool = True, config: QuestConfig | None = None, **options: Any
+) -> Quest:
     """Read a quest with every record checked by the built-in rules and the plugins' (see
     ``engine.loader.load_quest`` for the options). ``cache``: keep and reuse what was read of
     each record file in the user's cache folder (never changes the result, only its speed).
     ``config``: the quest's configuration, when the caller read it already (its decision actions)."""
-    checker = keyed_record_checker if config is None else \
-        (lambda root: keyed_record_checker(root, quest_actions=config.actions))
+    checker = (
+        keyed_record_checker
+        if config is None
+        else (lambda root: keyed_record_checker(root, quest_actions=config.actions))
+    )
     return loader.load_quest(path, keyed_checker=checker, cache=cache, **options)
 
 
 @dataclass(slots=True)
 class Gate:
-    """One gate run, built from its inputs and run step by step (``run``): load the quest,
+    """One gate run, built from its scope and options and run step by step (``run``): load the quest,
     coverage, memory and lineage, the trusted settings and the toggle, the fail-closed stops,
     the pending runs, the waivers, the report. The quest is located once (a ``Location`` given
     is used as it is) and its configuration read once; every step takes them from here."""
 
     given: Quest | Path | str | Location
-    inputs: GateInputs
-    settings: Trusted | None = None  # the trusted settings; default: the user's configuration file
+    scope: Scope
+    options: GateOptions = field(default_factory=GateOptions)
+    settings: Trusted | None = None  # the trusted settings, when the caller read them; default: ``options.config``
     config: QuestConfig | None = None  # the quest's own configuration, when the caller read it already
     shared_cards: SharedCards | None = None  # the home's global cards, read once for many quests (--all-quests)
     findings: list[Finding] = field(default_factory=list)
@@ -92,13 +110,13 @@ class Gate:
     def run(self) -> GateReport:
         quest, config = self.load()
         cov = self.cover(quest, config)
-        if self.inputs.scope.reads_cards:  # candidates lists runs; cards and extra rules are for the other scopes
+        if self.scope.reads_cards:  # candidates lists runs; cards and extra rules are for the other scopes
             self.read_memory(quest, cov)
-        if self.inputs.scope.gates_pending:
+        if self.scope.gates_pending:
             refuse_unseen(quest)
-        trusted = self.settings if self.settings is not None else load()
-        self.weigh_settings(quest, config, trusted)
-        self.weigh_toggle(quest)
+        trusted = self.settings if self.settings is not None else load(self.options.config)
+        self.apply_settings(quest, config, trusted)
+        self.decide_enforced(quest)
         self.stop_where_unseen(quest, config, trusted)
         self.count_pending(cov)
         self.apply_waivers(quest, config, trusted)
@@ -108,49 +126,56 @@ class Gate:
         """The quest (read here unless given) and its configuration, each read once."""
         if isinstance(self.given, Quest):
             return self.given, self.config or read_quest_config(self.given.root)
-        location = self.given if isinstance(self.given, Location) else \
-            locate(self.given, any_repository=not self.inputs.scope.gates_pending)  # check warns on no quest.yaml
+        location = (
+            self.given
+            if isinstance(self.given, Location)
+            else locate(self.given, any_repository=not self.scope.gates_pending)
+        )  # check warns on no quest.yaml
         config = self.config or read_quest_config(location.root)
-        inputs = self.inputs
-        return load_quest(location, source=inputs.source, refs=inputs.refs, cache=inputs.cache, config=config), config
+        options = self.options
+        return load_quest(
+            location, source=options.source, refs=options.refs, cache=options.cache, config=config
+        ), config
 
     def cover(self, quest: Quest, config: QuestConfig) -> Coverage:
         """Which completed runs no valid review covers; the quest's and the decisions' findings."""
         self.encoding = review_encoding_for(quest.root, quest_actions=config.actions)
         cov = coverage(quest, completed_rule(), self.encoding)
         self.findings = list(quest.findings)
-        self.findings.extend(cov.findings)  # each decision's own (a superseded review's as warnings), then reviewed ids'
+        self.findings.extend(
+            cov.findings
+        )  # each decision's own (a superseded review's as warnings), then reviewed ids'
         return cov
 
     def read_memory(self, quest: Quest, cov: Coverage) -> None:
         """The cards, their discipline and lineage, the patches in their committed history (not
         for ``candidates``), then each plugin's quest checks."""
-        home = self.inputs.home
+        home = self.options.home
         memory = quest_memory(quest, cov.reviews, home, self.shared_cards)
         self.findings.extend(memory.findings)
         self.cards, self.home_path = memory.cards, memory.home
-        if self.inputs.scope.can_fail:  # every committed version of the cards, by the patch rules
+        if self.scope.can_fail:  # every committed version of the cards, by the patch rules
             self.findings.extend(patch_history_findings(quest))
         context = CheckContext(quest, cov.reviews, home, cards=self.cards, home_path=self.home_path)
         for extra in hooks().ds_gate_check_quest(quest=quest, context=context):
             self.findings.extend(extra or [])
 
-    def weigh_settings(self, quest: Quest, config: QuestConfig, trusted: Trusted) -> None:
+    def apply_settings(self, quest: Quest, config: QuestConfig, trusted: Trusted) -> None:
         """A trusted file that cannot be used stops closure; what turns the gate off; the quest's
         settings that are not applied."""
         self.notes = [*quest.notes, *trusted.notes]
-        if self.inputs.scope.gates_pending:
+        if self.scope.gates_pending:
             refuse(trusted, quest.root)
         elif trusted.problem:
             self.notes.append(f"{trusted.problem}; its settings and waivers are not applied (closure stops on it)")
-        self.off_by = "--no-require" if self.inputs.no_require else trusted.turns_off(quest.root)
+        self.off_by = "--no-require" if self.options.no_require else trusted.turns_off(quest.root)
         if config.configured is not None:
             self.notes += [ignored.note() for ignored in from_quest(config.configured)[1]]
 
-    def weigh_toggle(self, quest: Quest) -> None:
+    def decide_enforced(self, quest: Quest) -> None:
         """Whether the gate is enforced: on in the root's quest.yaml, ``--require``, or on anywhere
         the gate can see (a worktree's or a committed quest.yaml); never under a trusted off."""
-        scope, require, off = self.inputs.scope, self.inputs.require, self.off_by is not None
+        scope, require, off = self.scope, self.options.require, self.off_by is not None
         seen: Seen | None = None
         if scope.gates_pending and not require and not off:
             seen = None if quest.experience_distill else toggle_seen(quest)
@@ -158,13 +183,15 @@ class Gate:
         seen_on = seen is not None and seen.on_at is not None
         self.enforced = (quest.experience_distill or require or seen_on) and not off
         if seen is not None and seen.on_at is not None:
-            self.notes.append(f"experience_distill is not on in the root's quest.yaml, but it is on in {seen.on_at}: "
-                              "once on anywhere the gate can see, it stays on (a trusted --no-require turns the gate off)")
+            self.notes.append(
+                f"experience_distill is not on in the root's quest.yaml, but it is on in {seen.on_at}: "
+                "once on anywhere the gate can see, it stays on (a trusted --no-require turns the gate off)"
+            )
 
     def stop_where_unseen(self, quest: Quest, config: QuestConfig, trusted: Trusted) -> None:
         """Closure stops on a configuration or git history it cannot read; the actions only the
         quest accepts, and the clones' findings, join the report."""
-        scope = self.inputs.scope
+        scope = self.scope
         if scope.gates_pending and config.configured is not None:
             refuse_unread(quest.root, config.configured)
             self.findings.extend(quest_only_actions(quest, trusted.actions, config.actions))
@@ -175,31 +202,39 @@ class Gate:
 
     def count_pending(self, cov: Coverage) -> None:
         """Each pending run: an error where the gate is enforced, else a note that it is not."""
-        if not self.inputs.scope.gates_pending:
+        if not self.scope.gates_pending:
             return
         severity = ERROR if self.enforced else INFO
-        self.findings.extend(pending_finding(run, cov.listed_by_invalid.get(run.artifact_id, []), severity,
-                                             self.encoding) for run in cov.pending)
+        self.findings.extend(
+            pending_finding(run, cov.listed_by_invalid.get(run.artifact_id, []), severity, self.encoding)
+            for run in cov.pending
+        )
         if not self.enforced:
-            self.notes.append(f"the closure gate is not enforced: {self.off_by} (a trusted setting) turns it off"
-                              if self.off_by else OFF_NOTE)
+            self.notes.append(
+                f"the closure gate is not enforced: {self.off_by} (a trusted setting) turns it off"
+                if self.off_by
+                else OFF_NOTE
+            )
 
     def apply_waivers(self, quest: Quest, config: QuestConfig, trusted: Trusted) -> None:
         """Mark what the trusted waivers (and the quest's, when accepted) waive; the quest's
         configuration problems join the report."""
-        accepted_by = ACCEPT_FLAG if self.inputs.accept_quest_waivers else None
-        self.findings = waive(self.findings, quest.root, accepted_by=accepted_by, trusted=trusted, own=config.waivers) \
-            + (config.configured.problems if config.configured is not None else [])
+        accepted_by = ACCEPT_FLAG if self.options.accept_quest_waivers else None
+        self.findings = waive(self.findings, quest.root, config.waivers, accepted_by=accepted_by, trusted=trusted) + (
+            config.configured.problems if config.configured is not None else []
+        )
         self.findings.sort(key=Finding.sort_key)
-        if self.inputs.scope.can_fail and any(f.rule == WAIVER_PROPOSED.id for f in self.findings):
-            self.notes.append(f"the quest proposes waivers, which waive nothing until its owner accepts them: "
-                              f"{accept_command(quest.root)}")
+        if self.scope.can_fail and any(f.rule == WAIVER_PROPOSED.id for f in self.findings):
+            self.notes.append(
+                f"the quest proposes waivers, which waive nothing until its owner accepts them: "
+                f"{accept_command(quest.root)}"
+            )
 
     def report(self, quest: Quest, cov: Coverage) -> GateReport:
         """The verdict and everything the reporters show; the staged cards' findings come last."""
-        scope, findings = self.inputs.scope, self.findings
+        scope, findings = self.scope, self.findings
         known = set(findings)  # the quest's cards were read from their folder too
-        staged = [f for f in self.inputs.staged_findings if f not in known]
+        staged = [f for f in self.options.staged_findings if f not in known]
         never_fails = not scope.can_fail or (scope.gates_pending and not self.enforced)
         ok = (never_fails or not any(f.fails for f in findings)) and not any(f.fails for f in staged)
         pending_ids = {run.artifact_id for run in cov.pending}
@@ -214,7 +249,7 @@ class Gate:
             pending=sorted(cov.pending, key=lambda r: r.artifact_id),
             reviews=sorted(cov.reviews, key=lambda r: r.artifact_id),
             listed_by_invalid={rid: reviews for rid, reviews in cov.listed_by_invalid.items() if rid in pending_ids},
-            finalization_reasons=list(self.inputs.finalization),
+            finalization_reasons=list(self.options.finalization),
             notes=self.notes,
             home=self.home_path,
             cards=self.cards,
@@ -226,33 +261,23 @@ class Gate:
 def evaluate(
     quest: Quest | Path | str | Location,
     command: str | Scope = "check",
-    *,
-    require: bool = False,
-    home: Path | str | None = None,
-    source: str = "auto",
-    refs: Sequence[str] | None = None,
-    finalization: Sequence[str] = (),
-    staged_findings: Iterable[Finding] = (),
-    cache: bool = True,
-    no_require: bool = False,
-    accept_quest_waivers: bool = False,
-    settings: Trusted | None = None,
+    options: GateOptions | None = None,
+    **asked: Any,
 ) -> GateReport:
-    """``home``: the DeepScientist home for global cards and other quests' runs (default:
-    ``$DEEPSCIENTIST_HOME``, ``$DS_HOME``, ``~/DeepScientist``). ``source``/``refs``: where
-    records are read when ``quest`` is a path (see ``load_quest``). ``finalization``: why
-    the commit or push being judged finalizes the quest. ``staged_findings``: what the
-    commit hook found in staged cards (already waived); they join the report after the
-    quest's own findings and fail it like them. ``cache``: reuse what earlier runs read of
-    unchanged record files (the user's cache folder; the report is the same without it).
-    The trusted settings (``settings``, default: the user's configuration file) decide what
-    may lower the verdict: ``no_require`` (a trusted ``--no-require``) turns the gate off even
-    where experience_distill is on; ``accept_quest_waivers`` lets the quest's own waivers
-    apply (else they are proposals); see docs/threat-model.md."""
-    inputs = GateInputs(scope_of(command), require=require, home=home, source=source, refs=refs,
-                        finalization=tuple(finalization), staged_findings=tuple(staged_findings), cache=cache,
-                        no_require=no_require, accept_quest_waivers=accept_quest_waivers)
-    return Gate(quest, inputs, settings=settings).run()
+    """The gate's verdict on ``quest`` (a path inside it, or a loaded ``Quest``) in the scope
+    ``command`` names, asked with ``options``; ``asked`` are ``GateOptions`` fields given as
+    keywords (``evaluate(path, "closure", home=...)``), which replace the options' own.
+    ``home``: the DeepScientist home for global cards and other quests' runs. ``source``/``refs``:
+    where records are read when ``quest`` is a path (see ``load_quest``). ``finalization``: why
+    the commit or push being judged finalizes the quest. ``staged_findings``: what the commit
+    hook found in staged cards (already waived); they join the report after the quest's own
+    findings and fail it like them. ``cache``: reuse what earlier runs read of unchanged record
+    files (the user's cache folder; the report is the same without it). The trusted settings
+    (``config``: the file; default: the user's) decide what may lower the verdict: ``no_require``
+    (a trusted ``--no-require``) turns the gate off even where experience_distill is on;
+    ``accept_quest_waivers`` lets the quest's own waivers apply (else they are proposals); see
+    docs/threat-model.md."""
+    return Gate(quest, scope_of(command), replace(options or GateOptions(), **asked)).run()
 
 
 def list_distill_candidates(path: Path | str) -> GateReport:

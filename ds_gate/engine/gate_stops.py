@@ -38,15 +38,20 @@ def quest_only_actions(quest: Quest, trusted: tuple[str, ...], quest_actions: It
     lowers the closure verdict comes from trusted places only: the user's configuration or a
     plugin. So here they are ``decision.unknown-action`` again, saying where to list them."""
     quest_only = set(quest_actions) - known_actions() - set(trusted)
-    return [DECISION_UNKNOWN_ACTION.at(
-        decision.path,
-        f"action {decision.action!r} is accepted only by decision_actions in the quest's own configuration, which "
-        "may only make closure stricter",
-        hint=f"if the quest's DeepScientist (a fork) has it, list it in the user's configuration "
-             f"(decision_actions: [{decision.action}] in {shown_config_path()}) or in a plugin's "
-             "ds_gate_decision_actions",
-        pointer="/action", subject=decision.artifact_id)
-        for decision in quest.decisions.values() if decision.action is not None and decision.action.strip() in quest_only]
+    return [
+        DECISION_UNKNOWN_ACTION.at(
+            decision.path,
+            f"action {decision.action!r} is accepted only by decision_actions in the quest's own configuration, which "
+            "may only make closure stricter",
+            hint=f"if the quest's DeepScientist (a fork) has it, list it in the user's configuration "
+            f"(decision_actions: [{decision.action}] in {shown_config_path()}) or in a plugin's "
+            "ds_gate_decision_actions",
+            pointer="/action",
+            subject=decision.artifact_id,
+        )
+        for decision in quest.decisions.values()
+        if decision.action is not None and decision.action.strip() in quest_only
+    ]
 
 
 def refuse_unseen_toggle(quest: Quest, seen: Seen | None) -> None:
@@ -58,20 +63,29 @@ def refuse_unseen_toggle(quest: Quest, seen: Seen | None) -> None:
     cannot read): the version it did not read may be the one that turned the gate on."""
     if seen is not None and seen.on_at is None and seen.unseen is not None:
         problem, fix = seen.unseen
-        raise QuestError(f"{quest.root}: experience_distill is off in quest.yaml, but {problem}. The gate cannot tell "
-                         f"whether it was ever on, so it does not pass: {fix}; or pass --require to enforce the gate "
-                         "(--no-require, or no_require in the trusted configuration, turns it off)")
+        raise QuestError(
+            f"{quest.root}: experience_distill is off in quest.yaml, but {problem}. The gate cannot tell "
+            f"whether it was ever on, so it does not pass: {fix}; or pass --require to enforce the gate "
+            "(--no-require, or no_require in the trusted configuration, turns it off)"
+        )
     for finding in quest.findings:
         if finding.rule == QUEST_YAML_INVALID.id:
             where = f"{quest.root / 'quest.yaml'}" + (f":{finding.line}" if finding.line else "")
             problem = finding.message.removesuffix(TOGGLES_OFF)
-            raise QuestError(f"{where}: {problem}. The gate cannot tell whether experience_distill is on, so it "
-                             "does not pass: fix quest.yaml (DeepScientist's complete_quest fails on it too), "
-                             "or pass --require to enforce the gate regardless")
-        expected = (seen is not None and seen.had_quest_yaml) or os.path.isdir(quest.root / ".ds") \
+            raise QuestError(
+                f"{where}: {problem}. The gate cannot tell whether experience_distill is on, so it "
+                "does not pass: fix quest.yaml (DeepScientist's complete_quest fails on it too), "
+                "or pass --require to enforce the gate regardless"
+            )
+        expected = (
+            (seen is not None and seen.had_quest_yaml)
+            or os.path.isdir(quest.root / ".ds")
             or quest.root.parent.name == "quests"
+        )
         if finding.rule == QUEST_NO_QUEST_YAML.id and expected:
-            raise QuestError(f"{quest.root}: the quest root has no quest.yaml, where one is expected (its history, a "
-                             "worktree or the DeepScientist layout has one). The gate cannot tell whether "
-                             "experience_distill is on, so it does not pass: restore quest.yaml (`git checkout "
-                             "<branch> -- quest.yaml`), or pass --require to enforce the gate regardless")
+            raise QuestError(
+                f"{quest.root}: the quest root has no quest.yaml, where one is expected (its history, a "
+                "worktree or the DeepScientist layout has one). The gate cannot tell whether "
+                "experience_distill is on, so it does not pass: restore quest.yaml (`git checkout "
+                "<branch> -- quest.yaml`), or pass --require to enforce the gate regardless"
+            )

@@ -50,23 +50,35 @@ def home_quests(home: Path) -> list[Path]:
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError as exc:
-        raise QuestError(f"{home} is not a DeepScientist home: cannot list {folder} ({exc.strerror or exc}); "
-                         "pass --home DIR, the folder that holds quests/") from None
+        raise QuestError(
+            f"{home} is not a DeepScientist home: cannot list {folder} ({exc.strerror or exc}); "
+            "pass --home DIR, the folder that holds quests/"
+        ) from None
     return [Path(e.path) for e in entries if e.is_dir()]
 
 
 def row_of(name: str, report: GateReport) -> QuestRow:
     errors = sum(1 for finding in report.findings if finding.fails)
-    return QuestRow(name, report.quest.quest_id, str(report.quest.root), report.enforced, len(report.completed_runs),
-                    len(report.pending), errors, report.ok, EXIT_OK if report.ok else EXIT_FAILED)
+    return QuestRow(
+        name,
+        report.quest.quest_id,
+        str(report.quest.root),
+        report.enforced,
+        len(report.completed_runs),
+        len(report.pending),
+        errors,
+        report.ok,
+        EXIT_OK if report.ok else EXIT_FAILED,
+    )
 
 
 def unreadable_row(path: Path, problem: str) -> QuestRow:
     return QuestRow(path.name, None, str(path), False, 0, 0, 1, False, EXIT_UNREADABLE, problem)
 
 
-def judge_each(quests: list[Path], judge: Callable[[Path], GateReport],
-               progress: Callable[[int, int, str], None] | None = None) -> Iterator[QuestRow]:
+def judge_each(
+    quests: list[Path], judge: Callable[[Path], GateReport], progress: Callable[[int, int, str], None] | None = None
+) -> Iterator[QuestRow]:
     """Each quest judged by ``judge`` and reduced to its row, the report dropped before the next;
     a quest that cannot be read (``QuestError``, ``GitError``) is a row with exit code 2."""
     for n, path in enumerate(quests):
@@ -93,10 +105,14 @@ def summary(home: Path, rows: list[QuestRow], command: str = "closure") -> dict[
         "home": str(home),
         "ok": code == EXIT_OK,
         "exit_code": code,
-        "totals": {"quests": len(rows), "passed": sum(r.exit_code == EXIT_OK for r in rows),
-                   "failed": sum(r.exit_code == EXIT_FAILED for r in rows),
-                   "unreadable": sum(r.exit_code == EXIT_UNREADABLE for r in rows),
-                   "completed": sum(r.completed for r in rows), "pending": sum(r.pending for r in rows),
-                   "errors": sum(r.errors for r in rows)},
+        "totals": {
+            "quests": len(rows),
+            "passed": sum(r.exit_code == EXIT_OK for r in rows),
+            "failed": sum(r.exit_code == EXIT_FAILED for r in rows),
+            "unreadable": sum(r.exit_code == EXIT_UNREADABLE for r in rows),
+            "completed": sum(r.completed for r in rows),
+            "pending": sum(r.pending for r in rows),
+            "errors": sum(r.errors for r in rows),
+        },
         "quests": [asdict(row) for row in rows],
     }

@@ -16,7 +16,7 @@ from pathlib import Path
 from ds_gate.engine.copies import Copies
 from ds_gate.kernel import fs
 from ds_gate.kernel.catfile import cat_file
-from ds_gate.kernel.fs import TooLarge
+from ds_gate.kernel.fs import TooLarge, is_inside
 from ds_gate.kernel.git import GitError
 from ds_gate.kernel.gitpaths import path_entries
 from ds_gate.kernel.layout import ARTIFACT_DIRS, INDEX_NAME
@@ -24,7 +24,6 @@ from ds_gate.model.findings import Finding
 from ds_gate.model.records import Decision, Run, Workspace
 from ds_gate.rules.coverage import COMPLETED_STATUSES, is_completed
 from ds_gate.sources.gittrees import OPAQUE, linked, missing
-from ds_gate.sources.location import is_inside
 from ds_gate.sources.problems import (
     INDEX_MISSING_RECORD,
     INDEX_RECORD_OUTSIDE_QUEST,
@@ -79,16 +78,30 @@ class IndexFollower:
         for ws, entry in unanswered:
             if self._answered(entry):  # a later line led to the record
                 continue
-            if entry.kind == "run" and ws.ref is None and entry.path is not None and not self._inside(entry.path, ws) \
-                    and os.path.isfile(entry.path):
+            if (
+                entry.kind == "run"
+                and ws.ref is None
+                and entry.path is not None
+                and not self._inside(entry.path, ws)
+                and os.path.isfile(entry.path)
+            ):
                 if entry.artifact_id not in reported:
                     self.findings.append(_outside(ws, entry))  # a run PR #60 reads there, unseen here: the gate stops
                 reported.add(entry.artifact_id)
                 continue
             if entry.kind == "run":  # a completed line wins, as a completed copy does (engine.copies)
-                run = Run(entry.artifact_id, None, None, entry.status, ws.rel, ws.display(f"artifacts/{INDEX_NAME}"),
-                          from_index=True)
-                self.runs.offer(entry.artifact_id, run, True, self.order.get(ws.rel, len(self.order)), [], is_completed(run))
+                run = Run(
+                    entry.artifact_id,
+                    None,
+                    None,
+                    entry.status,
+                    ws.rel,
+                    ws.display(f"artifacts/{INDEX_NAME}"),
+                    from_index=True,
+                )
+                self.runs.offer(
+                    entry.artifact_id, run, True, self.order.get(ws.rel, len(self.order)), [], is_completed(run)
+                )
             if entry.artifact_id in reported:
                 continue
             reported.add(entry.artifact_id)
@@ -105,7 +118,7 @@ class IndexFollower:
                         f"record file ({count} in all; the first {MISSING_SHOWN} are listed; each run among them "
                         "is counted from its line)",
                         hint="the index is stale (or not DeepScientist's); restore the records from git, or cover "
-                             "the runs with a distill_review",
+                        "the runs with a distill_review",
                     )
                 )
 
@@ -211,18 +224,24 @@ def _missing(ws: Workspace, entry: IndexEntry, inside: bool) -> Finding:
     message = f"the index lists {entry.kind} {entry.artifact_id} but no record file exists at {where}{ws.display(rel)}"
     if entry.kind != "run":
         return INDEX_MISSING_RECORD.at(
-            ws.display(f"artifacts/{INDEX_NAME}"), message, line=entry.line,
+            ws.display(f"artifacts/{INDEX_NAME}"),
+            message,
+            line=entry.line,
             hint="restore the record file from git (or the worktree that wrote it); without it the gate cannot see "
-                 "this decision")
+            "this decision",
+        )
     return INDEX_MISSING_RECORD.at(
         ws.display(f"artifacts/{INDEX_NAME}"),
         f"{message}; the run is counted from this line (status {entry.status!r}): "
-        + ("completed, it stays pending until a distill_review covers it"
-           if (entry.status or "").strip().casefold() in COMPLETED_STATUSES else "not completed, so not pending"),
+        + (
+            "completed, it stays pending until a distill_review covers it"
+            if (entry.status or "").strip().casefold() in COMPLETED_STATUSES
+            else "not completed, so not pending"
+        ),
         hint="restore the record (<path>: the record path above, in the workspace of this index): "
-             "`git log --all -- <path>` names the commits that touched it; `git checkout <rev> -- <path>` with the "
-             "last one that held it (the deleting commit's parent, `<commit>^`), then commit it; or cover the run "
-             "with a distill_review",
+        "`git log --all -- <path>` names the commits that touched it; `git checkout <rev> -- <path>` with the "
+        "last one that held it (the deleting commit's parent, `<commit>^`), then commit it; or cover the run "
+        "with a distill_review",
         line=entry.line,
     )
 
@@ -231,9 +250,9 @@ def _outside(ws: Workspace, entry: IndexEntry) -> Finding:
     """A folder's index line naming a run record outside the quest, where a file is: PR #60
     counts that run; ds-gate never follows a pointer out, so the gate stops (``engine.unseen``)."""
     return INDEX_RECORD_OUTSIDE_QUEST.at(
-        ws.display("artifacts/_index.jsonl"),
+        ws.display(f"artifacts/{INDEX_NAME}"),
         f"the index lists run {entry.artifact_id} at {entry.path}, outside the quest, where a file is (not read)",
         hint=f"move the record into the quest ({ws.display(f'artifacts/runs/{entry.artifact_id}.json')}) and commit it, or, if that run is not this quest's, "
-             "remove its line from the index",
+        "remove its line from the index",
         line=entry.line,
     )

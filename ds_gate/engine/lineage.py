@@ -37,9 +37,11 @@ def evaluate_lineage(
     home = Home(home_dir, load=functools.partial(load_quest, runs_only=True), quest=quests[0].root if quests else None)
     home.base = home.path
     if not home.exists:  # with quests too: a chain reaches into other quests of the home, unseen without it
-        raise QuestError(f"no DeepScientist home at {home.path} (no memory/ or quests/ folder): lineage follows each "
-                         "card to the runs of its origin quest in the home; pass --home DIR, or set DEEPSCIENTIST_HOME "
-                         "(or DS_HOME), to the folder that holds memory/ and quests/")
+        raise QuestError(
+            f"no DeepScientist home at {home.path} (no memory/ or quests/ folder): lineage follows each "
+            "card to the runs of its origin quest in the home; pass --home DIR, or set DEEPSCIENTIST_HOME "
+            "(or DS_HOME), to the folder that holds memory/ and quests/"
+        )
     for quest in quests:
         home.register(quest)
 
@@ -88,7 +90,7 @@ def inferred_patcher(before: Card | None, after: Card) -> str | None:
     if before is None:
         return None
     old = before.lineage
-    added = {str(e.get("quest")).strip() for e in after.lineage[len(old):] if isinstance(e, dict) and e.get("quest")}
+    added = {str(e.get("quest")).strip() for e in after.lineage[len(old) :] if isinstance(e, dict) and e.get("quest")}
     if len(added) == 1:
         return added.pop()
     if after.quest_id and after.quest_id != before.quest_id:
@@ -106,7 +108,9 @@ def changed_cards(home: Home, since: str) -> list[tuple[Card | None, Card]]:
     if since.startswith("-"):
         raise QuestError(f"--since {since!r} is not a git revision")
     try:
-        commit = git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{since}^{{commit}}"], root).strip().decode()
+        commit = (
+            git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{since}^{{commit}}"], root).strip().decode()
+        )
         object_format = git(["rev-parse", "--show-object-format"], root).strip().decode()
         listing = split_z(git(["ls-tree", "-r", "-z", "--full-name", f"{commit}:./"], root))
     except GitError as exc:

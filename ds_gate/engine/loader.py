@@ -15,19 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.engine.collector import Collector, RecordCheck, no_checks
-from ds_gate.engine.record_store import RecordStore, regular_stat
+from ds_gate.engine.folder_rows import regular_stat
+from ds_gate.engine.record_store import RecordStore
 from ds_gate.io.cache_file import file_key, stat_key
 from ds_gate.kernel.counting import counted
 from ds_gate.kernel.layout import GATE_KINDS, QUEST_YAML
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Decision, Quest, Run, Workspace
 from ds_gate.sources import quest_yaml
-from ds_gate.sources.location import (
-    Location,
-    discover_workspaces,
-    linked_outside,
-    locate,
-)
+from ds_gate.sources.location import Location, linked_outside, locate
 from ds_gate.sources.quest_yaml import (
     coerce_toggle,
     quest_id_of,
@@ -35,6 +31,7 @@ from ds_gate.sources.quest_yaml import (
     toggle_finding,
 )
 from ds_gate.sources.select import readers
+from ds_gate.sources.workspaces import discover_workspaces
 
 
 def load_quest(
@@ -64,8 +61,17 @@ def load_quest(
     depend on anything): then worktree copies share one check, and with ``cache`` the slim
     records persist in the user's cache folder (``engine.record_store``).
     """
-    return QuestLoader(path, staged=staged, runs_only=runs_only, source=source, refs=refs, extra_tips=extra_tips,
-                       checker=checker, keyed_checker=keyed_checker, cache=cache).run()
+    return QuestLoader(
+        path,
+        staged=staged,
+        runs_only=runs_only,
+        source=source,
+        refs=refs,
+        extra_tips=extra_tips,
+        checker=checker,
+        keyed_checker=keyed_checker,
+        cache=cache,
+    ).run()
 
 
 @dataclass(slots=True)
@@ -113,16 +119,25 @@ class QuestLoader:
                 gc.enable()
 
     def _read(self) -> Quest:
-        store = (RecordStore(self.loc.root, self.key, self.kinds)
-                 if self.cache and self.key is not None and self.check is not no_checks else None)
+        store = (
+            RecordStore(self.loc.root, self.key, self.kinds)
+            if self.cache and self.key is not None and self.check is not no_checks
+            else None
+        )
         meta, contract = self.settings(store)
         collector, workspaces = self.collect(store)
         if store is not None:
             store.save()
         runs, decisions = self.winners(collector)
         tips = [ws.rel for ws in workspaces if ws.ref is not None]
-        notes = [f"read {counted(len(tips), 'branch tip')} no worktree folder has checked out, from git objects: {', '.join(tips)} "
-                 "(--from-folders reads the folders only)"] if self.source == "auto" and tips else []
+        notes = (
+            [
+                f"read {counted(len(tips), 'branch tip')} no worktree folder has checked out, from git objects: {', '.join(tips)} "
+                "(--from-folders reads the folders only)"
+            ]
+            if self.source == "auto" and tips
+            else []
+        )
         return Quest(
             root=self.loc.root,
             quest_id=quest_id_of(meta, self.loc.root),
@@ -156,10 +171,18 @@ class QuestLoader:
         """Every reader's records, checked as they are read; the workspaces read."""
         workspaces, ws_findings = discover_workspaces(self.loc)
         self.findings.extend(ws_findings)
-        collector = Collector(self.loc.root, workspaces, self.kinds, self.check, share=self.key is not None,
-                              store=store)
-        chosen, source_findings = readers(self.loc, workspaces, self.source, refs=self.refs,
-                                          extra_tips=self.extra_tips, skip=collector.skip, staged=self.staged)
+        collector = Collector(
+            self.loc.root, workspaces, self.kinds, self.check, share=self.key is not None, store=store
+        )
+        chosen, source_findings = readers(
+            self.loc,
+            workspaces,
+            self.source,
+            refs=self.refs,
+            extra_tips=self.extra_tips,
+            skip=collector.skip,
+            staged=self.staged,
+        )
         self.findings.extend(source_findings)
         for reader in chosen:
             collector.read(reader)
@@ -181,8 +204,13 @@ class QuestLoader:
 
 def _pyyaml_entry(entry: object) -> bool:
     """A row ``(PyYAML's file, its stat key, the mapping)`` whose PyYAML is still the one installed."""
-    return (type(entry) is tuple and len(entry) == 3 and type(entry[2]) is dict
-            and isinstance(entry[0], str) and file_key(entry[0]) == entry[1])
+    return (
+        type(entry) is tuple
+        and len(entry) == 3
+        and type(entry[2]) is dict
+        and isinstance(entry[0], str)
+        and file_key(entry[0]) == entry[1]
+    )
 
 
 def read_quest_yaml(root: Path, store: RecordStore | None) -> tuple[dict[str, Any], list[Finding]]:

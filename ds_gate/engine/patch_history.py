@@ -33,8 +33,8 @@ from ds_gate.kernel.layout import QUEST_YAML, is_card, kind_of
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card, Quest
 from ds_gate.plugins.manager import patch_checker
-from ds_gate.sources.gitrefs import list_refs
 from ds_gate.sources.clone import REFETCH
+from ds_gate.sources.gitrefs import list_refs
 from ds_gate.sources.history import Change, HistoryTooLong, changes
 from ds_gate.sources.history import versions as read
 from ds_gate.sources.memory import parse_card
@@ -102,15 +102,23 @@ def _cards(root: Path, versions: dict[str, Change]) -> tuple[dict[str, Card | No
     out: dict[str, Card | None] = {}
     unread: list[Finding] = []
     for (path, blob), raw in read(root, [(c.path, blob) for blob, c in versions.items()]):
-        card = parse_card(raw, path=root / path, display=path, scope="quest",
-                          kind=kind_of(path[len("memory/"):]) or "") if isinstance(raw, bytes) else None
+        card = (
+            parse_card(raw, path=root / path, display=path, scope="quest", kind=kind_of(path[len("memory/") :]) or "")
+            if isinstance(raw, bytes)
+            else None
+        )
         out[blob] = None if card is None or card.broken else dataclasses.replace(card, body="")
         if raw is None:
             commit = versions[blob].commit[:12]
-            unread.append(GIT_OBJECT_MISSING.at(
-                f"{commit}:{path}", f"the version of {path} in commit {commit} (blob {blob[:12]}) cannot be read: git "
-                "lacks it (a deleted object, a partial clone), so the patch rules cannot judge the card's history",
-                hint=f"restore it (`git fsck` names the missing objects; {REFETCH})", subject=path))
+            unread.append(
+                GIT_OBJECT_MISSING.at(
+                    f"{commit}:{path}",
+                    f"the version of {path} in commit {commit} (blob {blob[:12]}) cannot be read: git "
+                    "lacks it (a deleted object, a partial clone), so the patch rules cannot judge the card's history",
+                    hint=f"restore it (`git fsck` names the missing objects; {REFETCH})",
+                    subject=path,
+                )
+            )
     return out, unread
 
 
@@ -136,11 +144,16 @@ def _holders(root: Path, broken: set[Version]) -> dict[Version, list[str]]:
 
 def _reported(found: list[Finding], origin: str, refs: list[str]) -> list[Finding]:
     shown = ", ".join(refs[:3]) + (f" and {len(refs) - 3} more" if len(refs) > 3 else "")
-    return [dataclasses.replace(
-        f, message=f"{f.message} (committed in {origin[:12]}, still held by {shown})",
-        hint=f"{f.hint}; commit the card restored as it was before {origin[:12]} (the gate judges every committed "
-             "version, not only the staged one: a restoring commit ends this finding), or move the change to a "
-             "new card") for f in found]
+    return [
+        dataclasses.replace(
+            f,
+            message=f"{f.message} (committed in {origin[:12]}, still held by {shown})",
+            hint=f"{f.hint}; commit the card restored as it was before {origin[:12]} (the gate judges every committed "
+            "version, not only the staged one: a restoring commit ends this finding), or move the change to a "
+            "new card",
+        )
+        for f in found
+    ]
 
 
 def patch_history_findings(quest: Quest) -> list[Finding]:
@@ -161,12 +174,17 @@ def patch_history_findings(quest: Quest) -> list[Finding]:
             walk.step(change.commit, change.path, change.old, change.new or "")
         held = _holders(quest.root, set(walk.broken)) if walk.broken else {}
     except HistoryTooLong as exc:
-        return [GIT_HISTORY_TOO_LONG.at(
-            "memory", f"the committed history of the cards holds {exc.count} distinct versions, more than the "
-            f"{exc.limit} the gate reads, so the patch rules cannot judge them all",
-            hint="delete the branches that pad it, or restore memory/ from a clean clone "
-                 "(`git log --all --format='%h %s' -- memory/` shows the commits)")]
+        return [
+            GIT_HISTORY_TOO_LONG.at(
+                "memory",
+                f"the committed history of the cards holds {exc.count} distinct versions, more than the "
+                f"{exc.limit} the gate reads, so the patch rules cannot judge them all",
+                hint="delete the branches that pad it, or restore memory/ from a clean clone "
+                "(`git log --all --format='%h %s' -- memory/` shows the commits)",
+            )
+        ]
     except GitError:  # git refusing the repository is judged where the records are read
         return []
-    return unread + [f for version, refs in held.items()
-                     for f in _reported(walk.broken[version][1], walk.broken[version][0], refs)]
+    return unread + [
+        f for version, refs in held.items() for f in _reported(walk.broken[version][1], walk.broken[version][0], refs)
+    ]

@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ds_gate.config.quest import configured_require
-from ds_gate.engine.gate import evaluate, load_quest
+from ds_gate.config.quest import configured_require, read_quest_config
+from ds_gate.engine.gate import Gate, load_quest
+from ds_gate.engine.options import GateOptions
 from ds_gate.engine.unseen import as_closure_sees
 from ds_gate.kernel.errors import NotAQuest
 from ds_gate.kernel.layout import MANIFEST
@@ -41,8 +42,9 @@ def finalization_reasons(root: Path, tip: str) -> list[str]:
     return push_reasons(names, tip, blobs, manifest_at_tip, finalization_patterns())
 
 
-def push_check(cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: bool = False,
-               refs: Sequence[str] | None = None) -> GateReport | None:
+def push_check(
+    cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: bool = False, refs: Sequence[str] | None = None
+) -> GateReport | None:
     """The push's verdict, or None when it finalizes nothing."""
     try:
         root, stop = locate(cwd).root, None
@@ -54,15 +56,18 @@ def push_check(cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: b
     if not reasons:
         return None
     if stop is not None:
-        raise NotAQuest(f"{stop}; this push finalizes ({'; '.join(reasons)}), so the pre-push hook stops "
-                        "(in a repository that is no quest: `git push --no-verify`)", stop.root)
+        raise NotAQuest(
+            f"{stop}; this push finalizes ({'; '.join(reasons)}), so the pre-push hook stops "
+            "(in a repository that is no quest: `git push --no-verify`)",
+            stop.root,
+        )
 
-    require = require or configured_require(root)
-
-    quest = load_quest(root, source="git", refs=refs, extra_tips=list(pushes))
-    report = evaluate(quest, SCOPES["pre-push"], require=require, finalization=reasons)
+    config = read_quest_config(root)  # once, for the require setting and both gate runs
+    asked = GateOptions(require=require or configured_require(config), finalization=tuple(reasons))
+    quest = load_quest(root, source="git", refs=refs, extra_tips=list(pushes), config=config)
+    report = Gate(quest, SCOPES["pre-push"], asked, config=config).run()
     if report.enforced:  # what the remote will hold; and what `closure` reads here?
-
-        report = as_closure_sees(report, evaluate(cwd, SCOPES["pre-push"], require=require, finalization=reasons),
-                                 "no commit holds yet")
+        report = as_closure_sees(
+            report, Gate(cwd, SCOPES["pre-push"], asked, config=config).run(), "no commit holds yet"
+        )
     return report

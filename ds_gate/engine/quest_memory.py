@@ -49,14 +49,21 @@ def _rewrite_hint(findings: list[Finding], card: Card) -> list[Finding]:
     ``memory.write`` with the card's own title writes its file again (the file is named
     after the title), with the corrected metadata."""
     title = (card.title or "<its title>")[:200]  # the reporters escape what they show
-    call = (f"memory.write(kind={card.kind!r}, title={title!r}, scope={card.scope!r}, "
-            "metadata={<its frontmatter, corrected>}) writes this card's file again")
-    return [replace(f, hint=f"{f.hint}; through DeepScientist: {call}" if f.hint else call)
-            if f.severity == "error" and f.path == card.display else f for f in findings]
+    call = (
+        f"memory.write(kind={card.kind!r}, title={title!r}, scope={card.scope!r}, "
+        "metadata={<its frontmatter, corrected>}) writes this card's file again"
+    )
+    return [
+        replace(f, hint=f"{f.hint}; through DeepScientist: {call}" if f.hint else call)
+        if f.severity == "error" and f.path == card.display
+        else f
+        for f in findings
+    ]
 
 
-def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | None = None,
-                 shared: SharedCards | None = None) -> MemoryResult:
+def quest_memory(
+    quest: Quest, reviews: list[Review], home_dir: Path | str | None = None, shared: SharedCards | None = None
+) -> MemoryResult:
     """Card findings for ``check``/``closure``: the quest's own cards, and the cards its
     valid reviews say they wrote. ``shared``: the global cards read once for a run over many
     quests (``closure --all-quests``); the findings are the same as without it."""
@@ -71,8 +78,9 @@ def quest_memory(quest: Quest, reviews: list[Review], home_dir: Path | str | Non
     if not (own or entries):
         return out  # no card to look at: the card rules are not even imported
 
-    home = Home(home_dir, base=quest.root, load=functools.partial(load_quest, runs_only=True), quest=quest.root,
-                shared=shared)
+    home = Home(
+        home_dir, base=quest.root, load=functools.partial(load_quest, runs_only=True), quest=quest.root, shared=shared
+    )
     home.register(quest)
     quest_runs = runs_by_quest(home.quest)
     check_card = card_checker()

@@ -22,9 +22,10 @@ from ds_gate.kernel.layout import ARTIFACT_DIRS, KIND_OF_DIR, MEMORY_KINDS, reco
 from ds_gate.model.records import timestamp
 from ds_gate.model.reports import check_limit
 from ds_gate.sources.folders import Reader
-from ds_gate.sources.location import discover_workspaces, locate
+from ds_gate.sources.location import locate
 from ds_gate.sources.records import index_lines, read_records
 from ds_gate.sources.select import readers
+from ds_gate.sources.workspaces import discover_workspaces
 
 if TYPE_CHECKING:
     from ds_gate.sources.location import Location
@@ -39,16 +40,29 @@ def checked_kind(kind: str | None) -> None:
     if kind is None or kind in ARTIFACT_DIRS:
         return
     word = kind.strip().lower()
-    guess = KIND_OF_DIR.get(word) or (word if word in ARTIFACT_DIRS else None) or next(
-        iter(difflib.get_close_matches(word, list(ARTIFACT_DIRS), n=1, cutoff=0.75)), None)
+    guess = (
+        KIND_OF_DIR.get(word)
+        or (word if word in ARTIFACT_DIRS else None)
+        or next(iter(difflib.get_close_matches(word, list(ARTIFACT_DIRS), n=1, cutoff=0.75)), None)
+    )
     mean = f"did you mean {guess}? " if guess else ""
-    recall = f"; {word} is a memory kind: recall takes it (ds-gate recall --kind {word})" if word in MEMORY_KINDS else ""
-    raise QuestError(f"kind {kind!r} is not an artifact kind: {mean}recent takes one artifact kind, singular "
-                     f"({', '.join(ARTIFACT_DIRS)}){recall}")
+    recall = (
+        f"; {word} is a memory kind: recall takes it (ds-gate recall --kind {word})" if word in MEMORY_KINDS else ""
+    )
+    raise QuestError(
+        f"kind {kind!r} is not an artifact kind: {mean}recent takes one artifact kind, singular "
+        f"({', '.join(ARTIFACT_DIRS)}){recall}"
+    )
 
 
-def list_recent(quest: Path | str | Location, kind: str | None = None, limit: int = 20, *, source: str = "auto",
-                refs: Sequence[str] | None = None) -> list[dict[str, Any]]:
+def list_recent(
+    quest: Path | str | Location,
+    kind: str | None = None,
+    limit: int = 20,
+    *,
+    source: str = "auto",
+    refs: Sequence[str] | None = None,
+) -> list[dict[str, Any]]:
     check_limit(limit)
     checked_kind(kind)
 
@@ -75,10 +89,17 @@ def list_recent(quest: Path | str | Location, kind: str | None = None, limit: in
             if kind is not None and line.get("kind") != kind:
                 continue
             if isinstance(aid, str) and aid not in best:  # an index line is the agent's text: only strings kept
-                text = {key: value if isinstance(value := line.get(key), str) else None
-                        for key in ("kind", "status", "updated_at", "summary")}
-                best[aid] = {"artifact_id": aid, **text, "summary": (text["summary"] or "")[:400] or None,
-                             "workspace": reader.workspace.rel, "path": None}
+                text = {
+                    key: value if isinstance(value := line.get(key), str) else None
+                    for key in ("kind", "status", "updated_at", "summary")
+                }
+                best[aid] = {
+                    "artifact_id": aid,
+                    **text,
+                    "summary": (text["summary"] or "")[:400] or None,
+                    "workspace": reader.workspace.rel,
+                    "path": None,
+                }
     listed = [item for aid, item in best.items() if aid in indexed]
     ordered = sorted(listed, key=lambda i: (-timestamp(i["updated_at"]), i["artifact_id"]))
     return ordered[:limit]
@@ -91,11 +112,19 @@ def _item(data: dict[str, Any], name: str, display: str, workspace: str) -> dict
         return None
     updated = data.get("updated_at") if isinstance(data.get("updated_at"), str) else data.get("created_at")
     summary = data.get("summary")
-    item = {"artifact_id": aid, "kind": kind, "status": data.get("status"),
-            "updated_at": updated if isinstance(updated, str) else None,
-            "summary": summary[:400] if isinstance(summary, str) else None, "workspace": workspace, "path": display}
+    item = {
+        "artifact_id": aid,
+        "kind": kind,
+        "status": data.get("status"),
+        "updated_at": updated if isinstance(updated, str) else None,
+        "summary": summary[:400] if isinstance(summary, str) else None,
+        "workspace": workspace,
+        "path": display,
+    }
     if kind == "decision":  # what was decided, and the verdict: the two things a reader of decisions wants
-        item.update({key: value[:200] if isinstance(value := data.get(key), str) else None for key in ("action", "verdict")})
+        item.update(
+            {key: value[:200] if isinstance(value := data.get(key), str) else None for key in ("action", "verdict")}
+        )
     return item
 
 

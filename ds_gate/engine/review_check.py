@@ -36,8 +36,10 @@ from ds_gate.sources.location import locate
 
 NEW_ID = "<new>"  # main picks `report-xxxxxxxx` when the payload gives no artifact_id
 STAMP = "9999-12-31T23:59:59+00:00"  # newer than every copy of the same id: the one a re-record replaces
-NOT_A_REVIEW = ("the payload is no distill review: record one as kind 'report' with report_type 'distill_review' "
-                "(what DeepScientist main accepts; draft_distill_review drafts it)")
+NOT_A_REVIEW = (
+    "the payload is no distill review: record one as kind 'report' with report_type 'distill_review' "
+    "(what DeepScientist main accepts; draft_distill_review drafts it)"
+)
 
 
 def _record(payload: dict[str, Any], quest_id: str, workspace: Path, workspace_rel: str) -> tuple[dict[str, Any], str]:
@@ -47,10 +49,22 @@ def _record(payload: dict[str, Any], quest_id: str, workspace: Path, workspace_r
     artifact_id = payload.get("artifact_id") or payload.get("id")
     aid = artifact_id if isinstance(artifact_id, str) and artifact_id else f"{kind}-{NEW_ID}"
     branch, head = _head(workspace)
-    record = {"kind": kind, "schema_version": 1, "artifact_id": aid, "id": aid, "quest_id": quest_id,
-              "created_at": STAMP, "updated_at": STAMP, "source": {"kind": "agent"},
-              "status": "pending" if kind == "decision" else "completed", "branch": branch, "head_commit": head,
-              "workspace_root": str(workspace), "workspace_rel_path": workspace_rel, **payload}
+    record = {
+        "kind": kind,
+        "schema_version": 1,
+        "artifact_id": aid,
+        "id": aid,
+        "quest_id": quest_id,
+        "created_at": STAMP,
+        "updated_at": STAMP,
+        "source": {"kind": "agent"},
+        "status": "pending" if kind == "decision" else "completed",
+        "branch": branch,
+        "head_commit": head,
+        "workspace_root": str(workspace),
+        "workspace_rel_path": workspace_rel,
+        **payload,
+    }
     record["updated_at"] = STAMP  # the newest copy of its id, as the file main writes now is
     return record, aid
 
@@ -82,7 +96,8 @@ def validate_review(root: Path | str, payload: Any, home: Path | str | None = No
     record, aid = _record(payload, quest.quest_id, loc.top, rel)
     try:
         raw = json.dumps(record, indent=2, ensure_ascii=False).encode(  # NaN too: main's write_json allows it
-            "utf-8", "surrogateescape")
+            "utf-8", "surrogateescape"
+        )
     except (TypeError, ValueError) as exc:
         raise QuestError(f"the payload is not JSON DeepScientist can write: {exc}") from None
     display = f"{'' if rel == '.' else rel + '/'}artifacts/{ARTIFACT_DIRS[str(kind)]}/{aid}.json"
@@ -90,20 +105,35 @@ def validate_review(root: Path | str, payload: Any, home: Path | str | None = No
     fields = review_fields(data, str(kind))
     replaced = quest.decisions.get(aid)
     quest.decisions[aid] = Decision(
-        artifact_id=aid, action=data.get("action") if kind == "decision" else None, workspace=rel, path=display,
-        updated_at=STAMP, created_at=record["created_at"] if isinstance(record["created_at"], str) else None,
-        is_review=True, findings=record_checker(quest.root)(Document(str(kind), data, raw, display)),
-        reviewed_run_ids=fields.reviewed_run_ids, raw=raw, cards_written=fields.cards_written,
-        neighbor_cards=fields.neighbor_cards, encoding=encoding)
+        artifact_id=aid,
+        action=data.get("action") if kind == "decision" else None,
+        workspace=rel,
+        path=display,
+        updated_at=STAMP,
+        created_at=record["created_at"] if isinstance(record["created_at"], str) else None,
+        is_review=True,
+        findings=record_checker(quest.root)(Document(str(kind), data, raw, display)),
+        reviewed_run_ids=fields.reviewed_run_ids,
+        raw=raw,
+        cards_written=fields.cards_written,
+        neighbor_cards=fields.neighbor_cards,
+        encoding=encoding,
+    )
     if quest.indexed_decision_ids is not None:  # artifact.record writes the review's index line with it
         quest.indexed_decision_ids = quest.indexed_decision_ids | {aid}
     report = evaluate(quest, "closure", home=home)
     review = next(r for r in report.reviews if r.artifact_id == aid)
     listed = set(RunIndex(quest).meant(review.reviewed_run_ids))
-    about = [f for f in report.findings if f.path == display or (f.rule == COVERAGE_PENDING_RUN.id and f.subject in listed)]
+    about = [
+        f for f in report.findings if f.path == display or (f.rule == COVERAGE_PENDING_RUN.id and f.subject in listed)
+    ]
     if aid.endswith(NEW_ID):  # nothing to record "again": the calls the hints name record it the first time
-        about = [replace(f, hint=f.hint.replace(f"'artifact_id': {aid!r}, ", "").replace(" again under its id", ""))
-                 if f.hint else f for f in about]
+        about = [
+            replace(f, hint=f.hint.replace(f"'artifact_id': {aid!r}, ", "").replace(" again under its id", ""))
+            if f.hint
+            else f
+            for f in about
+        ]
     completed = {run.artifact_id for run in report.completed_runs}
     pending = report.pending_run_ids
     accepted = review_encoding_for(quest.root)
@@ -130,12 +160,19 @@ def validate_review(root: Path | str, payload: Any, home: Path | str | None = No
 def _notes(payload: dict[str, Any], encoding: str, accepted: str, replaced: Decision | None, aid: str) -> list[str]:
     notes = []
     if encoding != accepted:
-        notes.append(f"this quest's DeepScientist records a review in the {accepted} encoding"
-                     + (": main's artifact.record refuses kind 'decision' with action 'distill_review'"
-                        if accepted == REPORT_ENCODING else ""))
+        notes.append(
+            f"this quest's DeepScientist records a review in the {accepted} encoding"
+            + (
+                ": main's artifact.record refuses kind 'decision' with action 'distill_review'"
+                if accepted == REPORT_ENCODING
+                else ""
+            )
+        )
     if payload.get("suppress_if_semantically_equivalent", True) is not False:
-        notes.append("add 'suppress_if_semantically_equivalent': False: without it DeepScientist may answer "
-                     "status 'semantically_equivalent' and write nothing, as it dedupes reports and decisions of one stage")
+        notes.append(
+            "add 'suppress_if_semantically_equivalent': False: without it DeepScientist may answer "
+            "status 'semantically_equivalent' and write nothing, as it dedupes reports and decisions of one stage"
+        )
     if replaced is not None:
         notes.append(f"artifact_id {aid} is recorded already ({replaced.path}): recording this writes over it")
     return notes

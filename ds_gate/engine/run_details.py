@@ -15,19 +15,22 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.kernel import fs
-from ds_gate.kernel.fs import TooLarge
+from ds_gate.kernel.fs import TooLarge, is_inside
 from ds_gate.kernel.git import GitError
 from ds_gate.kernel.gitpaths import read_paths
 from ds_gate.model.records import Quest, Run, Workspace, text_of
-from ds_gate.sources.location import is_inside
 from ds_gate.sources.records import parse_json_object
 
 SUMMARY_CHARS = 2000  # a run's summary and conclusion: a paragraph or two
 METRICS_CHARS = 4000  # each metric field, serialized: a table of a few dozen values
 # DeepScientist's run records (artifact/service.py record_main_experiment, record_analysis_slice)
 METRIC_KEYS = ("metrics_summary", "metric_rows", "metrics")
-PRIMARY_KEYS = (("primary_metric_id", "id"), ("primary_value", "value"), ("baseline_value", "baseline_value"),
-                ("delta_vs_baseline", "delta_vs_baseline"))
+PRIMARY_KEYS = (
+    ("primary_metric_id", "id"),
+    ("primary_value", "value"),
+    ("baseline_value", "baseline_value"),
+    ("delta_vs_baseline", "delta_vs_baseline"),
+)
 
 
 def clip_text(value: Any, limit: int = SUMMARY_CHARS) -> tuple[str | None, bool]:
@@ -78,9 +81,8 @@ def read_record(quest: Quest, run: Run) -> tuple[dict[str, Any] | None, str | No
     ws = _workspace(quest, run)
     raw: bytes | TooLarge | None
     if ws is not None and ws.ref is not None:  # a branch tip: git objects, never a checkout
-
         prefix = f"{ws.ref}:"
-        inside = run.path[len(prefix):] if run.path.startswith(prefix) else run.path
+        inside = run.path[len(prefix) :] if run.path.startswith(prefix) else run.path
         try:
             raw = read_paths(quest.root, ws.ref, [inside])[inside]
         except GitError as exc:
@@ -128,8 +130,11 @@ def run_details(quest: Quest, run: Run) -> dict[str, Any]:
         if cut:
             clipped.append(key)
     details = record.get("details")
-    primary = {name: details.get(key) for key, name in PRIMARY_KEYS if isinstance(details, dict)
-               and details.get(key) is not None}
+    primary = {
+        name: details.get(key)
+        for key, name in PRIMARY_KEYS
+        if isinstance(details, dict) and details.get(key) is not None
+    }
     out["primary_metric"], cut = bounded(primary or None, SUMMARY_CHARS)
     if cut:
         clipped.append("primary_metric")

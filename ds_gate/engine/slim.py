@@ -37,15 +37,15 @@ from ds_gate.rules.vocabulary import kind_finding
 from ds_gate.sources.records import parse_json_object
 
 RecordCheck = Callable[[Document], list[Finding]]
-Loose = Finding  # a finding whose ``path`` is None: the copy's path is put in by ``at``
+Unplaced = Finding  # a finding whose ``path`` is None: the copy's path is put in by ``at``
 
 
-def loose(finding: Finding) -> Loose:
+def unplaced(finding: Finding) -> Unplaced:
     """A finding without its path: the path is the copy's, put back by ``at``."""
     return replace(finding, path=None)
 
 
-def at(finding: Loose, display: str) -> Finding:
+def at(finding: Unplaced, display: str) -> Finding:
     return replace(finding, path=display)
 
 
@@ -53,14 +53,14 @@ def at(finding: Loose, display: str) -> Finding:
 class Bad:
     """A record that does not parse: its finding on every copy."""
 
-    finding: Loose
+    finding: Unplaced
 
 
 @dataclass(frozen=True, slots=True)
 class Refused:
     """A record of a kind DeepScientist refuses: the gate reads nothing of it, reported once per path."""
 
-    finding: Loose
+    finding: Unplaced
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,14 +76,16 @@ class SlimRun:
     """What the gate keeps of a run record, wherever its copy lies (``Run`` without the copy's place)."""
 
     artifact_id: str
-    notes: tuple[Loose, ...]  # on every copy: an unknown kind read by its folder, an id that differs from the file name
+    notes: tuple[
+        Unplaced, ...
+    ]  # on every copy: an unknown kind read by its folder, an id that differs from the file name
     home_rel: str | None  # the workspace the record says it was written in
     run_id: str | None
     run_kind: str | None
     status: str | None
     updated_at: str | None
     created_at: str | None
-    found: tuple[Loose, ...]  # the record check's findings
+    found: tuple[Unplaced, ...]  # the record check's findings
     done: bool  # ``rules.coverage.completed_state``: asked once per record, kept with it
 
 
@@ -92,13 +94,13 @@ class SlimDecision:
     """What the gate keeps of a decision, or of a review recorded as a report (``Decision`` without its place)."""
 
     artifact_id: str
-    notes: tuple[Loose, ...]
+    notes: tuple[Unplaced, ...]
     home_rel: str | None
     action: str | None
     updated_at: str | None
     created_at: str | None
     is_review: bool
-    found: tuple[Loose, ...]
+    found: tuple[Unplaced, ...]
     reviewed_run_ids: tuple[str, ...]
     raw: bytes | None  # a review's bytes, to place later cross-record findings on a line
     cards_written: tuple[dict[str, Any], ...]
@@ -108,11 +110,12 @@ class SlimDecision:
 
 Slim = Bad | Refused | Skipped | SlimRun | SlimDecision
 
-def _placeable(found: list[Finding], display: str) -> tuple[Loose, ...] | None:
+
+def _placeable(found: list[Finding], display: str) -> tuple[Unplaced, ...] | None:
     """The findings without their path, or None when one lies elsewhere (then not shareable)."""
     if any(f.path != display for f in found):
         return None
-    return tuple(loose(f) for f in found)
+    return tuple(unplaced(f) for f in found)
 
 
 class NotShareable(Exception):
@@ -143,19 +146,24 @@ def make_slim(name: str, raw: bytes, display: str, kinds: tuple[str, ...], check
     artifact_id = data.get("artifact_id") or data.get("id")
     # findings on every copy's own path, whichever copy wins: an unknown kind read as a run
     # by its folder, and an id that differs from the file name
-    notes: tuple[Loose, ...] = () if unknown is None else (_one(unknown, display),)
+    notes: tuple[Unplaced, ...] = () if unknown is None else (_one(unknown, display),)
     if not artifact_id:  # PR #60 never counts a run without one; the gate names it by its file
         artifact_id = stem
     else:  # as PR #60 names it, str(...) as written: a review must list exactly that (whitespace too)
         artifact_id = artifact_id if isinstance(artifact_id, str) else str(artifact_id)
     if artifact_id != stem:
-        notes += (_one(ARTIFACT_ID_MISMATCH.at(
-            display,
-            f"artifact_id {artifact_id!r} differs from the file name '{filename}'; using {artifact_id!r}",
-            hint=f"DeepScientist names each record <artifact_id>.json; rename the file to {artifact_id}.json",
-            pointer="/artifact_id",
-            line=place(raw, ("artifact_id",)),
-        ), display),)
+        notes += (
+            _one(
+                ARTIFACT_ID_MISMATCH.at(
+                    display,
+                    f"artifact_id {artifact_id!r} differs from the file name '{filename}'; using {artifact_id!r}",
+                    hint=f"DeepScientist names each record <artifact_id>.json; rename the file to {artifact_id}.json",
+                    pointer="/artifact_id",
+                    line=place(raw, ("artifact_id",)),
+                ),
+                display,
+            ),
+        )
     home_rel = data.get("workspace_rel_path")
     home_rel = home_rel if isinstance(home_rel, str) else None
     checked = check(Document(own_kind, data, raw, display)) if check is not None else []
@@ -166,15 +174,34 @@ def make_slim(name: str, raw: bytes, display: str, kinds: tuple[str, ...], check
     created = updated if created == updated else created  # a record written once: one string for both
     if kind == "run":  # interned: the index names the same id, and a quest has few kinds, statuses, workspaces
         run_kind, status = _interned(text_of(data.get("run_kind"))), _interned(text_of(data.get("status")))
-        return SlimRun(intern(artifact_id), notes, _interned(home_rel), text_of(data.get("run_id")), run_kind, status,
-                       updated, created, found, completed_state(run_kind, status))
+        return SlimRun(
+            intern(artifact_id),
+            notes,
+            _interned(home_rel),
+            text_of(data.get("run_id")),
+            run_kind,
+            status,
+            updated,
+            created,
+            found,
+            completed_state(run_kind, status),
+        )
     review = review_fields(data, kind)  # a decision, or a review recorded as a report
-    return SlimDecision(artifact_id, notes, home_rel,
-                        text_of(data.get("action")) if kind == "decision" else REVIEW_ACTION, updated, created,
-                        review.is_review, found, tuple(map(intern, review.reviewed_run_ids)),  # the runs' own ids
-                        raw if review.is_review else None,
-                        review.cards_written, tuple(sorted(review.neighbor_cards)),
-                        review_encoding(data, kind) or DECISION_ENCODING)
+    return SlimDecision(
+        artifact_id,
+        notes,
+        home_rel,
+        text_of(data.get("action")) if kind == "decision" else REVIEW_ACTION,
+        updated,
+        created,
+        review.is_review,
+        found,
+        tuple(map(intern, review.reviewed_run_ids)),  # the runs' own ids
+        raw if review.is_review else None,
+        review.cards_written,
+        tuple(sorted(review.neighbor_cards)),
+        review_encoding(data, kind) or DECISION_ENCODING,
+    )
 
 
 def _interned(text: str | None) -> str | None:
@@ -182,7 +209,7 @@ def _interned(text: str | None) -> str | None:
     return None if text is None else intern(text)
 
 
-def _one(finding: Finding, display: str) -> Loose:
+def _one(finding: Finding, display: str) -> Unplaced:
     if finding.path != display:
         raise NotShareable(display)
-    return loose(finding)
+    return unplaced(finding)

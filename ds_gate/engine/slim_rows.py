@@ -15,11 +15,11 @@ from typing import Any
 from ds_gate.engine.slim import (
     SKIPPED,
     Bad,
-    Loose,
     Refused,
     Slim,
     SlimDecision,
     SlimRun,
+    Unplaced,
 )
 from ds_gate.model.findings import Finding
 
@@ -31,18 +31,18 @@ _FIELDS = ("rule", "severity", "message", "hint", "pointer", "line", "subject", 
 _FINDING_FIELDS = attrgetter(*_FIELDS)  # a Finding but its path, in the row's order
 
 
-def finding_row(finding: Loose) -> Row:
+def finding_row(finding: Unplaced) -> Row:
     return tuple(_FINDING_FIELDS(finding))
 
 
-def finding_of(row: Row) -> Loose:
+def finding_of(row: Row) -> Unplaced:
     """A finding read back (``Finding(**...)``, as the pytest plugin's workers read theirs)."""
     if not (isinstance(row[0], str) and isinstance(row[1], str) and isinstance(row[2], str)):
         raise TypeError("not a finding")
     return Finding(**{"path": None, **dict(zip(_FIELDS, row, strict=True))})
 
 
-def _findings(rows: Row) -> tuple[Loose, ...]:
+def _findings(rows: Row) -> tuple[Unplaced, ...]:
     if rows == ():  # most records: no findings
         return ()
     if type(rows) is not tuple:
@@ -53,12 +53,36 @@ def _findings(rows: Row) -> tuple[Loose, ...]:
 def to_row(slim: Slim) -> Row:
     """``slim`` as plain values."""
     if isinstance(slim, SlimRun):
-        return (RUN, slim.artifact_id, tuple(map(finding_row, slim.notes)), slim.home_rel, slim.run_id, slim.run_kind,
-                slim.status, slim.updated_at, slim.created_at, tuple(map(finding_row, slim.found)), slim.done)
+        return (
+            RUN,
+            slim.artifact_id,
+            tuple(map(finding_row, slim.notes)),
+            slim.home_rel,
+            slim.run_id,
+            slim.run_kind,
+            slim.status,
+            slim.updated_at,
+            slim.created_at,
+            tuple(map(finding_row, slim.found)),
+            slim.done,
+        )
     if isinstance(slim, SlimDecision):
-        return (DECISION, slim.artifact_id, tuple(map(finding_row, slim.notes)), slim.home_rel, slim.action,
-                slim.updated_at, slim.created_at, slim.is_review, tuple(map(finding_row, slim.found)),
-                slim.reviewed_run_ids, slim.raw, slim.cards_written, slim.neighbor_cards, slim.encoding)
+        return (
+            DECISION,
+            slim.artifact_id,
+            tuple(map(finding_row, slim.notes)),
+            slim.home_rel,
+            slim.action,
+            slim.updated_at,
+            slim.created_at,
+            slim.is_review,
+            tuple(map(finding_row, slim.found)),
+            slim.reviewed_run_ids,
+            slim.raw,
+            slim.cards_written,
+            slim.neighbor_cards,
+            slim.encoding,
+        )
     if isinstance(slim, Bad):
         return (BAD, finding_row(slim.finding))
     if isinstance(slim, Refused):
@@ -79,24 +103,65 @@ def _run(row: Row) -> SlimRun:
     """Read back as written: marshal keeps which strings were interned (the id, the kind, the
     status, the workspace) and that ``updated_at`` and ``created_at`` were one string."""
     _, artifact_id, notes, home_rel, run_id, run_kind, status, updated, created, found, done = row
-    if not (type(artifact_id) is str and isinstance(home_rel, _TEXT) and isinstance(run_id, _TEXT)
-            and isinstance(run_kind, _TEXT) and isinstance(status, _TEXT) and isinstance(updated, _TEXT)
-            and isinstance(created, _TEXT) and type(done) is bool):
+    if not (
+        type(artifact_id) is str
+        and isinstance(home_rel, _TEXT)
+        and isinstance(run_id, _TEXT)
+        and isinstance(run_kind, _TEXT)
+        and isinstance(status, _TEXT)
+        and isinstance(updated, _TEXT)
+        and isinstance(created, _TEXT)
+        and type(done) is bool
+    ):
         raise TypeError("not a run")
-    return SlimRun(artifact_id, _findings(notes), home_rel, run_id, run_kind, status, updated, created, _findings(found),
-                   done)
+    return SlimRun(
+        artifact_id, _findings(notes), home_rel, run_id, run_kind, status, updated, created, _findings(found), done
+    )
 
 
 def _decision(row: Row) -> SlimDecision:
-    (_, artifact_id, notes, home_rel, action, updated, created, is_review, found, reviewed, raw, cards, neighbours,
-     encoding) = row
-    if not (isinstance(artifact_id, str) and isinstance(encoding, str) and type(is_review) is bool
-            and type(reviewed) is tuple and all(type(r) is str for r in reviewed)
-            and type(cards) is tuple and type(neighbours) is tuple
-            and (raw is None or type(raw) is bytes)):
+    (
+        _,
+        artifact_id,
+        notes,
+        home_rel,
+        action,
+        updated,
+        created,
+        is_review,
+        found,
+        reviewed,
+        raw,
+        cards,
+        neighbours,
+        encoding,
+    ) = row
+    if not (
+        isinstance(artifact_id, str)
+        and isinstance(encoding, str)
+        and type(is_review) is bool
+        and type(reviewed) is tuple
+        and all(type(r) is str for r in reviewed)
+        and type(cards) is tuple
+        and type(neighbours) is tuple
+        and (raw is None or type(raw) is bytes)
+    ):
         raise TypeError("not a decision")
-    return SlimDecision(artifact_id, _findings(notes), _text(home_rel), _text(action), _text(updated), _text(created),
-                        is_review, _findings(found), reviewed, raw, cards, neighbours, encoding)
+    return SlimDecision(
+        artifact_id,
+        _findings(notes),
+        _text(home_rel),
+        _text(action),
+        _text(updated),
+        _text(created),
+        is_review,
+        _findings(found),
+        reviewed,
+        raw,
+        cards,
+        neighbours,
+        encoding,
+    )
 
 
 def _bad(row: Row) -> Bad:

@@ -46,16 +46,19 @@ def clone_findings(quest: Quest, scope: Scope) -> list[Finding]:
     if borrowed is not None:
         said = f"this repository borrows {borrowed}, outside the quest (.git/{ALTERNATES})"
         if scope.gates_pending:
-            raise QuestError(f"{quest.root}: {said}; ds-gate never reads outside the quest, {DOES_NOT_PASS}. "
-                             f"Fix: {DISSOCIATE}")
+            raise QuestError(
+                f"{quest.root}: {said}; ds-gate never reads outside the quest, {DOES_NOT_PASS}. Fix: {DISSOCIATE}"
+            )
         return [GIT_ALTERNATES_OUTSIDE_QUEST.at(None, f"{said}: not read", hint=DISSOCIATE)]
     found = blindness(quest.root)
     if found is None:
         return []
     blind, fix = found
     if scope.gates_pending:
-        raise QuestError(f"{quest.root}: {blind}, so runs recorded on the branches it lacks cannot be seen and the "
-                         f"gate does not pass on the rest: {fix}")
+        raise QuestError(
+            f"{quest.root}: {blind}, so runs recorded on the branches it lacks cannot be seen and the "
+            f"gate does not pass on the rest: {fix}"
+        )
     return [GIT_ONE_BRANCH.at(None, f"{blind}: runs recorded on branches it lacks are not seen", hint=fix)]
 
 
@@ -63,17 +66,24 @@ def refuse_unseen(quest: Quest) -> None:
     """Stop (exit 2) when a place that may hold runs was not read; see the module's docstring."""
     for finding in quest.findings:
         if finding.rule == QUEST_NOT_GIT.id and os.path.lexists(quest.root / ".git"):
-            raise QuestError(f"{quest.root}: {finding.message.split('; workspaces were found')[0]}: the branches no "
-                             "worktree folder has checked out cannot be read, so the runs on them cannot be seen and "
-                             f"the gate does not pass on the rest. Fix: {finding.hint}")
-    outside = [f for f in quest.findings
-               if f.rule in (WORKSPACE_OUTSIDE_QUEST.id, PATH_SYMLINK_OUTSIDE_QUEST.id, INDEX_RECORD_OUTSIDE_QUEST.id)]
+            raise QuestError(
+                f"{quest.root}: {finding.message.split('; workspaces were found')[0]}: the branches no "
+                "worktree folder has checked out cannot be read, so the runs on them cannot be seen and "
+                f"the gate does not pass on the rest. Fix: {finding.hint}"
+            )
+    outside = [
+        f
+        for f in quest.findings
+        if f.rule in (WORKSPACE_OUTSIDE_QUEST.id, PATH_SYMLINK_OUTSIDE_QUEST.id, INDEX_RECORD_OUTSIDE_QUEST.id)
+    ]
     if any(f.rule == GIT_SYMLINK_IN_TREE.id for f in quest.findings):  # a link in the tree hides the record the
         outside = [f for f in outside if f.rule != INDEX_RECORD_OUTSIDE_QUEST.id]  # line names: that stop says why
     if outside:
         first = outside[0]
-        raise QuestError(f"{quest.root}: {first.message}{_more(outside)}; DeepScientist reads what it points to, "
-                         f"{DOES_NOT_PASS}. Fix: {first.hint}")
+        raise QuestError(
+            f"{quest.root}: {first.message}{_more(outside)}; DeepScientist reads what it points to, "
+            f"{DOES_NOT_PASS}. Fix: {first.hint}"
+        )
 
 
 def refuse_unread_git(findings: list[Finding]) -> None:
@@ -85,20 +95,29 @@ def refuse_unread_git(findings: list[Finding]) -> None:
     read may be the patch."""
     for finding in findings:
         if finding.rule == GIT_HISTORY_TOO_LONG.id:
-            raise QuestError(f"{finding.path}: [{finding.rule}] {finding.message}; the gate does not pass on the rest. "
-                             f"Fix: {finding.hint}")
+            raise QuestError(
+                f"{finding.path}: [{finding.rule}] {finding.message}; the gate does not pass on the rest. "
+                f"Fix: {finding.hint}"
+            )
     unread = [f for f in findings if f.rule in (GIT_OBJECT_MISSING.id, GIT_OBJECT_CORRUPT.id)]
     linked = [f for f in findings if f.rule == GIT_SYMLINK_IN_TREE.id]
     if linked and not unread:
         first = linked[0]
-        raise QuestError(f"{first.path}: [{first.rule}] {first.message}{_more(linked)}; the gate does not pass on the "
-                         f"rest. Fix: {first.hint}")
+        raise QuestError(
+            f"{first.path}: [{first.rule}] {first.message}{_more(linked)}; the gate does not pass on the "
+            f"rest. Fix: {first.hint}"
+        )
     if unread:
-        fix = "restore them (`git fsck` names the damaged ones)" if all(f.rule == GIT_OBJECT_CORRUPT.id for f in unread) \
+        fix = (
+            "restore them (`git fsck` names the damaged ones)"
+            if all(f.rule == GIT_OBJECT_CORRUPT.id for f in unread)
             else REFETCH
-        raise QuestError(f"{counted(len(unread), 'git object')} the gate must read {'is' if len(unread) == 1 else 'are'} missing or damaged "
-                         f"({_listed([str(f.path) for f in unread])}), so the runs they hold cannot be seen and the gate "
-                         f"does not pass on the rest: {fix}; `ds-gate check` lists them all")
+        )
+        raise QuestError(
+            f"{counted(len(unread), 'git object')} the gate must read {'is' if len(unread) == 1 else 'are'} missing or damaged "
+            f"({_listed([str(f.path) for f in unread])}), so the runs they hold cannot be seen and the gate "
+            f"does not pass on the rest: {fix}; `ds-gate check` lists them all"
+        )
 
 
 def _more(found: list[Finding]) -> str:
@@ -128,15 +147,24 @@ def as_closure_sees(hooked: GateReport, local: GateReport, unrecorded: str) -> G
             return hooked
         ids = {run.artifact_id for run in extra}
         added = [f for f in local.findings if f.rule == COVERAGE_PENDING_RUN.id and f.subject in ids]
-        note = (f"`ds-gate closure` reads every worktree folder as it is and also finds completed runs {unrecorded} "
-                f"({shown}): cover them in the same review, and commit them")
+        note = (
+            f"`ds-gate closure` reads every worktree folder as it is and also finds completed runs {unrecorded} "
+            f"({shown}): cover them in the same review, and commit them"
+        )
         return dataclasses.replace(
-            hooked, findings=[*hooked.findings, *added], notes=[note, *hooked.notes],
+            hooked,
+            findings=[*hooked.findings, *added],
+            notes=[note, *hooked.notes],
             pending=sorted([*hooked.pending, *extra], key=lambda r: r.artifact_id),
-            completed_runs=sorted([*hooked.completed_runs, *extra],
-                                  key=lambda r: r.artifact_id))
-    found = (f"the folders hold completed runs {unrecorded} ({shown}): commit them with a distill review covering "
-             "them (`git add -A artifacts`), or remove them") if extra else \
-        "its findings below come from the worktree folders as they are: fix them there, or commit what fixes them"
+            completed_runs=sorted([*hooked.completed_runs, *extra], key=lambda r: r.artifact_id),
+        )
+    found = (
+        (
+            f"the folders hold completed runs {unrecorded} ({shown}): commit them with a distill review covering "
+            "them (`git add -A artifacts`), or remove them"
+        )
+        if extra
+        else "its findings below come from the worktree folders as they are: fix them there, or commit what fixes them"
+    )
     note = f"`ds-gate closure` reads every worktree folder as it is, and would reject this finalization right after it: {found}"
     return dataclasses.replace(local, notes=[note, *local.notes])

@@ -16,9 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ds_gate.agent import tools as agent_tools
-from ds_gate.agent.mcp_schemas import checked
-from ds_gate.agent.tools import closure
+from ds_gate.agent.tools import call, check_closure
 from ds_gate.integration.review import judge_review, refusal_for_review
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
@@ -35,7 +33,7 @@ SHOWN = 10  # findings quoted in a refusal's message; all of them are in `findin
 def finalization(root: str, tool: str, home: str | None) -> dict[str, Any]:
     """Allow unless ds-gate's closure gate is enforced and fails; then the refusal names the
     pending runs and the exact call that covers them (the closure's own ``next_call``)."""
-    verdict = closure(root, home=home)
+    verdict = check_closure(root, home=home)
     if not verdict["enforced"] or verdict["ok"]:
         return {"allow": True, "verdict": verdict["verdict"]}
     pending: list[str] = verdict["pending_run_ids"]
@@ -43,23 +41,39 @@ def finalization(root: str, tool: str, home: str | None) -> dict[str, Any]:
     action = f"artifact.{tool}" if tool != "interact" else "asking the user to approve completion"
     if verdict["pending_count"]:
         status = STATUS_PENDING
-        message = (f"ds-gate refused {action} before anything was recorded: {verdict['pending_count']} completed run(s) "
-                   f"are not covered by a valid distill review: {', '.join(pending)}. Distill them, check the review with "
-                   "artifact.validate_distill_review(payload=...), record it with this call (also in next_call):\n"
-                   + "\n".join(verdict["next_call"])
-                   + f"\nthen call {'artifact.' + tool if tool != 'interact' else 'artifact.interact'} again.")
+        message = (
+            f"ds-gate refused {action} before anything was recorded: {verdict['pending_count']} completed run(s) "
+            f"are not covered by a valid distill review: {', '.join(pending)}. Distill them, check the review with "
+            "artifact.validate_distill_review(payload=...), record it with this call (also in next_call):\n"
+            + "\n".join(verdict["next_call"])
+            + f"\nthen call {'artifact.' + tool if tool != 'interact' else 'artifact.interact'} again."
+        )
     else:
         status = STATUS_CLOSURE
-        shown = "; ".join(f"{f.get('message')} (fix: {f.get('hint')})" if f.get("hint") else str(f.get("message"))
-                          for f in errors[:SHOWN])
-        message = (f"ds-gate refused {action} before anything was recorded: the closure gate fails: {shown}. "
-                   "Fix these, then try again.")
-    return {"allow": False, "refusal": {
-        "ok": False, "status": status, "gate": "ds-gate", "message": message, "errors": [message], "warnings": [],
-        "pending_run_ids": pending, "pending_count": verdict["pending_count"],
-        "next_call": "\n".join(verdict["next_call"]) if verdict["next_call"] else None,
-        "findings": errors, "encoding": verdict["encoding"],
-    }}
+        shown = "; ".join(
+            f"{f.get('message')} (fix: {f.get('hint')})" if f.get("hint") else str(f.get("message"))
+            for f in errors[:SHOWN]
+        )
+        message = (
+            f"ds-gate refused {action} before anything was recorded: the closure gate fails: {shown}. "
+            "Fix these, then try again."
+        )
+    return {
+        "allow": False,
+        "refusal": {
+            "ok": False,
+            "status": status,
+            "gate": "ds-gate",
+            "message": message,
+            "errors": [message],
+            "warnings": [],
+            "pending_run_ids": pending,
+            "pending_count": verdict["pending_count"],
+            "next_call": "\n".join(verdict["next_call"]) if verdict["next_call"] else None,
+            "findings": errors,
+            "encoding": verdict["encoding"],
+        },
+    }
 
 
 def review(root: str, payload: Any) -> dict[str, Any]:
@@ -69,32 +83,6 @@ def review(root: str, payload: Any) -> dict[str, Any]:
     if judged["accepted"]:
         return {"allow": True}
     return {"allow": False, "refusal": refusal_for_review(judged)}
-
-
-def tool(root: str, name: str, args: dict[str, Any], home: str | None) -> dict[str, Any]:
-    """The RFC's tools as ``ds-gate mcp`` answers them (``agent.tools``)."""
-    if name == "list_distill_candidates":
-        return agent_tools.candidates(root)
-    if name == "list_recent":
-        return agent_tools.recent(root, args.get("kind"), _limit(args))
-    if name == "list_knowledge_summaries":
-        order = {} if args.get("order") is None else {"order": checked("order", args["order"])}  # none: recall's default
-        return agent_tools.knowledge(root, args.get("domain_tags"), args.get("kind"), _limit(args), home=home,
-                                     query=checked("query", args.get("query")),
-                                     max_chars=checked("max_chars", args.get("max_chars")), **order)
-    if name == "validate_distill_review":
-        payload = args.get("payload")
-        if not isinstance(payload, dict):
-            raise QuestError("payload must be the review's JSON object, as artifact.record(payload=...) takes it")
-        return agent_tools.validate_review(root, payload, home)
-    raise QuestError(f"unknown tool {name!r}")
-
-
-def _limit(args: dict[str, Any]) -> int:
-    limit = args.get("limit", 20)
-    if isinstance(limit, bool) or not isinstance(limit, int):
-        raise QuestError(f"limit must be a whole number, not {limit!r}")
-    return limit
 
 
 def answer(request: Any) -> dict[str, Any]:
@@ -117,7 +105,7 @@ def answer(request: Any) -> dict[str, Any]:
             return review(root, request.get("payload"))
         if op == "tool":
             args = request.get("args")
-            return {"result": tool(root, str(request.get("tool")), args if isinstance(args, dict) else {}, home)}
+            return {"result": call(str(request.get("tool")), root, args if isinstance(args, dict) else {}, home)}
     except (QuestError, GitError) as exc:  # the CLI's own message: the quest cannot be read, and why
         return {"error": str(exc)}
     return {"error": f"unknown request {op!r}"}

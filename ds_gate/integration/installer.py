@@ -2,9 +2,9 @@
 
 DeepScientist's launcher keeps its Python at ``<home>/runtime/python-env`` (a uv project
 environment; older homes: ``<home>/runtime/venv``), and every runner starts the built-in MCP
-servers with that Python. ds-gate adds four files to its site-packages and nothing else:
-a ``.pth`` line that imports the bootstrap, the bootstrap, the wrapping module and the tools
-(standard library only; copied from this package), and a JSON file naming ds-gate's own
+servers with that Python. ds-gate adds six files to its site-packages and nothing else:
+a ``.pth`` line that imports the bootstrap, the bootstrap, the wrapping module, the tools and
+their table (standard library only; copied from this package), and a JSON file naming ds-gate's own
 interpreter and the switches. ds-gate itself is not installed there (see ``wrap.py``).
 Undoing removes exactly those files and the bytecode Python compiled from them, so the
 environment is byte for byte what it was. The ``.pth`` file is written last and removed
@@ -30,12 +30,20 @@ from ds_gate.sources.memory import resolve_home
 
 PTH = "ds_gate_deepscientist.pth"
 MARK = "# ds-gate-managed: DeepScientist integration (ds-gate install --deepscientist; undo: --undo)"
-MODULES = {"_ds_gate_ds_boot.py": "boot.py", "_ds_gate_ds_wrap.py": "wrap.py", "_ds_gate_ds_tools.py": "tools.py"}
+MODULES = {
+    "_ds_gate_ds_boot.py": "boot.py",
+    "_ds_gate_ds_wrap.py": "wrap.py",
+    "_ds_gate_ds_service.py": "service.py",
+    "_ds_gate_ds_tools.py": "tools.py",
+    "_ds_gate_ds_toolspec.py": "../agent/toolspec.py",
+}  # the tools' table, read by tools.py
 CONFIG = "_ds_gate_ds.json"
 ENVS = ("runtime/python-env", "runtime/venv")  # bin/ds.js runtimePythonEnvPath, then the older layout
-PROBE = ("import json, sys, sysconfig\nfrom importlib.metadata import version\ntry:\n v = version('deepscientist')\n"
-         "except Exception:\n v = None\nprint(json.dumps({'purelib': sysconfig.get_path('purelib'), "
-         "'python': sys.version.split()[0], 'deepscientist': v}))\n")
+PROBE = (
+    "import json, sys, sysconfig\nfrom importlib.metadata import version\ntry:\n v = version('deepscientist')\n"
+    "except Exception:\n v = None\nprint(json.dumps({'purelib': sysconfig.get_path('purelib'), "
+    "'python': sys.version.split()[0], 'deepscientist': v}))\n"
+)
 
 
 @dataclass(slots=True)
@@ -73,8 +81,10 @@ def find_target(given_home: str | None) -> Target:
         env = home / rel
         if os.path.isfile(env_python(env)):
             return probe(home, env)
-    raise QuestError(f"no DeepScientist runtime Python under {home} (looked for {' and '.join(ENVS)}); "
-                     "start DeepScientist once (`ds`) so its launcher creates it, or pass --home DIR")
+    raise QuestError(
+        f"no DeepScientist runtime Python under {home} (looked for {' and '.join(ENVS)}); "
+        "start DeepScientist once (`ds`) so its launcher creates it, or pass --home DIR"
+    )
 
 
 def probe(home: Path, env: Path) -> Target:
@@ -82,11 +92,15 @@ def probe(home: Path, env: Path) -> Target:
     its site-packages is and which DeepScientist it holds; it runs no code of a quest's."""
     python = env_python(env)
     try:
-        done = subprocess.run([str(python), "-I", "-c", PROBE], capture_output=True, text=True, timeout=120, check=False)
+        done = subprocess.run(
+            [str(python), "-I", "-c", PROBE], capture_output=True, text=True, timeout=120, check=False
+        )
         data = json.loads(done.stdout)
     except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
-        raise QuestError(f"{python} did not answer where its site-packages is ({exc}); is DeepScientist's runtime "
-                         "environment broken? Start `ds` once to repair it") from exc
+        raise QuestError(
+            f"{python} did not answer where its site-packages is ({exc}); is DeepScientist's runtime "
+            "environment broken? Start `ds` once to repair it"
+        ) from exc
     return Target(home, env, python, Path(data["purelib"]), str(data["python"]), data.get("deepscientist"))
 
 
@@ -119,8 +133,15 @@ def bridge_problem(python: str) -> str | None:
     """None when ``python`` answers the integration's requests (``call.py``), else why not."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
     try:
-        done = subprocess.run([python, "-c", BRIDGE], input='{"op": "ping"}', capture_output=True, text=True,
-                              timeout=120, env=env, check=False)
+        done = subprocess.run(
+            [python, "-c", BRIDGE],
+            input='{"op": "ping"}',
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            check=False,
+        )
         return None if json.loads(done.stdout).get("ok") is True else done.stdout.strip()
     except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
         return str(exc)
@@ -163,24 +184,34 @@ def install(given_home: str | None, *, memory_global_scope: bool = False) -> Don
     if problem is not None:
         raise QuestError(f"{sys.executable} cannot answer the integration's calls ({problem}); install ds-gate there")
     previous = read_config(site)
-    pycache_existed = (previous.get("pycache_existed") if previous is not None
-                       else os.path.isdir(site / "__pycache__"))
+    pycache_existed = previous.get("pycache_existed") if previous is not None else os.path.isdir(site / "__pycache__")
     # the trusted configuration and the cache folder, pinned: DeepScientist's runners set HOME for the agent
-    settings = {"python": sys.executable, "memory_global_scope": memory_global_scope,
-                "pycache_existed": bool(pycache_existed), "home": str(target.home), "pins": pins()}
+    settings = {
+        "python": sys.executable,
+        "memory_global_scope": memory_global_scope,
+        "pycache_existed": bool(pycache_existed),
+        "home": str(target.home),
+        "pins": pins(),
+    }
     done = Done(target)
     files = runtime_files(settings)
     for name in [*MODULES, CONFIG, PTH]:  # the .pth last: nothing loads before the rest is there
         _write(site / name, files[name])
         done.written.append(str(site / name))
     _remember(target, True)
-    done.notes.append(f"DeepScientist {target.deepscientist or '(not installed there)'} in {target.env} "
-                      f"(Python {target.python_version})")
+    done.notes.append(
+        f"DeepScientist {target.deepscientist or '(not installed there)'} in {target.env} "
+        f"(Python {target.python_version})"
+    )
     if target.deepscientist not in KNOWN_VERSIONS:
-        done.notes.append(f"this ds-gate knows DeepScientist {', '.join(KNOWN_VERSIONS)}: with "
-                          f"{target.deepscientist or 'none'} the integration wraps nothing (ds-gate doctor says so)")
-    done.notes.append(f"ds-gate's verdicts come from {sys.executable}; memory.write default scope: "
-                      f"{'global (switched on)' if memory_global_scope else 'quest, as main (--memory-global-scope switches it)'}")
+        done.notes.append(
+            f"this ds-gate knows DeepScientist {', '.join(KNOWN_VERSIONS)}: with "
+            f"{target.deepscientist or 'none'} the integration wraps nothing (ds-gate doctor says so)"
+        )
+    done.notes.append(
+        f"ds-gate's verdicts come from {sys.executable}; memory.write default scope: "
+        f"{'global (switched on)' if memory_global_scope else 'quest, as main (--memory-global-scope switches it)'}"
+    )
     done.notes.append(pins_note("ds-gate's verdicts"))
     done.notes.append(f"undo: ds-gate install --deepscientist --undo --home {target.home}")
     return done

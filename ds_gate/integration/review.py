@@ -1,7 +1,7 @@
 """Would ds-gate accept this review? The one place the integration asks it.
 
 ``judge_review`` answers for a payload *before* it is recorded with
-``agent.tools.validate_review``: the review made into the record DeepScientist would
+``agent.tools.validate_distill_review``: the review made into the record DeepScientist would
 write, put into the quest as ``closure`` reads it, and the gate evaluated once. A review that
 would cover nothing (``valid`` false: a contract rule failed, a placeholder is left, an id is
 no run) is one the gate would not accept, so the wrapped ``artifact.record`` refuses it.
@@ -13,23 +13,32 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ds_gate.agent.tools import validate_review
+from ds_gate.agent.tools import validate_distill_review
 from ds_gate.kernel.errors import QuestError
 from ds_gate.model.findings import SCHEMA_VERSION
 from ds_gate.rules.coverage import COVERAGE_PENDING_RUN
 
-NOT_A_REVIEW = ("the payload is no distill review: kind 'report' with report_type 'distill_review' "
-                "(or kind 'decision' with action 'distill_review')")
+NOT_A_REVIEW = (
+    "the payload is no distill review: kind 'report' with report_type 'distill_review' "
+    "(or kind 'decision' with action 'distill_review')"
+)
 
 
 def judge_review(root: Path | str, payload: dict[str, Any]) -> dict[str, Any]:
-    """``{"accepted": bool, "errors": [...], "findings": [...], "validation": <validate_review's
+    """``{"accepted": bool, "errors": [...], "findings": [...], "validation": <validate_distill_review's
     answer>}`` for ``payload`` in the quest at ``root``."""
     try:
-        answer = validate_review(root, payload)
+        answer = validate_distill_review(root, payload)
     except QuestError as exc:
-        return {"schema_version": SCHEMA_VERSION, "accepted": False, "is_review": False, "encoding": None,
-                "findings": [], "errors": [str(exc) or NOT_A_REVIEW], "validation": None}
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "accepted": False,
+            "is_review": False,
+            "encoding": None,
+            "findings": [],
+            "errors": [str(exc) or NOT_A_REVIEW],
+            "validation": None,
+        }
     findings: list[dict[str, Any]] = answer["findings"]
     errors = [_line(f) for f in findings if f.get("severity") == "error" and f.get("rule") != COVERAGE_PENDING_RUN.id]
     if not answer["valid"] and not errors:
@@ -54,9 +63,19 @@ def _line(finding: dict[str, Any]) -> str:
 def refusal_for_review(judged: dict[str, Any]) -> dict[str, Any]:
     """What ``artifact.record`` answers instead of recording a review the gate would not accept."""
     errors: list[str] = judged["errors"]
-    message = ("ds-gate refused to record this distill review: the closure gate would not accept it, so it would cover "
-               f"no run. {len(errors)} problem(s): " + "; ".join(errors)
-               + ". Fix the payload (artifact.validate_distill_review(payload=...) checks it), then call artifact.record "
-               "again; nothing was recorded.")
-    return {"ok": False, "status": "distill_review_invalid", "gate": "ds-gate", "message": message, "errors": errors,
-            "warnings": [], "findings": judged["findings"]}
+    message = (
+        "ds-gate refused to record this distill review: the closure gate would not accept it, so it would cover "
+        f"no run. {len(errors)} problem(s): "
+        + "; ".join(errors)
+        + ". Fix the payload (artifact.validate_distill_review(payload=...) checks it), then call artifact.record "
+        "again; nothing was recorded."
+    )
+    return {
+        "ok": False,
+        "status": "distill_review_invalid",
+        "gate": "ds-gate",
+        "message": message,
+        "errors": errors,
+        "warnings": [],
+        "findings": judged["findings"],
+    }

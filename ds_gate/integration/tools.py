@@ -2,9 +2,11 @@
 
 Copied beside ``wrap.py`` into DeepScientist's environment as ``_ds_gate_ds_tools.py``.
 Tools on ``main``'s built-in servers reach every runner, Claude and Kimi included, which
-start no extra MCP server. Each tool asks ds-gate (``wrap.judge``: ds-gate's interpreter,
-``ds_gate.integration.call``) and returns ds-gate's own answer, the same dict ``ds-gate mcp``
-gives; an error is an ``ok: false`` answer naming it, never an exception in the server.
+start no extra MCP server. They are the rows of ds-gate's tool table (``agent/toolspec.py``,
+copied as ``_ds_gate_ds_toolspec.py``) naming main's server, each checking its arguments there
+(a wrong one is a tool error in one line), then asking ds-gate (``wrap.judge``: ds-gate's
+interpreter, ``ds_gate.integration.call``) for the dict ``ds-gate mcp`` gives; a failure of
+ds-gate is an ``ok: false`` answer naming it, never an exception in the server.
 A tool ``main`` already has under that name is left alone. With the install's
 ``memory_global_scope`` switch (off by default), ``memory.write`` without a scope writes a
 global card (the RFC's default) instead of a quest card; everything else about it is ``main``'s.
@@ -16,26 +18,13 @@ import functools
 import importlib
 import inspect
 import sys
-from collections.abc import Callable
+import types
 from typing import Any
 
-ARTIFACT_TOOLS = {
-    "list_distill_candidates": (
-        "ds-gate: the completed experiment runs no valid distill review covers yet (each with its summary and "
-        "metrics). Review them before artifact.submit_paper_bundle or artifact.complete_quest, which refuse while "
-        "any is pending."),
-    "list_recent": "ds-gate: the quest's newest indexed artifact records of every workspace (kind and limit optional).",
-    "validate_distill_review": (
-        "ds-gate: what the closure gate would say about this review payload, before it is recorded. Call it before "
-        "artifact.record(payload=...) of a distill review; record only a payload it accepts."),
-}
-MEMORY_TOOLS = {
-    "list_knowledge_summaries": (
-        "ds-gate: recall the lessons (home and quest cards) closest to the given domain tags (case, -/_/space, "
-        "plurals and British spellings are matched) and/or a free-text query (BM25 over title, tags, claim and body), "
-        "each with a summary of its content within max_chars; empty tags and no query: the most recent cards. "
-        "order (tags only): 'rfc' (shared-tag count, then recency) or 'relevance' (rare shared tags weigh more)."),
-}
+PREFIX = "ds-gate: "  # on main's servers, a tool says whose it is
+COMMENT = inspect.Parameter(
+    "comment", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=str | dict[str, Any] | None
+)  # every tool of main's takes one
 WRITE_NOTE = " Default scope is global (ds-gate integration); pass scope='quest' for quest-internal notes."
 
 
@@ -44,63 +33,80 @@ def _wrap() -> Any:
     return sys.modules.get(name) or importlib.import_module(name)
 
 
-def _read_only() -> Any:
-    try:
-        from mcp.types import ToolAnnotations
-
-        return ToolAnnotations.model_validate({"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
-                                               "openWorldHint": False})  # the wire names: both SDK lines take them
-    except Exception:
-        return None
-
-
-def _caller(context: Any) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
-    """``call(tool, args)``: ds-gate's answer for the quest of this server's context."""
-    wrap = _wrap()
-
-    def call(tool: str, args: dict[str, Any]) -> dict[str, Any]:
-        try:
-            home = getattr(context, "home", None)
-            request = {"op": "tool", "tool": tool, "args": args, "root": str(context.require_quest_root()),
-                       "home": str(home) if home is not None else None}
-            result = wrap.judge(request).get("result")
-            if not isinstance(result, dict):
-                raise RuntimeError("ds-gate answered no result")
-            return result
-        except Exception as exc:
-            refusal: dict[str, Any] = wrap.error_refusal(tool, exc)
-            return refusal
-    return call
+def _table() -> Any:
+    """The tool table: ``_ds_gate_ds_toolspec`` beside this file, ``ds_gate.agent.toolspec`` inside ds-gate."""
+    name = "ds_gate.agent.toolspec" if __name__.startswith("ds_gate.") else __name__[: -len("tools")] + "toolspec"
+    return sys.modules.get(name) or importlib.import_module(name)
 
 
 def _existing(server: Any, name: str) -> bool:
     return server._tool_manager.get_tool(name) is not None
 
 
-def _add(server: Any, fn: Any, name: str, description: str, problems: list[str]) -> None:
-    if _existing(server, name):
-        problems.append(f"{server.name}.{name} exists in this DeepScientist; ds-gate's tool of that name is not added")
-        return
-    annotations = _read_only()
-    if annotations is None:
-        server.add_tool(fn, name=name, description=description)
-    else:
-        server.add_tool(fn, name=name, description=description, annotations=annotations)
+def _add_ours(server: Any, context: Any, where: str, problems: list[str]) -> None:
+    """The table's tools for main's ``where`` server, with main's ``comment``, each answering with
+    ds-gate's dict for the quest of this server's context. A wrong argument raises the SDK's
+    ``ToolError`` (beside its server class): the exception whose text both SDK lines pass on."""
+    from mcp.types import ToolAnnotations
+    from pydantic import Field
+
+    table, wrap = _table(), _wrap()
+    errors = importlib.import_module(type(server).__module__.rsplit(".", 1)[0] + ".exceptions")
+    read_only = ToolAnnotations.model_validate(table.READ_ONLY)  # the wire names: both SDK lines take them
+
+    def ask(spec: Any, given: dict[str, Any]) -> dict[str, Any]:
+        try:
+            arguments = table.checked(spec, given)
+        except table.BadArgument as exc:
+            raise errors.ToolError(str(exc)) from None
+        try:
+            home = getattr(context, "home", None)
+            request = {
+                "op": "tool",
+                "tool": spec.name,
+                "args": arguments,
+                "root": str(context.require_quest_root()),
+                "home": str(home) if home is not None else None,
+            }
+            result = wrap.judge(request).get("result")
+            if not isinstance(result, dict):
+                raise RuntimeError("ds-gate answered no result")
+            return result
+        except Exception as exc:
+            refusal: dict[str, Any] = wrap.error_refusal(spec.name, exc)
+            return refusal
+
+    for spec in table.TOOLS:
+        if spec.deepscientist != where:
+            continue
+        if _existing(server, spec.name):
+            problems.append(
+                f"{server.name}.{spec.name} exists in this DeepScientist; ds-gate's tool of that name is not added"
+            )
+            continue
+        server.add_tool(
+            table.sdk_function(spec, ask, Field, dict[str, Any], COMMENT),
+            name=spec.name,
+            description=PREFIX + spec.description,
+            annotations=read_only,
+        )
+        if spec.required:  # as ds-gate mcp declares it: a call without it is refused by ``checked``, in one line
+            server._tool_manager.get_tool(spec.name).parameters["required"] = spec.required
 
 
 def _guard_tool(server: Any, context: Any, name: str, problems: list[str]) -> None:
     """Ask ds-gate in the tool itself, before ``main``'s function: main's ``submit_paper_bundle``
     tool cuts the service's answer down to a few fields (``compact_paper_write_result``), which
     would drop the refusal's status, run ids and call. The service wrapper beneath stays (it
-    guards every other caller) and is not asked twice (``wrap.asked``)."""
-    import types
-
+    guards every other caller) and is not asked twice (``wrap.tool_asked``)."""
     wrap = _wrap()
     tool = server._tool_manager.get_tool(name)
     original = getattr(tool, "fn", None)
     if tool is None or not callable(original) or inspect.iscoroutinefunction(original):
-        problems.append(f"{server.name}.{name} is not the tool this ds-gate knows; its refusal reaches the agent "
-                        "as main's own answer")
+        problems.append(
+            f"{server.name}.{name} is not the tool this ds-gate knows; its refusal reaches the agent "
+            "as main's own answer"
+        )
         return
 
     @functools.wraps(original)
@@ -109,11 +115,12 @@ def _guard_tool(server: Any, context: Any, name: str, problems: list[str]) -> No
             root = context.require_quest_root()
         except Exception:
             return original(*args, **kwargs)  # main's own error
-        refusal = wrap.ask(types.SimpleNamespace(home=getattr(context, "home", None)), root,
-                           {"op": "finalization", "tool": name})
+        refusal = wrap.ask(
+            types.SimpleNamespace(home=getattr(context, "home", None)), root, {"op": "finalization", "tool": name}
+        )
         if refusal is not None:
             return refusal
-        with wrap.asked(root):
+        with wrap.tool_asked(root):
             return original(*args, **kwargs)
 
     tool.fn = guarded
@@ -124,35 +131,12 @@ def _artifact(server: Any, context: Any, problems: list[str]) -> None:
     ``start_setup_prepare``) build one with a single tool and no quest work; it stays so."""
     if not (_existing(server, "record") and _existing(server, "complete_quest")):
         return
-    call = _caller(context)
     _guard_tool(server, context, "submit_paper_bundle", problems)
-
-    def list_distill_candidates(comment: str | dict[str, Any] | None = None) -> dict[str, Any]:
-        return call("list_distill_candidates", {})
-
-    def list_recent(kind: str | None = None, limit: int = 20,
-                    comment: str | dict[str, Any] | None = None) -> dict[str, Any]:
-        return call("list_recent", {"kind": kind, "limit": limit})
-
-    def validate_distill_review(payload: dict[str, Any],
-                                comment: str | dict[str, Any] | None = None) -> dict[str, Any]:
-        return call("validate_distill_review", {"payload": payload})
-
-    for fn in (list_distill_candidates, list_recent, validate_distill_review):
-        _add(server, fn, fn.__name__, ARTIFACT_TOOLS[fn.__name__], problems)
+    _add_ours(server, context, "artifact", problems)
 
 
 def _memory(server: Any, context: Any, settings: dict[str, Any], problems: list[str]) -> None:
-    call = _caller(context)
-
-    def list_knowledge_summaries(domain_tags: list[str] | None = None, kind: str | None = None, limit: int = 20,
-                                 query: str | None = None, max_chars: int | None = None, order: str | None = None,
-                                 comment: str | dict[str, Any] | None = None) -> dict[str, Any]:
-        return call("list_knowledge_summaries", {"domain_tags": domain_tags, "kind": kind, "limit": limit,
-                                                 "query": query, "max_chars": max_chars, "order": order})
-
-    _add(server, list_knowledge_summaries, "list_knowledge_summaries", MEMORY_TOOLS["list_knowledge_summaries"],
-         problems)
+    _add_ours(server, context, "memory", problems)
     if settings.get("memory_global_scope") is True:
         _global_write(server, problems)
 
@@ -169,11 +153,26 @@ def _global_write(server: Any, problems: list[str]) -> None:
         problems.append("memory.write has not main's shape; its default scope is left as it is")
         return
 
-    def write(kind: str, title: str, body: str = "", markdown: str | None = None, scope: str = "global",
-              tags: list[str] | str | None = None, metadata: dict[str, Any] | None = None,
-              comment: str | dict[str, Any] | None = None) -> dict[str, Any]:
-        result: dict[str, Any] = original(kind=kind, title=title, body=body, markdown=markdown, scope=scope, tags=tags,
-                                          metadata=metadata, comment=comment)
+    def write(
+        kind: str,
+        title: str,
+        body: str = "",
+        markdown: str | None = None,
+        scope: str = "global",
+        tags: list[str] | str | None = None,
+        metadata: dict[str, Any] | None = None,
+        comment: str | dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        result: dict[str, Any] = original(
+            kind=kind,
+            title=title,
+            body=body,
+            markdown=markdown,
+            scope=scope,
+            tags=tags,
+            metadata=metadata,
+            comment=comment,
+        )
         return result
 
     description = (getattr(tool, "description", "") or "") + WRITE_NOTE
@@ -196,10 +195,7 @@ def add_tools(builder: str, server: Any, context: Any, settings: dict[str, Any])
     return problems
 
 
-PK = "POSITIONAL_OR_KEYWORD"
-SERVER_SHAPES: dict[str, tuple[tuple[str, str], ...]] = {
-    "build_artifact_server": (("context", PK),), "build_memory_server": (("context", PK),), "main": (),
-}
+SERVER_SHAPES = {"build_artifact_server": "context", "build_memory_server": "context", "main": ""}
 
 
 def wrap_server_module(module: Any) -> list[str]:
@@ -219,6 +215,7 @@ def wrap_server_module(module: Any) -> list[str]:
 def _builder(name: str, original: Any) -> Any:
     """A server builder that adds ds-gate's tools to the server ``main`` built; a failure
     to add them leaves ``main``'s server as it is (the service wrapping still holds)."""
+
     @functools.wraps(original)
     def build(context: Any) -> Any:
         server = original(context)
@@ -229,4 +226,5 @@ def _builder(name: str, original: Any) -> Any:
             wrap.add_problems([f"{name}: tools not added ({type(exc).__name__}: {exc})"])
             wrap.say(f"{name}: tools not added ({type(exc).__name__}: {exc})")
         return server
+
     return build

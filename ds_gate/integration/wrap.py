@@ -7,11 +7,9 @@ function it wraps must have exactly the parameters ``main`` has (names and kinds
 else, and nothing is wrapped (what was already wrapped in this process is put back), with
 one line on stderr; ``status()`` says why, and ``ds-gate doctor`` shows it.
 
-What is wrapped, on the ``ArtifactService`` class (so every caller, tool or not, meets it):
-``complete_quest``, ``submit_paper_bundle`` and an ``interact`` asking for
-``quest_completion_approval`` are answered ``ok: false`` before ``main`` runs, while ds-gate's
-closure fails; ``record`` of a distill review is refused when ds-gate would not accept the
-review. The verdicts come from ds-gate's own interpreter (``ds_gate.integration.call``, one
+What is wrapped: ``ArtifactService``'s finalization and review methods (``service.py``) and
+main's two MCP servers, which get ds-gate's tools (``tools.py``); this module holds what both
+share: the checks, the state, and the asking. The verdicts come from ds-gate's own interpreter (``ds_gate.integration.call``, one
 process per call, JSON in and out): ds-gate is not installed into DeepScientist's
 environment, so neither its dependencies nor its Python version meet DeepScientist's, and a
 ``uv sync`` there cannot remove half of it. Any error on the way is a refusal naming it
@@ -19,7 +17,6 @@ environment, so neither its dependencies nor its Python version meet DeepScienti
 """
 
 import contextlib
-import functools
 import inspect
 import json
 import os
@@ -33,31 +30,15 @@ from typing import Any
 
 KNOWN_VERSIONS = ("1.6.0",)  # DeepScientist main (b366244) and its release
 SERVICE, SERVER = "deepscientist.artifact.service", "deepscientist.mcp.server"
-APPROVAL = "quest_completion_approval"
 STATUS_ERROR = "ds_gate_error"
 CONFIG_NAME = "_ds_gate_ds.json"
 TIMEOUT = 600.0  # seconds: a closure over a very large quest, never a hung tool
 PREFIX = "ds-gate (DeepScientist integration): "
-BRIDGE = ("import sys; sys.path[:] = [p for p in sys.path if p]; "
-          "from ds_gate.integration.call import main; raise SystemExit(main())")
+BRIDGE = (
+    "import sys; sys.path[:] = [p for p in sys.path if p]; "
+    "from ds_gate.integration.call import main; raise SystemExit(main())"
+)
 UNINSTALL = "ds-gate install --deepscientist --undo"
-
-PK, KW = "POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY"
-SERVICE_SHAPES: dict[str, tuple[tuple[str, str], ...]] = {
-    "record": (("self", PK), ("quest_root", PK), ("payload", PK), ("checkpoint", KW), ("workspace_root", KW),
-               ("commit_message", KW), ("push", KW)),
-    "complete_quest": (("self", PK), ("quest_root", PK), ("summary", KW)),
-    "submit_paper_bundle": (("self", PK), ("quest_root", PK), *((name, KW) for name in (
-        "title", "summary", "outline_path", "draft_path", "writing_plan_path", "references_path",
-        "claim_evidence_map_path", "compile_report_path", "pdf_path", "latex_root_path", "package_type",
-        "prepare_open_source"))),
-    "interact": (("self", PK), ("quest_root", PK), *((name, KW) for name in (
-        "kind", "message", "summary_preview", "response_phase", "importance", "deliver_to_bound_conversations",
-        "include_recent_inbound_messages", "recent_message_limit", "attachments", "interaction_id", "expects_reply",
-        "reply_mode", "options", "surface_actions", "connector_hints", "allow_free_text", "reply_schema",
-        "reply_to_interaction_id", "supersede_open_requests", "dedupe_key", "suppress_if_unchanged",
-        "min_interval_seconds"))),
-}
 
 Judge = Callable[[dict[str, Any]], dict[str, Any]]
 _STATE: dict[str, Any] = {"state": "idle", "reason": None, "wrapped": [], "problems": []}
@@ -74,8 +55,12 @@ def say(text: str) -> None:
 
 
 def status() -> dict[str, Any]:
-    return {**_STATE, "wrapped": list(_STATE["wrapped"]), "problems": list(_STATE["problems"]),
-            "known_versions": list(KNOWN_VERSIONS)}
+    return {
+        **_STATE,
+        "wrapped": list(_STATE["wrapped"]),
+        "problems": list(_STATE["problems"]),
+        "known_versions": list(KNOWN_VERSIONS),
+    }
 
 
 def config() -> dict[str, Any]:
@@ -97,14 +82,25 @@ def judge(request: dict[str, Any]) -> dict[str, Any]:
         return _JUDGE[0](request)
     python = config().get("python")
     if not isinstance(python, str) or not os.path.isfile(python):
-        raise RuntimeError(f"ds-gate's interpreter {python!r} is gone (ds-gate was moved or uninstalled); "
-                           f"run `ds-gate install --deepscientist` again, or `{UNINSTALL}`")
+        raise RuntimeError(
+            f"ds-gate's interpreter {python!r} is gone (ds-gate was moved or uninstalled); "
+            f"run `ds-gate install --deepscientist` again, or `{UNINSTALL}`"
+        )
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
     pins = config().get("pins")  # the trusted places pinned at install: the runner's HOME does not move them
-    env.update({k: v for k, v in pins.items() if str(k).startswith("DS_GATE_PINNED_") and isinstance(v, str)}
-               if isinstance(pins, dict) else {})
-    done = subprocess.run([python, "-c", BRIDGE], input=json.dumps(request, default=str).encode(),
-                          capture_output=True, timeout=TIMEOUT, env=env, check=False)
+    env.update(
+        {k: v for k, v in pins.items() if str(k).startswith("DS_GATE_PINNED_") and isinstance(v, str)}
+        if isinstance(pins, dict)
+        else {}
+    )
+    done = subprocess.run(
+        [python, "-c", BRIDGE],
+        input=json.dumps(request, default=str).encode(),
+        capture_output=True,
+        timeout=TIMEOUT,
+        env=env,
+        check=False,
+    )
     try:
         answer = json.loads(done.stdout)
     except ValueError:
@@ -118,10 +114,18 @@ def judge(request: dict[str, Any]) -> dict[str, Any]:
 def error_refusal(tool: str, exc: BaseException) -> dict[str, Any]:
     """Fail closed: the agent is told what failed and what fixes it; nothing was done."""
     text = f"{type(exc).__name__}: {exc}" if not isinstance(exc, RuntimeError) else str(exc)
-    message = (f"ds-gate could not check artifact.{tool}, so it was refused and nothing was recorded: {text}. "
-               f"Run `ds-gate doctor` (the integration's line says what to fix), or remove the integration: {UNINSTALL}")
-    return {"ok": False, "status": STATUS_ERROR, "gate": "ds-gate", "message": message, "errors": [message],
-            "warnings": []}
+    message = (
+        f"ds-gate could not check artifact.{tool}, so it was refused and nothing was recorded: {text}. "
+        f"Run `ds-gate doctor` (the integration's line says what to fix), or remove the integration: {UNINSTALL}"
+    )
+    return {
+        "ok": False,
+        "status": STATUS_ERROR,
+        "gate": "ds-gate",
+        "message": message,
+        "errors": [message],
+        "warnings": [],
+    }
 
 
 def ask(service: Any, quest_root: Any, request: dict[str, Any]) -> dict[str, Any] | None:
@@ -140,15 +144,6 @@ def ask(service: Any, quest_root: Any, request: dict[str, Any]) -> dict[str, Any
         return error_refusal(str(request.get("tool")), exc)
 
 
-def is_review(payload: Any) -> bool:
-    """Either encoding of a distill review (ds-gate's ``model.records.review_encoding``)."""
-    if not isinstance(payload, dict):
-        return False
-    kind = payload.get("kind")
-    return ((kind == "decision" and payload.get("action") == "distill_review")
-            or (kind == "report" and payload.get("report_type") == "distill_review"))
-
-
 class _Asked(threading.local):
     """The quest a tool-level guard (``tools.guard_tool``) has just asked about in this thread,
     so the service wrapper beneath it does not start ds-gate a second time for the same call."""
@@ -160,7 +155,7 @@ ASKED = _Asked()
 
 
 @contextlib.contextmanager
-def asked(quest_root: Any) -> Iterator[None]:
+def tool_asked(quest_root: Any) -> Iterator[None]:
     ASKED.root = str(quest_root)
     try:
         yield
@@ -168,67 +163,37 @@ def asked(quest_root: Any) -> Iterator[None]:
         ASKED.root = None
 
 
-def _finalizing(tool: str, original: Any) -> Any:
-    @functools.wraps(original)
-    def wrapper(self: Any, quest_root: Any, *args: Any, **kwargs: Any) -> Any:
-        refusal = None if ASKED.root == str(quest_root) else ask(self, quest_root, {"op": "finalization", "tool": tool})
-        return refusal if refusal is not None else original(self, quest_root, *args, **kwargs)
-    return wrapper
-
-
-def decision_type(schema: Any) -> str:
-    """``reply_schema.decision_type`` as main reads it (``ArtifactService._interaction_decision_type``:
-    ``str(value or "").strip()``, a schema that is no dict read as empty), so a spelling main
-    takes for the completion approval is one here too."""
-    return str((schema if isinstance(schema, dict) else {}).get("decision_type") or "").strip()
-
-
-def _interact(original: Any) -> Any:
-    @functools.wraps(original)
-    def interact(self: Any, quest_root: Any, *args: Any, **kwargs: Any) -> Any:
-        if decision_type(kwargs.get("reply_schema")) == APPROVAL:
-            refusal = ask(self, quest_root, {"op": "finalization", "tool": "interact"})
-            if refusal is not None:
-                return refusal
-        return original(self, quest_root, *args, **kwargs)
-    return interact
-
-
-def _record(original: Any) -> Any:
-    @functools.wraps(original)
-    def record(self: Any, quest_root: Any, payload: Any, *args: Any, **kwargs: Any) -> Any:
-        if is_review(payload):
-            refusal = ask(self, quest_root, {"op": "review", "tool": "record", "payload": payload})
-            if refusal is not None:
-                return refusal
-        return original(self, quest_root, payload, *args, **kwargs)
-    return record
-
-
-SERVICE_WRAPPERS: dict[str, Callable[[Any], Any]] = {
-    "record": _record,
-    "complete_quest": functools.partial(_finalizing, "complete_quest"),
-    "submit_paper_bundle": functools.partial(_finalizing, "submit_paper_bundle"),
-    "interact": _interact,
-}
-
-
-def shape(function: Any) -> tuple[tuple[str, str], ...] | None:
+def shape(function: Any) -> str | None:
+    """``function``'s parameters as a ``def`` spells them, defaults and annotations aside
+    (``self, root, /, *args, *, key, **rest``), or None when it has no signature."""
     try:
-        return tuple((p.name, p.kind.name) for p in inspect.signature(function, follow_wrapped=False).parameters.values())
+        params = list(inspect.signature(function, follow_wrapped=False).parameters.values())
     except (TypeError, ValueError):
         return None
+    parts: list[str] = []
+    for i, p in enumerate(params):
+        if p.kind is p.KEYWORD_ONLY and not any(q.kind in (q.KEYWORD_ONLY, q.VAR_POSITIONAL) for q in params[:i]):
+            parts.append("*")
+        parts.append(("*" if p.kind is p.VAR_POSITIONAL else "**" if p.kind is p.VAR_KEYWORD else "") + p.name)
+        if p.kind is p.POSITIONAL_ONLY and (i + 1 == len(params) or params[i + 1].kind is not p.POSITIONAL_ONLY):
+            parts.append("/")
+    return ", ".join(parts)
 
 
-def shape_problems(owner: Any, expected: dict[str, tuple[tuple[str, str], ...]], where: str) -> list[str]:
+def _names(spelt: str) -> str:
+    return ", ".join(part.lstrip("*") for part in spelt.split(", ") if part not in ("*", "/", ""))
+
+
+def shape_problems(owner: Any, expected: dict[str, str], where: str) -> list[str]:
     problems = []
     for name, params in expected.items():
         found = getattr(owner, name, None) if owner is not None else None
         if not callable(found):
             problems.append(f"{where}.{name} is missing")
         elif shape(found) != params:
-            problems.append(f"{where}.{name} has parameters ({', '.join(n for n, _ in shape(found) or ())}), "
-                            f"not main's ({', '.join(n for n, _ in params)})")
+            problems.append(
+                f"{where}.{name} has parameters ({_names(shape(found) or '')}), not main's ({_names(params)})"
+            )
     return problems
 
 
@@ -245,20 +210,9 @@ def version_problem() -> str | None:
     return None
 
 
-def wrap_service_class(cls: Any) -> list[str]:
-    """Wrap ``ArtifactService``'s four methods, or nothing when one has another shape."""
-    problems = shape_problems(cls, SERVICE_SHAPES, "ArtifactService")
-    if problems:
-        return problems
-    for name, make in SERVICE_WRAPPERS.items():
-        original = cls.__dict__.get(name) or getattr(cls, name)
-        remember(cls, name, original, f"{cls.__name__}.{name}")
-        setattr(cls, name, make(original))
-    return []
-
-
 def _sibling(name: str) -> Any:
-    """``tools.py`` beside this module, under the name it has here (``_ds_gate_ds_tools`` or ``ds_gate.integration.tools``)."""
+    """``service.py`` or ``tools.py`` beside this module, under the name it has here (``_ds_gate_ds_tools`` or
+    ``ds_gate.integration.tools``)."""
     import importlib
 
     return importlib.import_module(__name__[: -len("wrap")] + name)
@@ -289,9 +243,15 @@ def patch(name: str, module: ModuleType) -> None:
         return
     try:
         problem = version_problem()
-        problems = [problem] if problem else (
-            wrap_service_class(getattr(module, "ArtifactService", None)) if name == SERVICE
-            else _sibling("tools").wrap_server_module(module))
+        problems = (
+            [problem]
+            if problem
+            else (
+                _sibling("service").wrap_service_class(getattr(module, "ArtifactService", None))
+                if name == SERVICE
+                else _sibling("tools").wrap_server_module(module)
+            )
+        )
     except Exception as exc:
         problems = [f"{type(exc).__name__}: {exc}"]
     if problems:

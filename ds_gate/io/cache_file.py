@@ -114,8 +114,11 @@ def secret(folder: Path) -> bytes | None:
         fd = os.open(path, os.O_RDONLY | nofollow)
         try:
             info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_mode & 0o077 or (
-                    hasattr(os, "getuid") and info.st_uid != os.getuid()):
+            if (
+                not stat.S_ISREG(info.st_mode)
+                or info.st_mode & 0o077
+                or (hasattr(os, "getuid") and info.st_uid != os.getuid())
+            ):
                 return None
             key = os.read(fd, SECRET_BYTES + 1)
         finally:
@@ -130,8 +133,10 @@ def code_stamp() -> bytes:
     """The size and ``mtime_ns`` of every ``.py`` file of the ``ds_gate`` package and every
     shipped schema (files stat'ed, nothing imported): what ds-gate's code and schemas were."""
     digest = blake2b(digest_size=16)
-    for top, suffix in ((os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".py"),
-                        (data_path("schemas"), ".json")):
+    for top, suffix in (
+        (os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".py"),
+        (data_path("schemas"), ".json"),
+    ):
         for folder, dirs, files in os.walk(top):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
             for name in sorted(files):
@@ -155,10 +160,21 @@ class CacheFile:
     would write every row twice): a write is still whole for every other process, and only a
     power cut may lose it or damage the file, which is then made again."""
 
-    def __init__(self, folder: Path | None, name: str, parts: Sequence[bytes],
-                 tables: Callable[[sqlite3.Connection], None], *, durable: bool) -> None:
-        self.version = blake2b(b"\0".join((__version__.encode(), sys.version.encode(), str(marshal.version).encode(),
-                                           code_stamp(), *parts)), digest_size=32).digest()
+    def __init__(
+        self,
+        folder: Path | None,
+        name: str,
+        parts: Sequence[bytes],
+        tables: Callable[[sqlite3.Connection], None],
+        *,
+        durable: bool,
+    ) -> None:
+        self.version = blake2b(
+            b"\0".join(
+                (__version__.encode(), sys.version.encode(), str(marshal.version).encode(), code_stamp(), *parts)
+            ),
+            digest_size=32,
+        ).digest()
         self.settled = time.time_ns() - GRANULARITY
         self.db = _open(folder, name, self.version, tables, durable) if folder is not None else None
         self.secret = (secret(folder) if folder is not None and self.db is not None else None) or b""
@@ -201,8 +217,9 @@ class CacheFile:
             self.db = None
 
 
-def _open(folder: Path, name: str, version: bytes, tables: Callable[[sqlite3.Connection], None],
-          durable: bool) -> sqlite3.Connection | None:
+def _open(
+    folder: Path, name: str, version: bytes, tables: Callable[[sqlite3.Connection], None], durable: bool
+) -> sqlite3.Connection | None:
     """The file ``name`` in ``folder`` (made ``0700``; the file ``0600``), of ``version``, with
     the caller's ``tables``; None when the folder is not ``trusted`` or cannot be written."""
     path = folder / name

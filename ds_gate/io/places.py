@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import os
 
+from ds_gate.kernel.fs import is_inside
+
 try:
     import pwd
 except ImportError:  # not POSIX: no account database, every folder up to the root is looked at
@@ -49,13 +51,6 @@ def account_home() -> str | None:
         return os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir) if pwd is not None else None
     except (KeyError, OSError):
         return None
-
-
-def _inside(root: str, path: str) -> bool:
-    try:
-        return os.path.commonpath([root, path]) == root
-    except ValueError:
-        return False
 
 
 def _marked(folder: str) -> str | None:
@@ -77,11 +72,11 @@ def agent_writable(path: str | os.PathLike[str], account: str | None = None) -> 
     for candidate in dict.fromkeys((spelled, real)):
         folder = candidate
         while True:
-            if mine is not None and _inside(folder, mine):  # the account's home or above it
-                if os.path.realpath(folder) == mine and all(os.path.isdir(os.path.join(folder, mark))
-                                                            for mark in HOME_MARKS):
-                    return (f"{folder}, the account's home, which holds quests/ and memory/ "
-                            "(a DeepScientist home)")
+            if mine is not None and is_inside(folder, mine):  # the account's home or above it
+                if os.path.realpath(folder) == mine and all(
+                    os.path.isdir(os.path.join(folder, mark)) for mark in HOME_MARKS
+                ):
+                    return f"{folder}, the account's home, which holds quests/ and memory/ (a DeepScientist home)"
                 break
             found = _marked(folder)
             if found is not None:
@@ -96,7 +91,7 @@ def agent_writable(path: str | os.PathLike[str], account: str | None = None) -> 
             home = os.path.abspath(os.path.expanduser(value))
             for candidate in (spelled, real):
                 for root in {home, os.path.realpath(home)}:
-                    if _inside(root, candidate):
+                    if is_inside(root, candidate):
                         return f"the DeepScientist home {root} (${name})"
     return None
 
@@ -123,14 +118,17 @@ def env_cache_dir() -> str:
     if given:
         return os.path.abspath(os.path.expanduser(given))
     xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
-    return os.path.abspath(os.path.join(os.path.expanduser(xdg) if xdg else os.path.join(os.path.expanduser("~"), ".cache"),
-                                        "ds-gate"))
+    return os.path.abspath(
+        os.path.join(os.path.expanduser(xdg) if xdg else os.path.join(os.path.expanduser("~"), ".cache"), "ds-gate")
+    )
 
 
 def pins() -> dict[str, str]:
     """What an install pins: the places in force now (an existing pin, else the environment's), absolute."""
-    return {PIN_CONFIG: pinned(PIN_CONFIG) or os.path.abspath(env_config_file()[0]),
-            PIN_CACHE: pinned(PIN_CACHE) or env_cache_dir()}
+    return {
+        PIN_CONFIG: pinned(PIN_CONFIG) or os.path.abspath(env_config_file()[0]),
+        PIN_CACHE: pinned(PIN_CACHE) or env_cache_dir(),
+    }
 
 
 def planted_link(path: str | os.PathLike[str]) -> str | None:
@@ -155,11 +153,15 @@ def pins_note(what: str) -> str:
     """What an install pinned, said once in its report (and why it matters inside DeepScientist)."""
     pinned_now = pins()
     config, cache = pinned_now[PIN_CONFIG], pinned_now[PIN_CACHE]
-    text = (f"{what} trust the configuration {config}{'' if os.path.isfile(config) else ' (none there yet)'} "
-            f"and the cache folder {cache}, pinned now: the HOME/XDG_* a DeepScientist runner sets for the agent "
-            "does not move them (install again after moving your configuration)")
+    text = (
+        f"{what} trust the configuration {config}{'' if os.path.isfile(config) else ' (none there yet)'} "
+        f"and the cache folder {cache}, pinned now: the HOME/XDG_* a DeepScientist runner sets for the agent "
+        "does not move them (install again after moving your configuration)"
+    )
     reachable = agent_writable(config) or agent_writable(cache)
     if reachable is not None:
-        text += (f"; warning: they lie inside {reachable}, which a quest's agent can write, so the gate will not "
-                 "trust them: install from your own shell")
+        text += (
+            f"; warning: they lie inside {reachable}, which a quest's agent can write, so the gate will not "
+            "trust them: install from your own shell"
+        )
     return text

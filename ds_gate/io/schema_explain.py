@@ -33,7 +33,9 @@ def _type_name(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "boolean"
-    return {dict: "object", list: "array", str: "string", int: "integer", float: "number"}.get(type(value), type(value).__name__)
+    return {dict: "object", list: "array", str: "string", int: "integer", float: "number"}.get(
+        type(value), type(value).__name__
+    )
 
 
 def explain(name: str, err: Any) -> SchemaError:
@@ -44,7 +46,9 @@ def explain(name: str, err: Any) -> SchemaError:
     field = f"`{label(path)}`" if path else "the record"
     missing: str | None = None
     if keyword == "required":
-        missing = next((p for p in value if isinstance(instance, dict) and p not in instance and repr(p) in err.message), None)
+        missing = next(
+            (p for p in value if isinstance(instance, dict) and p not in instance and repr(p) in err.message), None
+        )
         missing = missing or next((p for p in value if isinstance(instance, dict) and p not in instance), "?")
         message = f"`{missing}` is required" + (f" in {to_pointer(path)}" if path else "")
     elif keyword in ("pattern", "minLength") and isinstance(instance, str):
@@ -57,8 +61,12 @@ def explain(name: str, err: Any) -> SchemaError:
     elif keyword == "enum":
         message = f"{field} is {instance!r}; expected one of: {', '.join(map(str, value))}"
     elif keyword in ("minimum", "maximum"):
-        message = f"{field} is {instance!r}, {'below the minimum' if keyword == 'minimum' else 'above the maximum'} {value}"
-    elif keyword == "anyOf" and (instance in ("", 0, None, [], {}) or (isinstance(instance, str) and not instance.strip())):
+        message = (
+            f"{field} is {instance!r}, {'below the minimum' if keyword == 'minimum' else 'above the maximum'} {value}"
+        )
+    elif keyword == "anyOf" and (
+        instance in ("", 0, None, [], {}) or (isinstance(instance, str) and not instance.strip())
+    ):
         message = f"{field} must not be empty"  # every accepted form is some non-empty value
     elif keyword == "const":
         message = f"{field} must be {value!r}, not {instance!r}"

@@ -1,6 +1,6 @@
 """JSON Schemas shipped with ds-gate, and a validator that is fast where it matters.
 
-jsonschema is the authority: every rejection is explained by it, loaded (``kernel.lazy``)
+jsonschema is the authority: every rejection is explained by it, imported (``kernel.lazy``)
 only when a document is not plainly valid. Documents first go through the kernel's
 accept-only check (``kernel.schema_fast``), which the commit hook uses too: when it says
 valid, the document is valid; otherwise jsonschema runs and words the errors. A schema using a
@@ -15,26 +15,27 @@ import functools
 from typing import TYPE_CHECKING
 
 from ds_gate.io.schema_explain import explain
-from ds_gate.io.schema_explain import label as say
-from ds_gate.kernel import lazy
 from ds_gate.kernel.jsondoc import pointer as to_pointer
-from ds_gate.kernel.schema_fast import Unsupported, accepts, compile_schema, fast
+from ds_gate.kernel.schema_fast import accepts
 from ds_gate.kernel.schema_files import SCHEMA_NAMES, load
 
 if TYPE_CHECKING:
     from typing import Any
 
-    from ds_gate.io.schema_explain import SchemaError
+    from jsonschema import Draft202012Validator
 
-__all__ = ["SCHEMA_NAMES", "Unsupported", "accepts", "compile_schema", "errors", "fast", "label", "load", "validator"]
+    from ds_gate.io.schema_explain import SchemaError
 
 
 @functools.cache
-def validator(name: str) -> Any:
-    jsonschema, referencing = lazy.load("jsonschema"), lazy.load("referencing")
-    draft = lazy.load("referencing.jsonschema").DRAFT202012
-    registry = referencing.Registry().with_resources(
-        (f"{other}.schema.json", referencing.Resource.from_contents(load(other), default_specification=draft))
+def validator(name: str) -> Draft202012Validator:
+    """jsonschema's validator of schema ``name``, every shipped schema resolvable by its file name."""
+    import jsonschema  # kernel.lazy.LAZY_PLACES
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    registry: Registry[Any] = Registry().with_resources(
+        (f"{other}.schema.json", Resource.from_contents(load(other), default_specification=DRAFT202012))
         for other in SCHEMA_NAMES
     )
     return jsonschema.Draft202012Validator(load(name), registry=registry)
@@ -46,8 +47,3 @@ def errors(name: str, instance: Any) -> list[SchemaError]:
         return []
     found = [explain(name, err) for err in validator(name).iter_errors(instance)]
     return sorted(set(found), key=lambda e: (to_pointer(e.path), e.message))
-
-
-def label(path: tuple[str | int, ...] | list[str | int]) -> str:
-    """``("cards_written", 0, "card_id")`` -> ``cards_written[0].card_id``: how people say it."""
-    return say(path)

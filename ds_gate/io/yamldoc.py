@@ -1,16 +1,18 @@
 """YAML as ds-gate reads it: safe loading only, and where in the text a value or an error is.
 
 Line numbers come from PyYAML's node tree, composed only when a finding needs a line, so a
-card is composed (not constructed) at most once more, and only then.
+card is composed (not constructed) at most once more, and only then. PyYAML itself is
+imported by the functions that parse (``kernel.lazy``), so importing this module costs nothing.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from ds_gate.kernel import lazy
+if TYPE_CHECKING:
+    import yaml
 
 
 class YamlError(ValueError):
@@ -61,12 +63,13 @@ def over_values(text: str, limit: int = MAX_VALUES) -> bool:
     before PyYAML builds a node of it (memory stays a small multiple of the text, not ~50x)."""
     if sum(text.count(c) for c in ",\n:-[{?*") < limit:
         return False
-    yaml = lazy.load("yaml")
+    import yaml  # kernel.lazy.LAZY_PLACES
+
     if nesting_depth(text) > MAX_DEPTH:
         return False  # load_yaml refuses it without parsing
     values = 0
     try:
-        for event in yaml.parse(text, Loader=yaml_loader()):
+        for event in yaml.parse(text, Loader=_loader()):
             if isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent, yaml.CollectionStartEvent)):
                 values += 1
                 if values > limit:
@@ -76,9 +79,11 @@ def over_values(text: str, limit: int = MAX_VALUES) -> bool:
     return False
 
 
-def yaml_loader() -> Any:
-    yaml = lazy.load("yaml")
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+def _loader() -> type[yaml.CSafeLoader | yaml.SafeLoader]:
+    """libyaml's safe loader (C) where PyYAML was built with it, else the pure-Python one."""
+    import yaml  # kernel.lazy.LAZY_PLACES
+
+    return yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
 
 
 def load_yaml(text: str, first_line: int = 1) -> Any:
@@ -87,13 +92,14 @@ def load_yaml(text: str, first_line: int = 1) -> Any:
     Raises ``YamlError`` with the parser's problem placed on a line of the file
     (``first_line`` is the file line the text starts on, 2 for a frontmatter block).
     """
-    yaml = lazy.load("yaml")
+    import yaml  # kernel.lazy.LAZY_PLACES
+
     if nesting_depth(text) > MAX_DEPTH:
         raise YamlError(f"nested deeper than {MAX_DEPTH} levels; not read", first_line)
     if over_values(text):  # quest.yaml, .ds-gate.yaml, the user's configuration, a card: each is bounded
         raise YamlError(f"holds more than {MAX_VALUES:,} values; not read (docs/limits.md)", first_line)
     try:
-        return yaml.load(text, Loader=yaml_loader())  # noqa: S506 - a SafeLoader
+        return yaml.load(text, Loader=_loader())
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -103,12 +109,13 @@ def load_yaml(text: str, first_line: int = 1) -> Any:
 
 
 @functools.lru_cache(maxsize=8)
-def _compose(text: str) -> Any:
+def _compose(text: str) -> yaml.Node | Literal[False] | None:
     """The node tree of a YAML text, composed once however many findings it carries
     (a 10,000-entry lineage has 10,000 of them); False when it does not compose."""
-    yaml = lazy.load("yaml")
+    import yaml  # kernel.lazy.LAZY_PLACES
+
     try:
-        return yaml.compose(text, Loader=yaml_loader())
+        return yaml.compose(text, Loader=_loader())
     except (yaml.YAMLError, RecursionError):
         return False
 
@@ -118,7 +125,8 @@ def line_of(text: str, parts: Sequence[str | int], first_line: int = 1) -> int |
 
     ``first_line`` is the file line the YAML text starts on (2 for a frontmatter block).
     """
-    yaml = lazy.load("yaml")
+    import yaml  # kernel.lazy.LAZY_PLACES
+
     node = _compose(text)
     if node is False:
         return None

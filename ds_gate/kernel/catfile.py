@@ -34,8 +34,14 @@ def _names(names: Iterable[str]) -> list[str]:
     return wanted
 
 
-def _batches(cwd: Path | str, names: Iterable[str], mode: str, parse: Callable[[bytes, list[str], dict[str, Any]], int],
-             staged: bool, absent: Collection[str]) -> dict[str, Any]:
+def _batches(
+    cwd: Path | str,
+    names: Iterable[str],
+    mode: str,
+    parse: Callable[[bytes, list[str], dict[str, Any]], int],
+    staged: bool,
+    absent: Collection[str],
+) -> dict[str, Any]:
     wanted = _names(names)
     result: dict[str, Any] = {name: None for name in wanted if name in absent}
     todo = [name for name in wanted if name not in absent]
@@ -83,8 +89,9 @@ def _parse_checks(out: bytes, names: list[str], result: dict[str, Any]) -> int:
     return min(len(complete), len(names))
 
 
-def cat_file(cwd: Path | str, names: Iterable[str], *, staged: bool = False, absent: Collection[str] = (),
-             bounded: bool = True) -> dict[str, bytes | TooLarge | None]:
+def cat_file(
+    cwd: Path | str, names: Iterable[str], *, staged: bool = False, absent: Collection[str] = (), bounded: bool = True
+) -> dict[str, bytes | TooLarge | None]:
     """Read many objects (``<rev>:<path>``, ``:<path>``, or ids) with one git process.
 
     A name git cannot resolve or read (missing, corrupt) maps to None, so callers tell
@@ -114,8 +121,9 @@ def cat_file(cwd: Path | str, names: Iterable[str], *, staged: bool = False, abs
     return {name: blobs.get(found[name]) if name in found else result.get(name) for name in wanted}
 
 
-def tree_files(cwd: Path | str, rev: str, paths: Iterable[str], around: Iterable[str] = ()
-               ) -> tuple[dict[str, bytes | TooLarge | None], dict[str, str]]:
+def tree_files(
+    cwd: Path | str, rev: str, paths: Iterable[str], around: Iterable[str] = ()
+) -> tuple[dict[str, bytes | TooLarge | None], dict[str, str]]:
     """The bytes of each of ``paths`` at ``rev`` (None when absent or not a file; a ``TooLarge``
     over the size limit, never read), and the mode there of each of ``around`` that exists (a
     link is its own entry, never followed). Two git processes: ``ls-tree -r -l`` gives every
@@ -127,7 +135,9 @@ def tree_files(cwd: Path | str, rev: str, paths: Iterable[str], around: Iterable
     listed: dict[str, list[str]] = {}
     if specs:
         try:
-            out = git(["ls-tree", "-r", "-l", "-z", "--full-tree", rev, "--", *(f":(top,literal){s}" for s in specs)], cwd)
+            out = git(
+                ["ls-tree", "-r", "-l", "-z", "--full-tree", rev, "--", *(f":(top,literal){s}" for s in specs)], cwd
+            )
         except GitError:
             out = b""  # no such rev: every path absent
         for item in split_z(out):
@@ -136,7 +146,9 @@ def tree_files(cwd: Path | str, rev: str, paths: Iterable[str], around: Iterable
             if len(parts) == 4:
                 listed[path] = parts
     limit = fs.max_file_bytes()
-    sized = {path: parts for path in wanted if (parts := listed.get(path, [])) and parts[1] == "blob" and parts[3].isdigit()}
+    sized = {
+        path: parts for path in wanted if (parts := listed.get(path, [])) and parts[1] == "blob" and parts[3].isdigit()
+    }
     small = sorted({oid for _, _, oid, size in sized.values() if int(size) <= limit})
     read = _batches(cwd, small, "--batch", _parse_contents, False, ()) if small else {}
     result: dict[str, bytes | TooLarge | None] = {}
@@ -146,8 +158,9 @@ def tree_files(cwd: Path | str, rev: str, paths: Iterable[str], around: Iterable
     return result, {path: listed[path][0] for path in near if path in listed}
 
 
-def _sizes(cwd: Path | str, wanted: list[str], staged: bool = False, absent: Collection[str] = ()
-           ) -> dict[str, tuple[str, str] | None]:
+def _sizes(
+    cwd: Path | str, wanted: list[str], staged: bool = False, absent: Collection[str] = ()
+) -> dict[str, tuple[str, str] | None]:
     """(object id, size as git prints it) of each name, with one git process; None for a missing one."""
     return _batches(cwd, wanted, "--batch-check=%(objectname) %(objectsize)", _parse_checks, staged, absent)
 
@@ -159,11 +172,6 @@ def blob_sizes(cwd: Path | str, names: Iterable[str]) -> dict[str, int | None]:
     return {name: int(got[1]) if got is not None and got[1].isdigit() else None for name, got in found.items()}
 
 
-def cat_file_check(cwd: Path | str, names: Iterable[str]) -> dict[str, tuple[str, str] | None]:
-    """(object id, type) of many objects with one git process; None for a missing one."""
-    return _batches(cwd, names, "--batch-check=%(objectname) %(objecttype)", _parse_checks, False, ())
-
-
 def missing_objects(cwd: Path | str, starts: Iterable[str]) -> set[str]:
     """The objects below ``starts`` (tree or commit ids) this repository lacks, listed
     without fetching them: a partial clone's reads must skip these, because asking git for
@@ -171,7 +179,9 @@ def missing_objects(cwd: Path | str, starts: Iterable[str]) -> set[str]:
     wanted = _names(starts)
     if not wanted:
         return set()
-    out = git(["rev-list", "--objects", "--no-walk", "--missing=print", "--stdin"], cwd,
-              stdin="".join(f"{n}\n" for n in wanted).encode())
+    out = git(
+        ["rev-list", "--objects", "--no-walk", "--missing=print", "--stdin"],
+        cwd,
+        stdin="".join(f"{n}\n" for n in wanted).encode(),
+    )
     return {line[1:].decode() for line in out.split(b"\n") if line.startswith(b"?")}
-

@@ -44,7 +44,6 @@ if TYPE_CHECKING:
     Changes = dict[str, tuple[str | None, str]]
 
 
-
 def may_be_review(raw: bytes | TooLarge | None) -> bool:
     """Whether a staged report is judged: DeepScientist checkpoints many reports of its own,
     and only one whose bytes could make it a review concerns the gate (one it cannot read is
@@ -56,8 +55,11 @@ def may_be_review(raw: bytes | TooLarge | None) -> bool:
 def other_json(names: list[str]) -> list[str]:
     """The staged ``.json`` files that are no run or decision record (a report, DeepScientist's
     own state, a result): each is read, since a finalizing decision can be any of them."""
-    return [n for n in names if n.endswith(".json") and n != MANIFEST
-            and (not is_artifact_record(n) or n.startswith(REPORTS))]
+    return [
+        n
+        for n in names
+        if n.endswith(".json") and n != MANIFEST and (not is_artifact_record(n) or n.startswith(REPORTS))
+    ]
 
 
 def gated(cwd: Path | str, changes: Changes, plugin_files: Callable[[list[str]], bool] | None = None) -> bool:
@@ -68,8 +70,12 @@ def gated(cwd: Path | str, changes: Changes, plugin_files: Callable[[list[str]],
     ordinary checkpoint stays fast. ``plugin_files(names)`` says whether a plugin's finalization
     pattern names a staged file."""
     names = staged_names(str(cwd), list(changes))  # quest.yaml too, when it links to a staged file
-    if any((is_artifact_record(n) and not n.startswith(REPORTS)) or is_card(n) for n in names) \
-            or QUEST_YAML in names or MANIFEST in names or (plugin_files is not None and plugin_files(names)):
+    if (
+        any((is_artifact_record(n) and not n.startswith(REPORTS)) or is_card(n) for n in names)
+        or QUEST_YAML in names
+        or MANIFEST in names
+        or (plugin_files is not None and plugin_files(names))
+    ):
         return True
     return not _none_judged(cwd, changes, other_json(names))
 

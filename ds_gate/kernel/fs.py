@@ -25,6 +25,16 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
+
+def is_inside(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` is ``root`` or below it, by their spelling: callers resolve both first
+    (the containment test of every "never follow a pointer out of the quest" rule)."""
+    try:
+        return os.path.commonpath([root, path]) == os.fspath(root)
+    except ValueError:  # different drives, or one relative and one absolute
+        return False
+
+
 _MISSING = {errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG, errno.ELOOP}
 
 
@@ -48,19 +58,6 @@ def hidden(path: Path | str) -> OSError | None:
     return None
 
 
-def enterable(path: Path | str) -> bool:
-    """A folder the user may enter (a program can be pointed at it); never raises."""
-    return os.path.isdir(path) and os.access(path, os.X_OK)
-
-
-def is_regular(path: Path | str) -> bool:
-    """A regular file, never a FIFO or device (reading one could block or never end)."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return False
-
-
 # ---------------------------------------------------------------- reading a file, bounded
 
 DEFAULT_MAX_FILE_MB = 64
@@ -68,8 +65,13 @@ MAX_FILE_VARIABLE = "DS_GATE_MAX_FILE_MB"
 INDEX_FACTOR = 16  # an index is streamed a line at a time, so it may be this many times larger
 _MB = 1 << 20
 _CHUNK = 1 << 20
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 class NotRegular(OSError):
@@ -85,7 +87,9 @@ class TooLarge(OSError):
     bounded by the limit, never by what a quest holds."""
 
     def __init__(self, size: int, limit: int, filename: str | None = None) -> None:
-        super().__init__(errno.EFBIG, f"larger than {megabytes(limit)} ({megabytes(size, exact=True)}), not read", filename)
+        super().__init__(
+            errno.EFBIG, f"larger than {megabytes(limit)} ({megabytes(size, exact=True)}), not read", filename
+        )
         self.size = size
         self.limit = limit
 
@@ -149,8 +153,9 @@ def text_or_none(path: Path | str) -> str | None:
         return None
 
 
-def read_with_stat(path: Path | str, *, follow: bool = True, limit: int | None = None,
-                   dir_fd: int | None = None) -> tuple[bytes, os.stat_result]:
+def read_with_stat(
+    path: Path | str, *, follow: bool = True, limit: int | None = None, dir_fd: int | None = None
+) -> tuple[bytes, os.stat_result]:
     """The bytes of a regular file of at most ``limit`` bytes (default ``max_file_bytes()``).
 
     Raises ``NotRegular`` for anything but a regular file, ``TooLarge`` when ``fstat`` says

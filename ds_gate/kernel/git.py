@@ -1,7 +1,7 @@
 """The one door to git: plain processes, safe for a read-only tool on a hostile quest.
 
-Not GitPython: importing it costs ~90 ms, more than the whole commit-hook budget, and
-everything ds-gate asks of git is a handful of plumbing commands.
+Not GitPython: importing it costs more than the whole commit hook (bench/RESULTS.md,
+import costs), and everything ds-gate asks of git is a handful of plumbing commands.
 
 A quest's ``.git/config`` is written by an agent ds-gate does not trust, and git runs
 programs named there (gpg for ``log.showSignature``, fsmonitor, filters, diff drivers,

@@ -24,11 +24,16 @@ def staged_changes(cwd: Path | str) -> dict[str, tuple[str | None, str]]:
     index, honouring the hook's ``GIT_INDEX_FILE``: (its blob id at ``HEAD`` or None, its
     staged blob id). The ids come with the names, so no staged path (it may hold a newline
     or bytes that are not UTF-8) is ever sent to cat-file as ``:<path>``."""
-    out = git(["diff", "--cached", *DIFF_SAFETY, "--raw", "--no-abbrev", "-z", "--no-renames", "--diff-filter=ACMRT"],
-              cwd, staged=True)
+    out = git(
+        ["diff", "--cached", *DIFF_SAFETY, "--raw", "--no-abbrev", "-z", "--no-renames", "--diff-filter=ACMRT"],
+        cwd,
+        staged=True,
+    )
     fields = out.split(b"\0")
     changes: dict[str, tuple[str | None, str]] = {}
-    for meta, path in zip(fields[0::2], fields[1::2], strict=False):  # ":<old mode> <new mode> <old> <new> <status>", path
+    for meta, path in zip(
+        fields[0::2], fields[1::2], strict=False
+    ):  # ":<old mode> <new mode> <old> <new> <status>", path
         parts = meta.decode("ascii", "replace").split(" ")
         if len(parts) == 5 and path:
             old = parts[2] if parts[0] != ":000000" and parts[2].strip("0") else None

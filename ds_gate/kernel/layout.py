@@ -43,8 +43,14 @@ CONFIG_FILES = (QUEST_CONFIG, PYPROJECT)
 
 # MemoryService's card folders: <memory>/<kind>/*.md, plus <memory>/ideas/<idea_id>/*.md
 MEMORY_KINDS = ("papers", "ideas", "decisions", "episodes", "knowledge", "templates")
-SINGULAR = {"papers": "paper", "ideas": "idea", "decisions": "decision", "episodes": "episode", "knowledge": "knowledge",
-            "templates": "template"}
+SINGULAR = {
+    "papers": "paper",
+    "ideas": "idea",
+    "decisions": "decision",
+    "episodes": "episode",
+    "knowledge": "knowledge",
+    "templates": "template",
+}
 
 
 def is_home(path: str | os.PathLike[str]) -> bool:
@@ -53,8 +59,11 @@ def is_home(path: str | os.PathLike[str]) -> bool:
     a home, since DeepScientist makes each quest, not the home, a git repository: a quest that
     deleted its ``quest.yaml`` and made a ``quests/`` folder stays a quest, and stops as "not a
     quest" instead of passing as an empty home."""
-    return (os.path.isdir(os.path.join(path, "quests")) and not os.path.lexists(os.path.join(path, QUEST_YAML))
-            and not os.path.lexists(os.path.join(path, ".git")))
+    return (
+        os.path.isdir(os.path.join(path, "quests"))
+        and not os.path.lexists(os.path.join(path, QUEST_YAML))
+        and not os.path.lexists(os.path.join(path, ".git"))
+    )
 
 
 def homes_below(root: str | os.PathLike[str]) -> list[str]:
@@ -92,8 +101,13 @@ def is_artifact_record(name: str) -> bool:
     """``artifacts/{decisions,reports,runs}/x.json``, at any depth below the folder: main
     writes ``<artifact_id>.json`` as joined, so an id holding ``/`` makes folders."""
     parts = name.split("/")
-    return len(parts) >= 3 and parts[0] == "artifacts" and parts[1] in RECORD_FOLDERS and parts[-1].endswith(".json") \
+    return (
+        len(parts) >= 3
+        and parts[0] == "artifacts"
+        and parts[1] in RECORD_FOLDERS
+        and parts[-1].endswith(".json")
         and all(parts[2:])
+    )
 
 
 def kind_of(rel: str) -> str | None:
@@ -109,13 +123,15 @@ def kind_of(rel: str) -> str | None:
 
 def is_card(name: str) -> bool:
     """``memory/<kind>/x.md`` (or ``memory/ideas/<idea>/x.md``): a quest-scope memory card."""
-    return name.startswith("memory/") and kind_of(name[len("memory/"):]) is not None
+    return name.startswith("memory/") and kind_of(name[len("memory/") :]) is not None
 
 
 def pre_commit_files_pattern() -> str:
     """The ``files:`` regex of the ``ds-gate-validate`` pre-commit hook: exactly the paths
     ``is_artifact_record`` and ``is_card`` accept, below any folder (a worktree's)."""
     plain = "|".join(k for k in MEMORY_KINDS if k != "ideas")
-    return (rf"(^|/)artifacts/({'|'.join(RECORD_FOLDERS)})/([^/]+/)*[^/]+\.json$"
-            rf"|(^|/)memory/({plain})/[^/]+\.md$"
-            r"|(^|/)memory/ideas/([^/]+/)?[^/]+\.md$")
+    return (
+        rf"(^|/)artifacts/({'|'.join(RECORD_FOLDERS)})/([^/]+/)*[^/]+\.json$"
+        rf"|(^|/)memory/({plain})/[^/]+\.md$"
+        r"|(^|/)memory/ideas/([^/]+/)?[^/]+\.md$"
+    )

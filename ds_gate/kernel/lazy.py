@@ -1,60 +1,94 @@
-"""The one declared place of laziness (in the spirit of PEP 810's ``__lazy_modules__``).
+"""The declared places of laziness: every function that imports in its body, and why.
 
 Everywhere else ds-gate imports at the top of a module, so a module's header tells its
-dependencies. Three libraries are heavy enough that loading them for a run that does not
-need them would be felt on every checkpoint or every repeated ``closure`` (``python -X
-importtime``: jsonschema with referencing ~80 ms, pluggy with importlib.metadata ~40 ms,
-PyYAML ~20 ms); the optional ``mcp`` SDK may be absent. Each is reached through ``load``,
-from the one module that wraps it (``io.yamldoc``, ``io.schemas``, ``plugins.manager``,
-``agent.mcp_server``). The other declared lazy places are listed in ``LAZY_PLACES``;
-``tests/unit/test_layout.py`` fails on a function-body import anywhere else.
+dependencies. A module is loaded later only where loading it for a run that does not need it
+would be felt on every checkpoint or every repeated ``closure`` (bench/RESULTS.md has the
+figures), or where it may be absent: then the function that needs it imports it, with a plain
+``import`` statement, so type checkers see the module's types. The heavy libraries each have
+one wrapper module: ``io.yamldoc`` (PyYAML), ``io.schemas`` (jsonschema), ``plugins.manager``
+(pluggy), ``agent.mcp_server`` (the optional mcp SDK). An import by string
+(``importlib.import_module``, ``__import__``) is allowed only in a place named here too.
+
+``tests/unit/test_layering.py`` reads this table: it fails on a function-body import or an
+import by string anywhere else, and on a function named here that imports nothing.
 """
 
 from __future__ import annotations
 
-import sys
-
-TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
-if TYPE_CHECKING:
-    from types import ModuleType
-
-__lazy_modules__ = (
-    "yaml",
-    "jsonschema",
-    "referencing",
-    "referencing.jsonschema",
-    "pluggy",
-    "importlib.metadata",
-    "ds_gate.plugins.hookspecs",  # pluggy's markers, built when the module loads
-    "mcp",
-)
-
-# "module:function" where an import statement in a function body is declared, and why.
-LAZY_PLACES = {
-    "ds_gate:__getattr__": "the public API, re-exported by name so `import ds_gate` loads nothing",
-    "ds_gate.__main__": "the hook's checkpoint answer comes from the kernel before the command line loads",
-    "ds_gate.kernel.checkpoint:_none_judged": "the finalization reader (the JSON reader) loads only when a JSON file is staged",
-    "ds_gate.kernel.checkpoint:_records_fine": "the hook's record triage (the JSON reader, the schemas) loads only when a record is staged",
-    "ds_gate.kernel.push:_sends_nothing_final": "the finalization readers load only when a push sends quest.yaml or decisions",
-    "ds_gate.kernel.finalizing:_parsed": "json (with re and enum) only for a decision the kernel reader refused (UTF-16/32 bytes)",
-    "ds_gate.kernel.jsondoc": "json's own decoder only to word an error or place a finding (json loads re and enum)",
-    "ds_gate.kernel.resources:data_dir": "pathlib only for a caller that asks for a folder, never on the hook's path",
-    "ds_gate.kernel.schema_fast:_pattern": "re (with enum) only for a schema pattern the fast checks do not know",
-    "ds_gate.kernel.git:blob_id": "hashlib (OpenSSL) only for a SHA-256 repository or a Python without _sha1",
-    "ds_gate.kernel.spawn:start": "subprocess only on a platform without os.posix_spawn",
-    "ds_gate.cli.main:build_parser": "the command table: one command's module per run",
-    "ds_gate.agent.mcp_server": "the optional mcp extra (with its pydantic), loaded when the server starts",
-    "ds_gate.agent.mcp_limits": "the optional mcp extra (with its anyio), loaded when the server starts",
-    "ds_gate.pytest.plugin": "registered in every pytest session by its entry point: the gate loads only under --ds-gate",
-    "ds_gate.integration.boot": "copied into DeepScientist's runtime: imports DeepScientist's modules once they exist",
-    "ds_gate.integration.wrap": "copied into DeepScientist's runtime: imports DeepScientist's modules once they exist",
-    "ds_gate.integration.tools": "copied into DeepScientist's runtime: the mcp SDK is DeepScientist's, loaded when a tool is built",
+# module -> (why, the functions of it that import in their body)
+LAZY_PLACES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "ds_gate": ("the public API, re-exported by name so `import ds_gate` loads nothing", ("__getattr__",)),
+    "ds_gate.__main__": (
+        "the hook's checkpoint answer comes from the kernel before the command line loads",
+        ("_hook_fast_path",),
+    ),
+    "ds_gate.kernel.checkpoint": (
+        "the record triage and the finalization reader load only when a file they judge is staged",
+        ("_none_judged", "_records_fine"),
+    ),
+    "ds_gate.kernel.push": (
+        "the finalization readers load only when a push sends quest.yaml or decisions",
+        ("_sends_nothing_final",),
+    ),
+    "ds_gate.kernel.finalizing": (
+        "json (with re and enum) only for a decision the kernel reader refused (UTF-16/32)",
+        ("_parsed",),
+    ),
+    "ds_gate.kernel.jsondoc": (
+        "json's own decoder only to word an error or place a finding (json loads re and enum)",
+        ("_c_scanner", "_decode", "_member_start", "_skip_value"),
+    ),
+    "ds_gate.kernel.resources": (
+        "pathlib only for a caller that asks for a folder, never on the hook's path",
+        ("data_dir",),
+    ),
+    "ds_gate.kernel.schema_fast": (
+        "re (with enum) only for a schema pattern the fast checks do not know",
+        ("_pattern",),
+    ),
+    "ds_gate.kernel.git": ("hashlib (OpenSSL) only for a SHA-256 repository or a Python without _sha1", ("blob_id",)),
+    "ds_gate.kernel.spawn": ("subprocess only on a platform without os.posix_spawn", ("start",)),
+    "ds_gate.io.yamldoc": (
+        "PyYAML only when a YAML text is read",
+        ("over_values", "_loader", "load_yaml", "_compose", "line_of"),
+    ),
+    "ds_gate.io.schemas": (
+        "jsonschema only when a document is not plainly valid (its errors are worded)",
+        ("validator",),
+    ),
+    "ds_gate.plugins.manager": ("pluggy and its markers only when a plugin is installed", ("manager",)),
+    "ds_gate.reporters.registry": (
+        "a built-in format's module when that format is asked for, a plugin's \"module:Class\" when its format is",
+        ("reporter_class", "get"),
+    ),
+    "ds_gate.cli.main": ("the command table: one command's module per run", ("build_parser",)),
+    "ds_gate.agent.mcp_server": (
+        "the optional mcp extra (with its pydantic), loaded when the server starts",
+        ("server_class", "build_server"),
+    ),
+    "ds_gate.agent.mcp_limits": (
+        "the optional mcp extra (with its anyio), loaded when the server starts",
+        ("bounded_stdio", "run_stdio"),
+    ),
+    "ds_gate.pytest.plugin": (
+        "registered in every pytest session by its entry point: the gate loads only under --ds-gate",
+        ("pytest_configure", "pytest_load_initial_conftests"),
+    ),
+    "ds_gate.integration.boot": (
+        "copied into DeepScientist's runtime: loads its sibling under the name it has there",
+        ("_wrap_module",),
+    ),
+    "ds_gate.integration.wrap": (
+        "copied into DeepScientist's runtime: its sibling and DeepScientist's metadata, once they exist",
+        ("_sibling", "version_problem"),
+    ),
+    "ds_gate.integration.service": (
+        "copied into DeepScientist's runtime: its sibling under the name it has there",
+        ("_wrap",),
+    ),
+    "ds_gate.integration.tools": (
+        "copied into DeepScientist's runtime: the mcp SDK is DeepScientist's, loaded when a "
+        "tool is built; its siblings under the names they have there",
+        ("_wrap", "_table", "_add_ours"),
+    ),
 }
-
-
-def load(name: str) -> ModuleType:
-    """The module ``name``, imported on first use; only the declared heavy ones."""
-    if name not in __lazy_modules__:
-        raise KeyError(f"{name} is not declared in ds_gate.kernel.lazy.__lazy_modules__")
-    __import__(name)  # the import statement's own path (``-X importtime`` sees it), not importlib's
-    return sys.modules[name]

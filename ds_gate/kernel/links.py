@@ -54,8 +54,12 @@ def link_target(link: str, text: bytes) -> str | None:
     return joined
 
 
-def resolve(entry: Callable[[str], tuple[str, str] | None], read: Callable[[str], bytes | None],
-            path: str = QUEST_YAML, links: list[str] | None = None) -> str | None:
+def resolve(
+    entry: Callable[[str], tuple[str, str] | None],
+    read: Callable[[str], bytes | None],
+    path: str = QUEST_YAML,
+    links: list[str] | None = None,
+) -> str | None:
     """The regular file ``path`` leads to through links inside the worktree, or None (absent,
     out of the worktree, too many links, a gitlink). ``entry(p)``: git's (mode, id) at ``p``;
     ``links`` collects the path of each link on the way."""
@@ -79,7 +83,7 @@ def resolve(entry: Callable[[str], tuple[str, str] | None], read: Callable[[str]
         target = link_target(prefix, text) if hops <= MAX_HOPS and text is not None else None
         if target is None:
             return None
-        parts, i = target.split("/") + parts[i + 1:], 0
+        parts, i = target.split("/") + parts[i + 1 :], 0
     return None
 
 
@@ -160,15 +164,18 @@ def staged_names(cwd: str, names: list[str]) -> list[str]:
     it to a file the commit stages: that commit changes what DeepScientist reads there."""
     out = list(names)
     for path in FOLLOWED if names else ():
-        if path in out or not (_linked_on_the_way(cwd, path) or named_elsewhere(path, names)
-                               or (path == QUEST_YAML and may_be_link(cwd))):
+        if path in out or not (
+            _linked_on_the_way(cwd, path) or named_elsewhere(path, names) or (path == QUEST_YAML and may_be_link(cwd))
+        ):
             continue
         if changes_through_links(cwd, None, path, names):
             out.append(path)
     return out
 
 
-def followed(cwd: str, blobs: Mapping[str, bytes | TooLarge | None], keys: Mapping[str, str | None]) -> dict[str, bytes | TooLarge | None]:
+def followed(
+    cwd: str, blobs: Mapping[str, bytes | TooLarge | None], keys: Mapping[str, str | None]
+) -> dict[str, bytes | TooLarge | None]:
     """``keys``: the blob key of ``quest.yaml`` at each rev (``":quest.yaml"`` → None for the
     index, ``"HEAD:quest.yaml"`` → ``"HEAD"``). The file each one leads to, for those that are
     links; a link that leads nowhere inside reads as absent."""
@@ -198,8 +205,9 @@ def links_at(cwd: str, rev: str) -> bool:
     return any(item.split(" ", 1)[0] == LINK for item in split_z(out))
 
 
-def pushed_names(root: str, tip: str, names: list[str], blobs: dict[str, bytes | TooLarge | None],
-                 linked: bool | None = None) -> list[str]:
+def pushed_names(
+    root: str, tip: str, names: list[str], blobs: dict[str, bytes | TooLarge | None], linked: bool | None = None
+) -> list[str]:
     """The pre-push gate's ``names`` (the paths the pushed commits touch) and ``blobs``
     (``<tip>:<path>``, updated in place): when ``quest.yaml`` at ``tip`` is a link, its blob
     becomes the file it leads to; a push touching the file a link of ``FOLLOWED`` leads to
@@ -211,7 +219,8 @@ def pushed_names(root: str, tip: str, names: list[str], blobs: dict[str, bytes |
             blobs.update(followed(root, blobs, {key: tip}))
     out = list(names)
     if not any(named_elsewhere(path, names) for path in FOLLOWED) and not (
-            links_at(root, tip) if linked is None else linked):
+        links_at(root, tip) if linked is None else linked
+    ):
         return out
     out += [path for path in FOLLOWED if path not in out and changes_through_links(root, tip, path, names)]
     return out

@@ -52,7 +52,11 @@ def pushes_from(env: Mapping[str, str], stdin_text: str) -> list[tuple[str, str]
     if to_ref:
         remote = env.get("PRE_COMMIT_REMOTE_BRANCH") or "pushed"
         return [(f"push:{remote}", to_ref)]
-    return [(f"push:{remote_ref}", local_id) for _, local_id, remote_ref, _ in pushed_refs(stdin_text) if local_id not in ZERO]
+    return [
+        (f"push:{remote_ref}", local_id)
+        for _, local_id, remote_ref, _ in pushed_refs(stdin_text)
+        if local_id not in ZERO
+    ]
 
 
 def names_in_range(root: Path | str, tip: str) -> list[str]:
@@ -60,8 +64,22 @@ def names_in_range(root: Path | str, tip: str) -> list[str]:
     judged by what it changes against each of its parents (``--diff-merges=separate``, named so
     that no ``log.diffMerges`` of the quest's config applies): plain ``--name-only`` lists no
     file for a merge, so a merge bringing the manifest in would finalize unseen."""
-    out = git(["log", "--no-show-signature", *DIFF_SAFETY, "-z", "--format=", "--name-only", "--no-renames",
-               "--diff-merges=separate", tip, "--not", "--remotes"], root)
+    out = git(
+        [
+            "log",
+            "--no-show-signature",
+            *DIFF_SAFETY,
+            "-z",
+            "--format=",
+            "--name-only",
+            "--no-renames",
+            "--diff-merges=separate",
+            tip,
+            "--not",
+            "--remotes",
+        ],
+        root,
+    )
     return sorted(set(split_z(out)))
 
 
@@ -102,8 +120,9 @@ def _sends_nothing_final(cwd: str, tip: str) -> bool:
         raw = blobs[f"{tip}:{QUEST_YAML}"]
         if not isinstance(raw, bytes) or may_say_completed(raw):
             return False
-    return not any(isinstance(raw, bytes) and finalizing_reason(n, raw) for n, raw in
-                   ((n, blobs[f"{tip}:{n}"]) for n in files))
+    return not any(
+        isinstance(raw, bytes) and finalizing_reason(n, raw) for n, raw in ((n, blobs[f"{tip}:{n}"]) for n in files)
+    )
 
 
 def tip_blobs(cwd: str, tip: str, files: list[str]) -> tuple[dict[str, bytes | TooLarge | None], bool]:

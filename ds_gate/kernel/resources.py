@@ -1,7 +1,7 @@
 """Files shipped with ds-gate (schemas, hook scripts), wherever ds-gate is installed from.
 
 Plain ``os.path``: the commit hook loads the record schemas from here on every commit
-that stages a record, and importing ``pathlib`` costs ~2 ms there.
+that stages a record, and does not import ``pathlib`` there (bench/RESULTS.md, import costs).
 """
 
 from __future__ import annotations

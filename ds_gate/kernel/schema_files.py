@@ -14,7 +14,15 @@ TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hoo
 if TYPE_CHECKING:
     from typing import Any
 
-SCHEMA_NAMES = ("decision", "distill_review", "distill_review_report", "run", "knowledge_card", "experience_card", "ds_gate_config")
+SCHEMA_NAMES = (
+    "decision",
+    "distill_review",
+    "distill_review_report",
+    "run",
+    "knowledge_card",
+    "experience_card",
+    "ds_gate_config",
+)
 
 
 _LOADED: dict[str, dict[str, Any]] = {}  # read once per process (functools would load collections on the hook's path)

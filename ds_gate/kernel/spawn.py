@@ -53,7 +53,7 @@ class Running:
             for fd, _event in poller.poll():
                 if fd == in_w:
                     try:
-                        pending = pending[os.write(in_w, pending[:1 << 16]):]
+                        pending = pending[os.write(in_w, pending[: 1 << 16]) :]
                     except BrokenPipeError:  # the program stopped reading (it failed): its exit code says why
                         pending = pending[:0]
                     if not pending:
@@ -89,11 +89,16 @@ def start(command: list[str], env: dict[str, str], stdin: bytes | None = None) -
     in_r, in_w = os.pipe() if stdin else (-1, -1)
     feed = [(os.POSIX_SPAWN_DUP2, in_r, 0) if stdin else (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
     try:
-        pid = os.posix_spawn(command[0], command, env, file_actions=[
-            *feed,
-            (os.POSIX_SPAWN_DUP2, out_w, 1),
-            (os.POSIX_SPAWN_DUP2, err_w, 2),
-        ])
+        pid = os.posix_spawn(
+            command[0],
+            command,
+            env,
+            file_actions=[
+                *feed,
+                (os.POSIX_SPAWN_DUP2, out_w, 1),
+                (os.POSIX_SPAWN_DUP2, err_w, 2),
+            ],
+        )
     except BaseException:
         for fd in (out_r, err_r, in_w):
             if fd >= 0:

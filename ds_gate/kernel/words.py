@@ -17,17 +17,40 @@ if TYPE_CHECKING:
     from typing import Any, TypeGuard
 
 # artifact/schemas.py DECISION_ACTIONS on DeepScientist main (b366244)
-MAIN_DECISION_ACTIONS = frozenset({
-    "continue", "launch_experiment", "launch_analysis_campaign", "branch", "prepare_branch", "activate_branch",
-    "reuse_baseline", "attach_baseline", "publish_baseline", "waive_baseline", "iterate", "reset", "stop", "write",
-    "finalize", "request_user_decision",
-})
+MAIN_DECISION_ACTIONS = frozenset(
+    {
+        "continue",
+        "launch_experiment",
+        "launch_analysis_campaign",
+        "branch",
+        "prepare_branch",
+        "activate_branch",
+        "reuse_baseline",
+        "attach_baseline",
+        "publish_baseline",
+        "waive_baseline",
+        "iterate",
+        "reset",
+        "stop",
+        "write",
+        "finalize",
+        "request_user_decision",
+    }
+)
 # PR #60's review action; main records the same review as a report with this report_type
 REVIEW_ACTION = "distill_review"
 # ... plus PR #60's distill_review, which ds-gate always reads (a fork or a later release may have it)
 DECISION_ACTIONS = MAIN_DECISION_ACTIONS | {REVIEW_ACTION}
-SCIENCE_KINDS = frozenset({"science.package_check", "science.computational_run", "science.dataset_analysis",
-                           "science.parameter_sweep", "science.validation_result", "science.claim"})
+SCIENCE_KINDS = frozenset(
+    {
+        "science.package_check",
+        "science.computational_run",
+        "science.dataset_analysis",
+        "science.parameter_sweep",
+        "science.validation_result",
+        "science.claim",
+    }
+)
 KINDS = frozenset(ARTIFACT_DIRS) | SCIENCE_KINDS
 
 
@@ -62,8 +85,11 @@ def main_refusals(data: dict[str, Any], actions: Collection[str] = MAIN_DECISION
         return [("kind", f"Unknown artifact kind: {kind}")]
     out = []
     if kind == "decision":
-        out = [(field, f"Decision artifact requires `{field}`.") for field in ("verdict", "action", "reason")
-               if not data.get(field)]
+        out = [
+            (field, f"Decision artifact requires `{field}`.")
+            for field in ("verdict", "action", "reason")
+            if not data.get(field)
+        ]
         action = data.get("action")
         if action and isinstance(action, (list, dict)):  # main tests `action and action not in ...`
             out.append(("action", f"main raises TypeError: unhashable type: '{type(action).__name__}' (action)"))
@@ -92,8 +118,21 @@ def _any_node(data: dict[str, Any]) -> bool:
     return _any_path({k: v for k, v in data.items() if isinstance(v, list)}, ("parent_node_ids", "related_node_ids"))
 
 
-SCIENCE_STATUSES = frozenset({"planned", "ready", "queued", "running", "success", "failed", "blocked", "warning",
-                              "passed", "active", "superseded"})
+SCIENCE_STATUSES = frozenset(
+    {
+        "planned",
+        "ready",
+        "queued",
+        "running",
+        "success",
+        "failed",
+        "blocked",
+        "warning",
+        "passed",
+        "active",
+        "superseded",
+    }
+)
 EVIDENCE = ("evidence_paths", "validation_paths", "output_paths", "log_paths")
 
 
@@ -107,18 +146,25 @@ def science_refusals(data: dict[str, Any]) -> list[str]:
         errors.append("Science artifact requires `node_id`.")
     action = _text(data.get("action") or "record_node") or "record_node"
     if action == "link_nodes":
-        return errors + ([] if _any_node(data) else ["Science link_nodes requires related_node_ids or parent_node_ids."])
+        return errors + (
+            [] if _any_node(data) else ["Science link_nodes requires related_node_ids or parent_node_ids."]
+        )
     claim = _text(data.get("claim_type"))
     if kind == "science.claim" and not claim and action == "record_node":
         errors.append("Science claim requires `claim_type`.")
     elif kind == "science.claim" and claim and claim not in ("computed", "parsed", "digitized", "hypothesis"):
         errors.append(f"Unknown science claim_type: {claim}")
     if kind == "science.claim" and claim == "computed" and not (_any_path(data, EVIDENCE) or _any_node(data)):
-        errors.append("Computed science claim requires evidence_paths, validation_paths, output/log paths, or related_node_ids.")
+        errors.append(
+            "Computed science claim requires evidence_paths, validation_paths, output/log paths, or related_node_ids."
+        )
     if kind == "science.validation_result" and not _any_node(data):
         errors.append("Science validation_result must reference a related or parent run, analysis, or sweep node.")
-    if kind == "science.computational_run" and status == "success" and not _any_path(
-            data, ("input_paths", "log_paths", "output_paths", "evidence_paths")):
+    if (
+        kind == "science.computational_run"
+        and status == "success"
+        and not _any_path(data, ("input_paths", "log_paths", "output_paths", "evidence_paths"))
+    ):
         errors.append("Successful computational_run requires at least one input, log, output, or evidence path.")
     if kind == "science.package_check" and status == "passed" and not _any_path(data, EVIDENCE):
         errors.append("Passed package_check requires environment-check evidence.")

@@ -16,8 +16,15 @@ if TYPE_CHECKING:
 class CheckContext:
     """The engine's results so far: a plugin reads them, it never writes them."""
 
-    def __init__(self, quest: Quest, reviews: list[Review], home: Any = None, *, cards: list[Card] | None = None,
-                 home_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        quest: Quest,
+        reviews: list[Review],
+        home: Any = None,
+        *,
+        cards: list[Card] | None = None,
+        home_path: Path | None = None,
+    ) -> None:
         self.quest = quest
         self.reviews = reviews  # model.Review, valid or not
         self.home = home  # the --home given, or None for the default

@@ -132,8 +132,3 @@ class Rule:
 def rule_named(rule_id: str) -> Rule | None:
     """The rule declared under ``rule_id`` (a plugin's too, once its module is loaded)."""
     return _REGISTRY.get(rule_id)
-
-
-def declared_rules() -> dict[str, Rule]:
-    """Every rule declared so far (import ``ds_gate.rules.registry`` for all of ds-gate's)."""
-    return dict(_REGISTRY)

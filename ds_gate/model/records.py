@@ -18,6 +18,7 @@ from ds_gate.model.findings import Finding
 
 __all__ = ["REVIEW_ACTION", "QuestError"]  # re-exported: the model is where users look for them
 
+
 @dataclass(frozen=True, slots=True)
 class Workspace:
     """A folder whose ``artifacts/`` DeepScientist may have written: the root or a worktree."""
@@ -117,10 +118,16 @@ def review_fields(data: dict[str, Any], kind: str | None = "decision") -> Review
     return ReviewFields(
         is_review=True,
         reviewed_run_ids=tuple(r for r in reviewed if isinstance(r, str)) if isinstance(reviewed, list) else (),
-        cards_written=tuple(c if isinstance(c, dict) else {} for c in cards) if isinstance(cards, list) else (),  # keep indexes
+        cards_written=tuple(c if isinstance(c, dict) else {} for c in cards)
+        if isinstance(cards, list)
+        else (),  # keep indexes
         neighbor_cards=frozenset(
-            n["candidate_card_id"] for n in neighbours if isinstance(n, dict) and isinstance(n.get("candidate_card_id"), str)
-        ) if isinstance(neighbours, list) else frozenset(),
+            n["candidate_card_id"]
+            for n in neighbours
+            if isinstance(n, dict) and isinstance(n.get("candidate_card_id"), str)
+        )
+        if isinstance(neighbours, list)
+        else frozenset(),
     )
 
 
@@ -145,7 +152,6 @@ class Decision:
     cards_written: tuple[dict[str, Any], ...] = ()  # a review's entries, for card discipline
     neighbor_cards: frozenset[str] = frozenset()  # candidate_card_id of its neighbor_decisions
     encoding: str = DECISION_ENCODING  # a review recorded as a report is kept here too
-
 
 
 def timestamp(value: str | None) -> float:
@@ -236,7 +242,9 @@ class Card:
         if not self.blocks:
             return None
 
-        text, first = self.blocks[1] if parts and parts[0] in self.legacy_keys and len(self.blocks) > 1 else self.blocks[0]
+        text, first = (
+            self.blocks[1] if parts and parts[0] in self.legacy_keys and len(self.blocks) > 1 else self.blocks[0]
+        )
         return line_of(text, parts, first)
 
     def as_dict(self) -> dict[str, Any]:

@@ -35,12 +35,21 @@ class Scope:
 SCOPES = {
     "check": Scope("check", gates_pending=False, lists_pending=False, reads_cards=True, shows_cards=True),
     "closure": Scope("closure", gates_pending=True, lists_pending=True, reads_cards=True, shows_cards=True),
-    "candidates": Scope("candidates", gates_pending=False, lists_pending=True, reads_cards=False, shows_cards=False,
-                        can_fail=False),
-    "commit-check": Scope("commit-check", gates_pending=True, lists_pending=True, reads_cards=True, shows_cards=False,
-                          shows_quest=False, finalizes="commit"),
-    "pre-push": Scope("pre-push", gates_pending=True, lists_pending=True, reads_cards=True, shows_cards=False,
-                      finalizes="push"),
+    "candidates": Scope(
+        "candidates", gates_pending=False, lists_pending=True, reads_cards=False, shows_cards=False, can_fail=False
+    ),
+    "commit-check": Scope(
+        "commit-check",
+        gates_pending=True,
+        lists_pending=True,
+        reads_cards=True,
+        shows_cards=False,
+        shows_quest=False,
+        finalizes="commit",
+    ),
+    "pre-push": Scope(
+        "pre-push", gates_pending=True, lists_pending=True, reads_cards=True, shows_cards=False, finalizes="push"
+    ),
 }
 
 
@@ -168,7 +177,10 @@ class LineageReport(Report):
     cards: list[Card] = field(default_factory=list)
 
     def body(self, lazy: bool = False) -> dict[str, Any]:
-        return {"home": str(self.home) if self.home is not None else None, "cards": [card.as_dict() for card in self.cards]}
+        return {
+            "home": str(self.home) if self.home is not None else None,
+            "cards": [card.as_dict() for card in self.cards],
+        }
 
 
 MAX_LIMIT = 200  # the most a listing (recall, recent) returns: enough to read, bounded for an agent's context
@@ -215,12 +227,28 @@ class RecentReport(ListingReport):
     """A quest's artifacts, newest first."""
 
 
+OK, WARN, FAIL = "ok", "warn", "fail"
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One line of ``doctor``: ok / warn / fail, what it saw, and the fix."""
+
+    name: str
+    status: str
+    message: str
+    fix: str | None = None
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {"name": self.name, "status": self.status, "message": self.message, "fix": self.fix}
+
+
 @dataclass(kw_only=True, eq=False, repr=False)
 class DoctorReport(Report):
     """``doctor``: whether a quest is guarded, as checks (ok / warn / fail, each with its fix)."""
 
     quest: Path
-    checks: list[Any] = field(default_factory=list)  # hooks.doctor.Check: name, status, message, fix
+    checks: list[Check] = field(default_factory=list)
 
     def body(self, lazy: bool = False) -> dict[str, Any]:
         return {"quest_root": str(self.quest), "checks": [check.as_dict() for check in self.checks]}

@@ -39,8 +39,12 @@ def draft_payload(run_ids: Sequence[str], encoding: str = REPORT_ENCODING) -> di
     head: dict[str, Any] = (
         {"kind": "report", "report_type": REVIEW_REPORT_TYPE}
         if encoding == REPORT_ENCODING
-        else {"kind": "decision", "action": REVIEW_ACTION, "verdict": "covered",
-              "reason": f"{FILL}one sentence: what this review decided>"}
+        else {
+            "kind": "decision",
+            "action": REVIEW_ACTION,
+            "verdict": "covered",
+            "reason": f"{FILL}one sentence: what this review decided>",
+        }
     )
     return {
         **head,
@@ -53,8 +57,9 @@ def draft_payload(run_ids: Sequence[str], encoding: str = REPORT_ENCODING) -> di
     }
 
 
-def record_call(run_ids: Sequence[str], encoding: str = REPORT_ENCODING, *,
-                listing: Sequence[str] | None = None) -> list[str]:
+def record_call(
+    run_ids: Sequence[str], encoding: str = REPORT_ENCODING, *, listing: Sequence[str] | None = None
+) -> list[str]:
     """The call that covers ``run_ids``, as lines an agent can copy (a Python-like literal,
     as DeepScientist's tools are written in its prompts).
 
@@ -63,8 +68,10 @@ def record_call(run_ids: Sequence[str], encoding: str = REPORT_ENCODING, *,
     runs stays readable and each id is shown once."""
     pad = " " * 25
     if encoding == DECISION_ENCODING:
-        head = ["artifact.record(payload={'kind': 'decision', 'action': 'distill_review', 'verdict': 'covered',",
-                f"{pad}'reason': '...',"]
+        head = [
+            "artifact.record(payload={'kind': 'decision', 'action': 'distill_review', 'verdict': 'covered',",
+            f"{pad}'reason': '...',",
+        ]
     else:
         head = ["artifact.record(payload={'kind': 'report', 'report_type': 'distill_review',"]
     if listing is None:
@@ -96,6 +103,8 @@ def rerecord_call(artifact_id: str | None, run_ids: Sequence[str], encoding: str
     "semantically_equivalent" and writing nothing."""
     ids = ", ".join(repr(run_id) for run_id in run_ids) if run_ids else "'run-...'"
     same = f", 'artifact_id': {artifact_id!r}" if artifact_id is not None else ""
-    return (f"artifact.record(payload={{{head_literal(encoding)}{same}, "
-            f"'reviewed_run_ids': [{ids}], 'cards_written': [{CARD_ENTRY}, ...], "
-            "'suppress_if_semantically_equivalent': False})")
+    return (
+        f"artifact.record(payload={{{head_literal(encoding)}{same}, "
+        f"'reviewed_run_ids': [{ids}], 'cards_written': [{CARD_ENTRY}, ...], "
+        "'suppress_if_semantically_equivalent': False})"
+    )

@@ -3,12 +3,13 @@
 Plain functions, so calling them needs no pluggy; ``plugins.manager()`` marks them with
 ``hookimpl`` when it registers this module (see ``plugins.hooks``). The quest-wide work of
 the gate itself (coverage, the memory cards a quest's reviews name) is the engine's; what
-is here is what a plugin could replace or add to.
+is here is what a plugin could replace or add to. The output formats are the reporters' own
+table (``reporters.registry``): a plugin adds one through ``ds_gate_reporters``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ds_gate.kernel.layout import MANIFEST
 from ds_gate.rules.cards import card_findings
@@ -20,15 +21,6 @@ from ds_gate.rules.vocabulary import MAIN_DECISION_ACTIONS
 if TYPE_CHECKING:
     from ds_gate.model.findings import Finding
     from ds_gate.model.records import Card, Document, Run
-
-# Output formats by name, imported only when asked for.
-REPORTERS = {
-    "text": "ds_gate.reporters.text:TextReporter",
-    "json": "ds_gate.reporters.json:JsonReporter",
-    "github": "ds_gate.reporters.github:GithubReporter",
-    "sarif": "ds_gate.reporters.sarif:SarifReporter",
-    "markdown": "ds_gate.reporters.summary:MarkdownReporter",  # a CI step summary ($GITHUB_STEP_SUMMARY)
-}
 
 
 def ds_gate_run_is_completed(run: Run) -> bool:
@@ -54,7 +46,3 @@ def ds_gate_check_card(card: Card) -> list[Finding]:
 
 def ds_gate_check_patch(before: Card | None, after: Card, patching_quest: str | None) -> list[Finding]:
     return check_patch(before, after, patching_quest)
-
-
-def ds_gate_reporters() -> dict[str, Any]:
-    return dict(REPORTERS)

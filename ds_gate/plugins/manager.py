@@ -1,17 +1,17 @@
 """The one PluginManager: built-in rules first, then every ``ds_gate`` entry point.
 
-Built once per process, and only when a plugin is installed (``kernel.entry_points`` looks,
-with a plain folder scan); when none is, ``hooks()`` calls the built-in plugin's functions
-directly: the same answers, without pluggy and importlib.metadata.
+pluggy is imported only when a plugin is installed (``kernel.entry_points`` looks, with a
+plain folder scan), and a hook goes through pluggy only when an installed plugin implements
+it (``_plugged``, the one seam): else the built-in plugin's function answers alone, the same
+answer without a hook call per record, card or run.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ds_gate.config.quest import decision_actions
-from ds_gate.kernel import lazy
+from ds_gate.config.quest import read_quest_config
 from ds_gate.kernel.entry_points import GROUP, any_installed
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.layout import MANIFEST
@@ -26,13 +26,11 @@ from ds_gate.rules.vocabulary import DECISION_ACTIONS
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from pathlib import Path
-    from typing import Any
 
     import pluggy
 
     from ds_gate.model.findings import Finding
     from ds_gate.model.records import Card, Document, Run
-
 
 
 class PluginError(QuestError):
@@ -41,62 +39,57 @@ class PluginError(QuestError):
 
 @functools.cache
 def manager() -> pluggy.PluginManager:
-    hookspecs = lazy.load("ds_gate.plugins.hookspecs")  # pluggy's markers: loaded with pluggy, when needed
-    pm: pluggy.PluginManager = lazy.load("pluggy").PluginManager(hookspecs.PROJECT)
+    import pluggy  # kernel.lazy.LAZY_PLACES
+
+    from ds_gate.plugins import hookspecs  # pluggy's markers, made when it loads
+
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     for name in dir(builtin):
         if name.startswith("ds_gate_"):
             hookspecs.hookimpl(getattr(builtin, name))  # marks the function in place
     pm.register(builtin, name="builtin")
-    if any_installed():
-        try:
-            pm.load_setuptools_entrypoints(GROUP)
-        except Exception as exc:  # noqa: BLE001 - a third party's import error, reported as such
-            raise PluginError(f"a ds_gate plugin failed to load: {type(exc).__name__}: {exc}") from exc
+    try:
+        pm.load_setuptools_entrypoints(GROUP)
+    except Exception as exc:
+        raise PluginError(f"a ds_gate plugin failed to load: {type(exc).__name__}: {exc}") from exc
     try:
         pm.check_pending()
-    except lazy.load("pluggy").PluginValidationError as exc:
+    except pluggy.PluginValidationError as exc:
         raise PluginError(f"{exc} (check the spelling against ds_gate.plugins.hookspecs)") from exc
     return pm
 
 
-class _BuiltinOnly:
-    """The hooks when no plugin is installed: the built-in plugin's own functions, called
-    as pluggy would call them (a list of results; the first result for firstresult hooks).
-    """
-
-    def __getattr__(self, name: str) -> Any:
-        impl = getattr(builtin, name, None)
-        if impl is None:  # a hook only plugins implement: nobody answers
-            return lambda **kwargs: []
-        if name == "ds_gate_run_is_completed":
-            return impl
-
-        def call(**kwargs: Any) -> list[Any]:
-            return [impl(**kwargs)]
-
-        return call
-
-
-def hooks() -> Any:
-    """``manager().hook`` when some plugin is installed, else the built-in plugin directly."""
-    return manager().hook if any_installed() else _BuiltinOnly()
-
-
-def plugin_names() -> list[str]:
-    return [name for name, _ in manager().list_name_plugin() if name != "builtin"]
-
-
-def completed_rule() -> Any:
-    """``run -> bool``: the completed-run rule every plugin agrees on (first answer wins).
-
-    When the built-in plugin is the only one that answers, its function is returned as is:
-    the same answer without a hook call per run (~20 µs each, 40 ms on 2,000 runs)."""
+def _plugged(hook_name: str) -> pluggy.HookCaller | None:
+    """pluggy's caller of ``hook_name`` when an installed plugin implements it; None when only
+    the built-in plugin does (always when no plugin is installed: pluggy is then not imported)."""
     if not any_installed():
-        return builtin_rule
-    hook = manager().hook.ds_gate_run_is_completed
-    impls = hook.get_hookimpls()
-    if len(impls) == 1 and impls[0].plugin_name == "builtin":
+        return None
+    hook: pluggy.HookCaller = getattr(manager().hook, hook_name)
+    return hook if any(impl.plugin_name != "builtin" for impl in hook.get_hookimpls()) else None
+
+
+class _Hooks:
+    """Every hook by name, answering as pluggy does: a list of answers, plugins' first."""
+
+    def __getattr__(self, name: str) -> Callable[..., list[Any]]:
+        hook = _plugged(name)
+        if hook is not None:
+            return hook  # a list for every hook but the firstresult one (``completed_rule`` asks it)
+        impl = getattr(builtin, name, None)
+        return lambda **kwargs: [] if impl is None else [impl(**kwargs)]
+
+
+def hooks() -> _Hooks:
+    """The hooks, called by name with keywords (``hooks().ds_gate_check_quest(quest=..., context=...)``)."""
+    return _Hooks()
+
+
+def completed_rule() -> Callable[[Run], bool]:
+    """``run -> bool``: the completed-run rule every plugin agrees on (first answer wins);
+    the built-in rule itself when no plugin answers."""
+    hook = _plugged("ds_gate_run_is_completed")
+    if hook is None:
         return builtin_rule
 
     def is_completed(run: Run) -> bool:
@@ -105,20 +98,26 @@ def completed_rule() -> Any:
     return is_completed
 
 
-def _checker(hook_name: str, builtin: Callable[..., list[Finding]], names: tuple[str, ...]) -> Callable[..., list[Finding]]:
-    """A check hook as one positional callable: the built-in rules' findings, then every plugin's.
-
-    ``builtin`` itself when no plugin implements the hook: no hook call per record or card."""
-    if not any_installed():
-        return builtin
-    hook = getattr(manager().hook, hook_name)
-    if [impl.plugin_name for impl in hook.get_hookimpls()] == ["builtin"]:
+def _checker(
+    hook_name: str, builtin: Callable[..., list[Finding]], names: tuple[str, ...]
+) -> Callable[..., list[Finding]]:
+    """A check hook as one positional callable: the built-in rules' findings, then every plugin's;
+    ``builtin`` itself when no plugin implements the hook."""
+    hook = _plugged(hook_name)
+    if hook is None:
         return builtin
 
     def check(*args: Any) -> list[Finding]:
-        return [f for found in reversed(hook(**dict(zip(names, args, strict=True)))) for f in found or []]  # built-in first
+        return [
+            f for found in reversed(hook(**dict(zip(names, args, strict=True)))) for f in found or []
+        ]  # built-in first
 
     return check
+
+
+def _offered(hook_name: str) -> list[str]:
+    """Every string the plugins' (and the built-in plugin's) lists answer ``hook_name`` with."""
+    return [item for found in getattr(hooks(), hook_name)() for item in found or [] if isinstance(item, str)]
 
 
 def known_actions(root: Path | None = None, *, quest_actions: Iterable[str] | None = None) -> frozenset[str]:
@@ -126,8 +125,7 @@ def known_actions(root: Path | None = None, *, quest_actions: Iterable[str] | No
     every plugin's ``ds_gate_decision_actions`` and the quest's ``.ds-gate.yaml``.
     ``quest_actions``: the quest's own, when the caller read its configuration already."""
     actions = set(DECISION_ACTIONS)
-    if any_installed():
-        actions.update(a for offered in hooks().ds_gate_decision_actions() for a in offered or [] if isinstance(a, str))
+    actions.update(_offered("ds_gate_decision_actions"))
     actions.update(_quest_actions(root, quest_actions))
     return frozenset(actions)
 
@@ -136,9 +134,7 @@ def review_encoding_for(root: Path | None = None, *, quest_actions: Iterable[str
     """How this quest's DeepScientist can record a review: as the RFC's ``distill_review``
     decision when a plugin or ``.ds-gate.yaml`` says its DeepScientist has that action
     (PR #60, a fork), else as main's ``report`` (main refuses the action)."""
-    offered: set[str] = set()
-    if any_installed():
-        offered.update(a for found in hooks().ds_gate_decision_actions() for a in found or [] if isinstance(a, str))
+    offered = set(_offered("ds_gate_decision_actions"))
     offered.update(_quest_actions(root, quest_actions))
     return DECISION_ENCODING if REVIEW_ACTION in offered else REPORT_ENCODING
 
@@ -152,11 +148,12 @@ def _quest_actions(root: Path | None, given: Iterable[str] | None) -> Iterable[s
     """The quest's own decision actions: as given, else read at ``root`` (none without one)."""
     if given is not None:
         return given
-    return decision_actions(root) if root is not None else ()
+    return read_quest_config(root).actions if root is not None else ()
 
 
-def keyed_record_checker(root: Path | None = None, *, quest_actions: Iterable[str] | None = None
-                         ) -> tuple[Callable[[Document], list[Finding]], bytes | None]:
+def keyed_record_checker(
+    root: Path | None = None, *, quest_actions: Iterable[str] | None = None
+) -> tuple[Callable[[Document], list[Finding]], bytes | None]:
     """``record_checker`` and what its findings depend on besides a record's bytes, name and
     kind (the quest's decision actions), or None when a plugin's rules run too: a plugin may
     look at anything, so its findings are never shared between copies or cached."""
@@ -177,10 +174,5 @@ def patch_checker() -> Callable[[Card | None, Card, str | None], list[Finding]]:
 
 
 def finalization_patterns() -> list[str]:
-    """Glob patterns plugins add to the finalization files (the manifest is built in).
-
-    Empty without plugins, so an ordinary checkpoint never builds the plugin manager."""
-    if not any_installed():
-        return []
-
-    return [p for offered in hooks().ds_gate_finalization_patterns() for p in offered or [] if p != MANIFEST]
+    """Glob patterns plugins add to the finalization files (the manifest is built in)."""
+    return [p for p in _offered("ds_gate_finalization_patterns") if p != MANIFEST]

@@ -45,8 +45,7 @@ def distributed(config: pytest.Config) -> bool:
     """Whether xdist will start workers for this session (its own test, plus ``--collect-only``,
     for which it starts none)."""
     option = config.option
-    return (getattr(option, "dist", "no") != "no" and bool(getattr(option, "tx", None))
-            and not option.collectonly)
+    return getattr(option, "dist", "no") != "no" and bool(getattr(option, "tx", None)) and not option.collectonly
 
 
 def _holds_no_file(folder: Path, skip: list[str], budget: list[int]) -> bool:
@@ -101,8 +100,11 @@ def take_back(config: pytest.Config, units: int) -> str | None:
         return None
     if not only_checks(config):
         return None
-    workers = sum(int(m.group(1)[:-1]) if (m := LOCAL_WORKERS.fullmatch(str(tx))) and m.group(1) else 1
-                  for tx in option.tx)
+    workers = sum(
+        int(m.group(1)[:-1]) if (m := LOCAL_WORKERS.fullmatch(str(tx))) and m.group(1) else 1 for tx in option.tx
+    )
     option.dist, option.tx, option.numprocesses, option.distload = "no", [], 0, False
-    return (f"ds-gate: only the gate's checks of one quest are collected: they run in this process, not on {workers} "
-            "xdist workers (one quest is read by one process; a worker would only add its start-up)")
+    return (
+        f"ds-gate: only the gate's checks of one quest are collected: they run in this process, not on {workers} "
+        "xdist workers (one quest is read by one process; a worker would only add its start-up)"
+    )

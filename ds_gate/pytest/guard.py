@@ -29,7 +29,10 @@ from pathlib import Path
 
 import pytest
 
-from ds_gate.kernel.layout import is_home  # the one test closure shares: a git work tree is never a home
+from ds_gate.kernel.fs import is_inside
+from ds_gate.kernel.layout import (
+    is_home,  # the one test closure shares: a git work tree is never a home
+)
 
 
 def quest_folders(quests: Path) -> list[Path]:
@@ -43,13 +46,6 @@ def quest_folders(quests: Path) -> list[Path]:
 
 def _real(path: Path | str, base: Path) -> Path:
     return Path(os.path.realpath(base / Path(path).expanduser()))
-
-
-def _inside(root: Path, path: Path) -> bool:
-    try:
-        return os.path.commonpath([root, path]) == str(root)
-    except ValueError:  # different drives
-        return False
 
 
 def _quest_root(path: Path) -> Path | None:
@@ -92,30 +88,36 @@ def collected(args: Iterable[str], base: Path, pyargs: bool) -> list[Path]:
 
 def _advice(paths: Iterable[Path | str], base: Path) -> str:
     given = " ".join(f"--ds-gate={shlex.quote(str(_real(p, base)))}" for p in paths)
-    return ('Run pytest from an empty folder outside the quest, with no conftest and its rootdir there: '
-            f'cd "$(mktemp -d)" && pytest -p no:cacheprovider --noconftest --rootdir=. {given}')
+    return (
+        "Run pytest from an empty folder outside the quest, with no conftest and its rootdir there: "
+        f'cd "$(mktemp -d)" && pytest -p no:cacheprovider --noconftest --rootdir=. {given}'
+    )
 
 
-def refusal(gated: Iterable[Path | str], *, base: Path, rootdir: Path, inifile: Path | None,
-            args: Iterable[str], pyargs: bool) -> str | None:
+def refusal(
+    gated: Iterable[Path | str], *, base: Path, rootdir: Path, inifile: Path | None, args: Iterable[str], pyargs: bool
+) -> str | None:
     """Why the session must not run (one paragraph: what lies where, and what to run
     instead), or None when it imports nothing from a gated quest. ``base``: the folder
     pytest was started in."""
     gated = list(gated)
     quests = protected(gated, base)
-    seen: list[tuple[str, Path, bool]] = [("pytest's rootdir", _real(rootdir, base), False),
-                                          ("the current folder", _real(base, base), False)]
+    seen: list[tuple[str, Path, bool]] = [
+        ("pytest's rootdir", _real(rootdir, base), False),
+        ("the current folder", _real(base, base), False),
+    ]
     if inifile is not None:
         seen.append(("pytest's config file", _real(inifile, base), False))
     seen.extend(("the collected path", path, True) for path in collected(args, base, pyargs))
     for what, path, holds in seen:
         for quest, name in quests:
-            if _inside(quest, path) or (holds and _inside(path, quest)):
-                where = "lies inside" if _inside(quest, path) else "holds"
+            if is_inside(quest, path) or (holds and is_inside(path, quest)):
+                where = "lies inside" if is_inside(quest, path) else "holds"
                 return (
                     f"ds-gate: refusing to run: {what} {path} {where} {name} {quest}, so pytest would "
                     "import the quest's conftest.py, config or test files, and they could change the verdict. "
-                    + _advice(gated, base))
+                    + _advice(gated, base)
+                )
     return None
 
 

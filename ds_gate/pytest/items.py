@@ -22,6 +22,7 @@ worker, so each quest is still read once per session.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,9 +30,9 @@ from typing import Any
 
 import pytest
 
-from ds_gate.cli.options import GateOptions
-from ds_gate.engine.gate import Gate, GateInputs
+from ds_gate.engine.gate import Gate, scope_of
 from ds_gate.engine.lineage import evaluate_lineage
+from ds_gate.engine.options import GateOptions
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
 from ds_gate.model import Finding, GateReport
@@ -57,9 +58,9 @@ class Verdict:
 
 
 def evaluate_quest(unit: Unit, options: GateOptions) -> GateReport:
-    """The quest's closure, asked as ``ds-gate closure`` asks it (``GateInputs.asked``), with
-    the unit's home (a home given as a path is the home of its quests)."""
-    return Gate(unit.path, replace(GateInputs.asked("closure", options), home=unit.home)).run()
+    """The quest's closure, asked with the session's options and the unit's home (a home given
+    as a path is the home of its quests)."""
+    return Gate(unit.path, scope_of("closure"), replace(options, home=unit.home)).run()
 
 
 def split(report: GateReport) -> dict[str, Verdict]:
@@ -69,12 +70,21 @@ def split(report: GateReport) -> dict[str, Verdict]:
     cards = {card.display for card in report.cards}
     out = {check: Verdict() for check in QUEST_CHECKS}
     for f in report.findings:
-        check = ("coverage" if f.rule == PENDING else "records" if f.path in records
-                 else "cards" if f.path in cards else "status")
+        check = (
+            "coverage"
+            if f.rule == PENDING
+            else "records"
+            if f.path in records
+            else "cards"
+            if f.path in cards
+            else "status"
+        )
         out[check].findings.append(f)
     if report.pending and not report.enforced:
         ids = ", ".join(run.artifact_id for run in report.pending)
-        out["coverage"].note = printable(f"{len(report.pending)} pending (the gate is not enforced for this quest): {ids}")
+        out["coverage"].note = printable(
+            f"{len(report.pending)} pending (the gate is not enforced for this quest): {ids}"
+        )
     return out
 
 
@@ -86,8 +96,11 @@ def judge(unit: Unit, options: GateOptions) -> dict[str, Verdict]:
     try:
         return split(evaluate_quest(unit, options))
     except (QuestError, GitError) as exc:
-        failure = INPUT_UNREADABLE.at(str(unit.path), f"not a readable quest: {exc}",
-                                      hint="point --ds-gate at a quest root or a DeepScientist home")
+        failure = INPUT_UNREADABLE.at(
+            str(unit.path),
+            f"not a readable quest: {exc}",
+            hint="point --ds-gate at a quest root or a DeepScientist home",
+        )
         return {check: Verdict([failure]) for check in QUEST_CHECKS}
 
 
@@ -160,7 +173,9 @@ class GateSession:
     def pytest_report_header(self) -> list[str]:
         return [self.note] if self.note else []
 
-    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
         for unit in self.units:
             collector = UnitCollector.from_parent(session, name=unit.name, nodeid=unit.name, unit=unit, gate=self)
             items.extend(collector.collect())
@@ -170,10 +185,8 @@ class GateSession:
         that asks (a lab's own tests), and kept."""
         if self.first is None:
             quest = next((unit for unit in self.units if unit.kind == "quest"), None)
-            try:
+            with contextlib.suppress(QuestError, GitError):
                 self.first = evaluate_quest(quest, self.options) if quest is not None else None
-            except (QuestError, GitError):
-                pass
         if self.first is None:
             pytest.fail("ds-gate: no readable quest among --ds-gate paths", pytrace=False)
         return self.first

@@ -3,7 +3,7 @@
 Registered through the ``pytest11`` entry point, so it is loaded whenever pytest runs in
 an environment where ds-gate is installed. It is opt-in: without ``--ds-gate`` (or the
 ``ds_gate_paths`` ini option) it adds its options and nothing else, and imports nothing
-beyond pytest and ``cli.flags`` (the options' help); the gate itself (``ds_gate.pytest.items``) loads
+beyond pytest and ``engine.options`` (the options and their help); the gate itself (``ds_gate.pytest.items``) loads
 only when asked for.
 
 Under ``--ds-gate`` it first refuses (exit 2) a session that would import the quest's
@@ -15,43 +15,119 @@ over the workers a quest to a worker (``ds_gate.pytest.distribute``, ``ds_gate.p
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ds_gate.cli.flags import PYTEST
+from ds_gate.engine.options import FROM_GIT, HELP, HOME_DEFAULT, PATHS, GateOptions
 
 PLUGIN_NAME = "ds-gate-session"
 REFUSED = pytest.StashKey[str]()  # why the session would import the quest's code
 REFUSED_EXIT = 2  # ds-gate's "cannot check" code (errors.QuestError); pytest's INTERRUPTED: nothing ran
 
-# GateOptions field -> how pytest parses its flag (the flag, its help and its ini come from flags.PYTEST)
-ACTIONS: dict[str, dict[str, Any]] = {
-    "paths": {"action": "append", "default": [], "metavar": "PATH"},
-    "home": {"metavar": "DIR"},
-    "require": {"action": "store_true", "default": None},  # None: not given, the ini decides
-    "source": {"action": "store_const", "const": "git", "default": None},
-    "refs": {"action": "append", "default": [], "metavar": "PATTERN"},
-    "no_cache": {"action": "store_true", "default": False},
-    "no_require": {"action": "store_true", "default": False},  # trusted: the CI repository's command line
-    "accept_quest_waivers": {"action": "store_true", "default": False},
-}
-# GateOptions field -> its ini's type and default
-INI: dict[str, dict[str, Any]] = {
-    "paths": {"type": "paths", "default": []},
-    "home": {"default": ""},
-    "require": {"type": "bool", "default": False},
-    "source": {"type": "bool", "default": False},
-    "accept_quest_waivers": {"type": "bool", "default": False},  # the ini is the CI repository's: trusted
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option as pytest takes it: its flag (dest ``ds_gate_<key>``), how pytest parses it,
+    its help; and its ini name, help and type where a project's ini may set it."""
+
+    flag: str
+    help: str
+    parse: dict[str, Any]
+    ini: str | None = None
+    ini_help: str = ""
+    ini_type: dict[str, Any] = field(default_factory=dict)
+
+
+PATHS_INI = "ds_gate_paths"  # read before the options are parsed: whether the gate runs at all
+OPTIONS = {  # GateOptions' fields as pytest spells them (``no_cache`` turns ``cache`` off), and the paths
+    "paths": Option(
+        "--ds-gate",
+        "check this quest (or every quest of this DeepScientist home), one test item per check; repeatable",
+        {"action": "append", "default": [], "metavar": "PATH"},
+        PATHS_INI,
+        f"{PATHS} (as --ds-gate)",
+        {"type": "paths", "default": []},
+    ),
+    "home": Option(
+        "--ds-gate-home",
+        f"{HELP['home']} for global cards {HOME_DEFAULT}",
+        {"metavar": "DIR"},
+        "ds_gate_home",
+        f"{HELP['home']} (as --ds-gate-home)",
+        {"default": ""},
+    ),
+    "require": Option(
+        "--ds-gate-require",
+        HELP["require"].replace("the gate", "the closure gate"),
+        {"action": "store_true", "default": None},  # None: not given, the ini decides
+        "ds_gate_require",
+        HELP["require"],
+        {"type": "bool", "default": False},
+    ),
+    "source": Option(
+        "--ds-gate-from-git",
+        f"{FROM_GIT} (a CI clone has no worktree folders)",
+        {"action": "store_const", "const": "git", "default": None},
+        "ds_gate_from_git",
+        f"{FROM_GIT} (as --ds-gate-from-git)",
+        {"type": "bool", "default": False},
+    ),
+    "refs": Option(
+        "--ds-gate-refs",
+        f"with --ds-gate-from-git: {HELP['refs']}",
+        {"action": "append", "default": [], "metavar": "PATTERN"},
+    ),
+    "no_cache": Option("--ds-gate-no-cache", HELP["cache"], {"action": "store_true", "default": False}),
+    "no_require": Option(
+        "--ds-gate-no-require",
+        HELP["no_require"],  # trusted: the CI repository's command line
+        {"action": "store_true", "default": False},
+    ),
+    "accept_quest_waivers": Option(
+        "--ds-gate-accept-quest-waivers",
+        HELP["accept_quest_waivers"],
+        {"action": "store_true", "default": False},
+        "ds_gate_accept_quest_waivers",
+        f"{HELP['accept_quest_waivers']} (as --ds-gate-accept-quest-waivers)",
+        {"type": "bool", "default": False},
+    ),  # the ini is the CI repository's: trusted
 }
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ds-gate", "experience-distillation gate for DeepScientist quests")
-    for field, how in ACTIONS.items():
-        group.addoption(PYTEST[field]["flag"], dest=f"ds_gate_{field}", help=PYTEST[field]["help"], **how)
-    for field, how in INI.items():
-        parser.addini(PYTEST[field]["ini"], PYTEST[field]["ini_help"], **how)
+    for key, option in OPTIONS.items():
+        group.addoption(option.flag, dest=f"ds_gate_{key}", help=option.help, **option.parse)
+    for option in OPTIONS.values():
+        if option.ini is not None:
+            parser.addini(option.ini, option.ini_help, **option.ini_type)
+
+
+def gate_options(config: pytest.Config) -> tuple[tuple[Path, ...], GateOptions]:
+    """(the paths, the gate's options): an option wins over its ini value (a command line
+    overrides the project's defaults); ini paths are relative to the ini file (pytest's
+    ``paths`` ini type resolves them)."""
+
+    def option(key: str) -> Any:
+        return config.getoption(f"ds_gate_{key}")
+
+    def ini(key: str) -> Any:
+        return config.getini(OPTIONS[key].ini or "")
+
+    require, no_require = option("require"), bool(option("no_require"))
+    paths = tuple(Path(p) for p in option("paths") or []) or tuple(Path(p) for p in ini("paths"))
+    return paths, GateOptions(
+        require=not no_require and bool(ini("require") if require is None else require),
+        no_require=no_require,
+        home=option("home") or ini("home") or None,
+        source=option("source") or ("git" if ini("source") else "auto"),
+        refs=tuple(option("refs")) or None,
+        cache=not option("no_cache"),
+        accept_quest_waivers=bool(option("accept_quest_waivers") or ini("accept_quest_waivers")),
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -59,15 +135,20 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     """The earliest hook that knows the rootdir and the args, and it runs before pytest's own
     implementation imports the initial conftests: a quest's conftest must never load. A
     refused session loads no conftest at all; ``pytest_configure`` then ends it."""
-    paths = getattr(early_config.known_args_namespace, "ds_gate_paths", None) or early_config.getini(PYTEST["paths"]["ini"])
+    paths = getattr(early_config.known_args_namespace, "ds_gate_paths", None) or early_config.getini(PATHS_INI)
     if not paths:
         return
     # the gate loads only under --ds-gate (kernel.lazy.LAZY_PLACES)
     from ds_gate.pytest import guard
 
-    why = guard.refusal(paths, base=early_config.invocation_params.dir, rootdir=early_config.rootpath,
-                        inifile=early_config.inipath, args=guard.early_args(early_config),
-                        pyargs=bool(early_config.known_args_namespace.pyargs))
+    why = guard.refusal(
+        paths,
+        base=early_config.invocation_params.dir,
+        rootdir=early_config.rootpath,
+        inifile=early_config.inipath,
+        args=guard.early_args(early_config),
+        pyargs=bool(early_config.known_args_namespace.pyargs),
+    )
     if why is not None:
         early_config.known_args_namespace.noconftest = True  # read by pytest's implementation, which runs next
         early_config.stash[REFUSED] = why
@@ -75,28 +156,32 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    if not (config.getoption("ds_gate_paths") or config.getini(PYTEST["paths"]["ini"])):
+    if not (config.getoption("ds_gate_paths") or config.getini(PATHS_INI)):
         return
     # the gate loads only under --ds-gate (kernel.lazy.LAZY_PLACES)
-    from ds_gate.cli.options import GateOptions
     from ds_gate.pytest import guard
     from ds_gate.pytest.distribute import distributed, take_back
     from ds_gate.pytest.units import units
 
-    options = GateOptions.from_pytest(config)
-    if not options.paths:
+    paths, options = gate_options(config)
+    if not paths:
         return
 
     # asked again with the final args: the paths of a lab's own tests are collected too
     why = config.stash.get(REFUSED, None) or guard.refusal(
-        options.paths, base=config.invocation_params.dir, rootdir=config.rootpath, inifile=config.inipath,
-        args=config.args, pyargs=bool(config.option.pyargs))
+        paths,
+        base=config.invocation_params.dir,
+        rootdir=config.rootpath,
+        inifile=config.inipath,
+        args=config.args,
+        pyargs=bool(config.option.pyargs),
+    )
     if why is not None:
         if getattr(config.option, "help", False):  # --help shows the help (no conftest loaded, no quest read)
             return
         pytest.exit(why, returncode=REFUSED_EXIT)
 
-    named = units(options)  # the quests named, from folder names: nothing is read yet
+    named = units(paths, options.home)  # the quests named, from folder names: nothing is read yet
     # before xdist's trylast pytest_configure starts workers that would only add their start-up
     note = take_back(config, len(named))
     if distributed(config) and not hasattr(config, "workerinput"):

@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ds_gate.pytest.guard import is_home, quest_folders
+from ds_gate.kernel.layout import is_home
+from ds_gate.pytest.guard import quest_folders
 from ds_gate.reporters.escape import printable
 
 if TYPE_CHECKING:
-    from ds_gate.cli.options import GateOptions
+    from collections.abc import Iterable
 
 QUEST_CHECKS = ("coverage", "records", "cards", "status")
 HOME_CHECKS = ("lineage",)
@@ -35,8 +36,9 @@ class Unit:
         return QUEST_CHECKS if self.kind == "quest" else HOME_CHECKS
 
 
-def units(options: GateOptions) -> list[Unit]:
-    """Every quest and home the paths name, from folder names only (nothing is read)."""
+def units(paths: Iterable[Path], home: Path | str | None) -> list[Unit]:
+    """Every quest and home the paths name, from folder names only (nothing is read); ``home``:
+    the one asked for (``--ds-gate-home``), else a home given as a path is its quests'."""
     out: list[Unit] = []
     names: set[str] = set()
 
@@ -48,12 +50,13 @@ def units(options: GateOptions) -> list[Unit]:
         names.add(name)
         out.append(Unit(name, path, kind, home))
 
-    for given in options.paths:
+    home = str(home) if home else None
+    for given in paths:
         path = Path(given).expanduser().resolve()
         if is_home(path):
             for quest in quest_folders(path / "quests"):
-                add(f"quest-{quest.name}", quest, "quest", options.home or str(path))
-            add("home", path, "home", options.home or str(path))
+                add(f"quest-{quest.name}", quest, "quest", home or str(path))
+            add("home", path, "home", home or str(path))
         else:
-            add(f"quest-{path.name}", path, "quest", options.home)
+            add(f"quest-{path.name}", path, "quest", home)
     return out

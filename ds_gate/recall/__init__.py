@@ -30,28 +30,6 @@ time, over the last 500 files only. Here:
 
 Modules: ``tags`` (normalisation and matching), ``entries`` (the slim card, its summary and
 content key), ``cache`` (SQLite), ``snapshot`` (the built index in the cache), ``index``
-(ranking), ``text`` (FTS5), ``jsonl`` (ScienceClaw's findings), ``stage`` (stage-entry tags from the quest), ``api`` (the calls below).
-The package re-exports the names below (``from ds_gate.recall import list_knowledge_summaries``).
+(ranking), ``text`` (FTS5), ``jsonl`` (ScienceClaw's findings), ``stage`` (stage-entry tags from
+the quest), ``api`` (the calls: ``ds_gate.list_knowledge_summaries`` is ``api``'s).
 """
-
-from __future__ import annotations
-
-from ds_gate.recall.api import (
-    MAX_CHARS,
-    MAX_LIMIT,
-    ORDERS,
-    SCOPES,
-    list_knowledge_summaries,
-    recall,
-    tags_for_stage,
-)
-from ds_gate.recall.cache import Cache
-from ds_gate.recall.entries import Entry
-from ds_gate.recall.index import Index, Root
-from ds_gate.recall.jsonl import JSONL_TYPES, LESSON_FIELDS, read_jsonl
-from ds_gate.recall.stage import StageTags, stage_entry_tags
-from ds_gate.recall.tags import match_key, normalize_tag, normalize_tags
-
-__all__ = ["Cache", "Entry", "Index", "JSONL_TYPES", "LESSON_FIELDS", "MAX_CHARS", "MAX_LIMIT",
-           "ORDERS", "Root", "SCOPES", "StageTags", "list_knowledge_summaries", "match_key", "normalize_tag", "normalize_tags",
-           "read_jsonl", "recall", "stage_entry_tags", "tags_for_stage"]

@@ -14,19 +14,26 @@ from ds_gate.io.cache_file import cache_name, user_cache_dir
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.layout import MEMORY_KINDS
-from ds_gate.model.reports import MAX_LIMIT, check_limit
+from ds_gate.model.reports import check_limit
 from ds_gate.recall.cache import Cache
 from ds_gate.recall.entries import fit_summaries
 from ds_gate.recall.index import DEFAULT_ORDER, ORDERS, Index, Root
 from ds_gate.recall.jsonl import JSONL_TYPES
 from ds_gate.recall.snapshot import Stale
-from ds_gate.recall.stage import stage_entry_tags
 from ds_gate.recall.tags import normalize_tags
 from ds_gate.sources.location import locate
 from ds_gate.sources.memory import resolve_home
 
-__all__ = ["DEFAULT_ORDER", "MAX_CHARS", "MAX_LIMIT", "ORDERS", "SCOPES", "check_chars", "check_kind",
-           "list_knowledge_summaries", "recall", "recall_with_counts", "tags_for_stage"]  # re-exported: MAX_LIMIT, the orders
+__all__ = [
+    "DEFAULT_ORDER",
+    "MAX_CHARS",
+    "ORDERS",
+    "SCOPES",
+    "check_chars",
+    "check_kind",
+    "list_knowledge_summaries",
+    "recall",
+]  # re-exported: the orders
 
 SCOPES = ("global", "quest", "visible")
 _INDEXES: dict[tuple[Any, ...], Index] = {}
@@ -66,22 +73,23 @@ def list_knowledge_summaries(
 ) -> list[dict[str, Any]]:
     """Cards and records for ``domain_tags`` and ``query``, best first, each with its title
     and a summary of its content, copies of one lesson collapsed (see the package docstring)."""
-    found = recall(domain_tags, kind, limit, home=home, quest=quest, scope=scope, query=query, jsonl=jsonl,
-                  refresh=refresh, cache=cache, max_chars=max_chars, support=support, order=order)
+    found = recall(
+        domain_tags,
+        kind,
+        limit,
+        home=home,
+        quest=quest,
+        scope=scope,
+        query=query,
+        jsonl=jsonl,
+        refresh=refresh,
+        cache=cache,
+        max_chars=max_chars,
+        support=support,
+        order=order,
+    )
     rows: list[dict[str, Any]] = found["results"]
     return rows
-
-
-def recall_with_counts(
-    domain_tags: Iterable[str] | str | None = (),
-    kind: str | None = None,
-    limit: int = 20,
-    **options: Any,
-) -> tuple[list[dict[str, Any]], dict[str, int]]:
-    """``list_knowledge_summaries`` and the counts behind it: an agent told "20 cards" should
-    also learn whether 20 or 2,000 were left out, and why."""
-    found = recall(domain_tags, kind, limit, **options)
-    return found["results"], found["counts"]
 
 
 def recall(
@@ -146,19 +154,32 @@ def recall(
         cards = len(index.entries)
     notes = list(ranking.notes)
     if kind != given:
-        notes.append(f"kind {given!r} is read as {kind!r} (recall's kinds are memory folders, plural; "
-                     "recent --kind takes artifact kinds, singular)")
+        notes.append(
+            f"kind {given!r} is read as {kind!r} (recall's kinds are memory folders, plural; "
+            "recent --kind takes artifact kinds, singular)"
+        )
     truncated = fit_summaries(ranking.rows, max_chars if max_chars is not None else MAX_CHARS)
     if truncated:
-        notes.append(f"summaries cut to fit max_chars={max_chars if max_chars is not None else MAX_CHARS} "
-                     "(summary_truncated on each cut one); read the card at its path for the rest")
+        notes.append(
+            f"summaries cut to fit max_chars={max_chars if max_chars is not None else MAX_CHARS} "
+            "(summary_truncated on each cut one); read the card at its path for the rest"
+        )
     home_exists = fs.is_dir(home_path)
     if not home_exists and scope != "quest":
-        notes.append(f"the DeepScientist home {home_path} does not exist, so there is no global memory to recall "
-                     "from; pass --home DIR (or set DEEPSCIENTIST_HOME) to name it")
-    return {"results": ranking.rows, "rank_by": ranking.mode, "unmatched_tags": ranking.unmatched,
-            "counts": {"cards": cards, "of_kind": of_kind, "eligible": ranking.eligible},
-            "collapsed": ranking.collapsed, "notes": notes, "home": str(home_path), "home_exists": home_exists}
+        notes.append(
+            f"the DeepScientist home {home_path} does not exist, so there is no global memory to recall "
+            "from; pass --home DIR (or set DEEPSCIENTIST_HOME) to name it"
+        )
+    return {
+        "results": ranking.rows,
+        "rank_by": ranking.mode,
+        "unmatched_tags": ranking.unmatched,
+        "counts": {"cards": cards, "of_kind": of_kind, "eligible": ranking.eligible},
+        "collapsed": ranking.collapsed,
+        "notes": notes,
+        "home": str(home_path),
+        "home_exists": home_exists,
+    }
 
 
 MAX_CHARS = 8000  # summary characters in one answer by default: ~2,000 tokens, a fraction of an agent's context
@@ -188,12 +209,7 @@ def check_kind(kind: str | None, jsonl: bool = False) -> str | None:
     guess = next(iter(difflib.get_close_matches(text, allowed, n=1, cutoff=0.6)), None)
     hint = f"; did you mean {guess!r}?" if guess else ""
     where = "memory kinds" + (" and JSONL record types" if jsonl else "")
-    raise QuestError(f"kind must be one of the {where} {', '.join(allowed)}, not {kind!r}{hint} "
-                     "(recent --kind takes artifact kinds: run, decision, ...)")
-
-
-def tags_for_stage(quest: Path | str, stage: str | None = None) -> tuple[list[str], bool]:
-    """The RFC's stage-entry tags and whether the quest turned ``recall_priors`` on (see
-    ``recall.stage``: domains, ``stage:<stage>`` and the quest's own card tags)."""
-    found = stage_entry_tags(quest, stage)
-    return found.tags, found.recall_priors
+    raise QuestError(
+        f"kind must be one of the {where} {', '.join(allowed)}, not {kind!r}{hint} "
+        "(recent --kind takes artifact kinds: run, decision, ...)"
+    )

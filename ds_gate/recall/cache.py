@@ -25,8 +25,10 @@ def _tables(db: sqlite3.Connection) -> None:
     db.execute("CREATE TABLE IF NOT EXISTS cards (path TEXT PRIMARY KEY, stat BLOB, entry TEXT)")
     db.execute("CREATE TABLE IF NOT EXISTS snapshot (digest TEXT PRIMARY KEY, roots TEXT, state TEXT)")
     for event in ("INSERT", "UPDATE", "DELETE"):  # a changed row, by recall or anyone: the snapshots made from it go
-        db.execute(f"CREATE TRIGGER IF NOT EXISTS cards_{event.lower()} AFTER {event} ON cards "
-                   "BEGIN DELETE FROM snapshot; DELETE FROM meta WHERE key='fts'; END")
+        db.execute(
+            f"CREATE TRIGGER IF NOT EXISTS cards_{event.lower()} AFTER {event} ON cards "
+            "BEGIN DELETE FROM snapshot; DELETE FROM meta WHERE key='fts'; END"
+        )
     db.execute("SELECT count(*) FROM cards").fetchone()
 
 
@@ -40,8 +42,9 @@ class Cache:
 
     def seal(self, *parts: object) -> str:
         """The seal of a row's values (``SEAL_TEXT`` hex digits), with this cache folder's secret."""
-        return self.file.seal(*(p if isinstance(p, bytes) else str(p).encode("utf-8", "surrogatepass")
-                                for p in parts)).hex()
+        return self.file.seal(
+            *(p if isinstance(p, bytes) else str(p).encode("utf-8", "surrogatepass") for p in parts)
+        ).hex()
 
     def unseal(self, text: object, *parts: object) -> str | None:
         """``text`` without its seal when the seal is this cache's for ``parts``, else None."""
@@ -86,8 +89,10 @@ class Cache:
         rows = [row for row in rows if _is_utf8(row[0])]
         if self.db is None or not rows:
             return set()
-        if not self.file.write("INSERT OR REPLACE INTO cards VALUES (?, ?, ?)",
-                               [(path, key, self.seal(path, key, entry) + entry) for path, key, entry in rows]):
+        if not self.file.write(
+            "INSERT OR REPLACE INTO cards VALUES (?, ?, ?)",
+            [(path, key, self.seal(path, key, entry) + entry) for path, key, entry in rows],
+        ):
             return None
         return {row[0] for row in rows}
 
@@ -103,10 +108,15 @@ class Cache:
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
-                self.db.execute("DELETE FROM snapshot WHERE roots=? OR rowid NOT IN "
-                                "(SELECT rowid FROM snapshot ORDER BY rowid DESC LIMIT ?)", (roots, SNAPSHOTS - 1))
-                self.db.execute("INSERT OR REPLACE INTO snapshot VALUES (?, ?, ?)",
-                                (digest, roots, self.seal(digest, state) + state))
+                self.db.execute(
+                    "DELETE FROM snapshot WHERE roots=? OR rowid NOT IN "
+                    "(SELECT rowid FROM snapshot ORDER BY rowid DESC LIMIT ?)",
+                    (roots, SNAPSHOTS - 1),
+                )
+                self.db.execute(
+                    "INSERT OR REPLACE INTO snapshot VALUES (?, ?, ?)",
+                    (digest, roots, self.seal(digest, state) + state),
+                )
         except sqlite3.Error:
             pass
 

@@ -53,9 +53,18 @@ class Entry:
 
     def summary(self, overlap: int = 0, matched: Sequence[str] = (), lexical: float | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "card_id": self.card_id, "title": self.title, "claim": self.claim, "tags": list(self.tags), "kind": self.kind,
-            "scope": self.scope, "quest_id": self.quest_id, "updated_at": self.updated_at, "path": self.path,
-            "overlap": overlap, "matched_tags": list(matched), "summary": self.content(),
+            "card_id": self.card_id,
+            "title": self.title,
+            "claim": self.claim,
+            "tags": list(self.tags),
+            "kind": self.kind,
+            "scope": self.scope,
+            "quest_id": self.quest_id,
+            "updated_at": self.updated_at,
+            "path": self.path,
+            "overlap": overlap,
+            "matched_tags": list(matched),
+            "summary": self.content(),
         }
         if self.fields is not None:
             out["fields"] = dict(self.fields)
@@ -88,7 +97,6 @@ class Entry:
         return hashlib.sha256(basis.encode("utf-8", "replace")).hexdigest()[:16] if basis else f"id:{self.card_id}"
 
 
-
 def fit_summaries(rows: list[dict[str, Any]], max_chars: int) -> bool:
     """Cut every row's ``summary`` so that together they hold at most ``max_chars``
     characters, the best-ranked first: each row may use an equal share of what is left, and
@@ -116,16 +124,28 @@ def entry_from_card(card: Any, scope: str) -> Entry | None:
     claim = meta.get("claim") if isinstance(meta.get("claim"), str) else None
     updated = meta.get("updated_at") if isinstance(meta.get("updated_at"), str) else None
     kind = meta.get("type") if meta.get("type") in MEMORY_KINDS else card.kind
-    entry = Entry(card.card_id, card.title, claim, tags, frozenset(normalize_tags(tags)), kind, scope, card.quest_id,
-                  updated, str(card.path), card.body, timestamp(updated))
+    entry = Entry(
+        card.card_id,
+        card.title,
+        claim,
+        tags,
+        frozenset(normalize_tags(tags)),
+        kind,
+        scope,
+        card.quest_id,
+        updated,
+        str(card.path),
+        card.body,
+        timestamp(updated),
+    )
     entry.dup = entry.content_key()
     return entry
 
 
-
-
 MAX_RECALL_CARDS = 100_000  # cards and JSONL records one recall holds (each costs ~1 KB however small its file)
-MAX_RECALL_TAGS = 200_000  # tags one recall holds (~150 bytes each with its normalised form, however short; docs/limits.md)
+MAX_RECALL_TAGS = (
+    200_000  # tags one recall holds (~150 bytes each with its normalised form, however short; docs/limits.md)
+)
 
 
 @dataclass(slots=True)
@@ -140,17 +160,32 @@ class Budget:
         self.cards += 1
         self.tags += len(entry.tags)
         if self.cards > MAX_RECALL_CARDS or self.tags > MAX_RECALL_TAGS:
-            raise QuestError(f"{entry.path}: recall holds at most {MAX_RECALL_CARDS:,} cards and {MAX_RECALL_TAGS:,} tags "
-                             f"(docs/limits.md), and this memory holds more; recall from fewer sources (--scope, fewer "
-                             f"--jsonl files) or archive old cards")
+            raise QuestError(
+                f"{entry.path}: recall holds at most {MAX_RECALL_CARDS:,} cards and {MAX_RECALL_TAGS:,} tags "
+                f"(docs/limits.md), and this memory holds more; recall from fewer sources (--scope, fewer "
+                f"--jsonl files) or archive old cards"
+            )
 
 
 def encode(entry: Entry | None) -> str:
     if entry is None:
         return "null"
     when = entry.when if math.isfinite(entry.when) else None
-    return json.dumps([entry.card_id, entry.title, entry.claim, list(entry.tags), entry.kind, entry.quest_id,
-                       entry.updated_at, entry.text, entry.dup, sorted(entry.norm), when])
+    return json.dumps(
+        [
+            entry.card_id,
+            entry.title,
+            entry.claim,
+            list(entry.tags),
+            entry.kind,
+            entry.quest_id,
+            entry.updated_at,
+            entry.text,
+            entry.dup,
+            sorted(entry.norm),
+            when,
+        ]
+    )
 
 
 def decode(text: str, scope: str, path: str) -> Entry | None:
@@ -180,13 +215,35 @@ def from_data(data: Any, scope: str, path: str) -> Entry | None:
     card_id, title, claim, tags, kind, quest_id, updated, body, dup, norm, when = data
     # the row's normalised tags and moment are the ones this version computed when it stored it
     # (the cache is keyed by version): no normalising and no date parsing per card per process
-    if not (type(tags) is list and len(tags) <= MAX_TAGS and type(norm) is list and len(norm) <= len(tags)
-            and type(body) is str and type(dup) is str and (when is None or type(when) is float)
-            and all(type(t) is str for t in tags) and all(type(t) is str for t in norm)
-            and all(v is None or type(v) is str for v in (card_id, title, claim, kind, quest_id, updated))):
+    if not (
+        type(tags) is list
+        and len(tags) <= MAX_TAGS
+        and type(norm) is list
+        and len(norm) <= len(tags)
+        and type(body) is str
+        and type(dup) is str
+        and (when is None or type(when) is float)
+        and all(type(t) is str for t in tags)
+        and all(type(t) is str for t in norm)
+        and all(v is None or type(v) is str for v in (card_id, title, claim, kind, quest_id, updated))
+    ):
         raise ValueError("not a cache row")
-    return Entry(card_id, title, claim, tuple(tags), frozenset(norm), kind, scope, quest_id, updated, path, body,
-                 -math.inf if when is None else when, None, dup)
+    return Entry(
+        card_id,
+        title,
+        claim,
+        tuple(tags),
+        frozenset(norm),
+        kind,
+        scope,
+        quest_id,
+        updated,
+        path,
+        body,
+        -math.inf if when is None else when,
+        None,
+        dup,
+    )
 
 
 def dedupe(entries: list[Entry]) -> list[Entry]:

@@ -109,10 +109,12 @@ class Index:
         findings: list[Any] = []
         files: list[tuple[str, str, str, os.stat_result]] = []
         for root in self.roots:
-            files.extend((path, kind, root.scope, st)
-                         for path, kind, st in card_stats(root.memory, root.contain, None, findings))
-        self.digest = snapshot.digest([(str(r.memory), r.scope) for r in self.roots], files,
-                                      [str(p) for p in self.jsonl], self.cache.version)
+            files.extend(
+                (path, kind, root.scope, st) for path, kind, st in card_stats(root.memory, root.contain, None, findings)
+            )
+        self.digest = snapshot.digest(
+            [(str(r.memory), r.scope) for r in self.roots], files, [str(p) for p in self.jsonl], self.cache.version
+        )
         stored = self.cache.snapshot(self.digest) if use_snapshot else None
         if stored is not None:
             try:
@@ -152,8 +154,7 @@ class Index:
                 budget.spend(entry)
                 entries.append(entry)
         written = self.cache.store(fresh)
-        self.cache.forget([r.memory for r in self.roots], {p for p, _, _, _ in files},
-                          set(cached) if files else None)
+        self.cache.forget([r.memory for r in self.roots], {p for p, _, _, _ in files}, set(cached) if files else None)
         for source in self.jsonl:
             entries.extend(read_jsonl(source, budget))
         self.entries = dedupe(entries)
@@ -174,8 +175,15 @@ class Index:
             self._place[i] = place
         self.kinds = Counter(self._kinds)
 
-    def rank(self, tags: tuple[str, ...], kind: str | None, limit: int, query: str | None,
-             support: bool = False, order: str = DEFAULT_ORDER) -> Ranking:
+    def rank(
+        self,
+        tags: tuple[str, ...],
+        kind: str | None,
+        limit: int,
+        query: str | None,
+        support: bool = False,
+        order: str = DEFAULT_ORDER,
+    ) -> Ranking:
         """The best ``limit`` results, duplicates collapsed (see ``recall/__init__``): tags only
         -> the RFC's order (``order="relevance"``: the tags as text, each shared tag weighted by
         its rarity); a query, or tags matching no card -> text and tags together."""

@@ -28,8 +28,22 @@ LESSON_FIELDS: dict[str, tuple[str, ...]] = {
     "ideation": ("direction", "reason"),
     "finding": ("finding",),
 }
-_TEXT_KEYS = ("content", "text", "finding", "summary", "description", "insight", "lesson", "issue", "fix", "strategy",
-              "outcome", "direction", "reason", "evidence")
+_TEXT_KEYS = (
+    "content",
+    "text",
+    "finding",
+    "summary",
+    "description",
+    "insight",
+    "lesson",
+    "issue",
+    "fix",
+    "strategy",
+    "outcome",
+    "direction",
+    "reason",
+    "evidence",
+)
 FIELD_CHARS = 4000  # of one field: a record's lesson, not a dump
 
 
@@ -42,6 +56,8 @@ def lesson_fields(data: dict[str, object], kind: str) -> dict[str, str]:
         if isinstance(value, str) and value.strip() and key not in out:
             out[key] = " ".join(value.split())[:FIELD_CHARS]
     return out
+
+
 MAX_JSONL_RECORDS = 50_000  # records read from one file: each costs an entry (~1 KB) however short its line
 
 
@@ -63,8 +79,10 @@ def read_jsonl(path: Path, budget: Budget | None = None) -> list[Entry]:
         if not line.strip():
             continue
         if len(out) >= MAX_JSONL_RECORDS:
-            raise QuestError(f"{path}:{number}: more than {MAX_JSONL_RECORDS:,} records; ds-gate recalls from at most "
-                             f"{MAX_JSONL_RECORDS:,} per file (docs/limits.md): split the file, or pass the newest part")
+            raise QuestError(
+                f"{path}:{number}: more than {MAX_JSONL_RECORDS:,} records; ds-gate recalls from at most "
+                f"{MAX_JSONL_RECORDS:,} per file (docs/limits.md): split the file, or pass the newest part"
+            )
         try:
             data = json.loads(line)
         except (ValueError, RecursionError):  # a broken or absurdly nested line is skipped, as a bad line is
@@ -75,16 +93,35 @@ def read_jsonl(path: Path, budget: Budget | None = None) -> list[Entry]:
         fields = lesson_fields(data, kind)
         text = next(iter(fields.values()), "")
         given = data.get("id")
-        card_id = given if isinstance(given, str) and given.strip() else \
-            f"{kind}-{hashlib.sha256(line.strip().encode()).hexdigest()[:8]}"
+        card_id = (
+            given
+            if isinstance(given, str) and given.strip()
+            else f"{kind}-{hashlib.sha256(line.strip().encode()).hexdigest()[:8]}"
+        )
         tags = card_tags(data.get("tags"))
         date = data.get("date") if isinstance(data.get("date"), str) else None
         title = data.get("title") if isinstance(data.get("title"), str) and data["title"].strip() else text[:80]
-        project = data.get("project") if isinstance(data.get("project"), (str, int, float)) else None  # never a deep repr
+        project = (
+            data.get("project") if isinstance(data.get("project"), (str, int, float)) else None
+        )  # never a deep repr
         body = "\n".join(f"{key}: {value}" for key, value in fields.items())
-        out.append(Entry(card_id, title, text or None, tags, frozenset(normalize_tags(tags)), kind, "jsonl",
-                         str(project) if project is not None else None, date, f"{path}:{number}", body, timestamp(date),
-                         fields))
+        out.append(
+            Entry(
+                card_id,
+                title,
+                text or None,
+                tags,
+                frozenset(normalize_tags(tags)),
+                kind,
+                "jsonl",
+                str(project) if project is not None else None,
+                date,
+                f"{path}:{number}",
+                body,
+                timestamp(date),
+                fields,
+            )
+        )
         out[-1].dup = out[-1].content_key()
         budget.spend(out[-1])
     return out

@@ -29,12 +29,19 @@ class Stale(ValueError):
     """A snapshot's entry could not be made (its row changed or went): rebuild without it."""
 
 
-def digest(roots: Sequence[tuple[str, str]], files: Sequence[tuple[str, str, str, os.stat_result]],
-           jsonl: Sequence[str], version: str) -> str:
+def digest(
+    roots: Sequence[tuple[str, str]],
+    files: Sequence[tuple[str, str, str, os.stat_result]],
+    jsonl: Sequence[str],
+    version: str,
+) -> str:
     """What the index is made from, hashed (the stat of the JSONL sources taken here)."""
     h = hashlib.sha256(repr((version, list(roots))).encode("utf-8", "surrogatepass"))
-    h.update("\n".join(f"{p}\0{k}\0{s}\0{stat_key(st).hex()}\0{st.st_mode}"
-                       for p, k, s, st in files).encode("utf-8", "surrogatepass"))
+    h.update(
+        "\n".join(f"{p}\0{k}\0{s}\0{stat_key(st).hex()}\0{st.st_mode}" for p, k, s, st in files).encode(
+            "utf-8", "surrogatepass"
+        )
+    )
     for source in jsonl:
         try:
             st = os.stat(source)
@@ -113,21 +120,27 @@ class Stored(Sequence[Entry]):
 
 def state_of(entries: Sequence[Entry], in_cards: set[str]) -> dict[str, Any]:
     """What a snapshot keeps of a full build besides what ``derive`` computes from the entries."""
-    return {"refs": [e.path if e.scope != "jsonl" and e.path in in_cards else pack(e) for e in entries],
-            "scopes": [e.scope for e in entries]}
+    return {
+        "refs": [e.path if e.scope != "jsonl" and e.path in in_cards else pack(e) for e in entries],
+        "scopes": [e.scope for e in entries],
+    }
 
 
 def check(state: Any) -> dict[str, Any]:
     """A decoded snapshot, its shape checked (positions in range), or Stale."""
     try:
         n = len(state["refs"])
-        ok = (len(state["scopes"]) == len(state["kinds"]) == len(state["groups"]) == len(state["who"]) == n
-              and sorted(state["recency"]) == list(range(n))
-              and all(type(v) is list and all(type(i) is int and 0 <= i < n for i in v)
-                      for v in (*state["postings"].values(), *state["by_value"].values(), *state["members"]))
-              and all(type(g) is int for g in state["groups"])
-              and all(type(t) is str for v in (state["kinds"], state["who"], state["known"], state["scopes"]) for t in v)
-              and all(type(r) in (str, list) for r in state["refs"]))
+        ok = (
+            len(state["scopes"]) == len(state["kinds"]) == len(state["groups"]) == len(state["who"]) == n
+            and sorted(state["recency"]) == list(range(n))
+            and all(
+                type(v) is list and all(type(i) is int and 0 <= i < n for i in v)
+                for v in (*state["postings"].values(), *state["by_value"].values(), *state["members"])
+            )
+            and all(type(g) is int for g in state["groups"])
+            and all(type(t) is str for v in (state["kinds"], state["who"], state["known"], state["scopes"]) for t in v)
+            and all(type(r) in (str, list) for r in state["refs"])
+        )
     except (KeyError, TypeError, AttributeError) as exc:
         raise Stale(str(exc)) from None
     if not ok:
@@ -151,10 +164,15 @@ def derive(entries: Sequence[Entry]) -> dict[str, Any]:
     for j, g in enumerate(groups):
         members.setdefault(g, []).append(j)
     state: dict[str, Any] = {
-        "postings": postings, "by_value": by_value, "kinds": [e.kind for e in entries], "groups": groups,
+        "postings": postings,
+        "by_value": by_value,
+        "kinds": [e.kind for e in entries],
+        "groups": groups,
         "recency": sorted(range(len(entries)), key=orders.__getitem__),
         "members": [v for v in members.values() if len(v) > 1],
-        "who": [e.quest_id or e.scope for e in entries], "known": sorted({t for e in entries for t in e.norm})}
+        "who": [e.quest_id or e.scope for e in entries],
+        "known": sorted({t for e in entries for t in e.norm}),
+    }
     return state
 
 

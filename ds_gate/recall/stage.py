@@ -25,8 +25,10 @@ from ds_gate.sources.quest_yaml import coerce_toggle, read_quest_yaml, scalar_te
 def priors_off(how: str) -> str:
     """What stage-entry recall says when the quest turned ``recall_priors`` off; ``how`` names
     the caller's way of passing tags (``--tags``, ``domain_tags``)."""
-    return ("recall_priors is off for this quest, so stage entry recalls nothing (turn it on in quest.yaml "
-            f"startup_contract); use {how} to recall anyway")
+    return (
+        "recall_priors is off for this quest, so stage entry recalls nothing (turn it on in quest.yaml "
+        f"startup_contract); use {how} to recall anyway"
+    )
 
 
 CARD_TAGS = 8  # the quest's most used card tags: enough to find neighbours, few enough to stay relevant
@@ -46,7 +48,9 @@ class StageTags:
     def describe(self) -> str:
         parts = [f"{name}: {', '.join(tags)}" for name, tags in self.sources.items() if tags]
         where = f"stage {self.stage}" if self.stage else "stage entry"
-        return f"domain tags for {where}: {', '.join(self.tags) or '(none)'}" + (f" ({'; '.join(parts)})" if parts else "")
+        return f"domain tags for {where}: {', '.join(self.tags) or '(none)'}" + (
+            f" ({'; '.join(parts)})" if parts else ""
+        )
 
 
 def _domains(meta: dict[str, Any], contract: dict[str, Any]) -> list[str]:

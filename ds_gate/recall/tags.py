@@ -31,14 +31,39 @@ _WORDS = re.compile(r"[-./]+")
 
 # British spellings whose American form is the same word (and never another word): the
 # endings below, plus a few whole words a suffix rule would get wrong
-BRITISH_ENDINGS = (("isation", "ization"), ("isations", "izations"), ("ising", "izing"), ("ised", "ized"),
-                    ("iser", "izer"), ("isers", "izers"), ("yse", "yze"), ("ysed", "yzed"), ("ysing", "yzing"),
-                    ("ises", "izes"))
-BRITISH_WORDS = {"behaviour": "behavior", "colour": "color", "modelling": "modeling", "labelling": "labeling",
-                  "normalise": "normalize", "optimise": "optimize", "regularise": "regularize", "tokenise": "tokenize",
-                  "quantise": "quantize", "minimise": "minimize", "maximise": "maximize", "generalise": "generalize",
-                  "initialise": "initialize", "centre": "center", "catalogue": "catalog", "favour": "favor",
-                  "neighbour": "neighbor", "neighbours": "neighbors", "travelling": "traveling"}
+BRITISH_ENDINGS = (
+    ("isation", "ization"),
+    ("isations", "izations"),
+    ("ising", "izing"),
+    ("ised", "ized"),
+    ("iser", "izer"),
+    ("isers", "izers"),
+    ("yse", "yze"),
+    ("ysed", "yzed"),
+    ("ysing", "yzing"),
+    ("ises", "izes"),
+)
+BRITISH_WORDS = {
+    "behaviour": "behavior",
+    "colour": "color",
+    "modelling": "modeling",
+    "labelling": "labeling",
+    "normalise": "normalize",
+    "optimise": "optimize",
+    "regularise": "regularize",
+    "tokenise": "tokenize",
+    "quantise": "quantize",
+    "minimise": "minimize",
+    "maximise": "maximize",
+    "generalise": "generalize",
+    "initialise": "initialize",
+    "centre": "center",
+    "catalogue": "catalog",
+    "favour": "favor",
+    "neighbour": "neighbor",
+    "neighbours": "neighbors",
+    "travelling": "traveling",
+}
 _NOT_PLURAL = ("ss", "us", "is", "ous", "ics", "as", "os")  # loss, bias, analysis, various, statistics, ...
 
 
@@ -119,6 +144,9 @@ def closest(tag: str, known: Iterable[str], n: int = 3) -> list[str]:
     # a shorter value that holds the tag's words (grad-clip in gradient-clipping) is near too
     words = [w for w in value.split("-") if len(w) > 2]
     if words and len(out) < n:
-        out += [t for t in pool if t not in out and all(any(p.startswith(w) for p in t.rpartition(":")[2].split("-"))
-                                                        for w in words)][: n - len(out)]
+        out += [
+            t
+            for t in pool
+            if t not in out and all(any(p.startswith(w) for p in t.rpartition(":")[2].split("-")) for w in words)
+        ][: n - len(out)]
     return out[:n]

@@ -25,8 +25,10 @@ from ds_gate.recall.entries import Entry
 from ds_gate.recall.tags import BRITISH_ENDINGS, BRITISH_WORDS, word_key
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-FTS5_MISSING = ("this Python's sqlite3 has no FTS5, so the text query was not used: cards are ranked by tags and "
-                "recency only (a Python built with SQLite's FTS5, as python.org's and the distributions' are, has it)")
+FTS5_MISSING = (
+    "this Python's sqlite3 has no FTS5, so the text query was not used: cards are ranked by tags and "
+    "recency only (a Python built with SQLite's FTS5, as python.org's and the distributions' are, has it)"
+)
 # bm25 column weights: title, tags, claim, body. A word in the title, the tags or the claim
 # says what the lesson is about; the body also says how it was found. (Chosen once, before
 # the evaluation's paraphrase slice was extended, and not tuned per query.)
@@ -130,8 +132,10 @@ _INSERT = "INSERT INTO fts(rowid, title, tags, claim, body) VALUES (?, ?, ?, ?, 
 
 
 def _rows(entries: Sequence[Entry]) -> list[tuple[int, str, str, str, str]]:
-    return [(i, _plain(e.title or ""), _plain(" ".join(e.tags)), _plain(e.claim or ""), _plain(e.text))
-            for i, e in enumerate(entries)]
+    return [
+        (i, _plain(e.title or ""), _plain(" ".join(e.tags)), _plain(e.claim or ""), _plain(e.text))
+        for i, e in enumerate(entries)
+    ]
 
 
 def idf(df: int, n: int) -> float:

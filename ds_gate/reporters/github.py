@@ -58,8 +58,11 @@ class GithubReporter:
                 props.append(f"line={finding.line}")
         rule = printable(finding.rule)
         props.append(f"title={_prop(rule)}")
-        message = printable((f"{elsewhere}: " if elsewhere else "") + finding.message
-                            + (f" (at {finding.pointer})" if finding.pointer else ""))
+        message = printable(
+            (f"{elsewhere}: " if elsewhere else "")
+            + finding.message
+            + (f" (at {finding.pointer})" if finding.pointer else "")
+        )
         if finding.waived is not None:  # still shown, as a notice: the audit trail of the waiver
             props[-1] = f"title={_prop(rule + ' (waived)')}"
             message += f"\nwaived: {printable(finding.waived)}"

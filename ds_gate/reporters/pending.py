@@ -20,13 +20,18 @@ from ds_gate.rules.coverage import COVERAGE_PENDING_RUN
 PENDING_RULE = COVERAGE_PENDING_RUN.id  # shown as one group, not one finding per run
 
 
-def pending_table(runs: list[Run], listed_by_invalid: dict[str, list[str]] | None = None,
-                  waived: dict[str, str] | None = None) -> list[str]:
+def pending_table(
+    runs: list[Run], listed_by_invalid: dict[str, list[str]] | None = None, waived: dict[str, str] | None = None
+) -> list[str]:
     listed_by_invalid = listed_by_invalid or {}
     waived = waived or {}
     rows = [  # escaped before the columns are measured, so an escaped id still lines up
-        (printable(run.artifact_id), printable(run.run_id or "-"), printable(run.run_kind or "-"),
-         "(root)" if run.workspace == "." else printable(run.workspace))
+        (
+            printable(run.artifact_id),
+            printable(run.run_id or "-"),
+            printable(run.run_kind or "-"),
+            "(root)" if run.workspace == "." else printable(run.workspace),
+        )
         for run in runs
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
@@ -62,10 +67,15 @@ def _listing(runs: list[Run], listed_by_invalid: dict[str, list[str]]) -> list[s
 
 def next_step(runs: list[Run], encoding: str, listed_by_invalid: dict[str, list[str]] | None = None) -> list[str]:
     listing = _listing(runs, listed_by_invalid or {})
-    what = "this run, then record a review that covers it" if len(runs) == 1 else (
-        f"these {len(runs)} runs, then record a review that covers them")
-    return [f"next: run the distill skill over {what}:",
-            *(f"  {line}" for line in record_call([run.artifact_id for run in runs], encoding, listing=listing))]
+    what = (
+        "this run, then record a review that covers it"
+        if len(runs) == 1
+        else (f"these {len(runs)} runs, then record a review that covers them")
+    )
+    return [
+        f"next: run the distill skill over {what}:",
+        *(f"  {line}" for line in record_call([run.artifact_id for run in runs], encoding, listing=listing)),
+    ]
 
 
 def waived_runs(report: GateReport) -> dict[str, str]:
@@ -96,7 +106,10 @@ def pending_lines(report: GateReport) -> list[str]:
     refused = refused_by_hook(report)
     out = []
     if rest or not refused:
-        out += ["", f"pending distill review ({len(report.pending)} of {counted(len(report.completed_runs), 'completed run')}):"]
+        out += [
+            "",
+            f"pending distill review ({len(report.pending)} of {counted(len(report.completed_runs), 'completed run')}):",
+        ]
     if rest:
         out.extend(pending_table(rest, report.listed_by_invalid, waived))
     if asked and not refused:

@@ -53,8 +53,9 @@ def _location(path: str | None, line: int | None, rooted: bool) -> dict[str, Any
         return None
 
     absolute = path.startswith("/")
-    artifact: dict[str, Any] = {"uri": "file://" + quote(path, errors="surrogateescape") if absolute
-                                else quote(path, errors="surrogateescape")}
+    artifact: dict[str, Any] = {
+        "uri": "file://" + quote(path, errors="surrogateescape") if absolute else quote(path, errors="surrogateescape")
+    }
     if rooted and not absolute:
         artifact["uriBaseId"] = "%SRCROOT%"
     physical: dict[str, Any] = {"artifactLocation": artifact}
@@ -70,8 +71,12 @@ def _result(report: Report, finding: Finding, index: dict[str, int], rooted: boo
         message += f" (at {finding.pointer})"
     if finding.hint:
         message += f"; hint: {finding.hint}"
-    out: dict[str, Any] = {"ruleId": finding.rule, "ruleIndex": index[finding.rule],
-                           "level": _LEVEL.get(finding.severity, "note"), "message": {"text": message}}
+    out: dict[str, Any] = {
+        "ruleId": finding.rule,
+        "ruleIndex": index[finding.rule],
+        "level": _LEVEL.get(finding.severity, "note"),
+        "message": {"text": message},
+    }
     location = _location(path, finding.line, rooted)
     if location is not None:
         out["locations"] = [location]
@@ -91,11 +96,22 @@ def sarif_log(report: Report) -> dict[str, Any]:
     index = {rule: n for n, rule in enumerate(rules)}
     root = _root(report)
     run: dict[str, Any] = {
-        "tool": {"driver": {"name": "ds-gate", "version": __version__, "informationUri": INFORMATION_URI,
-                            "rules": [_descriptor(rule) for rule in rules]}},
+        "tool": {
+            "driver": {
+                "name": "ds-gate",
+                "version": __version__,
+                "informationUri": INFORMATION_URI,
+                "rules": [_descriptor(rule) for rule in rules],
+            }
+        },
         "results": [_result(report, f, index, root is not None) for f in report.findings],
-        "invocations": [{"executionSuccessful": True, "exitCode": 0 if report.ok else 1,
-                         "properties": {"command": report.command, "notes": list(report.notes)}}],
+        "invocations": [
+            {
+                "executionSuccessful": True,
+                "exitCode": 0 if report.ok else 1,
+                "properties": {"command": report.command, "notes": list(report.notes)},
+            }
+        ],
     }
     if root is not None:
         run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": root}}

@@ -36,24 +36,40 @@ def _verdict(row: dict[str, Any]) -> str:
 
 
 def _cells(row: dict[str, Any]) -> list[str]:
-    return [printable(row["quest"]), "yes" if row["enforced"] else "no", str(row["completed"]), str(row["pending"]),
-            str(row["errors"]), _verdict(row)]
+    return [
+        printable(row["quest"]),
+        "yes" if row["enforced"] else "no",
+        str(row["completed"]),
+        str(row["pending"]),
+        str(row["errors"]),
+        _verdict(row),
+    ]
 
 
 def _headline(data: dict[str, Any]) -> str:
     t = data["totals"]
     word = "passed" if data["ok"] else "FAILED"
-    return (f"ds-gate {data['command']}: {word}: {t['quests']} quest(s), {t['passed']} passed, {t['failed']} failed, "
-            f"{t['unreadable']} unreadable; {t['pending']} of {t['completed']} completed run(s) pending")
+    return (
+        f"ds-gate {data['command']}: {word}: {t['quests']} quest(s), {t['passed']} passed, {t['failed']} failed, "
+        f"{t['unreadable']} unreadable; {t['pending']} of {t['completed']} completed run(s) pending"
+    )
 
 
 def render_text(data: dict[str, Any]) -> str:
     rows = [list(COLUMNS), *(_cells(row) for row in data["quests"])]
     widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
-    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) if i < 5 else cell
-                       for i, (cell, w) in enumerate(zip(r, widths, strict=True))).rstrip() for r in rows]
-    problems = [f"{printable(row['quest'])}: cannot read: {printable(row['problem'] or '')}"
-                for row in data["quests"] if row["problem"]]
+    lines = [
+        "  ".join(
+            cell.ljust(w) if i == 0 else cell.rjust(w) if i < 5 else cell
+            for i, (cell, w) in enumerate(zip(r, widths, strict=True))
+        ).rstrip()
+        for r in rows
+    ]
+    problems = [
+        f"{printable(row['quest'])}: cannot read: {printable(row['problem'] or '')}"
+        for row in data["quests"]
+        if row["problem"]
+    ]
     fix = f"run `ds-gate {data['command']} QUEST` for a quest's findings and their fixes" if not data["ok"] else ""
     return "\n".join([*lines, *problems, _headline(data), *([fix] if fix else [])]) + "\n"
 
@@ -67,14 +83,18 @@ def _md_table(rows: list[dict[str, Any]]) -> Iterator[str]:
     yield "|---|---|--:|--:|--:|---|"
     for row in rows:
         cells = _cells(row)
-        cells[0] = md(row["quest"]) + (f" (id {md(row['quest_id'])})" if row["quest_id"] and row["quest_id"] != row["quest"] else "")
+        cells[0] = md(row["quest"]) + (
+            f" (id {md(row['quest_id'])})" if row["quest_id"] and row["quest_id"] != row["quest"] else ""
+        )
         cells[5] = {"passed": "✅ passed", "failed": "❌ failed", "unreadable": "⚠️ unreadable"}[cells[5]]
         yield "| " + " | ".join(cells) + " |"
 
 
 def render_markdown(data: dict[str, Any]) -> str:
     lines = [f"### {md(_headline(data))}", "", *_md_table(data["quests"])]
-    problems = [f"- {md(row['quest'])}: cannot read: {md(row['problem'] or '')}" for row in data["quests"] if row["problem"]]
+    problems = [
+        f"- {md(row['quest'])}: cannot read: {md(row['problem'] or '')}" for row in data["quests"] if row["problem"]
+    ]
     if problems:
         lines += ["", *problems]
     return "\n".join(lines) + "\n"
@@ -89,9 +109,15 @@ class MarkdownReporter:
         word = "passed" if report.ok else "FAILED"
         lines = [f"### ds-gate {md(report.command)}: {word}", ""]
         if isinstance(report, GateReport):
-            row = {"quest": report.quest.root.name, "quest_id": report.quest.quest_id, "enforced": report.enforced,
-                   "completed": len(report.completed_runs), "pending": len(report.pending),
-                   "errors": len(report.errors), "exit_code": 0 if report.ok else 1}
+            row = {
+                "quest": report.quest.root.name,
+                "quest_id": report.quest.quest_id,
+                "enforced": report.enforced,
+                "completed": len(report.completed_runs),
+                "pending": len(report.pending),
+                "errors": len(report.errors),
+                "exit_code": 0 if report.ok else 1,
+            }
             lines += [*_md_table([row]), ""]
         failing = report.errors
         for finding in failing[:MAX_FINDINGS]:

@@ -26,14 +26,6 @@ from ds_gate.model.reports import (
     Report,
 )
 from ds_gate.reporters.escape import printable
-from ds_gate.reporters.layout import (
-    Hanging,
-    finding_lines,
-    findings_block,
-    wrap_hanging,
-    wrap_items,
-    wrap_text,
-)
 from ds_gate.reporters.pending import (
     HOOKS,
     PENDING_RULE,
@@ -43,6 +35,14 @@ from ds_gate.reporters.pending import (
     rejection_ids,
 )
 from ds_gate.reporters.view import View
+from ds_gate.reporters.wrapping import (
+    Hanging,
+    finding_lines,
+    findings_block,
+    wrap_hanging,
+    wrap_items,
+    wrap_text,
+)
 
 __all__ = ["HOOKS", "PENDING_RULE", "TextReporter", "format_finding", "pending_table", "summary_line"]
 
@@ -66,15 +66,20 @@ def summary_line(report: Report) -> str:
         if listed_errors(report):  # a listing never fails, but what it found is not OK
             verdict = "ERRORS (listed; exit 0)"
             counts[0] += f" (check and closure fail on {'it' if errors == 1 else 'them'})"
-        counts.insert(0, f"{len(report.pending)} of {counted(len(report.completed_runs), 'completed run')} pending distill review")
+        counts.insert(
+            0, f"{len(report.pending)} of {counted(len(report.completed_runs), 'completed run')} pending distill review"
+        )
     return f"ds-gate {report.command}: {verdict} - {', '.join(counts)}"
 
 
 def listed_errors(report: Report) -> bool:
     """A report that cannot fail (``candidates``: a listing, exit 0) and yet holds errors: its
     verdict is not "OK" (it said "OK - 1 error"), it names the errors, which gate commands fail on."""
-    return isinstance(report, GateReport) and not report.scope.can_fail and any(
-        f.fails for f in report.findings if f.rule != PENDING_RULE)
+    return (
+        isinstance(report, GateReport)
+        and not report.scope.can_fail
+        and any(f.fails for f in report.findings if f.rule != PENDING_RULE)
+    )
 
 
 def format_finding(finding: Finding) -> str:
@@ -106,12 +111,19 @@ def _(report: DocumentsReport) -> list[str]:
 
 @head_lines.register
 def _(report: AgentInstallReport) -> list[str]:
-    out = [f"{'unchanged' if path in report.unchanged else 'wrote'} {path}"
-           for path in sorted((*report.written, *report.unchanged))]
+    out = [
+        f"{'unchanged' if path in report.unchanged else 'wrote'} {path}"
+        for path in sorted((*report.written, *report.unchanged))
+    ]
     labels = {"codex": "Codex", "opencode": "OpenCode"}
     for name, entry in report.mcp_servers.items():
         # one line a line, each made safe to show: printed as it must be pasted (issue 27)
-        out += ["", f"{labels.get(name, name)}: add to {entry['file']}:", "", *entry["snippet"].rstrip("\n").splitlines()]
+        out += [
+            "",
+            f"{labels.get(name, name)}: add to {entry['file']}:",
+            "",
+            *entry["snippet"].rstrip("\n").splitlines(),
+        ]
     return [*out, ""]
 
 
@@ -120,7 +132,9 @@ def _(report: GateReport) -> list[Any]:
     out: list[Any] = []
     quest, scope = report.quest, report.scope
     if scope.shows_quest:
-        out.append(f"quest {quest.quest_id} at {quest.root} (experience_distill: {'on' if quest.experience_distill else 'off'})")
+        out.append(
+            f"quest {quest.quest_id} at {quest.root} (experience_distill: {'on' if quest.experience_distill else 'off'})"
+        )
         out.append(["  workspaces: ", *(ws.rel for ws in quest.workspaces)])
     if report.cards and scope.shows_cards:
         out.append(_cards_line(report.cards, f", home {report.home}" if report.home else ""))
@@ -143,16 +157,21 @@ def _(report: LineageReport) -> list[str]:
 def _(report: RecallReport) -> list[str]:
     lines = []
     for n, item in enumerate(report.results, start=1):
-        why = f"{counted(item['overlap'], 'tag')}: {', '.join(item['matched_tags'])}" if item["overlap"] else (
-            f"text match {item['lexical_score']:.2f}" if "lexical_score" in item else "recent")
+        why = (
+            f"{counted(item['overlap'], 'tag')}: {', '.join(item['matched_tags'])}"
+            if item["overlap"]
+            else (f"text match {item['lexical_score']:.2f}" if "lexical_score" in item else "recent")
+        )
         lines.append(f"{n:>3}. {item['card_id']}  [{item['scope']}/{item['kind']}]  {item['title'] or ''}  ({why})")
         for line in (item.get("summary") or "").splitlines():
             lines.append(f"     {line}")
         lines.append(f"     {item['path']}")
         copies = item.get("copies") or []
         if copies:
-            lines.append(f"     {len(copies)} copies in {item.get('support', 1)} quest(s): "
-                         + ", ".join(f"{c.get('quest_id') or c['scope']} {c['path']}" for c in copies[1:]))
+            lines.append(
+                f"     {len(copies)} copies in {item.get('support', 1)} quest(s): "
+                + ", ".join(f"{c.get('quest_id') or c['scope']} {c['path']}" for c in copies[1:])
+            )
     if not lines and report.recall is not None and not report.recall.get("home_exists", True):
         return [f"(nothing found: the DeepScientist home {report.recall.get('home')} does not exist)"]
     return lines or ["(nothing found)"]
@@ -165,7 +184,9 @@ def _(report: RecentReport) -> list[Any]:
         what = (item.get("summary") or "")[:80]
         if item.get("kind") == "decision":  # the action and the verdict say more than a summary
             what = f"action={item.get('action') or '-'} verdict={item.get('verdict') or '-'}  {what}"[:100]
-        lines.append(f"{n:>3}. {item['updated_at'] or '-':<25}  {item['kind'] or '-':<9}  {item['artifact_id']}  {what}")
+        lines.append(
+            f"{n:>3}. {item['updated_at'] or '-':<25}  {item['kind'] or '-':<9}  {item['artifact_id']}  {what}"
+        )
     return lines or ["(nothing found)"]
 
 
@@ -198,8 +219,9 @@ class TextReporter:
         out = [] if view.quiet else self._head(report)
         if report.command in HOOKS and not report.ok:
             out = [printable(line) for line in rejection_head(report)] + out
-        shown = [f for f in report.findings if f.rule != PENDING_RULE
-                 and (f.fails if view.quiet else f.severity != INFO)]
+        shown = [
+            f for f in report.findings if f.rule != PENDING_RULE and (f.fails if view.quiet else f.severity != INFO)
+        ]
         if shown:
             out.append("")
             out.extend(findings_block(shown, view))
@@ -211,7 +233,9 @@ class TextReporter:
         out.append("")
         color = "red" if not report.ok else "yellow" if listed_errors(report) else "green"
         out.append(view.paint(printable(summary_line(report)), color))
-        return "\n".join(line.rstrip(" ") for line in out).lstrip("\n") + "\n"  # no trailing space (recent's empty summary)
+        return (
+            "\n".join(line.rstrip(" ") for line in out).lstrip("\n") + "\n"
+        )  # no trailing space (recent's empty summary)
 
     def _head(self, report: Report) -> list[str]:
         """The head lines, escaped; the workspaces list wrapped to the width."""

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import IO
 
-COLOR_MODES = ("auto", "always", "never")
 DEFAULT_WIDTH = 80
 MIN_WIDTH = 40
 
@@ -52,8 +51,9 @@ def _is_terminal(stream: IO[str] | None) -> bool:
         return False
 
 
-def view_for(stream: IO[str] | None, color: str = "auto", quiet: bool = False,
-             environ: Mapping[str, str] | None = None) -> View:
+def view_for(
+    stream: IO[str] | None, color: str = "auto", quiet: bool = False, environ: Mapping[str, str] | None = None
+) -> View:
     """The view for writing to ``stream``: a terminal's width and colour when it is one."""
     env = os.environ if environ is None else environ
     terminal = _is_terminal(stream)

@@ -30,18 +30,28 @@ from ds_gate.rules.schema import schema_findings
 if TYPE_CHECKING:
     from ds_gate.io.schema_explain import SchemaError
 
-CARD_SCHEMA = Rule("card.schema", ERROR, DISCIPLINE,
-    "a card's frontmatter breaks `schemas/knowledge_card.schema.json`")
-CARD_EXPERIENCE_SCHEMA = Rule("card.experience-schema", ERROR, DISCIPLINE,
-    "an experience card breaks `schemas/experience_card.schema.json` (empty claim, bad lineage entry)")
-CARD_QUEST_SCOPE_LESSON = Rule("card.quest-scope-lesson", WARNING, DISCIPLINE,
-    "a lesson in quest scope with no global copy; promote it")
-CARD_HOME_MISSING = Rule("card.home-missing", WARNING, DISCIPLINE,
-    "no home, so the global cards reviews name were not checked")
-REVIEW_MISSING_CARD = Rule("review.missing-card", ERROR, DISCIPLINE,
-    "a `cards_written` entry names a card that does not exist in its scope")
-REVIEW_DUPLICATE_CARD = Rule("review.duplicate-card", ERROR, DISCIPLINE,
-    "a `new` card repeats an existing card (body or title) and no neighbor decision names it")
+CARD_SCHEMA = Rule("card.schema", ERROR, DISCIPLINE, "a card's frontmatter breaks `schemas/knowledge_card.schema.json`")
+CARD_EXPERIENCE_SCHEMA = Rule(
+    "card.experience-schema",
+    ERROR,
+    DISCIPLINE,
+    "an experience card breaks `schemas/experience_card.schema.json` (empty claim, bad lineage entry)",
+)
+CARD_QUEST_SCOPE_LESSON = Rule(
+    "card.quest-scope-lesson", WARNING, DISCIPLINE, "a lesson in quest scope with no global copy; promote it"
+)
+CARD_HOME_MISSING = Rule(
+    "card.home-missing", WARNING, DISCIPLINE, "no home, so the global cards reviews name were not checked"
+)
+REVIEW_MISSING_CARD = Rule(
+    "review.missing-card", ERROR, DISCIPLINE, "a `cards_written` entry names a card that does not exist in its scope"
+)
+REVIEW_DUPLICATE_CARD = Rule(
+    "review.duplicate-card",
+    ERROR,
+    DISCIPLINE,
+    "a `new` card repeats an existing card (body or title) and no neighbor decision names it",
+)
 
 _SPACE = re.compile(r"\s+")
 Line = Callable[[tuple[str | int, ...]], "int | None"]
@@ -60,8 +70,15 @@ def card_schema_findings(meta: Mapping[str, Any], display: str | None, line: Lin
     def rule(err: SchemaError) -> Rule:
         return CARD_SCHEMA if not experience or err.schema_path[:1] == ("allOf",) else CARD_EXPERIENCE_SCHEMA
 
-    return schema_findings("experience_card" if experience else "knowledge_card", dict(meta), display, line, rule,
-                        subject=text_of(meta.get("id")), document="the frontmatter")
+    return schema_findings(
+        "experience_card" if experience else "knowledge_card",
+        dict(meta),
+        display,
+        line,
+        rule,
+        subject=text_of(meta.get("id")),
+        document="the frontmatter",
+    )
 
 
 def card_findings(card: Card) -> list[Finding]:
@@ -108,12 +125,12 @@ class CardIndex:
         assert self._titles is not None
         return (self._bodies if what == "body" else self._titles).get(key, [])
 
-    def twins(self, card: Card) -> list[tuple[Card, str]]:
+    def duplicates_of(self, card: Card) -> list[tuple[Card, str]]:
         """Other cards (another id) with the same body or title: (card, what is the same)."""
-        return twins(card, self)
+        return duplicates_of(card, self)
 
 
-def twins(card: Card, *indexes: CardIndex) -> list[tuple[Card, str]]:
+def duplicates_of(card: Card, *indexes: CardIndex) -> list[tuple[Card, str]]:
     """Other cards of ``indexes`` (another id) with the same body or title as ``card``, as one
     index of them all would give them: a body match before a title match, the first index's
     card before a later one's. The quest's cards and the home's are two indexes, so the
@@ -135,8 +152,9 @@ class Discipline:
     written: list[Card] = field(default_factory=list)  # the cards the reviews name, found
 
 
-def review_findings(reviews: Iterable[Decision], quest_cards: CardIndex, global_cards: CardIndex | None,
-                    home_note: str) -> Discipline:
+def review_findings(
+    reviews: Iterable[Decision], quest_cards: CardIndex, global_cards: CardIndex | None, home_note: str
+) -> Discipline:
     """Card discipline of valid reviews. ``global_cards`` is None when the home is absent:
     global entries are then not checked (``home_note`` says so once, elsewhere)."""
     out = Discipline()
@@ -156,12 +174,19 @@ def review_findings(reviews: Iterable[Decision], quest_cards: CardIndex, global_
                 elsewhere = other is not None and card_id.strip() in other.by_id
                 out.findings.append(
                     _review_finding(
-                        review, REVIEW_MISSING_CARD, where,
+                        review,
+                        REVIEW_MISSING_CARD,
+                        where,
                         f"cards_written[{i}] names {scope} card {card_id!r}, but no card in the {scope} memory has that id"
                         + (f" (it is in the {'quest' if scope == 'global' else 'global'} memory)" if elsewhere else ""),
-                        f"set scope: {'quest' if scope == 'global' else 'global'}" if elsewhere else
-                        f"write the card (memory.write scope={scope}) or correct card_id; "
-                        + (f"the global memory is {home_note}" if scope == "global" else "the quest memory is <quest>/memory/"),
+                        f"set scope: {'quest' if scope == 'global' else 'global'}"
+                        if elsewhere
+                        else f"write the card (memory.write scope={scope}) or correct card_id; "
+                        + (
+                            f"the global memory is {home_note}"
+                            if scope == "global"
+                            else "the quest memory is <quest>/memory/"
+                        ),
                     )
                 )
                 continue
@@ -170,13 +195,18 @@ def review_findings(reviews: Iterable[Decision], quest_cards: CardIndex, global_
             if entry.get("action") != "new":
                 continue
             when = recorded_at(review, card)
-            unnamed = [(other, what) for other, what in twins(card, *both)
-                       if other.card_id not in review.neighbor_cards and not written_after(other, when)]
+            unnamed = [
+                (other, what)
+                for other, what in duplicates_of(card, *both)
+                if other.card_id not in review.neighbor_cards and not written_after(other, when)
+            ]
             if unnamed:
                 names = ", ".join(f"{o.card_id} ({o.display}, same {what})" for o, what in unnamed)
                 out.findings.append(
                     _review_finding(
-                        review, REVIEW_DUPLICATE_CARD, ("cards_written", i),
+                        review,
+                        REVIEW_DUPLICATE_CARD,
+                        ("cards_written", i),
                         f"new card {card_id} repeats an existing card: {names}",
                         f"decide against it first: add neighbor_decisions: [{{candidate_card_id: {unnamed[0][0].card_id}, "
                         "decision: patch | new | neighbor_but_separate, target_run_id, reason}], or patch that card instead",
@@ -219,10 +249,17 @@ def written_after(other: Card, when: float | None) -> bool:
 
 def _review_finding(review: Decision, rule: Rule, where: tuple[str | int, ...], message: str, hint: str) -> Finding:
     # the review itself is fixed through DeepScientist's own tools: recorded again under its id
-    hint += f"; to change the review, record it again under its id: " \
-            f"{rerecord_call(review.artifact_id, review.reviewed_run_ids, review.encoding)}"
-    return rule.at(review.path, message + encoding_note(review.encoding), hint=hint, pointer=pointer(where),
-                   line=place(review.raw, where))
+    hint += (
+        f"; to change the review, record it again under its id: "
+        f"{rerecord_call(review.artifact_id, review.reviewed_run_ids, review.encoding)}"
+    )
+    return rule.at(
+        review.path,
+        message + encoding_note(review.encoding),
+        hint=hint,
+        pointer=pointer(where),
+        line=place(review.raw, where),
+    )
 
 
 def quest_scope_findings(quest_cards: Iterable[Card], global_ids: set[str]) -> list[Finding]:

@@ -32,13 +32,17 @@ from ds_gate.model.review_call import rerecord_call
 from ds_gate.rules.policy import as_accepted
 from ds_gate.rules.records import INVALIDATE_REVIEW
 
-COVERAGE_PENDING_RUN = Rule("coverage.pending-run", ERROR, DISCIPLINE,
-    "a completed run no valid distill_review covers")
-REVIEW_UNKNOWN_RUN = Rule("review.unknown-run", ERROR, CONTRACT,
-    "a reviewed id is not a run artifact id of the quest (with a did-you-mean)")
-REVIEW_UNINDEXED = Rule("review.unindexed", ERROR, DISCIPLINE,
+COVERAGE_PENDING_RUN = Rule("coverage.pending-run", ERROR, DISCIPLINE, "a completed run no valid distill_review covers")
+REVIEW_UNKNOWN_RUN = Rule(
+    "review.unknown-run", ERROR, CONTRACT, "a reviewed id is not a run artifact id of the quest (with a did-you-mean)"
+)
+REVIEW_UNINDEXED = Rule(
+    "review.unindexed",
+    ERROR,
+    DISCIPLINE,
     "a review in the RFC's decision encoding that no `_index.jsonl` line names: PR #60's gate reaches reviews only "
-    "through the index, so it covers nothing")
+    "through the index, so it covers nothing",
+)
 
 COMPLETED_RUN_KINDS = frozenset({"main_experiment", "analysis.slice", "experiment"})
 COMPLETED_STATUSES = frozenset({"completed", "success", "succeeded", "done"})
@@ -48,8 +52,9 @@ def completed_state(run_kind: str | None, status: str | None) -> bool:
     """PR #60's ``_is_distill_candidate`` (``status.strip().lower()``), with ``run_kind``
     read as main's run readers read it (``str(run_kind).strip().lower()``): either reading
     counts the run, so the gate does (docs/reading-the-quest.md)."""
-    return (run_kind or "").strip().casefold() in COMPLETED_RUN_KINDS \
-        and (status or "").strip().casefold() in COMPLETED_STATUSES
+    return (run_kind or "").strip().casefold() in COMPLETED_RUN_KINDS and (
+        status or ""
+    ).strip().casefold() in COMPLETED_STATUSES
 
 
 def is_completed(run: Run) -> bool:
@@ -81,12 +86,16 @@ class RunIndex:
             if run.run_id:
                 self.by_run_id[run.run_id].append(run.artifact_id)
 
-    def unknown(self, reviewed_run_ids: tuple[str, ...], path: str, raw: bytes | None,
-                encoding: str | None = None) -> list[Finding]:
+    def unknown(
+        self, reviewed_run_ids: tuple[str, ...], path: str, raw: bytes | None, encoding: str | None = None
+    ) -> list[Finding]:
         """One finding per reviewed id that is not a run of the quest, with a did-you-mean;
         ``encoding``: the review's (a report's findings are never main's contract)."""
-        found = [self._finding(rid, i, path, raw) for i, rid in enumerate(reviewed_run_ids)
-                 if rid not in self.runs and rid not in self.indexed]
+        found = [
+            self._finding(rid, i, path, raw)
+            for i, rid in enumerate(reviewed_run_ids)
+            if rid not in self.runs and rid not in self.indexed
+        ]
         if encoding == REPORT_ENCODING:
             found = [as_accepted(replace(f, message=f.message + encoding_note(encoding))) for f in found]
         return found
@@ -97,7 +106,7 @@ class RunIndex:
         order, once each."""
         out: dict[str, None] = {}
         for rid in reviewed_run_ids:
-            for run in ([rid] if rid in self.runs or rid in self.indexed else self._guess(rid)):
+            for run in [rid] if rid in self.runs or rid in self.indexed else self._guess(rid):
                 out.setdefault(run)
         return list(out)
 
@@ -113,7 +122,9 @@ class RunIndex:
         same = self.by_run_id.get(run_id, [])
         if same:
             guess = " or ".join(same)
-            message = f"reviewed_run_ids[{index}] is {run_id!r}, the experiment run_id of {guess}, not a run artifact id"
+            message = (
+                f"reviewed_run_ids[{index}] is {run_id!r}, the experiment run_id of {guess}, not a run artifact id"
+            )
             hint = f"did you mean {guess}? reviewed_run_ids holds run artifact ids (run-xxxxxxxx)"
         else:
             close = self._guess(run_id)
@@ -132,7 +143,9 @@ class RunIndex:
         )
 
 
-def coverage(quest: Quest, completed: Callable[[Run], bool] = is_completed, encoding: str = REPORT_ENCODING) -> Coverage:
+def coverage(
+    quest: Quest, completed: Callable[[Run], bool] = is_completed, encoding: str = REPORT_ENCODING
+) -> Coverage:
     """``completed``: the completed-run rule (the plugins' answer; PR #60's by default);
     ``encoding``: how the quest's DeepScientist records a review, for the calls the hints name."""
     index = RunIndex(quest)
@@ -149,7 +162,9 @@ def coverage(quest: Quest, completed: Callable[[Run], bool] = is_completed, enco
         unknown_of[decision.artifact_id] = unknown
         accepted = not any(f.severity == ERROR and f.rule in INVALIDATE_REVIEW for f in decision.findings)
         valid = valid_of[decision.artifact_id] = accepted and not unknown
-        reviews.append(Review(decision.artifact_id, decision.path, decision.workspace, valid, decision.reviewed_run_ids))
+        reviews.append(
+            Review(decision.artifact_id, decision.path, decision.workspace, valid, decision.reviewed_run_ids)
+        )
         for rid in decision.reviewed_run_ids:
             (covered[rid] if valid else listed_by_invalid[rid]).append(decision.artifact_id)
 
@@ -177,25 +192,38 @@ def _unindexed(quest: Quest, decision: Decision) -> list[Finding]:
     """PR #60 finds reviews by opening each ``kind: decision`` index line's record: a decision
     review no index line names is a review its gate never sees, so its runs stay pending there
     and here (main's report encoding has no such gate: main's collector globs the files)."""
-    if decision.encoding == REPORT_ENCODING or quest.indexed_decision_ids is None \
-            or decision.artifact_id in quest.indexed_decision_ids:
+    if (
+        decision.encoding == REPORT_ENCODING
+        or quest.indexed_decision_ids is None
+        or decision.artifact_id in quest.indexed_decision_ids
+    ):
         return []
-    return [REVIEW_UNINDEXED.at(
-        decision.path, f"no artifacts/_index.jsonl line names review {decision.artifact_id}, so DeepScientist's distill "
-        "gate (PR #60) never reads it and its runs stay pending there",
-        hint="record the review through artifact.record, which writes its index line (or append the line "
-             "artifact.record would have written to the workspace's artifacts/_index.jsonl)",
-        subject=decision.artifact_id)]
+    return [
+        REVIEW_UNINDEXED.at(
+            decision.path,
+            f"no artifacts/_index.jsonl line names review {decision.artifact_id}, so DeepScientist's distill "
+            "gate (PR #60) never reads it and its runs stay pending there",
+            hint="record the review through artifact.record, which writes its index line (or append the line "
+            "artifact.record would have written to the workspace's artifacts/_index.jsonl)",
+            subject=decision.artifact_id,
+        )
+    ]
 
 
 def _superseded(finding: Finding, by: list[str]) -> Finding:
     """An invalid review's error once valid reviews cover every run it means: a warning."""
     if finding.severity != ERROR:
         return finding
-    what = (f"{', '.join(by)} cover{'s' if len(by) == 1 else ''} every run it names" if by
-            else "no completed run is pending")
-    return replace(finding, severity=WARNING,
-                   message=f"{finding.message}; superseded ({what}): the review covers nothing and no longer fails the gate")
+    what = (
+        f"{', '.join(by)} cover{'s' if len(by) == 1 else ''} every run it names"
+        if by
+        else "no completed run is pending"
+    )
+    return replace(
+        finding,
+        severity=WARNING,
+        message=f"{finding.message}; superseded ({what}): the review covers nothing and no longer fails the gate",
+    )
 
 
 def _replace_hint(finding: Finding, decision: Decision, meant: list[str], encoding: str) -> Finding:
@@ -219,8 +247,10 @@ def pending_finding(run: Run, listed_by_invalid: list[str], severity: str = ERRO
     if listed_by_invalid:
         message += f"; it is listed by the invalid review {', '.join(listed_by_invalid)}"
         fixes = " or ".join(rerecord_call(review, [run.artifact_id], encoding) for review in listed_by_invalid[:2])
-        hint = (f"fix {', '.join(listed_by_invalid)} as its findings say and record it again under its id: {fixes} "
-                "(main writes it over the invalid one); or record a new review covering this run")
+        hint = (
+            f"fix {', '.join(listed_by_invalid)} as its findings say and record it again under its id: {fixes} "
+            "(main writes it over the invalid one); or record a new review covering this run"
+        )
     else:
         hint = f"run the distill skill, then record {rerecord_call(None, [run.artifact_id], encoding)}"
     return COVERAGE_PENDING_RUN.at(

@@ -48,7 +48,7 @@ def quest_status(raw: bytes | OSError | None) -> str | None:
     try:
         data = load_yaml(raw.decode("utf-8-sig", "replace"))
         status = scalar_text(data.get("status")) if isinstance(data, dict) else None
-    except Exception:  # noqa: BLE001 - a YAML error of any kind; fall back to the line
+    except Exception:
         status = _status_line(raw)
     return status.strip().casefold() if status else None
 
@@ -68,8 +68,8 @@ def _status_line(raw: bytes) -> str | None:
 def _line_value(match: re.Match[bytes]) -> str:
     line = match.group(0).decode("utf-8", "replace")
     try:
-        value = scalar_text(load_yaml(line[line.index(":") + 1:]))
-    except Exception:  # noqa: BLE001 - not YAML even alone
+        value = scalar_text(load_yaml(line[line.index(":") + 1 :]))
+    except Exception:
         value = None
     return value if value and value.strip() else match.group(1).decode("utf-8", "replace")
 
@@ -104,14 +104,17 @@ def _decision_reasons(names: Iterable[str], blobs: Mapping[str, bytes | OSError 
     reasons = []
     for name in names:
         raw = blobs.get(f"{rev}{name}")
-        why = finalizing_reason(name, raw) if isinstance(raw, bytes) else None  # over the size limit: reported, not read
+        why = (
+            finalizing_reason(name, raw) if isinstance(raw, bytes) else None
+        )  # over the size limit: reported, not read
         if why:
             reasons.append(f"{name} ({why})")
     return reasons
 
 
-def commit_reasons(names: list[str], blobs: Mapping[str, bytes | OSError | None], decisions: list[str],
-                   patterns: list[str]) -> list[str]:
+def commit_reasons(
+    names: list[str], blobs: Mapping[str, bytes | OSError | None], decisions: list[str], patterns: list[str]
+) -> list[str]:
     """Why a commit finalizes the quest ([] when it does not). ``blobs`` holds the staged
     (``:<path>``) and ``HEAD:<path>`` bytes of ``quest.yaml`` and the staged ``.json`` files
     named in ``decisions`` (each asked whether it is a finalizing decision)."""
@@ -128,8 +131,9 @@ def commit_reasons(names: list[str], blobs: Mapping[str, bytes | OSError | None]
     return reasons
 
 
-def push_reasons(names: list[str], tip: str, blobs: Mapping[str, bytes | OSError | None], manifest_at_tip: bool,
-                 patterns: list[str]) -> list[str]:
+def push_reasons(
+    names: list[str], tip: str, blobs: Mapping[str, bytes | OSError | None], manifest_at_tip: bool, patterns: list[str]
+) -> list[str]:
     """Why the commits a push sends finalize the quest, judged at the pushed ``tip``."""
     reasons: list[str] = []
     if MANIFEST in names and manifest_at_tip:

@@ -22,16 +22,28 @@ from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
 from ds_gate.model.records import Card, Quest, same_quest
 from ds_gate.rules.coverage import RunIndex
 
-LINEAGE_NOT_ORIGIN = Rule("lineage.not-origin", ERROR, DISCIPLINE,
-    "the first lineage entry is not the quest the card came from")
-LINEAGE_ORIGIN_UNKNOWN = Rule("lineage.origin-unknown", WARNING, DISCIPLINE,
-    "no `quest_id` and no `promoted_from`: the origin cannot be checked")
-LINEAGE_UNKNOWN_QUEST = Rule("lineage.unknown-quest", ERROR, DISCIPLINE,
-    "a lineage entry names a quest the home does not hold (or not a quest id)")
-LINEAGE_UNKNOWN_RUN = Rule("lineage.unknown-run", ERROR, DISCIPLINE,
-    "a lineage entry names a run that is not a run of its quest (with a did-you-mean)")
-LINEAGE_REPEATED_ENTRY = Rule("lineage.repeated-entry", ERROR, DISCIPLINE,
-    "a lineage entry repeats an earlier (quest, run) pair")
+LINEAGE_NOT_ORIGIN = Rule(
+    "lineage.not-origin", ERROR, DISCIPLINE, "the first lineage entry is not the quest the card came from"
+)
+LINEAGE_ORIGIN_UNKNOWN = Rule(
+    "lineage.origin-unknown", WARNING, DISCIPLINE, "no `quest_id` and no `promoted_from`: the origin cannot be checked"
+)
+LINEAGE_UNKNOWN_QUEST = Rule(
+    "lineage.unknown-quest",
+    ERROR,
+    DISCIPLINE,
+    "a lineage entry names a quest the home does not hold (or not a quest id)",
+)
+LINEAGE_UNKNOWN_RUN = Rule(
+    "lineage.unknown-run",
+    ERROR,
+    DISCIPLINE,
+    "a lineage entry names a run that is not a run of its quest (with a did-you-mean)",
+)
+LINEAGE_REPEATED_ENTRY = Rule(
+    "lineage.repeated-entry", ERROR, DISCIPLINE, "a lineage entry repeats an earlier (quest, run) pair"
+)
+
 
 class QuestRuns(RunIndex):
     """The runs of one quest, by artifact id and by experiment run_id, as lineage names them."""
@@ -82,21 +94,30 @@ def chain_findings(card: Card, runs_of: RunsOf) -> list[Finding]:
     found: list[Finding] = []
 
     def add(rule: Rule, where: tuple[str | int, ...], message: str, hint: str) -> None:
-        found.append(rule.at(card.display, message, hint=hint, pointer=pointer(where), line=card.line(where),
-                             subject=card.card_id))
+        found.append(
+            rule.at(
+                card.display, message, hint=hint, pointer=pointer(where), line=card.line(where), subject=card.card_id
+            )
+        )
 
     first_quest = _entry_text(card.lineage[0], "quest")
     origins = card.origin_quests()
     if first_quest is not None:
         if not origins:
-            add(LINEAGE_ORIGIN_UNKNOWN, ("lineage", 0, "quest"),
+            add(
+                LINEAGE_ORIGIN_UNKNOWN,
+                ("lineage", 0, "quest"),
                 "the card has no quest_id and no promoted_from, so its origin quest cannot be checked",
-                "record quest_id: '<the quest that learned this>' in the card's frontmatter")
+                "record quest_id: '<the quest that learned this>' in the card's frontmatter",
+            )
         elif not any(same_quest(first_quest, o) for o in origins):
-            add(LINEAGE_NOT_ORIGIN, ("lineage", 0, "quest"),
+            add(
+                LINEAGE_NOT_ORIGIN,
+                ("lineage", 0, "quest"),
                 f"lineage[0] is quest {first_quest!r}, but the card came from quest {' / '.join(origins)}",
                 f"put the origin first: lineage[0] must name quest {origins[0]!r} and the run the lesson was learned "
-                "from; later quests append their entries after it")
+                "from; later quests append their entries after it",
+            )
 
     seen: dict[tuple[str, str], int] = {}
     for i, entry in enumerate(card.lineage):
@@ -108,24 +129,35 @@ def chain_findings(card: Card, runs_of: RunsOf) -> list[Finding]:
         if runs is None:
             pass  # unverifiable, said once by the caller; repeats are still caught by name
         elif isinstance(runs, str):
-            add(LINEAGE_UNKNOWN_QUEST, ("lineage", i, "quest"), f"lineage[{i}] names quest {quest!r}: {runs}",
-                "name a quest of this DeepScientist home (pass --home if the home is elsewhere)")
+            add(
+                LINEAGE_UNKNOWN_QUEST,
+                ("lineage", i, "quest"),
+                f"lineage[{i}] names quest {quest!r}: {runs}",
+                "name a quest of this DeepScientist home (pass --home if the home is elsewhere)",
+            )
         else:
             resolved = runs.resolve(run)
             if resolved is None:
                 close = runs.close_match(run)
-                add(LINEAGE_UNKNOWN_RUN, ("lineage", i, "run"),
+                add(
+                    LINEAGE_UNKNOWN_RUN,
+                    ("lineage", i, "run"),
                     f"lineage[{i}] names run {run!r}, which is not a run of quest {quest}",
-                    f"did you mean {close}?" if close else
-                    f"name a run recorded in quest {quest} (its artifact id run-xxxxxxxx or its run_id)")
+                    f"did you mean {close}?"
+                    if close
+                    else f"name a run recorded in quest {quest} (its artifact id run-xxxxxxxx or its run_id)",
+                )
             else:
                 identity = resolved
             quest = runs.quest_id
         key = (quest.lstrip("0") if quest.isascii() and quest.isdigit() else quest, identity)
         if key in seen:
-            add(LINEAGE_REPEATED_ENTRY, ("lineage", i),
+            add(
+                LINEAGE_REPEATED_ENTRY,
+                ("lineage", i),
                 f"lineage[{i}] repeats lineage[{seen[key]}] (quest {quest}, run {identity})",
-                f"remove lineage[{i}]: each (quest, run) pair appears once in a card's lineage")
+                f"remove lineage[{i}]: each (quest, run) pair appears once in a card's lineage",
+            )
         else:
             seen[key] = i
     return found

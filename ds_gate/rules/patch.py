@@ -23,19 +23,30 @@ from ds_gate.model.findings import DISCIPLINE, ERROR, Finding, Rule
 from ds_gate.model.records import Card, same_quest, text_of
 from ds_gate.rules.cards import card_schema_findings
 
-PATCH_CLAIM_CHANGED = Rule("patch.claim-changed", ERROR, DISCIPLINE,
-    "a quest that does not own a card changed its claim")
-PATCH_CONFIDENCE_RAISED = Rule("patch.confidence-raised", ERROR, DISCIPLINE,
-    "a quest that does not own a card raised its confidence")
-PATCH_LINEAGE_REWRITTEN = Rule("patch.lineage-rewritten", ERROR, DISCIPLINE,
-    "a quest that does not own a card changed or removed earlier lineage entries")
+PATCH_CLAIM_CHANGED = Rule(
+    "patch.claim-changed", ERROR, DISCIPLINE, "a quest that does not own a card changed its claim"
+)
+PATCH_CONFIDENCE_RAISED = Rule(
+    "patch.confidence-raised", ERROR, DISCIPLINE, "a quest that does not own a card raised its confidence"
+)
+PATCH_LINEAGE_REWRITTEN = Rule(
+    "patch.lineage-rewritten",
+    ERROR,
+    DISCIPLINE,
+    "a quest that does not own a card changed or removed earlier lineage entries",
+)
 
 
 def owners(before: Mapping[str, Any]) -> list[str]:
     out: list[str] = []
     for entry in _list(before.get("lineage")):
         quest = entry.get("quest") if isinstance(entry, Mapping) else None
-        if isinstance(quest, (str, int)) and not isinstance(quest, bool) and str(quest).strip() and str(quest).strip() not in out:
+        if (
+            isinstance(quest, (str, int))
+            and not isinstance(quest, bool)
+            and str(quest).strip()
+            and str(quest).strip() not in out
+        ):
             out.append(str(quest).strip())
     return out
 
@@ -85,8 +96,11 @@ def validate_cross_quest_patch(
     display = path if path is not None else (card.display if card is not None else None)
     found: list[Finding] = []
     if validate_after:
-        found.extend(f for f in card_schema_findings(new, display, card.line if card is not None else None)
-                     if not _unnamed(f, new))
+        found.extend(
+            f
+            for f in card_schema_findings(new, display, card.line if card is not None else None)
+            if not _unnamed(f, new)
+        )
     if old is None:
         return found
     owning = owners(old)
@@ -94,36 +108,62 @@ def validate_cross_quest_patch(
     if not owning or (patcher is not None and set(owning) == {patcher}):
         return found
     who = f"quest {patcher}" if patcher else "a quest that cannot be named"
-    whose = f"quest {owning[0]}" if len(owning) == 1 else f"quests {', '.join(owning)} (once two quests own it, neither edits it freely)"
+    whose = (
+        f"quest {owning[0]}"
+        if len(owning) == 1
+        else f"quests {', '.join(owning)} (once two quests own it, neither edits it freely)"
+    )
     if patcher is not None and patcher not in owning and any(same_quest(patcher, o) for o in owning):
         whose += f"; quest ids compare as text, as DeepScientist compares them, so {patcher!r} is not one of them"
 
     def add(rule: Rule, where: tuple[str | int, ...], message: str, hint: str) -> None:
         line = card.line(where) if card is not None else None
         subject = text_of(new.get("id"))
-        found.append(rule.at(display, f"{who} patches a card owned by {whose}: {message}", hint=hint,
-                             pointer=pointer(where), line=line, subject=subject))
+        found.append(
+            rule.at(
+                display,
+                f"{who} patches a card owned by {whose}: {message}",
+                hint=hint,
+                pointer=pointer(where),
+                line=line,
+                subject=subject,
+            )
+        )
 
     if _stripped(old.get("claim")) != _stripped(new.get("claim")):
-        add(PATCH_CLAIM_CHANGED, ("claim",), f"the claim changed from {old.get('claim')!r} to {new.get('claim')!r}",
+        add(
+            PATCH_CLAIM_CHANGED,
+            ("claim",),
+            f"the claim changed from {old.get('claim')!r} to {new.get('claim')!r}",
             "keep the claim word for word; a quest that disagrees writes a new card (action: new) and records a "
-            "neighbor_decision against this one")
+            "neighbor_decision against this one",
+        )
     before_conf, after_conf = _confidence(old), _confidence(new)
     if before_conf is not None and after_conf is not None and after_conf > before_conf:
-        add(PATCH_CONFIDENCE_RAISED, ("confidence",),
+        add(
+            PATCH_CONFIDENCE_RAISED,
+            ("confidence",),
             f"confidence rose from {old.get('confidence')!r} to {new.get('confidence')!r}",
-            "another quest may lower confidence or leave it, never raise it; add your run to lineage as evidence instead")
+            "another quest may lower confidence or leave it, never raise it; add your run to lineage as evidence instead",
+        )
     old_lineage = _list(old.get("lineage"))
     new_lineage = _list(new.get("lineage"))
     for i, entry in enumerate(old_lineage):
         if i >= len(new_lineage):
-            add(PATCH_LINEAGE_REWRITTEN, ("lineage",),
+            add(
+                PATCH_LINEAGE_REWRITTEN,
+                ("lineage",),
                 f"lineage lost entries: it had {len(old_lineage)}, it now has {len(new_lineage)}",
-                "keep every earlier lineage entry as it was and append your own after them")
+                "keep every earlier lineage entry as it was and append your own after them",
+            )
             break
         if new_lineage[i] != entry:
-            add(PATCH_LINEAGE_REWRITTEN, ("lineage", i), f"lineage[{i}] was rewritten (it was {entry!r})",
-                "restore the earlier entry exactly; a patch may only append entries after the existing ones")
+            add(
+                PATCH_LINEAGE_REWRITTEN,
+                ("lineage", i),
+                f"lineage[{i}] was rewritten (it was {entry!r})",
+                "restore the earlier entry exactly; a patch may only append entries after the existing ones",
+            )
             break
     return found
 

@@ -72,10 +72,14 @@ def apply_policy(findings: list[Finding], commit: str) -> tuple[list[Finding], i
     return out, demoted
 
 
-RERECORD = ("until it is fixed the review covers no run: record it again under its artifact_id with "
-            "'suppress_if_semantically_equivalent': False (check_closure, or ds-gate closure, names the call)")
+RERECORD = (
+    "until it is fixed the review covers no run: record it again under its artifact_id with "
+    "'suppress_if_semantically_equivalent': False (check_closure, or ds-gate closure, names the call)"
+)
 
 
 def demoted_note(count: int) -> str:
-    return (f"{counted(count, 'finding')} of ds-gate's stricter (discipline) rules {'is a warning' if count == 1 else 'are warnings'} on an ordinary checkpoint, "
-            "which DeepScientist accepts; check, closure and finalization commits fail on them")
+    return (
+        f"{counted(count, 'finding')} of ds-gate's stricter (discipline) rules {'is a warning' if count == 1 else 'are warnings'} on an ordinary checkpoint, "
+        "which DeepScientist accepts; check, closure and finalization commits fail on them"
+    )

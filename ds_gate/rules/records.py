@@ -11,7 +11,6 @@ from collections.abc import Collection
 from dataclasses import replace
 from typing import Any
 
-from ds_gate.io import schemas
 from ds_gate.kernel.jsondoc import place, pointer
 from ds_gate.kernel.triage import record_is_fine
 from ds_gate.kernel.words import main_refusals, unknown_action, unknown_kind
@@ -32,8 +31,14 @@ from ds_gate.model.records import (
     review_encoding,
     review_fields,
 )
-from ds_gate.model.review_call import FILL
 from ds_gate.rules.policy import as_accepted
+from ds_gate.rules.reviews import (
+    REVIEW_CARD_ID_MISSING,
+    REVIEW_PLACEHOLDER,
+    REVIEW_TARGET_NOT_REVIEWED,
+    review_discipline,
+    targets_reviewed,
+)
 from ds_gate.rules.schema import schema_findings
 from ds_gate.rules.vocabulary import (
     DECISION_ACTIONS,
@@ -41,57 +46,62 @@ from ds_gate.rules.vocabulary import (
     action_finding,
 )
 
-REVIEW_SCHEMA = Rule("review.schema", ERROR, CONTRACT,
-    "a distill_review breaks `schemas/distill_review.schema.json`")
-REVIEW_TARGET_NOT_REVIEWED = Rule("review.target-not-reviewed", ERROR, CONTRACT,
-    "a `cards_written` / `neighbor_decisions` entry targets a run the review does not list")
-DECISION_SCHEMA = Rule("decision.schema", ERROR, DISCIPLINE,
+REVIEW_SCHEMA = Rule("review.schema", ERROR, CONTRACT, "a distill_review breaks `schemas/distill_review.schema.json`")
+DECISION_SCHEMA = Rule(
+    "decision.schema",
+    ERROR,
+    DISCIPLINE,
     "a decision breaks `schemas/decision.schema.json` (`verdict`, `action`, `reason` as non-blank text, a text "
-    "`artifact_id`): stricter than DeepScientist, which asks only that they be truthy")
-RUN_SCHEMA = Rule("run.schema", ERROR, DISCIPLINE,
+    "`artifact_id`): stricter than DeepScientist, which asks only that they be truthy",
+)
+RUN_SCHEMA = Rule(
+    "run.schema",
+    ERROR,
+    DISCIPLINE,
     "a run record breaks `schemas/run.schema.json` (`run_kind` as non-blank text, a text `artifact_id`): stricter "
-    "than DeepScientist, which asks only for a truthy `run_kind`")
-ARTIFACT_REFUSED_BY_MAIN = Rule("artifact.refused-by-main", ERROR, CONTRACT,
+    "than DeepScientist, which asks only for a truthy `run_kind`",
+)
+ARTIFACT_REFUSED_BY_MAIN = Rule(
+    "artifact.refused-by-main",
+    ERROR,
+    CONTRACT,
     "DeepScientist's `artifact.record` refuses this run or decision (`validate_artifact_payload`: a falsy `verdict`, "
-    "`action`, `reason` or `run_kind`, an action or kind it does not take); main's own words")
+    "`action`, `reason` or `run_kind`, an action or kind it does not take); main's own words",
+)
 # what each refused field needs, in the words of the schemas' x-hint
 REFUSAL_HINTS = {
     "kind": "set kind to the record's kind, e.g. run or decision",
     "verdict": "give verdict a value: say what was decided, e.g. good or covered",
     "action": "use one of DeepScientist's decision actions, e.g. continue; a fork's own go in .ds-gate.yaml "
-              "decision_actions",
+    "decision_actions",
     "reason": "give reason a value: say why, in one sentence",
     "run_kind": "record the run kind: main_experiment, analysis.slice or experiment",
 }
-ARTIFACT_ID_MISMATCH = Rule("artifact.id-mismatch", WARNING, DISCIPLINE,
-    "`artifact_id` differs from the file name")
-REVIEW_CARD_ID_MISSING = Rule("review.card-id-missing", ERROR, DISCIPLINE,
-    "a `cards_written` entry without a `card_id`: nothing about its card can be checked (PR #60 accepts it)")
-REVIEW_REASON_NOT_TEXT = Rule("review.reason-not-text", WARNING, DISCIPLINE,
-    "a `reason_if_empty` that is not text (DeepScientist reads `str(value)`, so it passes there)")
-REVIEW_PLACEHOLDER = Rule("review.placeholder", ERROR, DISCIPLINE,
-    "a review still holds a draft's `<FILL: ...>` placeholder: it covers nothing until it is written")
-REVIEW_RUNS_NOT_CHECKED = Rule("review.runs-not-checked", INFO, DISCIPLINE,
-    "`validate` outside a quest could not check reviewed ids against runs")
+ARTIFACT_ID_MISMATCH = Rule("artifact.id-mismatch", WARNING, DISCIPLINE, "`artifact_id` differs from the file name")
+REVIEW_RUNS_NOT_CHECKED = Rule(
+    "review.runs-not-checked", INFO, DISCIPLINE, "`validate` outside a quest could not check reviewed ids against runs"
+)
 
 # The rules whose error makes a review cover nothing: PR #60's validator, and a card that
 # cannot be found. A plugin's rule fails the gate but leaves the coverage alone.
-INVALIDATE_REVIEW = frozenset(rule.id for rule in (
-    REVIEW_SCHEMA, DECISION_SCHEMA, REVIEW_TARGET_NOT_REVIEWED, DECISION_UNKNOWN_ACTION, REVIEW_CARD_ID_MISSING,
-    REVIEW_PLACEHOLDER))
-RULE_FOR_SCHEMA = {"distill_review": REVIEW_SCHEMA, "distill_review_report": REVIEW_SCHEMA, "decision": DECISION_SCHEMA,
-                   "run": RUN_SCHEMA}
+INVALIDATE_REVIEW = frozenset(
+    rule.id
+    for rule in (
+        REVIEW_SCHEMA,
+        DECISION_SCHEMA,
+        REVIEW_TARGET_NOT_REVIEWED,
+        DECISION_UNKNOWN_ACTION,
+        REVIEW_CARD_ID_MISSING,
+        REVIEW_PLACEHOLDER,
+    )
+)
+RULE_FOR_SCHEMA = {
+    "distill_review": REVIEW_SCHEMA,
+    "distill_review_report": REVIEW_SCHEMA,
+    "decision": DECISION_SCHEMA,
+    "run": RUN_SCHEMA,
+}
 AS_REPORT = encoding_note(REPORT_ENCODING)
-
-
-def schema_name(data: dict[str, Any], kind: str) -> str | None:
-    if kind == "run":
-        return "run"
-    if kind == "decision":
-        return "distill_review" if data.get("action") == REVIEW_ACTION else "decision"
-    if kind == "report" and review_encoding(data, kind) == REPORT_ENCODING:
-        return "distill_review_report"
-    return None
 
 
 def record_schema_findings(name: str, data: dict[str, Any], raw: bytes | None, display: str) -> list[Finding]:
@@ -111,62 +121,8 @@ def check_decision(doc: Document, actions: Collection[str] = DECISION_ACTIONS) -
     if not is_review:
         return found
     reviewed = review_fields(data).reviewed_run_ids
-    found.extend(_targets_reviewed(data, set(reviewed), raw, display))
-    found.extend(_review_discipline(data, raw, display))
-    return found
-
-
-def _review_discipline(data: dict[str, Any], raw: bytes | None, display: str) -> list[Finding]:
-    """What ds-gate asks of a review beyond PR #60's validator: a card_id for every card
-    (else the card cannot be found), and a reason that is text."""
-    found = []
-    cards = data.get("cards_written")
-    for i, entry in enumerate(cards if isinstance(cards, list) else []):
-        card_id = entry.get("card_id") if isinstance(entry, dict) else None
-        if isinstance(entry, dict) and not (isinstance(card_id, str) and card_id.strip()):
-            where = ("cards_written", i, "card_id")
-            found.append(REVIEW_CARD_ID_MISSING.at(
-                display, f"cards_written[{i}] has no card_id, so its card cannot be found or checked",
-                hint="add card_id: the id of the memory card written, e.g. knowledge-04942297",
-                pointer=pointer(where), line=place(raw, where)))
-    found.extend(_placeholders(data, raw, display))
-    reason = data.get("reason_if_empty")
-    if cards == [] and reason and not isinstance(reason, str):
-        found.append(REVIEW_REASON_NOT_TEXT.at(
-            display, f"reason_if_empty is {reason!r}, not text; DeepScientist reads it as {str(reason)!r}",
-            hint="say in words why no card was worth writing", pointer="/reason_if_empty",
-            line=place(raw, ("reason_if_empty",))))
-    return found
-
-
-def _placeholders(data: dict[str, Any], raw: bytes | None, display: str) -> list[Finding]:
-    """Each value still holding a draft's placeholder (``draft_distill_review`` writes them where
-    only the agent can): at the top, in a list, or in a list's entries."""
-    def filled(value: Any) -> bool:
-        return isinstance(value, str) and value.lstrip().startswith(FILL)
-
-    where: list[tuple[str | int, ...]] = []
-    cards = data.get("cards_written")
-    for key, value in data.items():
-        if key == "reason_if_empty" and isinstance(cards, list) and cards:
-            continue  # read only when no card was written (PR #60), so a draft's text left there is harmless
-        if filled(value):
-            where.append((key,))
-        elif isinstance(value, list):
-            for i, item in enumerate(value):
-                if filled(item):
-                    where.append((key, i))
-                elif isinstance(item, dict):
-                    where.extend((key, i, inner) for inner, v in item.items() if filled(v))
-    found = []
-    for path in where:
-        text: Any = data
-        for step in path:
-            text = text[step]
-        found.append(REVIEW_PLACEHOLDER.at(
-            display, f"{schemas.label(path)} still holds the draft's placeholder {text[:120]!r}, so the review covers nothing",
-            hint="write it in your own words as the placeholder asks, or delete the key where it does not apply",
-            pointer=pointer(path), line=place(raw, path)))
+    found.extend(targets_reviewed(data, set(reviewed), raw, display))
+    found.extend(review_discipline(data, raw, display))
     return found
 
 
@@ -177,8 +133,8 @@ def check_review_report(doc: Document) -> list[Finding]:
     main's contract (``rules.policy.as_accepted``): it never blocks a checkpoint."""
     data, raw, display = doc.data, doc.raw, doc.display
     found = record_schema_findings("distill_review_report", data, raw, display)
-    found.extend(_targets_reviewed(data, set(review_fields(data, "report").reviewed_run_ids), raw, display))
-    found.extend(_review_discipline(data, raw, display))
+    found.extend(targets_reviewed(data, set(review_fields(data, "report").reviewed_run_ids), raw, display))
+    found.extend(review_discipline(data, raw, display))
     return [as_accepted(replace(f, message=f.message + AS_REPORT)) for f in found]
 
 
@@ -192,7 +148,9 @@ def refused_and_schema(doc: Document, actions: Collection[str], schema: str) -> 
     DeepScientist accepts."""
     refused = refused_by_main(doc, actions)
     taken = {f.pointer for f in refused}
-    return refused + [f for f in record_schema_findings(schema, doc.data, doc.raw, doc.display) if f.pointer not in taken]
+    return refused + [
+        f for f in record_schema_findings(schema, doc.data, doc.raw, doc.display) if f.pointer not in taken
+    ]
 
 
 def refused_by_main(doc: Document, actions: Collection[str]) -> list[Finding]:
@@ -206,11 +164,18 @@ def refused_by_main(doc: Document, actions: Collection[str]) -> list[Finding]:
     found = []
     for field, error in main_refusals(data, actions):
         if (field == "kind" and unknown_kind(data.get("kind"))) or (
-                field == "action" and unknown_action(data.get("action"), actions)):
+            field == "action" and unknown_action(data.get("action"), actions)
+        ):
             continue
-        found.append(ARTIFACT_REFUSED_BY_MAIN.at(
-            doc.display, f"DeepScientist refuses this {doc.kind} record: {error}", hint=REFUSAL_HINTS.get(field),
-            pointer=pointer((field,)) if field else "", line=place(raw, (field,) if field else ())))
+        found.append(
+            ARTIFACT_REFUSED_BY_MAIN.at(
+                doc.display,
+                f"DeepScientist refuses this {doc.kind} record: {error}",
+                hint=REFUSAL_HINTS.get(field),
+                pointer=pointer((field,)) if field else "",
+                line=place(raw, (field,) if field else ()),
+            )
+        )
     return found
 
 
@@ -228,27 +193,3 @@ def check_record(doc: Document, actions: Collection[str] = DECISION_ACTIONS) -> 
     if doc.kind == "report" and review_encoding(doc.data, "report") is not None:
         return check_review_report(doc)
     return []
-
-
-def _targets_reviewed(data: dict[str, Any], reviewed: set[str], raw: bytes | None, display: str) -> list[Finding]:
-    """Every card and neighbour decision must point at a run this review covers."""
-    found = []
-    for list_key in ("cards_written", "neighbor_decisions"):
-        entries = data.get(list_key)
-        if not isinstance(entries, list):
-            continue
-        for i, entry in enumerate(entries):
-            target = entry.get("target_run_id") if isinstance(entry, dict) else None
-            if not isinstance(target, str) or not target.strip() or target in reviewed:
-                continue
-            path = (list_key, i, "target_run_id")
-            found.append(
-                REVIEW_TARGET_NOT_REVIEWED.at(
-                    display,
-                    f"{schemas.label(path)} is {target!r}, which is not in reviewed_run_ids",
-                    hint=f"add {target!r} to reviewed_run_ids, or point target_run_id at a reviewed run",
-                    pointer=pointer(path),
-                    line=place(raw, path),
-                )
-            )
-    return found

@@ -3,11 +3,14 @@ never kept in step by hand. Rule ids are part of the JSON output's API: never re
 
 from __future__ import annotations
 
-import importlib
 import sys
 from pathlib import Path
 
-from ds_gate.model.findings import Rule, declared_rules
+from ds_gate.config import waiver_file, waivers
+from ds_gate.model.findings import Rule
+from ds_gate.rules import cards, coverage, lineage, patch, records, reviews, vocabulary
+from ds_gate.setup import install
+from ds_gate.sources import problems
 
 # The docs site's rules page, from the top of a source checkout (the generator writes it; a test
 # compares). Relative, not beside the package: an installed ds-gate has no docs folder of its own.
@@ -29,31 +32,14 @@ A plugin's rules (see [plugins](plugins.md)) are not listed here.
 """
 
 # The modules that declare rules, in the order the table lists them.
-MODULES = (
-    "ds_gate.rules.coverage",
-    "ds_gate.rules.records",
-    "ds_gate.rules.vocabulary",
-    "ds_gate.sources.problems",
-    "ds_gate.rules.cards",
-    "ds_gate.rules.lineage",
-    "ds_gate.rules.patch",
-    "ds_gate.config.waivers",
-    "ds_gate.hooks.install",
-)
-
-
-def all_rules() -> list[Rule]:
-    """ds-gate's own rules (and any a loaded plugin declared), grouped by module."""
-    order = {rule.id: i for i, rule in enumerate(builtin_rules())}
-    rules = declared_rules()
-    return sorted(rules.values(), key=lambda r: (order.get(r.id, len(order)), r.id))
+MODULES = (coverage, records, reviews, vocabulary, problems, cards, lineage, patch, waiver_file, waivers, install)
 
 
 def builtin_rules() -> list[Rule]:
-    """ds-gate's own rules only, whatever plugins are loaded."""
+    """ds-gate's own rules, grouped by module, whatever plugins are loaded."""
     found: dict[str, Rule] = {}
     for module in MODULES:
-        for name, value in vars(importlib.import_module(module)).items():
+        for name, value in vars(module).items():
             if isinstance(value, Rule) and not name.startswith("_"):
                 found.setdefault(value.id, value)
     return list(found.values())

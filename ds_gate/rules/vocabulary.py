@@ -24,13 +24,25 @@ from ds_gate.kernel.words import (
 )
 from ds_gate.model.findings import CONTRACT, ERROR, Finding, Rule
 
-DECISION_UNKNOWN_ACTION = Rule("decision.unknown-action", ERROR, CONTRACT,
-    "a decision `action` DeepScientist does not accept (with a did-you-mean; plugins and `.ds-gate.yaml` add actions)")
-ARTIFACT_UNKNOWN_KIND = Rule("artifact.unknown-kind", ERROR, CONTRACT,
-    "a record `kind` DeepScientist does not accept (with a did-you-mean)")
+DECISION_UNKNOWN_ACTION = Rule(
+    "decision.unknown-action",
+    ERROR,
+    CONTRACT,
+    "a decision `action` DeepScientist does not accept (with a did-you-mean; plugins and `.ds-gate.yaml` add actions)",
+)
+ARTIFACT_UNKNOWN_KIND = Rule(
+    "artifact.unknown-kind", ERROR, CONTRACT, "a record `kind` DeepScientist does not accept (with a did-you-mean)"
+)
 
-__all__ = ["DECISION_ACTIONS", "KINDS", "MAIN_DECISION_ACTIONS", "SCIENCE_KINDS", "action_finding", "did_you_mean",
-           "kind_finding"]
+__all__ = [
+    "DECISION_ACTIONS",
+    "KINDS",
+    "MAIN_DECISION_ACTIONS",
+    "SCIENCE_KINDS",
+    "action_finding",
+    "did_you_mean",
+    "kind_finding",
+]
 
 
 def _squash(word: str) -> str:
@@ -59,8 +71,9 @@ def action_finding(action: object, actions: Collection[str], raw: bytes | None, 
         display,
         f"action {action!r} is not a decision action DeepScientist accepts, so artifact.record refuses it"
         + ("; it reviews nothing" if guess == "distill_review" else ""),
-        hint=f"did you mean {guess}?" if guess else
-        "use one of DeepScientist's DECISION_ACTIONS; a fork's own actions go in .ds-gate.yaml decision_actions",
+        hint=f"did you mean {guess}?"
+        if guess
+        else "use one of DeepScientist's DECISION_ACTIONS; a fork's own actions go in .ds-gate.yaml decision_actions",
         pointer="/action",
         line=place(raw, ("action",)),
     )

@@ -12,9 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ds_gate.kernel.fs import read_file
+from ds_gate.kernel.fs import is_inside, read_file
 from ds_gate.sources.clone import CloneConfig
-from ds_gate.sources.location import is_inside
 
 ALTERNATES = os.path.join("objects", "info", "alternates")
 DISSOCIATE = "git repack -a -d && rm .git/objects/info/alternates (copies the borrowed objects in; git clone --dissociate does the same)"
@@ -34,7 +33,9 @@ def _alternate_entries(raw: bytes) -> list[str]:
     return out
 
 
-_C_ESCAPES = {ord(k): v for k, v in {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}.items()}
+_C_ESCAPES = {
+    ord(k): v for k, v in {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}.items()
+}
 
 
 def _c_unquoted(quoted: bytes) -> bytes | None:
@@ -48,12 +49,12 @@ def _c_unquoted(quoted: bytes) -> bytes | None:
             out.append(byte)
             i += 1
             continue
-        nxt = quoted[i + 1:i + 2]
+        nxt = quoted[i + 1 : i + 2]
         if nxt and nxt[0] in _C_ESCAPES:
             out.append(_C_ESCAPES[nxt[0]])
             i += 2
-        elif len(quoted) >= i + 4 and all(48 <= b <= 55 for b in quoted[i + 1:i + 4]):
-            out.append(int(quoted[i + 1:i + 4], 8) & 0xFF)
+        elif len(quoted) >= i + 4 and all(48 <= b <= 55 for b in quoted[i + 1 : i + 4]):
+            out.append(int(quoted[i + 1 : i + 4], 8) & 0xFF)
             i += 4
         else:
             return None

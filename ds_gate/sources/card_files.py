@@ -9,9 +9,9 @@ import stat
 from pathlib import Path
 
 from ds_gate.kernel import fs
+from ds_gate.kernel.fs import is_inside
 from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.model.findings import Finding
-from ds_gate.sources.location import is_inside
 from ds_gate.sources.problems import CARD_UNREADABLE, symlink_outside, unreadable
 
 
@@ -39,8 +39,9 @@ def card_files(root: Path, contain: Path, base: Path | None, findings: list[Find
     return [(Path(path), kind) for path, kind, _ in card_stats(root, contain, base, findings)]
 
 
-def card_stats(root: Path, contain: Path, base: Path | None,
-               findings: list[Finding]) -> list[tuple[str, str, os.stat_result]]:
+def card_stats(
+    root: Path, contain: Path, base: Path | None, findings: list[Finding]
+) -> list[tuple[str, str, os.stat_result]]:
     """``card_files`` with each file's path as text and its stat, for a caller that reads
     thousands (recall): the stat is the one the containment check made, and a path object
     per card is not built."""
@@ -66,8 +67,9 @@ def card_stats(root: Path, contain: Path, base: Path | None,
     return out
 
 
-def _md_files(folder: Path, kind: str, contain: Path, base: Path | None, findings: list[Finding],
-              nested: bool) -> list[tuple[str, str, os.stat_result]]:
+def _md_files(
+    folder: Path, kind: str, contain: Path, base: Path | None, findings: list[Finding], nested: bool
+) -> list[tuple[str, str, os.stat_result]]:
     """The ``*.md`` files of a folder whose real path was checked to lie inside ``contain``.
 
     A file that is not a symbolic link lies in that folder, so only links are resolved

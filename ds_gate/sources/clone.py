@@ -23,8 +23,10 @@ from ds_gate.kernel.git import GitError, git
 # one safeguard alone).
 LAZY_FETCH_SAFE = (2, 39, 4)
 ACTIONS = "in GitHub Actions `actions/checkout` with `fetch-depth: 0`"
-FETCH_EVERY_BRANCH = ("fetch every branch (`git config remote.origin.fetch '+refs/heads/*:refs/remotes/origin/*' && "
-                      f"git fetch origin`; {ACTIONS})")
+FETCH_EVERY_BRANCH = (
+    "fetch every branch (`git config remote.origin.fetch '+refs/heads/*:refs/remotes/origin/*' && "
+    f"git fetch origin`; {ACTIONS})"
+)
 
 
 def unshallow(remote: str, narrowed: bool) -> str:
@@ -32,12 +34,18 @@ def unshallow(remote: str, narrowed: bool) -> str:
     ``--depth`` clone fetching one branch (git clones with a depth as ``--single-branch``), so
     the refspec is widened first where it is narrowed."""
     name = shlex.quote(remote)
-    widen = f"git config remote.{name}.fetch {shlex.quote(f'+refs/heads/*:refs/remotes/{remote}/*')} && " if narrowed else ""
+    widen = (
+        f"git config remote.{name}.fetch {shlex.quote(f'+refs/heads/*:refs/remotes/{remote}/*')} && "
+        if narrowed
+        else ""
+    )
     return f"fetch the whole history of every branch (`{widen}git fetch --unshallow {name}`; {ACTIONS})"
 
 
-REFETCH = ("fetch the objects it lacks (`git fetch --refetch --no-filter origin`, or clone without --filter; in GitHub "
-           "Actions `actions/checkout` with `filter:` unset)")
+REFETCH = (
+    "fetch the objects it lacks (`git fetch --refetch --no-filter origin`, or clone without --filter; in GitHub "
+    "Actions `actions/checkout` with `filter:` unset)"
+)
 
 
 class CloneConfig:
@@ -51,23 +59,26 @@ class CloneConfig:
             self.shallow = (git_dir / "shallow").is_file()
             self.remotes = _remote_specs(text)
             self.fetch_specs = [spec for specs in self.remotes.values() for spec in specs]
-            self.partial = bool(re.search(r"^\s*(promisor\s*=\s*true|partialclone\s*=)", text,
-                                          re.MULTILINE | re.IGNORECASE))
+            self.partial = bool(
+                re.search(r"^\s*(promisor\s*=\s*true|partialclone\s*=)", text, re.MULTILINE | re.IGNORECASE)
+            )
             return
         self.shallow = git(["rev-parse", "--is-shallow-repository"], root).strip() == b"true"
         try:
-            out = git(["config", "--get-regexp", r"^remote\..*\.(fetch|promisor)$|^extensions\.partialclone$"],
-                      root).decode("utf-8", "replace")
+            out = git(
+                ["config", "--get-regexp", r"^remote\..*\.(fetch|promisor)$|^extensions\.partialclone$"], root
+            ).decode("utf-8", "replace")
         except GitError:
             out = ""  # no remote at all
         pairs = [line.split(" ", 1) + [""] for line in out.splitlines()]
         self.remotes = {}
         for key, value, *_ in pairs:
             if key.endswith(".fetch"):
-                self.remotes.setdefault(key[len("remote."):-len(".fetch")], []).append(value)
+                self.remotes.setdefault(key[len("remote.") : -len(".fetch")], []).append(value)
         self.fetch_specs = [spec for specs in self.remotes.values() for spec in specs]
-        self.partial = any(key.endswith(".partialclone") or (key.endswith(".promisor") and value == "true")
-                           for key, value, *_ in pairs)
+        self.partial = any(
+            key.endswith(".partialclone") or (key.endswith(".promisor") and value == "true") for key, value, *_ in pairs
+        )
         try:
             common = git(["rev-parse", "--path-format=absolute", "--git-common-dir"], root)
             self.common = Path(common.decode("utf-8", "surrogateescape").strip())
@@ -86,24 +97,22 @@ def blindness(root: Path) -> tuple[str, str] | None:
     for name, specs in config.remotes.items():
         if name in narrowed:
             shown = "".join(c if c.isprintable() else "?" for c in f"remote.{name}.fetch = {specs[0]}"[:200])
-            return (f"this clone fetches only some branches (--single-branch, or a narrowed refspec: {shown})",
-                    FETCH_EVERY_BRANCH)
+            return (
+                f"this clone fetches only some branches (--single-branch, or a narrowed refspec: {shown})",
+                FETCH_EVERY_BRANCH,
+            )
     if config.common is None:
         return None
     remotes = remote_tracking(config.common)
     if remotes and not config.fetch_specs:
-        return ("this repository holds remote-tracking branches but no remote that fetches every branch "
-                "(its branches were fetched by name)"), FETCH_EVERY_BRANCH
+        return (
+            "this repository holds remote-tracking branches but no remote that fetches every branch "
+            "(its branches were fetched by name)"
+        ), FETCH_EVERY_BRANCH
     narrow = narrow_fetch(config.common)
     if narrow is not None:
         return f"this clone's branches were fetched by name only (`git {narrow}`)", FETCH_EVERY_BRANCH
     return None
-
-
-def clone_blindness(root: Path) -> str | None:
-    """Why this clone cannot show every branch (shallow, or fetching some branches), or None."""
-    found = blindness(root)
-    return found[0] if found is not None else None
 
 
 def _remote_specs(config: str) -> dict[str, list[str]]:
@@ -142,9 +151,22 @@ def remote_tracking(common: Path) -> bool:
 
 # A fetch's options that take their value as the next word (``--depth 1``): that word is
 # neither the repository nor a refspec.
-_VALUED = {"--depth", "--deepen", "--shallow-since", "--shallow-exclude", "--negotiation-tip", "--server-option", "-o",
-           "--upload-pack", "--refmap", "--jobs", "-j", "--filter", "--recurse-submodules-default",
-           "--submodule-prefix"}
+_VALUED = {
+    "--depth",
+    "--deepen",
+    "--shallow-since",
+    "--shallow-exclude",
+    "--negotiation-tip",
+    "--server-option",
+    "-o",
+    "--upload-pack",
+    "--refmap",
+    "--jobs",
+    "-j",
+    "--filter",
+    "--recurse-submodules-default",
+    "--submodule-prefix",
+}
 
 
 def fetched_everything(action: str) -> bool | None:
@@ -222,8 +244,10 @@ def refuse_unsafe_partial(root: Path) -> None:
     found = version(root)
     if not lazy_fetch_safe(found):
         shown = ".".join(map(str, found)) or "unknown"
-        raise QuestError(f"{root} is a partial clone and this git ({shown}) is older than 2.39.4, which ignores "
-                         f"GIT_NO_LAZY_FETCH: ds-gate does not read it. Upgrade git, or {REFETCH}")
+        raise QuestError(
+            f"{root} is a partial clone and this git ({shown}) is older than 2.39.4, which ignores "
+            f"GIT_NO_LAZY_FETCH: ds-gate does not read it. Upgrade git, or {REFETCH}"
+        )
 
 
 def parse_version(text: str) -> tuple[int, ...]:

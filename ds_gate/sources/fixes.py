@@ -16,8 +16,10 @@ def git_refusal_fix(root: Path, error: str) -> str:
     """The command that lets git read ``root`` again, from git's own complaint."""
     quoted = shlex.quote(os.fspath(root))
     if "dubious ownership" in error or "safe.directory" in error:
-        return (f"`git config --global --add safe.directory {quoted}` (git refuses a repository another user owns), "
-                "or run ds-gate as the quest's owner")
+        return (
+            f"`git config --global --add safe.directory {quoted}` (git refuses a repository another user owns), "
+            "or run ds-gate as the quest's owner"
+        )
     if "not installed" in error or "could not be started" in error:
         return "install git (or put it on PATH)"
     return f"make `git -C {quoted} worktree list` work (it fails with the error above)"
@@ -28,13 +30,17 @@ def outside_fix(root: Path, path: Path, origin: str) -> str:
     every worktree under ``.ds/worktrees/``)."""
     target = shlex.quote(str(root / ".ds" / "worktrees" / path.name))
     if origin == "research_head_worktree_root":
-        return ("point research_head_worktree_root in .ds/research_state.json at a worktree inside the quest "
-                "(under .ds/worktrees/), or remove the key")
+        return (
+            "point research_head_worktree_root in .ds/research_state.json at a worktree inside the quest "
+            "(under .ds/worktrees/), or remove the key"
+        )
     if origin == "registered worktree":
         return f"move it into the quest: `git worktree move {shlex.quote(str(path))} {target}`"
     link = first_link(root, path)
-    return (f"replace the link {shlex.quote(str(link))} with the folder itself (move the worktree there: "
-            f"`git worktree move <its path> {target}` after removing the link)")
+    return (
+        f"replace the link {shlex.quote(str(link))} with the folder itself (move the worktree there: "
+        f"`git worktree move <its path> {target}` after removing the link)"
+    )
 
 
 def first_link(root: Path, path: Path) -> Path:
@@ -59,8 +65,10 @@ def not_a_quest(root: Path, message: str, *, in_git: bool) -> NotAQuest:
     if homes:
         fix = f"quests lie below it: `ds-gate closure --all-quests --home {homes[0]}` judges each of them"
     elif in_git:
-        fix = ("pass the quest's own folder, or restore its quest.yaml (`git log --diff-filter=D -- quest.yaml` "
-               "names the commit that removed it)")
+        fix = (
+            "pass the quest's own folder, or restore its quest.yaml (`git log --diff-filter=D -- quest.yaml` "
+            "names the commit that removed it)"
+        )
     else:
         fix = "pass a quest's own folder (DeepScientist writes quest.yaml at the root of every quest)"
     return NotAQuest(f"{message}; {fix}", str(root))

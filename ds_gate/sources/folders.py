@@ -14,13 +14,12 @@ from pathlib import Path
 from typing import Protocol
 
 from ds_gate.kernel import fs
-from ds_gate.kernel.fs import TooLarge
+from ds_gate.kernel.fs import TooLarge, is_inside
 from ds_gate.kernel.git import GitError, git, split_z
 from ds_gate.kernel.layout import INDEX_NAME, KIND_OF_DIR
 from ds_gate.model.findings import ERROR, WARNING, Finding
 from ds_gate.model.records import Workspace
 from ds_gate.sources.gittrees import GITLINK, linked
-from ds_gate.sources.location import is_inside
 from ds_gate.sources.problems import symlink_outside, unreadable
 from ds_gate.sources.staged import record_place
 
@@ -52,7 +51,6 @@ class Reader(Protocol):
     def record_names(self, skip: Collection[str]) -> list[str]: ...
 
     def read_many(self, names: list[str]) -> Iterator[tuple[str, bytes | OSError]]: ...
-
 
 
 class FolderReader:

@@ -38,8 +38,9 @@ DEFAULT_REFS = ("refs/heads", "refs/remotes")
 def list_refs(root: Path, patterns: Sequence[str] = DEFAULT_REFS) -> list[tuple[str, str]]:
     """(ref name, commit id) of every branch-like ref matching ``patterns``, symbolic refs
     (``refs/remotes/origin/HEAD``) and non-commits left out, in git's order."""
-    out = git(["for-each-ref", "--format=%(objectname) %(objecttype) %(refname) %(symref)", "--", *patterns],
-              root).decode("utf-8", "surrogateescape")
+    out = git(
+        ["for-each-ref", "--format=%(objectname) %(objecttype) %(refname) %(symref)", "--", *patterns], root
+    ).decode("utf-8", "surrogateescape")
     refs = []
     for line in out.splitlines():
         oid, kind, name, *symref = line.split(" ")
@@ -51,8 +52,14 @@ def list_refs(root: Path, patterns: Sequence[str] = DEFAULT_REFS) -> list[tuple[
 class RefReader:
     """One ref's ``artifacts/`` as the loader's Reader: names and bytes from git objects."""
 
-    def __init__(self, workspace: Workspace, entries: dict[str, str], blobs: dict[str, bytes | TooLarge | None],
-                 index_blob: str | None, findings: list[Finding]) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        entries: dict[str, str],
+        blobs: dict[str, bytes | TooLarge | None],
+        index_blob: str | None,
+        findings: list[Finding],
+    ) -> None:
         self.workspace = workspace
         self.findings = findings
         self._entries = entries  # path below artifacts/ -> blob id
@@ -92,9 +99,14 @@ def unchecked_refs(root: Path, checked_out: Collection[str]) -> list[tuple[str, 
     return out
 
 
-def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Sequence[tuple[str, str]] = (),
-                skip: Collection[str] = (), *, explicit: Sequence[tuple[str, str]] | None = None
-                ) -> tuple[list[RefReader], list[Finding]]:
+def ref_readers(
+    root: Path,
+    patterns: Sequence[str] = DEFAULT_REFS,
+    extra: Sequence[tuple[str, str]] = (),
+    skip: Collection[str] = (),
+    *,
+    explicit: Sequence[tuple[str, str]] | None = None,
+) -> tuple[list[RefReader], list[Finding]]:
     """A reader per ref (``extra`` adds (name, commit) pairs, e.g. a commit being pushed);
     ``explicit`` reads just those refs, with no warning about how many branches there are."""
     refs = (list(explicit) if explicit is not None else list_refs(root, patterns)) + list(extra)
@@ -126,8 +138,9 @@ def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Seque
     for name, commit in refs:
         tid, mine = tops[name]
         entries, index = walk.entries(name, tid, served, mine) if tid else ({}, None)
-        plans.append((Workspace(path=root, rel=name, branch=branch_of(name), ref=name, commit=commit), entries, index,
-                      mine))
+        plans.append(
+            (Workspace(path=root, rel=name, branch=branch_of(name), ref=name, commit=commit), entries, index, mine)
+        )
     wanted = {blob for _, entries, index, _ in plans for blob in [*entries.values(), *([index] if index else [])]}
     blobs = cat_file(root, sorted(wanted), absent=walk.absent)  # a blob over the size limit is a TooLarge, never read
     readers: list[RefReader] = []
@@ -140,7 +153,9 @@ def ref_readers(root: Path, patterns: Sequence[str] = DEFAULT_REFS, extra: Seque
             mine.append(missing(ref, f"artifacts/{INDEX_NAME}"))
             index = None
         held = blobs.get(index) if index else None
-        if isinstance(held, TooLarge):  # a git index is held whole, so the file limit applies (a warning, as the folder's)
+        if isinstance(
+            held, TooLarge
+        ):  # a git index is held whole, so the file limit applies (a warning, as the folder's)
             mine.append(too_large(ws.display(f"artifacts/{INDEX_NAME}"), held, severity=WARNING))
             index = None
         readers.append(RefReader(ws, entries, blobs, index, mine))

@@ -21,8 +21,10 @@ from ds_gate.sources.problems import (
     GIT_SYMLINK_IN_TREE,
 )
 
-FETCH_HINT = ("fetch every branch (`git fetch origin '+refs/heads/*:refs/remotes/origin/*'`; in GitHub Actions "
-              "`actions/checkout` with `fetch-depth: 0`), or choose refs with --refs")
+FETCH_HINT = (
+    "fetch every branch (`git fetch origin '+refs/heads/*:refs/remotes/origin/*'`; in GitHub Actions "
+    "`actions/checkout` with `fetch-depth: 0`), or choose refs with --refs"
+)
 LINK, FOLDER, GITLINK = "120000", "40000", "160000"
 # Entries git lists but cannot show the contents of: a symbolic link (only its target's
 # name is stored) and a gitlink (a nested repository committed: only a commit id, whose
@@ -45,7 +47,11 @@ def parse_tree(data: bytes, id_bytes: int) -> Iterator[tuple[str, str, str]]:
         mode = data[i:space]
         if nul < 0 or nul + 1 + id_bytes > end or not mode.isdigit():
             raise CorruptObject(f"not a tree: the entry at byte {i} is malformed")
-        yield mode.decode(), data[space + 1 : nul].decode("utf-8", "surrogateescape"), data[nul + 1 : nul + 1 + id_bytes].hex()
+        yield (
+            mode.decode(),
+            data[space + 1 : nul].decode("utf-8", "surrogateescape"),
+            data[nul + 1 : nul + 1 + id_bytes].hex(),
+        )
         i = nul + 1 + id_bytes
 
 
@@ -60,7 +66,8 @@ def missing(ref: str, what: str) -> Finding:
 
 def corrupt(ref: str, what: str, problem: str) -> Finding:
     return GIT_OBJECT_CORRUPT.at(
-        f"{ref}:{what}", f"{ref}:{what} is a damaged git object ({problem}); its artifacts are not read",
+        f"{ref}:{what}",
+        f"{ref}:{what} is a damaged git object ({problem}); its artifacts are not read",
         hint="run `git fsck` in the quest and restore the object from a healthy clone (`git fetch` from it)",
     )
 
@@ -70,10 +77,12 @@ def linked(ref: str, what: str, expected: str, mode: str = LINK, display: str | 
     where = display or f"{ref}:{what}"
     if mode == GITLINK:
         return GIT_SYMLINK_IN_TREE.at(
-            where, f"{where} is {OPAQUE[GITLINK]} where DeepScientist keeps {expected}: this repository holds only "
+            where,
+            f"{where} is {OPAQUE[GITLINK]} where DeepScientist keeps {expected}: this repository holds only "
             "a commit id there, not the files, so the runs in it cannot be read",
             hint=f"commit {expected} itself: `git rm --cached {what}`, remove the nested repository's .git, then "
-                 f"`git add {what}`")
+            f"`git add {what}`",
+        )
     return GIT_SYMLINK_IN_TREE.at(
         where,
         f"{where} is a symbolic link where DeepScientist keeps {expected}: git does not show what it points "
@@ -152,8 +161,13 @@ class TreeWalk:
             return
         self.reported.add((where, what))
         path = f"artifacts/{what}".rstrip("/")
-        mine.append(missing(ref, path) if kind == "missing" else corrupt(ref, path, detail) if kind == "corrupt"
-                    else linked(ref, path, detail, kind))
+        mine.append(
+            missing(ref, path)
+            if kind == "missing"
+            else corrupt(ref, path, detail)
+            if kind == "corrupt"
+            else linked(ref, path, detail, kind)
+        )
 
     def entries(self, ref: str, tid: str, served: set[str], mine: list[Finding]) -> tuple[dict[str, str], str | None]:
         """The record blobs of one ref (path below ``artifacts/`` -> blob id) that no earlier

@@ -63,8 +63,23 @@ def changes(root: Path, pathspec: Sequence[str], wanted: Callable[[str], bool] |
     oldest first; a change (path, before, after) that several commits make (a cherry-pick, a
     merge against each parent) once, at its oldest. Raises ``GitError`` where git refuses the
     repository."""
-    out = git(["log", "--all", "--topo-order", "--diff-merges=separate", "--root", "--no-renames", "--raw",
-               "--no-abbrev", "-z", "--format=%H", "--", *pathspec], root)
+    out = git(
+        [
+            "log",
+            "--all",
+            "--topo-order",
+            "--diff-merges=separate",
+            "--root",
+            "--no-renames",
+            "--raw",
+            "--no-abbrev",
+            "-z",
+            "--format=%H",
+            "--",
+            *pathspec,
+        ],
+        root,
+    )
     found: list[Change] = []
     commit, meta = "", ""
     for token in out.decode("utf-8", "surrogateescape").split("\0"):
@@ -89,8 +104,9 @@ def changes(root: Path, pathspec: Sequence[str], wanted: Callable[[str], bool] |
     return once
 
 
-def versions(root: Path, items: list[Item], limit: int | None = None
-             ) -> Iterator[tuple[Item, bytes | fs.TooLarge | None]]:
+def versions(
+    root: Path, items: list[Item], limit: int | None = None
+) -> Iterator[tuple[Item, bytes | fs.TooLarge | None]]:
     """Each item (anything, blob id) with its blob as ``cat_file`` reads it (None: git cannot
     read it; the caller must not pass on it), in order and in ``batches``. Raises
     ``HistoryTooLong`` before reading anything when the items hold more than ``limit``

@@ -16,11 +16,11 @@ from typing import TypeVar
 
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.fs import is_inside
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card, Quest, same_quest
 from ds_gate.sources.card_files import display_path
 from ds_gate.sources.home_cards import GlobalCards, SharedCards, read_global
-from ds_gate.sources.location import is_inside
 from ds_gate.sources.memory import read_cards, resolve_home
 
 T = TypeVar("T")
@@ -30,16 +30,28 @@ def valid_quest_id(value: str) -> bool:
     """One path component: a lineage entry must never lead a path out of ``<home>/quests``
     (``²`` is a digit to ``str.isdigit`` but not to ``int``; names past 255 bytes make
     every file-system call fail)."""
-    return (bool(value) and value not in (".", "..") and not any(c in value for c in "/\\\0") and value == value.strip()
-            and len(value.encode("utf-8", "surrogateescape")) <= 255)  # longer cannot be a folder name
+    return (
+        bool(value)
+        and value not in (".", "..")
+        and not any(c in value for c in "/\\\0")
+        and value == value.strip()
+        and len(value.encode("utf-8", "surrogateescape")) <= 255
+    )  # longer cannot be a folder name
 
 
 LoadQuest = Callable[[Path], Quest]
 
 
 class Home:
-    def __init__(self, path: Path | str | None = None, *, base: Path | None = None, load: LoadQuest | None = None,
-                 quest: Path | None = None, shared: SharedCards | None = None) -> None:
+    def __init__(
+        self,
+        path: Path | str | None = None,
+        *,
+        base: Path | None = None,
+        load: LoadQuest | None = None,
+        quest: Path | None = None,
+        shared: SharedCards | None = None,
+    ) -> None:
         """``base``: the folder card paths are shown relative to (absolute outside it).
         ``load``: reads another quest of the home (its runs), when a lineage names one.
         ``quest``: a quest root, whose own home is the default (see ``resolve_home``).
@@ -109,8 +121,14 @@ class Home:
         quests = self.path / "quests"
         folder = quests / quest_id
         if not fs.is_dir(folder) and quest_id.isascii() and quest_id.isdigit():  # `quest: 1` for the folder 001
-            folder = next((p for p in sorted(_subfolders(quests)) if p.name.isascii() and p.name.isdigit()
-                           and int(p.name) == int(quest_id)), folder)
+            folder = next(
+                (
+                    p
+                    for p in sorted(_subfolders(quests))
+                    if p.name.isascii() and p.name.isdigit() and int(p.name) == int(quest_id)
+                ),
+                folder,
+            )
         if not fs.is_dir(folder):
             if fs.hidden(folder) is not None:
                 return f"{self.display(folder)} cannot be read: {fs.hidden(folder)}"

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ds_gate.kernel.fs import is_inside
 from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card
-from ds_gate.sources.location import is_inside
 from ds_gate.sources.memory import read_cards
 
 Stamp = tuple[tuple[int, int, int] | None, ...]

@@ -1,4 +1,4 @@
-"""Where a quest is, what its ``quest.yaml`` says, and which folders are its workspaces.
+"""Where a quest is: its root, whether it is a git repository, and the worktrees git registers.
 
 Any path inside a quest (its root, a worktree, a subfolder) leads to the root through git: ``git
 worktree list`` names the main worktree first, derived from the common dir. When git cannot answer
@@ -8,34 +8,20 @@ without ``.git``) the folder layout still can: ``<root>/.ds/worktrees/<slug>`` a
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.fs import is_inside
 from ds_gate.kernel.git import GitError, git
 from ds_gate.kernel.layout import QUEST_YAML
 from ds_gate.model.findings import Finding
-from ds_gate.model.records import Workspace
-from ds_gate.sources.fixes import first_link, git_refusal_fix, not_a_quest, outside_fix
+from ds_gate.sources.fixes import git_refusal_fix, not_a_quest
 from ds_gate.sources.problems import (
-    ARTIFACT_UNREADABLE,
     QUEST_NOT_GIT,
-    QUEST_RESEARCH_STATE_INVALID,
-    WORKSPACE_MISSING,
-    WORKSPACE_OUTSIDE_QUEST,
-    symlink_outside,
 )
-
-
-def is_inside(root: Path, path: Path) -> bool:
-    """True when resolved ``path`` is ``root`` or below it (both already resolved)."""
-    try:
-        return os.path.commonpath([root, path]) == str(root)
-    except ValueError:  # different drives
-        return False
 
 
 def linked_outside(root: Path, path: Path) -> str | None:
@@ -58,7 +44,7 @@ class Location:
     root_branch: str | None = None  # the branch the quest root has checked out
 
 
-def _worktree_list(path: Path) -> list[tuple[Path, str | None, bool, bool]]:
+def worktree_list(path: Path) -> list[tuple[Path, str | None, bool, bool]]:
     """Parse ``git worktree list --porcelain -z``: (path, branch, prunable, bare), main first.
     NUL-terminated, so a worktree path holding a newline is still one path."""
     out = git(["worktree", "list", "--porcelain", "-z"], path)
@@ -85,8 +71,11 @@ def _worktree_list(path: Path) -> list[tuple[Path, str | None, bool, bool]]:
 def _out_in_folders(entries: list[tuple[Path, str | None, bool, bool]]) -> set[str]:
     """The branches an existing worktree folder has out. A folder removed without ``git worktree
     prune`` (prunable) leaves its branch in git only, read from git objects as any other tip."""
-    return {branch for i, (wt, branch, prunable, _) in enumerate(entries)
-            if branch and (i == 0 or (not prunable and fs.is_dir(wt)))}
+    return {
+        branch
+        for i, (wt, branch, prunable, _) in enumerate(entries)
+        if branch and (i == 0 or (not prunable and fs.is_dir(wt)))
+    }
 
 
 def _git_pointer(start: Path) -> str:
@@ -123,7 +112,7 @@ def locate(path: Path | str | Location, *, any_repository: bool = False) -> Loca
     if start.is_file():
         start = start.parent
     try:
-        entries = _worktree_list(start)
+        entries = worktree_list(start)
     except GitError as exc:
         return _locate_by_folders(start, exc, any_repository)
     if not entries or entries[0][3]:
@@ -133,9 +122,16 @@ def locate(path: Path | str | Location, *, any_repository: bool = False) -> Loca
         raise QuestError(
             f"{start}: git says this folder's repository is {root}, which is neither it nor a folder above it; "
             f"{_git_pointer(start)} points there. ds-gate reads only the quest it is given: remove the pointer "
-            "(a quest is its own git repository) or pass the quest root itself")
-    loc = Location(root=root, top=root, is_git=True, checked_out=_out_in_folders(entries), root_branch=entries[0][1],
-                   registered=[(wt, branch, prunable) for wt, branch, prunable, _ in entries[1:]])
+            "(a quest is its own git repository) or pass the quest root itself"
+        )
+    loc = Location(
+        root=root,
+        top=root,
+        is_git=True,
+        checked_out=_out_in_folders(entries),
+        root_branch=entries[0][1],
+        registered=[(wt, branch, prunable) for wt, branch, prunable, _ in entries[1:]],
+    )
     # the workspace holding `start`: the deepest worktree that contains it
     best = root
     for wt, _, _, _ in entries:
@@ -147,22 +143,31 @@ def locate(path: Path | str | Location, *, any_repository: bool = False) -> Loca
     if not os.path.lexists(root / QUEST_YAML):
         nested = _folder_root(start)
         if nested is not None and nested != root and is_inside(root, nested):
-            raise QuestError(f"{start}: the quest at {nested} is inside the git repository {root} but is not its "
-                             "root; ds-gate expects each quest to be its own git repository (as DeepScientist creates it)")
+            raise QuestError(
+                f"{start}: the quest at {nested} is inside the git repository {root} but is not its "
+                "root; ds-gate expects each quest to be its own git repository (as DeepScientist creates it)"
+            )
         if not any_repository:  # a hook in a repository that is no quest gates nothing
-            raise not_a_quest(root, f"{root}: not a quest: this git repository has no quest.yaml at its root "
-                              "(DeepScientist writes one in every quest)", in_git=True)
+            raise not_a_quest(
+                root,
+                f"{root}: not a quest: this git repository has no quest.yaml at its root "
+                "(DeepScientist writes one in every quest)",
+                in_git=True,
+            )
     return loc
 
 
 def _locate_by_folders(start: Path, error: GitError, any_repository: bool) -> Location:
     root = _folder_root(start)
     if root is None or not (any_repository or os.path.lexists(root / QUEST_YAML)):
-        raise not_a_quest(root or start, f"{start} is not inside a quest: git says '{error}' and no quest.yaml "
-                          "was found above it", in_git=False)
+        raise not_a_quest(
+            root or start,
+            f"{start} is not inside a quest: git says '{error}' and no quest.yaml was found above it",
+            in_git=False,
+        )
     loc = Location(root=root.resolve(), top=start, is_git=False)
     try:
-        entries = _worktree_list(loc.root)
+        entries = worktree_list(loc.root)
         loc.is_git = True
         loc.registered = [(wt, branch, prunable) for wt, branch, prunable, _ in entries[1:]]
         loc.checked_out = _out_in_folders(entries)
@@ -173,8 +178,9 @@ def _locate_by_folders(start: Path, error: GitError, any_repository: bool) -> Lo
             QUEST_NOT_GIT.at(
                 None,
                 f"git cannot read the quest ({root_error}); workspaces were found from folders only",
-                hint=git_refusal_fix(loc.root, str(root_error)) + " (closure stops until then)" if repository else
-                "registered worktrees outside .ds/worktrees/ are not visible; run ds-gate where git works",
+                hint=git_refusal_fix(loc.root, str(root_error)) + " (closure stops until then)"
+                if repository
+                else "registered worktrees outside .ds/worktrees/ are not visible; run ds-gate where git works",
             )
         )
     wt_parts = start.relative_to(loc.root).parts if is_inside(loc.root, start) else ()
@@ -183,118 +189,3 @@ def _locate_by_folders(start: Path, error: GitError, any_repository: bool) -> Lo
     else:
         loc.top = loc.root
     return loc
-
-
-# ---------------------------------------------------------------- workspaces
-
-
-def _rebase_stale(root: Path, stale: str) -> Path | None:
-    """A path recorded before the quest moved: keep its ``.ds/worktrees/<slug>`` tail."""
-    parts = Path(stale).parts
-    for i in range(len(parts) - 3, -1, -1):
-        if parts[i] == ".ds" and parts[i + 1] == "worktrees":
-            return root.joinpath(*parts[i : i + 3])
-    return None
-
-
-def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
-    root = loc.root
-    findings: list[Finding] = []
-    candidates: list[tuple[Path, str | None, str]] = [(root, None, "quest root")]
-    for wt, branch, prunable in loc.registered:
-        if not prunable and _unenterable(wt):
-            findings.append(ARTIFACT_UNREADABLE.at(
-                None, f"cannot enter the registered worktree {wt}: {_unenterable(wt)}; its artifacts are not read",
-                hint="check the folder's permissions; ds-gate only reads it"))
-            continue
-        if prunable or not fs.is_dir(wt):
-            findings.append(
-                WORKSPACE_MISSING.at(
-                    None,
-                    f"registered worktree {wt} no longer exists; skipped",
-                    hint="`git worktree prune` forgets it (ds-gate never changes the quest itself)",
-                )
-            )
-            continue
-        candidates.append((wt, branch, "registered worktree"))
-    wt_dir = root / ".ds" / "worktrees"
-    try:
-        folders = sorted(entry.path for entry in os.scandir(wt_dir) if entry.is_dir())
-    except FileNotFoundError:
-        folders = []
-    except OSError as exc:
-        folders = []
-        findings.append(ARTIFACT_UNREADABLE.at(
-            None, f"cannot list {wt_dir.relative_to(root).as_posix()}: {exc.strerror}; worktrees there are not read",
-            hint="check the folder's permissions; ds-gate only reads it"))
-    candidates.extend((Path(p), None, "folder under .ds/worktrees") for p in folders)
-    head = _research_head(root, findings)
-    if head is not None:
-        candidates.append((head, None, "research_head_worktree_root"))
-
-    seen: dict[Path, int] = {}
-    workspaces: list[Workspace] = []
-    for path, branch, origin in candidates:
-        resolved = path.resolve()
-        if not is_inside(root, resolved):
-            findings.append(WORKSPACE_OUTSIDE_QUEST.at(
-                None, f"{origin} {path} lies outside the quest folder; its artifacts are not read",
-                hint=outside_fix(root, path, origin)))
-            continue
-        if resolved in seen:
-            index = seen[resolved]
-            if branch and workspaces[index].branch is None:
-                workspaces[index] = Workspace(workspaces[index].path, workspaces[index].rel, branch)
-            continue
-        rel = resolved.relative_to(root).as_posix() or "."
-        seen[resolved] = len(workspaces)
-        workspaces.append(Workspace(path=resolved, rel=rel, branch=branch))
-    workspaces[1:] = sorted(workspaces[1:], key=lambda ws: ws.rel)
-    return workspaces, findings
-
-
-def _research_head(root: Path, findings: list[Finding]) -> Path | None:
-    path = root / ".ds" / "research_state.json"
-    try:
-        target = linked_outside(root, path)
-    except OSError as exc:  # .ds cannot be entered
-        findings.append(QUEST_RESEARCH_STATE_INVALID.at(".ds/research_state.json", f"cannot read .ds: {exc.strerror}; "
-                                                        "research_head_worktree_root ignored"))
-        return None
-    if target is not None:
-        link = first_link(root, path)  # the file, or .ds itself
-        findings.append(symlink_outside(  # DeepScientist follows it: the research head it names is unseen
-            link.relative_to(root).as_posix(), os.path.realpath(link), kind="file" if link == path else "folder",
-            what="the research state (it names research_head_worktree_root)"))
-        return None
-    try:
-        state = json.loads(fs.read_file(path))  # never a FIFO, never past the size limit
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, RecursionError) as exc:
-        findings.append(
-            QUEST_RESEARCH_STATE_INVALID.at(
-                ".ds/research_state.json",
-                f"cannot read research_state.json ({exc}); research_head_worktree_root ignored",
-            )
-        )
-        return None
-    head = state.get("research_head_worktree_root") if isinstance(state, dict) else None
-    if not isinstance(head, str) or not head.strip():
-        return None
-    candidate = Path(head) if os.path.isabs(head) else root / head
-    if fs.is_dir(candidate):
-        return candidate
-    rebased = _rebase_stale(root, head)
-    return rebased if rebased is not None and fs.is_dir(rebased) else None
-
-
-def _unenterable(path: Path) -> str | None:
-    """Why a folder that exists cannot be listed (permissions), or None."""
-    try:
-        os.scandir(path).close()
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    return None

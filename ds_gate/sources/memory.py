@@ -37,7 +37,7 @@ from ds_gate.sources.problems import (
 )
 from ds_gate.sources.tag_values import card_tags, parse_tags
 
-__all__ = ["card_tags", "parse_card", "read_cards", "resolve_home", "jsonable"]  # card_tags: re-exported
+__all__ = ["card_tags", "jsonable", "parse_card", "read_cards", "resolve_home"]  # card_tags: re-exported
 
 _NODE_BUDGET = 200_000  # values one frontmatter expands to (aliases): far above any real card, far below a bomb
 MAX_FRONTMATTER_CHARS = 1 << 20  # characters of one frontmatter block; the body may be as long as the file limit
@@ -105,11 +105,16 @@ class FrontmatterError(ValueError):
 
 def _load_mapping(text: str, first_line: int) -> dict[str, Any]:
     if len(text) > MAX_FRONTMATTER_CHARS:
-        raise FrontmatterError(f"the frontmatter is {len(text):,} characters, more than the {MAX_FRONTMATTER_CHARS:,} "
-                               f"ds-gate reads; not read", first_line, too_large=True)
+        raise FrontmatterError(
+            f"the frontmatter is {len(text):,} characters, more than the {MAX_FRONTMATTER_CHARS:,} "
+            f"ds-gate reads; not read",
+            first_line,
+            too_large=True,
+        )
     if over_values(text):
-        raise FrontmatterError(f"the frontmatter holds more than {MAX_CARD_VALUES:,} values; not read", first_line,
-                               too_large=True)
+        raise FrontmatterError(
+            f"the frontmatter holds more than {MAX_CARD_VALUES:,} values; not read", first_line, too_large=True
+        )
     try:
         data = load_yaml(text, first_line)
     except YamlError as exc:
@@ -123,8 +128,9 @@ def _load_mapping(text: str, first_line: int) -> dict[str, Any]:
     try:
         out: dict[str, Any] = jsonable(data)
     except (FrontmatterTooLarge, RecursionError) as exc:
-        raise FrontmatterError(str(exc) if isinstance(exc, FrontmatterTooLarge) else "the frontmatter is nested too deeply",
-                               first_line) from None
+        raise FrontmatterError(
+            str(exc) if isinstance(exc, FrontmatterTooLarge) else "the frontmatter is nested too deeply", first_line
+        ) from None
     return out
 
 
@@ -145,8 +151,15 @@ def parse_card(raw: bytes, *, path: Path, display: str, scope: str, kind: str) -
         return None
     end = _RULE.search(text, opening.end())
     if end is None:
-        return _broken(path, display, scope, kind, "the frontmatter opened by `---` on line 1 never closes", 1,
-                       "end the frontmatter with a line holding only `---`")
+        return _broken(
+            path,
+            display,
+            scope,
+            kind,
+            "the frontmatter opened by `---` on line 1 never closes",
+            1,
+            "end the frontmatter with a line holding only `---`",
+        )
     blocks = [(text[opening.end() + 1 : max(end.start() - 1, opening.end() + 1)], 2)]
     try:
         meta = _load_mapping(blocks[0][0], 2)
@@ -172,11 +185,23 @@ def parse_card(raw: bytes, *, path: Path, display: str, scope: str, kind: str) -
                 meta[key] = extra[key]
             blocks.append((block, first_line))
             body_start = close.end() + 1
-    card = Card(path=path, display=display, scope=scope, kind=kind, meta=meta, body=text[body_start:],
-                blocks=tuple(blocks), legacy_keys=legacy)
+    card = Card(
+        path=path,
+        display=display,
+        scope=scope,
+        kind=kind,
+        meta=meta,
+        body=text[body_start:],
+        blocks=tuple(blocks),
+        legacy_keys=legacy,
+    )
     tags = parse_tags(meta.get("tags"))
     if tags.problem is not None:
-        line = line_of(blocks[0][0], ["tags"], 2) if "tags" not in legacy else line_of(blocks[-1][0], ["tags"], blocks[-1][1])
+        line = (
+            line_of(blocks[0][0], ["tags"], 2)
+            if "tags" not in legacy
+            else line_of(blocks[-1][0], ["tags"], blocks[-1][1])
+        )
         card.findings.append(CARD_TAGS_OVER_LIMIT.at(display, tags.problem, pointer="/tags", hint=TAGS_HINT, line=line))
     return card
 
@@ -184,13 +209,24 @@ def parse_card(raw: bytes, *, path: Path, display: str, scope: str, kind: str) -
 TAGS_HINT = "a card holds a short flat list of tags (`tags: [topic:a, stage:b]`); see docs/limits.md"
 
 
-def _broken(path: Path, display: str, scope: str, kind: str, message: str, line: int | None,
-            hint: str = "fix the YAML between the `---` lines (DeepScientist writes it with yaml.safe_dump)",
-            too_large: bool = False) -> Card:
+def _broken(
+    path: Path,
+    display: str,
+    scope: str,
+    kind: str,
+    message: str,
+    line: int | None,
+    hint: str = "fix the YAML between the `---` lines (DeepScientist writes it with yaml.safe_dump)",
+    too_large: bool = False,
+) -> Card:
     if too_large:
-        finding = INPUT_TOO_LARGE.at(display, message, line=line,
-                                     hint="a card's frontmatter holds a few dozen values; move data into the body "
-                                          "or a file of its own (docs/limits.md)")
+        finding = INPUT_TOO_LARGE.at(
+            display,
+            message,
+            line=line,
+            hint="a card's frontmatter holds a few dozen values; move data into the body "
+            "or a file of its own (docs/limits.md)",
+        )
     else:
         finding = CARD_FRONTMATTER_INVALID.at(display, message, hint=hint, line=line)
     return Card(path=path, display=display, scope=scope, kind=kind, meta={}, body="", findings=[finding], broken=True)

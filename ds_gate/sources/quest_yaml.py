@@ -26,7 +26,9 @@ def read_quest_yaml(root: Path) -> tuple[dict[str, Any], list[Finding]]:
 
     target = linked_outside(root, path)
     if target is not None:  # never followed: the toggles are then unknown, and closure stops on it
-        return {}, [_quest_yaml_finding(f"quest.yaml is a symbolic link to {target}, outside the quest; not followed", None)]
+        return {}, [
+            _quest_yaml_finding(f"quest.yaml is a symbolic link to {target}, outside the quest; not followed", None)
+        ]
     try:
         text = fs.read_file(path).decode("utf-8-sig")
     except FileNotFoundError:
@@ -126,11 +128,15 @@ def scalar_text(value: Any) -> str | None:
 def quest_id_of(meta: Mapping[str, Any], root: Path) -> str:
     value = meta.get("quest_id")
     # `quest_id: 001` written by hand loads as int 1; the folder keeps the padding.
-    if isinstance(value, int) and not isinstance(value, bool) and root.name.isascii() and root.name.isdigit() and int(root.name) == value:
+    if (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and root.name.isascii()
+        and root.name.isdigit()
+        and int(root.name) == value
+    ):
         return root.name
     return scalar_text(value) or root.name
-
-
 
 
 def committing_quest(root: Path, head_yaml: bytes | OSError | None) -> tuple[str | None, str | None]:
@@ -142,14 +148,18 @@ def committing_quest(root: Path, head_yaml: bytes | OSError | None) -> tuple[str
     the card. When the two disagree, nobody is named and the strict rules apply."""
     folder = root.name if root.parent.name == "quests" else None
     if isinstance(head_yaml, OSError):  # over the size limit: who it names is unknown, so nobody is named
-        return None, (f"quest.yaml at HEAD is {head_yaml.strerror}; the patch rules treat the commit as made by a "
-                      "quest that cannot be named")
+        return None, (
+            f"quest.yaml at HEAD is {head_yaml.strerror}; the patch rules treat the commit as made by a "
+            "quest that cannot be named"
+        )
     declared = None
     if head_yaml:
         meta, _ = parse_quest_yaml(head_yaml.decode("utf-8-sig", "replace"))
         if meta.get("quest_id") is not None:
             declared = quest_id_of(meta, root)
     if folder is not None and declared is not None and folder != declared:
-        return None, (f"quest.yaml at HEAD names quest {declared!r} but the quest's folder is quests/{folder}; "
-                      "the patch rules treat the commit as made by a quest that cannot be named")
+        return None, (
+            f"quest.yaml at HEAD names quest {declared!r} but the quest's folder is quests/{folder}; "
+            "the patch rules treat the commit as made by a quest that cannot be named"
+        )
     return folder or declared, None

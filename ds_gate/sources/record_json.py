@@ -45,7 +45,6 @@ def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, 
             hint="an artifact record is a flat JSON object; this file is not one",
         )
     except ValueError as exc:
-
         if isinstance(exc, JSONDecodeError):
             return None, ARTIFACT_INVALID_JSON.at(
                 display,

@@ -87,9 +87,12 @@ def read_index(reader: Reader, kinds: Collection[str] | None) -> Iterator[IndexE
     display = reader.workspace.display(f"artifacts/{INDEX_NAME}")
     for number, line in enumerate(index_lines(reader), start=1):
         if isinstance(line, TooLarge):
-            yield INDEX_INVALID_LINE.at(display, f"line is {line.strerror}; skipped",
-                                        hint="an index line describes one artifact in a few hundred bytes; "
-                                        "this one is not DeepScientist's", line=number)
+            yield INDEX_INVALID_LINE.at(
+                display,
+                f"line is {line.strerror}; skipped",
+                hint="an index line describes one artifact in a few hundred bytes; this one is not DeepScientist's",
+                line=number,
+            )
             continue
         if number == 1 and line.startswith(b"\xef\xbb\xbf"):
             line = line[3:]
@@ -125,5 +128,10 @@ def read_index(reader: Reader, kinds: Collection[str] | None) -> Iterator[IndexE
             continue
         path, status = entry.get("path"), entry.get("status")
         # interned: each id is also its record's, and the kinds and statuses are a handful (memory at 100,000 runs)
-        yield IndexEntry(intern(artifact_id), intern(kind), path if isinstance(path, str) else None, number,
-                         intern(status) if isinstance(status, str) else None)
+        yield IndexEntry(
+            intern(artifact_id),
+            intern(kind),
+            path if isinstance(path, str) else None,
+            number,
+            intern(status) if isinstance(status, str) else None,
+        )

@@ -76,8 +76,11 @@ def parse_tags(value: Any) -> Tags:
         if not text:
             return Tags(())
         if len(text) > MAX_TAGS_TEXT:
-            return Tags((), f"the tags are a string of {len(text):,} characters, more than {MAX_TAGS:,} tags of "
-                            f"{MAX_TAG_CHARS} characters can fill; not read")
+            return Tags(
+                (),
+                f"the tags are a string of {len(text):,} characters, more than {MAX_TAGS:,} tags of "
+                f"{MAX_TAG_CHARS} characters can fill; not read",
+            )
         items, problem = _items(text)
     elif isinstance(value, list):
         items = value

@@ -28,14 +28,12 @@ from pathlib import Path
 
 from ds_gate.kernel import fs
 from ds_gate.kernel.git import GitError
+from ds_gate.kernel.layout import QUEST_YAML
 from ds_gate.model.records import Quest
 from ds_gate.sources import history
 from ds_gate.sources.history import changes, versions
-from ds_gate.sources.history import batches as _batches
 from ds_gate.sources.location import linked_outside
 from ds_gate.sources.quest_yaml import coerce_toggle, parse_quest_yaml
-
-QUEST_YAML = "quest.yaml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,12 +103,24 @@ def toggle_seen(quest: Quest) -> Seen:
     except GitError:  # git refusing the repository is judged where the records are read
         return Seen(None, had)
     if len(blobs) > limit:
-        return Seen(None, True, (f"its history holds {len(blobs)} distinct versions of {QUEST_YAML}, more than the "
-                                 f"{limit} the gate reads, and the toggle may be on in the others",
-                                 "delete the branches that pad it (`git log --all --oneline -- quest.yaml` lists them)"))
+        return Seen(
+            None,
+            True,
+            (
+                f"its history holds {len(blobs)} distinct versions of {QUEST_YAML}, more than the "
+                f"{limit} the gate reads, and the toggle may be on in the others",
+                "delete the branches that pad it (`git log --all --oneline -- quest.yaml` lists them)",
+            ),
+        )
     if unread:
         shown = ", ".join(unread[:3]) + (f" and {len(unread) - 3} more" if len(unread) > 3 else "")
-        return Seen(None, True, (f"git cannot read {shown}, which may have turned it on",
-                                 "restore the objects (`git fsck` names them; `git fetch --refetch --no-filter "
-                                 "origin` in a partial clone)"))
+        return Seen(
+            None,
+            True,
+            (
+                f"git cannot read {shown}, which may have turned it on",
+                "restore the objects (`git fsck` names them; `git fetch --refetch --no-filter "
+                "origin` in a partial clone)",
+            ),
+        )
     return Seen(None, had or bool(blobs))

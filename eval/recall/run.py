@@ -48,13 +48,13 @@ from typing import Any
 import yaml
 
 try:
-    from ds_gate.recall import list_knowledge_summaries
+    from ds_gate import list_knowledge_summaries
 except ImportError:  # run from a checkout without the project installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from ds_gate.recall import list_knowledge_summaries
+    from ds_gate import list_knowledge_summaries
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import slices  # noqa: E402  (this folder's own module, beside this script)
+import slices
 
 HERE = Path(__file__).resolve().parent
 K = 10
@@ -166,9 +166,19 @@ def materialise(cards: list[dict[str, Any]], home: Path, quest: str | None = Non
         path = folder / f"{slug(card['title'])}.md"
         text = f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n{card['body']}\n"
         path.write_text(text, encoding="utf-8")
-        index_lines.append({"id": card["id"], "title": card["title"], "type": "knowledge", "path": str(path),
-                            "quest_id": quest_id, "scope": meta["scope"], "tags": meta["tags"],
-                            "updated_at": card["updated_at"], "excerpt": card["body"].splitlines()[0]})
+        index_lines.append(
+            {
+                "id": card["id"],
+                "title": card["title"],
+                "type": "knowledge",
+                "path": str(path),
+                "quest_id": quest_id,
+                "scope": meta["scope"],
+                "tags": meta["tags"],
+                "updated_at": card["updated_at"],
+                "excerpt": card["body"].splitlines()[0],
+            }
+        )
     with open(folder / "_index.jsonl", "w", encoding="utf-8") as handle:
         handle.writelines(json.dumps(line, ensure_ascii=False) + "\n" for line in index_lines)
 
@@ -206,8 +216,14 @@ def read_home(home: Path) -> list[dict[str, Any]]:
         text = path.read_text(encoding="utf-8")
         _, front, _ = text.split("---\n", 2)
         meta = yaml.safe_load(front)
-        out.append({"id": meta["id"], "tags": ds_tags(meta.get("tags")), "when": moment(meta.get("updated_at")),
-                    "path": str(path)})
+        out.append(
+            {
+                "id": meta["id"],
+                "tags": ds_tags(meta.get("tags")),
+                "when": moment(meta.get("updated_at")),
+                "path": str(path),
+            }
+        )
     return out
 
 
@@ -223,10 +239,25 @@ def rfc_rank(home_cards: list[dict[str, Any]], domain_tags: list[str], limit: in
     return [c["id"] for _, c in scored[:limit]]
 
 
-def ds_gate_rank(home: Path, query: dict[str, Any], limit: int, *, scope: str = "global", jsonl: tuple[Path, ...] = (),
-                 order: str = "rfc") -> list[str]:
-    found = list_knowledge_summaries(query["domain_tags"], limit=limit, home=home, scope=scope, query=query["query"],
-                                     jsonl=jsonl, cache=False, order=order)
+def ds_gate_rank(
+    home: Path,
+    query: dict[str, Any],
+    limit: int,
+    *,
+    scope: str = "global",
+    jsonl: tuple[Path, ...] = (),
+    order: str = "rfc",
+) -> list[str]:
+    found = list_knowledge_summaries(
+        query["domain_tags"],
+        limit=limit,
+        home=home,
+        scope=scope,
+        query=query["query"],
+        jsonl=jsonl,
+        cache=False,
+        order=order,
+    )
     return [row["card_id"] for row in found]
 
 
@@ -236,7 +267,7 @@ def ds_gate_rank(home: Path, query: dict[str, Any], limit: int, *, scope: str = 
 def ndcg(ranked: list[str], relevant: dict[str, int], k: int = K) -> float:
     dcg = sum((2 ** relevant.get(cid, 0) - 1) / math.log2(i + 2) for i, cid in enumerate(ranked[:k]))
     ideal = sorted(relevant.values(), reverse=True)[:k]
-    idcg = sum((2 ** g - 1) / math.log2(i + 2) for i, g in enumerate(ideal))
+    idcg = sum((2**g - 1) / math.log2(i + 2) for i, g in enumerate(ideal))
     return dcg / idcg if idcg else 0.0
 
 
@@ -281,12 +312,23 @@ def evaluate(folder: Path = HERE) -> dict[str, Any]:
         chosen = [row for row in rows if name == "all" or row["type"] == name]
         slices_out[name] = {"n": len(chosen)}
         for ranking in RANKINGS:
-            slices_out[name][ranking] = {m: round(sum(r["scores"][ranking][m] for r in chosen) / len(chosen), 4)
-                                         for m in METRICS}
-    return {"cards": len(cards), "queries": len(rows), "k": K, "metrics": slices_out,
-            "per_query": [{"id": r["id"], "type": r["type"],
-                           **{rk: {m: round(v, 4) for m, v in r["scores"][rk].items()} for rk in RANKINGS}}
-                          for r in rows]}
+            slices_out[name][ranking] = {
+                m: round(sum(r["scores"][ranking][m] for r in chosen) / len(chosen), 4) for m in METRICS
+            }
+    return {
+        "cards": len(cards),
+        "queries": len(rows),
+        "k": K,
+        "metrics": slices_out,
+        "per_query": [
+            {
+                "id": r["id"],
+                "type": r["type"],
+                **{rk: {m: round(v, 4) for m, v in r["scores"][rk].items()} for rk in RANKINGS},
+            }
+            for r in rows
+        ],
+    }
 
 
 def worlds(cards: list[dict[str, Any]], queries: list[dict[str, Any]], tmp: Path) -> list[dict[str, Any]]:
@@ -308,13 +350,26 @@ def worlds(cards: list[dict[str, Any]], queries: list[dict[str, Any]], tmp: Path
     docs = [slices.card_doc(c) for c in cards]
     return [
         {"home": main, "queries": queries + stage, "docs": docs, "lesson": {}, "scope": "global", "jsonl": ()},
-        {"home": dup, "queries": slices.duplicate_queries(queries, cards), "scope": "visible", "jsonl": (),
-         "docs": docs + [slices.card_doc(c) for c in copies], "lesson": {c["id"]: c["lesson"] for c in copies}},
-        {"home": solo, "queries": slices.jsonl_queries(queries + stage, cards), "scope": "global", "jsonl": (findings,),
-         "docs": [slices.card_doc(c) for c in cards if not slices.is_pitfall(c)] + [slices.record_doc(r) for r in records],
-         "lesson": {r["id"]: r["lesson"] for r in records},
-         "records": [{"id": r["id"], "tags": ds_tags(r["tags"]), "when": moment(r["date"]), "path": r["id"]}
-                     for r in records]},
+        {
+            "home": dup,
+            "queries": slices.duplicate_queries(queries, cards),
+            "scope": "visible",
+            "jsonl": (),
+            "docs": docs + [slices.card_doc(c) for c in copies],
+            "lesson": {c["id"]: c["lesson"] for c in copies},
+        },
+        {
+            "home": solo,
+            "queries": slices.jsonl_queries(queries + stage, cards),
+            "scope": "global",
+            "jsonl": (findings,),
+            "docs": [slices.card_doc(c) for c in cards if not slices.is_pitfall(c)]
+            + [slices.record_doc(r) for r in records],
+            "lesson": {r["id"]: r["lesson"] for r in records},
+            "records": [
+                {"id": r["id"], "tags": ds_tags(r["tags"]), "when": moment(r["date"]), "path": r["id"]} for r in records
+            ],
+        },
     ]
 
 
@@ -324,12 +379,22 @@ def run_world(world: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for query in world["queries"]:
         kwargs = {"scope": world["scope"], "jsonl": world["jsonl"]}
-        rankings = {"rfc": rfc_rank(home_cards, query["domain_tags"], K), "fts5": slices.fts5_rank(db, query, K),
-                    "ds-gate": ds_gate_rank(world["home"], query, K, **kwargs),
-                    "ds-gate-rel": ds_gate_rank(world["home"], query, K, order="relevance", **kwargs)}
-        rows.append({"id": query["id"], "type": query["type"], "rankings": rankings,
-                     "scores": {name: score(ranked, query["relevant"], world["lesson"])
-                                for name, ranked in rankings.items()}})
+        rankings = {
+            "rfc": rfc_rank(home_cards, query["domain_tags"], K),
+            "fts5": slices.fts5_rank(db, query, K),
+            "ds-gate": ds_gate_rank(world["home"], query, K, **kwargs),
+            "ds-gate-rel": ds_gate_rank(world["home"], query, K, order="relevance", **kwargs),
+        }
+        rows.append(
+            {
+                "id": query["id"],
+                "type": query["type"],
+                "rankings": rankings,
+                "scores": {
+                    name: score(ranked, query["relevant"], world["lesson"]) for name, ranked in rankings.items()
+                },
+            }
+        )
     return rows
 
 
@@ -348,8 +413,10 @@ def table(result: dict[str, Any], per_query: bool = False) -> str:
     if per_query:
         lines += [f"{'query':<20} {'type':<15}  nDCG@10: {head}"]
         for row in result["per_query"]:
-            lines.append(f"{row['id']:<20} {row['type']:<15}           "
-                         + " ".join(f"{row[r]['ndcg@10']:>11.3f}" for r in RANKINGS))
+            lines.append(
+                f"{row['id']:<20} {row['type']:<15}           "
+                + " ".join(f"{row[r]['ndcg@10']:>11.3f}" for r in RANKINGS)
+            )
     return "\n".join(line.rstrip() for line in lines).rstrip()
 
 

@@ -62,8 +62,15 @@ def stage_entry_queries(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if 2 not in relevant.values():
             continue
         tags = [f"stage:{STAGES[n % len(STAGES)]}", STAGE_DOMAIN, spelled[topic].casefold(), "type:pitfall"]
-        out.append({"id": f"stage-{n + 1:02d}", "type": "stage-entry", "domain_tags": tags, "query": None,
-                    "relevant": relevant})
+        out.append(
+            {
+                "id": f"stage-{n + 1:02d}",
+                "type": "stage-entry",
+                "domain_tags": tags,
+                "query": None,
+                "relevant": relevant,
+            }
+        )
     return out
 
 
@@ -74,8 +81,13 @@ def copied(card: dict[str, Any]) -> bool:
 def copy_of(card: dict[str, Any], n: int) -> dict[str, Any]:
     """The lesson as a later quest re-recorded it: same claim and body, its own id and quest."""
     digest = hashlib.sha256(f"copy:{card['id']}".encode()).hexdigest()
-    return {**card, "id": f"knowledge-{digest[:8]}", "title": card["title"].lower(), "quest": f"q{n % 6 + 1:03d}",
-            "lesson": card["id"]}
+    return {
+        **card,
+        "id": f"knowledge-{digest[:8]}",
+        "title": card["title"].lower(),
+        "quest": f"q{n % 6 + 1:03d}",
+        "lesson": card["id"],
+    }
 
 
 def duplicate_queries(queries: list[dict[str, Any]], cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -92,8 +104,16 @@ def action(body: str) -> str:
 
 def pitfall_record(card: dict[str, Any]) -> dict[str, Any]:
     digest = hashlib.sha256(f"jsonl:{card['id']}".encode()).hexdigest()
-    return {"id": f"pitfall-{digest[:8]}", "type": "pitfall", "issue": card["claim"], "fix": action(card["body"]),
-            "tags": list(card["tags"]), "date": card["updated_at"], "project": "eval", "lesson": card["id"]}
+    return {
+        "id": f"pitfall-{digest[:8]}",
+        "type": "pitfall",
+        "issue": card["claim"],
+        "fix": action(card["body"]),
+        "tags": list(card["tags"]),
+        "date": card["updated_at"],
+        "project": "eval",
+        "lesson": card["id"],
+    }
 
 
 def is_pitfall(card: dict[str, Any]) -> bool:
@@ -102,8 +122,11 @@ def is_pitfall(card: dict[str, Any]) -> bool:
 
 def jsonl_queries(queries: list[dict[str, Any]], cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
     by_id = {c["id"]: c for c in cards}
-    return [{**q, "id": f"jsonl-{q['id']}", "type": "jsonl-pitfalls"} for q in queries
-            if any(grade == 2 and is_pitfall(by_id[cid]) for cid, grade in q["relevant"].items())]
+    return [
+        {**q, "id": f"jsonl-{q['id']}", "type": "jsonl-pitfalls"}
+        for q in queries
+        if any(grade == 2 and is_pitfall(by_id[cid]) for cid, grade in q["relevant"].items())
+    ]
 
 
 def write_jsonl(records: list[dict[str, Any]], path: Path) -> None:
@@ -119,8 +142,9 @@ def fts5_index(docs: list[dict[str, Any]]) -> sqlite3.Connection:
     """``docs``: id, title, tags, body (a card's claim and body; a record's text fields)."""
     db = sqlite3.connect(":memory:")
     db.execute("CREATE VIRTUAL TABLE f USING fts5(did UNINDEXED, title, tags, body, tokenize='porter unicode61')")
-    db.executemany("INSERT INTO f VALUES (?, ?, ?, ?)",
-                   [(d["id"], d["title"], " ".join(d["tags"]), d["body"]) for d in docs])
+    db.executemany(
+        "INSERT INTO f VALUES (?, ?, ?, ?)", [(d["id"], d["title"], " ".join(d["tags"]), d["body"]) for d in docs]
+    )
     return db
 
 

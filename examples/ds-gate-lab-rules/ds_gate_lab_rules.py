@@ -16,8 +16,12 @@ from ds_gate import Rule, hookimpl
 from ds_gate.model import DISCIPLINE, ERROR
 
 # A rule is declared once; its id is part of the lab's JSON output, so it never changes.
-REVIEW_NEEDS_NOTES = Rule("lab.review-needs-notes", ERROR, DISCIPLINE,
-                          "a distill_review that does not say in `notes` what to remember about the review")
+REVIEW_NEEDS_NOTES = Rule(
+    "lab.review-needs-notes",
+    ERROR,
+    DISCIPLINE,
+    "a distill_review that does not say in `notes` what to remember about the review",
+)
 
 
 @hookimpl
@@ -44,8 +48,15 @@ def ds_gate_check_record(record):
     if isinstance(notes, str) and notes.strip():
         return []
     artifact_id = data.get("artifact_id")
-    return [REVIEW_NEEDS_NOTES.at(record.display, f"{artifact_id} has no notes", pointer="/notes", subject=artifact_id,
-                                  hint="say in notes what the lab should remember about this review")]
+    return [
+        REVIEW_NEEDS_NOTES.at(
+            record.display,
+            f"{artifact_id} has no notes",
+            pointer="/notes",
+            subject=artifact_id,
+            hint="say in notes what the lab should remember about this review",
+        )
+    ]
 
 
 class CountReporter:

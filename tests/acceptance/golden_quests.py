@@ -13,10 +13,10 @@ import json
 import sys
 from pathlib import Path
 
-from helpers import REPO
-
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
+
+from helpers import REPO
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -39,25 +39,56 @@ def build_broken(home: Path) -> Path:
     quest.run(root, "main-009", status="failed")
     quest.checkpoint(ws, "runs")
     # a review with an experiment run_id instead of an artifact id, and a target it does not list
-    quest.review(ws, [done[0], "main-001"], cards=[
-        {"card_id": "k-missing", "scope": "global", "action": "new", "target_run_id": done[2]},
-    ])
+    quest.review(
+        ws,
+        [done[0], "main-001"],
+        cards=[
+            {"card_id": "k-missing", "scope": "global", "action": "new", "target_run_id": done[2]},
+        ],
+    )
     quest.review(ws, [done[0]], cards=[])  # valid, covers done[0]
     quest.decision(ws, "Distill_Review")  # a spelling that reviews nothing
     quest.decision(ws, "continue", reason="")  # breaks the decision schema
-    quest.record(ws, "decision", {"artifact_id": "decision-other", "action": "continue", "verdict": "ok", "reason": "r"})
-    (ws / "artifacts" / "decisions" / "decision-other.json").rename(ws / "artifacts" / "decisions" / "decision-renamed.json")
+    quest.record(
+        ws, "decision", {"artifact_id": "decision-other", "action": "continue", "verdict": "ok", "reason": "r"}
+    )
+    (ws / "artifacts" / "decisions" / "decision-other.json").rename(
+        ws / "artifacts" / "decisions" / "decision-renamed.json"
+    )
     (ws / "artifacts" / "runs" / "run-truncated.json").write_text('{"kind": "run", "run_id": ')
     (ws / "artifacts" / "runs" / "run-list.json").write_text("[1, 2]")
     with (ws / "artifacts" / "_index.jsonl").open("a") as out:
         out.write("not json\n")
-        out.write(json.dumps({"artifact_id": "run-gone0000", "kind": "run", "path": str(ws / "artifacts/runs/run-gone0000.json")}) + "\n")
+        out.write(
+            json.dumps(
+                {"artifact_id": "run-gone0000", "kind": "run", "path": str(ws / "artifacts/runs/run-gone0000.json")}
+            )
+            + "\n"
+        )
     # cards: a lesson kept in quest scope, a broken chain, a schema error, a duplicate
-    quest.card("quest", "Quest lesson", card_id="k-quest", claim="Stays here.", lineage=[{"quest": "002", "run": done[1]}])
-    quest.card("global", "Chain broken", card_id="k-chain", claim="c", lineage=[
-        {"quest": "001", "run": done[1]}, {"quest": "002", "run": "main-00x"}, {"quest": "002", "run": "main-00x"},
-        {"quest": "404", "run": "run-1"}])
-    quest.card("global", "Bad confidence", card_id="k-conf", claim="c", confidence=3, lineage=[{"quest": "002", "run": done[2]}])
+    quest.card(
+        "quest", "Quest lesson", card_id="k-quest", claim="Stays here.", lineage=[{"quest": "002", "run": done[1]}]
+    )
+    quest.card(
+        "global",
+        "Chain broken",
+        card_id="k-chain",
+        claim="c",
+        lineage=[
+            {"quest": "001", "run": done[1]},
+            {"quest": "002", "run": "main-00x"},
+            {"quest": "002", "run": "main-00x"},
+            {"quest": "404", "run": "run-1"},
+        ],
+    )
+    quest.card(
+        "global",
+        "Bad confidence",
+        card_id="k-conf",
+        claim="c",
+        confidence=3,
+        lineage=[{"quest": "002", "run": done[2]}],
+    )
     (quest.memory_root("quest") / "knowledge" / "broken.md").write_text("---\nid: [unclosed\n---\nbody\n")
     quest.write_quest_yaml(startup_contract={"experience_distill": {"mode": "on"}, "recall_priors": "yes"})
     (root / ".ds-gate.yaml").write_text(

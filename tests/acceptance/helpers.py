@@ -54,7 +54,9 @@ def run_step(command: str, cwd: Path, tmp: Path) -> subprocess.CompletedProcess[
     """A recipe step in a shell at ``cwd``, as CI runs it; ``mktemp`` makes its folders in ``tmp``."""
     import os
 
-    return subprocess.run(command, shell=True, cwd=cwd, capture_output=True, text=True, env={**os.environ, "TMPDIR": str(tmp)})
+    return subprocess.run(
+        command, shell=True, cwd=cwd, capture_output=True, text=True, env={**os.environ, "TMPDIR": str(tmp)}
+    )
 
 
 def readme_pytest_block() -> str:
@@ -72,7 +74,9 @@ def _names(stderr: str) -> set[str]:
 def _start_up() -> frozenset[str]:
     """What this interpreter imports before any code runs (``site``, and whatever a site
     ``.pth`` file loads, e.g. certifi's): not charged to ds-gate."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "pass"], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "pass"], capture_output=True, text=True, check=True
+    )
     return frozenset(_names(done.stderr))
 
 

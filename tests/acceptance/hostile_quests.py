@@ -63,8 +63,19 @@ from ds_gate.kernel.digest import blake2b
 
 ROOT_B_FLAGS = ("runner_home", "grafts", "home_links")  # issue 35, root B: see plant_root_b
 ROOT_C_FLAGS = ("gone_worktree", "merges", "not_a_quest")  # issue 35, root C: the block at the end
-FLAGS = ("spelling", "copies", "wrong_folder", "link_in", "link_out", "toggle", "settings", "waivers", "uncommitted",
-         *ROOT_B_FLAGS, *ROOT_C_FLAGS)
+FLAGS = (
+    "spelling",
+    "copies",
+    "wrong_folder",
+    "link_in",
+    "link_out",
+    "toggle",
+    "settings",
+    "waivers",
+    "uncommitted",
+    *ROOT_B_FLAGS,
+    *ROOT_C_FLAGS,
+)
 SPELLINGS = ("completed", " completed", "Completed ", "DONE", "success\n", "\tSucceeded")
 STATUSES = ("completed", "failed", "running")
 
@@ -116,8 +127,16 @@ def quest_specs(draw: Any, flags: frozenset[str] = frozenset(FLAGS), force: bool
     toggle = draw(st.sampled_from(("bare", "dropped"))) if on["toggle"] else "on"
     settings = draw(st.sampled_from(("source-folders", "refs-main"))) if on["settings"] else None
     runner = draw(st.sampled_from(("kimi", "opencode"))) if on["runner_home"] else None
-    return QuestSpec(worktrees, runs, toggle, settings, on["waivers"], on["uncommitted"],
-                     frozenset(f for f, v in on.items() if v), runner)
+    return QuestSpec(
+        worktrees,
+        runs,
+        toggle,
+        settings,
+        on["waivers"],
+        on["uncommitted"],
+        frozenset(f for f, v in on.items() if v),
+        runner,
+    )
 
 
 class Builder:
@@ -131,12 +150,15 @@ class Builder:
         toggle: Any = "ON" if spec.toggle == "bare" else {"mode": "on"}
         self.quest = ExampleQuest(base / "DeepScientist" / "quests" / "001", experience_distill=toggle).create()
         self.root = self.quest.root
-        self.spaces = [self.root] + [self.quest.worktree(f"idea-{i}", f"idea/001-{i}") for i in range(1, spec.worktrees + 1)]
+        self.spaces = [self.root] + [
+            self.quest.worktree(f"idea-{i}", f"idea/001-{i}") for i in range(1, spec.worktrees + 1)
+        ]
         self.stamp = 0
         self.env: dict[str, str] = {}  # what the surfaces run with (root B: the runner's HOME, the user's config)
 
-    def write(self, workspace: Path, record: dict[str, Any], folder: str, link: str | None = None,
-              index_kind: str = "run") -> None:
+    def write(
+        self, workspace: Path, record: dict[str, Any], folder: str, link: str | None = None, index_kind: str = "run"
+    ) -> None:
         path = workspace / "artifacts" / folder / f"{record['artifact_id']}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(record, indent=2)
@@ -147,8 +169,15 @@ class Builder:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text)
             os.symlink(os.path.relpath(target, path.parent) if link == "in" else target, path)
-        line = {"artifact_id": record["artifact_id"], "kind": index_kind, "status": record.get("status"),
-                "quest_id": "001", "path": str(path), "summary": None, "updated_at": record["updated_at"]}
+        line = {
+            "artifact_id": record["artifact_id"],
+            "kind": index_kind,
+            "status": record.get("status"),
+            "quest_id": "001",
+            "path": str(path),
+            "summary": None,
+            "updated_at": record["updated_at"],
+        }
         with (workspace / "artifacts" / "_index.jsonl").open("a") as out:
             out.write(json.dumps(line) + "\n")
 
@@ -160,11 +189,22 @@ class Builder:
     def run_record(self, number: int, status: str, workspace: Path, newer: int = 0) -> dict[str, Any]:
         self.stamp += 1
         when = f"2026-11-22T03:{self.stamp + newer:02d}:00+00:00"
-        return {"kind": "run", "schema_version": 1, "artifact_id": f"run-{number:08x}", "id": f"run-{number:08x}",
-                "quest_id": "001", "created_at": "2026-11-22T02:00:00+00:00", "updated_at": when,
-                "source": {"kind": "agent"}, "status": status, "branch": "main",
-                "workspace_root": str(workspace), "run_id": f"main-{number:03d}", "run_kind": "main_experiment",
-                "summary": f"run {number}"}
+        return {
+            "kind": "run",
+            "schema_version": 1,
+            "artifact_id": f"run-{number:08x}",
+            "id": f"run-{number:08x}",
+            "quest_id": "001",
+            "created_at": "2026-11-22T02:00:00+00:00",
+            "updated_at": when,
+            "source": {"kind": "agent"},
+            "status": status,
+            "branch": "main",
+            "workspace_root": str(workspace),
+            "run_id": f"main-{number:03d}",
+            "run_kind": "main_experiment",
+            "summary": f"run {number}",
+        }
 
     def build(self) -> set[str]:
         """The quest on disk; returns the ids of the runs left uncommitted."""
@@ -187,11 +227,16 @@ class Builder:
             meta["startup_contract"].pop("experience_distill", None)
             (self.root / "quest.yaml").write_text(yaml.safe_dump(meta, sort_keys=False))
         if spec.settings or spec.waivers:
-            config: dict[str, Any] = {"source-folders": {"source": "folders"}, "refs-main": {"refs": ["refs/heads/main"]},
-                                      None: {}}[spec.settings]
+            config: dict[str, Any] = {
+                "source-folders": {"source": "folders"},
+                "refs-main": {"refs": ["refs/heads/main"]},
+                None: {},
+            }[spec.settings]
             if spec.waivers:
-                config["waivers"] = [{"rule": "coverage.pending-run", "id": f"run-{n:08x}", "reason": "smoke run"}
-                                     for n in range(1, len(spec.runs) + 1)]
+                config["waivers"] = [
+                    {"rule": "coverage.pending-run", "id": f"run-{n:08x}", "reason": "smoke run"}
+                    for n in range(1, len(spec.runs) + 1)
+                ]
             (self.root / ".ds-gate.yaml").write_text(yaml.safe_dump(config))
         self.commit(self.root, "quest: settings")
         self.env = plant_root_b(self)
@@ -204,6 +249,7 @@ class Builder:
 
 
 # ---------------------------------------------------------------- issue 35, root B
+
 
 def plant_root_b(builder: Builder) -> dict[str, str]:
     """Root B's variations, planted once the quest is committed; the environment the surfaces run with."""
@@ -225,8 +271,11 @@ def plant_root_b(builder: Builder) -> dict[str, str]:
         deleted.symlink_to(root)
         env["DS_GATE_CONFIG"] = str(config)
     if spec.runner is not None:
-        runner_home = (home / "runtime" / "runners" / "kimi" / "001" / "run-1" if spec.runner == "kimi"
-                       else root / ".ds" / "opencode-home")
+        runner_home = (
+            home / "runtime" / "runners" / "kimi" / "001" / "run-1"
+            if spec.runner == "kimi"
+            else root / ".ds" / "opencode-home"
+        )
         planted = runner_home / ".config" / "ds-gate" / "config.yaml"
         planted.parent.mkdir(parents=True, exist_ok=True)
         planted.write_text(yaml.safe_dump({"no_require": [str(root)], "accept_quest_waivers": [str(root)]}))
@@ -243,8 +292,9 @@ def forged_cache(root: Path, where: Path, scratch: Path) -> None:
     time.sleep(GRANULARITY / 1e9 + 0.2)  # the records settle: the cache keeps their rows
     env = {**os.environ, "DS_GATE_CACHE_DIR": str(scratch)}
     for _ in range(3):
-        subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(root)], capture_output=True, env=env,
-                       check=False)
+        subprocess.run(
+            [sys.executable, "-m", "ds_gate", "closure", str(root)], capture_output=True, env=env, check=False
+        )
     key = (scratch / SECRET_NAME).read_bytes()
     for file in scratch.glob("records-*.sqlite3"):
         db = sqlite3.connect(file)
@@ -253,8 +303,13 @@ def forged_cache(root: Path, where: Path, scratch: Path) -> None:
             for folder, value in db.execute("SELECT path, value FROM folders").fetchall():
                 stamp, held = marshal.loads(value[SEAL:])
                 if isinstance(held, tuple) and len(held) == 2:  # a folder's (items, index lines)
-                    held = ([tuple("running" if v == "completed" else False if v is True else v for v in item)
-                             for item in held[0]], held[1])
+                    held = (
+                        [
+                            tuple("running" if v == "completed" else False if v is True else v for v in item)
+                            for item in held[0]
+                        ],
+                        held[1],
+                    )
                 blob = marshal.dumps((stamp, held))
                 mac = blake2b(version, key=key, digest_size=SEAL, person=b"ds-gate-cache")
                 for part in (folder, blob):

@@ -15,9 +15,24 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-ACTIONS = ("continue", "launch_experiment", "launch_analysis_campaign", "branch", "prepare_branch", "activate_branch",
-           "reuse_baseline", "attach_baseline", "publish_baseline", "waive_baseline", "iterate", "reset", "stop",
-           "write", "finalize", "request_user_decision")
+ACTIONS = (
+    "continue",
+    "launch_experiment",
+    "launch_analysis_campaign",
+    "branch",
+    "prepare_branch",
+    "activate_branch",
+    "reuse_baseline",
+    "attach_baseline",
+    "publish_baseline",
+    "waive_baseline",
+    "iterate",
+    "reset",
+    "stop",
+    "write",
+    "finalize",
+    "request_user_decision",
+)
 NOT_FINALIZING = tuple(a for a in ACTIONS if a != "finalize")  # a finalization commit is gated on runs by design
 
 
@@ -38,22 +53,34 @@ def main_accepts(payload: dict[str, Any]) -> bool:
 def written(payload: dict[str, Any], artifact_id: str) -> dict[str, Any]:
     """The record ``_build_record`` writes: the common fields, then ``**payload`` over them."""
     kind = payload["kind"]
-    defaults = {"kind": kind, "schema_version": 1, "artifact_id": artifact_id, "id": artifact_id, "quest_id": "001",
-                "created_at": "2026-11-27T00:00:00+00:00", "updated_at": "2026-11-27T00:00:00+00:00",
-                "source": {"kind": "agent"}, "status": "pending" if kind == "decision" else "completed",
-                "branch": "main", "head_commit": "0" * 40, "workspace_root": "/home/researcher/DeepScientist/quests/001",
-                "workspace_rel_path": "."}
+    defaults = {
+        "kind": kind,
+        "schema_version": 1,
+        "artifact_id": artifact_id,
+        "id": artifact_id,
+        "quest_id": "001",
+        "created_at": "2026-11-27T00:00:00+00:00",
+        "updated_at": "2026-11-27T00:00:00+00:00",
+        "source": {"kind": "agent"},
+        "status": "pending" if kind == "decision" else "completed",
+        "branch": "main",
+        "head_commit": "0" * 40,
+        "workspace_root": "/home/researcher/DeepScientist/quests/001",
+        "workspace_rel_path": ".",
+    }
     return {**defaults, **payload}
 
 
 FLOATS = st.sampled_from([float("nan"), float("inf"), float("-inf"), -0.0, 0.0, 1e308, -5.0, 0.84])
 # no lone surrogate: main fails to write one (its json.dumps then the UTF-8 encode), so it never lands
-TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=8) \
-    | st.sampled_from([" ", "\t\n", "\u00a0", "\u3000", "中文", "🔥", ""])
+TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=8) | st.sampled_from(
+    [" ", "\t\n", "\u00a0", "\u3000", "中文", "🔥", ""]
+)
 IDS = st.sampled_from(["", 123, -5, False, ["a", "b"], "nan", " run-x ", 1.5, None, "decision-1"])
 SCALARS = st.none() | st.booleans() | st.integers(-10, 10) | FLOATS | TEXT
-VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3)
-                      | st.dictionaries(TEXT, inner, max_size=3), max_leaves=6)
+VALUES = st.recursive(
+    SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3), max_leaves=6
+)
 
 
 @st.composite

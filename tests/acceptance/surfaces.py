@@ -34,12 +34,21 @@ def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _closure(path: Path, surface: str, *flags: str) -> Verdict:
-    done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", *flags, "--format", "json", str(path)],
-                          capture_output=True, text=True, check=False, cwd=path.parent, env=os.environ.copy())
+    done = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "closure", *flags, "--format", "json", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=path.parent,
+        env=os.environ.copy(),
+    )
     named: set[str] = set()  # the pending runs that fail it: a waived one is listed but does not
     try:
-        named = {f["subject"] for f in json.loads(done.stdout).get("findings") or []
-                 if f.get("rule") == "coverage.pending-run" and not f.get("waived")}
+        named = {
+            f["subject"]
+            for f in json.loads(done.stdout).get("findings") or []
+            if f.get("rule") == "coverage.pending-run" and not f.get("waived")
+        }
     except (ValueError, TypeError, KeyError):
         pass
     return Verdict(surface, done.returncode, named, done.stdout[-3000:] + done.stderr[-3000:])
@@ -84,8 +93,9 @@ def finalize_and_push(root: Path, where: Path, candidates: set[str], by_merge: b
         _git(root, "remote", "add", "origin", str(remote))
         _git(root, "push", "-q", "--no-verify", "origin", "HEAD:refs/heads/main")
         _git(root, "checkout", "-q", "-b", "final")
-    installed = subprocess.run([sys.executable, "-m", "ds_gate", "install", str(root)], capture_output=True, text=True,
-                               check=False, cwd=where)
+    installed = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "install", str(root)], capture_output=True, text=True, check=False, cwd=where
+    )
     assert installed.returncode == 0, installed.stdout + installed.stderr
     path = root / "quest.yaml"
     try:

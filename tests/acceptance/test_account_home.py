@@ -46,8 +46,9 @@ def test_the_account_home_is_a_home_when_it_holds_quests_and_memory(tmp_path, mo
         monkeypatch.delenv(name)
 
 
-def test_a_config_the_agent_writes_in_an_account_home_that_is_the_home_stops_closure(tmp_path, monkeypatch,
-                                                                                      capsys) -> None:
+def test_a_config_the_agent_writes_in_an_account_home_that_is_the_home_stops_closure(
+    tmp_path, monkeypatch, capsys
+) -> None:
     """Break 13 end to end: quest ``~/quests/001`` with a completed run not reviewed, the agent
     writes ``~/.config/ds-gate/config.yaml`` (``require: false``, ``no_require: [the quest]``):
     closure stops (exit 2) naming the file, the place and the fix; it passed (exit 0) before."""

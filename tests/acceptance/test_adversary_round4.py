@@ -78,15 +78,20 @@ def test_nested_ids_are_seen_by_every_source(make_quest, gate_json, tmp_path) ->
     assert code == 1, data["findings"]
     seen_from_records(data)
     assert {run["path"] for run in data["completed_runs"]} >= {
-        "refs/remotes/origin/run/x:artifacts/runs/deep/er/run-c.json"}
+        "refs/remotes/origin/run/x:artifacts/runs/deep/er/run-c.json"
+    }
 
 
 def test_a_nested_id_leading_out_of_the_tree_is_never_followed(make_quest, gate_json) -> None:
     quest = make_quest()
     wt = quest.worktree("run-x", "run/x")
     quest.run(wt, "main-001", artifact_id="run-in")
-    line = {"artifact_id": "../../../../../../../../etc/run-out", "kind": "run", "status": "completed",
-            "path": "/etc/run-out.json"}
+    line = {
+        "artifact_id": "../../../../../../../../etc/run-out",
+        "kind": "run",
+        "status": "completed",
+        "path": "/etc/run-out.json",
+    }
     with (wt / "artifacts" / "_index.jsonl").open("a") as out:
         out.write(json.dumps(line) + "\n")
     quest.checkpoint(wt, "artifact: runs")
@@ -191,8 +196,10 @@ def test_moved_home_and_inherited_lines_still_read_their_records(make_quest, gat
     quest.checkpoint(wt, "artifact: run")
     code, data = gate_json("closure", str(quest.root))
     assert code == 1
-    assert set(data["pending_run_ids"]) == {"sub/run-moved", data["pending_run_ids"][0]} and \
-        len(data["pending_run_ids"]) == 2
+    assert (
+        set(data["pending_run_ids"]) == {"sub/run-moved", data["pending_run_ids"][0]}
+        and len(data["pending_run_ids"]) == 2
+    )
     assert all(r["run_kind"] == "main_experiment" for r in data["completed_runs"])
     assert not any(f["rule"] == "index.missing-record" for f in data["findings"])
 

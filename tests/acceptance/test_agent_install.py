@@ -23,10 +23,10 @@ from ds_gate.agent.skill import (
     OVERLAYS,
     SAFE_MAIN,
     SKILL_NAME,
-    TOOLS,
     server_command,
     skill_bytes,
 )
+from ds_gate.agent.toolspec import BY_NAME as TOOLS
 from ds_gate.cli.main import main
 
 SKILL_FILES = tuple(f"quests/001/{overlay}/skills/{SKILL_NAME}/SKILL.md" for overlay in OVERLAYS)
@@ -39,8 +39,10 @@ def snapshot(root: Path) -> dict[str, tuple[str, int]]:
         for name in files:
             path = Path(folder) / name
             if not path.is_symlink():
-                state[path.relative_to(root).as_posix()] = (hashlib.sha256(path.read_bytes()).hexdigest(),
-                                                            path.stat().st_mtime_ns)
+                state[path.relative_to(root).as_posix()] = (
+                    hashlib.sha256(path.read_bytes()).hexdigest(),
+                    path.stat().st_mtime_ns,
+                )
     return state
 
 
@@ -93,10 +95,22 @@ def test_the_skill_is_a_runner_skill_that_names_every_tool() -> None:
     assert 0 < len(meta["description"]) <= 1024
     for tool in TOOLS:
         assert f"ds_gate.{tool}(" in body, tool
-    for needed in ("artifact.record(payload=", 'scope="global"', "memory.write(", "neighbor_but_separate",
-                   "lineage", "claim", "artifact.submit_paper_bundle", "artifact.complete_quest", "--no-verify",
-                   '"report_type": "distill_review"', '"suppress_if_semantically_equivalent": false',
-                   "ds-gate candidates", "ds-gate recall --for-stage", "ds-gate closure"):
+    for needed in (
+        "artifact.record(payload=",
+        'scope="global"',
+        "memory.write(",
+        "neighbor_but_separate",
+        "lineage",
+        "claim",
+        "artifact.submit_paper_bundle",
+        "artifact.complete_quest",
+        "--no-verify",
+        '"report_type": "distill_review"',
+        '"suppress_if_semantically_equivalent": false',
+        "ds-gate candidates",
+        "ds-gate recall --for-stage",
+        "ds-gate closure",
+    ):
         assert needed in body, needed
 
 
@@ -126,7 +140,14 @@ def test_the_printed_command_runs_this_installation_never_the_quests_code(make_q
     quest = make_quest()
     marker = tmp_path / "quest-code-ran"
     (quest.root / "ds_gate" / "cli").mkdir(parents=True)
-    for name in ("ds_gate/__init__.py", "ds_gate/__main__.py", "ds_gate/cli/__init__.py", "ds_gate/cli/main.py", "json.py", "argparse.py"):
+    for name in (
+        "ds_gate/__init__.py",
+        "ds_gate/__main__.py",
+        "ds_gate/cli/__init__.py",
+        "ds_gate/cli/main.py",
+        "json.py",
+        "argparse.py",
+    ):
         (quest.root / name).write_text(f"open({str(marker)!r}, 'w').write('x')\n")
     script = server_command()
     assert script[0] == str(Path(sys.executable).parent / "ds-gate") and script[1:] == ["mcp"]
@@ -207,8 +228,18 @@ def test_the_printed_snippets_parse_as_they_must_be_pasted(make_quest) -> None:
     """Issue 27: on a terminal the runner entries are printed line by line, so the text between
     each heading and the next parses as the runner's own file format (they had literal \\n)."""
     quest = make_quest()
-    done = subprocess.run([sys.executable, "-c", "from ds_gate.cli.main import main; raise SystemExit(main())",
-                           "install", "--agent", str(quest.root)], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from ds_gate.cli.main import main; raise SystemExit(main())",
+            "install",
+            "--agent",
+            str(quest.root),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     text = done.stdout
     codex = text.split("Codex: add to ", 1)[1].split(":\n\n", 1)[1].split("\n\nOpenCode: add to ", 1)[0]

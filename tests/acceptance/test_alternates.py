@@ -8,10 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import git
 
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
+
+from helpers import git
 
 
 def borrow(quest: ExampleQuest, store: Path) -> None:
@@ -25,8 +26,9 @@ def borrow(quest: ExampleQuest, store: Path) -> None:
     git(quest.root, "prune-packed")
 
 
-def test_objects_borrowed_from_outside_the_quest_stop_closure_and_warn_check(one_run_quest, tmp_path, capsys,
-                                                                             gate_json) -> None:
+def test_objects_borrowed_from_outside_the_quest_stop_closure_and_warn_check(
+    one_run_quest, tmp_path, capsys, gate_json
+) -> None:
     borrow(one_run_quest, tmp_path / "store.git")
     assert main(["closure", str(one_run_quest.root)]) == 2
     err = capsys.readouterr().err
@@ -49,8 +51,9 @@ def test_objects_borrowed_from_inside_the_quest_are_read(one_run_quest, gate_jso
 
 
 @pytest.mark.parametrize("spelling", ["quoted", "comment-looking", "too large"])
-def test_every_spelling_git_reads_of_an_outside_alternate_stops_closure(one_run_quest, tmp_path, capsys,
-                                                                        spelling, monkeypatch) -> None:
+def test_every_spelling_git_reads_of_an_outside_alternate_stops_closure(
+    one_run_quest, tmp_path, capsys, spelling, monkeypatch
+) -> None:
     """The alternates file read as git reads it (round-4 adversary, third round): a C-quoted path,
     a line that only looks like a comment (its first byte is a space), and a file too large to
     read whole, which git reads all of."""

@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import add_remote, commit, git
 
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
@@ -25,6 +24,8 @@ from ds_gate.engine.push import push_check
 from ds_gate.kernel.checkpoint import checkpoint_passes
 from ds_gate.kernel.errors import NotAQuest
 from ds_gate.kernel.push import push_passes
+
+from helpers import add_remote, commit, git
 
 MANIFEST = "paper/paper_bundle_manifest.json"
 pytest_plugins = ["pytester"]
@@ -73,12 +74,15 @@ def test_closure_reads_the_branch_of_a_worktree_whose_folder_is_gone(removed_wor
     git(quest.root, "worktree", "unlock", str(quest.root / ".ds" / "worktrees" / "idea-a"), check=False)
     git(quest.root, "worktree", "prune")  # after a prune the same verdict, from the same branch
     code_after, report_after = gate_json("closure", "--require", str(quest.root))
-    assert code_after == 1 and {f["subject"] for f in report_after["findings"]
-                                if f["rule"] == "coverage.pending-run"} == pending
+    assert (
+        code_after == 1
+        and {f["subject"] for f in report_after["findings"] if f["rule"] == "coverage.pending-run"} == pending
+    )
 
 
-def test_a_finalization_commit_sees_the_runs_of_a_worktree_whose_folder_is_gone(removed_worktree,
-                                                                                monkeypatch, capsys) -> None:
+def test_a_finalization_commit_sees_the_runs_of_a_worktree_whose_folder_is_gone(
+    removed_worktree, monkeypatch, capsys
+) -> None:
     quest, run = removed_worktree
     (quest.root / "paper").mkdir()
     (quest.root / MANIFEST).write_text(json.dumps({"package_type": "paper_draft_checkpoint"}) + "\n")
@@ -92,8 +96,9 @@ def test_a_finalization_commit_sees_the_runs_of_a_worktree_whose_folder_is_gone(
 @pytest.mark.slow
 def test_pytest_sees_the_runs_of_a_worktree_whose_folder_is_gone(removed_worktree, pytester) -> None:
     quest, run = removed_worktree
-    result = pytester.runpytest_subprocess(f"--ds-gate={quest.root}", "--ds-gate-require", "-rA",
-                                           "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(
+        f"--ds-gate={quest.root}", "--ds-gate-require", "-rA", "-p", "no:cacheprovider"
+    )
     out = result.stdout.str()
     assert result.ret == 1 and f"completed run {run} " in out, out
 
@@ -216,7 +221,7 @@ def test_a_quest_that_removed_quest_yaml_finalizes_nothing_but_checkpoints(one_r
     (quest.root / "paper").mkdir()
     (quest.root / MANIFEST).write_text("{}\n")
     git(quest.root, "add", MANIFEST)
-    with pytest.raises(NotAQuest, match="not a quest.*this commit finalizes"):
+    with pytest.raises(NotAQuest, match=r"not a quest.*this commit finalizes"):
         commit_check(".")
     git(quest.root, "commit", "-q", "--no-verify", "-m", "paper")
     with pytest.raises(NotAQuest, match="this push finalizes"):
@@ -226,8 +231,14 @@ def test_a_quest_that_removed_quest_yaml_finalizes_nothing_but_checkpoints(one_r
 # ---------------------------------------------------------------- 7. a paper bundle behind a folder link
 
 
-@pytest.fixture(params=["folder link, manifest staged", "folder link made", "file link, its file staged",
-                        "folder link made out of the quest"])
+@pytest.fixture(
+    params=[
+        "folder link, manifest staged",
+        "folder link made",
+        "file link, its file staged",
+        "folder link made out of the quest",
+    ]
+)
 def linked_paper(one_run_quest, monkeypatch, request) -> ExampleQuest:
     """What DeepScientist reads as ``<workspace>/paper/paper_bundle_manifest.json`` changes through
     a link inside the quest: ``paper -> .bundle`` committed and ``.bundle/paper_bundle_manifest.json``
@@ -301,8 +312,9 @@ def test_pytest_and_closure_agree_on_a_quest_that_poses_as_a_home(one_run_quest,
     git(quest.root, "commit", "-q", "--no-verify", "-m", "a home?")
     closure = ds("closure", "--require", str(quest.root))
     assert closure.returncode == 2 and "not a quest" in closure.stderr, closure.stderr
-    result = pytester.runpytest_subprocess(f"--ds-gate={quest.root}", "--ds-gate-require", "-rA",
-                                           "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(
+        f"--ds-gate={quest.root}", "--ds-gate-require", "-rA", "-p", "no:cacheprovider"
+    )
     out = result.stdout.str()
     assert result.ret != 0 and "1 passed" not in out, out
     assert "not a quest" in out and str(quest.root) in out, out
@@ -313,9 +325,10 @@ def test_pytest_and_closure_agree_on_a_quest_that_poses_as_a_home(one_run_quest,
 
 def test_the_guards_doctor_asks_for_are_the_manifests_hooks() -> None:
     import yaml
-    from helpers import REPO
 
-    from ds_gate.hooks.doctor_pre_commit import GUARDS
+    from ds_gate.setup.doctor_pre_commit import GUARDS
+
+    from helpers import REPO
 
     manifest = {h["id"]: h["entry"] for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
     assert {hook_id: entry for hook_id, (entry, _, _) in GUARDS.items()} == {k: manifest[k] for k in GUARDS}
@@ -324,19 +337,27 @@ def test_the_guards_doctor_asks_for_are_the_manifests_hooks() -> None:
 def pre_commit_install(quest: ExampleQuest, config: str, *args: str) -> None:
     (quest.root / ".pre-commit-config.yaml").write_text(config)
     quest.checkpoint(quest.root, "pre-commit config")
-    done = subprocess.run([str(Path(sys.executable).parent / "pre-commit"), "install", *args], cwd=quest.root,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "pre-commit"), "install", *args],
+        cwd=quest.root,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("config", [
-    "repos: []\n",
-    "repos:\n- repo: local\n  hooks:\n  - id: ds-gate-closure\n    name: x\n    entry: 'true'\n    language: system\n",
-    "repos:\n- repo: https://github.com/ds-gate/ds-gate\n  rev: abc\n  hooks:\n  - id: ds-gate-closure\n"
-    "    stages: [manual]\n",
-    "repos: !!python/object/apply:os.system ['true']\n",
-], ids=["no repos", "a local hook that runs true", "stages moved to manual", "an unsafe tag"])
+@pytest.mark.parametrize(
+    "config",
+    [
+        "repos: []\n",
+        "repos:\n- repo: local\n  hooks:\n  - id: ds-gate-closure\n    name: x\n    entry: 'true'\n    language: system\n",
+        "repos:\n- repo: https://github.com/ds-gate/ds-gate\n  rev: abc\n  hooks:\n  - id: ds-gate-closure\n"
+        "    stages: [manual]\n",
+        "repos: !!python/object/apply:os.system ['true']\n",
+    ],
+    ids=["no repos", "a local hook that runs true", "stages moved to manual", "an unsafe tag"],
+)
 def test_doctor_fails_a_framework_hook_whose_config_runs_no_ds_gate(make_quest, gate_json, config) -> None:
     quest = make_quest()
     pre_commit_install(quest, config)
@@ -350,12 +371,21 @@ def test_doctor_fails_a_framework_hook_whose_config_runs_no_ds_gate(make_quest, 
 @pytest.mark.slow
 def test_doctor_passes_the_documented_local_config(make_quest, gate_json) -> None:
     import yaml
+
     from helpers import REPO
 
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
     quest = make_quest()
-    pre_commit_install(quest, yaml.safe_dump({"default_install_hook_types": ["pre-commit", "pre-push"], "repos": [
-        {"repo": "local", "hooks": [dict(h, language="system") for h in hooks]}]}, sort_keys=False))
+    pre_commit_install(
+        quest,
+        yaml.safe_dump(
+            {
+                "default_install_hook_types": ["pre-commit", "pre-push"],
+                "repos": [{"repo": "local", "hooks": [dict(h, language="system") for h in hooks]}],
+            },
+            sort_keys=False,
+        ),
+    )
     code, out = gate_json("doctor", str(quest.root))
     checks = {c["name"]: c for c in out["checks"]}
     assert checks["hook"]["status"] == "ok" and "pre-commit hooks" not in checks, checks
@@ -366,14 +396,18 @@ def test_doctor_reads_the_config_the_framework_hook_reads(make_quest, gate_json)
     """``pre-commit install -c empty.yaml`` beside a complete ``.pre-commit-config.yaml``: the hook
     runs the empty one, and doctor judges that one."""
     import yaml
+
     from helpers import REPO
 
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
     quest = make_quest()
     (quest.root / "empty.yaml").write_text("repos: []\n")
-    pre_commit_install(quest, yaml.safe_dump({"repos": [{"repo": "local", "hooks": [dict(h, language="system")
-                                                                                    for h in hooks]}]}),
-                       "-c", "empty.yaml")
+    pre_commit_install(
+        quest,
+        yaml.safe_dump({"repos": [{"repo": "local", "hooks": [dict(h, language="system") for h in hooks]}]}),
+        "-c",
+        "empty.yaml",
+    )
     code, out = gate_json("doctor", str(quest.root))
     hook = {c["name"]: c for c in out["checks"]}["hook"]
     assert code == 1 and hook["status"] == "fail" and "empty.yaml" in hook["message"], hook

@@ -23,25 +23,39 @@ DEEP = "[" * 100_000 + "]" * 100_000
 
 
 def ds_gate(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ds_gate", *args], capture_output=True, text=True, timeout=120,
-                          cwd=cwd, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "ds_gate", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def deep_card(home: Path) -> None:
     folder = home / "memory" / "knowledge"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "k-deep.md").write_text(f"---\nid: k-deep\ntype: knowledge\ntitle: deep\ntags: '{DEEP}'\n"
-                                      f"updated_at: '2026-01-01T00:00:00+00:00'\n---\nbody\n")
-    (folder / "k-fine.md").write_text("---\nid: k-fine\ntype: knowledge\ntitle: fine\ntags: [topic:a]\n"
-                                      "updated_at: '2026-01-01T00:00:00+00:00'\n---\nbody\n")
+    (folder / "k-deep.md").write_text(
+        f"---\nid: k-deep\ntype: knowledge\ntitle: deep\ntags: '{DEEP}'\n"
+        f"updated_at: '2026-01-01T00:00:00+00:00'\n---\nbody\n"
+    )
+    (folder / "k-fine.md").write_text(
+        "---\nid: k-fine\ntype: knowledge\ntitle: fine\ntags: [topic:a]\n"
+        "updated_at: '2026-01-01T00:00:00+00:00'\n---\nbody\n"
+    )
 
 
 @pytest.mark.slow
 def test_recall_over_deeply_nested_tags_in_a_card_and_a_jsonl_record(home: Path, tmp_path: Path) -> None:
     deep_card(home)
     findings = tmp_path / "findings.jsonl"
-    findings.write_text(json.dumps({"type": "finding", "content": "x", "tags": DEEP}) + "\n"
-                        + json.dumps({"type": [[[["deep kind"]]]], "content": "y", "tags": ["topic:a"]}) + "\n")
+    findings.write_text(
+        json.dumps({"type": "finding", "content": "x", "tags": DEEP})
+        + "\n"
+        + json.dumps({"type": [[[["deep kind"]]]], "content": "y", "tags": ["topic:a"]})
+        + "\n"
+    )
     done = ds_gate("recall", "--tags", "topic:a", "--home", str(home), "--jsonl", str(findings), "--format", "json")
     assert done.returncode == 0, done.stderr
     found = {r["card_id"] for r in json.loads(done.stdout)["results"]}
@@ -72,8 +86,9 @@ def test_recall_refuses_more_tags_than_its_bound_across_records(home: Path, tmp_
 def test_a_card_of_a_million_tags_is_refused_not_parsed(home: Path) -> None:
     folder = home / "memory" / "knowledge"
     folder.mkdir(parents=True)
-    (folder / "k-big.md").write_text("---\nid: k-big\ntitle: t\ntags: [" + ", ".join(f"t{i}" for i in range(1_000_000))
-                                     + "]\n---\nbody\n")
+    (folder / "k-big.md").write_text(
+        "---\nid: k-big\ntitle: t\ntags: [" + ", ".join(f"t{i}" for i in range(1_000_000)) + "]\n---\nbody\n"
+    )
     done = ds_gate("validate", str(folder / "k-big.md"))
     assert done.returncode == 1 and "input.too-large" in done.stdout and "; not read" in done.stdout
     assert ds_gate("recall", "--tags", "t5", "--home", str(home)).returncode == 0
@@ -83,14 +98,29 @@ class Server:
     """``ds-gate mcp`` over raw JSON-RPC lines."""
 
     def __init__(self, cwd: Path, env: dict[str, str] | None = None, first: bytes | None = None) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "ds_gate", "mcp"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
-                                     env={**os.environ, **(env or {})})
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "ds_gate", "mcp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env={**os.environ, **(env or {})},
+        )
         if first is not None:  # before initialize: the server answers it all the same
             self.send(first)
             assert self.receive()["error"]["code"] == -32600
-        self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}})
+        self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "1"},
+                },
+            }
+        )
         assert self.receive()["id"] == 0
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
@@ -122,10 +152,22 @@ def test_the_mcp_server_answers_a_request_over_its_cap_and_carries_on(make_quest
     server.send(call(1, "list_knowledge_summaries", {"domain_tags": ["x" * (3 << 20)]}))
     refused = server.receive()
     assert refused["id"] == 1 and refused["error"]["code"] == -32600
-    assert "request too large" in refused["error"]["message"] and "DS_GATE_MCP_MAX_REQUEST_MB" in refused["error"]["message"]
+    assert (
+        "request too large" in refused["error"]["message"]
+        and "DS_GATE_MCP_MAX_REQUEST_MB" in refused["error"]["message"]
+    )
     # the TypeScript SDK writes the id last
-    tail_id = json.dumps({"method": "tools/call", "params": {"name": "check_closure", "arguments": {"x": "y" * (2 << 20)}},
-                          "jsonrpc": "2.0", "id": "req-7"}).encode() + b"\n"
+    tail_id = (
+        json.dumps(
+            {
+                "method": "tools/call",
+                "params": {"name": "check_closure", "arguments": {"x": "y" * (2 << 20)}},
+                "jsonrpc": "2.0",
+                "id": "req-7",
+            }
+        ).encode()
+        + b"\n"
+    )
     server.send(tail_id)
     assert server.receive()["id"] == "req-7"
     server.send(call(2, "list_knowledge_summaries", {"domain_tags": ["topic:a"]}))  # deep tags in the home: no crash
@@ -138,8 +180,10 @@ def test_the_mcp_server_answers_a_request_over_its_cap_and_carries_on(make_quest
 @pytest.mark.slow
 def test_an_over_long_first_line_is_answered_before_the_session_starts(make_quest) -> None:
     quest = make_quest()
-    server = Server(quest.root, first=b'{"jsonrpc": "2.0", "id": 99, "method": "initialize", "params": {"x": "'
-                    + b"y" * (2 << 20) + b'"}}\n')
+    server = Server(
+        quest.root,
+        first=b'{"jsonrpc": "2.0", "id": 99, "method": "initialize", "params": {"x": "' + b"y" * (2 << 20) + b'"}}\n',
+    )
     server.send(call(1, "list_recent", {"limit": 1}))
     assert server.receive()["id"] == 1
     assert "Traceback" not in server.close()
@@ -158,11 +202,14 @@ def test_the_cap_is_the_environments(make_quest) -> None:
     assert bad.returncode == 2 and "DS_GATE_MCP_MAX_REQUEST_MB must be" in bad.stderr
 
 
-@pytest.mark.parametrize(("head", "tail", "ident"), [
-    (b'{"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {', b"", 12),
-    (b'{"method": "tools/call", "params": {"id": 3, ', b', "jsonrpc": "2.0", "id": "a\\"b"}', 'a"b'),
-    (b'{"params": {"id": 3, ', b"}}", None),
-])
+@pytest.mark.parametrize(
+    ("head", "tail", "ident"),
+    [
+        (b'{"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {', b"", 12),
+        (b'{"method": "tools/call", "params": {"id": 3, ', b', "jsonrpc": "2.0", "id": "a\\"b"}', 'a"b'),
+        (b'{"params": {"id": 3, ', b"}}", None),
+    ],
+)
 def test_the_id_of_an_over_long_request_is_read_from_its_ends(head: bytes, tail: bytes, ident: object) -> None:
     from ds_gate.agent.mcp_limits import request_id
 

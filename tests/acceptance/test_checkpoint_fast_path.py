@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import git, imported_modules
 from test_schemas import VALID, mutations
 
 from ds_gate.cli.main import main
@@ -30,6 +29,8 @@ from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.engine.documents import GivenFile, check_documents
 from ds_gate.kernel.checkpoint import checkpoint_passes
 from ds_gate.kernel.triage import staged_record_is_fine
+
+from helpers import git, imported_modules
 
 pytestmark = pytest.mark.slow  # commits through the real hook (conftest.py)
 
@@ -59,7 +60,10 @@ def test_a_record_is_clean_only_where_the_full_rules_find_nothing(schema: str) -
                 assert found == [], (folder, data)
                 clean += 1
     assert clean > 0  # a mutation of a review may be a fine decision or report that is no review
-    assert not staged_record_is_fine(j(VALID[schema]), "decisions") or schema in ("run", "decision")  # a review never is
+    assert not staged_record_is_fine(j(VALID[schema]), "decisions") or schema in (
+        "run",
+        "decision",
+    )  # a review never is
 
 
 # ---------------------------------------------------------------- the real hook against the full path
@@ -106,22 +110,44 @@ CASES = [
     # fine: the fast path passes
     Case("a new run record", {R + "run-bench.json": j(RUN)}, True),
     Case("a run record as DeepScientist writes it", fast=True, setup=lambda q, ws: q.run(ws, "main-002")),
-    Case("a run record and a continue decision", fast=True,
-         setup=lambda q, ws: (q.run(ws, "main-002", status="running"), q.decision(ws, "continue"))),
+    Case(
+        "a run record and a continue decision",
+        fast=True,
+        setup=lambda q, ws: (q.run(ws, "main-002", status="running"), q.decision(ws, "continue")),
+    ),
     Case("a write decision (routing, not closure)", fast=True, setup=lambda q, ws: q.decision(ws, "write")),
     Case("a decision with every required field", {D + "decision-1.json": j(DECISION)}, True),
-    Case("a report that mentions distill_review but is none",
-         {P + "report-1.json": j({"kind": "report", "report_type": "summary", "summary": "next: distill_review"})}, True),
-    Case("a progress record in runs/", {R + "progress-1.json": j({"kind": "progress", "artifact_id": "progress-1"})}, True),
+    Case(
+        "a report that mentions distill_review but is none",
+        {P + "report-1.json": j({"kind": "report", "report_type": "summary", "summary": "next: distill_review"})},
+        True,
+    ),
+    Case(
+        "a progress record in runs/",
+        {R + "progress-1.json": j({"kind": "progress", "artifact_id": "progress-1"})},
+        True,
+    ),
     Case("a science record in runs/", {R + "claim-1.json": j({"kind": "science.claim", "claim": "x"})}, True),
     Case("a run record with a byte order mark", {R + "run-bench.json": b"\xef\xbb\xbf" + j(RUN)}, True),
-    Case("a run record with text beyond ASCII", {R + "run-bench.json": j({**RUN, "summary": "\u03c4 = 0.5 \u2713"})}, True),
+    Case(
+        "a run record with text beyond ASCII",
+        {R + "run-bench.json": j({**RUN, "summary": "\u03c4 = 0.5 \u2713"})},
+        True,
+    ),
     Case("a run whose id is not its file name", {R + "run-other.json": j(RUN)}, True),
     Case("a run whose name holds a newline", {R + "run\nodd.json": j(RUN)}, True),
     Case("a run whose name is not UTF-8", {R + os.fsdecode(b"run-\xff.json"): j(RUN)}, True),
-    Case("duplicate keys, the last one a run", {R + "run-dup.json": b'{"kind": "decision", "kind": "run", "run_kind": "x"}'}, True),
-    Case("a fine record staged, its work-tree copy broken since", {R + "run-bench.json": j(RUN)}, True,
-         then=rewrite(R + "run-bench.json", b"{broken")),
+    Case(
+        "duplicate keys, the last one a run",
+        {R + "run-dup.json": b'{"kind": "decision", "kind": "run", "run_kind": "x"}'},
+        True,
+    ),
+    Case(
+        "a fine record staged, its work-tree copy broken since",
+        {R + "run-bench.json": j(RUN)},
+        True,
+        then=rewrite(R + "run-bench.json", b"{broken"),
+    ),
     # a finding, a doubt or a review: the full path decides and reports
     Case("a run without run_kind", {R + "run-bench.json": j({"kind": "run", "artifact_id": "run-bench"})}, False),
     Case("a blank run_kind", {R + "run-bench.json": j({**RUN, "run_kind": "  "})}, False),
@@ -131,47 +157,101 @@ CASES = [
     Case("an array", {R + "run-bench.json": b"[1, 2]"}, False),
     Case("bytes that are not UTF-8", {R + "run-bench.json": b'{"kind": "run", "run_kind": "\xff"}'}, False),
     Case("nested 10000 deep", {R + "run-bench.json": b'{"a": ' + b"[" * 10000 + b"]" * 10000 + b"}"}, False),
-    Case("a 5000-digit integer", {R + "run-bench.json": b'{"kind": "run", "run_kind": "x", "n": ' + b"9" * 5000 + b"}"}, False),
+    Case(
+        "a 5000-digit integer",
+        {R + "run-bench.json": b'{"kind": "run", "run_kind": "x", "n": ' + b"9" * 5000 + b"}"},
+        False,
+    ),
     Case("a decision without a reason", {D + "decision-1.json": j({**DECISION, "reason": None})}, False),
     Case("an action DeepScientist refuses", {D + "decision-1.json": j({**DECISION, "action": "finalise"})}, False),
     Case("a finalize decision", fast=False, setup=lambda q, ws: q.decision(ws, "finalize")),
-    Case("a quest_completion decision", fast=False,
-         setup=lambda q, ws: q.decision(ws, "continue", decision_scope="quest_completion")),
+    Case(
+        "a quest_completion decision",
+        fast=False,
+        setup=lambda q, ws: q.decision(ws, "continue", decision_scope="quest_completion"),
+    ),
     Case("a distill_review decision", {D + "review-1.json": j(VALID["distill_review"])}, False),
-    Case("a distill_review with a card lacking card_id", {D + "review-1.json": j({**VALID["distill_review"],
-         "cards_written": [{"scope": "global", "action": "new", "target_run_id": "run-e79fde93"}]})}, False),
+    Case(
+        "a distill_review with a card lacking card_id",
+        {
+            D + "review-1.json": j(
+                {
+                    **VALID["distill_review"],
+                    "cards_written": [{"scope": "global", "action": "new", "target_run_id": "run-e79fde93"}],
+                }
+            )
+        },
+        False,
+    ),
     Case("a review recorded as a report", {P + "report-1.json": j(VALID["distill_review_report"])}, False),
     Case("a report naming distill_review that is not JSON", {P + "report-1.json": b"{distill_review"}, False),
-    Case("a broken record staged, its work-tree copy fixed since", {R + "run-bench.json": b"{broken"}, False,
-         then=rewrite(R + "run-bench.json", j(RUN))),
+    Case(
+        "a broken record staged, its work-tree copy fixed since",
+        {R + "run-bench.json": b"{broken"},
+        False,
+        then=rewrite(R + "run-bench.json", j(RUN)),
+    ),
     Case("a symbolic link staged as a record", fast=False, setup=lambda q, ws: link(ws)),
     # issue 24: read by what the file means, and by its folder as DeepScientist's collector does
-    Case("a finalize action written as a JSON escape",
-         {D + "decision-1.json": j({**DECISION, "action": "finalize"}).replace(b'"finalize"', b'"\\u0066inalize"')}, False),
-    Case("a quest_completion scope with space and case",
-         {D + "decision-1.json": j({**DECISION, "action": "stop", "decision_scope": " Quest_Completion "})}, False),
-    Case("a finalize decision whose kind is spaced", {D + "decision-1.json": j({**DECISION, "kind": " decision ",
-                                                                                "action": "finalize"})}, False),
-    Case("a finalizing record in decisions/ whose kind says run",
-         {D + "decision-1.json": j({**RUN, "action": "stop", "decision_scope": "quest_completion"})}, False),
-    Case("a review report whose report_type is escaped",
-         {P + "report-1.json": j(VALID["distill_review_report"]).replace(b'"distill_review"', b'"\\u0064istill_review"')},
-         False),
+    Case(
+        "a finalize action written as a JSON escape",
+        {D + "decision-1.json": j({**DECISION, "action": "finalize"}).replace(b'"finalize"', b'"\\u0066inalize"')},
+        False,
+    ),
+    Case(
+        "a quest_completion scope with space and case",
+        {D + "decision-1.json": j({**DECISION, "action": "stop", "decision_scope": " Quest_Completion "})},
+        False,
+    ),
+    Case(
+        "a finalize decision whose kind is spaced",
+        {D + "decision-1.json": j({**DECISION, "kind": " decision ", "action": "finalize"})},
+        False,
+    ),
+    Case(
+        "a finalizing record in decisions/ whose kind says run",
+        {D + "decision-1.json": j({**RUN, "action": "stop", "decision_scope": "quest_completion"})},
+        False,
+    ),
+    Case(
+        "a review report whose report_type is escaped",
+        {
+            P + "report-1.json": j(VALID["distill_review_report"]).replace(
+                b'"distill_review"', b'"\\u0064istill_review"'
+            )
+        },
+        False,
+    ),
     Case("a decision filed in runs/", {R + "decision-1.json": j(DECISION)}, True),
-    Case("a completed run filed as a report in runs/",
-         {R + "run-bench.json": j({**RUN, "kind": "report", "status": "completed"})}, True),
+    Case(
+        "a completed run filed as a report in runs/",
+        {R + "run-bench.json": j({**RUN, "kind": "report", "status": "completed"})},
+        True,
+    ),
     # issue 35: main's write_json writes a diverged metric as NaN / Infinity, and its reader reads them
     Case("NaN", {R + "run-bench.json": b'{"kind": "run", "run_kind": "x", "acc": NaN}'}, True),
-    Case("a diverged run as DeepScientist writes it", fast=True,
-         setup=lambda q, ws: q.run(ws, "main-002", metrics_summary={"loss": float("nan"), "acc": float("-inf")})),
-    Case("a run_kind with surrounding whitespace", {R + "run-bench.json": j({**RUN, "run_kind": " main_experiment "})},
-         True),
-    Case("quest.yaml completed through a YAML escape", {"quest.yaml": b'quest_id: "001"\nstatus: "\\x63ompleted"\n'},
-         False),
+    Case(
+        "a diverged run as DeepScientist writes it",
+        fast=True,
+        setup=lambda q, ws: q.run(ws, "main-002", metrics_summary={"loss": float("nan"), "acc": float("-inf")}),
+    ),
+    Case(
+        "a run_kind with surrounding whitespace",
+        {R + "run-bench.json": j({**RUN, "run_kind": " main_experiment "})},
+        True,
+    ),
+    Case(
+        "quest.yaml completed through a YAML escape",
+        {"quest.yaml": b'quest_id: "001"\nstatus: "\\x63ompleted"\n'},
+        False,
+    ),
     Case("the file a quest.yaml link leads to, completed", fast=False, setup=linked_quest_yaml("completed")),
     Case("the file a quest.yaml link leads to, still active", fast=False, setup=linked_quest_yaml("active")),
-    Case("a fine run beside a memory card", {R + "run-bench.json": j(RUN), "memory/knowledge/k.md": b"---\nid: k\n---\n"},
-         False),
+    Case(
+        "a fine run beside a memory card",
+        {R + "run-bench.json": j(RUN), "memory/knowledge/k.md": b"---\nid: k\n---\n"},
+        False,
+    ),
 ]
 
 
@@ -192,8 +272,12 @@ def judged(ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
     code = main(["commit-check"])  # the full path, as `ds-gate commit-check` runs it
     full = capsys.readouterr()
     said = sorted((full.out + full.err).splitlines())
-    hook = subprocess.run(["git", "commit", "-q", "-m", "case"], cwd=ws, capture_output=True,
-                          env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
+    hook = subprocess.run(
+        ["git", "commit", "-q", "-m", "case"],
+        cwd=ws,
+        capture_output=True,
+        env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"},
+    )
     lines = (hook.stdout + hook.stderr).decode("utf-8", "surrogateescape").splitlines()
     imported = imported_modules("\n".join(lines))
     assert "ds_gate.kernel.checkpoint" in imported  # the hook ran, and asked the fast path
@@ -244,8 +328,11 @@ def test_a_quest_that_configures_ds_gate_takes_the_full_path(hooked, config: str
     """Its waivers and decision actions are the full path's to read: a fork's own action
     passes there, and only there."""
     quest, ws = hooked
-    text = ("decision_actions: [controller_backoff_pending]\n" if config == ".ds-gate.yaml"
-            else '[tool.ds-gate]\ndecision_actions = ["controller_backoff_pending"]\n')
+    text = (
+        "decision_actions: [controller_backoff_pending]\n"
+        if config == ".ds-gate.yaml"
+        else '[tool.ds-gate]\ndecision_actions = ["controller_backoff_pending"]\n'
+    )
     (quest.root / config).write_text(text)
     git(quest.root, "add", config)
     git(quest.root, "commit", "-q", "--no-verify", "-m", "config")
@@ -286,7 +373,8 @@ def test_an_installed_plugin_takes_the_full_path(hooked, tmp_path) -> None:
         "from ds_gate import Rule, hookimpl\nfrom ds_gate.model import DISCIPLINE, ERROR\n\n"
         "NOTES = Rule('lab.run-needs-notes', ERROR, DISCIPLINE, 'a run without notes')\n\n\n"
         "@hookimpl\ndef ds_gate_check_record(record):\n"
-        "    return [NOTES.at(record.display, 'no notes')] if record.kind == 'run' and 'notes' not in record.data else []\n")
+        "    return [NOTES.at(record.display, 'no notes')] if record.kind == 'run' and 'notes' not in record.data else []\n"
+    )
     (ws / R / "run-bench.json").parent.mkdir(parents=True, exist_ok=True)
     (ws / R / "run-bench.json").write_bytes(j(RUN))
     git(ws, "add", "-A")
@@ -312,8 +400,9 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
         _OPENED.append(os.fsdecode(args[0]))
 
 
-def test_a_staged_record_whose_copy_became_a_link_out_of_the_quest_is_read_from_git(make_quest: Any, tmp_path: Path,
-                                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_staged_record_whose_copy_became_a_link_out_of_the_quest_is_read_from_git(
+    make_quest: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The work-tree copy saves two git processes only when it is the file itself: a link (to a
     file outside holding the very bytes staged) is never followed; git's copy is read."""
     import sys

@@ -60,7 +60,9 @@ def test_check_fails_on_invalid_artifacts_only(pending_quest, gate_json) -> None
     assert not [f for f in out["findings"] if f["severity"] == "error"]
     bad = quest.record(quest.root, "decision", {"action": "stop", "reason": "r"})  # no verdict: main refuses it
     code, out = gate_json("check", str(quest.root))
-    assert code == 1 and [f["rule"] for f in out["findings"] if f["severity"] == "error"] == ["artifact.refused-by-main"]
+    assert code == 1 and [f["rule"] for f in out["findings"] if f["severity"] == "error"] == [
+        "artifact.refused-by-main"
+    ]
     (quest.root / "artifacts" / "decisions" / f"{bad['artifact_id']}.json").unlink()
     quest.record(quest.root, "decision", {"action": "stop", "verdict": "good", "reason": ["r"]})  # main writes it
     code, out = gate_json("check", str(quest.root))  # a discipline error: check fails on it (issue 35)
@@ -78,9 +80,18 @@ def test_candidates_lists_the_pending_runs_and_never_fails(pending_quest, gate_j
 def test_github_format_emits_annotations_with_file_and_line(make_quest, capsys, monkeypatch) -> None:
     quest = make_quest()
     run = quest.run(quest.root, "main-001")
-    review = quest.record(quest.root, "decision", {
-        "action": "distill_review", "verdict": "covered", "reason": "r, with: punctuation",
-        "reviewed_run_ids": ["main-001"], "cards_written": [], "reason_if_empty": "none"})
+    review = quest.record(
+        quest.root,
+        "decision",
+        {
+            "action": "distill_review",
+            "verdict": "covered",
+            "reason": "r, with: punctuation",
+            "reviewed_run_ids": ["main-001"],
+            "cards_written": [],
+            "reason_if_empty": "none",
+        },
+    )
     monkeypatch.chdir(quest.root.parent)  # annotations are relative to where CI runs
     assert main(["closure", "001", "--format", "github"]) == 1
     lines = capsys.readouterr().out.splitlines()
@@ -95,8 +106,11 @@ def test_validate_checks_each_file_and_reports_every_error(make_quest, tmp_path,
     quest = make_quest()
     run = quest.run(quest.root, "main-001")
     good = quest.review(quest.root, [run])
-    bad = quest.record(quest.root, "decision", {"action": "distill_review", "verdict": "", "reviewed_run_ids": ["main-001"],
-                                                "cards_written": []})
+    bad = quest.record(
+        quest.root,
+        "decision",
+        {"action": "distill_review", "verdict": "", "reviewed_run_ids": ["main-001"], "cards_written": []},
+    )
     decisions = quest.root / "artifacts" / "decisions"
     files = [str(decisions / f"{good}.json"), str(decisions / f"{bad['artifact_id']}.json")]
     code, out = gate_json("validate", *files)
@@ -111,8 +125,19 @@ def test_validate_checks_each_file_and_reports_every_error(make_quest, tmp_path,
 
 def test_validate_outside_a_quest_checks_the_schema_and_says_what_it_could_not_check(tmp_path, gate_json) -> None:
     lone = tmp_path / "decision-1.json"
-    lone.write_text(json.dumps({"kind": "decision", "action": "distill_review", "verdict": "v", "reason": "r",
-                                "reviewed_run_ids": ["run-1"], "cards_written": [], "reason_if_empty": "x"}))
+    lone.write_text(
+        json.dumps(
+            {
+                "kind": "decision",
+                "action": "distill_review",
+                "verdict": "v",
+                "reason": "r",
+                "reviewed_run_ids": ["run-1"],
+                "cards_written": [],
+                "reason_if_empty": "x",
+            }
+        )
+    )
     other = tmp_path / "report-1.json"
     other.write_text(json.dumps({"kind": "report"}))
     code, out = gate_json("validate", str(lone), str(other))
@@ -134,7 +159,9 @@ def test_exit_code_2_for_unreadable_input_and_usage_errors(tmp_path, capsys) -> 
     assert main([]) == 2
 
 
-def test_exit_code_3_for_an_internal_error_with_a_hint_and_a_traceback_under_debug(make_quest, monkeypatch, capsys) -> None:
+def test_exit_code_3_for_an_internal_error_with_a_hint_and_a_traceback_under_debug(
+    make_quest, monkeypatch, capsys
+) -> None:
     quest = make_quest()
 
     def broken(*args: object, **kwargs: object) -> None:
@@ -166,11 +193,17 @@ def test_a_closed_pipe_keeps_the_verdicts_exit_code(make_quest) -> None:
 
     quest = make_quest()
     quest.run(quest.root, "main-001")
-    done = subprocess.run(["bash", "-c", f'"{sys.executable}" -m ds_gate closure "{quest.root}" | head -c 0; '
-                                         'echo "${PIPESTATUS[0]}"'], capture_output=True, text=True)
+    done = subprocess.run(
+        ["bash", "-c", f'"{sys.executable}" -m ds_gate closure "{quest.root}" | head -c 0; echo "${{PIPESTATUS[0]}}"'],
+        capture_output=True,
+        text=True,
+    )
     assert done.stdout.strip() == "1" and "Traceback" not in done.stderr and "internal error" not in done.stderr
-    closed = subprocess.run(["bash", "-c", f'"{sys.executable}" -m ds_gate closure "{quest.root}" >&-; echo "$?" >&2'],
-                            capture_output=True, text=True)
+    closed = subprocess.run(
+        ["bash", "-c", f'"{sys.executable}" -m ds_gate closure "{quest.root}" >&-; echo "$?" >&2'],
+        capture_output=True,
+        text=True,
+    )
     assert closed.stderr.strip().splitlines()[-1] == "1" and "internal error" not in closed.stderr
 
 
@@ -178,4 +211,6 @@ def test_an_unknown_argument_is_the_commands_error_with_its_usage(capsys) -> Non
     """Issue 27: `closure --bogus` printed the top-level usage; it is closure's mistake."""
     assert main(["closure", "--bogus"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("usage: ds-gate closure ") and "ds-gate closure: error: unrecognized arguments: --bogus" in err
+    assert (
+        err.startswith("usage: ds-gate closure ") and "ds-gate closure: error: unrecognized arguments: --bogus" in err
+    )

@@ -8,7 +8,8 @@ import shlex
 import pytest
 
 from ds_gate.cli.main import _refused_format, build_parser, main
-from ds_gate.cli.table import EXAMPLES, FORMATS
+from ds_gate.cli.table import BY_NAME
+from ds_gate.reporters.registry import FORMATS
 
 COMMANDS = sorted(build_parser().commands)
 
@@ -20,8 +21,8 @@ def help_text(capsys: pytest.CaptureFixture[str], *command: str) -> str:
 
 def example_args(command: str) -> list[str]:
     """The command's own example from its ``--help``, as a shell would split it (no redirection)."""
-    words = shlex.split(EXAMPLES[command], comments=True)
-    return words[2:words.index("<")] if "<" in words else words[2:]
+    words = shlex.split(BY_NAME[command].example, comments=True)
+    return words[2 : words.index("<")] if "<" in words else words[2:]
 
 
 def advertised(text: str) -> tuple[set[str], bool]:
@@ -64,8 +65,9 @@ def test_help_lists_exactly_the_formats_the_command_accepts(command: str, capsys
     assert ("unknown format" in refusal) == plugins and ("is not offered" in refusal) == (not plugins)
 
 
-@pytest.mark.parametrize("command", ["check", "closure", "candidates", "doctor", "lineage", "recall", "recent",
-                                     "validate"])
+@pytest.mark.parametrize(
+    "command", ["check", "closure", "candidates", "doctor", "lineage", "recall", "recent", "validate"]
+)
 def test_every_advertised_format_runs(command: str, one_run_quest, capsys) -> None:
     """Not only past the refusal: each format the help names renders the command's report."""
     offered, _ = advertised(help_text(capsys, command))

@@ -9,11 +9,12 @@ import re
 import sys
 
 import pytest
-from helpers import REPO
 
 from ds_gate.cli.main import main
 from ds_gate.kernel.counting import counted
 from ds_gate.kernel.version import HOMEPAGE
+
+from helpers import REPO
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -48,8 +49,9 @@ def test_a_count_of_one_is_singular_in_what_the_commands_print(one_run_quest, ca
     code, out = text_of(capsys, "doctor", str(quest.root))
     assert "worktrees: 1 worktree, every link intact" in out
     everything = out + text_of(capsys, "check", str(quest.root))[1]
-    assert "(s)" not in everything and not re.search(r"\b1 [a-z ]*?(runs|cards|files|worktrees|errors|warnings)\b",
-                                                      everything)
+    assert "(s)" not in everything and not re.search(
+        r"\b1 [a-z ]*?(runs|cards|files|worktrees|errors|warnings)\b", everything
+    )
 
 
 def test_doctor_wraps_its_lines_at_the_width(make_quest, capsys, monkeypatch) -> None:
@@ -74,16 +76,27 @@ def test_candidates_does_not_call_errors_ok(one_run_quest, capsys) -> None:
     code, out = text_of(capsys, "candidates", str(quest.root))
     last = out.splitlines()[-1]
     assert code == 0 and "OK" not in last
-    assert last == ("ds-gate candidates: ERRORS (listed; exit 0) - 1 of 1 completed run pending distill review, "
-                    "1 error (check and closure fail on it), 0 warnings")
+    assert last == (
+        "ds-gate candidates: ERRORS (listed; exit 0) - 1 of 1 completed run pending distill review, "
+        "1 error (check and closure fail on it), 0 warnings"
+    )
     assert "error [artifact.refused-by-main]" in out  # the error itself, above
     code, data = main(["candidates", str(quest.root), "--format", "json"]), json.loads(capsys.readouterr().out)
     assert code == 0 and data["ok"] is True  # the JSON is unchanged: a listing never fails
 
 
-@pytest.mark.parametrize("argv", [["recent", "{root}"], ["recent", "{root}", "--kind", "run"], ["candidates", "{root}"],
-                                  ["recall"], ["recall", "--quest", "{root}", "--scope", "quest"], ["lineage"],
-                                  ["check", "{root}"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["recent", "{root}"],
+        ["recent", "{root}", "--kind", "run"],
+        ["candidates", "{root}"],
+        ["recall"],
+        ["recall", "--quest", "{root}", "--scope", "quest"],
+        ["lineage"],
+        ["check", "{root}"],
+    ],
+)
 def test_no_listing_line_ends_in_a_space(argv, make_quest, capsys) -> None:
     """``recent`` printed "  " after a record with no summary (a decision's, a run's)."""
     quest = make_quest()
@@ -96,8 +109,17 @@ def test_no_listing_line_ends_in_a_space(argv, make_quest, capsys) -> None:
     assert [line for line in out.splitlines() if line.endswith(" ")] == []
 
 
-@pytest.mark.parametrize("kind,meant", [("runs", "run"), ("decisions", "decision"), ("Decision", "decision"),
-                                        ("ideas", "idea"), ("decison", "decision"), ("papers", None)])
+@pytest.mark.parametrize(
+    "kind,meant",
+    [
+        ("runs", "run"),
+        ("decisions", "decision"),
+        ("Decision", "decision"),
+        ("ideas", "idea"),
+        ("decison", "decision"),
+        ("papers", None),
+    ],
+)
 def test_recent_refuses_the_other_spelling_of_a_kind_and_names_the_right_one(kind, meant, make_quest, capsys) -> None:
     """``recall --kind`` takes plural memory kinds; ``recent --kind`` the singular artifact kinds."""
     quest = make_quest()
@@ -149,8 +171,13 @@ def _sarif_places(out: str) -> list[tuple[str, str | None, int | None]]:
     places = []
     for result in json.loads(out)["runs"][0]["results"]:
         physical = (result.get("locations") or [{}])[0].get("physicalLocation", {})
-        places.append((result["ruleId"], physical.get("artifactLocation", {}).get("uri"),
-                       physical.get("region", {}).get("startLine")))
+        places.append(
+            (
+                result["ruleId"],
+                physical.get("artifactLocation", {}).get("uri"),
+                physical.get("region", {}).get("startLine"),
+            )
+        )
     return places
 
 
@@ -169,7 +196,11 @@ def test_sarif_under_from_git_places_results_where_the_github_format_does(make_q
     main(["closure", ".", "--from-git", "--format", "sarif"])
     sarif = _sarif_places(capsys.readouterr().out)
     assert sarif == github
-    assert any(rule == "artifact.refused-by-main" and path and path.startswith("artifacts/decisions/") and line
-               for rule, path, line in sarif)
-    assert any(rule == "coverage.pending-run" and path and path.startswith("artifacts/runs/") for rule, path, _ in sarif)
+    assert any(
+        rule == "artifact.refused-by-main" and path and path.startswith("artifacts/decisions/") and line
+        for rule, path, line in sarif
+    )
+    assert any(
+        rule == "coverage.pending-run" and path and path.startswith("artifacts/runs/") for rule, path, _ in sarif
+    )
     assert any(rule == "coverage.pending-run" and path is None for rule, path, _ in sarif)  # the idea branch's run

@@ -23,8 +23,9 @@ import pytest
 
 from ds_gate.cli import all_quests
 from ds_gate.cli.main import main
-from ds_gate.engine.gate import Gate, GateInputs, evaluate, scope_of
+from ds_gate.engine.gate import Gate, evaluate, scope_of
 from ds_gate.engine.home_quests import home_quests, judge_each, row_of
+from ds_gate.engine.options import GateOptions
 from ds_gate.kernel import fs
 from ds_gate.reporters.registry import get
 from ds_gate.rules.cards import CardIndex
@@ -64,8 +65,15 @@ def test_the_rows_say_what_each_closure_says_and_the_exit_is_the_worst(lab) -> N
         assert row["completed"] == len(report["completed_runs"])
         assert row["errors"] == sum(f["severity"] == "error" and not f["waived"] for f in report["findings"])
     assert [rows[q]["exit_code"] for q in rows] == [0, 1, 0] and rows["003"]["pending"] == 1
-    assert data["totals"] == {"quests": 3, "passed": 2, "failed": 1, "unreadable": 0, "completed": 3, "pending": 2,
-                              "errors": 1}
+    assert data["totals"] == {
+        "quests": 3,
+        "passed": 2,
+        "failed": 1,
+        "unreadable": 0,
+        "completed": 3,
+        "pending": 2,
+        "errors": 1,
+    }
 
 
 def test_check_over_a_home_names_itself_not_closure(lab, capsys) -> None:
@@ -116,11 +124,13 @@ def test_one_quest_in_markdown_and_formats_the_summary_has_not(lab) -> None:
     assert "| 002 | yes | 1 | 1 | 1 | ❌ failed |" in one.stdout and "coverage.pending-run" in one.stdout
     sarif = ds_gate("closure", "--all-quests", "--home", str(lab), "--format", "sarif")
     assert sarif.returncode == 2 and "--format text, json or markdown" in sarif.stderr
-    nowhere = subprocess.run([sys.executable, "-m", "ds_gate", "closure", "--all-quests"], cwd=lab / "quests",
-                             capture_output=True, text=True)
+    nowhere = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "closure", "--all-quests"], cwd=lab / "quests", capture_output=True, text=True
+    )
     assert nowhere.returncode == 2 and "pass --home DIR" in nowhere.stderr and "Traceback" not in nowhere.stderr
-    here = subprocess.run([sys.executable, "-m", "ds_gate", "closure", "--all-quests"], cwd=lab,
-                          capture_output=True, text=True)  # the current folder is a home
+    here = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "closure", "--all-quests"], cwd=lab, capture_output=True, text=True
+    )  # the current folder is a home
     assert here.returncode == 1 and "002" in here.stdout
 
 
@@ -171,8 +181,11 @@ def lessons(make_quest, home, tmp_path):
     for name in ("001", "002", "003"):
         quest = quests[name] = make_quest(name)
         run = quest.run(quest.root, "main-001")
-        cards = [{"card_id": "knowledge-late", "scope": "global", "action": "new", "target_run_id": run}] \
-            if name == "003" else None
+        cards = (
+            [{"card_id": "knowledge-late", "scope": "global", "action": "new", "target_run_id": run}]
+            if name == "003"
+            else None
+        )
         quest.review(quest.root, [run], cards=cards)
     (tmp_path / "elsewhere.md").write_text("---\nid: knowledge-out\n---\nnot the home's\n")
     (home / "memory" / "knowledge" / "out.md").symlink_to(tmp_path / "elsewhere.md")
@@ -233,7 +246,7 @@ def test_each_quest_gets_the_report_a_separate_run_gives_and_its_own_copies(less
     shared, render = SharedCards(), get("json").render
     for name, quest in quests.items():
         alone = evaluate(quest.root, "closure", home=home)
-        together = Gate(quest.root, GateInputs(scope_of("closure"), home=home), shared_cards=shared).run()
+        together = Gate(quest.root, scope_of("closure"), GateOptions(home=home), shared_cards=shared).run()
         assert render(together) == render(alone), name
         held = shared.cards(home, None).cards  # the one read, unchanged since
         assert [c.scope for c in together.cards] == (["global"] if name != "003" else [])
@@ -251,7 +264,7 @@ def test_a_card_written_while_the_run_goes_on_is_seen_by_the_next_quest(lessons)
     def judge(path: Path):
         if path.name == "003":  # DeepScientist writes the card 003's review names, mid-run
             quests["003"].card("global", "Late lesson", card_id="knowledge-late")
-        return Gate(path, GateInputs(scope_of("closure"), home=home), shared_cards=shared).run()
+        return Gate(path, scope_of("closure"), GateOptions(home=home), shared_cards=shared).run()
 
     rows = list(judge_each(home_quests(home), judge))
     assert [row.errors for row in rows] == [0, 0, 0]  # 003: no review.missing-card any more
@@ -268,5 +281,6 @@ def test_a_quest_that_holds_the_home_memory_reads_its_own_cards_shown_relative_t
     assert all(card.display == str(card.path) for card in outside.cards)
     holding = shared.cards(home, home)
     assert holding is not outside and sorted(c.display for c in holding.cards) == sorted(
-        f"memory/knowledge/{c.path.name}" for c in outside.cards)
+        f"memory/knowledge/{c.path.name}" for c in outside.cards
+    )
     assert shared.cards(home, quests["003"].root) is outside  # the relative read was not held in its place

@@ -8,11 +8,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import git
 
 from ds_gate import evaluate, load_quest
 from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.kernel.errors import QuestError
+
+from helpers import git
 
 
 def rules(report) -> list[str]:  # type: ignore[no-untyped-def]
@@ -67,7 +68,9 @@ def test_the_gate_answers_the_same_from_the_root_a_worktree_or_a_subfolder(make_
     assert set(map(tuple, answers.values())) == {(run,)}
 
 
-def test_moving_the_quest_folder_leaves_stale_absolute_index_paths_that_still_resolve(make_quest, home, tmp_path) -> None:
+def test_moving_the_quest_folder_leaves_stale_absolute_index_paths_that_still_resolve(
+    make_quest, home, tmp_path
+) -> None:
     quest = make_quest()
     wt = quest.worktree("idea-a", "idea/001-a")
     pending = quest.run(wt, "main-001")
@@ -99,7 +102,9 @@ def test_inherited_index_lines_and_records_count_once_and_the_newest_copy_wins(m
     inherited = wt / "artifacts" / "runs" / f"{run_id}.json"
     assert inherited.exists()
     # the worktree updates the same run in place, later: DeepScientist's record_main_experiment does this
-    quest.record(wt, "run", {"artifact_id": run_id, "run_id": "main-001", "run_kind": "main_experiment", "status": "completed"})
+    quest.record(
+        wt, "run", {"artifact_id": run_id, "run_id": "main-001", "run_kind": "main_experiment", "status": "completed"}
+    )
 
     report = evaluate(quest.root, "closure")
 
@@ -112,7 +117,11 @@ def test_inherited_index_lines_and_records_count_once_and_the_newest_copy_wins(m
     # a newer copy that is not completed does not hide the completed one: PR #60's gate reads
     # the worktree's copy through the worktree's own index line and counts the run, so the
     # gate does too (docs/reading-the-quest.md: a run is completed if either reading says so)
-    quest.record(quest.root, "run", {"artifact_id": run_id, "run_id": "main-001", "run_kind": "main_experiment", "status": "failed"})
+    quest.record(
+        quest.root,
+        "run",
+        {"artifact_id": run_id, "run_id": "main-001", "run_kind": "main_experiment", "status": "failed"},
+    )
     report = evaluate(quest.root, "closure")
     assert [r.artifact_id for r in report.completed_runs] == [run_id] and report.quest is not None
     assert report.quest.runs[run_id].status == "completed"
@@ -122,13 +131,21 @@ def test_inherited_index_lines_and_records_count_once_and_the_newest_copy_wins(m
 def test_record_files_count_even_when_no_index_line_names_them(make_quest) -> None:
     quest = make_quest()
     wt = quest.worktree("idea-a", "idea/001-a")
-    first = str(quest.record(wt, "run", {"run_id": "main-001", "run_kind": "main_experiment"}, index=False)["artifact_id"])
+    first = str(
+        quest.record(wt, "run", {"run_id": "main-001", "run_kind": "main_experiment"}, index=False)["artifact_id"]
+    )
     second = quest.run(wt, "main-002")
     review = quest.record(
         quest.root,
         "decision",
-        {"action": "distill_review", "verdict": "covered", "reason": "r", "reviewed_run_ids": [second],
-         "cards_written": [], "reason_if_empty": "nothing reusable"},
+        {
+            "action": "distill_review",
+            "verdict": "covered",
+            "reason": "r",
+            "reviewed_run_ids": [second],
+            "cards_written": [],
+            "reason_if_empty": "nothing reusable",
+        },
         index=False,
     )
     assert not (quest.root / "artifacts" / "_index.jsonl").exists()
@@ -173,7 +190,9 @@ def test_agent_turn_records_under_ds_runs_are_not_experiment_runs(make_quest) ->
     quest = make_quest()
     turn = quest.root / ".ds" / "runs" / "run-0badc0de"
     turn.mkdir(parents=True)
-    (turn / "artifact.json").write_text(json.dumps({"kind": "run", "run_kind": "main_experiment", "status": "completed"}))
+    (turn / "artifact.json").write_text(
+        json.dumps({"kind": "run", "run_kind": "main_experiment", "status": "completed"})
+    )
     assert evaluate(quest.root, "closure").completed_runs == []
 
 
@@ -196,7 +215,9 @@ def test_an_index_path_inside_the_quest_finds_a_record_stored_elsewhere(make_que
     quest = make_quest()
     legacy = quest.root / "legacy" / "run-0000aaaa.json"
     legacy.parent.mkdir()
-    legacy.write_text(json.dumps({"kind": "run", "artifact_id": "run-0000aaaa", "run_kind": "experiment", "status": "done"}))
+    legacy.write_text(
+        json.dumps({"kind": "run", "artifact_id": "run-0000aaaa", "run_kind": "experiment", "status": "done"})
+    )
     line = {"artifact_id": "run-0000aaaa", "kind": "run", "status": "done", "path": str(legacy)}
     (quest.root / "artifacts" / "_index.jsonl").write_text(json.dumps(line) + "\n")
     report = evaluate(quest.root, "closure")
@@ -207,7 +228,9 @@ def test_an_index_path_inside_the_quest_finds_a_record_stored_elsewhere(make_que
 def test_an_index_path_outside_the_quest_is_never_read(make_quest, tmp_path) -> None:
     quest = make_quest()
     outside = tmp_path / "outside.json"
-    outside.write_text(json.dumps({"kind": "run", "artifact_id": "run-0000bbbb", "run_kind": "experiment", "status": "done"}))
+    outside.write_text(
+        json.dumps({"kind": "run", "artifact_id": "run-0000bbbb", "run_kind": "experiment", "status": "done"})
+    )
     line = {"artifact_id": "run-0000bbbb", "kind": "run", "status": "done", "path": str(outside)}
     (quest.root / "artifacts" / "_index.jsonl").write_text(json.dumps(line) + "\n")
     report = evaluate(quest.root, "check")
@@ -224,14 +247,18 @@ def test_an_index_path_outside_the_quest_is_never_read(make_quest, tmp_path) -> 
 def test_a_record_symlinked_out_of_the_quest_is_not_followed(make_quest, tmp_path) -> None:
     quest = make_quest()
     outside = tmp_path / "run-0000cccc.json"
-    outside.write_text(json.dumps({"kind": "run", "artifact_id": "run-0000cccc", "run_kind": "experiment", "status": "done"}))
+    outside.write_text(
+        json.dumps({"kind": "run", "artifact_id": "run-0000cccc", "run_kind": "experiment", "status": "done"})
+    )
     runs = quest.root / "artifacts" / "runs"
     runs.mkdir(parents=True)
     os.symlink(outside, runs / "run-0000cccc.json")
     report = evaluate(quest.root, "check")
     assert report.completed_runs == []
     assert "path.symlink-outside-quest" in rules(report)
-    with pytest.raises(QuestError, match="replace the link with the file itself"):  # issue 24: closure cannot pass on it
+    with pytest.raises(
+        QuestError, match="replace the link with the file itself"
+    ):  # issue 24: closure cannot pass on it
         evaluate(quest.root, "closure")
 
 
@@ -252,7 +279,12 @@ def test_workspaces_come_from_git_folders_and_research_state_each_once(make_ques
 
     loaded = load_quest(quest.root)
 
-    assert [ws.rel for ws in loaded.workspaces] == [".", ".ds/worktrees/copied", ".ds/worktrees/idea-a", "tmp/side-checkout"]
+    assert [ws.rel for ws in loaded.workspaces] == [
+        ".",
+        ".ds/worktrees/copied",
+        ".ds/worktrees/idea-a",
+        "tmp/side-checkout",
+    ]
     branches = {ws.rel: ws.branch for ws in loaded.workspaces}
     assert branches["tmp/side-checkout"] == "side" and branches[".ds/worktrees/idea-a"] == "idea/001-a"
     assert loaded.runs == {}

@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import git
 
 from ds_gate.cli.main import main
 from ds_gate.config.quest import parse_pyproject
+
+from helpers import git
 
 
 @pytest.fixture
@@ -57,8 +58,9 @@ def trusted(monkeypatch, tmp_path, text: str):
     return path
 
 
-def test_source_and_refs_in_the_configuration_and_the_flags_that_win(make_quest, gate_json, tmp_path,
-                                                                     monkeypatch) -> None:
+def test_source_and_refs_in_the_configuration_and_the_flags_that_win(
+    make_quest, gate_json, tmp_path, monkeypatch
+) -> None:
     """Issue 24 changed this: the quest's own ``source``/``refs`` read less, so no command
     applies them (a note says so); the trusted configuration's do, and a flag still wins."""
     quest = make_quest()
@@ -69,8 +71,9 @@ def test_source_and_refs_in_the_configuration_and_the_flags_that_win(make_quest,
     assert gate_json("candidates", str(quest.root))[1]["pending_run_ids"] == [run]  # auto reads the tip
     configure(quest, "source: folders\n")
     code, out = gate_json("candidates", str(quest.root))
-    assert out["pending_run_ids"] == [run] and any(n.startswith("source: folders in .ds-gate.yaml is not applied")
-                                                   for n in out["notes"])
+    assert out["pending_run_ids"] == [run] and any(
+        n.startswith("source: folders in .ds-gate.yaml is not applied") for n in out["notes"]
+    )
     trusted(monkeypatch, tmp_path, "source: folders\n")
     assert gate_json("candidates", str(quest.root))[1]["pending_run_ids"] == []
     assert gate_json("candidates", str(quest.root), "--also-git")[1]["pending_run_ids"] == [run]
@@ -87,12 +90,17 @@ def test_source_and_refs_in_the_configuration_and_the_flags_that_win(make_quest,
     assert out["request"]["source"] == "auto" and [r["artifact_id"] for r in out["results"]] == [run]
 
 
-def test_home_in_the_configuration_yields_to_the_flag_and_the_environment(off_quest, gate_json, tmp_path,
-                                                                           monkeypatch) -> None:
+def test_home_in_the_configuration_yields_to_the_flag_and_the_environment(
+    off_quest, gate_json, tmp_path, monkeypatch
+) -> None:
     """The trusted configuration's home (relative to that file); a quest's own is never applied."""
     quest, run = off_quest
-    quest.review(quest.root, [run], encoding="report",  # names a global card: the home is read
-                 cards=[{"card_id": "k-1", "scope": "global", "action": "new", "target_run_id": run}])
+    quest.review(
+        quest.root,
+        [run],
+        encoding="report",  # names a global card: the home is read
+        cards=[{"card_id": "k-1", "scope": "global", "action": "new", "target_run_id": run}],
+    )
     other = tmp_path / "other-home"
     (other / "memory").mkdir(parents=True)
     trusted(monkeypatch, tmp_path, "home: other-home\n")  # relative to the configuration file
@@ -121,8 +129,11 @@ def test_an_unknown_key_is_an_error_and_sets_no_default(off_quest, gate_json) ->
 
 def test_the_pyproject_table_sets_defaults_and_its_problems_are_findings(off_quest, gate_json, tmp_path) -> None:
     quest, run = off_quest
-    configure(quest, '[project]\nname = "quest"\n\n[tool.ds-gate]\nrequire = true\n'
-                     'decision_actions = ["distill_review"]\n', "pyproject.toml")
+    configure(
+        quest,
+        '[project]\nname = "quest"\n\n[tool.ds-gate]\nrequire = true\ndecision_actions = ["distill_review"]\n',
+        "pyproject.toml",
+    )
     code, out = gate_json("closure", str(quest.root))
     assert code == 1 and out["pending_run_ids"] == [run] and out["enforced"] is True
     assert "'kind': 'decision', 'action': 'distill_review'" in next(f["hint"] for f in out["findings"])
@@ -138,8 +149,9 @@ def test_the_pyproject_table_sets_defaults_and_its_problems_are_findings(off_que
     configure(quest, "[tool.ds-gate]\nrequire = false\n", "pyproject.toml")
     configure(quest, "require: true\n")
     code, out = gate_json("check", str(quest.root))
-    assert code == 1 and any("require is True in .ds-gate.yaml and False in [tool.ds-gate]" in f["message"]
-                             for f in out["findings"])
+    assert code == 1 and any(
+        "require is True in .ds-gate.yaml and False in [tool.ds-gate]" in f["message"] for f in out["findings"]
+    )
 
 
 def test_a_pyproject_linked_out_of_the_quest_is_not_followed(off_quest, gate_json, tmp_path) -> None:
@@ -158,14 +170,17 @@ def test_python_without_tomllib_reports_the_table_instead_of_ignoring_it() -> No
     assert values == {} and problem.rule == "waiver.invalid" and "Python 3.10" in problem.message
 
 
-def test_doctor_shows_the_effective_defaults_and_a_broken_configuration(off_quest, gate_json, tmp_path,
-                                                                        monkeypatch) -> None:
+def test_doctor_shows_the_effective_defaults_and_a_broken_configuration(
+    off_quest, gate_json, tmp_path, monkeypatch
+) -> None:
     quest, _ = off_quest
     code, out = gate_json("doctor", str(quest.root))
     checks = {c["name"]: c for c in out["checks"]}
     assert checks["config"]["status"] == "ok" and "the quest sets nothing" in checks["config"]["message"]
-    assert checks["trusted config"]["status"] == "ok" and "no trusted configuration file" in \
-        checks["trusted config"]["message"]
+    assert (
+        checks["trusted config"]["status"] == "ok"
+        and "no trusted configuration file" in checks["trusted config"]["message"]
+    )
     (tmp_path / "h" / "memory").mkdir(parents=True)
     configure(quest, f"home: {tmp_path / 'h'}\nsource: git\nrefs: [refs/heads, refs/remotes/origin]\n")
     configure(quest, "[tool.ds-gate]\nrequire = true\n", "pyproject.toml")
@@ -174,7 +189,9 @@ def test_doctor_shows_the_effective_defaults_and_a_broken_configuration(off_ques
     checks = {c["name"]: c for c in out["checks"]}
     message = checks["config"]["message"]
     assert checks["config"]["status"] == "warn"  # issue 24: a quest that reads less is no longer "ok"
-    assert "applied: require=true (pyproject.toml [tool.ds-gate])" in message and "source=git (.ds-gate.yaml)" in message
+    assert (
+        "applied: require=true (pyproject.toml [tool.ds-gate])" in message and "source=git (.ds-gate.yaml)" in message
+    )
     assert "refs=refs/heads,refs/remotes/origin (.ds-gate.yaml)" in message and "ignored" in message
     assert f"home={tmp_path / 'h'} (.ds-gate.yaml)" in message
     assert checks["home"]["message"] != f"home {tmp_path / 'h'} (from .ds-gate.yaml)"  # the quest's home is not used

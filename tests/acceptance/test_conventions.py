@@ -11,25 +11,31 @@ import jsonschema
 import pytest
 
 from ds_gate.cli.main import build_parser, main
-from ds_gate.cli.table import EXAMPLES, MODULE_OF
+from ds_gate.cli.table import COMMANDS
 
 SARIF_SCHEMA = Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json"
 
 
 def test_every_command_has_a_one_line_description_and_an_example(capsys, monkeypatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # the example whole on its line (at 80 a comment goes under it)
-    for name in MODULE_OF:
-        assert main([name, "--help"]) == 0
+    for command in COMMANDS:
+        assert main([command.name, "--help"]) == 0
         out = capsys.readouterr().out
         lines = out.split("\n\n")
         assert len(lines) > 2 and lines[1].strip() and "\n" not in lines[1].strip().replace("\n ", " ")[:0]
-        assert f"example:\n  {EXAMPLES[name]}" in out, name
+        assert f"example:\n  {command.example}" in out, command.name
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
     assert "exit codes:" in out and "  2  usage error" in out and "  3  internal error" in out
-    for variable in ("DEEPSCIENTIST_HOME", "DS_HOME", "DS_GATE_MAX_FILE_MB", "DS_GATE_CACHE_DIR", "NO_COLOR", "COLUMNS"):
+    for variable in (
+        "DEEPSCIENTIST_HOME",
+        "DS_HOME",
+        "DS_GATE_MAX_FILE_MB",
+        "DS_GATE_CACHE_DIR",
+        "NO_COLOR",
+        "COLUMNS",
+    ):
         assert variable in out
-    assert set(EXAMPLES) == set(MODULE_OF)
     assert build_parser()  # every parser builds
 
 
@@ -65,10 +71,15 @@ def test_usage_errors_are_json_with_format_json(tmp_path, capsys) -> None:
     assert captured.out == "" and "usage: ds-gate" in captured.err and "--no-such-flag" in captured.err
 
 
-@pytest.mark.parametrize("argv,refused", [
-    (["recall"], ("github", "sarif")), (["recent"], ("github", "sarif")), (["demo"], ("json", "github", "sarif")),
-    (["install"], ("sarif",)),
-])
+@pytest.mark.parametrize(
+    "argv,refused",
+    [
+        (["recall"], ("github", "sarif")),
+        (["recent"], ("github", "sarif")),
+        (["demo"], ("json", "github", "sarif")),
+        (["install"], ("sarif",)),
+    ],
+)
 def test_a_format_a_command_cannot_honour_is_refused(make_quest, argv, refused, capsys) -> None:
     quest = make_quest()
     extra = [str(quest.root)] if argv[0] in ("recent", "install") else []
@@ -104,7 +115,8 @@ def test_sarif_output_validates_against_the_sarif_2_1_0_schema(make_quest, capsy
     quest.run(quest.root, "main-002")
     quest.record(quest.root, "decision", {"action": "stop", "reason": "r"})  # artifact.refused-by-main: no verdict
     (quest.root / ".ds-gate.yaml").write_text(
-        f"waivers:\n  - rule: coverage.pending-run\n    id: {run}\n    reason: a smoke run\n")
+        f"waivers:\n  - rule: coverage.pending-run\n    id: {run}\n    reason: a smoke run\n"
+    )
     code, log = _sarif(capsys, "closure", str(quest.root), "--accept-quest-waivers")  # the owner accepts it
     assert code == 1 and log["version"] == "2.1.0"
     [sarif_run] = log["runs"]

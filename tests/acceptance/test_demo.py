@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from helpers import git
 
 pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
@@ -19,17 +20,32 @@ def test_demo_rejects_then_passes_and_leaves_a_real_quest_behind(tmp_path) -> No
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
     assert "Traceback" not in out + done.stderr
-    rejected, closure_rejected, passed = (out.index(s) for s in ("the hook rejects it", "ds-gate closure: REJECTED", "ds-gate closure: PASSED"))
+    rejected, closure_rejected, passed = (
+        out.index(s) for s in ("the hook rejects it", "ds-gate closure: REJECTED", "ds-gate closure: PASSED")
+    )
     assert rejected < closure_rejected < passed
     # issue 16: the agent's side of the loop, in order, in the encoding DeepScientist main accepts
-    agent = [out.index(s) for s in ("ds-gate install --agent", "check_closure() -> rejected",
-                                    "Unknown decision action: distill_review", "check_closure() -> passed")]
+    agent = [
+        out.index(s)
+        for s in (
+            "ds-gate install --agent",
+            "check_closure() -> rejected",
+            "Unknown decision action: distill_review",
+            "check_closure() -> passed",
+        )
+    ]
     assert agent == sorted(agent) and closure_rejected < agent[1] < passed
     # issue 25.2: with the DeepScientist integration, complete_quest refuses first and goes through last
-    integration = [out.index(s) for s in (
-        "artifact.complete_quest() -> ok: False, status distill_review_required", "check_closure() -> rejected",
-        "validate_distill_review(payload) -> accepted: True", "check_closure() -> passed",
-        "artifact.complete_quest() again -> ok: True, status completed")]
+    integration = [
+        out.index(s)
+        for s in (
+            "artifact.complete_quest() -> ok: False, status distill_review_required",
+            "check_closure() -> rejected",
+            "validate_distill_review(payload) -> accepted: True",
+            "check_closure() -> passed",
+            "artifact.complete_quest() again -> ok: True, status completed",
+        )
+    ]
     assert integration == sorted(integration)
     root = tmp_path / "DeepScientist" / "quests" / "001"
     assert yaml.safe_load((root / "quest.yaml").read_text())["status"] == "completed"
@@ -44,5 +60,7 @@ def test_demo_rejects_then_passes_and_leaves_a_real_quest_behind(tmp_path) -> No
 
 def test_demo_refuses_a_folder_that_already_holds_its_quest(tmp_path) -> None:
     (tmp_path / "DeepScientist" / "quests" / "001").mkdir(parents=True)
-    done = subprocess.run([sys.executable, "-m", "ds_gate", "demo", "--dir", str(tmp_path)], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "demo", "--dir", str(tmp_path)], capture_output=True, text=True
+    )
     assert done.returncode == 2 and "already exists" in done.stdout

@@ -26,9 +26,9 @@ from hypothesis import HealthCheck, Phase, example, given, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the reference reader
 
-import reference_reader  # noqa: E402
-from hostile_quests import Builder, QuestSpec, RunSpec, after_build, after_reading, must_stop, quest_specs  # noqa: E402
-from surfaces import Verdict, all_four  # noqa: E402
+import reference_reader
+from hostile_quests import Builder, QuestSpec, RunSpec, after_build, after_reading, must_stop, quest_specs
+from surfaces import Verdict, all_four
 
 pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
 
@@ -79,8 +79,10 @@ def violations(spec: QuestSpec, base: Path) -> list[str]:
         if must_stop(spec, verdict.surface) and verdict.exit != 2:  # issue 35, root C
             problem = f"exit {verdict.exit} on a repository with no quest.yaml (not a quest: exit 2)"
         if problem:
-            out.append(f"{verdict.surface}: {problem}\n    reference pending: {sorted(expected)}; flags: "
-                       f"{sorted(spec.flags)}\n    output: {verdict.output[-1500:]}")
+            out.append(
+                f"{verdict.surface}: {problem}\n    reference pending: {sorted(expected)}; flags: "
+                f"{sorted(spec.flags)}\n    output: {verdict.output[-1500:]}"
+            )
     return out
 
 
@@ -104,9 +106,15 @@ def known(test):  # type: ignore[no-untyped-def]
 
 # no shrinking in the suite: an example is a few real git repositories, and shrinking one takes
 # minutes; the failure prints the quest, and `bench/differential.py --each` finds the smallest
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-          phases=(Phase.explicit, Phase.generate), report_multiple_bugs=False,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=(Phase.explicit, Phase.generate),
+    report_multiple_bugs=False,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @known
 @given(spec=quest_specs())
 def test_no_surface_passes_while_the_reference_counts_a_pending_run(spec: QuestSpec) -> None:

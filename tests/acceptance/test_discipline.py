@@ -28,9 +28,13 @@ def test_the_default_review_writes_its_cards_and_passes(quest, home, gate_json) 
 
 def test_a_review_naming_a_card_that_does_not_exist_fails(quest, gate_json) -> None:
     q, run = quest
-    review = q.review(q.root, [run], cards=[
-        {"card_id": "knowledge-deadbeef", "scope": "global", "action": "new", "target_run_id": run},
-    ])
+    review = q.review(
+        q.root,
+        [run],
+        cards=[
+            {"card_id": "knowledge-deadbeef", "scope": "global", "action": "new", "target_run_id": run},
+        ],
+    )
     code, out = gate_json("check", str(q.root))
     assert code == 1
     assert found(out) == [("review.missing-card", "/cards_written/0/card_id")]
@@ -52,7 +56,9 @@ def test_a_card_in_the_other_scope_gets_a_scope_hint(quest, gate_json) -> None:
     (q.root / "artifacts" / "decisions" / f"{wrong}.json").unlink()
     q.review(q.root, [run], cards=[{"card_id": card, "scope": "quest", "action": "new", "target_run_id": run}])
     code, out = gate_json("check", str(q.root))
-    assert code == 0 and [f["rule"] for f in out["findings"]] == ["index.missing-record"]  # the removed review's index line
+    assert code == 0 and [f["rule"] for f in out["findings"]] == [
+        "index.missing-record"
+    ]  # the removed review's index line
 
 
 def test_a_stale_index_line_does_not_make_a_deleted_card_exist(quest, home, gate_json) -> None:
@@ -67,11 +73,21 @@ def test_a_stale_index_line_does_not_make_a_deleted_card_exist(quest, home, gate
 
 def test_a_new_card_duplicating_an_existing_one_needs_a_neighbour_decision(quest, home, gate_json) -> None:
     q, run = quest
-    existing = q.card("global", "Router temperature matters", claim="Lower router temperature stabilises training.",
-                      lineage=[{"quest": "001", "run": run}], body="Context: sweep.\n\nObservation: T=0.5   beats T=1.0.")
+    existing = q.card(
+        "global",
+        "Router temperature matters",
+        claim="Lower router temperature stabilises training.",
+        lineage=[{"quest": "001", "run": run}],
+        body="Context: sweep.\n\nObservation: T=0.5   beats T=1.0.",
+    )
     # the same text, differing only in case and spacing, under another title
-    new = q.card("global", "A fresh lesson", claim="Temperature matters.", lineage=[{"quest": "001", "run": run}],
-                 body="CONTEXT:  Sweep.\nObservation:\tt=0.5 BEATS t=1.0. ")
+    new = q.card(
+        "global",
+        "A fresh lesson",
+        claim="Temperature matters.",
+        lineage=[{"quest": "001", "run": run}],
+        body="CONTEXT:  Sweep.\nObservation:\tt=0.5 BEATS t=1.0. ",
+    )
     entry = {"card_id": new, "scope": "global", "action": "new", "target_run_id": run}
     review = q.review(q.root, [run], cards=[entry])
     code, out = gate_json("check", str(q.root))
@@ -82,10 +98,19 @@ def test_a_new_card_duplicating_an_existing_one_needs_a_neighbour_decision(quest
 
     # the neighbour decision names the existing card: now it passes
     (q.root / "artifacts" / "decisions" / f"{review}.json").unlink()
-    q.review(q.root, [run], cards=[entry], neighbor_decisions=[
-        {"candidate_card_id": existing, "decision": "neighbor_but_separate", "target_run_id": run,
-         "reason": "same observation, different claim"},
-    ])
+    q.review(
+        q.root,
+        [run],
+        cards=[entry],
+        neighbor_decisions=[
+            {
+                "candidate_card_id": existing,
+                "decision": "neighbor_but_separate",
+                "target_run_id": run,
+                "reason": "same observation, different claim",
+            },
+        ],
+    )
     code, out = gate_json("check", str(q.root))
     assert code == 0, out["findings"]
 

@@ -10,18 +10,23 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import REPO, git
 
 from ds_gate.cli.main import main
 
+from helpers import REPO, git
+
 
 def pre_commit(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(Path(sys.executable).parent / "pre-commit"), *args], cwd=cwd, capture_output=True, text=True)
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "pre-commit"), *args], cwd=cwd, capture_output=True, text=True
+    )
 
 
 def local_config() -> str:
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
-    return yaml.safe_dump({"repos": [{"repo": "local", "hooks": [dict(h, language="system") for h in hooks]}]}, sort_keys=False)
+    return yaml.safe_dump(
+        {"repos": [{"repo": "local", "hooks": [dict(h, language="system") for h in hooks]}]}, sort_keys=False
+    )
 
 
 def statuses(gate_json, *argv: str) -> tuple[int, dict[str, tuple[str, str, str | None]]]:
@@ -59,14 +64,24 @@ def test_no_hook_and_a_hook_whose_python_is_gone_fail_with_the_fix(make_quest, g
     capsys.readouterr()
     hook = quest.root / ".git" / "hooks" / "pre-commit"
     text = hook.read_text()
-    hook.write_text("\n".join("DS_GATE_PYTHON='/nowhere/venv/bin/python3'" if line.startswith("DS_GATE_PYTHON=")
-                              else line for line in text.splitlines()) + "\n")
+    hook.write_text(
+        "\n".join(
+            "DS_GATE_PYTHON='/nowhere/venv/bin/python3'" if line.startswith("DS_GATE_PYTHON=") else line
+            for line in text.splitlines()
+        )
+        + "\n"
+    )
     code, checks = statuses(gate_json, str(quest.root))
     assert code == 1 and checks["hook"][0] == "fail" and "/nowhere/venv/bin/python3" in checks["hook"][1]
     # a hook from before the sys.path fix (`python -m ds_gate` in the worktree): a fail, and reinstalling heals it
     assert main(["install", str(quest.root), "-q"]) == 0
-    hook.write_text(hook.read_text().replace("""-c 'import sys; sys.argv[0] = "ds-gate"; sys.path[:] = [p for p in """
-                                             """sys.path if p]; import ds_gate.__main__'""", "-m ds_gate"))
+    hook.write_text(
+        hook.read_text().replace(
+            """-c 'import sys; sys.argv[0] = "ds-gate"; sys.path[:] = [p for p in """
+            """sys.path if p]; import ds_gate.__main__'""",
+            "-m ds_gate",
+        )
+    )
     assert '"$DS_GATE_PYTHON" -m ds_gate commit-check' in hook.read_text()
     capsys.readouterr()
     code, checks = statuses(gate_json, str(quest.root))
@@ -78,7 +93,9 @@ def test_no_hook_and_a_hook_whose_python_is_gone_fail_with_the_fix(make_quest, g
 
 
 @pytest.mark.slow
-def test_the_framework_on_a_branch_made_before_its_config_and_both_setups_at_once(make_quest, gate_json, capsys) -> None:
+def test_the_framework_on_a_branch_made_before_its_config_and_both_setups_at_once(
+    make_quest, gate_json, capsys
+) -> None:
     quest = make_quest()
     quest.worktree("idea-a", "idea/001-a")  # made before the config was committed
     (quest.root / ".pre-commit-config.yaml").write_text(local_config())
@@ -88,8 +105,12 @@ def test_the_framework_on_a_branch_made_before_its_config_and_both_setups_at_onc
     assert code == 1 and checks["pre-commit config"][0] == "fail"
     assert "idea/001-a" in checks["pre-commit config"][1] and "main" not in checks["pre-commit config"][1].split(":")[1]
     assert "ds-gate install" in checks["pre-commit config"][2]
-    failing = subprocess.run(["git", "commit", "--allow-empty", "-m", "x"], cwd=quest.root / ".ds/worktrees/idea-a",
-                             capture_output=True, text=True)
+    failing = subprocess.run(
+        ["git", "commit", "--allow-empty", "-m", "x"],
+        cwd=quest.root / ".ds/worktrees/idea-a",
+        capture_output=True,
+        text=True,
+    )
     assert failing.returncode != 0 and "No .pre-commit-config.yaml file was found" in failing.stdout + failing.stderr
     assert main(["install", str(quest.root), "-q"]) == 0  # ds-gate's hook chains the framework's
     capsys.readouterr()
@@ -121,8 +142,9 @@ def test_the_review_encoding_follows_the_quests_configuration(guarded, gate_json
 
 
 @pytest.mark.slow
-def test_the_framework_installed_with_allow_missing_config_fails_with_the_fix(make_quest, gate_json, capsys,
-                                                                              monkeypatch) -> None:
+def test_the_framework_installed_with_allow_missing_config_fails_with_the_fix(
+    make_quest, gate_json, capsys, monkeypatch
+) -> None:
     """Issue 18.2: `pre-commit install --allow-missing-config` lets a finalization commit on a
     branch made before the config (DeepScientist makes them all the time) pass ungated."""
     quest = make_quest()
@@ -139,7 +161,9 @@ def test_the_framework_installed_with_allow_missing_config_fails_with_the_fix(ma
     code, checks = statuses(gate_json, str(quest.root))
     status, message, fix = checks["missing config"]
     assert code == 1 and status == "fail" and "--allow-missing-config" in message and "ungated" in message
-    assert fix.startswith("for an agent-driven quest use the plain hook: ds-gate install") and "pre-commit install)" in fix
+    assert (
+        fix.startswith("for an agent-driven quest use the plain hook: ds-gate install") and "pre-commit install)" in fix
+    )
     assert "missing config (environment)" not in checks
     monkeypatch.setenv("PRE_COMMIT_ALLOW_NO_CONFIG", "1")
     assert statuses(gate_json, str(quest.root))[1]["missing config (environment)"][0] == "warn"
@@ -159,7 +183,12 @@ def test_a_framework_config_listing_the_push_gate_without_its_hook_fails(make_qu
     assert pre_commit(quest.root, "install").returncode == 0
     code, checks = statuses(gate_json, str(quest.root))
     status, message, fix = checks["pre-push hook"]
-    assert code == 1 and status == "fail" and "ds-gate-pre-push" in message and "pre-commit install --hook-type pre-push" in fix
+    assert (
+        code == 1
+        and status == "fail"
+        and "ds-gate-pre-push" in message
+        and "pre-commit install --hook-type pre-push" in fix
+    )
     assert pre_commit(quest.root, "install", "--hook-type", "pre-push").returncode == 0  # the fix, as printed
     assert "pre-push hook" not in statuses(gate_json, str(quest.root))[1]
 

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import git
 
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.kernel.version import HOMEPAGE
+
+from helpers import git
 
 HOOK_IDS = ("ds-gate-validate", "ds-gate-closure", "ds-gate-pre-push")
 
@@ -55,7 +56,9 @@ def test_an_include_that_moves_the_worktrees_hooks_fails_doctor(installed, gate_
     for asked in (quest.root, worktree):
         code, found = checks(gate_json, asked)
         assert code == 1 and found["worktree hooks"]["status"] == "fail", found
-        assert str(worktree) in found["worktree hooks"]["message"] and str(nohooks) in found["worktree hooks"]["message"]
+        assert (
+            str(worktree) in found["worktree hooks"]["message"] and str(nohooks) in found["worktree hooks"]["message"]
+        )
         assert "core.hooksPath" in found["worktree hooks"]["fix"]
 
 
@@ -94,18 +97,29 @@ def test_a_forged_copy_of_the_hooks_fails_doctor(installed, gate_json, capsys, w
     assert checks(gate_json, quest.root)[1]["hook"]["status"] == "ok"
 
 
-@pytest.mark.parametrize("line", ["DS_GATE_PYTHON='/usr/bin/python3'$(true)", "DS_GATE_PYTHON='/usr/bin/python3'; true",
-                                  "DS_GATE_PINNED_CONFIG=/x;exit 0"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "DS_GATE_PYTHON='/usr/bin/python3'$(true)",
+        "DS_GATE_PYTHON='/usr/bin/python3'; true",
+        "DS_GATE_PINNED_CONFIG=/x;exit 0",
+    ],
+)
 def test_an_assignment_that_runs_something_is_a_changed_hook(installed, gate_json, line) -> None:
     hook = installed.root / ".git" / "hooks" / "pre-push"
     variable = line.partition("=")[0]
-    hook.write_text("".join(line + "\n" if old.startswith(variable + "=") else old
-                            for old in hook.read_text().splitlines(keepends=True)))
+    hook.write_text(
+        "".join(
+            line + "\n" if old.startswith(variable + "=") else old for old in hook.read_text().splitlines(keepends=True)
+        )
+    )
     code, found = checks(gate_json, installed.root)
     assert code == 1 and found["hook"]["status"] == "fail" and "pre-push" in found["hook"]["message"], found
 
 
-def test_a_hook_installed_with_other_pins_is_still_ds_gates(installed, gate_json, capsys, monkeypatch, tmp_path) -> None:
+def test_a_hook_installed_with_other_pins_is_still_ds_gates(
+    installed, gate_json, capsys, monkeypatch, tmp_path
+) -> None:
     monkeypatch.setenv("DS_GATE_PINNED_CONFIG", str(tmp_path / "elsewhere" / "config.yaml"))
     monkeypatch.setenv("DS_GATE_PINNED_CACHE", str(tmp_path / "elsewhere" / "cache"))
     assert main(["install", str(installed.root), "-q"]) == 0
@@ -124,21 +138,33 @@ def hooks_repository(folder: Path) -> str:
     """A repository whose .pre-commit-hooks.yaml defines ds-gate's ids as ``true``; its head."""
     folder.mkdir(parents=True)
     git(folder, "init", "-q", "-b", "main")
-    (folder / ".pre-commit-hooks.yaml").write_text(yaml.safe_dump([
-        {"id": i, "name": i, "entry": "true", "language": "system", "always_run": True, "pass_filenames": False}
-        for i in HOOK_IDS]))
+    (folder / ".pre-commit-hooks.yaml").write_text(
+        yaml.safe_dump(
+            [
+                {"id": i, "name": i, "entry": "true", "language": "system", "always_run": True, "pass_filenames": False}
+                for i in HOOK_IDS
+            ]
+        )
+    )
     git(folder, "add", "-A")
     git(folder, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "hooks")
     return git(folder, "rev-parse", "HEAD").stdout.strip()
 
 
 def framework(quest: ExampleQuest, repo: str, rev: str) -> None:
-    (quest.root / ".pre-commit-config.yaml").write_text(yaml.safe_dump({
-        "default_install_hook_types": ["pre-commit", "pre-push"],
-        "repos": [{"repo": repo, "rev": rev, "hooks": [{"id": i} for i in HOOK_IDS]}]}, sort_keys=False))
+    (quest.root / ".pre-commit-config.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "default_install_hook_types": ["pre-commit", "pre-push"],
+                "repos": [{"repo": repo, "rev": rev, "hooks": [{"id": i} for i in HOOK_IDS]}],
+            },
+            sort_keys=False,
+        )
+    )
     quest.checkpoint(quest.root, "pre-commit config")
-    done = subprocess.run([str(Path(sys.executable).parent / "pre-commit"), "install"], cwd=quest.root,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "pre-commit"), "install"], cwd=quest.root, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -178,7 +204,10 @@ def test_the_frameworks_hooks_from_a_mirror_are_a_warning(make_quest, gate_json,
     code, found = checks(gate_json, quest.root)
     assert code == 0 and found["hook"]["status"] == "ok", found
     assert found["pre-commit hooks"]["status"] == "warn"
-    assert f"doctor cannot vouch for what {repo} runs as ds-gate-validate, ds-gate-closure" in found["pre-commit hooks"]["message"]
+    assert (
+        f"doctor cannot vouch for what {repo} runs as ds-gate-validate, ds-gate-closure"
+        in found["pre-commit hooks"]["message"]
+    )
 
 
 @pytest.mark.slow
@@ -198,13 +227,27 @@ HOOKS_INSTALLED = ("pre-commit", "pre-merge-commit", "pre-push")
 def _name_interpreter(hooks: Path, python: str, names: tuple[str, ...]) -> None:
     for name in names:
         lines = (hooks / name).read_text().splitlines(keepends=True)
-        (hooks / name).write_text("".join(f"DS_GATE_PYTHON={shlex.quote(python)}\n" if line.startswith("DS_GATE_PYTHON=")
-                                          else line for line in lines))
+        (hooks / name).write_text(
+            "".join(
+                f"DS_GATE_PYTHON={shlex.quote(python)}\n" if line.startswith("DS_GATE_PYTHON=") else line
+                for line in lines
+            )
+        )
 
 
-@pytest.mark.parametrize("where", ["/bin/true", "a script in .git/info", "a link to Python in .git/info",
-                                   "a link to Python in the home", "pre-push only"])
-def test_a_hook_naming_an_interpreter_that_is_not_the_users_python_fails_doctor(installed, gate_json, home, where) -> None:
+@pytest.mark.parametrize(
+    "where",
+    [
+        "/bin/true",
+        "a script in .git/info",
+        "a link to Python in .git/info",
+        "a link to Python in the home",
+        "pre-push only",
+    ],
+)
+def test_a_hook_naming_an_interpreter_that_is_not_the_users_python_fails_doctor(
+    installed, gate_json, home, where
+) -> None:
     quest = installed
     hooks, ran = quest.root / ".git" / "hooks", quest.root.parent.parent / "ran"
     if where == "/bin/true" or where == "pre-push only":
@@ -245,4 +288,6 @@ def test_a_pre_merge_commit_hook_that_is_not_ds_gates_is_reported(installed, gat
     lines = hook.read_text().splitlines(keepends=True)  # ds-gate's, with a line added: changed, a fail
     hook.write_text(lines[0] + "exit 0\n" + "".join(lines[1:]))
     code, found = checks(gate_json, quest.root)
-    assert code == 1 and found["hook"]["status"] == "fail" and "pre-merge-commit hook" in found["hook"]["message"], found
+    assert code == 1 and found["hook"]["status"] == "fail" and "pre-merge-commit hook" in found["hook"]["message"], (
+        found
+    )

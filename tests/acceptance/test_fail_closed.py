@@ -17,19 +17,22 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import add_remote, commit, git, head_subject
 
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
+
+from helpers import add_remote, commit, git, head_subject
 
 MANIFEST = "paper/paper_bundle_manifest.json"
 FETCH_FIX = "git config remote.origin.fetch '+refs/heads/*:refs/remotes/origin/*' && git fetch origin"
 
 
-def ds(*args: str, cwd: Path | None = None, stdin: str | None = None,
-       env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-m", "ds_gate", *args], cwd=cwd, input=stdin, capture_output=True,
-                          text=True, env=env)
+def ds(
+    *args: str, cwd: Path | None = None, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "ds_gate", *args], cwd=cwd, input=stdin, capture_output=True, text=True, env=env
+    )
     assert "Traceback" not in done.stderr, done.stderr
     return done
 
@@ -67,8 +70,7 @@ def fetch_by_name(origin: Path, clone: Path, *, remote: bool = True) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("remote", [True, False], ids=["remote configured", "no remote"])
-def test_a_clone_that_fetched_one_branch_by_name_stops_closure_and_finalization(on_a_branch, tmp_path,
-                                                                                remote) -> None:
+def test_a_clone_that_fetched_one_branch_by_name_stops_closure_and_finalization(on_a_branch, tmp_path, remote) -> None:
     quest, run = on_a_branch
     clone = tmp_path / "ci"
     fetch_by_name(quest.root, clone, remote=remote)
@@ -79,7 +81,9 @@ def test_a_clone_that_fetched_one_branch_by_name_stops_closure_and_finalization(
         assert FETCH_FIX in done.stderr and "fetch-depth: 0" in done.stderr, done.stderr
     assert ds("check", str(clone)).returncode == 0  # check warns and goes on
     assert "git.one-branch" in ds("check", str(clone), "--format", "json").stdout
-    [advice] = [c for c in json.loads(ds("doctor", str(clone), "--format", "json").stdout)["checks"] if c["name"] == "clone"]
+    [advice] = [
+        c for c in json.loads(ds("doctor", str(clone), "--format", "json").stdout)["checks"] if c["name"] == "clone"
+    ]
     assert advice["status"] == "warn" and FETCH_FIX in advice["fix"]
 
     assert main(["install", str(clone)]) == 0  # a finalization commit in that clone
@@ -89,7 +93,9 @@ def test_a_clone_that_fetched_one_branch_by_name_stops_closure_and_finalization(
     assert FETCH_FIX in rejected.stdout + rejected.stderr
     git(clone, "commit", "-q", "--no-verify", "-m", "paper: bundle")  # and its push
     tip = git(clone, "rev-parse", "HEAD").stdout.strip()
-    pushed = ds("pre-push", "origin", str(quest.root), cwd=clone, stdin=f"refs/heads/main {tip} refs/heads/main {'0' * 40}\n")
+    pushed = ds(
+        "pre-push", "origin", str(quest.root), cwd=clone, stdin=f"refs/heads/main {tip} refs/heads/main {'0' * 40}\n"
+    )
     assert pushed.returncode == 2 and FETCH_FIX in pushed.stderr, pushed.stdout + pushed.stderr
 
     if remote:  # the fix, followed: the run is seen and named
@@ -103,7 +109,9 @@ def test_a_narrowed_refspec_of_one_remote_is_not_hidden_by_another(on_a_branch, 
     quest, run = on_a_branch
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", "--single-branch", f"file://{quest.root}", str(clone))
-    git(clone, "remote", "add", "mirror", str(tmp_path / "nowhere.git"))  # fetches every branch of a remote never fetched
+    git(
+        clone, "remote", "add", "mirror", str(tmp_path / "nowhere.git")
+    )  # fetches every branch of a remote never fetched
     done = ds("closure", str(clone))
     assert done.returncode == 2 and "remote.origin.fetch = +refs/heads/main" in done.stderr, done.stderr
 
@@ -120,8 +128,19 @@ def test_the_actions_checkout_fetch_of_every_branch_still_runs_the_readme_recipe
     clone.mkdir()
     git(clone, "init", "-q")
     git(clone, "remote", "add", "origin", f"file://{quest.root}")
-    git(clone, "-c", "protocol.version=2", "fetch", "-q", "--prune", "--no-recurse-submodules", "origin",
-        "+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*", f"+{head}:refs/remotes/pull/1/merge")
+    git(
+        clone,
+        "-c",
+        "protocol.version=2",
+        "fetch",
+        "-q",
+        "--prune",
+        "--no-recurse-submodules",
+        "origin",
+        "+refs/heads/*:refs/remotes/origin/*",
+        "+refs/tags/*:refs/tags/*",
+        f"+{head}:refs/remotes/pull/1/merge",
+    )
     git(clone, "checkout", "-q", "--force", "-B", "main", "refs/remotes/origin/main")
     (tmp_path / "runner-temp").mkdir()
     results = {step: run_step(step, clone, tmp_path / "runner-temp") for step in readme_ci_steps()}
@@ -270,7 +289,9 @@ def outside_workspace(quest: ExampleQuest, tmp_path: Path, how: str) -> str:
         (quest.root / ".ds" / "worktrees").mkdir(parents=True, exist_ok=True)
         os.symlink(outside, quest.root / ".ds" / "worktrees" / "linked")
     elif how == "research_head_worktree_root":
-        (quest.root / ".ds" / "research_state.json").write_text(json.dumps({"research_head_worktree_root": str(outside)}))
+        (quest.root / ".ds" / "research_state.json").write_text(
+            json.dumps({"research_head_worktree_root": str(outside)})
+        )
     elif how == "the .ds folder linked out":
         (outside / "worktrees").mkdir()
         os.rename(outside / "artifacts", outside / "worktrees" / "artifacts")  # .ds/worktrees/<x>/artifacts, out
@@ -284,12 +305,20 @@ def outside_workspace(quest: ExampleQuest, tmp_path: Path, how: str) -> str:
     return run
 
 
-OUTSIDE = ["registered worktree", "link under .ds/worktrees", "research_head_worktree_root", "the .ds folder linked out",
-           "record folder linked out"]
-OUTSIDE_FIX = {"registered worktree": "git worktree move", "link under .ds/worktrees": "replace the link",
-               "research_head_worktree_root": "point research_head_worktree_root",
-               "the .ds folder linked out": "replace the link with the folder itself",
-               "record folder linked out": "replace the link with the file itself"}
+OUTSIDE = [
+    "registered worktree",
+    "link under .ds/worktrees",
+    "research_head_worktree_root",
+    "the .ds folder linked out",
+    "record folder linked out",
+]
+OUTSIDE_FIX = {
+    "registered worktree": "git worktree move",
+    "link under .ds/worktrees": "replace the link",
+    "research_head_worktree_root": "point research_head_worktree_root",
+    "the .ds folder linked out": "replace the link with the folder itself",
+    "record folder linked out": "replace the link with the file itself",
+}
 
 
 @pytest.mark.slow

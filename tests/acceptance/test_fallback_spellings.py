@@ -19,17 +19,27 @@ from pathlib import Path
 
 import pytest
 import test_main_writes as main_writes
-from helpers import git
 
 from ds_gate.kernel.finalizing import finalizing_reason
 from ds_gate.rules.finalization import quest_status
 
+from helpers import git
+
 pytestmark = pytest.mark.slow  # installs the hook and commits through it
 
 corpus = main_writes.corpus  # the corpus of what main writes, unpacked once (a fixture)
-PLAIN = {"kind": "decision", "schema_version": 1, "artifact_id": "dec-x", "id": "dec-x", "quest_id": "001",
-         "status": "pending", "verdict": "done", "action": "continue", "reason": "all experiments finished",
-         "source": {"kind": "agent"}}
+PLAIN = {
+    "kind": "decision",
+    "schema_version": 1,
+    "artifact_id": "dec-x",
+    "id": "dec-x",
+    "quest_id": "001",
+    "status": "pending",
+    "verdict": "done",
+    "action": "continue",
+    "reason": "all experiments finished",
+    "source": {"kind": "agent"},
+}
 FINALIZE = json.dumps({**PLAIN, "action": "finalize"}, indent=2, ensure_ascii=False)
 SCOPE = json.dumps({**PLAIN, "decision_scope": "quest_completion"}, indent=2, ensure_ascii=False)
 
@@ -38,18 +48,25 @@ DECISIONS = {
     "nbsp": ("artifacts/decisions/dec-x.json", FINALIZE.replace('"finalize"', '"\u00a0finalize"')),
     "ideographic-space": ("artifacts/decisions/dec-x.json", FINALIZE.replace('"finalize"', '"finalize\u3000"')),
     "escaped-newline": ("artifacts/decisions/dec-x.json", FINALIZE.replace('"finalize"', '"\\tfinalize\\n"')),
-    "separate-lines": ("artifacts/decisions/dec-x.json",
-                       FINALIZE.replace('"action": "finalize"', '"action"\n:\n"finalize"')),
-    "crlf-lines": ("artifacts/decisions/dec-x.json",
-                   FINALIZE.replace('"action": "finalize"', '"action"\r\n  :\r\n  "FINALIZE"')),
+    "separate-lines": (
+        "artifacts/decisions/dec-x.json",
+        FINALIZE.replace('"action": "finalize"', '"action"\n:\n"finalize"'),
+    ),
+    "crlf-lines": (
+        "artifacts/decisions/dec-x.json",
+        FINALIZE.replace('"action": "finalize"', '"action"\r\n  :\r\n  "FINALIZE"'),
+    ),
     "scope-nbsp": ("artifacts/decisions/dec-x.json", SCOPE.replace('"quest_completion"', '"quest_completion\u00a0"')),
-    "kind-escaped": ("artifacts/reports/dec-x.json",
-                     FINALIZE.replace('"kind": "decision"', '"kind": "d\\u0065cision"')),
+    "kind-escaped": (
+        "artifacts/reports/dec-x.json",
+        FINALIZE.replace('"kind": "decision"', '"kind": "d\\u0065cision"'),
+    ),
     # the escaped kind key beside a plain nested one ("source": {"kind": "agent"})
-    "kind-key-escaped": ("artifacts/reports/dec-x.json",
-                         FINALIZE.replace('"kind": "decision"', '"k\\u0069nd": "decision"')),
-    "kind-nbsp": ("artifacts/reports/dec-x.json",
-                  FINALIZE.replace('"kind": "decision"', '"kind": "decision\u00a0"')),
+    "kind-key-escaped": (
+        "artifacts/reports/dec-x.json",
+        FINALIZE.replace('"kind": "decision"', '"k\\u0069nd": "decision"'),
+    ),
+    "kind-nbsp": ("artifacts/reports/dec-x.json", FINALIZE.replace('"kind": "decision"', '"kind": "decision\u00a0"')),
     "kind-long-s": ("artifacts/reports/dec-x.json", FINALIZE.replace('"kind": "decision"', '"kind": "deci\u017fion"')),
     "kind-separate-lines": ("dec-x.json", FINALIZE.replace('"kind": "decision"', '"kind"\n:\n"decision"')),
 }
@@ -134,11 +151,20 @@ def test_what_only_looks_like_a_finalization_passes(quest: Path) -> None:
         "artifacts/decisions/dec-cjk.json": {**PLAIN, "action": "\u7ee7\u7eed", "reason": "finalize later"},
         "artifacts/decisions/dec-words.json": {**PLAIN, "action": "finalize the draft first", "reason": "x"},
         # main's write decision: its guidance names finalize among nested routes (old: refused)
-        "artifacts/decisions/dec-route.json": {**PLAIN, "action": "write", "guidance_vm": {
-            "alternative_routes": [{"action": "finalize", "label": "Finalize early"}],
-            "source_artifact_kind": "decision"}},
-        "artifacts/reports/r.json": {"kind": "report", "action": "finalize", "reason": "x\u0007y",
-                                     "source": {"kind": "agent"}},
+        "artifacts/decisions/dec-route.json": {
+            **PLAIN,
+            "action": "write",
+            "guidance_vm": {
+                "alternative_routes": [{"action": "finalize", "label": "Finalize early"}],
+                "source_artifact_kind": "decision",
+            },
+        },
+        "artifacts/reports/r.json": {
+            "kind": "report",
+            "action": "finalize",
+            "reason": "x\u0007y",
+            "source": {"kind": "agent"},
+        },
     }
     for name, record in near.items():
         text = json.dumps(record, indent=2, ensure_ascii=name.endswith("n.json") or "reports" in name)
@@ -154,7 +180,8 @@ def test_what_only_looks_like_a_finalization_passes(quest: Path) -> None:
 
 @pytest.mark.parametrize("template", main_writes.TEMPLATES)
 def test_every_ordinary_checkpoint_main_wrote_passes_the_fallback(
-        corpus: main_writes.Corpus, template: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus: main_writes.Corpus, template: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """All 248 accepted non-finalization cases of the corpus, each committed on its template's
     quest through the fallback, as DeepScientist's checkpoint commits them."""
     quest = fallback_quest(corpus, template, tmp_path, monkeypatch)
@@ -165,7 +192,8 @@ def test_every_ordinary_checkpoint_main_wrote_passes_the_fallback(
 
 
 def test_every_finalization_main_wrote_is_refused_by_the_fallback(
-        corpus: main_writes.Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus: main_writes.Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The fallback cannot tell whether runs are pending, so what main wrote to finalize is refused."""
     cases = corpus.accepted("idea", True)
     assert cases
@@ -197,10 +225,13 @@ def test_an_escaped_quote_colon_or_backslash_u_in_a_value_or_key_passes(quest: P
 def test_an_escape_in_a_key_still_finalizes(quest: Path) -> None:
     """The anchored key pattern still reads a real ``\\u`` escape in a top-level key, beside a key
     holding an escaped backslash before u and an escaped quote."""
-    cases = {"escape": FINALIZE.replace('"action"', '"\\u0061ction"'),
-             "scope": SCOPE.replace('"decision_scope"', '"decision\\u005fscope"'),
-             "after-backslash": FINALIZE.replace('"action"', '"\\u0061ction"').replace(
-                 '"reason"', '"C:\\\\users\\u0022": "x",\n  "reason"')}
+    cases = {
+        "escape": FINALIZE.replace('"action"', '"\\u0061ction"'),
+        "scope": SCOPE.replace('"decision_scope"', '"decision\\u005fscope"'),
+        "after-backslash": FINALIZE.replace('"action"', '"\\u0061ction"').replace(
+            '"reason"', '"C:\\\\users\\u0022": "x",\n  "reason"'
+        ),
+    }
     for case, text in cases.items():
         name = "artifacts/decisions/dec-x.json"
         assert finalizing_reason(name, text.encode()) is not None, case  # the Python hook refuses it
@@ -239,9 +270,15 @@ def link_checkpoint(quest: Path, setup: str) -> None:
         assert code == 0 and "ds-gate: warning:" in out, (setup, out)
 
 
-@pytest.mark.parametrize("setup, staged", [
-    ("yaml", ".quest-state.yaml"), ("bundle", ".bundle/paper_bundle_manifest.json"),
-    ("manifest", "paper/drafts/m.json"), ("on-the-way", ".s/q.yaml")])
+@pytest.mark.parametrize(
+    "setup, staged",
+    [
+        ("yaml", ".quest-state.yaml"),
+        ("bundle", ".bundle/paper_bundle_manifest.json"),
+        ("manifest", "paper/drafts/m.json"),
+        ("on-the-way", ".s/q.yaml"),
+    ],
+)
 def test_a_finalization_through_a_link_is_refused(quest: Path, setup: str, staged: str) -> None:
     """Break 25. Old: exit 0 for all four: the fallback matched only the literal paths, while the
     Python hook follows the link (kernel/links.py) and refuses."""

@@ -15,14 +15,15 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from corpus import CASES, Case
 from golden_quests import build_broken
 from helpers import git
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the reference reader
 
-import reference_reader  # noqa: E402
-from surfaces import Verdict, all_four  # noqa: E402
+import reference_reader
+from surfaces import Verdict, all_four
 
 pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
 
@@ -63,8 +64,9 @@ def test_the_four_surfaces_agree_on_the_corpus(case: Case, one_run_quest, tmp_pa
     case.breaks(one_run_quest)
     verdicts = surfaces_of(one_run_quest.root, tmp_path / "surfaces")
     problems = agree(verdicts)
-    assert not problems, "\n".join(problems) + "\n\n" + "\n---\n".join(f"{v.surface}:\n{v.output[-1200:]}"
-                                                                         for v in verdicts)
+    assert not problems, (
+        "\n".join(problems) + "\n\n" + "\n---\n".join(f"{v.surface}:\n{v.output[-1200:]}" for v in verdicts)
+    )
 
 
 def test_the_four_surfaces_agree_on_the_golden_quests(home: Path, tmp_path: Path) -> None:

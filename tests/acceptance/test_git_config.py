@@ -19,9 +19,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import git
 
 from ds_gate.cli.main import main
+
+from helpers import git
 
 pytest_plugins = ["pytester"]
 
@@ -31,10 +32,39 @@ echo "[GNUPG:] SIG_CREATED D 1 8 00 0 0 0" >&2
 printf -- '-----BEGIN PGP SIGNATURE-----\\n\\nZmFrZQ==\\n-----END PGP SIGNATURE-----\\n'
 """
 
-PROGRAMS = ["fsmonitor", "ssh", "askpass", "proxy", "altrefs", "gpg", "gpgssh", "gpgx509", "clean", "smudge", "process",
-            "textconv", "diffcmd", "external", "pager", "pagerlog", "pagerdiff", "credential", "uploadpack", "editor"]
-HOOKS = ["post-checkout", "post-index-change", "reference-transaction", "pre-commit", "post-commit", "pre-push",
-         "fsmonitor-watchman", "post-rewrite", "pre-auto-gc"]
+PROGRAMS = [
+    "fsmonitor",
+    "ssh",
+    "askpass",
+    "proxy",
+    "altrefs",
+    "gpg",
+    "gpgssh",
+    "gpgx509",
+    "clean",
+    "smudge",
+    "process",
+    "textconv",
+    "diffcmd",
+    "external",
+    "pager",
+    "pagerlog",
+    "pagerdiff",
+    "credential",
+    "uploadpack",
+    "editor",
+]
+HOOKS = [
+    "post-checkout",
+    "post-index-change",
+    "reference-transaction",
+    "pre-commit",
+    "post-commit",
+    "pre-push",
+    "fsmonitor-watchman",
+    "post-rewrite",
+    "pre-auto-gc",
+]
 
 
 def evil_config(bin_dir: Path) -> str:
@@ -138,8 +168,11 @@ def hostile(make_quest, home, arsenal):
 
 
 def gitdir_state(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 COMMANDS = {
@@ -167,7 +200,9 @@ def test_no_program_the_quest_configures_ever_runs(command, hostile, home, arsen
     monkeypatch.chdir(wt)
     if command == "pre-push":
         head = (quest.root / ".git" / "refs" / "heads" / "idea" / "001-a").read_text().strip()
-        monkeypatch.setattr("sys.stdin", io.StringIO(f"refs/heads/idea/001-a {head} refs/heads/idea/001-a {'0' * 40}\n"))
+        monkeypatch.setattr(
+            "sys.stdin", io.StringIO(f"refs/heads/idea/001-a {head} refs/heads/idea/001-a {'0' * 40}\n")
+        )
     memory_git = gitdir_state(home / "memory" / ".git")
     code = main([*args, "--format", "json"])
     capsys.readouterr()
@@ -202,8 +237,9 @@ def test_a_git_planted_in_the_quest_is_never_run(make_quest, tmp_path, monkeypat
     planted.chmod(0o755)
     real = Path(shutil.which("git") or "/usr/bin/git").parent
     env = {**os.environ, "PATH": f"{os.pathsep}{real}{os.pathsep}{Path(sys.executable).parent}"}
-    done = subprocess.run([sys.executable, "-m", "ds_gate", "check", "."], cwd=quest.root, env=env,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "check", "."], cwd=quest.root, env=env, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert not marker.exists()
 

@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import add_remote, commit, git, head_subject, imported_modules
 
 import ds_gate
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
-from ds_gate.hooks.install import CHAIN_SUFFIX, install
+from ds_gate.setup.install import CHAIN_SUFFIX, install
+
+from helpers import add_remote, commit, git, head_subject, imported_modules
 
 MANIFEST = "paper/paper_bundle_manifest.json"
 
@@ -100,7 +101,9 @@ def test_a_write_decision_is_routing_not_closure_and_never_blocks_a_checkpoint(g
     later = commit(idea, "experiment: record main main-002")
     assert later.returncode == 0, later.stdout + later.stderr
     assert head_subject(idea) == "experiment: record main main-002"
-    closure = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(quest.root)], capture_output=True, text=True)
+    closure = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "closure", str(quest.root)], capture_output=True, text=True
+    )
     assert closure.returncode == 1 and run in closure.stdout  # still pending: only finalization is gated
 
 
@@ -154,15 +157,20 @@ def test_an_invalid_staged_artifact_blocks_an_ordinary_checkpoint_and_says_where
     output = rejected.stdout + rejected.stderr
     assert rejected.returncode != 0
     assert f".ds/worktrees/paper-main-001/artifacts/decisions/{bad['artifact_id']}.json:1" in output
-    assert "[artifact.refused-by-main] DeepScientist refuses this decision record: Decision artifact requires `reason`." \
-        in output and "hint:" in output
+    assert (
+        "[artifact.refused-by-main] DeepScientist refuses this decision record: Decision artifact requires `reason`."
+        in output
+        and "hint:" in output
+    )
     assert rejected.stderr.strip().splitlines()[0] == "ds-gate commit-check: FAILED - 1 error, 0 warnings"
     (paper / "artifacts" / "decisions" / f"{bad['artifact_id']}.json").unlink()
     no_kind = quest.record(paper, "run", {"run_id": "main-009"}, index=False)
     rejected = commit(paper, "artifact: run")
     output = rejected.stdout + rejected.stderr
     assert rejected.returncode != 0 and f"artifacts/runs/{no_kind['artifact_id']}.json:1" in output, output
-    assert "[artifact.refused-by-main] DeepScientist refuses this run record: Run artifact requires `run_kind`." in output
+    assert (
+        "[artifact.refused-by-main] DeepScientist refuses this run record: Run artifact requires `run_kind`." in output
+    )
     assert rejected.stderr.strip().splitlines()[0] == "ds-gate commit-check: FAILED - 1 error, 0 warnings"
 
 
@@ -220,7 +228,9 @@ def test_install_keeps_and_chains_an_existing_hook_and_reinstalls_cleanly(make_q
     assert "the previous hook is kept as pre-commit.ds-gate-chained" in capsys.readouterr().out
     assert main(["install", str(quest.root)]) == 0  # again: ours is updated, the chain is not doubled
     assert "updated" in capsys.readouterr().out
-    assert sorted(p.name for p in hooks.iterdir() if p.name.startswith("pre-commit") and not p.name.endswith(".sample")) == ["pre-commit", "pre-commit" + CHAIN_SUFFIX]
+    assert sorted(
+        p.name for p in hooks.iterdir() if p.name.startswith("pre-commit") and not p.name.endswith(".sample")
+    ) == ["pre-commit", "pre-commit" + CHAIN_SUFFIX]
 
     quest.run(quest.root, "main-001")
     assert commit(quest.root, "checkpoint").returncode == 0
@@ -228,8 +238,13 @@ def test_install_keeps_and_chains_an_existing_hook_and_reinstalls_cleanly(make_q
 
     quest.run(quest.root, "main-002")
     git(quest.root, "add", "-A")
-    blocked = subprocess.run(["git", "commit", "-q", "-m", "blocked"], cwd=quest.root,
-                             env=dict(os.environ, FAIL="1"), capture_output=True, text=True)
+    blocked = subprocess.run(
+        ["git", "commit", "-q", "-m", "blocked"],
+        cwd=quest.root,
+        env=dict(os.environ, FAIL="1"),
+        capture_output=True,
+        text=True,
+    )
     assert blocked.returncode != 0 and head_subject(quest.root) == "checkpoint"  # its failure blocks the commit
 
 
@@ -288,8 +303,12 @@ def test_fifos_in_place_of_quest_files_are_not_read(make_quest) -> None:
     os.mkfifo(quest.root / "artifacts" / "_index.jsonl")
     (quest.root / ".ds" / "research_state.json").unlink(missing_ok=True)
     os.mkfifo(quest.root / ".ds" / "research_state.json")
-    done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(quest.root), "--format", "json"],
-                          capture_output=True, text=True, timeout=20)
+    done = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "closure", str(quest.root), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
     assert done.returncode == 1 and json.loads(done.stdout)["pending_run_ids"] == [run]
 
 
@@ -306,8 +325,9 @@ def test_the_checkpoint_fast_path_loads_no_heavy_module(gated, stage_a_run, stag
     if stage_a_report:
         quest.record(paper, "report", {"report_type": "git_operation", "summary": "checkpointed"})
     git(paper, "add", "-A")
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "ds_gate", "commit-check"], cwd=paper,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "ds_gate", "commit-check"], cwd=paper, capture_output=True, text=True
+    )
     assert done.returncode == 0 and done.stdout == ""
     imported = imported_modules(done.stderr)
     assert "ds_gate.kernel.checkpoint" in imported
@@ -320,9 +340,31 @@ def test_the_checkpoint_fast_path_loads_no_heavy_module(gated, stage_a_run, stag
 
 
 KERNEL = {"kernel", *(f"kernel.{p.stem}" for p in (Path(ds_gate.__file__).parent / "kernel").glob("*.py"))}
-HEAVY = {"argparse", "dataclasses", "inspect", "typing", "pathlib", "subprocess", "hashlib", "json", "re", "enum",
-         "jsonschema", "yaml", "git", "pluggy", "ds_gate.cli.main", "ds_gate.model", "ds_gate.model.findings", "ds_gate.model.records",
-         "ds_gate.sources.location", "ds_gate.engine.documents", "ds_gate.rules.records", "ds_gate.config.waivers", "ds_gate.config.quest"}
+HEAVY = {
+    "argparse",
+    "dataclasses",
+    "inspect",
+    "typing",
+    "pathlib",
+    "subprocess",
+    "hashlib",
+    "json",
+    "re",
+    "enum",
+    "jsonschema",
+    "yaml",
+    "git",
+    "pluggy",
+    "ds_gate.cli.main",
+    "ds_gate.model",
+    "ds_gate.model.findings",
+    "ds_gate.model.records",
+    "ds_gate.sources.location",
+    "ds_gate.engine.documents",
+    "ds_gate.rules.records",
+    "ds_gate.config.waivers",
+    "ds_gate.config.quest",
+}
 
 
 @pytest.mark.slow
@@ -337,13 +379,22 @@ def test_a_checkpoint_staging_fine_records_loads_no_heavy_module(gated, staged) 
     if "decision" in staged:
         quest.decision(paper, "continue")
     git(paper, "add", "-A")
-    done = subprocess.run(["git", "commit", "-q", "-m", "experiment: main-002"], cwd=paper, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
+    done = subprocess.run(
+        ["git", "commit", "-q", "-m", "experiment: main-002"],
+        cwd=paper,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"},
+    )
     assert done.returncode == 0 and head_subject(paper) == "experiment: main-002"
     lines = done.stderr.splitlines()
     assert [line for line in lines if not line.startswith("import time:")] == [] and done.stdout == ""
     imported = imported_modules("\n".join(lines))
-    assert {"ds_gate.kernel.checkpoint", "ds_gate.kernel.triage", "ds_gate.kernel.schema_fast"} <= imported  # judged, here
+    assert {
+        "ds_gate.kernel.checkpoint",
+        "ds_gate.kernel.triage",
+        "ds_gate.kernel.schema_fast",
+    } <= imported  # judged, here
     assert HEAVY & imported == set()
 
 

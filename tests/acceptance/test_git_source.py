@@ -10,9 +10,10 @@ import subprocess
 import sys
 
 import pytest
-from helpers import add_remote, git
 
 from ds_gate.cli.main import main
+
+from helpers import add_remote, git
 
 pytest_plugins = ["pytester"]
 
@@ -58,7 +59,9 @@ def test_a_clone_hides_the_runs_from_folders_but_not_from_branches(original, tmp
 
     code, by_default = gate_json("closure", str(clone))  # issue 14: a clone's branches are read unasked
     assert code == 1 and summary(by_default) == summary(on_original)
-    assert any(re.match(r"read [2-9] branch tips no worktree folder has checked out", note) for note in by_default["notes"])
+    assert any(
+        re.match(r"read [2-9] branch tips no worktree folder has checked out", note) for note in by_default["notes"]
+    )
 
     code, from_git = gate_json("closure", str(clone), "--from-git")
     assert code == 1
@@ -112,7 +115,11 @@ def test_a_clone_that_cannot_show_every_branch_stops_the_gate(original, tmp_path
     git(tmp_path, "clone", "-q", *how, f"file://{quest.root}", str(clone))
     for args in (["closure", str(clone)], ["closure", str(clone), "--from-git"]):
         done = subprocess.run([sys.executable, "-m", "ds_gate", *args], capture_output=True, text=True)
-        fix = "--unshallow" if "--depth" in how else "git config remote.origin.fetch '+refs/heads/*:refs/remotes/origin/*'"
+        fix = (
+            "--unshallow"
+            if "--depth" in how
+            else "git config remote.origin.fetch '+refs/heads/*:refs/remotes/origin/*'"
+        )
         assert done.returncode == 2 and "fetch-depth: 0" in done.stderr and fix in done.stderr, done.stderr
         assert "Traceback" not in done.stderr
     code, out = gate_json("check", str(clone))
@@ -171,14 +178,17 @@ def test_a_real_partial_clone_is_read_without_fetching_and_stops_closure(origina
     assert sorted(p.name for p in (clone / ".git" / "objects" / "pack").iterdir()) == objects  # nothing fetched
     done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(clone)], capture_output=True, text=True)
     assert done.returncode == 2 and "--refetch" in done.stderr and "Traceback" not in done.stderr, done.stderr
-    git(clone, "fetch", "-q", "--refetch", "--no-filter", "origin")  # the advice, followed: the gate sees every run again
+    git(
+        clone, "fetch", "-q", "--refetch", "--no-filter", "origin"
+    )  # the advice, followed: the gate sees every run again
     code, out = gate_json("closure", str(clone))
     assert code == 1 and out["pending_run_ids"] == [third]
     assert not [f for f in out["findings"] if f["rule"] == "git.object-missing"]
 
 
-def test_a_symlinked_runs_folder_on_a_branch_fails_closure_instead_of_hiding_its_runs(original, tmp_path,
-                                                                                     gate_json) -> None:
+def test_a_symlinked_runs_folder_on_a_branch_fails_closure_instead_of_hiding_its_runs(
+    original, tmp_path, gate_json
+) -> None:
     """Issue 15.7: ``artifacts/runs`` committed as a link (to a folder inside the quest) is read
     by the folder source but is only a link in git: --from-git used to pass with 0 runs."""
     quest, (first, second, third), review = original
@@ -190,11 +200,14 @@ def test_a_symlinked_runs_folder_on_a_branch_fails_closure_instead_of_hiding_its
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(quest.root), str(clone))
     code, out = gate_json("closure", str(clone), "--from-git")  # the runs behind it are unseen: a stop
-    assert code == 2 and "[git.symlink-in-tree]" in out["error"] and "analysis/idea-a/c-s1:artifacts/runs" in out["error"]
+    assert (
+        code == 2 and "[git.symlink-in-tree]" in out["error"] and "analysis/idea-a/c-s1:artifacts/runs" in out["error"]
+    )
     code, out = gate_json("check", str(clone), "--from-git")  # check lists it
     linked = [f for f in out["findings"] if f["rule"] == "git.symlink-in-tree"]
     assert [(f["path"], f["severity"]) for f in linked] == [
-        ("refs/remotes/origin/analysis/idea-a/c-s1:artifacts/runs", "error")]
+        ("refs/remotes/origin/analysis/idea-a/c-s1:artifacts/runs", "error")
+    ]
 
 
 @pytest.mark.slow
@@ -210,7 +223,9 @@ def test_the_pre_push_hook_gates_a_finalization_push(original, tmp_path) -> None
     (paper / "paper").mkdir()
     (paper / "paper" / "paper_bundle_manifest.json").write_text("{}\n")
     git(paper, "add", "-A")
-    git(paper, "commit", "-q", "--no-verify", "-m", "paper: bundle")  # past the commit hook, on purpose: the push is next
+    git(
+        paper, "commit", "-q", "--no-verify", "-m", "paper: bundle"
+    )  # past the commit hook, on purpose: the push is next
     rejected = git(paper, "push", "origin", "paper/main-001", check=False)
     assert rejected.returncode != 0
     output = rejected.stdout + rejected.stderr
@@ -261,8 +276,12 @@ def test_the_git_processes_do_not_grow_with_the_number_of_branches(original, tmp
 
     def calls() -> int:
         log.write_text("")
-        done = subprocess.run([sys.executable, "-m", "ds_gate", "candidates", str(quest.root), "--from-git"],
-                              capture_output=True, text=True, env=env)
+        done = subprocess.run(
+            [sys.executable, "-m", "ds_gate", "candidates", str(quest.root), "--from-git"],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         assert done.returncode == 0, done.stderr
         return len(log.read_text().splitlines())
 
@@ -285,20 +304,27 @@ def test_a_finalization_push_from_a_shallow_clone_stops_with_the_fetch_advice(or
     git(clone, "add", "-A")
     git(clone, "commit", "-q", "--no-verify", "-m", "paper: bundle")
     tip = git(clone, "rev-parse", "HEAD").stdout.strip()
-    done = subprocess.run([sys.executable, "-m", "ds_gate", "pre-push", "origin", str(remote)], cwd=clone,
-                          input=f"refs/heads/main {tip} refs/heads/main {'0' * 40}\n", capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "pre-push", "origin", str(remote)],
+        cwd=clone,
+        input=f"refs/heads/main {tip} refs/heads/main {'0' * 40}\n",
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 2 and "fetch-depth: 0" in done.stderr and "shallow" in done.stderr, done.stderr
 
 
 @pytest.mark.slow
-def test_a_path_waiver_holds_locally_and_in_a_clone_and_annotations_point_where_github_can(original, tmp_path,
-                                                                                          gate_json) -> None:
+def test_a_path_waiver_holds_locally_and_in_a_clone_and_annotations_point_where_github_can(
+    original, tmp_path, gate_json
+) -> None:
     """Issue 14: a waiver written from the local path of a finding waives the same finding read
     from a branch tip; a GitHub annotation names a file only when the checkout has it."""
     quest, (first, second, third), review = original
     local = f".ds/worktrees/analysis-c-s1/artifacts/runs/{third}.json"
     (quest.root / ".ds-gate.yaml").write_text(
-        f"waivers:\n  - rule: coverage.pending-run\n    path: {local}\n    reason: a smoke slice\n")
+        f"waivers:\n  - rule: coverage.pending-run\n    path: {local}\n    reason: a smoke slice\n"
+    )
     quest.checkpoint(quest.root, "waiver")
     code, here = gate_json("closure", str(quest.root), "--accept-quest-waivers")  # the owner accepts it (issue 24)
     assert code == 0 and here["ok"] is True
@@ -309,8 +335,12 @@ def test_a_path_waiver_holds_locally_and_in_a_clone_and_annotations_point_where_
         assert code == 0 and there["ok"] is True, args
         [pending] = [f for f in there["findings"] if f["rule"] == "coverage.pending-run"]
         assert pending["waived"] and pending["path"].endswith(f":artifacts/runs/{third}.json")
-    done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(clone), "--format", "github",
-                           "--accept-quest-waivers"], capture_output=True, text=True, cwd=clone)
+    done = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "closure", str(clone), "--format", "github", "--accept-quest-waivers"],
+        capture_output=True,
+        text=True,
+        cwd=clone,
+    )
     [line] = [x for x in done.stdout.splitlines() if "coverage.pending-run" in x]
     assert "file=" not in line and f"refs/remotes/origin/analysis/idea-a/c-s1:artifacts/runs/{third}.json" in line
 
@@ -345,7 +375,11 @@ def test_an_annotation_for_the_checked_out_branch_points_at_the_file(make_quest,
     quest.checkpoint(quest.root, "record")
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(quest.root), str(clone))
-    done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", ".", "--from-git", "--format", "github"],
-                          capture_output=True, text=True, cwd=clone)
+    done = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "closure", ".", "--from-git", "--format", "github"],
+        capture_output=True,
+        text=True,
+        cwd=clone,
+    )
     [line] = [x for x in done.stdout.splitlines() if "coverage.pending-run" in x]
     assert f"file=artifacts/runs/{run}.json" in line  # main is checked out: GitHub can show the file

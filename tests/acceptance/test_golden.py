@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from golden_quests import GOLDEN, build_all, commands, digest, outputs
 
 

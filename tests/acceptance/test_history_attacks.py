@@ -18,16 +18,23 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import git
 
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.sources import history
 
+from helpers import git
+
 CARD = "memory/knowledge/sparse-routing.md"
 ORIGIN = {
-    "id": "knowledge-04942297", "type": "knowledge", "kind": "knowledge", "title": "Sparse routing",
-    "quest_id": "001", "scope": "quest", "claim": "Load-balancing loss prevents expert collapse.", "confidence": 0.6,
+    "id": "knowledge-04942297",
+    "type": "knowledge",
+    "kind": "knowledge",
+    "title": "Sparse routing",
+    "quest_id": "001",
+    "scope": "quest",
+    "claim": "Load-balancing loss prevents expert collapse.",
+    "confidence": 0.6,
     "lineage": [{"quest": "001", "run": "run-aaaa0001", "direction": "idea-x", "note": "n"}],
 }
 PATCHED = dict(ORIGIN, claim="Something else.")
@@ -43,8 +50,13 @@ def commit_all(root: Path, message: str, when: str | None = None, paths: tuple[s
     """Commit past the hooks, dated ``when`` (author and committer) if given: the agent writes the dates."""
     git(root, "add", *paths)
     dated = {**os.environ, "GIT_COMMITTER_DATE": when, "GIT_AUTHOR_DATE": when} if when else None
-    subprocess.run(["git", "commit", "-q", "--no-verify", "--allow-empty", "-m", message], cwd=root, env=dated,
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["git", "commit", "-q", "--no-verify", "--allow-empty", "-m", message],
+        cwd=root,
+        env=dated,
+        check=True,
+        capture_output=True,
+    )
 
 
 def lower_bound(monkeypatch: pytest.MonkeyPatch, limit: int) -> None:
@@ -83,8 +95,7 @@ def patch_findings(gate_json, command: str, root: Path) -> tuple[int, list[tuple
 
 
 @pytest.mark.parametrize("how", ["delete-readd", "rename", "orphan"])
-def test_a_patch_laundered_through_a_deletion_a_rename_or_an_orphan_branch_is_judged(borrowing, gate_json,
-                                                                                      how) -> None:
+def test_a_patch_laundered_through_a_deletion_a_rename_or_an_orphan_branch_is_judged(borrowing, gate_json, how) -> None:
     quest = borrowing
     path = CARD
     if how == "delete-readd":  # two checkpoints: the card gone, then back at the same path with a new claim
@@ -158,8 +169,9 @@ def test_a_new_card_where_a_deleted_one_was_is_judged_against_it(borrowing, gate
 # ---------------------------------------------------------------- 16, 17: padding and the bound
 
 
-def test_padding_memory_with_other_files_does_not_push_the_patch_out_of_the_bound(borrowing, gate_json,
-                                                                                   monkeypatch) -> None:
+def test_padding_memory_with_other_files_does_not_push_the_patch_out_of_the_bound(
+    borrowing, gate_json, monkeypatch
+) -> None:
     quest = borrowing
     write_card(quest.root, CARD, PATCHED)
     commit_all(quest.root, "memory: patch")

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from corpus import CASES, alias_bomb
-from helpers import git
 
 from ds_gate.cli.main import main
+
+from corpus import CASES, alias_bomb
+from helpers import git
 
 pytest_plugins = ["pytester"]
 
@@ -94,15 +95,22 @@ def test_an_internal_error_is_one_line_and_exit_3_and_debug_shows_the_traceback(
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: boom\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[ds_gate]\nboom = boom\n")
-    (site / "boom.py").write_text("from ds_gate.plugins.hookspecs import hookimpl\n\n@hookimpl\ndef ds_gate_check_quest(quest, context):\n"
-                                  "    raise ZeroDivisionError('a bug in a check')\n")
+    (site / "boom.py").write_text(
+        "from ds_gate.plugins.hookspecs import hookimpl\n\n@hookimpl\ndef ds_gate_check_quest(quest, context):\n"
+        "    raise ZeroDivisionError('a bug in a check')\n"
+    )
     env = {**os.environ, "PYTHONPATH": str(site)}
-    plain = subprocess.run([sys.executable, "-m", "ds_gate", "check", str(quest.root)], capture_output=True, text=True, env=env)
+    plain = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "check", str(quest.root)], capture_output=True, text=True, env=env
+    )
     assert plain.returncode == 3
-    assert plain.stderr.strip().count("\n") == 0 and "internal error: ZeroDivisionError: a bug in a check" in plain.stderr
+    assert (
+        plain.stderr.strip().count("\n") == 0 and "internal error: ZeroDivisionError: a bug in a check" in plain.stderr
+    )
     assert "--debug" in plain.stderr and "Traceback" not in plain.stderr
-    debug = subprocess.run([sys.executable, "-m", "ds_gate", "check", str(quest.root), "--debug"], capture_output=True,
-                           text=True, env=env)
+    debug = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "check", str(quest.root), "--debug"], capture_output=True, text=True, env=env
+    )
     assert debug.returncode == 3 and "Traceback" in debug.stderr and "boom.py" in debug.stderr
 
 
@@ -135,13 +143,23 @@ def test_no_command_opens_a_network_socket(make_quest, home, tmp_path, pytester,
     guard.mkdir()
     (guard / "sitecustomize.py").write_text(NO_NETWORK)
     env = {**os.environ, "PYTHONPATH": str(guard)}
-    probe = subprocess.run([sys.executable, "-c", "import socket; socket.create_connection(('example.com', 80))"],
-                           capture_output=True, text=True, env=env)
+    probe = subprocess.run(
+        [sys.executable, "-c", "import socket; socket.create_connection(('example.com', 80))"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert "ds-gate tried to open a network socket" in probe.stderr  # the guard works
     decision = next((quest.root / "artifacts" / "decisions").glob("*.json"))
-    commands = [["check", str(quest.root)], ["closure", str(quest.root), "--from-git"], ["lineage", "--home", str(home)],
-                ["recall", "--tags", "topic:a", "--query", "lesson", "--home", str(home)], ["validate", str(decision)],
-                ["recent", str(quest.root)], ["candidates", str(quest.root), "--also-git"]]
+    commands = [
+        ["check", str(quest.root)],
+        ["closure", str(quest.root), "--from-git"],
+        ["lineage", "--home", str(home)],
+        ["recall", "--tags", "topic:a", "--query", "lesson", "--home", str(home)],
+        ["validate", str(decision)],
+        ["recent", str(quest.root)],
+        ["candidates", str(quest.root), "--also-git"],
+    ]
     for args in commands:
         done = subprocess.run([sys.executable, "-m", "ds_gate", *args], capture_output=True, text=True, env=env)
         assert done.returncode == 0, (args, done.stderr)
@@ -174,19 +192,29 @@ def test_schemas_refer_only_to_each_other() -> None:
 @pytest.mark.slow
 def test_a_50_mb_index_is_streamed_in_bounded_memory(quest, tmp_path) -> None:
     index = quest.root / "artifacts" / "_index.jsonl"
-    line = json.dumps({"artifact_id": "run-X", "kind": "run", "status": "completed", "path": "/nowhere/x.json",
-                       "summary": "s" * 200, "updated_at": "2026-01-01T00:00:00+00:00"})
+    line = json.dumps(
+        {
+            "artifact_id": "run-X",
+            "kind": "run",
+            "status": "completed",
+            "path": "/nowhere/x.json",
+            "summary": "s" * 200,
+            "updated_at": "2026-01-01T00:00:00+00:00",
+        }
+    )
     with index.open("w") as out:
         n = 0
         while out.tell() < 50_000_000:
             out.write(line.replace("run-X", f"run-{n:08x}") + "\n")
             n += 1
-    wrapper = ("import resource, subprocess, sys; "
-               f"p = subprocess.run([sys.executable, '-m', 'ds_gate', 'check', {str(quest.root)!r}, '--format', 'json'], "
-               "capture_output=True, text=True); "
-               "import json; d = json.loads(p.stdout); "
-               "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "
-               "sum(f['rule'] == 'index.missing-record' for f in d['findings']), len(d['completed_runs']))")
+    wrapper = (
+        "import resource, subprocess, sys; "
+        f"p = subprocess.run([sys.executable, '-m', 'ds_gate', 'check', {str(quest.root)!r}, '--format', 'json'], "
+        "capture_output=True, text=True); "
+        "import json; d = json.loads(p.stdout); "
+        "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "
+        "sum(f['rule'] == 'index.missing-record' for f in d['findings']), len(d['completed_runs']))"
+    )
     done = subprocess.run([sys.executable, "-c", wrapper], capture_output=True, text=True)
     code, peak_kb, missing, completed = map(int, done.stdout.split())
     assert code == 0
@@ -209,8 +237,12 @@ def test_the_alias_bomb_and_deep_nesting_end_within_two_seconds(quest, breaks) -
         with (quest.root / "artifacts" / "_index.jsonl").open("a") as out:
             out.write("{" * 10000 + "\n")
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"],
-                          capture_output=True, text=True, timeout=2)
+    done = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=2,
+    )
     assert time.monotonic() - start < 2
     assert done.returncode in (0, 1) and "Traceback" not in done.stderr
     assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 500 * 1024
@@ -228,8 +260,11 @@ def check_with_unreadable(quest: Any, path: Path) -> tuple[int, list[dict[str, A
     """``ds-gate check`` on the quest, unprivileged, while ``path`` cannot be read: (exit, findings)."""
     path.chmod(0)
     try:
-        done = subprocess.run(as_unprivileged([sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"]),
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            as_unprivileged([sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"]),
+            capture_output=True,
+            text=True,
+        )
     finally:
         path.chmod(0o644)
     assert "Traceback" not in done.stderr
@@ -257,11 +292,18 @@ def test_a_quest_and_a_home_on_a_read_only_mount(make_quest, home) -> None:
     quest.checkpoint(quest.root, "record")
     probe = mount_read_only(home, ["touch", str(home / "x")])
     assert probe.returncode != 0 and "Read-only file system" in probe.stderr, probe.stderr
-    for args in (["closure", str(quest.root)], ["closure", str(quest.root), "--from-git"], ["lineage"],
-                 ["recall", "--tags", "topic:a"]):
-        done = mount_read_only(home, [sys.executable, "-m", "ds_gate", *args, "--format", "json", "--home", str(home)]
-                               if args[0] in ("lineage", "recall") else [sys.executable, "-m", "ds_gate", *args, "--format",
-                                                                         "json"])
+    for args in (
+        ["closure", str(quest.root)],
+        ["closure", str(quest.root), "--from-git"],
+        ["lineage"],
+        ["recall", "--tags", "topic:a"],
+    ):
+        done = mount_read_only(
+            home,
+            [sys.executable, "-m", "ds_gate", *args, "--format", "json", "--home", str(home)]
+            if args[0] in ("lineage", "recall")
+            else [sys.executable, "-m", "ds_gate", *args, "--format", "json"],
+        )
         assert done.returncode == 0, (args, done.stderr)
         out = json.loads(done.stdout)
         assert out["ok"] is True and "Traceback" not in done.stderr
@@ -283,8 +325,11 @@ def test_a_quest_whose_hooks_cannot_be_installed_is_an_install_failure(quest, tm
     home = quest.root.parent.parent
     elsewhere = tmp_path / "shared-hooks"
     subprocess.run(["git", "config", "core.hooksPath", str(elsewhere)], cwd=quest.root, check=True)
-    done = subprocess.run([sys.executable, "-m", "ds_gate", "install", "--home", str(home), "--format", "json"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "install", "--home", str(home), "--format", "json"],
+        capture_output=True,
+        text=True,
+    )
     assert "Traceback" not in done.stderr and not elsewhere.exists()  # nothing written outside the quest
     findings = json.loads(done.stdout)["findings"]
     assert done.returncode == 1 and [f["rule"] for f in findings] == ["install.failed"]
@@ -336,14 +381,32 @@ def test_a_folder_the_user_cannot_read_is_a_finding_and_closure_fails_closed(tar
     """Issue 15.10: ``chmod 000`` on a worktree, ``artifacts``, ``runs``, ``.ds`` or ``memory``. Run
     as an unprivileged user (root reads through permissions): never exit 3, never passes blind."""
     quest, wt, config = shared_quest
-    folder = {"worktree": wt, "artifacts": quest.root / "artifacts", "runs": quest.root / "artifacts" / "runs",
-              ".ds": quest.root / ".ds", "memory": quest.root / "memory"}[target]
-    env = {**os.environ, "HOME": str(config.parent), "GIT_CONFIG_GLOBAL": str(config), "DS_GATE_CACHE_DIR": "",
-           "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "DEEPSCIENTIST_HOME": str(quest.root.parent.parent)}
+    folder = {
+        "worktree": wt,
+        "artifacts": quest.root / "artifacts",
+        "runs": quest.root / "artifacts" / "runs",
+        ".ds": quest.root / ".ds",
+        "memory": quest.root / "memory",
+    }[target]
+    env = {
+        **os.environ,
+        "HOME": str(config.parent),
+        "GIT_CONFIG_GLOBAL": str(config),
+        "DS_GATE_CACHE_DIR": "",
+        "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+        "DEEPSCIENTIST_HOME": str(quest.root.parent.parent),
+    }
     folder.chmod(0o000)
     try:
-        results = {cmd: subprocess.run(as_unprivileged([sys.executable, "-m", "ds_gate", cmd, str(quest.root), "--format", "json"]),
-                                       capture_output=True, text=True, env=env) for cmd in ("check", "closure", "recent")}
+        results = {
+            cmd: subprocess.run(
+                as_unprivileged([sys.executable, "-m", "ds_gate", cmd, str(quest.root), "--format", "json"]),
+                capture_output=True,
+                text=True,
+                env=env,
+            )
+            for cmd in ("check", "closure", "recent")
+        }
     finally:
         folder.chmod(0o755)
     for cmd, done in results.items():
@@ -363,18 +426,34 @@ def test_a_home_under_a_folder_the_user_cannot_enter_is_a_finding(shared_quest, 
     private = tmp_path_factory.mktemp("private")
     (private / "home" / "memory" / "knowledge").mkdir(parents=True)
     private.chmod(0o000)
-    env = {**os.environ, "HOME": str(config.parent), "GIT_CONFIG_GLOBAL": str(config), "DS_GATE_CACHE_DIR": "",
-           "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "DEEPSCIENTIST_HOME": str(private / "home")}
+    env = {
+        **os.environ,
+        "HOME": str(config.parent),
+        "GIT_CONFIG_GLOBAL": str(config),
+        "DS_GATE_CACHE_DIR": "",
+        "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+        "DEEPSCIENTIST_HOME": str(private / "home"),
+    }
     try:
-        results = {cmd: subprocess.run(as_unprivileged([sys.executable, "-m", "ds_gate", *argv, "--format", "json"]),
-                                       capture_output=True, text=True, env=env)
-                   for cmd, argv in {"check": ["check", str(quest.root)], "closure": ["closure", str(quest.root)],
-                                     "lineage": ["lineage"]}.items()}
+        results = {
+            cmd: subprocess.run(
+                as_unprivileged([sys.executable, "-m", "ds_gate", *argv, "--format", "json"]),
+                capture_output=True,
+                text=True,
+                env=env,
+            )
+            for cmd, argv in {
+                "check": ["check", str(quest.root)],
+                "closure": ["closure", str(quest.root)],
+                "lineage": ["lineage"],
+            }.items()
+        }
     finally:
         private.chmod(0o700)
     for cmd, done in results.items():
         assert done.returncode == 1, (cmd, done.returncode, done.stderr)
         assert "Traceback" not in done.stderr
         report = json.loads(done.stdout)
-        assert any(f["rule"] == "card.unreadable" and "Permission denied" in f["message"] for f in report["findings"]), \
-            (cmd, report["findings"])
+        assert any(
+            f["rule"] == "card.unreadable" and "Permission denied" in f["message"] for f in report["findings"]
+        ), (cmd, report["findings"])

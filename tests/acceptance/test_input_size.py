@@ -13,14 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from corpus import GB, sparse
 from helpers import git
 
 MB = 1 << 20
-PEAK = ("import resource, subprocess, sys; "
-        "p = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=60); "
-        "sys.stderr.write(p.stderr); sys.stdout.write(p.stdout); "
-        "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+PEAK = (
+    "import resource, subprocess, sys; "
+    "p = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=60); "
+    "sys.stderr.write(p.stderr); sys.stdout.write(p.stdout); "
+    "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+)
 
 
 @pytest.fixture
@@ -29,8 +32,9 @@ def quest(one_run_quest):
 
 
 def ds_gate(*args: str, env: dict[str, str] | None = None, timeout: float = 30) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ds_gate", *args], capture_output=True, text=True, timeout=timeout,
-                          env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "ds_gate", *args], capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 def check_json(quest: Any, *args: str, env: dict[str, str] | None = None) -> tuple[int, list[dict[str, Any]]]:
@@ -44,8 +48,12 @@ def test_a_sparse_1_gb_record_is_refused_in_bounded_memory(quest) -> None:
     """Before: ``check`` peaked at 2,065 MB RSS (bytes, then text, then JSON). After: ~20 MB."""
     record = quest.root / "artifacts" / "runs" / "run-huge.json"
     sparse(record, GB, b'{"kind": "run", "artifact_id": "run-huge", "summary": "')
-    done = subprocess.run([sys.executable, "-c", PEAK, sys.executable, "-m", "ds_gate", "check", str(quest.root),
-                           "--format", "json"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK, sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     report, tail = done.stdout.rsplit("\n", 2)[0], done.stdout.rsplit("\n", 2)[1]
     code, peak_kb = map(int, tail.split())
     findings = json.loads(report)["findings"]
@@ -58,12 +66,17 @@ def test_a_sparse_1_gb_record_is_refused_in_bounded_memory(quest) -> None:
 @pytest.mark.slow
 def test_a_sparse_1_gb_card_is_refused_in_bounded_memory(quest) -> None:
     sparse(quest.root / "memory" / "knowledge" / "big.md", GB, b"---\nid: knowledge-big\ntitle: ")
-    done = subprocess.run([sys.executable, "-c", PEAK, sys.executable, "-m", "ds_gate", "check", str(quest.root),
-                           "--format", "json"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK, sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     report, tail = done.stdout.rsplit("\n", 2)[0], done.stdout.rsplit("\n", 2)[1]
     code, peak_kb = map(int, tail.split())
-    assert code == 1 and [(f["rule"], f["path"]) for f in json.loads(report)["findings"]] == \
-        [("input.too-large", "memory/knowledge/big.md")]
+    assert code == 1 and [(f["rule"], f["path"]) for f in json.loads(report)["findings"]] == [
+        ("input.too-large", "memory/knowledge/big.md")
+    ]
     assert peak_kb < 200 * 1024, f"peak RSS {peak_kb // 1024} MB"
 
 
@@ -73,7 +86,9 @@ def test_validate_refuses_a_device_at_once(device: str) -> None:
     done = ds_gate("validate", device, timeout=10)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     errors = [line for line in done.stdout.splitlines() if "error [" in line]
-    assert errors == [f"{device}: error [input.unreadable] cannot read {device}: not a regular file (a character device)"]
+    assert errors == [
+        f"{device}: error [input.unreadable] cannot read {device}: not a regular file (a character device)"
+    ]
 
 
 @pytest.mark.slow
@@ -103,8 +118,13 @@ def test_fifos_in_place_of_a_record_a_card_and_quest_yaml_never_block(quest) -> 
 
 def big_record(quest: Any, artifact_id: str = "run-big") -> Path:
     """A 2 MB run record: valid JSON, over a 1 MB limit."""
-    data = {"kind": "run", "artifact_id": artifact_id, "run_kind": "main_experiment", "status": "completed",
-            "summary": "x" * (2 * MB)}
+    data = {
+        "kind": "run",
+        "artifact_id": artifact_id,
+        "run_kind": "main_experiment",
+        "status": "completed",
+        "summary": "x" * (2 * MB),
+    }
     path = quest.root / "artifacts" / "runs" / f"{artifact_id}.json"
     path.write_text(json.dumps(data))
     return path
@@ -120,8 +140,10 @@ def test_the_limit_is_the_environments_and_a_record_under_it_is_read(quest) -> N
     assert code == 1 and finding["path"] == "artifacts/runs/run-big.json"
     assert "larger than 1 MB (2.0 MB), not read" in finding["message"] and "DS_GATE_MAX_FILE_MB" in finding["hint"]
     bad = ds_gate("check", str(quest.root), env={**os.environ, "DS_GATE_MAX_FILE_MB": "lots"})
-    assert bad.returncode == 2 and bad.stderr.strip() == "ds-gate: DS_GATE_MAX_FILE_MB must be a positive number of " \
-        "megabytes, not 'lots'"
+    assert (
+        bad.returncode == 2
+        and bad.stderr.strip() == "ds-gate: DS_GATE_MAX_FILE_MB must be a positive number of megabytes, not 'lots'"
+    )
 
 
 @pytest.mark.slow
@@ -133,13 +155,15 @@ def test_a_record_over_the_limit_in_git_is_the_same_finding_as_in_a_folder(quest
     git(quest.root, "branch", "idea/001-a")  # a tip no folder has checked out: read from git by default
     env = {**os.environ, "DS_GATE_MAX_FILE_MB": "1"}
     code, from_folders = check_json(quest, "--from-folders", env=env)
-    assert code == 1 and [(f["rule"], f["path"]) for f in from_folders if f["rule"] == "input.too-large"] == \
-        [("input.too-large", "artifacts/runs/run-big.json")]
+    assert code == 1 and [(f["rule"], f["path"]) for f in from_folders if f["rule"] == "input.too-large"] == [
+        ("input.too-large", "artifacts/runs/run-big.json")
+    ]
     code, from_git = check_json(quest, "--from-git", env=env)
     too_large = [(f["rule"], f["path"]) for f in from_git if f["rule"] == "input.too-large"]
     assert code == 1 and too_large == [("input.too-large", "refs/heads/idea/001-a:artifacts/runs/run-big.json")]
-    assert [f["message"].split(" is ", 1)[1] for f in from_git if f["rule"] == "input.too-large"] == \
-        [f["message"].split(" is ", 1)[1] for f in from_folders if f["rule"] == "input.too-large"]
+    assert [f["message"].split(" is ", 1)[1] for f in from_git if f["rule"] == "input.too-large"] == [
+        f["message"].split(" is ", 1)[1] for f in from_folders if f["rule"] == "input.too-large"
+    ]
 
 
 @pytest.mark.slow
@@ -150,8 +174,9 @@ def test_a_checkpoint_staging_a_record_over_the_limit_commits_with_a_warning(que
     big_record(quest)
     env = {**os.environ, "DS_GATE_MAX_FILE_MB": "1"}
     git(quest.root, "add", "-A")
-    done = subprocess.run(["git", "commit", "-q", "-m", "artifact: big run"], cwd=quest.root, capture_output=True,
-                          text=True, env=env)
+    done = subprocess.run(
+        ["git", "commit", "-q", "-m", "artifact: big run"], cwd=quest.root, capture_output=True, text=True, env=env
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "warning [input.too-large]" in done.stdout + done.stderr
     closure = ds_gate("closure", str(quest.root), "--format", "json", env=env)

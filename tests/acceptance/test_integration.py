@@ -35,8 +35,12 @@ pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
 
 STANDIN = Path(__file__).resolve().parents[1] / "standin"
 PASSED_ON = ("HOME", "PATH", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "DS_GATE_CACHE_DIR", "XDG_CACHE_HOME")
-APPROVAL = {"kind": "decision_request", "reply_mode": "blocking", "message": "May I complete the quest?",
-            "reply_schema": {"decision_type": "quest_completion_approval"}}
+APPROVAL = {
+    "kind": "decision_request",
+    "reply_mode": "blocking",
+    "message": "May I complete the quest?",
+    "reply_schema": {"decision_type": "quest_completion_approval"},
+}
 
 
 @pytest.fixture(scope="module")
@@ -46,11 +50,32 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path
     env = home / "runtime" / "python-env"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
     python = env / "bin" / "python"
-    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     (site / "_sdk.pth").write_text(str(_without_ds_gate(home / "sdk")) + "\n")  # the mcp SDK, PyYAML: not ds-gate
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
-                    "--no-build-isolation", "--no-index", str(STANDIN)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            str(STANDIN),
+        ],
+        check=True,
+        capture_output=True,
+    )
     yield {"home": home, "env": env, "python": python, "site": site}
 
 
@@ -81,13 +106,22 @@ def undo(home: Path) -> None:
     assert main(["install", "--deepscientist", "--undo", "--home", str(home)]) == 0
 
 
-def call(rt: dict[str, Path], root: Path, calls: list[tuple[str, dict[str, Any]]], namespace: str = "artifact",
-         errlog: Path | None = None) -> list[Any]:
+def call(
+    rt: dict[str, Path],
+    root: Path,
+    calls: list[tuple[str, dict[str, Any]]],
+    namespace: str = "artifact",
+    errlog: Path | None = None,
+) -> list[Any]:
     """Start the server as a runner does and make ``calls`` in order; the tool list comes first."""
     env = {name: os.environ[name] for name in PASSED_ON if name in os.environ}
     env |= {"DEEPSCIENTIST_HOME": str(rt["home"]), "DS_QUEST_ROOT": str(root), "DS_QUEST_ID": root.name}
-    params = StdioServerParameters(command=str(rt["python"]), args=["-m", "deepscientist.mcp.server", "--namespace",
-                                                                    namespace], cwd=str(root), env=env)
+    params = StdioServerParameters(
+        command=str(rt["python"]),
+        args=["-m", "deepscientist.mcp.server", "--namespace", namespace],
+        cwd=str(root),
+        env=env,
+    )
     out: list[Any] = []
     log = errlog or root.parent / f"{root.name}-{namespace}.log"
 
@@ -98,7 +132,9 @@ def call(rt: dict[str, Path], root: Path, calls: list[tuple[str, dict[str, Any]]
                 out.append(sorted(tool.name for tool in (await session.list_tools()).tools))
                 for name, args in calls:
                     result = await session.call_tool(name, args)
-                    structured = getattr(result, "structured_content", None) or getattr(result, "structuredContent", None)
+                    structured = getattr(result, "structured_content", None) or getattr(
+                        result, "structuredContent", None
+                    )
                     out.append(structured.get("result", structured) if isinstance(structured, dict) else result)
 
     anyio.run(scenario)
@@ -107,9 +143,17 @@ def call(rt: dict[str, Path], root: Path, calls: list[tuple[str, dict[str, Any]]
 
 
 def review(run_ids: list[str], **extra: Any) -> dict[str, Any]:
-    return {"kind": "report", "report_type": "distill_review", "summary": "distilled", "reviewed_run_ids": run_ids,
-            "cards_written": [], "neighbor_decisions": [], "reason_if_empty": "a smoke test: nothing reusable",
-            "suppress_if_semantically_equivalent": False, **extra}
+    return {
+        "kind": "report",
+        "report_type": "distill_review",
+        "summary": "distilled",
+        "reviewed_run_ids": run_ids,
+        "cards_written": [],
+        "neighbor_decisions": [],
+        "reason_if_empty": "a smoke test: nothing reusable",
+        "suppress_if_semantically_equivalent": False,
+        **extra,
+    }
 
 
 def reply(root: Path, interaction_id: str) -> None:
@@ -120,8 +164,10 @@ def reply(root: Path, interaction_id: str) -> None:
 
 
 def tree_hash(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
-            for p in sorted(folder.rglob("*"))}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
+        for p in sorted(folder.rglob("*"))
+    }
 
 
 def test_an_approval_spelt_with_spaces_is_refused_as_main_reads_it(runtime) -> None:
@@ -144,15 +190,29 @@ def test_complete_quest_is_refused_with_the_pending_ids_until_a_valid_review_is_
     try:
         before = (root / "quest.yaml").read_bytes()
         untouched = tree_hash(root)
-        tools, asked, completed, candidates, bad_check, bad_record, rfc_record = call(runtime, root, [
-            ("interact", APPROVAL),
-            ("complete_quest", {"summary": "done"}),
-            ("list_distill_candidates", {}),
-            ("validate_distill_review", {"payload": review(["main-001"])}),
-            ("record", {"payload": review(["main-001"])}),
-            ("record", {"payload": {**review([run]), "kind": "decision", "action": "distill_review", "verdict": "ok",
-                                    "reason": "r"}}),
-        ])
+        tools, asked, completed, candidates, bad_check, bad_record, rfc_record = call(
+            runtime,
+            root,
+            [
+                ("interact", APPROVAL),
+                ("complete_quest", {"summary": "done"}),
+                ("list_distill_candidates", {}),
+                ("validate_distill_review", {"payload": review(["main-001"])}),
+                ("record", {"payload": review(["main-001"])}),
+                (
+                    "record",
+                    {
+                        "payload": {
+                            **review([run]),
+                            "kind": "decision",
+                            "action": "distill_review",
+                            "verdict": "ok",
+                            "reason": "r",
+                        }
+                    },
+                ),
+            ],
+        )
         assert [c["run_id"] for c in candidates["candidates"]] == [run] and candidates["schema_version"] == 1
         assert {"list_distill_candidates", "list_recent", "validate_distill_review", "complete_quest"} <= set(tools)
         for refused in (asked, completed):
@@ -170,11 +230,15 @@ def test_complete_quest_is_refused_with_the_pending_ids_until_a_valid_review_is_
         assert not (root / "artifacts" / "reports").exists()
         assert tree_hash(root) == untouched  # refused or read-only, every one: the quest (.git too) is as it was
 
-        _, good_check, recorded, asked = call(runtime, root, [
-            ("validate_distill_review", {"payload": review([run])}),
-            ("record", {"payload": review([run])}),
-            ("interact", APPROVAL),
-        ])
+        _, good_check, recorded, asked = call(
+            runtime,
+            root,
+            [
+                ("validate_distill_review", {"payload": review([run])}),
+                ("record", {"payload": review([run])}),
+                ("interact", APPROVAL),
+            ],
+        )
         assert good_check["ok"] is True and good_check["closure_ok_after"] is True, good_check
         assert recorded["ok"] is True and recorded["checkpoint"]["committed"] is True, recorded
         assert asked["ok"] is True
@@ -191,9 +255,16 @@ def test_submit_paper_bundle_is_refused_before_its_manifest_is_written(runtime) 
     install(runtime["home"])
     try:
         bundle = {"title": "T", "summary": "s", "outline_path": "paper/outline.json"}
-        _, refused, recorded, submitted = call(runtime, root, [
-            ("submit_paper_bundle", bundle), ("record", {"payload": review([run])}), ("submit_paper_bundle", bundle)])
-        assert refused["ok"] is False and refused["status"] == "distill_review_required" and refused["pending_run_ids"] == [run]
+        _, refused, recorded, submitted = call(
+            runtime,
+            root,
+            [("submit_paper_bundle", bundle), ("record", {"payload": review([run])}), ("submit_paper_bundle", bundle)],
+        )
+        assert (
+            refused["ok"] is False
+            and refused["status"] == "distill_review_required"
+            and refused["pending_run_ids"] == [run]
+        )
         assert recorded["ok"] is True
         assert submitted["ok"] is True and (root / "paper" / "paper_bundle_manifest.json").is_file(), submitted
         # main's own refusals still come through unchanged once the runs are covered
@@ -238,8 +309,11 @@ def test_an_unknown_version_or_shape_wraps_nothing_and_doctor_says_so(runtime, c
     finally:
         metadata.write_text(original)
     service = runtime["site"] / "deepscientist" / "artifact" / "service.py"
-    original = _swap(service, "        summary: str = \"\",\n    ) -> dict[str, Any]:\n        import yaml",
-                     "        summary: str = \"\",\n        force: bool = False,\n    ) -> dict[str, Any]:\n        import yaml")
+    original = _swap(
+        service,
+        '        summary: str = "",\n    ) -> dict[str, Any]:\n        quest_root',
+        '        summary: str = "",\n        force: bool = False,\n    ) -> dict[str, Any]:\n        quest_root',
+    )
     try:
         tools, refused = call(runtime, root, [("complete_quest", {})], errlog=log)
         assert refused["status"] == "approval_required" and "list_distill_candidates" not in tools
@@ -260,8 +334,15 @@ def test_doctor_reports_installed_loaded_and_matching(runtime, capsys) -> None:
         main(["doctor", str(root), "--home", str(runtime["home"]), "--format", "json"])
         [check] = [c for c in json.loads(capsys.readouterr().out)["checks"] if c["name"] == "deepscientist integration"]
         assert check["status"] == "ok" and "installed, loaded and matching DeepScientist 1.6.0" in check["message"]
-        for name in ("ds_gate_deepscientist.pth", "_ds_gate_ds_boot.py", "_ds_gate_ds_wrap.py", "_ds_gate_ds_tools.py",
-                     "_ds_gate_ds.json"):
+        for name in (
+            "ds_gate_deepscientist.pth",
+            "_ds_gate_ds_boot.py",
+            "_ds_gate_ds_wrap.py",
+            "_ds_gate_ds_service.py",
+            "_ds_gate_ds_tools.py",
+            "_ds_gate_ds_toolspec.py",
+            "_ds_gate_ds.json",
+        ):
             (runtime["site"] / name).unlink()  # as when DeepScientist rebuilds its environment
         main(["doctor", str(root), "--home", str(runtime["home"]), "--format", "json"])
         [check] = [c for c in json.loads(capsys.readouterr().out)["checks"] if c["name"] == "deepscientist integration"]
@@ -288,8 +369,9 @@ def test_an_error_inside_ds_gate_is_a_refusal_and_the_server_lives_on(runtime) -
         (root / "quest.yaml").write_bytes(yaml_before)
         settings = json.loads(config.read_text())
         config.write_text(json.dumps({**settings, "python": "/bin/false"}))  # ds-gate's side dies without an answer
-        _, crashed, review_refused, tool_refused = call(runtime, root, [
-            ("complete_quest", {}), ("record", {"payload": review([run])}), ("list_recent", {})])
+        _, crashed, review_refused, tool_refused = call(
+            runtime, root, [("complete_quest", {}), ("record", {"payload": review([run])}), ("list_recent", {})]
+        )
         for answer in (crashed, review_refused, tool_refused):
             assert answer["ok"] is False and answer["status"] == "ds_gate_error", answer
             assert "gave no answer" in answer["message"] and "ds-gate doctor" in answer["message"]
@@ -303,20 +385,33 @@ def test_memory_write_defaults_to_global_only_with_its_switch(runtime) -> None:
     card = {"kind": "knowledge", "title": "A lesson", "body": "Context: x"}
     install(runtime["home"])
     try:
-        tools, written, recalled, queried, refused = call(runtime, root, [
-            ("write", card), ("list_knowledge_summaries", {"domain_tags": ["topic:x"]}),
-            ("list_knowledge_summaries", {"query": "lessons", "max_chars": 40, "order": "relevance"}),
-            ("list_knowledge_summaries", {"query": 7})], namespace="memory")
+        tools, written, recalled, queried, refused = call(
+            runtime,
+            root,
+            [
+                ("write", card),
+                ("list_knowledge_summaries", {"domain_tags": ["topic:x"]}),
+                ("list_knowledge_summaries", {"query": "lessons", "max_chars": 40, "order": "relevance"}),
+                ("list_knowledge_summaries", {"query": 7}),
+            ],
+            namespace="memory",
+        )
         assert "list_knowledge_summaries" in tools and written["scope"] == "quest"
         assert recalled["schema_version"] == 1 and recalled["domain_tags"] == ["topic:x"]
         # the text query, the budget and the order reach ds-gate through main's own memory server
-        assert queried["request"] == {"domain_tags": [], "kind": None, "limit": 20, "query": "lessons",
-                                      "max_chars": 40, "order": "relevance"}, queried
+        assert queried["request"] == {
+            "domain_tags": [],
+            "kind": None,
+            "limit": 20,
+            "query": "lessons",
+            "max_chars": 40,
+            "order": "relevance",
+        }, queried
         assert queried["rank_by"] == "text" and [r["title"] for r in queried["results"]] == ["A lesson"]
         assert sum(len(r["summary"]) for r in queried["results"]) <= 40
-        # a wrong type is refused by main's server itself (the SDK checks the tool's annotations): a tool error
+        # a wrong type is refused in main's server by the table's schema, before ds-gate is asked: a tool error
         assert getattr(refused, "is_error", getattr(refused, "isError", None)) is True  # both SDK lines' spelling
-        assert "query" in refused.content[0].text and "string" in refused.content[0].text
+        assert "query must be a string (or null), not int 7" in refused.content[0].text, refused.content[0].text
         install(runtime["home"], "--memory-global-scope")
         _, written = call(runtime, root, [("write", card)], namespace="memory")
         assert written["scope"] == "global" and Path(written["path"]).is_relative_to(runtime["home"] / "memory")
@@ -328,12 +423,21 @@ def test_undo_restores_the_environment_byte_for_byte(runtime) -> None:
     before = tree_hash(runtime["env"])
     install(runtime["home"], "--memory-global-scope")
     install(runtime["home"])  # a second install keeps what the first found
-    probe = subprocess.run([str(runtime["python"]), "-c", "import deepscientist.mcp.server, _ds_gate_ds_boot as b; "
-                            "import json; print(json.dumps(b.status()))"], capture_output=True, text=True, check=True,
-                           cwd=runtime["home"])
+    probe = subprocess.run(
+        [
+            str(runtime["python"]),
+            "-c",
+            "import deepscientist.mcp.server, _ds_gate_ds_boot as b; import json; print(json.dumps(b.status()))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=runtime["home"],
+    )
     assert json.loads(probe.stdout)["state"] == "wrapped"  # bytecode of ds-gate's modules now exists too
-    missing = subprocess.run([str(runtime["python"]), "-c", "import ds_gate.engine"], capture_output=True, text=True,
-                             cwd=runtime["home"])
+    missing = subprocess.run(
+        [str(runtime["python"]), "-c", "import ds_gate.engine"], capture_output=True, text=True, cwd=runtime["home"]
+    )
     assert missing.returncode != 0  # the integration runs without ds-gate in that environment
     assert tree_hash(runtime["env"]) != before
     undo(runtime["home"])
@@ -353,4 +457,3 @@ def test_a_pth_file_of_that_name_that_is_not_ds_gates_is_never_replaced_or_remov
         assert not (runtime["site"] / "_ds_gate_ds_boot.py").exists()
     finally:
         foreign.unlink()
-

@@ -28,15 +28,18 @@ def quest(make_quest: object) -> ExampleQuest:
     q.decision(q.root, "finalise")
     for n in range(3):
         (q.root / "artifacts" / "runs" / f"broken-{n}.json").write_text("{not json")
-    os.rename(q.root / "artifacts" / "runs" / "broken-0.json", os.fsencode(q.root / "artifacts" / "runs") + b"/bad-\xff.json")
+    os.rename(
+        q.root / "artifacts" / "runs" / "broken-0.json", os.fsencode(q.root / "artifacts" / "runs") + b"/bad-\xff.json"
+    )
     q.checkpoint(q.root, "records")
     return q
 
 
 @pytest.mark.parametrize("chunk", [1, 2, 3, 2048])
 @pytest.mark.parametrize("scope", ["closure", "check", "candidates"])
-def test_the_parts_join_to_the_one_piece_text(quest: ExampleQuest, monkeypatch: pytest.MonkeyPatch, chunk: int,
-                                              scope: str) -> None:
+def test_the_parts_join_to_the_one_piece_text(
+    quest: ExampleQuest, monkeypatch: pytest.MonkeyPatch, chunk: int, scope: str
+) -> None:
     monkeypatch.setattr(json_reporter, "CHUNK", chunk)
     report = evaluate(quest.root, scope)
     assert len(report.findings) >= 4 and len(getattr(report, "completed_runs", [])) in (0, 7)
@@ -45,8 +48,9 @@ def test_the_parts_join_to_the_one_piece_text(quest: ExampleQuest, monkeypatch: 
     json.loads(whole)
 
 
-def test_empty_lists_and_the_command_line(quest: ExampleQuest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                          capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+def test_empty_lists_and_the_command_line(
+    quest: ExampleQuest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
     monkeypatch.setattr(json_reporter, "CHUNK", 2)
     empty = tmp_path / "DeepScientist" / "quests" / "002"
     ExampleQuest(empty, "002").create()

@@ -11,12 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import add_remote, commit, git, imported_modules
 
 import ds_gate
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.kernel.layout import MANIFEST
+
+from helpers import add_remote, commit, git, imported_modules
 
 pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
 
@@ -65,7 +66,10 @@ def test_the_budget_counts_what_a_heavier_path_would_load(tmp_path: Path) -> Non
     """The probe is not blind: a card staged takes the full path's modules in the same count."""
     quest = ExampleQuest(tmp_path / "quests" / "001").create()
     git(quest.root, "add", "-A")
-    probe = PROBE.replace("from ds_gate.kernel.checkpoint import checkpoint_passes", "from ds_gate.engine.commit import commit_check as checkpoint_passes")
+    probe = PROBE.replace(
+        "from ds_gate.kernel.checkpoint import checkpoint_passes",
+        "from ds_gate.engine.commit import commit_check as checkpoint_passes",
+    )
     done = subprocess.run([sys.executable, "-c", probe], cwd=quest.root, capture_output=True, text=True, check=True)
     loaded = json.loads(done.stdout)["loaded"]
     own = [m for m in loaded if m.startswith("ds_gate.")]
@@ -73,8 +77,13 @@ def test_the_budget_counts_what_a_heavier_path_would_load(tmp_path: Path) -> Non
 
 
 def pushed_through_the_hook(workspace: Path, branch: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    done = subprocess.run(["git", "push", "-q", "origin", branch], cwd=workspace, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
+    done = subprocess.run(
+        ["git", "push", "-q", "origin", branch],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"},
+    )
     imported = imported_modules(done.stderr)
     return done, imported
 

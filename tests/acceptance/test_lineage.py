@@ -34,25 +34,42 @@ def rules(out: dict) -> list[tuple[str, str, str]]:
 def test_a_valid_three_quest_chain_passes(three, home, gate_json) -> None:
     quests, runs = three
     # the origin's artifact id, then 002's experiment run_id, then 003's artifact id
-    quests["001"].card("global", "Sparse routing needs load balancing", claim="Load-balancing loss prevents expert collapse.",
-                       lineage=[{"quest": "001", "run": runs["001"], "direction": "idea-a", "note": "found"},
-                                {"quest": "002", "run": "main-002"}, {"quest": "003", "run": runs["003"]}])
+    quests["001"].card(
+        "global",
+        "Sparse routing needs load balancing",
+        claim="Load-balancing loss prevents expert collapse.",
+        lineage=[
+            {"quest": "001", "run": runs["001"], "direction": "idea-a", "note": "found"},
+            {"quest": "002", "run": "main-002"},
+            {"quest": "003", "run": runs["003"]},
+        ],
+    )
     code, out = gate_json("lineage", "--home", str(home))
     assert code == 0, out["findings"]
     assert out["findings"] == []
-    assert [(c["card_id"].split("-")[0], c["scope"], c["experience"]) for c in out["cards"]] == [("knowledge", "global", True)]
+    assert [(c["card_id"].split("-")[0], c["scope"], c["experience"]) for c in out["cards"]] == [
+        ("knowledge", "global", True)
+    ]
     assert out["cards"][0]["path"] == "memory/knowledge/sparse-routing-needs-load-balancing.md"  # relative to the home
 
 
 def test_a_second_link_naming_a_run_that_does_not_exist_fails_with_a_did_you_mean(three, home, gate_json) -> None:
     quests, runs = three
     typo = runs["002"][:-1] + ("0" if runs["002"][-1] != "0" else "1")
-    card = quests["001"].card("global", "Chain with a dangling link", claim="c",
-                              lineage=[{"quest": "001", "run": runs["001"]}, {"quest": "002", "run": typo}])
+    card = quests["001"].card(
+        "global",
+        "Chain with a dangling link",
+        claim="c",
+        lineage=[{"quest": "001", "run": runs["001"]}, {"quest": "002", "run": typo}],
+    )
     code, out = gate_json("lineage", "--home", str(home))
     assert code == 1
     [finding] = out["findings"]
-    assert (finding["rule"], finding["pointer"], finding["severity"]) == ("lineage.unknown-run", "/lineage/1/run", "error")
+    assert (finding["rule"], finding["pointer"], finding["severity"]) == (
+        "lineage.unknown-run",
+        "/lineage/1/run",
+        "error",
+    )
     assert finding["path"] == "memory/knowledge/chain-with-a-dangling-link.md"
     text = (home / finding["path"]).read_text().splitlines()
     assert text[finding["line"] - 1].strip() == f"run: {typo}"
@@ -72,12 +89,17 @@ def test_a_chain_whose_first_entry_is_not_the_origin_fails(three, home, gate_jso
 
 def test_unknown_quests_repeated_entries_and_ids_that_would_leave_the_home(three, home, gate_json) -> None:
     quests, runs = three
-    quests["001"].card("global", "Messy chain", claim="c", lineage=[
-        {"quest": "001", "run": runs["001"]},
-        {"quest": "001", "run": "main-001"},  # the same run by its experiment run_id
-        {"quest": "404", "run": "run-00000000"},
-        {"quest": "../001", "run": runs["001"]},
-    ])
+    quests["001"].card(
+        "global",
+        "Messy chain",
+        claim="c",
+        lineage=[
+            {"quest": "001", "run": runs["001"]},
+            {"quest": "001", "run": "main-001"},  # the same run by its experiment run_id
+            {"quest": "404", "run": "run-00000000"},
+            {"quest": "../001", "run": runs["001"]},
+        ],
+    )
     (home / "outside").mkdir()
     code, out = gate_json("lineage", "--home", str(home))
     assert code == 1
@@ -98,8 +120,14 @@ def test_a_promoted_card_keeps_its_id_and_its_origin(three, home, gate_json) -> 
 
     # promote_to_global: the same id, scope global, promoted_from; this copy lost its quest_id,
     # so its origin comes from promoted_from
-    quests["002"].card("global", "Warm restarts hide divergence", card_id=card_id, quest_id=None,
-                       promoted_from={"quest_root": str(quests["002"].root), "path": "memory/knowledge/warm.md"}, **lesson)
+    quests["002"].card(
+        "global",
+        "Warm restarts hide divergence",
+        card_id=card_id,
+        quest_id=None,
+        promoted_from={"quest_root": str(quests["002"].root), "path": "memory/knowledge/warm.md"},
+        **lesson,
+    )
     code, out = gate_json("check", str(quests["002"].root))
     assert code == 0 and out["findings"] == []  # promoted: no more warning
     code, out = gate_json("lineage", "--home", str(home), str(quests["002"].root))
@@ -108,9 +136,14 @@ def test_a_promoted_card_keeps_its_id_and_its_origin(three, home, gate_json) -> 
     assert {c["card_id"] for c in out["cards"]} == {card_id}  # two files, one id
 
     # a promoted copy whose lineage starts elsewhere still fails
-    quests["002"].card("global", "Promoted elsewhere", quest_id=None, claim="c",
-                       promoted_from={"quest_root": str(quests["002"].root), "path": "x.md"},
-                       lineage=[{"quest": "003", "run": runs["003"]}])
+    quests["002"].card(
+        "global",
+        "Promoted elsewhere",
+        quest_id=None,
+        claim="c",
+        promoted_from={"quest_root": str(quests["002"].root), "path": "x.md"},
+        lineage=[{"quest": "003", "run": runs["003"]}],
+    )
     code, out = gate_json("lineage", "--home", str(home))
     assert rules(out) == [("lineage.not-origin", "promoted-elsewhere.md", "/lineage/0/quest")]
 
@@ -132,14 +165,23 @@ def test_the_lineage_command_explains_a_missing_home_and_a_bad_revision(tmp_path
 def test_check_follows_the_cards_a_review_wrote_into_global_memory(three, home, gate_json) -> None:
     quests, runs = three
     quest = quests["001"]
-    written = quest.card("global", "Lesson with a broken chain", claim="c",
-                         lineage=[{"quest": "001", "run": runs["001"]}, {"quest": "002", "run": "main-999"}])
-    quest.review(quest.root, [runs["001"]],
-                 cards=[{"card_id": written, "scope": "global", "action": "new", "target_run_id": runs["001"]}])
+    written = quest.card(
+        "global",
+        "Lesson with a broken chain",
+        claim="c",
+        lineage=[{"quest": "001", "run": runs["001"]}, {"quest": "002", "run": "main-999"}],
+    )
+    quest.review(
+        quest.root,
+        [runs["001"]],
+        cards=[{"card_id": written, "scope": "global", "action": "new", "target_run_id": runs["001"]}],
+    )
     code, out = gate_json("closure", str(quest.root))
     assert code == 1
     assert out["pending_run_ids"] == []  # the review covers the run ...
-    assert rules(out) == [("lineage.unknown-run", "lesson-with-a-broken-chain.md", "/lineage/1/run")]  # ... its card fails
+    assert rules(out) == [
+        ("lineage.unknown-run", "lesson-with-a-broken-chain.md", "/lineage/1/run")
+    ]  # ... its card fails
     assert out["home"] == str(home)
     assert out["findings"][0]["path"] == str(home / "memory" / "knowledge" / "lesson-with-a-broken-chain.md")
 
@@ -166,8 +208,12 @@ def test_without_a_home_links_to_other_quests_are_one_warning(tmp_path, gate_jso
     # a CI clone of one quest: its own runs resolve, other quests are simply not there
     quest = ExampleQuest(tmp_path / "clone" / "001", "001").create()
     run = quest.run(quest.root, "main-001")
-    quest.card("quest", "Local lesson", claim="c",
-               lineage=[{"quest": "001", "run": run}, {"quest": "002", "run": "run-1"}, {"quest": "001", "run": "main-404"}])
+    quest.card(
+        "quest",
+        "Local lesson",
+        claim="c",
+        lineage=[{"quest": "001", "run": run}, {"quest": "002", "run": "run-1"}, {"quest": "001", "run": "main-404"}],
+    )
     code, out = gate_json("check", str(quest.root), "--home", str(tmp_path / "no-home"))
     assert code == 1
     assert sorted((f["rule"], f["severity"], f["pointer"]) for f in out["findings"]) == [
@@ -175,7 +221,9 @@ def test_without_a_home_links_to_other_quests_are_one_warning(tmp_path, gate_jso
         ("card.quest-scope-lesson", "warning", ""),
         ("lineage.unknown-run", "error", "/lineage/2/run"),  # its own quest is still checked
     ]
-    assert "lineage links to quest 002" in next(f["message"] for f in out["findings"] if f["rule"] == "card.home-missing")
+    assert "lineage links to quest 002" in next(
+        f["message"] for f in out["findings"] if f["rule"] == "card.home-missing"
+    )
 
 
 @pytest.mark.slow
@@ -194,12 +242,17 @@ def test_a_quest_finds_the_home_it_lies_in_when_nothing_names_one(tmp_path, monk
     monkeypatch.setenv("HOME", str(tmp_path / "elsewhere"))
     for name in ("DEEPSCIENTIST_HOME", "DS_HOME"):
         monkeypatch.delenv(name, raising=False)
-    done = subprocess.run([sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"], capture_output=True, text=True
+    )
     out = _json.loads(done.stdout)
     assert done.returncode == 0 and out["home"] == str(home.resolve())
     assert "card.home-missing" not in {f["rule"] for f in out["findings"]}
-    lineage = subprocess.run([sys.executable, "-m", "ds_gate", "lineage", "001", "--format", "json"],
-                             capture_output=True, text=True, cwd=home / "quests")
+    lineage = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "lineage", "001", "--format", "json"],
+        capture_output=True,
+        text=True,
+        cwd=home / "quests",
+    )
     assert lineage.returncode == 0, lineage.stderr
     assert _json.loads(lineage.stdout)["home"] == str(home.resolve())

@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import git
 from hypothesis import HealthCheck, Phase, example, given, settings
+
+from helpers import git
 from main_payloads import accepted_payloads, written
 
 pytestmark = pytest.mark.slow  # installs the hook and commits through it (conftest.py)
@@ -38,13 +39,15 @@ def quest() -> Path:
     if not _QUEST:
         root = Path(tempfile.mkdtemp(prefix="ds-gate-main-accepts-")) / "DeepScientist" / "quests" / "001"
         root.mkdir(parents=True)
-        (root / "quest.yaml").write_text("quest_id: '001'\nstatus: active\nstartup_contract:\n  experience_distill:\n"
-                                         "    mode: 'on'\n")
+        (root / "quest.yaml").write_text(
+            "quest_id: '001'\nstatus: active\nstartup_contract:\n  experience_distill:\n    mode: 'on'\n"
+        )
         git(root, "init", "-q")
         git(root, "add", "-A")
         git(root, "commit", "-q", "-m", "quest")
-        done = subprocess.run([sys.executable, "-m", "ds_gate", "install", str(root)], capture_output=True, text=True,
-                              check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "ds_gate", "install", str(root)], capture_output=True, text=True, check=False
+        )
         assert done.returncode == 0, done.stdout + done.stderr
         _QUEST.append(root)
     return _QUEST[0]
@@ -58,9 +61,15 @@ def record(root: Path, payload: dict[str, Any], n: int) -> Path:
     return path
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-          phases=(Phase.explicit, Phase.generate), report_multiple_bugs=False,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=(Phase.explicit, Phase.generate),
+    report_multiple_bugs=False,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+)
 @example(payload={"kind": "run", "run_kind": "main_experiment", "metrics_summary": {"loss": float("nan")}})
 @example(payload={"kind": "decision", "action": "continue", "verdict": True, "reason": ["faster", "cheaper"]})
 @example(payload={"kind": "decision", "action": "stop", "verdict": {"a": 1}, "reason": " ", "artifact_id": 123})

@@ -43,8 +43,11 @@ class Corpus:
     cases: list[dict[str, Any]]
 
     def accepted(self, template: str, finalization: bool) -> list[dict[str, Any]]:
-        return [c for c in self.cases if c["ok"] and c["written"] and c["template"] == template
-                and c["finalization"] == finalization]
+        return [
+            c
+            for c in self.cases
+            if c["ok"] and c["written"] and c["template"] == template and c["finalization"] == finalization
+        ]
 
 
 @pytest.fixture(scope="session")
@@ -64,8 +67,9 @@ def make_quest(corpus: Corpus, template: str, where: Path) -> Path:
     git(quest, "init", "-q")
     git(quest, "add", "-A")
     git(quest, "commit", "-q", "-m", f"template {template}")
-    installed = subprocess.run([sys.executable, "-m", "ds_gate", "install", str(quest)], capture_output=True,
-                               text=True, check=False, cwd=where)
+    installed = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "install", str(quest)], capture_output=True, text=True, check=False, cwd=where
+    )
     assert installed.returncode == 0, installed.stdout + installed.stderr
     return quest
 
@@ -98,8 +102,12 @@ def refused(corpus: Corpus, cases: list[dict[str, Any]], quest: Path) -> list[st
 
 
 def closure(quest: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ds_gate", "closure", "--require", "--format", "json", str(quest)],
-                          capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "ds_gate", "closure", "--require", "--format", "json", str(quest)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 Committed = Callable[[str], tuple[Path, list[str]]]
@@ -121,15 +129,15 @@ def committed(corpus: Corpus, tmp_path_factory: pytest.TempPathFactory) -> Commi
 
 
 @pytest.mark.parametrize("template", TEMPLATES)
-def test_every_record_main_accepted_passes_an_ordinary_checkpoint(
-        committed: Committed, template: str) -> None:
+def test_every_record_main_accepted_passes_an_ordinary_checkpoint(committed: Committed, template: str) -> None:
     quest, failures = committed(template)
     assert not failures, f"{len(failures)} checkpoints refused:\n" + "\n".join(failures)
     assert git(quest, "status", "--porcelain").stdout == ""
 
 
 def test_every_finalization_main_accepted_passes_on_a_quest_with_no_run_pending(
-        corpus: Corpus, tmp_path_factory: pytest.TempPathFactory) -> None:
+    corpus: Corpus, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     cases = corpus.accepted("idea", True)
     assert cases and all(c["template"] == "idea" for c in corpus.cases if c["finalization"] and c["ok"])
     failures = []
@@ -150,6 +158,7 @@ def test_closure_reads_every_quest_main_wrote(committed: Committed, template: st
 
 def strict_json(text: str) -> Any:
     """``text`` as strict JSON: a bare NaN or Infinity token, which ``json.loads`` would read, fails."""
+
     def refuse(token: str) -> None:
         raise AssertionError(f"{token} in JSON output")
 
@@ -162,7 +171,7 @@ def nan_runs(quest: Path) -> set[str]:
     out = set()
     for path in quest.glob("artifacts/runs/*.json"):
         found: list[str] = []
-        data = json.loads(path.read_text(), parse_constant=lambda token: found.append(token) or float(token))
+        data = json.loads(path.read_text(), parse_constant=lambda token: found.append(token) or float(token))  # noqa: B023 (called here)
         if found and data.get("status") == "completed" and data.get("run_kind") in RUN_KINDS:
             out.add(path.stem)
     return out
@@ -181,7 +190,8 @@ def test_closure_counts_a_run_whose_record_holds_nan(committed: Committed) -> No
 
 
 def test_what_a_refused_call_left_behind_does_not_stop_the_next_checkpoint(
-        corpus: Corpus, tmp_path_factory: pytest.TempPathFactory) -> None:
+    corpus: Corpus, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """Two calls main refused still wrote files (a 0-byte ``<id>.json.<hex>.tmp`` from a lone
     surrogate; ``confirm_baseline`` with a non-ASCII id, after writing the baseline). DeepScientist's
     next checkpoint stages them, so the hook lets them through: neither is a record the gate judges

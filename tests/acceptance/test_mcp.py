@@ -22,14 +22,15 @@ from typing import Any
 import anyio  # the test extra installs the SDK: a missing one is an error here, never a silent skip
 import pytest
 import yaml
-from helpers import git
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from test_read_only import snapshot
 
-from ds_gate.agent.skill import TOOLS
+from ds_gate.agent.toolspec import BY_NAME as TOOLS
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import CheckpointRejected, ExampleQuest
+
+from helpers import git
 
 pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
 
@@ -65,8 +66,9 @@ async def connect(cwd: Path, errlog: Path, *args: str, env: dict[str, str] | Non
     list of variables (HOME, PATH, ...), as a runner would; the test's isolated git and home
     are passed on, and ``DS_QUEST_ROOT`` only when given."""
     server_env = {name: os.environ[name] for name in PASSED_ON if name in os.environ} | (env or {})
-    params = StdioServerParameters(command=sys.executable, args=["-m", "ds_gate", "mcp", *args], cwd=str(cwd),
-                                   env=server_env)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "ds_gate", "mcp", *args], cwd=str(cwd), env=server_env
+    )
     with errlog.open("a") as err:
         async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
@@ -108,10 +110,18 @@ def test_the_server_lists_the_five_tools_each_read_only_and_described(make_quest
                 assert len(tool.description or "") > 80
             schemas = {tool.name: _field(tool, "input_schema", "inputSchema") for tool in listed}
             assert schemas["draft_distill_review"]["required"] == ["run_ids"]
-            assert set(schemas["list_knowledge_summaries"]["properties"]) == {"domain_tags", "kind", "limit", "query",
-                                                                              "max_chars", "order"}
+            assert set(schemas["list_knowledge_summaries"]["properties"]) == {
+                "domain_tags",
+                "kind",
+                "limit",
+                "query",
+                "max_chars",
+                "order",
+            }
             assert set(schemas["list_recent"]["properties"]) == {"kind", "limit"}
-            assert schemas["check_closure"].get("properties") == {} == schemas["list_distill_candidates"].get("properties")
+            assert (
+                schemas["check_closure"].get("properties") == {} == schemas["list_distill_candidates"].get("properties")
+            )
 
     drive(scenario, errlog)
 
@@ -121,16 +131,25 @@ def test_each_tool_answers_with_structured_json(make_quest, home, tmp_path) -> N
     recall_priors_on(quest, domains=["sparse-routing"])
     idea = quest.worktree("idea-a", "idea/001-a")
     long_summary = "Experts collapse. " * 400
-    big = quest.run(idea, "main-001", summary=long_summary, metrics_summary={f"m{i}": i / 7 for i in range(1000)},
-                    details={"primary_metric_id": "acc", "primary_value": 0.84, "baseline_value": 0.8})
+    big = quest.run(
+        idea,
+        "main-001",
+        summary=long_summary,
+        metrics_summary={f"m{i}": i / 7 for i in range(1000)},
+        details={"primary_metric_id": "acc", "primary_value": 0.84, "baseline_value": 0.8},
+    )
     quest.checkpoint(idea, "experiment: record main main-001")
     gone = quest.worktree("gone", "run/001-gone")
     tip = quest.run(gone, "main-002", summary="Dense baseline reproduced.")
     quest.checkpoint(gone, "experiment: record main main-002")
     git(quest.root, "worktree", "remove", str(gone))  # the run now lives only on its branch
     quest.run(quest.root, "main-000", status="failed")
-    lesson = quest.card("global", "Routing collapses at high learning rates", claim="lr above 1e-3 collapses experts.",
-                        tags=["stage:baseline", "topic:routing"])
+    lesson = quest.card(
+        "global",
+        "Routing collapses at high learning rates",
+        claim="lr above 1e-3 collapses experts.",
+        tags=["stage:baseline", "topic:routing"],
+    )
     errlog = tmp_path / "server.err"
 
     async def scenario() -> None:
@@ -141,7 +160,11 @@ def test_each_tool_answers_with_structured_json(make_quest, home, tmp_path) -> N
             assert set(by_id) == {big, tip}
             first = by_id[big]
             assert (first["experiment_run_id"], first["run_kind"], first["workspace"], first["branch"]) == (
-                "main-001", "main_experiment", ".ds/worktrees/idea-a", "idea/001-a")
+                "main-001",
+                "main_experiment",
+                ".ds/worktrees/idea-a",
+                "idea/001-a",
+            )
             assert first["created_at"].startswith("2026-") and first["unread"] is None
             assert first["summary"].startswith("Experts collapse.") and len(first["summary"]) < 2100
             assert "clipped: " in first["summary"] and {"summary", "metrics_summary"} <= set(first["clipped"])
@@ -162,8 +185,11 @@ def test_each_tool_answers_with_structured_json(make_quest, home, tmp_path) -> N
             assert recalled["results"][0]["summary"].startswith("lr above 1e-3 collapses experts.")
             assert recalled["counts"] == {"cards_in_scope": 1, "of_kind": 1, "matching": 1, "returned": 1}
             assert "stage:baseline, sparse-routing" in recalled["notes"][0]
-            tagged = payload(await session.call_tool("list_knowledge_summaries",
-                                                     {"domain_tags": ["topic:nothing"], "kind": "knowledge", "limit": 5}))
+            tagged = payload(
+                await session.call_tool(
+                    "list_knowledge_summaries", {"domain_tags": ["topic:nothing"], "kind": "knowledge", "limit": 5}
+                )
+            )
             assert tagged["results"] == [] and tagged["tag_sources"] is None
             assert tagged["left_out"] == {"other_kinds": 0, "no_shared_tag": 1, "over_limit": 0, "collapsed_copies": 0}
 
@@ -184,8 +210,15 @@ def test_each_tool_answers_with_structured_json(make_quest, home, tmp_path) -> N
             assert drafted["payload"]["report_type"] == "distill_review"
             assert drafted["payload"]["suppress_if_semantically_equivalent"] is False
             assert [n["card_id"] for n in drafted["neighbours"][big]] == [lesson]
-            assert set(drafted["neighbours"][big][0]) == {"card_id", "title", "scope", "kind", "claim", "matched_tags",
-                                                          "path"}
+            assert set(drafted["neighbours"][big][0]) == {
+                "card_id",
+                "title",
+                "scope",
+                "kind",
+                "claim",
+                "matched_tags",
+                "path",
+            }
             assert "artifact.record(payload=" in drafted["instructions"]
 
     drive(scenario, errlog)
@@ -231,19 +264,24 @@ def test_bad_input_is_a_tool_error_with_the_clis_message(make_quest, tmp_path, c
             assert not is_error(await session.call_tool("check_closure", {}))  # the server lives on
         async with connect(tmp_path, errlog, env={"DS_QUEST_ROOT": str(nowhere)}) as session:
             for tool in TOOLS:
-                arguments = {"draft_distill_review": {"run_ids": [run]},
-                             "validate_distill_review": {"payload": {"kind": "report", "report_type": "distill_review"}}}
+                arguments = {
+                    "draft_distill_review": {"run_ids": [run]},
+                    "validate_distill_review": {"payload": {"kind": "report", "report_type": "distill_review"}},
+                }
                 result = await session.call_tool(tool, arguments.get(tool, {}))
                 assert is_error(result) and text(result) == messages["not-a-quest"], (tool, text(result))
 
     drive(scenario, errlog)
     for name in ("limit", "recall-limit", "kind", "recall-kind"):
         assert got[name] == messages[name]
-    assert got["experiment-id"] == (f"run_ids[0] is 'main-001', the experiment run_id of {run}, not a run artifact "
-                                    f"id; did you mean {run}? a review lists run artifact ids (run-xxxxxxxx)")
+    assert got["experiment-id"] == (
+        f"run_ids[0] is 'main-001', the experiment run_id of {run}, not a run artifact "
+        f"id; did you mean {run}? a review lists run artifact ids (run-xxxxxxxx)"
+    )
     assert got["typo"].endswith(f"which is not a run of this quest; did you mean {run}?")
-    assert got["failed-run"].startswith(f"run_ids[1] is '{failed}', a run of this quest that is not completed "
-                                        "(status 'failed'")
+    assert got["failed-run"].startswith(
+        f"run_ids[1] is '{failed}', a run of this quest that is not completed (status 'failed'"
+    )
     assert got["no-ids"].startswith("run_ids must name at least one completed run")
     # issue 25: a wrong argument type is one line naming the argument, not the validator's report with a link
     assert got["not-a-list"] == "run_ids must be a list of run artifact ids (strings, run-xxxxxxxx), not str 'run-1'"
@@ -279,7 +317,9 @@ def test_the_quest_is_found_at_each_call_from_ds_quest_root_or_quest(make_quest,
 def test_the_whole_loop_closes_the_quest_and_lets_the_paper_bundle_through(make_quest, home, tmp_path) -> None:
     quest = make_quest()
     idea = quest.worktree("idea-a", "idea/001-a")
-    main_run = quest.run(idea, "main-001", summary="Top-2 routing with a balancing loss matches dense at half the FLOPs")
+    main_run = quest.run(
+        idea, "main-001", summary="Top-2 routing with a balancing loss matches dense at half the FLOPs"
+    )
     quest.checkpoint(idea, "experiment: record main main-001")
     slice_ws = quest.worktree("analysis-a", "analysis/a/camp1-slice-a", "idea/001-a")
     slice_run = quest.run(slice_ws, "camp1:slice-a", run_kind="analysis.slice")
@@ -307,13 +347,25 @@ def test_the_whole_loop_closes_the_quest_and_lets_the_paper_bundle_through(make_
 
             review = drafted["payload"]  # completed as the skill says: one global lesson per run
             for run in ids:
-                card = quest.card("global", f"What {run} taught", claim=f"A falsifiable lesson of {run}.",
-                                  lineage=[{"quest": "001", "run": run}], tags=["stage:baseline", "topic:routing"],
-                                  body=f"Context: {run}.\n\nObservation: what it showed.")
-                review["cards_written"].append({"card_id": card, "scope": "global", "action": "new",
-                                                "target_run_id": run})
-            review["neighbor_decisions"].append({"candidate_card_id": older, "decision": "neighbor_but_separate",
-                                                 "target_run_id": main_run, "reason": "a cost claim, not a stability one"})
+                card = quest.card(
+                    "global",
+                    f"What {run} taught",
+                    claim=f"A falsifiable lesson of {run}.",
+                    lineage=[{"quest": "001", "run": run}],
+                    tags=["stage:baseline", "topic:routing"],
+                    body=f"Context: {run}.\n\nObservation: what it showed.",
+                )
+                review["cards_written"].append(
+                    {"card_id": card, "scope": "global", "action": "new", "target_run_id": run}
+                )
+            review["neighbor_decisions"].append(
+                {
+                    "candidate_card_id": older,
+                    "decision": "neighbor_but_separate",
+                    "target_run_id": main_run,
+                    "reason": "a cost claim, not a stability one",
+                }
+            )
             review["summary"] = "two runs distilled into two global lessons"
             checked = payload(await session.call_tool("validate_distill_review", {"payload": review}))
             assert (checked["ok"], checked["covers"], checked["pending_after"]) == (True, ids, []), checked
@@ -326,7 +378,11 @@ def test_the_whole_loop_closes_the_quest_and_lets_the_paper_bundle_through(make_
 
             after = payload(await session.call_tool("check_closure", {}))
             assert (after["ok"], after["verdict"], after["pending_run_ids"], after["next_call"]) == (
-                True, "passed", [], None)
+                True,
+                "passed",
+                [],
+                None,
+            )
             assert [f for f in after["findings"] if f["severity"] == "error"] == []
             assert payload(await session.call_tool("list_distill_candidates", {}))["candidates"] == []
 
@@ -351,13 +407,27 @@ def test_a_session_calling_every_tool_writes_nothing(make_quest, home, tmp_path)
     async def scenario() -> None:
         async with connect(idea, errlog) as session:
             for tool, arguments in (
-                ("list_distill_candidates", {}), ("list_knowledge_summaries", {}),
+                ("list_distill_candidates", {}),
+                ("list_knowledge_summaries", {}),
                 ("list_knowledge_summaries", {"domain_tags": ["topic:a"], "kind": "knowledge", "limit": 3}),
-                ("list_recent", {}), ("check_closure", {}), ("draft_distill_review", {"run_ids": [run]}),
-                ("draft_distill_review", {"run_ids": ["main-001"]}), ("list_recent", {"limit": 0}),
-                ("validate_distill_review", {"payload": {"kind": "report", "report_type": "distill_review",
-                                                         "artifact_id": "report-0000beef", "reviewed_run_ids": [run],
-                                                         "cards_written": [], "reason_if_empty": "noise"}}),
+                ("list_recent", {}),
+                ("check_closure", {}),
+                ("draft_distill_review", {"run_ids": [run]}),
+                ("draft_distill_review", {"run_ids": ["main-001"]}),
+                ("list_recent", {"limit": 0}),
+                (
+                    "validate_distill_review",
+                    {
+                        "payload": {
+                            "kind": "report",
+                            "report_type": "distill_review",
+                            "artifact_id": "report-0000beef",
+                            "reviewed_run_ids": [run],
+                            "cards_written": [],
+                            "reason_if_empty": "noise",
+                        }
+                    },
+                ),
             ):
                 await session.call_tool(tool, arguments)
 
@@ -367,7 +437,9 @@ def test_a_session_calling_every_tool_writes_nothing(make_quest, home, tmp_path)
 
 def test_without_the_extra_ds_gate_mcp_exits_2_with_one_line(tmp_path) -> None:
     hide = "import sys; sys.modules['mcp'] = None; from ds_gate.cli.main import main; sys.exit(main(['mcp']))"
-    done = subprocess.run([sys.executable, "-c", hide], cwd=tmp_path, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [sys.executable, "-c", hide], cwd=tmp_path, capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == "ds-gate mcp needs the mcp package: pip install 'ds-gate[mcp]'\n"
 
@@ -385,25 +457,36 @@ def test_the_server_says_its_version_and_the_schema_of_every_result(make_quest, 
     run = quest.run(quest.root, "main-001")
     quest.card("global", "A lesson", tags=["stage:baseline"])
     errlog = tmp_path / "server.err"
-    calls = {"list_distill_candidates": {}, "list_knowledge_summaries": {}, "list_recent": {}, "check_closure": {},
-             "draft_distill_review": {"run_ids": [run]},
-             "validate_distill_review": {"payload": {"kind": "report", "report_type": "distill_review",
-                                                     "reviewed_run_ids": ["main-001"]}}}
+    calls = {
+        "list_distill_candidates": {},
+        "list_knowledge_summaries": {},
+        "list_recent": {},
+        "check_closure": {},
+        "draft_distill_review": {"run_ids": [run]},
+        "validate_distill_review": {
+            "payload": {"kind": "report", "report_type": "distill_review", "reviewed_run_ids": ["main-001"]}
+        },
+    }
     assert set(calls) == set(TOOLS)
-    cli_version = subprocess.run([sys.executable, "-m", "ds_gate", "--version"], capture_output=True, text=True,
-                                 check=True).stdout.strip()
+    cli_version = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "--version"], capture_output=True, text=True, check=True
+    ).stdout.strip()
 
     async def scenario() -> None:
         server_env = {name: os.environ[name] for name in PASSED_ON if name in os.environ}
-        params = StdioServerParameters(command=sys.executable, args=["-m", "ds_gate", "mcp"], cwd=str(quest.root),
-                                       env=server_env)
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "ds_gate", "mcp"], cwd=str(quest.root), env=server_env
+        )
         with errlog.open("a") as err:
             async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as session:
                 started = await session.initialize()
                 info = _field(started, "server_info", "serverInfo")
                 assert (info.name, info.version) == ("ds_gate", __version__)
                 assert info.version and f"ds-gate {info.version}" == cli_version  # issue 27: it said ''
-                listed = {tool.name: _field(tool, "output_schema", "outputSchema") for tool in (await session.list_tools()).tools}
+                listed = {
+                    tool.name: _field(tool, "output_schema", "outputSchema")
+                    for tool in (await session.list_tools()).tools
+                }
                 for tool, arguments in calls.items():
                     schema = listed[tool]
                     assert schema and schema["type"] == "object" and "schema_version" in schema["required"], tool
@@ -422,8 +505,10 @@ def test_the_candidates_say_when_the_gate_is_off(make_quest, tmp_path) -> None:
             found = payload(await session.call_tool("list_distill_candidates", {}))
             assert [c["run_id"] for c in found["candidates"]] == [run]
             assert found["experience_distill_on"] is False and found["experience_distill"] is False
-            assert any("experience_distill is off" in note and "nothing requires their review" in note
-                       for note in found["notes"])
+            assert any(
+                "experience_distill is off" in note and "nothing requires their review" in note
+                for note in found["notes"]
+            )
             quest.write_quest_yaml(startup_contract={"experience_distill": "on"})
             found = payload(await session.call_tool("list_distill_candidates", {}))
             assert found["experience_distill_on"] is True and found["notes"] == []
@@ -451,8 +536,9 @@ def test_empty_domain_tags_recall_the_newest_cards_when_recall_priors_is_off(mak
     drive(scenario, errlog)
 
 
-def test_recent_lists_indexed_records_not_the_graph_deepscientist_writes_beside_them(make_quest, tmp_path,
-                                                                                      gate_json) -> None:
+def test_recent_lists_indexed_records_not_the_graph_deepscientist_writes_beside_them(
+    make_quest, tmp_path, gate_json
+) -> None:
     """PR #60's ``list_recent`` reads index lines; ``QuestService.create`` (through
     ``export_git_graph``) writes ``artifacts/graphs/git-graph.json``, indexed by nothing and
     with no timestamp: it is no recent artifact."""
@@ -461,8 +547,9 @@ def test_recent_lists_indexed_records_not_the_graph_deepscientist_writes_beside_
     graphs.mkdir(parents=True)
     (graphs / "git-graph.json").write_text(json.dumps({"kind": "graph", "nodes": [], "edges": []}))
     run = quest.run(quest.root, "main-001")
-    unindexed = quest.record(quest.root, "decision", {"action": "continue", "verdict": "good", "reason": "r"},
-                             index=False)["artifact_id"]
+    unindexed = quest.record(
+        quest.root, "decision", {"action": "continue", "verdict": "good", "reason": "r"}, index=False
+    )["artifact_id"]
     errlog = tmp_path / "server.err"
     seen: dict[str, list[str]] = {}
 
@@ -476,23 +563,36 @@ def test_recent_lists_indexed_records_not_the_graph_deepscientist_writes_beside_
     assert unindexed not in seen["mcp"] and "git-graph" not in seen["mcp"]
 
 
-def test_recall_over_mcp_takes_a_text_query_and_a_budget_and_returns_the_lessons_content(make_quest, home,
-                                                                                          tmp_path) -> None:
+def test_recall_over_mcp_takes_a_text_query_and_a_budget_and_returns_the_lessons_content(
+    make_quest, home, tmp_path
+) -> None:
     """Issue 29: the agent reaches what the CLI's --query does, with each card's summary, within max_chars."""
     quest = make_quest()
     recall_priors_on(quest, domains=["sparse-routing"])
-    target = quest.card("global", "Experts collapse without the balancing loss", tags=["topic:moe"],
-                        claim="Two experts took all tokens when the auxiliary load-balancing loss was off.",
-                        body="Context: MoE pretraining.\n\nObservation: the router sent 90% of tokens to two experts.")
+    target = quest.card(
+        "global",
+        "Experts collapse without the balancing loss",
+        tags=["topic:moe"],
+        claim="Two experts took all tokens when the auxiliary load-balancing loss was off.",
+        body="Context: MoE pretraining.\n\nObservation: the router sent 90% of tokens to two experts.",
+    )
     for n in range(8):
         quest.card("global", f"Unrelated stage lesson {n}", tags=["stage:baseline"], claim=f"Lesson {n}.")
     errlog = tmp_path / "server.err"
 
     async def scenario() -> None:
         async with connect(quest.root, errlog) as session:
-            found = payload(await session.call_tool("list_knowledge_summaries", {
-                "domain_tags": ["stage:baseline"], "query": "router collapse balancing loss", "limit": 3,
-                "max_chars": 90}))
+            found = payload(
+                await session.call_tool(
+                    "list_knowledge_summaries",
+                    {
+                        "domain_tags": ["stage:baseline"],
+                        "query": "router collapse balancing loss",
+                        "limit": 3,
+                        "max_chars": 90,
+                    },
+                )
+            )
             assert found["rank_by"] == "text" and found["results"][0]["card_id"] == target
             assert found["results"][0]["summary"].startswith("Two experts took all tokens")
             assert sum(len(r["summary"]) for r in found["results"]) <= 90

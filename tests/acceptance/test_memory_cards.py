@@ -86,8 +86,9 @@ def read_home(home: Path) -> tuple[list[Card], list]:
 
 def parse(text: str | bytes, kind: str = "knowledge") -> Card | None:
     raw = text.encode("utf-8") if isinstance(text, str) else text
-    return parse_card(raw, path=Path("/nowhere/memory") / kind / "x.md", display=f"memory/{kind}/x.md", scope="quest",
-                      kind=kind)
+    return parse_card(
+        raw, path=Path("/nowhere/memory") / kind / "x.md", display=f"memory/{kind}/x.md", scope="quest", kind=kind
+    )
 
 
 def rules(findings) -> list[str]:
@@ -195,7 +196,9 @@ def test_a_legacy_second_block_fills_missing_keys_and_leaves_the_body() -> None:
 
 
 def test_a_finding_on_a_legacy_key_points_into_the_second_block() -> None:
-    text = card_text("id: knowledge-1", "title: t", body="---\nlineage:\n- quest: '001'\n  run: run-1\nclaim: ''\n---\nBody.\n")
+    text = card_text(
+        "id: knowledge-1", "title: t", body="---\nlineage:\n- quest: '001'\n  run: run-1\nclaim: ''\n---\nBody.\n"
+    )
     card = parse(text)
     assert card is not None
     (finding,) = card_findings(card)
@@ -243,19 +246,24 @@ def test_card_tags_normalise_like_memory_service(value, expected) -> None:
 
 
 def test_tags_in_every_stored_shape_validate(home: Path) -> None:
-    shapes = {"list": "tags:\n- a\n- b", "comma": "tags: a, b, a", "json": "tags: '[\"a\",\"b\"]'", "none": "tags: null"}
+    shapes = {"list": "tags:\n- a\n- b", "comma": "tags: a, b, a", "json": 'tags: \'["a","b"]\'', "none": "tags: null"}
     for name, tags in shapes.items():
         write(home / "memory" / "knowledge" / f"{name}.md", card_text(f"id: knowledge-{name}", tags))
     cards, findings = read_home(home)
     assert findings == [] and len(cards) == 4
     assert {c.card_id: card_tags(c.meta.get("tags")) for c in cards} == {
-        "knowledge-list": ("a", "b"), "knowledge-comma": ("a", "b"), "knowledge-json": ("a", "b"), "knowledge-none": ()}
+        "knowledge-list": ("a", "b"),
+        "knowledge-comma": ("a", "b"),
+        "knowledge-json": ("a", "b"),
+        "knowledge-none": (),
+    }
     assert [f for c in cards for f in card_findings(c)] == []
 
 
 def test_unquoted_int_quest_id_and_datetime_load_and_validate() -> None:
-    card = parse(card_text("id: knowledge-1", "quest_id: 1", "created_at: 2026-11-22T02:02:08+00:00",
-                           "updated_at: 2026-11-22"))
+    card = parse(
+        card_text("id: knowledge-1", "quest_id: 1", "created_at: 2026-11-22T02:02:08+00:00", "updated_at: 2026-11-22")
+    )
     assert card is not None and not card.broken
     assert card.meta["quest_id"] == 1 and card.quest_id == "1"
     assert card.meta["created_at"] == "2026-11-22T02:02:08+00:00"  # a str, no longer a datetime
@@ -275,21 +283,34 @@ def test_jsonable_turns_yaml_values_into_json_values() -> None:
 
 def test_the_same_id_in_two_files_gives_two_cards(make_quest, home: Path) -> None:
     quest = make_quest()
-    card_id = quest.card("quest", "Warmup matters", claim="Warmup stabilises routing.",
-                         lineage=[{"quest": "001", "run": "run-1"}])
-    quest.card("global", "Warmup matters", card_id=card_id, claim="Warmup stabilises routing.",
-               lineage=[{"quest": "001", "run": "run-1"}],
-               promoted_from={"quest_root": str(quest.root), "path": "memory/knowledge/warmup-matters.md"})
+    card_id = quest.card(
+        "quest", "Warmup matters", claim="Warmup stabilises routing.", lineage=[{"quest": "001", "run": "run-1"}]
+    )
+    quest.card(
+        "global",
+        "Warmup matters",
+        card_id=card_id,
+        claim="Warmup stabilises routing.",
+        lineage=[{"quest": "001", "run": "run-1"}],
+        promoted_from={"quest_root": str(quest.root), "path": "memory/knowledge/warmup-matters.md"},
+    )
     # and a second file in the same folder that kept the id (a renamed title)
-    quest.card("global", "Warmup really matters", card_id=card_id, claim="Warmup stabilises routing.",
-               lineage=[{"quest": "001", "run": "run-1"}])
+    quest.card(
+        "global",
+        "Warmup really matters",
+        card_id=card_id,
+        claim="Warmup stabilises routing.",
+        lineage=[{"quest": "001", "run": "run-1"}],
+    )
     quest_cards, qf = read_cards(quest.root / "memory", scope="quest", contain=quest.root, base=quest.root)
     global_cards, gf = read_home(home)
     assert qf == [] and gf == []
     assert [c.card_id for c in quest_cards] == [card_id]
     assert [c.card_id for c in global_cards] == [card_id, card_id]
-    assert sorted(c.display for c in global_cards) == ["memory/knowledge/warmup-matters.md",
-                                                        "memory/knowledge/warmup-really-matters.md"]
+    assert sorted(c.display for c in global_cards) == [
+        "memory/knowledge/warmup-matters.md",
+        "memory/knowledge/warmup-really-matters.md",
+    ]
     promoted = next(c for c in global_cards if "promoted_from" in c.meta)
     assert promoted.scope == "global" and promoted.meta["scope"] == "global"
     assert promoted.origin_quests() == ["001"]
@@ -319,7 +340,10 @@ def test_idea_cards_one_level_down_are_read_deeper_ones_are_not(home: Path) -> N
     cards, findings = read_home(home)
     assert findings == []
     assert sorted((c.card_id, c.kind) for c in cards) == [
-        ("idea-1", "ideas"), ("idea-1-draft", "ideas"), ("idea-top", "ideas")]
+        ("idea-1", "ideas"),
+        ("idea-1-draft", "ideas"),
+        ("idea-top", "ideas"),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -460,8 +484,13 @@ def test_experience_schema_findings_carry_pointer_and_the_right_line(home: Path)
 
 
 def test_a_good_experience_card_written_like_memory_service_passes(writer: ExampleQuest, home: Path) -> None:
-    writer.card("global", "Sparse routing needs load balancing", claim="Load-balancing loss prevents expert collapse.",
-                lineage=[{"quest": "001", "run": "run-xxxx", "direction": "idea-x", "note": "n"}], confidence=0.7)
+    writer.card(
+        "global",
+        "Sparse routing needs load balancing",
+        claim="Load-balancing loss prevents expert collapse.",
+        lineage=[{"quest": "001", "run": "run-xxxx", "direction": "idea-x", "note": "n"}],
+        confidence=0.7,
+    )
     (card,), findings = read_home(home)
     assert findings == [] and card.is_experience and card_findings(card) == []
 
@@ -469,7 +498,11 @@ def test_a_good_experience_card_written_like_memory_service_passes(writer: Examp
 def test_schema_findings_of_a_knowledge_card() -> None:
     bad = {"type": "knowledge-cards", "quest_id": ["001"], "scope": "shared"}
     assert sorted((f.rule, f.pointer) for f in card_schema_findings(bad, "x.md")) == [
-        ("card.schema", "/id"), ("card.schema", "/quest_id"), ("card.schema", "/scope"), ("card.schema", "/type")]
+        ("card.schema", "/id"),
+        ("card.schema", "/quest_id"),
+        ("card.schema", "/scope"),
+        ("card.schema", "/type"),
+    ]
     assert card_schema_findings({"id": "knowledge-1", "confidence": 0}, "x.md") == []
 
 
@@ -515,7 +548,9 @@ def test_validate_reports_an_unreadable_frontmatter(home: Path, monkeypatch: pyt
     assert [(f["rule"], f["line"]) for f in out["findings"]] == [("card.frontmatter-invalid", 1)]
 
 
-def test_validate_passes_a_good_card(writer: ExampleQuest, home: Path, monkeypatch: pytest.MonkeyPatch, gate_json) -> None:
+def test_validate_passes_a_good_card(
+    writer: ExampleQuest, home: Path, monkeypatch: pytest.MonkeyPatch, gate_json
+) -> None:
     writer.card("global", "Router temperature matters", tags=["stage:experiment"])
     write(home / "memory" / "ideas" / "idea-1" / "idea.md", card_text("id: idea-1", "type: ideas", "kind: idea"))
     monkeypatch.chdir(home)

@@ -17,9 +17,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import add_remote, git, head_subject
 
 from ds_gate.cli.main import main
+
+from helpers import add_remote, git, head_subject
 
 pytest_plugins = ["pytester"]
 
@@ -208,7 +209,9 @@ def test_the_pytest_plugin_names_items_escaped(odd_quest, pytester) -> None:
     quest.run(quest.root, "main-002", artifact_id="run-esc\x1b[31m\r")
     result = pytester.runpytest_subprocess(f"--ds-gate={quest.root}", "-rA", "--color=no", "-p", "no:cacheprovider")
     out = "\n".join(result.outlines + result.errlines)
-    assert "pending: run-" in out and ", run-esc\\x1b[31m\\r" in out and "Traceback" not in out  # named by the coverage item
+    assert (
+        "pending: run-" in out and ", run-esc\\x1b[31m\\r" in out and "Traceback" not in out
+    )  # named by the coverage item
     assert "\x1b[31m" not in out and "\r" not in out
 
 
@@ -224,8 +227,14 @@ def test_control_characters_in_record_values_never_reach_the_terminal(hooked) ->
     git(quest.root, "add", "-A")
     git(quest.root, "commit", "-q", "--no-verify", "-m", "hostile values")
     decision = next((quest.root / "artifacts" / "decisions").glob("*.json"))
-    for args in (["check"], ["closure"], ["candidates"], ["recent"], ["check", "--format", "github"],
-                 ["closure", "--format", "github"]):
+    for args in (
+        ["check"],
+        ["closure"],
+        ["candidates"],
+        ["recent"],
+        ["check", "--format", "github"],
+        ["closure", "--format", "github"],
+    ):
         done = ds_gate(*args[:1], str(quest.root), *args[1:], cwd=quest.root)
         assert done.returncode in (0, 1) and b"Traceback" not in done.stderr, (args, done.stderr)
         assert not any(byte in done.stdout + done.stderr for byte in RAW_CONTROL), (args, done.stdout)

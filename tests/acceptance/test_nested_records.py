@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers import add_remote, git
-
 from ds_gate.kernel.checkpoint import checkpoint_passes
 from ds_gate.kernel.finalizing import finalizing_reason, may_finalize
+
+from helpers import add_remote, git
 
 TARBALL = Path(__file__).parent / "data" / "main-writes.tar.gz"
 IDS = ["sub/dec-fin", "../reports/dec-fin", "../../dec-fin"]
@@ -43,8 +43,9 @@ def make_quest(corpus: Path, template: str, where: Path) -> Path:
     git(quest, "init", "-q", "-b", "main")
     git(quest, "add", "-A")
     git(quest, "commit", "-q", "-m", f"template {template}")
-    done = subprocess.run([sys.executable, "-m", "ds_gate", "install", str(quest)], capture_output=True, text=True,
-                          check=False, cwd=where)
+    done = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "install", str(quest)], capture_output=True, text=True, check=False, cwd=where
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     add_remote(quest, where / "remote.git")
     pushed = git(quest, "push", "-q", "origin", "main", check=False)  # an ordinary push: nothing final sent
@@ -55,15 +56,35 @@ def make_quest(corpus: Path, template: str, where: Path) -> Path:
 def write_decision(workspace: Path, artifact_id: str, **fields: object) -> str:
     """The decision as main's ``ArtifactService.record`` writes it (``_artifact_path``: the id
     joined to the folder, ``..`` followed), with its index line; its path, as git names it."""
-    record = {"kind": "decision", "schema_version": 1, "artifact_id": artifact_id, "id": artifact_id,
-              "quest_id": "001", "status": "pending", "verdict": "done", "action": "finalize",
-              "reason": "all experiments finished", "source": {"kind": "agent"}, **fields}
+    record = {
+        "kind": "decision",
+        "schema_version": 1,
+        "artifact_id": artifact_id,
+        "id": artifact_id,
+        "quest_id": "001",
+        "status": "pending",
+        "verdict": "done",
+        "action": "finalize",
+        "reason": "all experiments finished",
+        "source": {"kind": "agent"},
+        **fields,
+    }
     path = Path(os.path.normpath(workspace / "artifacts" / "decisions" / f"{artifact_id}.json"))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=2) + "\n")
     with open(workspace / "artifacts" / "_index.jsonl", "a") as fh:
-        fh.write(json.dumps({"artifact_id": artifact_id, "kind": "decision", "status": "pending",
-                             "quest_id": "001", "path": str(path)}) + "\n")
+        fh.write(
+            json.dumps(
+                {
+                    "artifact_id": artifact_id,
+                    "kind": "decision",
+                    "status": "pending",
+                    "quest_id": "001",
+                    "path": str(path),
+                }
+            )
+            + "\n"
+        )
     return path.relative_to(workspace).as_posix()
 
 
@@ -83,8 +104,11 @@ def commit_all(workspace: Path, message: str, *extra: str) -> subprocess.Complet
 
 def stage_case(corpus: Path, case_id: str, quest: Path) -> list[str]:
     """The stored files of a corpus case written at their paths; the JSON ones, as git names them."""
-    case = next(json.loads(line) for line in (corpus / "manifest.jsonl").read_text().splitlines()
-                if line.strip() and json.loads(line)["id"] == case_id)
+    case = next(
+        json.loads(line)
+        for line in (corpus / "manifest.jsonl").read_text().splitlines()
+        if line.strip() and json.loads(line)["id"] == case_id
+    )
     written = []
     for entry in case["files"]:
         if entry["ignored"] or not entry["stored"]:
@@ -100,14 +124,17 @@ def stage_case(corpus: Path, case_id: str, quest: Path) -> list[str]:
 # ------------------------------------------------------------------ the one definition
 
 
-@pytest.mark.parametrize("raw", [
-    b'{"kind": "decision", "action": "\\u0066inalize"}',
-    b'{"kind": "decision", "\\u0061ction": "finalize"}',
-    '{"kind": "decision", "action": "\ufb01nalize"}'.encode(),  # U+FB01 casefolds to "fi"
-    '{"kind": "decision", "decision_scope": "que\u017ft_completion"}'.encode(),  # U+017F casefolds to "s"
-    '{"kind": "decision", "action": " FINALIZE "}'.encode("utf-16"),
-    '{"kind": "decision", "decision_scope": "quest_completion"}'.encode("utf-32-be"),
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"kind": "decision", "action": "\\u0066inalize"}',
+        b'{"kind": "decision", "\\u0061ction": "finalize"}',
+        '{"kind": "decision", "action": "\ufb01nalize"}'.encode(),  # U+FB01 casefolds to "fi"
+        '{"kind": "decision", "decision_scope": "que\u017ft_completion"}'.encode(),  # U+017F casefolds to "s"
+        '{"kind": "decision", "action": " FINALIZE "}'.encode("utf-16"),
+        '{"kind": "decision", "decision_scope": "quest_completion"}'.encode("utf-32-be"),
+    ],
+)
 def test_every_json_spelling_of_a_finalization_passes_the_byte_filter(raw: bytes) -> None:
     assert may_finalize(raw)
     assert finalizing_reason("dec-fin.json", raw) is not None
@@ -140,7 +167,8 @@ def test_deepscientists_own_json_is_not_parsed(corpus: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("artifact_id", IDS)
 def test_a_finalize_decision_wherever_main_writes_it_is_refused_at_commit_and_push(
-        corpus: Path, tmp_path: Path, artifact_id: str) -> None:
+    corpus: Path, tmp_path: Path, artifact_id: str
+) -> None:
     """Template ``run``: run-ce0dc3cf is completed and not reviewed. The finalize decision is
     refused at commit (and judged as a record there), then, committed past the hook, at push."""
     quest = make_quest(corpus, "run", tmp_path)
@@ -176,7 +204,8 @@ def test_a_quest_completion_scope_spelled_with_escapes_at_the_top_is_refused(cor
 
 @pytest.mark.slow
 def test_an_ordinary_checkpoint_of_main_passes_and_a_nested_finalize_after_it_does_not(
-        corpus: Path, tmp_path: Path) -> None:
+    corpus: Path, tmp_path: Path
+) -> None:
     """A real ``record_main_experiment`` checkpoint (its run record, RESULT.json, .ds/ state, paper/
     state naming the finalize skill, the git graph) is answered by the kernel and committed; the
     next checkpoint's nested finalize decision is refused, the run it recorded being pending."""
@@ -195,7 +224,8 @@ def test_an_ordinary_checkpoint_of_main_passes_and_a_nested_finalize_after_it_do
 
 @pytest.mark.slow
 def test_the_shell_fallback_refuses_a_nested_finalize_and_lets_main_checkpoint(
-        corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """ds-gate's Python is gone: the hook's shell reads every staged JSON file through the same
     byte filter; the ordinary checkpoint passes with its one warning, each nested finalize is refused."""
     quest = make_quest(corpus, "idea", tmp_path)

@@ -11,6 +11,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
+
 from helpers import REPO
 
 pytestmark = pytest.mark.slow  # builds the sdist with hatchling, in a process of its own
@@ -29,11 +30,21 @@ def read_by_tests() -> set[str]:
 
 
 def test_the_sdist_ships_what_the_tests_read(tmp_path: Path) -> None:
-    subprocess.run([sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path)],
-                   cwd=REPO, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path)],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
     (sdist,) = tmp_path.glob("*.tar.gz")
     with tarfile.open(sdist) as archive:
         shipped = {Path(name).parts[1] for name in archive.getnames() if len(Path(name).parts) > 1}
-    needed = (read_by_tests() - {".git"}) | {"tests", "pyproject.toml", "LICENSE"}  # a test asking for .git copes without
+    needed = (read_by_tests() - {".git"}) | {
+        "tests",
+        "pyproject.toml",
+        "LICENSE",
+    }  # a test asking for .git copes without
     assert {"bench", "eval", "README.md"} <= needed  # the scan finds what it must
-    assert needed <= shipped, f"left out of the sdist: {sorted(needed - shipped)} (pyproject: [tool.hatch.build.targets.sdist] include)"
+    assert needed <= shipped, (
+        f"left out of the sdist: {sorted(needed - shipped)} (pyproject: [tool.hatch.build.targets.sdist] include)"
+    )

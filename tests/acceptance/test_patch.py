@@ -14,15 +14,22 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import add_remote, commit, git, head_subject
 
 import ds_gate
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
 
+from helpers import add_remote, commit, git, head_subject
+
 ORIGIN = {
-    "id": "knowledge-04942297", "type": "knowledge", "kind": "knowledge", "title": "Sparse routing needs load balancing",
-    "quest_id": "001", "scope": "global", "claim": "Load-balancing loss prevents expert collapse.", "confidence": 0.6,
+    "id": "knowledge-04942297",
+    "type": "knowledge",
+    "kind": "knowledge",
+    "title": "Sparse routing needs load balancing",
+    "quest_id": "001",
+    "scope": "global",
+    "claim": "Load-balancing loss prevents expert collapse.",
+    "confidence": 0.6,
     "lineage": [{"quest": "001", "run": "run-aaaa0001", "direction": "idea-x", "note": "n"}],
 }
 
@@ -42,13 +49,25 @@ def test_appending_lineage_from_another_quest_passes() -> None:
     assert ds_gate.validate_cross_quest_patch(ORIGIN, lower, "002") == []
 
 
-@pytest.mark.parametrize(("after", "rule", "pointer"), [
-    (patched(claim="Load-balancing loss sometimes prevents expert collapse."), "patch.claim-changed", "/claim"),
-    (patched(confidence=0.9), "patch.confidence-raised", "/confidence"),
-    (patched(lineage=[{"quest": "001", "run": "run-aaaa0009", "direction": "idea-x", "note": "n"},
-                      {"quest": "002", "run": "run-bbbb0002"}]), "patch.lineage-rewritten", "/lineage/0"),
-    (patched(lineage=[{"quest": "002", "run": "run-bbbb0002"}]), "patch.lineage-rewritten", "/lineage/0"),
-], ids=["claim", "confidence", "rewritten entry", "replaced lineage"])
+@pytest.mark.parametrize(
+    ("after", "rule", "pointer"),
+    [
+        (patched(claim="Load-balancing loss sometimes prevents expert collapse."), "patch.claim-changed", "/claim"),
+        (patched(confidence=0.9), "patch.confidence-raised", "/confidence"),
+        (
+            patched(
+                lineage=[
+                    {"quest": "001", "run": "run-aaaa0009", "direction": "idea-x", "note": "n"},
+                    {"quest": "002", "run": "run-bbbb0002"},
+                ]
+            ),
+            "patch.lineage-rewritten",
+            "/lineage/0",
+        ),
+        (patched(lineage=[{"quest": "002", "run": "run-bbbb0002"}]), "patch.lineage-rewritten", "/lineage/0"),
+    ],
+    ids=["claim", "confidence", "rewritten entry", "replaced lineage"],
+)
 def test_each_forbidden_cross_quest_change_fails_with_its_own_rule(after, rule, pointer) -> None:
     found = ds_gate.validate_cross_quest_patch(ORIGIN, after, "002")
     assert [(f.rule, f.pointer, f.severity) for f in found] == [(rule, pointer, "error")]
@@ -68,7 +87,9 @@ def test_a_sole_owner_may_change_anything_and_new_cards_have_no_before() -> None
     assert ds_gate.validate_cross_quest_patch(ORIGIN, rewrite, "001") == []
     assert ds_gate.validate_cross_quest_patch(None, ORIGIN, "009") == []
     # an unknown patching quest is held to the strict rules
-    assert [f.rule for f in ds_gate.validate_cross_quest_patch(ORIGIN, patched(claim="x"), None)] == ["patch.claim-changed"]
+    assert [f.rule for f in ds_gate.validate_cross_quest_patch(ORIGIN, patched(claim="x"), None)] == [
+        "patch.claim-changed"
+    ]
 
 
 def test_quest_ids_compare_as_text_as_deepscientist_compares_them() -> None:
@@ -98,7 +119,9 @@ def test_once_two_quests_own_a_card_neither_edits_it_freely(owner: str, change: 
     found = ds_gate.validate_cross_quest_patch(APPENDED, after, owner)
     assert [f.rule for f in found] == [rule]
     assert "quests 001, 002 (once two quests own it" in found[0].message
-    appended_again = dict(copy.deepcopy(APPENDED), lineage=[*APPENDED["lineage"], {"quest": owner, "run": "run-cccc0003"}])
+    appended_again = dict(
+        copy.deepcopy(APPENDED), lineage=[*APPENDED["lineage"], {"quest": owner, "run": "run-cccc0003"}]
+    )
     assert ds_gate.validate_cross_quest_patch(APPENDED, appended_again, owner) == []  # more evidence is always fine
 
 
@@ -142,8 +165,9 @@ def refused_when_finalizing(quest: ExampleQuest, rule: str, stage: tuple[str, ..
     Issue 35: main's ``write_card`` does not run PR #60's patch validator, so an ordinary
     checkpoint only warns of a bad patch (``warned``); the finalization still refuses it."""
     head = head_subject(quest.root)
-    record = quest.record(quest.root, "decision", {"action": "finalize", "verdict": "good", "reason": "done."},
-                          index=False)
+    record = quest.record(
+        quest.root, "decision", {"action": "finalize", "verdict": "good", "reason": "done."}, index=False
+    )
     decision = f"artifacts/decisions/{record['artifact_id']}.json"
     git(quest.root, "add", *stage, decision)
     rejected = git(quest.root, "commit", "-q", "-m", "finalize", check=False)
@@ -165,11 +189,14 @@ def warned(workspace: Path, done: subprocess.CompletedProcess[str], rule: str, s
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("change", "rule"), [
-    ({"claim": "Something else."}, "patch.claim-changed"),
-    ({"confidence": 0.95}, "patch.confidence-raised"),
-    ({"lineage": [{"quest": "002", "run": "run-bbbb0002"}]}, "patch.lineage-rewritten"),
-])
+@pytest.mark.parametrize(
+    ("change", "rule"),
+    [
+        ({"claim": "Something else."}, "patch.claim-changed"),
+        ({"confidence": 0.95}, "patch.confidence-raised"),
+        ({"lineage": [{"quest": "002", "run": "run-bbbb0002"}]}, "patch.lineage-rewritten"),
+    ],
+)
 def test_the_hook_warns_of_a_bad_cross_quest_patch_and_refuses_it_in_a_finalization(borrowing, change, rule) -> None:
     """Issue 35: main's write_card does not run PR #60's patch validator, so an ordinary
     checkpoint commits the patch with a warning naming the rule; a finalization commit
@@ -191,8 +218,17 @@ def test_the_hook_accepts_an_appended_lineage_and_a_same_quest_edit(borrowing, m
     own = quest.root / "memory" / "knowledge" / "own-lesson.md"
     write_card(own, dict(ORIGIN, id="knowledge-00000002", quest_id="002", lineage=[{"quest": "002", "run": "run-1"}]))
     assert commit(quest.root, "memory: own lesson").returncode == 0
-    write_card(own, dict(ORIGIN, id="knowledge-00000002", quest_id="002", claim="Rewritten by its owner.", confidence=0.99,
-                         lineage=[{"quest": "002", "run": "run-2"}]))
+    write_card(
+        own,
+        dict(
+            ORIGIN,
+            id="knowledge-00000002",
+            quest_id="002",
+            claim="Rewritten by its owner.",
+            confidence=0.99,
+            lineage=[{"quest": "002", "run": "run-2"}],
+        ),
+    )
     done = commit(quest.root, "memory: owner edit")
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -215,10 +251,17 @@ def test_the_hook_validates_a_staged_card(borrowing) -> None:
     done = commit(quest.root, "memory: broken")
     output = done.stdout + done.stderr
     assert done.returncode == 0 and head_subject(quest.root) == "memory: broken"
-    assert "memory/knowledge/broken.md:3: warning [card.experience-schema] `claim` must not be empty" in output  # line 3
+    assert (
+        "memory/knowledge/broken.md:3: warning [card.experience-schema] `claim` must not be empty" in output
+    )  # line 3
     assert "discipline" in output  # the note says why it is only a warning here
-    checked = json.loads(subprocess.run([sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"],
-                                        capture_output=True, text=True).stdout)
+    checked = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"],
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
     assert checked["ok"] is False and "card.experience-schema" in {f["rule"] for f in checked["findings"]}
 
 
@@ -239,9 +282,15 @@ def test_a_quest_cannot_pose_as_the_owner_in_the_commit_that_patches(borrowing, 
     _set_quest_id(quest, "001")
     write_card(card, patched(claim="Something else."))
     stage = (".",) if staged else ("memory",)
-    for output in (refused_when_finalizing(quest, "patch.claim-changed", stage),
-                   warned(quest.root, commit(quest.root, "memory: patch as 001", *stage), "patch.claim-changed",
-                          "memory: patch as 001")):
+    for output in (
+        refused_when_finalizing(quest, "patch.claim-changed", stage),
+        warned(
+            quest.root,
+            commit(quest.root, "memory: patch as 001", *stage),
+            "patch.claim-changed",
+            "memory: patch as 001",
+        ),
+    ):
         assert "quest 002 patches a card owned by quest 001" in output
 
 
@@ -254,9 +303,10 @@ def test_a_committed_identity_that_disagrees_with_the_folder_gets_the_strict_rul
     done = commit(quest.root, "quest: rename")
     assert done.returncode == 0, done.stdout + done.stderr
     write_card(card, patched(claim="Something else."))
-    for output in (refused_when_finalizing(quest, "patch.claim-changed"),
-                   warned(quest.root, commit(quest.root, "memory: patch as 001"), "patch.claim-changed",
-                          "memory: patch as 001")):
+    for output in (
+        refused_when_finalizing(quest, "patch.claim-changed"),
+        warned(quest.root, commit(quest.root, "memory: patch as 001"), "patch.claim-changed", "memory: patch as 001"),
+    ):
         assert "a quest that cannot be named" in output and "quests/002" in output  # the note says why
     write_card(card, dict(APPENDED, claim="Something else."))  # adding evidence (to HEAD's card) stays open to anyone
     done = commit(quest.root, "memory: confirm")
@@ -294,8 +344,12 @@ def test_lineage_since_checks_every_card_changed_since_a_revision(versioned_home
     code, out = gate_json("lineage", "--home", str(versioned_home), "--since", "HEAD")
     assert code == 1
     patch_findings = [(f["rule"], f["path"]) for f in out["findings"] if f["rule"].startswith("patch.")]
-    assert patch_findings == [("patch.claim-changed", "memory/knowledge/sparse.md")]  # 002 appended, then changed the claim
-    assert any(f["message"].startswith("quest 002 patches") for f in out["findings"])  # inferred from the appended entry
+    assert patch_findings == [
+        ("patch.claim-changed", "memory/knowledge/sparse.md")
+    ]  # 002 appended, then changed the claim
+    assert any(
+        f["message"].startswith("quest 002 patches") for f in out["findings"]
+    )  # inferred from the appended entry
     assert out["notes"] == [f"2 cards of {memory} changed since HEAD"]
     # named explicitly: 001 owns it, so the same change is an owner's edit
     code, out = gate_json("lineage", "--home", str(versioned_home), "--since", "HEAD", "--quest", "001")
@@ -315,8 +369,10 @@ def test_the_hook_refuses_a_co_owners_claim_edit(borrowing) -> None:
     write_card(card, APPENDED)
     assert commit(quest.root, "memory: confirm in 002").returncode == 0
     write_card(card, dict(copy.deepcopy(APPENDED), claim="Rewritten by a co-owner."))
-    for output in (refused_when_finalizing(quest, "patch.claim-changed"),
-                   warned(quest.root, commit(quest.root, "memory: reword"), "patch.claim-changed", "memory: reword")):
+    for output in (
+        refused_when_finalizing(quest, "patch.claim-changed"),
+        warned(quest.root, commit(quest.root, "memory: reword"), "patch.claim-changed", "memory: reword"),
+    ):
         assert "quests 001, 002" in output
 
 
@@ -341,8 +397,10 @@ def test_the_hook_holds_each_co_owner_to_appending(make_quest, owner: str, chang
         done = commit(quest.root, "memory: edit")
         assert done.returncode == 0 and "patch." not in done.stdout + done.stderr, done.stdout + done.stderr
         return
-    for output in (refused_when_finalizing(quest, rule),
-                   warned(quest.root, commit(quest.root, "memory: edit"), rule, "memory: edit")):
+    for output in (
+        refused_when_finalizing(quest, rule),
+        warned(quest.root, commit(quest.root, "memory: edit"), rule, "memory: edit"),
+    ):
         assert f"quest {owner} patches a card owned by quests 001, 002" in output
 
 
@@ -360,13 +418,17 @@ def tip(root: Path, ref: str = "HEAD") -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("change", "rule"), [
-    ({"claim": "Something else."}, "patch.claim-changed"),
-    ({"confidence": 0.95}, "patch.confidence-raised"),
-    ({"lineage": [{"quest": "002", "run": "run-bbbb0002"}]}, "patch.lineage-rewritten"),
-])
+@pytest.mark.parametrize(
+    ("change", "rule"),
+    [
+        ({"claim": "Something else."}, "patch.claim-changed"),
+        ({"confidence": 0.95}, "patch.confidence-raised"),
+        ({"lineage": [{"quest": "002", "run": "run-bbbb0002"}]}, "patch.lineage-rewritten"),
+    ],
+)
 def test_a_bad_patch_committed_at_a_checkpoint_is_refused_by_check_closure_finalization_and_pre_push(
-        borrowing, gate_json, tmp_path, change, rule) -> None:
+    borrowing, gate_json, tmp_path, change, rule
+) -> None:
     """Issue 35: the checkpoint only warns, so the patch gets committed; the hook's staged-vs-HEAD
     comparison no longer sees it after that. check, closure, a later finalization commit (which
     stages nothing of the card) and the pre-push hook judge the card's committed history."""
@@ -421,8 +483,17 @@ def test_the_history_passes_an_appended_lineage_and_a_same_quest_edit(borrowing,
     own = quest.root / "memory" / "knowledge" / "own-lesson.md"
     write_card(own, dict(ORIGIN, id="knowledge-00000002", quest_id="002", lineage=[{"quest": "002", "run": "run-1"}]))
     assert commit(quest.root, "memory: own lesson").returncode == 0
-    write_card(own, dict(ORIGIN, id="knowledge-00000002", quest_id="002", claim="Rewritten by its owner.",
-                         confidence=0.99, lineage=[{"quest": "002", "run": "run-2"}]))
+    write_card(
+        own,
+        dict(
+            ORIGIN,
+            id="knowledge-00000002",
+            quest_id="002",
+            claim="Rewritten by its owner.",
+            confidence=0.99,
+            lineage=[{"quest": "002", "run": "run-2"}],
+        ),
+    )
     assert commit(quest.root, "memory: owner edit").returncode == 0
     for command in ("check", "closure"):
         assert patch_errors(gate_json, command, quest.root)[1] == []

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import REPO, add_remote, commit, head_subject
 
 from ds_gate.demo.example_quest import ExampleQuest
+
+from helpers import REPO, add_remote, commit, head_subject
 
 pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
 
@@ -30,7 +31,9 @@ def pre_commit(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def local_config() -> str:
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
-    return yaml.safe_dump({"repos": [{"repo": "local", "hooks": [dict(h, language="system") for h in hooks]}]}, sort_keys=False)
+    return yaml.safe_dump(
+        {"repos": [{"repo": "local", "hooks": [dict(h, language="system") for h in hooks]}]}, sort_keys=False
+    )
 
 
 @pytest.fixture
@@ -74,7 +77,9 @@ def test_pre_commit_lets_checkpoints_through_and_gates_the_finalization_commit(q
 def test_the_validate_hook_rejects_an_invalid_staged_review(quest) -> None:
     run = quest.run(quest.root, "main-001")
     assert commit(quest.root, "record").returncode == 0
-    review = quest.review(quest.root, ["main-001"], cards=[{"card_id": "k", "scope": "team", "action": "new", "target_run_id": run}])
+    review = quest.review(
+        quest.root, ["main-001"], cards=[{"card_id": "k", "scope": "team", "action": "new", "target_run_id": run}]
+    )
     rejected = commit(quest.root, "artifact: decision review")
     output = rejected.stdout + rejected.stderr
     assert rejected.returncode != 0
@@ -108,9 +113,15 @@ def test_the_manual_stage_runs_the_full_closure_gate(quest) -> None:
 
 def test_pre_commit_rejects_a_bad_cross_quest_patch_of_a_card_and_accepts_a_good_one(quest) -> None:
     card = quest.root / "memory" / "knowledge" / "sparse-routing.md"
-    owned_by_002 = {"id": "knowledge-04942297", "type": "knowledge", "title": "Sparse routing", "quest_id": "002",
-                    "claim": "Load-balancing loss prevents expert collapse.", "confidence": 0.6,
-                    "lineage": [{"quest": "002", "run": "run-aaaa0001"}]}
+    owned_by_002 = {
+        "id": "knowledge-04942297",
+        "type": "knowledge",
+        "title": "Sparse routing",
+        "quest_id": "002",
+        "claim": "Load-balancing loss prevents expert collapse.",
+        "confidence": 0.6,
+        "lineage": [{"quest": "002", "run": "run-aaaa0001"}],
+    }
 
     def write(meta: dict) -> None:
         card.parent.mkdir(parents=True, exist_ok=True)

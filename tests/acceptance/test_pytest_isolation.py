@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+
 from helpers import readme_ci_steps, readme_pytest_block, run_step
 
 pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
@@ -99,7 +100,9 @@ def test_the_planted_files_are_live_when_pytest_runs_inside_the_quest(hostile) -
     """The control: without ds-gate, pytest in the quest imports them and the failure reads as a pass."""
     quest, wt, pending, markers = hostile
     plant_ini(quest, markers)
-    done = subprocess.run([pytest_bin(), "-p", "no:cacheprovider", "-rA"], cwd=quest.root, capture_output=True, text=True)
+    done = subprocess.run(
+        [pytest_bin(), "-p", "no:cacheprovider", "-rA"], cwd=quest.root, capture_output=True, text=True
+    )
     assert done.returncode == 0 and "PASSED tests/test_evil.py::test_forged" in done.stdout, done.stdout + done.stderr
     assert {p.name for p in markers.iterdir()} == {"001-conftest", "001-test", "001-ini-plugin"}
 
@@ -133,8 +136,12 @@ def test_pytest_started_inside_the_quest_is_refused_before_any_conftest(hostile,
     assert f'cd "$(mktemp -d)" && pytest -p no:cacheprovider --noconftest --rootdir=. --ds-gate={quest.root}' in message
     assert "Traceback" not in done.stdout + message and not any(markers.iterdir())
     assert not (cwd / ".pytest_cache").exists()
-    helped = subprocess.run([pytest_bin(), f"--ds-gate={quest.root}", "--help"], cwd=cwd, capture_output=True, text=True)
-    assert helped.returncode == 0 and "--ds-gate=PATH" in helped.stdout and not any(markers.iterdir())  # help, no conftest
+    helped = subprocess.run(
+        [pytest_bin(), f"--ds-gate={quest.root}", "--help"], cwd=cwd, capture_output=True, text=True
+    )
+    assert (
+        helped.returncode == 0 and "--ds-gate=PATH" in helped.stdout and not any(markers.iterdir())
+    )  # help, no conftest
 
 
 @pytest.mark.parametrize("collect", ["root-tests", "worktree-tests", "node-id", "the-home", "rootdir"])

@@ -24,7 +24,9 @@ def quest(make_quest):
     covered = quest.run(wt, "main-001")
     pending = quest.run(quest.root, "main-002")
     review = quest.review(wt, [covered])
-    broken = quest.decision(quest.root, "continue", verdict=" ")  # main writes it (truthy); a discipline error (issue 35)
+    broken = quest.decision(
+        quest.root, "continue", verdict=" "
+    )  # main writes it (truthy); a discipline error (issue 35)
     quest.checkpoint(wt, "record")
     return quest, covered, pending, review, broken
 
@@ -94,7 +96,8 @@ def test_ini_options_and_the_gate_left_off(pytester, make_quest) -> None:
 def test_the_same_outcomes_under_xdist_from_one_read_of_the_quest(pytester, quest) -> None:
     q = quest[0]
     # count how often the quests are read, in every process (xdist workers get -p too)
-    pytester.makepyfile(countreads=f"""
+    pytester.makepyfile(
+        countreads=f"""
         import ds_gate.pytest.items as items
         real = items.judge
         def counted(*args, **kwargs):
@@ -102,13 +105,15 @@ def test_the_same_outcomes_under_xdist_from_one_read_of_the_quest(pytester, ques
                 log.write("read\\n")
             return real(*args, **kwargs)
         items.judge = counted
-    """)
+    """
+    )
     pytester.syspathinsert()
     serial = pytester.runpytest_subprocess("-p", "countreads", f"--ds-gate={q.root}", "-rA", "-p", "no:cacheprovider")
     assert (pytester.path / "reads.log").read_text().count("read") == 1
     (pytester.path / "reads.log").unlink()
-    parallel = pytester.runpytest_subprocess("-p", "countreads", f"--ds-gate={q.root}", "-rA", "-n", "2",
-                                             "-p", "no:cacheprovider")
+    parallel = pytester.runpytest_subprocess(
+        "-p", "countreads", f"--ds-gate={q.root}", "-rA", "-n", "2", "-p", "no:cacheprovider"
+    )
     assert (pytester.path / "reads.log").read_text().count("read") == 1  # by the one worker that ran its items
     # pytester's folder holds files (countreads.py), so xdist distributes
     assert "created: 2/2 workers" in parallel.stdout.str()
@@ -119,7 +124,9 @@ def test_the_same_outcomes_under_xdist_from_one_read_of_the_quest(pytester, ques
 def test_junitxml_names_every_pending_run_in_the_coverage_case(pytester, quest) -> None:
     q, covered, pending, review, broken = quest
     result = pytester.runpytest_subprocess(f"--ds-gate={q.root}", "--junitxml=out.xml", "-p", "no:cacheprovider")
-    cases = {(c.get("classname"), c.get("name")): c for c in ET.parse(pytester.path / "out.xml").getroot().iter("testcase")}
+    cases = {
+        (c.get("classname"), c.get("name")): c for c in ET.parse(pytester.path / "out.xml").getroot().iter("testcase")
+    }
     assert set(cases) == {("quest-001", check) for check in ("coverage", "records", "cards", "status")}
     coverage = cases[("quest-001", "coverage")]
     assert [(p.get("name"), p.get("value")) for p in coverage.iter("property")] == [("coverage.pending-run", pending)]
@@ -127,7 +134,8 @@ def test_junitxml_names_every_pending_run_in_the_coverage_case(pytester, quest) 
     assert failure is not None and f"1 completed run(s) pending: {pending}" in failure.get("message", "")
     records = cases[("quest-001", "records")]
     assert records.find("failure") is not None and ("decision.schema", f"artifacts/decisions/{broken}.json") in {
-        (p.get("name"), p.get("value")) for p in records.iter("property")}
+        (p.get("name"), p.get("value")) for p in records.iter("property")
+    }
     assert cases[("quest-001", "status")].find("failure") is None
     result.assert_outcomes(passed=2, failed=2)
 
@@ -139,11 +147,17 @@ def test_junitparser_reads_every_pending_run_of_a_home(pytester, make_quest, hom
     make_quest("002")  # no run: its coverage passes
     runs = sorted(first.run(first.root, f"main-00{n}") for n in (1, 2, 3))
     pytester.runpytest_subprocess(f"--ds-gate={home}", "--junitxml=out.xml", "-p", "no:cacheprovider")
-    cases = {(case.classname, case.name): case for suite in JUnitXml.fromfile(str(pytester.path / "out.xml")) for case in suite}
+    cases = {
+        (case.classname, case.name): case
+        for suite in JUnitXml.fromfile(str(pytester.path / "out.xml"))
+        for case in suite
+    }
     assert len(cases) == 9 and cases[("home", "lineage")].is_passed
     coverage = cases[("quest-001", "coverage")]
     assert not coverage.is_passed and cases[("quest-002", "coverage")].is_passed
-    named = sorted(p.value for props in coverage.iterchildren(Properties) for p in props if p.name == "coverage.pending-run")
+    named = sorted(
+        p.value for props in coverage.iterchildren(Properties) for p in props if p.name == "coverage.pending-run"
+    )
     assert named == runs
     message = coverage.result[0].message
     assert message.startswith("3 completed run(s) pending: ") and all(run in message for run in runs)
@@ -151,27 +165,31 @@ def test_junitparser_reads_every_pending_run_of_a_home(pytester, make_quest, hom
 
 def test_fixtures_give_a_labs_own_tests_the_parsed_quest(pytester, quest) -> None:
     q, covered, pending, review, broken = quest
-    pytester.makepyfile(test_lab=f"""
+    pytester.makepyfile(
+        test_lab=f"""
         def test_every_completed_run_has_metrics(ds_gate_quest):
             assert ds_gate_quest.quest_id == "001"
             assert {{"{covered}", "{pending}"}} <= set(ds_gate_quest.runs)
 
         def test_the_report_is_the_closure(ds_gate_report):
             assert ds_gate_report.pending_run_ids == ["{pending}"]
-    """)
+    """
+    )
     result = pytester.runpytest_subprocess(f"--ds-gate={q.root}", "test_lab.py", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=4, failed=2)  # the two lab tests pass beside the gate's items
 
 
 def test_without_the_option_the_plugin_adds_nothing(pytester) -> None:
-    pytester.makepyfile(test_plain="""
+    pytester.makepyfile(
+        test_plain="""
         import sys
 
         def test_the_gate_was_not_loaded():
             assert "ds_gate.pytest.plugin" in sys.modules  # registered by its entry point ...
             heavy = {"ds_gate.pytest.items", "ds_gate.engine.gate", "ds_gate.engine.loader", "ds_gate.model", "jsonschema", "git"}
             assert heavy.isdisjoint(sys.modules)  # ... and nothing else of ds-gate was imported
-    """)
+    """
+    )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     help_text = pytester.runpytest_subprocess("--help").stdout.str()

@@ -50,7 +50,9 @@ def session(pytester, make_quest):
 
 def test_the_installed_ds_gate_rewrites_no_module_of_its_own(pytester, session) -> None:
     """The ds-gate this suite runs with: an editable install in development, a regular one in CI."""
-    result = pytester.runpytest_subprocess(f"--ds-gate={session.root}", "test_probe.py", "-rA", "-s", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(
+        f"--ds-gate={session.root}", "test_probe.py", "-rA", "-s", "-p", "no:cacheprovider"
+    )
     result.assert_outcomes(passed=4, failed=1)  # the quest's coverage fails; the probe passes
     assert "PASSED test_probe.py::test_no_module_of_ds_gate_is_rewritten" in result.stdout.str()
     assert f"FROM {Path(ds_gate.__file__)}" in result.stdout.str()
@@ -61,15 +63,23 @@ def test_a_wheel_install_rewrites_no_module_of_ds_gate(pytester, session, tmp_pa
     unmarks it. The wheel, built offline, is installed into a folder put first on the path,
     so its copy of ds-gate (and of the entry point) is the one the session loads."""
     wheels, target = tmp_path / "wheels", tmp_path / "site"
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-                            "-w", str(wheels), str(ROOT)], capture_output=True, text=True)
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(ROOT)],
+        capture_output=True,
+        text=True,
+    )
     assert built.returncode == 0, built.stderr
     wheel = next(wheels.glob("ds_gate-*.whl"))
-    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     assert (target / "ds_gate_pytest.py").is_file() and (target / "ds_gate" / "__init__.py").is_file()
     monkeypatch.setenv("PYTHONPATH", str(target))  # for this test only: later tests' processes must not see it
-    result = pytester.runpytest_subprocess(f"--ds-gate={session.root}", "test_probe.py", "-rA", "-s", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(
+        f"--ds-gate={session.root}", "test_probe.py", "-rA", "-s", "-p", "no:cacheprovider"
+    )
     assert f"FROM {target / 'ds_gate' / '__init__.py'}" in result.stdout.str()
     assert "PASSED test_probe.py::test_no_module_of_ds_gate_is_rewritten" in result.stdout.str(), result.stdout.str()

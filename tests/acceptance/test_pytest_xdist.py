@@ -48,8 +48,13 @@ def empty(tmp_path: Path) -> Path:
 
 
 def pytest_run(folder: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--noconftest", "--rootdir=.",
-                           "-rA", *args], cwd=folder, capture_output=True, text=True, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--noconftest", "--rootdir=.", "-rA", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
 
 
 def outcomes(done: subprocess.CompletedProcess[str]) -> dict[str, str]:
@@ -68,14 +73,23 @@ def junit(path: Path) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
     suite = ET.parse(path).getroot().find("testsuite")
     assert suite is not None
     counts = {k: suite.get(k) for k in ("tests", "failures", "errors", "skipped")}
-    cases = sorted((c.get("classname"), c.get("name"), tuple(
-        (e.tag, e.get("message"), e.text, tuple((p.get("name"), p.get("value")) for p in e.iter("property"))) for e in c))
-        for c in suite.iter("testcase"))
+    cases = sorted(
+        (
+            c.get("classname"),
+            c.get("name"),
+            tuple(
+                (e.tag, e.get("message"), e.text, tuple((p.get("name"), p.get("value")) for p in e.iter("property")))
+                for e in c
+            ),
+        )
+        for c in suite.iter("testcase")
+    )
     return counts, cases
 
 
-def same_as_serial(folder: Path, gate: str, *args: str, env: dict[str, str] | None = None
-                   ) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+def same_as_serial(
+    folder: Path, gate: str, *args: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
     """(serial, with ``args``): both asserted equal in items, outcomes, JUnit XML and exit code."""
     out = folder.parent / "reports"
     out.mkdir(exist_ok=True)
@@ -87,7 +101,9 @@ def same_as_serial(folder: Path, gate: str, *args: str, env: dict[str, str] | No
     return serial, other
 
 
-@pytest.mark.parametrize("args", [["-n", "2"], ["-n", "2", "--dist", "loadgroup"], ["--tx", "2*popen", "--dist", "load"]])
+@pytest.mark.parametrize(
+    "args", [["-n", "2"], ["-n", "2", "--dist", "loadgroup"], ["--tx", "2*popen", "--dist", "load"]]
+)
 def test_one_quest_under_n_2_runs_in_the_controller_as_serial(quest, empty, args) -> None:
     serial, parallel = same_as_serial(empty, f"--ds-gate={quest.root}", *args)
     assert len(outcomes(serial)) == 4
@@ -145,7 +161,9 @@ def counted(tmp_path: Path) -> tuple[dict[str, str], Path]:
     return {**outer, "PYTHONPATH": str(plugins), "READS_LOG": str(log), "PYTEST_ADDOPTS": "-p countreads"}, log
 
 
-@pytest.mark.parametrize("args", [["-n", "2"], ["--tx", "popen", "--tx", "popen", "--dist", "load"], ["-n", "2", "--dist", "loadgroup"]])
+@pytest.mark.parametrize(
+    "args", [["-n", "2"], ["--tx", "popen", "--tx", "popen", "--dist", "load"], ["-n", "2", "--dist", "loadgroup"]]
+)
 def test_a_home_is_spread_over_workers_each_quest_read_once(several, empty, counted, args) -> None:
     env, log = counted
     serial, parallel = same_as_serial(empty, f"--ds-gate={several}", *args, env=env)
@@ -160,7 +178,9 @@ def test_a_home_is_spread_over_workers_each_quest_read_once(several, empty, coun
     assert ["controller", "no", "True"] in engine  # serial: this process reads the quests
     assert [e for e in engine if e[0] == "controller" and e[1] != "no"] == [["controller", engine[-1][1], "False"]]
     units = ["quest-001", "quest-002", "quest-003", "home"]
-    assert sorted(line.split()[0] for line in reads[:4]) == sorted(units) and {line.split()[1] for line in reads[:4]} == {"controller"}
+    assert sorted(line.split()[0] for line in reads[:4]) == sorted(units) and {
+        line.split()[1] for line in reads[:4]
+    } == {"controller"}
     assert sorted(line.split()[0] for line in reads[4:]) == sorted(units)
     assert all(line.split()[1] in ("gw0", "gw1") for line in reads[4:])  # the controller read none
 
@@ -168,20 +188,24 @@ def test_a_home_is_spread_over_workers_each_quest_read_once(several, empty, coun
 def test_a_labs_own_tests_beside_the_gate_are_distributed_as_asked(quest, empty) -> None:
     (empty / "test_lab.py").write_text(
         "def test_the_quest_is_there(ds_gate_quest):\n    assert ds_gate_quest.quest_id == '001'\n\n"
-        "def test_a_failing_lab_rule():\n    assert False\n")
+        "def test_a_failing_lab_rule():\n    assert False\n"
+    )
     serial, parallel = same_as_serial(empty, f"--ds-gate={quest.root}", "-n", "2")
     assert outcomes(serial)["test_lab.py::test_the_quest_is_there"] == "PASSED"  # on a worker, under -n 2
     assert WORKERS in parallel.stdout and IN_CONTROLLER not in parallel.stdout
     assert len(outcomes(serial)) == 6
 
 
-@pytest.mark.parametrize(("content", "controller"), [
-    ({".hidden/notes.txt": "x"}, True),  # pytest enters no dot-folder (norecursedirs)
-    ({"__pycache__/x.pyc": "", "build/out.txt": "x", "sub/deeper/": None}, True),
-    ({"notes.txt": "x"}, False),  # a file some plugin could collect: the walk cannot rule it out
-    ({"sub/conftest.py": "x = 1\n"}, False),
-    ({"link": "->"}, False),  # a link is not followed
-])
+@pytest.mark.parametrize(
+    ("content", "controller"),
+    [
+        ({".hidden/notes.txt": "x"}, True),  # pytest enters no dot-folder (norecursedirs)
+        ({"__pycache__/x.pyc": "", "build/out.txt": "x", "sub/deeper/": None}, True),
+        ({"notes.txt": "x"}, False),  # a file some plugin could collect: the walk cannot rule it out
+        ({"sub/conftest.py": "x = 1\n"}, False),
+        ({"link": "->"}, False),  # a link is not followed
+    ],
+)
 def test_only_a_folder_without_files_runs_in_the_controller(quest, empty, content, controller) -> None:
     for name, text in content.items():
         path = empty / name
@@ -222,6 +246,7 @@ def test_without_distribution_the_session_is_serial(quest, empty, args) -> None:
 def test_collect_only_under_n_2_lists_the_same_items(quest, empty) -> None:
     serial = pytest_run(empty, f"--ds-gate={quest.root}", "--collect-only", "-q")
     parallel = pytest_run(empty, f"--ds-gate={quest.root}", "--collect-only", "-q", "-n", "2")
+
     def listed(done: subprocess.CompletedProcess[str]) -> list[str]:  # the summary line's time left out
         return [line for line in done.stdout.splitlines() if " in " not in line]
 

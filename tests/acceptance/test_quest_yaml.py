@@ -5,11 +5,13 @@ from __future__ import annotations
 import datetime
 
 import pytest
-from helpers import git
 
-from ds_gate import coerce_toggle, evaluate, load_quest
+from ds_gate import evaluate, load_quest
 from ds_gate.cli.main import main
 from ds_gate.kernel.errors import QuestError
+from ds_gate.sources.quest_yaml import coerce_toggle
+
+from helpers import git
 
 ON = {
     "true": "experience_distill: true",
@@ -165,7 +167,9 @@ def test_unsafe_yaml_tags_are_never_constructed(make_quest, tmp_path) -> None:
 
 def test_coerce_toggle_is_the_pr60_rule() -> None:
     assert [coerce_toggle(v) for v in (True, "on", "ON", {"mode": "on"}, {"mode": True})] == [True] * 5
-    assert [coerce_toggle(v) for v in (False, None, "off", "true", 1, {"mode": 1}, {}, [], datetime.date.today())] == [False] * 9
+    assert [coerce_toggle(v) for v in (False, None, "off", "true", 1, {"mode": 1}, {}, [], datetime.date.today())] == [
+        False
+    ] * 9
 
 
 def test_a_subfolder_quest_inside_another_repository_is_refused_clearly(tmp_path, capsys) -> None:

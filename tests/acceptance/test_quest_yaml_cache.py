@@ -28,8 +28,13 @@ def quest(make_quest: object) -> ExampleQuest:
 
 def imported(root: Path, cache: Path) -> str:
     env = {**os.environ, "DS_GATE_CACHE_DIR": str(cache)}
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "ds_gate", "closure", str(root), "--format", "json"],
-                          capture_output=True, env=env, check=False, text=True)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "ds_gate", "closure", str(root), "--format", "json"],
+        capture_output=True,
+        env=env,
+        check=False,
+        text=True,
+    )
     return done.stderr
 
 
@@ -64,11 +69,15 @@ def test_quest_yaml_edited_in_place_in_the_same_second(quest: ExampleQuest, tmp_
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("text", [
-    "quest_id: '001'\nstatus: [unclosed\n",  # not YAML: a finding each time, never cached
-    "quest_id: '001'\ncreated_at: 2026-11-01\nstartup_contract:\n  experience_distill: {mode: 'on'}\n",  # a date
-    "- a list\n",
-], ids=["invalid", "date", "not-a-mapping"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "quest_id: '001'\nstatus: [unclosed\n",  # not YAML: a finding each time, never cached
+        "quest_id: '001'\ncreated_at: 2026-11-01\nstartup_contract:\n  experience_distill: {mode: 'on'}\n",  # a date
+        "- a list\n",
+    ],
+    ids=["invalid", "date", "not-a-mapping"],
+)
 def test_quest_yaml_the_cache_cannot_hold(quest: ExampleQuest, tmp_path: Path, text: str) -> None:
     (quest.root / "quest.yaml").write_text(text)
     settle()

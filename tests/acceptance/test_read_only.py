@@ -9,9 +9,10 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import git
 
 from ds_gate.cli.main import main
+
+from helpers import git
 
 
 def snapshot(root: Path, *, leave: tuple[str, ...] = ()) -> dict[str, tuple[str, int]]:
@@ -31,8 +32,20 @@ def snapshot(root: Path, *, leave: tuple[str, ...] = ()) -> dict[str, tuple[str,
     return state
 
 
-COMMANDS = ["check", "closure", "candidates", "validate", "commit-check", "commit-check-card", "lineage", "from-git",
-            "recent", "recall", "install", "pre-push"]
+COMMANDS = [
+    "check",
+    "closure",
+    "candidates",
+    "validate",
+    "commit-check",
+    "commit-check-card",
+    "lineage",
+    "from-git",
+    "recent",
+    "recall",
+    "install",
+    "pre-push",
+]
 # what a command may write: install its hooks; nothing else writes in the home (recall's cache is in the user's cache folder)
 WRITES = {"install": ("quests/001/.git/hooks",)}
 
@@ -66,7 +79,9 @@ def test_commands_leave_every_file_and_the_git_state_untouched(make_quest, home,
     }.get(command, [command])
     if command == "pre-push":
         head = git(wt, "rev-parse", "HEAD").stdout.strip()
-        monkeypatch.setattr("sys.stdin", io.StringIO(f"refs/heads/idea/001-a {head} refs/heads/idea/001-a {'0' * 40}\n"))
+        monkeypatch.setattr(
+            "sys.stdin", io.StringIO(f"refs/heads/idea/001-a {head} refs/heads/idea/001-a {'0' * 40}\n")
+        )
     assert main([*args, "--format", "json"]) in (0, 1)
     capsys.readouterr()
     assert snapshot(home, leave=leave) == before

@@ -14,9 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import REPO
 
 from ds_gate.cli.main import main
+
+from helpers import REPO
 
 ID = re.compile(r"run-[0-9a-f]{8}")
 
@@ -46,7 +47,8 @@ def _text(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("command", ["check", "closure", "candidates"])
 def test_a_2000_run_report_stays_under_100_columns_and_lists_each_pending_id_once(
-        large, command, capsys, monkeypatch) -> None:
+    large, command, capsys, monkeypatch
+) -> None:
     monkeypatch.delenv("COLUMNS", raising=False)
     code, out = _text(capsys, command, str(large))
     assert code == (1 if command == "closure" else 0)
@@ -79,15 +81,28 @@ def test_findings_that_share_a_rule_and_a_hint_print_the_hint_once(make_quest, c
     index = quest.root / "artifacts" / "_index.jsonl"
     with index.open("a") as out:
         for n in range(12):
-            out.write(json.dumps({"artifact_id": f"run-gone{n:04d}", "kind": "run",
-                                  "path": str(quest.root / f"artifacts/runs/run-gone{n:04d}.json")}) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "artifact_id": f"run-gone{n:04d}",
+                        "kind": "run",
+                        "path": str(quest.root / f"artifacts/runs/run-gone{n:04d}.json"),
+                    }
+                )
+                + "\n"
+            )
     code, out = _text(capsys, "check", str(quest.root))
     assert code == 0
     assert "warning [index.missing-record] in 12 places:" in out
     assert out.count("hint: restore the record (<path>") == 1
     assert all(out.count(f"run-gone{n:04d}.json") == 1 for n in range(12))
-    data = json.loads(subprocess.run([sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"],
-                                     capture_output=True, text=True).stdout)
+    data = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "ds_gate", "check", str(quest.root), "--format", "json"],
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
     assert len([f for f in data["findings"] if f["rule"] == "index.missing-record"]) == 12  # each, with its hint
     assert all(f["hint"] for f in data["findings"] if f["rule"] == "index.missing-record")
 
@@ -99,7 +114,11 @@ def test_quiet_prints_the_errors_and_the_verdict_only(make_quest, capsys) -> Non
     (quest.root / "artifacts" / "_index.jsonl").open("a").write("not json\n")  # a warning
     code, out = _text(capsys, "closure", str(quest.root), "-q")
     assert code == 1
-    assert "[artifact.refused-by-main]" in out and f"'{run}'," in out and out.splitlines()[-1].endswith("1 error, 1 warning")
+    assert (
+        "[artifact.refused-by-main]" in out
+        and f"'{run}'," in out
+        and out.splitlines()[-1].endswith("1 error, 1 warning")
+    )
     assert "index.invalid-line" not in out and "workspaces:" not in out and "quest 001 at" not in out
     quest.review(quest.root, [run])
     code, out = _text(capsys, "check", str(quest.root), "--quiet")
@@ -113,8 +132,9 @@ def _in_a_terminal(argv: list[str], env: dict[str, str]) -> str:
     import pty
 
     leader, follower = pty.openpty()
-    done = subprocess.run([sys.executable, "-m", "ds_gate", *argv], stdout=follower, stderr=subprocess.PIPE,
-                          env=env, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "ds_gate", *argv], stdout=follower, stderr=subprocess.PIPE, env=env, timeout=60
+    )
     os.close(follower)
     chunks = []
     while True:

@@ -13,11 +13,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import add_remote, commit, git, head_subject
 
 from ds_gate import evaluate
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
+
+from helpers import add_remote, commit, git, head_subject
 
 RUNS = "artifacts/runs"
 
@@ -42,14 +43,24 @@ def hooks_refuse(quest: ExampleQuest, runs: list[str]) -> None:
     the pre-push hook on its push all refuse, naming the runs ``closure`` names."""
     clone = quest.root.parent / f"{quest.root.name}-clone"
     git(quest.root.parent, "clone", "-q", "--no-local", str(quest.root), str(clone))
-    fresh = subprocess.run([sys.executable, "-m", "ds_gate", "closure", "--from-git", str(clone)],
-                           capture_output=True, text=True)
+    fresh = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "closure", "--from-git", str(clone)], capture_output=True, text=True
+    )
     assert fresh.returncode == 1 and all(run in fresh.stdout for run in runs), fresh.stdout + fresh.stderr
     assert main(["install", str(quest.root)]) == 0
     decision = quest.root / "artifacts" / "decisions" / "decision-0000f1a1.json"
     decision.parent.mkdir(parents=True, exist_ok=True)
-    decision.write_text(json.dumps({"kind": "decision", "artifact_id": "decision-0000f1a1", "action": "finalize",
-                                    "verdict": "good", "reason": "done"}))
+    decision.write_text(
+        json.dumps(
+            {
+                "kind": "decision",
+                "artifact_id": "decision-0000f1a1",
+                "action": "finalize",
+                "verdict": "good",
+                "reason": "done",
+            }
+        )
+    )
     hook = commit(quest.root, "artifact: decision finalize")
     assert hook.returncode != 0 and all(run in hook.stdout + hook.stderr for run in runs), hook.stdout + hook.stderr
     add_remote(quest.root, quest.root.parent / f"{quest.root.name}-remote.git")
@@ -81,8 +92,13 @@ def test_conflicting_copies_count_the_completed_one_deepscientist_ranks_first(ma
     kept the failed copy and passed."""
     quest = make_quest()
     wt = quest.worktree("idea-a", "idea/001-a")
-    base = {"kind": "run", "artifact_id": "run-0000c0de", "run_id": "main-001", "run_kind": "main_experiment",
-            "created_at": "2026-11-22T00:00:00+00:00"}
+    base = {
+        "kind": "run",
+        "artifact_id": "run-0000c0de",
+        "run_id": "main-001",
+        "run_kind": "main_experiment",
+        "created_at": "2026-11-22T00:00:00+00:00",
+    }
     write_record(quest.root, "runs", {**base, "status": "completed", "updated_at": "2026-11-22T03:00:00+02:00"})
     write_record(wt, "runs", {**base, "status": "failed", "updated_at": "2026-11-22T02:00:00+00:00"})
     assert pending(quest) == (["run-0000c0de"], ["run-0000c0de"])
@@ -95,7 +111,9 @@ def test_a_completed_copy_counts_whichever_copy_is_newer(make_quest) -> None:
     quest = make_quest()
     run = quest.run(quest.root, "main-001")
     wt = quest.worktree("idea-a", "idea/001-a")
-    quest.record(wt, "run", {"artifact_id": run, "run_id": "main-001", "run_kind": "main_experiment", "status": "failed"})
+    quest.record(
+        wt, "run", {"artifact_id": run, "run_id": "main-001", "run_kind": "main_experiment", "status": "failed"}
+    )
     assert pending(quest) == ([run], [run])
 
 
@@ -106,9 +124,20 @@ def test_a_record_in_runs_is_a_run_whatever_its_kind_says(make_quest, kind: str)
     completed run filed in runs/ with another ``kind`` is a run there. The old reading took
     the ``kind`` (and skipped a report, or refused an unknown kind) and passed."""
     quest = make_quest()
-    write_record(quest.root, "runs", {"kind": kind, "artifact_id": "run-0000beef", "run_id": "main-001",
-                                      "run_kind": "main_experiment", "status": "completed", "verdict": "good",
-                                      "action": "continue", "reason": "r"})
+    write_record(
+        quest.root,
+        "runs",
+        {
+            "kind": kind,
+            "artifact_id": "run-0000beef",
+            "run_id": "main-001",
+            "run_kind": "main_experiment",
+            "status": "completed",
+            "verdict": "good",
+            "action": "continue",
+            "reason": "r",
+        },
+    )
     assert pending(quest) == (["run-0000beef"], ["run-0000beef"])
 
 
@@ -175,12 +204,16 @@ def test_a_completion_written_in_other_bytes_is_a_finalization_push(hooked, tmp_
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("fields", [
-    {"action": "\\u0066inalize"},
-    {"action": " Finalize "},
-    {"action": "stop", "decision_scope": " Quest_Completion "},
-    {"action": "stop", "decision_scope": "quest_completion", "kind": " decision "},
-], ids=["an escaped action", "an action with space and case", "a scope with space and case", "a kind with space"])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"action": "\\u0066inalize"},
+        {"action": " Finalize "},
+        {"action": "stop", "decision_scope": " Quest_Completion "},
+        {"action": "stop", "decision_scope": "quest_completion", "kind": " decision "},
+    ],
+    ids=["an escaped action", "an action with space and case", "a scope with space and case", "a kind with space"],
+)
 def test_a_finalizing_decision_written_loosely_is_a_finalization_commit(hooked, fields: dict[str, str]) -> None:
     """PR #60 reads ``kind``/``action`` with ``.strip().lower()``; JSON escapes mean their letters."""
     quest, run = hooked
@@ -208,7 +241,9 @@ def test_a_duplicate_card_written_later_by_another_quest_does_not_fail_a_closed_
     second = make_quest("002")
     second._counter = 10_000  # its cards are written hours after the first quest's review
     body = f"Context: {run}.\n\nObservation: ..."
-    second.card("global", "The same lesson, retold", claim="Retold.", lineage=[{"quest": "002", "run": "run-x"}], body=body)
+    second.card(
+        "global", "The same lesson, retold", claim="Retold.", lineage=[{"quest": "002", "run": "run-x"}], body=body
+    )
     report = evaluate(first.root, "closure", cache=False)
     assert report.ok, [(f.rule, f.message) for f in report.findings]
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from helpers import REPO, commit, git, head_subject, readme_pre_commit_config
 
 pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
@@ -29,8 +30,12 @@ def local_pip_env() -> dict[str, str]:
     index: a local mirror may lack a package another Python needs (hatchling's ``tomli`` on
     3.10, as ``.ci/package`` runs it); empty when no local index is configured."""
     real_home = pwd.getpwuid(os.getuid()).pw_dir
-    listed = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True,
-                            env={**os.environ, "HOME": real_home})
+    listed = subprocess.run(
+        [sys.executable, "-m", "pip", "config", "list"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": real_home},
+    )
     values: dict[str, list[str]] = {}
     for line in listed.stdout.splitlines():
         key, _, value = line.partition("=")
@@ -42,20 +47,28 @@ def local_pip_env() -> dict[str, str]:
     links = [u for u in values.get("find-links", []) if not u.startswith(("http:", "https:"))]
     if not indexes:
         return {}
-    return {"PIP_EXTRA_INDEX_URL": " ".join(indexes), "PIP_FIND_LINKS": " ".join(links),
-            "VIRTUALENV_NO_PERIODIC_UPDATE": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    return {
+        "PIP_EXTRA_INDEX_URL": " ".join(indexes),
+        "PIP_FIND_LINKS": " ".join(links),
+        "VIRTUALENV_NO_PERIODIC_UPDATE": "1",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
 
 
 def snapshot(tmp_path: Path) -> tuple[Path, str]:
     """A git repository of this project's files as they are now (committed or not), and its HEAD.
     From an unpacked sdist (no git, ``.ci/package``), every file it holds but caches."""
     if (REPO / ".git").exists():
-        files = subprocess.run(["git", "ls-files", "-z", "-c", "-o", "--exclude-standard"], cwd=REPO, capture_output=True,
-                               check=True).stdout.split(b"\0")
+        files = subprocess.run(
+            ["git", "ls-files", "-z", "-c", "-o", "--exclude-standard"], cwd=REPO, capture_output=True, check=True
+        ).stdout.split(b"\0")
         names = [os.fsdecode(f) for f in files if f]
     else:
-        names = [str(p.relative_to(REPO)) for p in REPO.rglob("*")
-                 if not {"__pycache__", ".pytest_cache", ".hypothesis"} & set(p.relative_to(REPO).parts)]
+        names = [
+            str(p.relative_to(REPO))
+            for p in REPO.rglob("*")
+            if not {"__pycache__", ".pytest_cache", ".hypothesis"} & set(p.relative_to(REPO).parts)
+        ]
     repo = tmp_path / "ds-gate"
     for name in names:
         if (REPO / name).is_file():

@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from ds_gate.cli.main import main
-from ds_gate.recall import list_knowledge_summaries, normalize_tag, normalize_tags
-from ds_gate.recall.api import _INDEXES
+from ds_gate.recall.api import _INDEXES, list_knowledge_summaries
+from ds_gate.recall.tags import normalize_tag, normalize_tags
 
 
 @pytest.fixture(autouse=True)
@@ -25,10 +25,32 @@ def fresh_process_state():
     _INDEXES.clear()
 
 
-def card(home: Path, card_id: str, tags, updated: str, *, kind: str = "knowledge", title: str | None = None,
-         claim: str = "c", body: str = "Body.", scope_dir: Path | None = None, **extra) -> Path:
-    meta = {"id": card_id, "type": kind, "kind": kind, "title": title or card_id, "quest_id": "001", "tags": tags,
-            "created_at": updated, "updated_at": updated, "scope": "global", "claim": claim, **extra}
+def card(
+    home: Path,
+    card_id: str,
+    tags,
+    updated: str,
+    *,
+    kind: str = "knowledge",
+    title: str | None = None,
+    claim: str = "c",
+    body: str = "Body.",
+    scope_dir: Path | None = None,
+    **extra,
+) -> Path:
+    meta = {
+        "id": card_id,
+        "type": kind,
+        "kind": kind,
+        "title": title or card_id,
+        "quest_id": "001",
+        "tags": tags,
+        "created_at": updated,
+        "updated_at": updated,
+        "scope": "global",
+        "claim": claim,
+        **extra,
+    }
     path = (scope_dir or home / "memory") / kind / f"{card_id}.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n{body}\n")
@@ -47,10 +69,25 @@ def test_the_rfc_order_overlap_then_time_then_id(home) -> None:
     card(home, "k-d", ["topic:other"], "2026-12-01T00:00:00+00:00")  # no overlap: not recalled
     out = list_knowledge_summaries(["topic:routing", "stage:experiment"], home=home)
     assert ids(out) == ["k-b", "k-c", "k-e", "k-a"]
-    assert [(r["overlap"], r["matched_tags"]) for r in out][:2] == [(2, ["topic:routing", "stage:experiment"]),
-                                                                  (1, ["topic:routing"])]
-    assert set(out[0]) == {"card_id", "title", "claim", "tags", "kind", "scope", "quest_id", "updated_at", "path",
-                           "overlap", "matched_tags", "summary", "support"}
+    assert [(r["overlap"], r["matched_tags"]) for r in out][:2] == [
+        (2, ["topic:routing", "stage:experiment"]),
+        (1, ["topic:routing"]),
+    ]
+    assert set(out[0]) == {
+        "card_id",
+        "title",
+        "claim",
+        "tags",
+        "kind",
+        "scope",
+        "quest_id",
+        "updated_at",
+        "path",
+        "overlap",
+        "matched_tags",
+        "summary",
+        "support",
+    }
 
 
 def test_empty_tags_give_recency_and_kind_filters_before_limit(home) -> None:
@@ -58,11 +95,21 @@ def test_empty_tags_give_recency_and_kind_filters_before_limit(home) -> None:
         card(home, f"k-{i}", [], f"2026-11-0{i + 1}T00:00:00+00:00")
     card(home, "p-old", [], "2025-01-01T00:00:00+00:00", kind="papers")
     assert ids(list_knowledge_summaries([], limit=3, home=home)) == ["k-4", "k-3", "k-2"]
-    assert ids(list_knowledge_summaries([], kind="papers", limit=1, home=home)) == ["p-old"]  # not cut off by newer cards
+    assert ids(list_knowledge_summaries([], kind="papers", limit=1, home=home)) == [
+        "p-old"
+    ]  # not cut off by newer cards
 
 
-@pytest.mark.parametrize("variant", ["Topic:Learning_Rate", "  topic:learning rate ", "ＴＯＰＩＣ:learning-rate",
-                                     "topic:learning__rate", "TOPIC:LEARNING RATE"])
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "Topic:Learning_Rate",
+        "  topic:learning rate ",
+        "ＴＯＰＩＣ:learning-rate",
+        "topic:learning__rate",
+        "TOPIC:LEARNING RATE",
+    ],
+)
 def test_tag_variants_match(home, variant) -> None:
     card(home, "k-lr", ["topic:learning-rate"], "2026-11-01T00:00:00+00:00")
     card(home, "k-written-oddly", ["Topic:Learning_Rate"], "2026-10-01T00:00:00+00:00")
@@ -72,7 +119,10 @@ def test_tag_variants_match(home, variant) -> None:
 
 def test_normalisation_keeps_prefixes_and_first_seen_order() -> None:
     assert normalize_tags(["Stage:Experiment", "stage:experiment", "task:ab_c", " ", "topic:a b"]) == (
-        "stage:experiment", "task:ab-c", "topic:a-b")
+        "stage:experiment",
+        "task:ab-c",
+        "topic:a-b",
+    )
 
 
 @pytest.mark.slow
@@ -91,24 +141,46 @@ def test_the_same_output_whatever_the_order_files_were_written_in(tmp_path) -> N
 
 
 def test_a_paraphrase_with_no_shared_tag_is_found_through_the_query(home) -> None:
-    card(home, "k-collapse", ["topic:moe"], "2026-01-01T00:00:00+00:00", title="Sparse routing needs load balancing",
-         claim="An auxiliary load-balancing loss prevents expert collapse.", body="Without it two experts took all tokens.")
-    card(home, "k-lr", ["topic:optimizer"], "2026-11-01T00:00:00+00:00", title="Warmup matters",
-         claim="Linear warmup avoids early divergence.")
+    card(
+        home,
+        "k-collapse",
+        ["topic:moe"],
+        "2026-01-01T00:00:00+00:00",
+        title="Sparse routing needs load balancing",
+        claim="An auxiliary load-balancing loss prevents expert collapse.",
+        body="Without it two experts took all tokens.",
+    )
+    card(
+        home,
+        "k-lr",
+        ["topic:optimizer"],
+        "2026-11-01T00:00:00+00:00",
+        title="Warmup matters",
+        claim="Linear warmup avoids early divergence.",
+    )
     card(home, "k-stage", ["stage:analysis"], "2026-06-01T00:00:00+00:00", title="Ablate one thing at a time")
     plain = list_knowledge_summaries(["stage:analysis"], home=home)
     assert ids(plain) == ["k-stage"]
-    found = list_knowledge_summaries(["stage:analysis"], home=home, query="experts collapsing when balancing is missing")
+    found = list_knowledge_summaries(
+        ["stage:analysis"], home=home, query="experts collapsing when balancing is missing"
+    )
     # one ranking for text and tags: the lesson the text describes comes first; the card that only
     # shares the stage tag follows (its tag words are words of the query), it no longer hides the match
     assert ids(found) == ["k-collapse", "k-stage"]
-    assert found[0]["overlap"] == 0 and found[1]["overlap"] == 1 and found[0]["lexical_score"] > found[1]["lexical_score"]
+    assert (
+        found[0]["overlap"] == 0 and found[1]["overlap"] == 1 and found[0]["lexical_score"] > found[1]["lexical_score"]
+    )
 
 
 @pytest.mark.slow
 def test_no_card_is_dropped_past_500_files(home) -> None:
     for i in range(620):
-        card(home, f"k-{i:04d}", ["topic:common"] if i else ["topic:common", "topic:rare"], f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}+00:00")
+        card(
+            home,
+            f"k-{i:04d}",
+            ["topic:common"] if i else ["topic:common", "topic:rare"],
+            f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}+00:00",
+        )
     out = list_knowledge_summaries(["topic:rare"], home=home)
     assert ids(out) == ["k-0000"]  # the oldest file, the one a last-500 scan would miss
     assert len(list_knowledge_summaries(["topic:common"], limit=200, home=home)) == 200
@@ -124,15 +196,32 @@ def test_limit_kind_and_scope_are_validated(home) -> None:
 
 def test_scienceclaw_jsonl_records_are_recalled(home, tmp_path) -> None:
     findings = tmp_path / "findings.jsonl"
-    findings.write_text("\n".join(json.dumps(r) for r in [
-        {"type": "pitfall", "content": "Tokenizer drift broke eval parity.", "tags": ["Topic:Tokenizer"], "date": "2026-03-01",
-         "project": "nlp-7"},
-        {"type": "strategy", "content": "Sweep warmup first.", "tags": "topic:optimizer, stage:plan", "date": "2026-04-01"},
-        "not a record",
-    ]) + "\nnot json\n")
+    findings.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {
+                    "type": "pitfall",
+                    "content": "Tokenizer drift broke eval parity.",
+                    "tags": ["Topic:Tokenizer"],
+                    "date": "2026-03-01",
+                    "project": "nlp-7",
+                },
+                {
+                    "type": "strategy",
+                    "content": "Sweep warmup first.",
+                    "tags": "topic:optimizer, stage:plan",
+                    "date": "2026-04-01",
+                },
+                "not a record",
+            ]
+        )
+        + "\nnot json\n"
+    )
     out = list_knowledge_summaries(["topic:tokenizer"], home=home, jsonl=[findings])
     assert [(r["kind"], r["scope"], r["quest_id"], r["claim"]) for r in out] == [
-        ("pitfall", "jsonl", "nlp-7", "Tokenizer drift broke eval parity.")]
+        ("pitfall", "jsonl", "nlp-7", "Tokenizer drift broke eval parity.")
+    ]
     assert out[0]["card_id"].startswith("pitfall-") and out[0]["path"] == f"{findings}:1"
     again = list_knowledge_summaries(["topic:tokenizer"], home=home, jsonl=[findings], cache=False)
     assert ids(again) == ids(out)  # deterministic ids
@@ -176,15 +265,20 @@ def test_a_card_rewritten_in_place_at_the_same_size_and_mtime_is_read_again(home
 def test_two_processes_recall_at_once_with_one_cache(home) -> None:
     for i in range(300):
         card(home, f"k-{i:03d}", ["topic:x"], f"2026-01-01T00:00:{i % 60:02d}+00:00")
-    script = (f"from ds_gate.recall import list_knowledge_summaries as L; import json; "
-              f"print(json.dumps([r['card_id'] for r in L(['topic:x'], limit=200, home={str(home)!r})]))")
-    procs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]
+    script = (
+        f"from ds_gate import list_knowledge_summaries as L; import json; "
+        f"print(json.dumps([r['card_id'] for r in L(['topic:x'], limit=200, home={str(home)!r})]))"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
     outs = [p.communicate(timeout=60) for p in procs]
     assert all(p.returncode == 0 for p in procs), [err for _, err in outs]
     assert outs[0][0] == outs[1][0] and len(json.loads(outs[0][0])) == 200
     assert list_knowledge_summaries(["topic:x"], limit=200, home=home) == list_knowledge_summaries(
-        ["topic:x"], limit=200, home=home, cache=False)
+        ["topic:x"], limit=200, home=home, cache=False
+    )
 
 
 def test_recall_never_modifies_a_card(home) -> None:
@@ -202,7 +296,10 @@ def test_scopes_mark_other_quests_cards(make_quest, home, gate_json) -> None:
     code, out = gate_json("recall", "--tags", "topic:a", "--quest", str(mine.root))
     assert code == 0
     assert [(r["card_id"], r["scope"]) for r in out["results"]] == [
-        ("k-theirs", "shared_quest"), ("k-mine", "quest"), ("k-global", "global")]
+        ("k-theirs", "shared_quest"),
+        ("k-mine", "quest"),
+        ("k-global", "global"),
+    ]
     code, out = gate_json("recall", "--tags", "topic:a", "--scope", "global")
     assert [r["card_id"] for r in out["results"]] == ["k-global"]
     code, out = gate_json("recall", "--tags", "topic:a", "--scope", "quest", "--quest", str(mine.root))
@@ -218,9 +315,15 @@ def test_for_stage_uses_the_quests_domains_when_recall_priors_is_on(make_quest, 
     quest.write_quest_yaml(startup_contract={"recall_priors": "on", "brief": {"domains": ["Domain:Vision"]}})
     code, out = gate_json("recall", "--for-stage", "experiment", "--quest", str(quest.root))
     assert [r["card_id"] for r in out["results"]] == ["k-domain", "k-stage"]
-    assert out["notes"] == ["domain tags for stage experiment: stage:experiment, domain:vision "
-                            "(stage: stage:experiment; domains: domain:vision)"]
-    assert out["request"]["tag_sources"] == {"stage": ["stage:experiment"], "domains": ["domain:vision"], "quest cards": []}
+    assert out["notes"] == [
+        "domain tags for stage experiment: stage:experiment, domain:vision "
+        "(stage: stage:experiment; domains: domain:vision)"
+    ]
+    assert out["request"]["tag_sources"] == {
+        "stage": ["stage:experiment"],
+        "domains": ["domain:vision"],
+        "quest cards": [],
+    }
 
 
 def test_stage_entry_tags_come_from_the_active_anchor_and_the_quests_own_cards(make_quest, home, gate_json) -> None:
@@ -236,8 +339,11 @@ def test_stage_entry_tags_come_from_the_active_anchor_and_the_quests_own_cards(m
     code, out = gate_json("recall", "--for-stage", "--quest", str(quest.root), "--scope", "global")
     assert code == 0
     assert out["request"]["for_stage"] == "decision"
-    assert out["request"]["tag_sources"] == {"stage": ["stage:decision"], "domains": [],
-                                             "quest cards": ["topic:routing", "topic:moe"]}
+    assert out["request"]["tag_sources"] == {
+        "stage": ["stage:decision"],
+        "domains": [],
+        "quest cards": ["topic:routing", "topic:moe"],
+    }
     assert out["request"]["domain_tags"] == ["stage:decision", "topic:routing", "topic:moe"]
     assert [r["card_id"] for r in out["results"]][:2] == ["k-decision", "k-routing"]  # k-other shares no tag
     assert "quest cards: topic:routing, topic:moe" in out["notes"][0]
@@ -267,12 +373,16 @@ def test_spaces_around_the_colon_and_dash_runs_normalise_away() -> None:
 def test_a_new_quest_and_a_grown_jsonl_are_seen_without_refresh(make_quest, home, tmp_path) -> None:
     card(home, "k-global", ["topic:a"], "2026-01-01T00:00:00+00:00")
     findings = tmp_path / "findings.jsonl"
-    findings.write_text(json.dumps({"type": "finding", "content": "first", "tags": ["topic:a"], "date": "2026-01-02"}) + "\n")
+    findings.write_text(
+        json.dumps({"type": "finding", "content": "first", "tags": ["topic:a"], "date": "2026-01-02"}) + "\n"
+    )
     assert len(list_knowledge_summaries(["topic:a"], home=home, jsonl=[findings])) == 2
     later = make_quest("009")
     card(home, "k-later", ["topic:a"], "2026-01-03T00:00:00+00:00", scope_dir=later.root / "memory")
     with findings.open("a") as out:
-        out.write(json.dumps({"type": "pitfall", "content": "second", "tags": ["topic:a"], "date": "2026-01-04"}) + "\n")
+        out.write(
+            json.dumps({"type": "pitfall", "content": "second", "tags": ["topic:a"], "date": "2026-01-04"}) + "\n"
+        )
     out = list_knowledge_summaries(["topic:a"], home=home, jsonl=[findings])  # same process, no refresh
     assert [r["scope"] for r in out] == ["jsonl", "shared_quest", "jsonl", "global"]
 
@@ -281,8 +391,9 @@ def test_a_new_quest_and_a_grown_jsonl_are_seen_without_refresh(make_quest, home
 def test_the_labelled_evaluation_set_prefers_ds_gate_over_the_plain_rfc_ranking() -> None:
     from helpers import REPO
 
-    done = subprocess.run([sys.executable, str(REPO / "eval" / "recall" / "run.py"), "--json"], capture_output=True,
-                          text=True, cwd=REPO)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "eval" / "recall" / "run.py"), "--json"], capture_output=True, text=True, cwd=REPO
+    )
     assert done.returncode == 0, done.stderr
     metrics = json.loads(done.stdout)["metrics"]
     assert metrics["all"]["n"] >= 30
@@ -290,8 +401,9 @@ def test_the_labelled_evaluation_set_prefers_ds_gate_over_the_plain_rfc_ranking(
         ours, rfc = metrics[part]["ds-gate"], metrics[part]["rfc"]
         assert ours["ndcg@10"] > rfc["ndcg@10"] and ours["mrr"] > rfc["mrr"], part
     assert metrics["exact-tag"]["ds-gate"]["ndcg@10"] >= metrics["exact-tag"]["rfc"]["ndcg@10"]
-    again = subprocess.run([sys.executable, str(REPO / "eval" / "recall" / "run.py"), "--json"], capture_output=True,
-                           text=True, cwd=REPO)
+    again = subprocess.run(
+        [sys.executable, str(REPO / "eval" / "recall" / "run.py"), "--json"], capture_output=True, text=True, cwd=REPO
+    )
     assert again.stdout == done.stdout  # deterministic
 
 
@@ -326,15 +438,8 @@ def test_a_second_process_reads_the_cache_from_the_user_cache_folder(home, tmp_p
     assert recalled("--no-cache") == "from the file"
 
 
-def test_every_name_the_package_exports_resolves() -> None:
-    import ds_gate.recall as package
-
-    assert package.MAX_LIMIT == 200
-    assert all(getattr(package, name) is not None for name in package.__all__)
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("row", ["[[[", '["only", "two"]', '[1, 2, 3, 4, 5, 6, 7, 8]', "5", '"text"'])
+@pytest.mark.parametrize("row", ["[[[", '["only", "two"]', "[1, 2, 3, 4, 5, 6, 7, 8]", "5", '"text"'])
 def test_a_corrupt_cache_row_is_read_again_from_the_card(home, tmp_path, row) -> None:
     """Issue 15.10/15.15: a row recall did not write (same stat, bad entry) costs a re-read, never exit 3."""
     import sqlite3
@@ -364,7 +469,9 @@ def test_the_cache_is_never_written_through_a_symbolic_link(home, tmp_path) -> N
     args = [sys.executable, "-m", "ds_gate", "recall", "--tags", "topic:a", "--home", str(home), "--format", "json"]
     linked_folder = tmp_path / "linked-cache"
     linked_folder.symlink_to(target)
-    done = subprocess.run(args, capture_output=True, text=True, env={**os.environ, "DS_GATE_CACHE_DIR": str(linked_folder)})
+    done = subprocess.run(
+        args, capture_output=True, text=True, env={**os.environ, "DS_GATE_CACHE_DIR": str(linked_folder)}
+    )
     assert done.returncode == 0 and json.loads(done.stdout)["results"][0]["claim"] == "c"
     assert list(target.iterdir()) == []
 

@@ -16,9 +16,8 @@ import yaml
 
 from ds_gate.cli.main import main
 from ds_gate.kernel.errors import QuestError
-from ds_gate.recall import list_knowledge_summaries
 from ds_gate.recall import text as recall_text
-from ds_gate.recall.api import _INDEXES, recall
+from ds_gate.recall.api import _INDEXES, list_knowledge_summaries, recall
 from ds_gate.recall.tags import closest, match_key, normalize_tag
 
 
@@ -29,10 +28,30 @@ def fresh_process_state():
     _INDEXES.clear()
 
 
-def card(root: Path, card_id: str, tags, updated: str, *, title: str | None = None, claim: str = "c",
-         body: str = "Body.", quest_id: str = "001", kind: str = "knowledge") -> Path:
-    meta = {"id": card_id, "type": kind, "kind": kind, "title": title or card_id, "quest_id": quest_id, "tags": tags,
-            "created_at": updated, "updated_at": updated, "scope": "global", "claim": claim}
+def card(
+    root: Path,
+    card_id: str,
+    tags,
+    updated: str,
+    *,
+    title: str | None = None,
+    claim: str = "c",
+    body: str = "Body.",
+    quest_id: str = "001",
+    kind: str = "knowledge",
+) -> Path:
+    meta = {
+        "id": card_id,
+        "type": kind,
+        "kind": kind,
+        "title": title or card_id,
+        "quest_id": quest_id,
+        "tags": tags,
+        "created_at": updated,
+        "updated_at": updated,
+        "scope": "global",
+        "claim": claim,
+    }
     path = root / "memory" / kind / f"{card_id}.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n{body}\n")
@@ -59,8 +78,9 @@ def test_tags_only_keep_the_rfc_order_exactly_overlap_then_updated_at_then_id(ho
     assert [r["overlap"] for r in out] == [2, 2, 2, 2, 1]
     found = recall(["stage:experiment", "task:kd-temperature", "topic:distillation"], home=home)
     assert found["rank_by"] == "tags"
-    asked = list_knowledge_summaries(["stage:experiment", "task:kd-temperature", "topic:distillation"], home=home,
-                                     order="rfc")
+    asked = list_knowledge_summaries(
+        ["stage:experiment", "task:kd-temperature", "topic:distillation"], home=home, order="rfc"
+    )
     assert asked == out  # the default is the order named "rfc"
 
 
@@ -78,8 +98,14 @@ def test_relevance_order_weighs_a_rare_shared_tag_above_a_common_one(home) -> No
 def test_a_text_match_is_never_hidden_by_cards_that_only_share_a_query_tag(home) -> None:
     for n in range(30):  # more than the limit share the stage tag
         card(home, f"k-stage-{n:02d}", ["stage:experiment"], T3, title=f"Unrelated lesson {n}")
-    card(home, "k-target", ["stage:idea"], T1, title="Expert collapse without a balancing loss",
-         claim="Two experts took all tokens when the auxiliary load-balancing loss was off.")
+    card(
+        home,
+        "k-target",
+        ["stage:idea"],
+        T1,
+        title="Expert collapse without a balancing loss",
+        claim="Two experts took all tokens when the auxiliary load-balancing loss was off.",
+    )
     out = list_knowledge_summaries(["stage:experiment"], home=home, limit=5, query="experts collapse balancing loss")
     assert ids(out)[0] == "k-target" and out[0]["overlap"] == 0
 
@@ -103,16 +129,23 @@ def test_tag_variants_match_case_separators_plurals_british_spellings_and_bare_v
 
 
 def test_a_tag_no_card_carries_is_reported_with_the_closest_known_tags(home, gate_json) -> None:
-    card(home, "k-clip", ["topic:gradient-clipping", "stage:experiment"], T1, title="Clip after unscaling",
-         claim="Gradient clipping must run after the loss scaler unscales.")
+    card(
+        home,
+        "k-clip",
+        ["topic:gradient-clipping", "stage:experiment"],
+        T1,
+        title="Clip after unscaling",
+        claim="Gradient clipping must run after the loss scaler unscales.",
+    )
     found = recall(["topic:grad-clip", "stage:experiment"], home=home)
     assert found["unmatched_tags"] == [{"tag": "topic:grad-clip", "closest": ["topic:gradient-clipping"]}]
     assert ids(found["results"]) == ["k-clip"] and found["rank_by"] == "tags"
     assert closest("stage:experiments", ["stage:experiment", "topic:x"]) == ["stage:experiment"]
     code, out = gate_json("recall", "--tags", "topic:grad-clip,stage:experiment", "--home", str(home))
     assert code == 0 and out["recall"]["unmatched_tags"][0]["closest"] == ["topic:gradient-clipping"]
-    assert any("no card carries the tag topic:grad-clip; closest known: topic:gradient-clipping" in n
-               for n in out["notes"])
+    assert any(
+        "no card carries the tag topic:grad-clip; closest known: topic:gradient-clipping" in n for n in out["notes"]
+    )
 
 
 def test_tags_that_match_nothing_rank_by_their_words(home) -> None:
@@ -125,14 +158,24 @@ def test_tags_that_match_nothing_rank_by_their_words(home) -> None:
 def test_every_result_carries_its_title_and_summary_within_max_chars(home, gate_json) -> None:
     body = "Context: a long run.\n\nObservation: the loss spiked at step 80.\nAction: warm up for 2000 steps.\nMore."
     for n in range(4):
-        card(home, f"k-{n}", ["topic:warmup"], f"2026-0{n + 1}-01T00:00:00+00:00", title=f"Warmup {n}",
-             claim="A 100-step warmup diverged.", body=body)
+        card(
+            home,
+            f"k-{n}",
+            ["topic:warmup"],
+            f"2026-0{n + 1}-01T00:00:00+00:00",
+            title=f"Warmup {n}",
+            claim="A 100-step warmup diverged.",
+            body=body,
+        )
         body += f" v{n}"  # not duplicates of one another
     out = list_knowledge_summaries(["topic:warmup"], home=home, max_chars=100_000)
     assert out[0]["title"] == "Warmup 3"
-    assert out[0]["summary"].splitlines() == ["A 100-step warmup diverged.", "Context: a long run.",
-                                              "Observation: the loss spiked at step 80.",
-                                              "Action: warm up for 2000 steps."]
+    assert out[0]["summary"].splitlines() == [
+        "A 100-step warmup diverged.",
+        "Context: a long run.",
+        "Observation: the loss spiked at step 80.",
+        "Action: warm up for 2000 steps.",
+    ]
     cut = list_knowledge_summaries(["topic:warmup"], home=home, max_chars=120)
     assert sum(len(r["summary"]) for r in cut) <= 120
     assert all(r.get("summary_truncated") for r in cut) and cut[0]["summary"].endswith("…")
@@ -147,18 +190,35 @@ def test_copies_of_one_lesson_collapse_into_one_result_listing_every_copy(home) 
     body = "Context: MoE training.\n\nObservation: two experts took all tokens without the balancing loss."
     card(home, "k-global", ["topic:moe"], T1, title="Expert collapse", body=body, quest_id="001")
     for quest in ("002", "003"):
-        card(home / "quests" / quest, f"k-{quest}", ["topic:moe"], T2 if quest == "002" else T3,
-             title="expert   collapse!", body=body.upper(), quest_id=quest)
+        card(
+            home / "quests" / quest,
+            f"k-{quest}",
+            ["topic:moe"],
+            T2 if quest == "002" else T3,
+            title="expert   collapse!",
+            body=body.upper(),
+            quest_id=quest,
+        )
     card(home, "k-other", ["topic:moe"], T2, title="Router z-loss", body="Context: another lesson entirely, longer.")
     found = recall(["topic:moe"], home=home, limit=5)
     assert ids(found["results"]) == ["k-003", "k-other"]  # the newest copy stands for the lesson
     top = found["results"][0]
     assert top["support"] == 3 and {c["card_id"] for c in top["copies"]} == {"k-global", "k-002", "k-003"}
-    assert {(c["quest_id"], c["scope"]) for c in top["copies"]} == {("001", "global"), ("002", "shared_quest"),
-                                                                      ("003", "shared_quest")}
+    assert {(c["quest_id"], c["scope"]) for c in top["copies"]} == {
+        ("001", "global"),
+        ("002", "shared_quest"),
+        ("003", "shared_quest"),
+    }
     assert found["collapsed"] == 2
     # support as a tie-breaker: among equal overlap, the lesson more quests hold comes first
-    card(home, "k-newest", ["topic:moe"], "2026-12-01T00:00:00+00:00", title="Newest", body="A lesson only one quest has.")
+    card(
+        home,
+        "k-newest",
+        ["topic:moe"],
+        "2026-12-01T00:00:00+00:00",
+        title="Newest",
+        body="A lesson only one quest has.",
+    )
     assert ids(list_knowledge_summaries(["topic:moe"], home=home))[0] == "k-newest"
     assert ids(list_knowledge_summaries(["topic:moe"], home=home, support=True))[0] == "k-003"
 
@@ -166,13 +226,29 @@ def test_copies_of_one_lesson_collapse_into_one_result_listing_every_copy(home) 
 def test_scienceclaw_records_come_back_with_their_lesson_fields_and_are_searched(home, tmp_path, gate_json) -> None:
     findings = tmp_path / "findings.jsonl"
     records = [
-        {"id": "p1", "type": "pitfall", "issue": "NCCL timeouts at step one from uneven dataset shards",
-         "fix": "Use drop_last so every rank gets the same number of batches", "tags": ["topic:distributed"],
-         "date": "2026-03-01"},
-        {"id": "s1", "type": "strategy", "strategy": "Sweep warmup before the learning rate", "outcome": "Stable runs",
-         "tags": ["topic:distributed"], "date": "2026-04-01"},
-        {"id": "i1", "type": "ideation", "direction": "Try curriculum on sequence length", "reason": "Long context",
-         "tags": ["topic:long-context"]},
+        {
+            "id": "p1",
+            "type": "pitfall",
+            "issue": "NCCL timeouts at step one from uneven dataset shards",
+            "fix": "Use drop_last so every rank gets the same number of batches",
+            "tags": ["topic:distributed"],
+            "date": "2026-03-01",
+        },
+        {
+            "id": "s1",
+            "type": "strategy",
+            "strategy": "Sweep warmup before the learning rate",
+            "outcome": "Stable runs",
+            "tags": ["topic:distributed"],
+            "date": "2026-04-01",
+        },
+        {
+            "id": "i1",
+            "type": "ideation",
+            "direction": "Try curriculum on sequence length",
+            "reason": "Long context",
+            "tags": ["topic:long-context"],
+        },
         {"id": "f1", "type": "finding", "finding": "Loss spikes vanish with beta2 0.95", "tags": ["topic:optimizer"]},
     ]
     findings.write_text("".join(json.dumps(r) + "\n" for r in records))
@@ -189,13 +265,19 @@ def test_scienceclaw_records_come_back_with_their_lesson_fields_and_are_searched
     assert fields["s1"] == {"strategy": "Sweep warmup before the learning rate", "outcome": "Stable runs"}
     assert fields["i1"] == {"direction": "Try curriculum on sequence length", "reason": "Long context"}
     assert fields["f1"] == {"finding": "Loss spikes vanish with beta2 0.95"}
-    code, out = gate_json("recall", "--jsonl", str(findings), "--query", "uneven shards", "--kind", "pitfall",
-                          "--home", str(home))
-    assert code == 0 and [r["card_id"] for r in out["results"]] == ["p1"] and "fix: Use drop_last" in out["results"][0]["summary"]
+    code, out = gate_json(
+        "recall", "--jsonl", str(findings), "--query", "uneven shards", "--kind", "pitfall", "--home", str(home)
+    )
+    assert (
+        code == 0
+        and [r["card_id"] for r in out["results"]] == ["p1"]
+        and "fix: Use drop_last" in out["results"][0]["summary"]
+    )
 
 
-def test_a_kind_spelled_as_the_other_command_spells_it_is_taken_and_a_typo_gets_a_did_you_mean(home, capsys,
-                                                                                                gate_json) -> None:
+def test_a_kind_spelled_as_the_other_command_spells_it_is_taken_and_a_typo_gets_a_did_you_mean(
+    home, capsys, gate_json
+) -> None:
     card(home, "p-1", ["topic:a"], T1, kind="papers")
     card(home, "k-1", ["topic:a"], T2)
     code, out = gate_json("recall", "--kind", "paper", "--home", str(home))
@@ -245,11 +327,23 @@ def test_fts5_is_in_this_pythons_sqlite3() -> None:
 def test_the_evaluation_runs_and_ds_gate_relevance_is_at_least_the_stock_baseline_on_every_slice() -> None:
     """eval/recall as a process: its table, and the figure the issue asks for on every slice."""
     root = Path(__file__).resolve().parents[2]
-    done = subprocess.run([sys.executable, str(root / "eval" / "recall" / "run.py"), "--json"], capture_output=True,
-                          text=True, timeout=300, check=True)
+    done = subprocess.run(
+        [sys.executable, str(root / "eval" / "recall" / "run.py"), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     metrics = json.loads(done.stdout)["metrics"]
-    assert set(metrics) == {"all", "exact-tag", "tag-variant", "paraphrase", "stage-entry", "duplicates",
-                            "jsonl-pitfalls"}
+    assert set(metrics) == {
+        "all",
+        "exact-tag",
+        "tag-variant",
+        "paraphrase",
+        "stage-entry",
+        "duplicates",
+        "jsonl-pitfalls",
+    }
     for name, data in metrics.items():
         assert data["ds-gate-rel"]["ndcg@10"] >= data["fts5"]["ndcg@10"], name
         assert data["ds-gate"]["ndcg@10"] >= data["rfc"]["ndcg@10"], name
@@ -266,7 +360,8 @@ def test_for_stage_ranks_its_assembled_tags_by_relevance_unless_told_rfc(make_qu
     code, out = gate_json("recall", "--for-stage", "experiment", "--quest", str(quest.root), "--scope", "global")
     assert code == 0 and out["request"]["order"] == "relevance" and out["recall"]["rank_by"] == "relevance"
     assert out["results"][0]["card_id"] == "k-domain"
-    code, out = gate_json("recall", "--for-stage", "experiment", "--quest", str(quest.root), "--scope", "global",
-                          "--order", "rfc")
+    code, out = gate_json(
+        "recall", "--for-stage", "experiment", "--quest", str(quest.root), "--scope", "global", "--order", "rfc"
+    )
     assert out["request"]["order"] == "rfc" and out["recall"]["rank_by"] == "tags"
     assert [r["card_id"] for r in out["results"]][-1] == "k-domain"  # one tag each: the newer cards first

@@ -14,8 +14,7 @@ import pytest
 import yaml
 
 from ds_gate.io.cache_file import cache_name
-from ds_gate.recall import recall
-from ds_gate.recall.api import _INDEXES
+from ds_gate.recall.api import _INDEXES, recall
 from ds_gate.recall.snapshot import Stored
 
 TOPICS = ["topic:routing", "topic:warmup", "topic:tokenizer", "topic:eval-parity", "task:kd-temperature"]
@@ -36,17 +35,40 @@ def make_home(home: Path, tmp_path: Path) -> Path:
     for i in range(40):
         kind = "knowledge" if i % 4 else "papers"
         body = "Shared lesson: warmup before routing." if i % 7 == 0 else " ".join(rng.choice(WORDS) for _ in range(12))
-        meta = {"id": f"k-{i:02d}", "type": kind, "kind": kind, "title": f"Lesson {i} {rng.choice(WORDS)}",
-                "quest_id": f"q{i % 3}", "tags": rng.sample(TOPICS, 2) + [rng.choice(["stage:experiment", "stage:idea"])],
-                "updated_at": f"2026-0{1 + i % 9}-1{i % 3}T00:00:00+00:00", "claim": f"Claim {i} {rng.choice(WORDS)}"}
+        meta = {
+            "id": f"k-{i:02d}",
+            "type": kind,
+            "kind": kind,
+            "title": f"Lesson {i} {rng.choice(WORDS)}",
+            "quest_id": f"q{i % 3}",
+            "tags": rng.sample(TOPICS, 2) + [rng.choice(["stage:experiment", "stage:idea"])],
+            "updated_at": f"2026-0{1 + i % 9}-1{i % 3}T00:00:00+00:00",
+            "claim": f"Claim {i} {rng.choice(WORDS)}",
+        }
         path = home / "memory" / kind / f"k-{i:02d}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"---\n{yaml.safe_dump(meta, sort_keys=False)}---\n{body}\n")
     findings = tmp_path / "findings.jsonl"
-    findings.write_text("\n".join(json.dumps(r) for r in [
-        {"type": "pitfall", "issue": "Router drift after warmup.", "fix": "Pin the seed.", "tags": ["topic:routing"]},
-        {"type": "strategy", "strategy": "Sweep warmup first.", "outcome": "Stable loss.", "tags": "topic:warmup"},
-    ]) + "\n")
+    findings.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {
+                    "type": "pitfall",
+                    "issue": "Router drift after warmup.",
+                    "fix": "Pin the seed.",
+                    "tags": ["topic:routing"],
+                },
+                {
+                    "type": "strategy",
+                    "strategy": "Sweep warmup first.",
+                    "outcome": "Stable loss.",
+                    "tags": "topic:warmup",
+                },
+            ]
+        )
+        + "\n"
+    )
     return findings
 
 
@@ -63,8 +85,10 @@ CALLS = [
 
 
 def answers(home: Path, findings: Path, cache: bool) -> list[dict[str, object]]:
-    return [recall(limit=call.pop("limit", 20), home=home, scope="global", jsonl=[findings], cache=cache, **call)
-            for call in (dict(c) for c in CALLS)]
+    return [
+        recall(limit=call.pop("limit", 20), home=home, scope="global", jsonl=[findings], cache=cache, **call)
+        for call in (dict(c) for c in CALLS)
+    ]
 
 
 def db_of(home: Path, tmp_path: Path) -> Path:
@@ -100,12 +124,17 @@ def test_a_changed_card_or_cache_row_is_never_served_from_a_snapshot(home, tmp_p
     assert claims["k-02"].startswith("Claim 2 ")  # the row was edited by hand, unsealed: the card is read (issue 35)
 
 
-@pytest.mark.parametrize("damage", [
-    "'[[['", "'{}'", "'[1, 2]'",
-    "replace(state, 'k-03.md', 'k-gone.md')",  # names a card with no row
-    "replace(state, '\"recency\": [', '\"recency\": [99, ')",  # a position out of range
-    "replace(state, '\"who\": [', '\"who\": [[1], ')",  # not a quest
-])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "'[[['",
+        "'{}'",
+        "'[1, 2]'",
+        "replace(state, 'k-03.md', 'k-gone.md')",  # names a card with no row
+        "replace(state, '\"recency\": [', '\"recency\": [99, ')",  # a position out of range
+        "replace(state, '\"who\": [', '\"who\": [[1], ')",  # not a quest
+    ],
+)
 def test_a_damaged_snapshot_is_built_again(home, tmp_path, damage) -> None:
     findings = make_home(home, tmp_path)
     expected = answers(home, findings, cache=False)

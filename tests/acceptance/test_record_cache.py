@@ -31,8 +31,12 @@ pytest_plugins = ["pytester"]
 
 def gate(root: Path, cache: Path, *extra: str, command: str = "closure") -> tuple[int, bytes]:
     env = {**os.environ, "DS_GATE_CACHE_DIR": str(cache)}
-    done = subprocess.run([sys.executable, "-m", "ds_gate", command, str(root), "--format", "json", *extra],
-                          capture_output=True, env=env, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "ds_gate", command, str(root), "--format", "json", *extra],
+        capture_output=True,
+        env=env,
+        check=False,
+    )
     assert done.stderr == b"", done.stderr
     return done.returncode, done.stdout
 
@@ -106,8 +110,11 @@ def test_the_cache_is_used_and_holds_each_record_and_index_file(quest: ExampleQu
     same_as_uncached(quest.root, tmp_path / "cache")
     [file] = cache_files(tmp_path / "cache")
     entries = cached_paths(file)
-    files = [*quest.root.rglob("artifacts/*/*.json"), *quest.root.rglob("artifacts/_index.jsonl"),
-             quest.root / "quest.yaml"]  # its clean parse too: a repeated run does not import PyYAML
+    files = [
+        *quest.root.rglob("artifacts/*/*.json"),
+        *quest.root.rglob("artifacts/_index.jsonl"),
+        quest.root / "quest.yaml",
+    ]  # its clean parse too: a repeated run does not import PyYAML
     assert sorted(entries) == sorted(str(p.resolve()) for p in files) and len(files) >= 18
     assert os.stat(file).st_mode & 0o077 == 0
 
@@ -167,8 +174,9 @@ def test_a_worktree_added(quest: ExampleQuest, tmp_path: Path) -> None:
     assert after != before and b".ds/worktrees/run-b" in after
 
 
-@pytest.mark.parametrize("damage", ["truncated", "another version", "a damaged row", "rows of another shape", "garbage",
-                                    "empty", "a folder"])
+@pytest.mark.parametrize(
+    "damage", ["truncated", "another version", "a damaged row", "rows of another shape", "garbage", "empty", "a folder"]
+)
 def test_a_damaged_or_foreign_cache_file_only_costs_speed(quest: ExampleQuest, tmp_path: Path, damage: str) -> None:
     settle()
     cache = tmp_path / "cache"
@@ -223,8 +231,14 @@ def test_two_closures_racing_on_one_cache(quest: ExampleQuest, tmp_path: Path) -
     expected = gate(quest.root, cache, "--no-cache")
     env = {**os.environ, "DS_GATE_CACHE_DIR": str(cache)}
     for _ in range(3):
-        procs = [subprocess.Popen([sys.executable, "-m", "ds_gate", "closure", str(quest.root), "--format", "json"],
-                                  stdout=subprocess.PIPE, env=env) for _ in range(2)]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "ds_gate", "closure", str(quest.root), "--format", "json"],
+                stdout=subprocess.PIPE,
+                env=env,
+            )
+            for _ in range(2)
+        ]
         outs = [(p.communicate()[0], p.returncode) for p in procs]
         assert all((code, out) == expected for out, code in outs)
         quest.run(quest.root, f"main-race-{_}")  # the next round races on a changed quest
@@ -248,16 +262,22 @@ def test_an_index_line_appended(quest: ExampleQuest, tmp_path: Path) -> None:
     settle()
     cache = tmp_path / "cache"
     before = same_as_uncached(quest.root, cache)
-    line = {"artifact_id": "run-0000dead", "kind": "run", "status": "completed", "quest_id": "001",
-            "path": str(quest.root / "artifacts" / "runs" / "run-0000dead.json")}
+    line = {
+        "artifact_id": "run-0000dead",
+        "kind": "run",
+        "status": "completed",
+        "quest_id": "001",
+        "path": str(quest.root / "artifacts" / "runs" / "run-0000dead.json"),
+    }
     with (quest.root / "artifacts" / "_index.jsonl").open("a") as index:
         index.write(json.dumps(line) + "\n")
     after = same_as_uncached(quest.root, cache)
     assert after != before and b"run-0000dead" in after
 
 
-def test_the_pytest_plugin_uses_the_cache_unless_told(quest: ExampleQuest, tmp_path: Path, pytester: pytest.Pytester,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_pytest_plugin_uses_the_cache_unless_told(
+    quest: ExampleQuest, tmp_path: Path, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     settle()
     cache = tmp_path / "cache"
     monkeypatch.setenv("DS_GATE_CACHE_DIR", str(cache))

@@ -13,13 +13,14 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import git
 from test_reviews import INVALID, fill, review_payload
 
 from ds_gate import evaluate
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import CheckpointRejected
 from ds_gate.model.review_call import draft_payload
+
+from helpers import git
 
 REVIEW_ONLY = ("verdict", "reason", "action")  # the decision's own fields: a report has none of them
 
@@ -37,8 +38,10 @@ def test_main_refuses_the_rfc_call_and_records_the_report_unchanged(make_quest) 
     assert refused == {"ok": False, "errors": ["Unknown decision action: distill_review"], "warnings": []}
     assert evaluate(quest.root, "closure").pending_run_ids == [run]
 
-    recorded = quest.artifact_record(quest.root, as_report(review_payload(run, cards_written=[], neighbor_decisions=None,
-                                                                          reason_if_empty="a smoke run")))
+    recorded = quest.artifact_record(
+        quest.root,
+        as_report(review_payload(run, cards_written=[], neighbor_decisions=None, reason_if_empty="a smoke run")),
+    )
     assert recorded["ok"]
     path = quest.root / "artifacts" / "reports" / f"{recorded['artifact_id']}.json"
     on_disk = json.loads(path.read_text())
@@ -49,7 +52,8 @@ def test_main_refuses_the_rfc_call_and_records_the_report_unchanged(make_quest) 
     report = evaluate(quest.root, "closure")
     assert report.ok and report.pending == []
     assert [(r.artifact_id, r.valid, r.reviewed_run_ids) for r in report.reviews] == [
-        (recorded["artifact_id"], True, (run,))]
+        (recorded["artifact_id"], True, (run,))
+    ]
 
 
 @pytest.mark.parametrize("case", [c for c in INVALID if not set(INVALID[c][0]) & set(REVIEW_ONLY)])
@@ -71,8 +75,11 @@ def test_a_report_needs_no_verdict_action_or_reason_and_other_reports_are_left_a
     quest.record(quest.root, "report", {"report_type": "summary_refresh"})  # main's own reports: not reviews
     quest.record(quest.root, "report", {"report_type": "git_operation", "reviewed_run_ids": "not a list"})
     assert evaluate(quest.root, "check").findings == []
-    quest.record(quest.root, "report", as_report(review_payload(run, cards_written=[], reason_if_empty="noise only",
-                                                                neighbor_decisions=None)))
+    quest.record(
+        quest.root,
+        "report",
+        as_report(review_payload(run, cards_written=[], reason_if_empty="noise only", neighbor_decisions=None)),
+    )
     report = evaluate(quest.root, "closure")
     assert report.ok and report.findings == [] and len(report.reviews) == 1
 
@@ -95,8 +102,15 @@ def test_validate_and_the_commit_hook_check_a_staged_report_review(make_quest, g
     good = tmp_path / "report-good.json"
     good.write_text(json.dumps(as_report(review_payload(run))))
     bad = tmp_path / "report-bad.json"
-    bad.write_text(json.dumps(as_report(review_payload(run, cards_written=[{"card_id": "k", "scope": "team",
-                                                                             "action": "new", "target_run_id": run}]))))
+    bad.write_text(
+        json.dumps(
+            as_report(
+                review_payload(
+                    run, cards_written=[{"card_id": "k", "scope": "team", "action": "new", "target_run_id": run}]
+                )
+            )
+        )
+    )
     code, out = gate_json("validate", str(good), str(bad))
     assert code == 1 and {(f["path"], f["rule"]) for f in out["findings"]} >= {(str(bad), "review.schema")}
     assert all(f["path"] != str(good) or f["severity"] != "error" for f in out["findings"])
@@ -122,7 +136,9 @@ def test_the_draft_payload_is_what_main_accepts_and_what_the_gate_reads(make_que
 
     rfc = draft_payload([run], "decision")
     assert rfc["kind"] == "decision" and rfc["action"] == "distill_review"
-    assert quest.artifact_record(quest.root, {**rfc, "reason": "r"})["errors"] == ["Unknown decision action: distill_review"]
+    assert quest.artifact_record(quest.root, {**rfc, "reason": "r"})["errors"] == [
+        "Unknown decision action: distill_review"
+    ]
 
 
 @pytest.mark.slow

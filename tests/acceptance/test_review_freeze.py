@@ -18,21 +18,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import commit, git, head_subject
 
 from ds_gate import evaluate
 from ds_gate.agent import tools as agent_tools
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
 
+from helpers import commit, git, head_subject
+
 RUN = "RUN"  # replaced by the run's artifact id
 
 
 def report(run: str, **changes: Any) -> dict[str, Any]:
     """A review as main accepts it: a report, with every field the gate reads."""
-    payload: dict[str, Any] = {"kind": "report", "report_type": "distill_review", "reviewed_run_ids": [run],
-                               "cards_written": [], "reason_if_empty": "a smoke run, nothing reusable",
-                               "suppress_if_semantically_equivalent": False}
+    payload: dict[str, Any] = {
+        "kind": "report",
+        "report_type": "distill_review",
+        "reviewed_run_ids": [run],
+        "cards_written": [],
+        "reason_if_empty": "a smoke run, nothing reusable",
+        "suppress_if_semantically_equivalent": False,
+    }
     payload.update(json.loads(json.dumps(changes).replace(f'"{RUN}"', json.dumps(run))))
     return payload
 
@@ -43,13 +49,18 @@ MISTAKES: dict[str, tuple[dict[str, Any], str]] = {
     "an unknown run id": ({"reviewed_run_ids": ["run-12345678"]}, "review.unknown-run"),
     "an empty reason_if_empty and no cards": ({"reason_if_empty": ""}, "review.schema"),
     "no reviewed run": ({"reviewed_run_ids": []}, "review.schema"),
-    "a card in no scope": ({"cards_written": [{"card_id": "k", "scope": "team", "action": "new", "target_run_id": RUN}]},
-                           "review.schema"),
-    "a card for a run not reviewed": ({"cards_written": [{"card_id": "k", "scope": "global", "action": "new",
-                                                          "target_run_id": "run-ffffffff"}]},
-                                      "review.target-not-reviewed"),
-    "a card without card_id": ({"cards_written": [{"scope": "global", "action": "new", "target_run_id": RUN}]},
-                               "review.card-id-missing"),
+    "a card in no scope": (
+        {"cards_written": [{"card_id": "k", "scope": "team", "action": "new", "target_run_id": RUN}]},
+        "review.schema",
+    ),
+    "a card for a run not reviewed": (
+        {"cards_written": [{"card_id": "k", "scope": "global", "action": "new", "target_run_id": "run-ffffffff"}]},
+        "review.target-not-reviewed",
+    ),
+    "a card without card_id": (
+        {"cards_written": [{"scope": "global", "action": "new", "target_run_id": RUN}]},
+        "review.card-id-missing",
+    ),
     "the draft's placeholder": ({"reason_if_empty": "<FILL: why no lesson is worth a card>"}, "review.placeholder"),
 }
 
@@ -121,8 +132,13 @@ def test_the_rfc_encoding_of_the_same_review_never_reaches_a_main_quest(make_que
     quest = make_quest()
     run = quest.run(quest.root, "main-001")
     changes, _ = MISTAKES[case]
-    payload = {**report(run, **changes), "kind": "decision", "action": "distill_review", "verdict": "covered",
-               "reason": "r"}
+    payload = {
+        **report(run, **changes),
+        "kind": "decision",
+        "action": "distill_review",
+        "verdict": "covered",
+        "reason": "r",
+    }
     payload.pop("report_type")
     assert main_record(quest, quest.root, payload)["errors"] == ["Unknown decision action: distill_review"]
     assert records_of(quest.root, "decisions") == []
@@ -150,8 +166,9 @@ def test_an_imperfect_review_then_a_corrected_one_never_freezes_the_worktree(hoo
     assert closure.ok and closure.pending == []
     [old] = [f for f in closure.findings if f.rule == "review.unknown-run"]
     assert old.severity == "warning" and f"superseded ({right['artifact_id']} covers every run it names)" in old.message
-    assert [(r.artifact_id, r.valid) for r in closure.reviews] == sorted([(wrong["artifact_id"], False),
-                                                                          (right["artifact_id"], True)])
+    assert [(r.artifact_id, r.valid) for r in closure.reviews] == sorted(
+        [(wrong["artifact_id"], False), (right["artifact_id"], True)]
+    )
     # and the finalization the review was for goes through
     (idea / "paper").mkdir()
     (idea / "paper" / "paper_bundle_manifest.json").write_text('{"package_type": "paper_draft_checkpoint"}\n')
@@ -178,7 +195,9 @@ def test_the_same_artifact_id_recorded_again_replaces_the_invalid_review(hooked)
     assert call["artifact_id"] == wrong["artifact_id"] and call["reviewed_run_ids"] == [run]
     assert call["suppress_if_semantically_equivalent"] is False
     # without the flag main's dedupe answers "semantically_equivalent" and writes nothing
-    dropped = main_record(quest, idea, {k: v for k, v in report(run).items() if k != "suppress_if_semantically_equivalent"})
+    dropped = main_record(
+        quest, idea, {k: v for k, v in report(run).items() if k != "suppress_if_semantically_equivalent"}
+    )
     assert dropped["status"] == "semantically_equivalent"
     again = main_record(quest, idea, {**report(run), "artifact_id": wrong["artifact_id"]})
     assert again["artifact_id"] == wrong["artifact_id"] and len(records_of(quest.root, "reports")) == 1
@@ -190,13 +209,13 @@ def test_the_same_artifact_id_recorded_again_replaces_the_invalid_review(hooked)
 @pytest.mark.slow
 def test_the_draft_recorded_as_it_is_blocks_nothing_and_covers_nothing(hooked) -> None:
     quest, idea, run = hooked
-    drafted = agent_tools.draft(idea, [run])["payload"]
+    drafted = agent_tools.draft_distill_review(idea, [run])["payload"]
     assert drafted["reason_if_empty"].startswith("<FILL: ") and drafted["suppress_if_semantically_equivalent"] is False
     recorded = main_record(quest, idea, drafted)
     assert recorded["ok"]
     said = checkpoint(idea, "artifact: report draft")
     assert "warning [review.placeholder]" in said
-    closure = agent_tools.closure(idea)
+    closure = agent_tools.check_closure(idea)
     assert not closure["ok"] and closure["pending_run_ids"] == [run]
     [placeholder] = [f for f in closure["findings"] if f["rule"] == "review.placeholder"]
     assert "still holds the draft's placeholder" in placeholder["message"] and "'artifact_id'" in placeholder["hint"]
@@ -229,25 +248,48 @@ def make_pending(quest, idea, run) -> None:
 def make_duplicate(quest, idea, run) -> None:
     """A new card repeating an existing card's body, with no neighbour decision."""
     body = "Context: lr sweep.\n\nObservation: above 1e-3 the experts collapse."
-    quest.card("global", "Routing collapses", claim="lr above 1e-3 collapses experts.", body=body,
-               lineage=[{"quest": quest.quest_id, "run": run}])
+    quest.card(
+        "global",
+        "Routing collapses",
+        claim="lr above 1e-3 collapses experts.",
+        body=body,
+        lineage=[{"quest": quest.quest_id, "run": run}],
+    )
     twin = quest.new_id("knowledge")
-    quest.card("global", "Experts collapse", card_id=twin, claim="Same.", body=body,
-               lineage=[{"quest": quest.quest_id, "run": run}])
-    main_record(quest, idea, report(run, cards_written=[{"card_id": twin, "scope": "global", "action": "new",
-                                                         "target_run_id": run}]))
+    quest.card(
+        "global",
+        "Experts collapse",
+        card_id=twin,
+        claim="Same.",
+        body=body,
+        lineage=[{"quest": quest.quest_id, "run": run}],
+    )
+    main_record(
+        quest,
+        idea,
+        report(run, cards_written=[{"card_id": twin, "scope": "global", "action": "new", "target_run_id": run}]),
+    )
 
 
 def make_missing_card(quest, idea, run) -> None:
-    main_record(quest, idea, report(run, cards_written=[{"card_id": "knowledge-deadbeef", "scope": "global",
-                                                         "action": "new", "target_run_id": run}]))
+    main_record(
+        quest,
+        idea,
+        report(
+            run,
+            cards_written=[{"card_id": "knowledge-deadbeef", "scope": "global", "action": "new", "target_run_id": run}],
+        ),
+    )
 
 
 def make_empty_claim(quest, idea, run) -> None:
     """A lesson written with memory.write, its claim left empty, named by a valid review."""
     card = quest.card("global", "Experts collapse", claim="", lineage=[{"quest": quest.quest_id, "run": run}])
-    main_record(quest, idea, report(run, cards_written=[{"card_id": card, "scope": "global", "action": "new",
-                                                         "target_run_id": run}]))
+    main_record(
+        quest,
+        idea,
+        report(run, cards_written=[{"card_id": card, "scope": "global", "action": "new", "target_run_id": run}]),
+    )
 
 
 def make_mistake(case: str):
@@ -257,16 +299,22 @@ def make_mistake(case: str):
     return make
 
 
-CLASSES = {"coverage.pending-run": make_pending, "review.missing-card": make_missing_card,
-           "review.duplicate-card": make_duplicate, "card.experience-schema (an empty claim)": make_empty_claim,
-           **{MISTAKES[case][1] + f" ({case})": make_mistake(case) for case in MISTAKES}}
+CLASSES = {
+    "coverage.pending-run": make_pending,
+    "review.missing-card": make_missing_card,
+    "review.duplicate-card": make_duplicate,
+    "card.experience-schema (an empty claim)": make_empty_claim,
+    **{MISTAKES[case][1] + f" ({case})": make_mistake(case) for case in MISTAKES},
+}
 
 
 def card_call_in(text: str) -> dict[str, str]:
     """The ``memory.write(kind=..., title=..., scope=...)`` call a message names."""
-    body = text[text.rindex("memory.write("):]
-    return {key: ast.literal_eval(re.search(rf"{key}=('(?:[^'\\]|\\.)*')", body).group(1))  # type: ignore[union-attr]
-            for key in ("kind", "title", "scope")}
+    body = text[text.rindex("memory.write(") :]
+    return {
+        key: ast.literal_eval(re.search(rf"{key}=('(?:[^'\\]|\\.)*')", body).group(1))  # type: ignore[union-attr]
+        for key in ("kind", "title", "scope")
+    }
 
 
 def the_call(closure: dict[str, Any]) -> dict[str, Any]:
@@ -289,25 +337,33 @@ def test_each_failure_closure_reports_is_fixed_by_the_call_its_message_names(hoo
     CLASSES[failure](quest, idea, run)
     (idea / "status.md").write_text("distilling\n")
     checkpoint(idea, "as the agent left it")
-    closure = agent_tools.closure(idea)
-    assert not closure["ok"] and failure.split(" ")[0] in {f["rule"] for f in closure["findings"] if f["severity"] == "error"}
+    closure = agent_tools.check_closure(idea)
+    assert not closure["ok"] and failure.split(" ")[0] in {
+        f["rule"] for f in closure["findings"] if f["severity"] == "error"
+    }
     for _ in range(3):
         if closure["ok"]:
             break
         call = the_call(closure)
         if "memory.write" in call:  # the card written again under its title, its claim now given
             write, finding = call["memory.write"], call["finding"]
-            quest.card(write["scope"], write["title"], kind=write["kind"], card_id=finding["subject"],
-                       claim="Above lr 1e-3 the experts collapse.", lineage=[{"quest": quest.quest_id, "run": run}])
-            closure = agent_tools.closure(idea)
+            quest.card(
+                write["scope"],
+                write["title"],
+                kind=write["kind"],
+                card_id=finding["subject"],
+                claim="Above lr 1e-3 the experts collapse.",
+                lineage=[{"quest": quest.quest_id, "run": run}],
+            )
+            closure = agent_tools.check_closure(idea)
             continue
         runs = call["reviewed_run_ids"]
         payload = {**call, "cards_written": quest.lessons(runs)}  # the skill's cards, written with memory.write
-        assert agent_tools.validate_review(idea, payload)["ok"]
+        assert agent_tools.validate_distill_review(idea, payload)["ok"]
         recorded = main_record(quest, idea, payload)
         assert recorded["ok"] and recorded.get("status") != "semantically_equivalent", recorded
         checkpoint(idea, f"artifact: report {recorded['artifact_id']}")
-        closure = agent_tools.closure(idea)
+        closure = agent_tools.check_closure(idea)
     assert closure["ok"] and closure["verdict"] == "passed", closure
 
 
@@ -319,13 +375,16 @@ def test_each_failure_closure_reports_is_fixed_by_the_call_its_message_names(hoo
 def test_validate_answers_what_closure_says_once_the_review_is_recorded(hooked, home, case) -> None:
     quest, idea, run = hooked
     payload = {**report(run, **(MISTAKES[case][0] if case != "valid" else {})), "artifact_id": "report-0000beef"}
-    answer = agent_tools.validate_review(idea, payload)
+    answer = agent_tools.validate_distill_review(idea, payload)
     assert answer["path"] == ".ds/worktrees/idea-a/artifacts/reports/report-0000beef.json"
     assert list(idea.glob("artifacts/reports/*")) == []  # nothing written
     main_record(quest, idea, payload)
-    closure = agent_tools.closure(idea)
-    said = [f for f in closure["findings"] if f["path"] == answer["path"] or
-            (f["rule"] == "coverage.pending-run" and f["subject"] in answer["runs_meant"])]
+    closure = agent_tools.check_closure(idea)
+    said = [
+        f
+        for f in closure["findings"]
+        if f["path"] == answer["path"] or (f["rule"] == "coverage.pending-run" and f["subject"] in answer["runs_meant"])
+    ]
     assert answer["runs_meant"] == ([] if case in ("an unknown run id", "no reviewed run") else [run])
 
     def key(f: dict[str, Any]) -> tuple[Any, ...]:  # the line too, but for the one field main adds (head_commit)
@@ -341,11 +400,11 @@ def test_validate_names_what_main_would_refuse_or_drop(hooked) -> None:
     quest, idea, run = hooked
     first = main_record(quest, idea, report(run))
     plain = {k: v for k, v in report(run).items() if k != "suppress_if_semantically_equivalent"}
-    answer = agent_tools.validate_review(idea, {**plain, "artifact_id": first["artifact_id"]})
+    answer = agent_tools.validate_distill_review(idea, {**plain, "artifact_id": first["artifact_id"]})
     assert any("semantically_equivalent" in note for note in answer["notes"])
     assert any(f"artifact_id {first['artifact_id']} is recorded already" in note for note in answer["notes"])
     rfc = {**report(run), "kind": "decision", "action": "distill_review", "verdict": "covered", "reason": "r"}
-    answer = agent_tools.validate_review(idea, rfc)
+    answer = agent_tools.validate_distill_review(idea, rfc)
     assert not answer["ok"] and answer["valid"]  # ds-gate reads the RFC's encoding; main refuses to record it
     assert any("refuses kind 'decision' with action 'distill_review'" in note for note in answer["notes"])
 
@@ -359,7 +418,7 @@ def test_the_cli_validates_a_review_payload_from_a_file_or_stdin(hooked, tmp_pat
     assert "OK" in capsys.readouterr().out
     assert main(["validate-review", str(bad), "--quest", str(idea), "--format", "json"]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert out == agent_tools.validate_review(idea, report("main-001"))
+    assert out == agent_tools.validate_distill_review(idea, report("main-001"))
     import io
 
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(report(run)).encode())))

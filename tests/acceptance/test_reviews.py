@@ -19,7 +19,12 @@ def review_payload(run: str, **changes: Any) -> dict[str, Any]:
         "reviewed_run_ids": [run],
         "cards_written": [{"card_id": "knowledge-14ff84d4", "scope": "global", "action": "new", "target_run_id": run}],
         "neighbor_decisions": [
-            {"candidate_card_id": "knowledge-0000aaaa", "decision": "neighbor_but_separate", "target_run_id": run, "reason": "different mechanism"}
+            {
+                "candidate_card_id": "knowledge-0000aaaa",
+                "decision": "neighbor_but_separate",
+                "target_run_id": run,
+                "reason": "different mechanism",
+            }
         ],
     }
     for key, value in changes.items():
@@ -37,18 +42,44 @@ INVALID = {
     "blank reason": ({"reason": "   "}, "review.schema", "/reason"),
     "no cards_written": ({"cards_written": None}, "review.schema", "/cards_written"),
     "empty cards without reason_if_empty": ({"cards_written": []}, "review.schema", "/reason_if_empty"),
-    "card scope": ({"cards_written": [{"card_id": "k", "scope": "team", "action": "new", "target_run_id": "RUN"}]},
-                   "review.schema", "/cards_written/0/scope"),
-    "card action": ({"cards_written": [{"card_id": "k", "scope": "quest", "action": "rewrite", "target_run_id": "RUN"}]},
-                    "review.schema", "/cards_written/0/action"),
-    "card without id": ({"cards_written": [{"scope": "quest", "action": "new", "target_run_id": "RUN"}]},
-                        "review.card-id-missing", "/cards_written/0/card_id"),
-    "card target not reviewed": ({"cards_written": [{"card_id": "k", "scope": "global", "action": "new", "target_run_id": "run-ffffffff"}]},
-                                 "review.target-not-reviewed", "/cards_written/0/target_run_id"),
-    "neighbour decision value": ({"neighbor_decisions": [{"candidate_card_id": "k", "decision": "merge", "target_run_id": "RUN", "reason": "r"}]},
-                                 "review.schema", "/neighbor_decisions/0/decision"),
-    "neighbour target not reviewed": ({"neighbor_decisions": [{"candidate_card_id": "k", "decision": "new", "target_run_id": "run-eeeeeeee", "reason": "r"}]},
-                                      "review.target-not-reviewed", "/neighbor_decisions/0/target_run_id"),
+    "card scope": (
+        {"cards_written": [{"card_id": "k", "scope": "team", "action": "new", "target_run_id": "RUN"}]},
+        "review.schema",
+        "/cards_written/0/scope",
+    ),
+    "card action": (
+        {"cards_written": [{"card_id": "k", "scope": "quest", "action": "rewrite", "target_run_id": "RUN"}]},
+        "review.schema",
+        "/cards_written/0/action",
+    ),
+    "card without id": (
+        {"cards_written": [{"scope": "quest", "action": "new", "target_run_id": "RUN"}]},
+        "review.card-id-missing",
+        "/cards_written/0/card_id",
+    ),
+    "card target not reviewed": (
+        {"cards_written": [{"card_id": "k", "scope": "global", "action": "new", "target_run_id": "run-ffffffff"}]},
+        "review.target-not-reviewed",
+        "/cards_written/0/target_run_id",
+    ),
+    "neighbour decision value": (
+        {
+            "neighbor_decisions": [
+                {"candidate_card_id": "k", "decision": "merge", "target_run_id": "RUN", "reason": "r"}
+            ]
+        },
+        "review.schema",
+        "/neighbor_decisions/0/decision",
+    ),
+    "neighbour target not reviewed": (
+        {
+            "neighbor_decisions": [
+                {"candidate_card_id": "k", "decision": "new", "target_run_id": "run-eeeeeeee", "reason": "r"}
+            ]
+        },
+        "review.target-not-reviewed",
+        "/neighbor_decisions/0/target_run_id",
+    ),
     "unknown run": ({"reviewed_run_ids": ["RUN", "run-12345678"]}, "review.unknown-run", "/reviewed_run_ids/1"),
 }
 
@@ -84,7 +115,11 @@ def test_an_invalid_review_covers_nothing_and_says_why(make_quest, case) -> None
 def test_a_valid_review_with_no_cards_needs_a_reason(make_quest) -> None:
     quest = make_quest()
     run = quest.run(quest.root, "main-001")
-    quest.record(quest.root, "decision", review_payload(run, cards_written=[], neighbor_decisions=None, reason_if_empty="only noise"))
+    quest.record(
+        quest.root,
+        "decision",
+        review_payload(run, cards_written=[], neighbor_decisions=None, reason_if_empty="only noise"),
+    )
     report = evaluate(quest.root, "closure")
     assert report.ok and report.pending == [] and [r.valid for r in report.reviews] == [True]
 
@@ -109,7 +144,11 @@ def test_a_near_miss_artifact_id_gets_a_did_you_mean_too(make_quest) -> None:
     quest = make_quest()
     run = quest.run(quest.root, "main-001")
     typo = run[:-1] + ("0" if run[-1] != "0" else "1")
-    quest.record(quest.root, "decision", review_payload(run, reviewed_run_ids=[typo], cards_written=[], reason_if_empty="x", neighbor_decisions=None))
+    quest.record(
+        quest.root,
+        "decision",
+        review_payload(run, reviewed_run_ids=[typo], cards_written=[], reason_if_empty="x", neighbor_decisions=None),
+    )
     (finding,) = [f for f in evaluate(quest.root, "check").findings if f.rule == "review.unknown-run"]
     assert (finding.hint or "").startswith(f"did you mean {run}?; then record its runs' review as")
     assert f"'reviewed_run_ids': [{run!r}]" in (finding.hint or "")  # the call names the run meant
@@ -124,7 +163,9 @@ def test_a_misspelled_review_action_is_refused_with_a_did_you_mean_and_covers_no
     report = evaluate(quest.root, "closure")
     assert report.pending_run_ids == [run] and report.reviews == []
     [finding] = [f for f in report.findings if f.rule == "decision.unknown-action"]
-    assert finding.severity == "error" and finding.pointer == "/action" and finding.hint == "did you mean distill_review?"
+    assert (
+        finding.severity == "error" and finding.pointer == "/action" and finding.hint == "did you mean distill_review?"
+    )
 
 
 def test_every_error_of_a_review_is_reported_not_just_the_first(make_quest) -> None:
@@ -132,10 +173,20 @@ def test_every_error_of_a_review_is_reported_not_just_the_first(make_quest) -> N
     run = quest.run(quest.root, "main-001")
     bad = review_payload(run, verdict="", reason=None, cards_written=[{"scope": "team"}], neighbor_decisions=[{}])
     quest.record(quest.root, "decision", bad)
-    findings = [f for f in evaluate(quest.root, "check").findings if f.rule in ("review.schema", "review.card-id-missing")]
+    findings = [
+        f for f in evaluate(quest.root, "check").findings if f.rule in ("review.schema", "review.card-id-missing")
+    ]
     pointers = {f.pointer for f in findings}
-    assert {"/verdict", "/reason", "/cards_written/0/scope", "/cards_written/0/card_id", "/cards_written/0/action",
-            "/cards_written/0/target_run_id", "/neighbor_decisions/0/decision", "/neighbor_decisions/0/reason"} <= pointers
+    assert {
+        "/verdict",
+        "/reason",
+        "/cards_written/0/scope",
+        "/cards_written/0/card_id",
+        "/cards_written/0/action",
+        "/cards_written/0/target_run_id",
+        "/neighbor_decisions/0/decision",
+        "/neighbor_decisions/0/reason",
+    } <= pointers
 
 
 def test_other_decisions_get_the_base_decision_schema(make_quest) -> None:
@@ -146,14 +197,20 @@ def test_other_decisions_get_the_base_decision_schema(make_quest) -> None:
     report = evaluate(quest.root, "check")
     (finding,) = report.errors
     assert (finding.rule, finding.pointer, finding.message) == (
-        "artifact.refused-by-main", "/reason", "DeepScientist refuses this decision record: Decision artifact requires `reason`.")
+        "artifact.refused-by-main",
+        "/reason",
+        "DeepScientist refuses this decision record: Decision artifact requires `reason`.",
+    )
     assert not report.ok
     quest = make_quest("002")
     quest.record(quest.root, "decision", {"action": "launch_experiment", "verdict": "good", "reason": ["faster"]})
     report = evaluate(quest.root, "check")
     (finding,) = report.errors
-    assert (finding.rule, finding.pointer, finding.message) == ("decision.schema", "/reason",
-                                                                "`reason` must be a string, not array")
+    assert (finding.rule, finding.pointer, finding.message) == (
+        "decision.schema",
+        "/reason",
+        "`reason` must be a string, not array",
+    )
     assert not report.ok
 
 
@@ -219,19 +276,31 @@ def test_a_numeric_reason_if_empty_is_a_warning_not_an_error(make_quest) -> None
     """DeepScientist reads str(3) == '3': it accepts the review; ds-gate asks for words."""
     quest = make_quest()
     run = quest.run(quest.root, "main-001")
-    quest.record(quest.root, "decision", review_payload(run, cards_written=[], neighbor_decisions=[], reason_if_empty=3))
+    quest.record(
+        quest.root, "decision", review_payload(run, cards_written=[], neighbor_decisions=[], reason_if_empty=3)
+    )
     report = evaluate(quest.root, "closure")
     assert report.ok and report.pending_run_ids == []
-    assert [(f.rule, f.severity, f.pointer) for f in report.findings] == [("review.reason-not-text", "warning",
-                                                                          "/reason_if_empty")]
+    assert [(f.rule, f.severity, f.pointer) for f in report.findings] == [
+        ("review.reason-not-text", "warning", "/reason_if_empty")
+    ]
 
 
 def test_a_review_citing_a_run_whose_record_was_deleted_still_covers_its_runs(make_quest) -> None:
     """The index line proves the run existed: the record's loss is reported, the review stays valid."""
     quest = make_quest()
     kept, lost = quest.run(quest.root, "main-001"), quest.run(quest.root, "main-002")
-    quest.record(quest.root, "decision", review_payload(kept, reviewed_run_ids=[kept, lost], cards_written=[],
-                                                        neighbor_decisions=[], reason_if_empty="nothing reusable"))
+    quest.record(
+        quest.root,
+        "decision",
+        review_payload(
+            kept,
+            reviewed_run_ids=[kept, lost],
+            cards_written=[],
+            neighbor_decisions=[],
+            reason_if_empty="nothing reusable",
+        ),
+    )
     (quest.root / "artifacts" / "runs" / f"{lost}.json").unlink()
     report = evaluate(quest.root, "closure")
     assert report.ok and report.pending_run_ids == [] and [r.valid for r in report.reviews] == [True]

@@ -11,49 +11,121 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from ds_gate.io import schemas
+from ds_gate.kernel import schema_fast
 from ds_gate.kernel.jsondoc import line_of, pointer
 from ds_gate.kernel.resources import data_dir
+from ds_gate.kernel.schema_files import SCHEMA_NAMES, load
 
 RUN = "run-e79fde93"
 VALID = {
     "distill_review": {
-        "kind": "decision", "artifact_id": "decision-674d8f0a", "action": "distill_review", "verdict": "covered",
-        "reason": "1 run distilled into 1 global card", "reviewed_run_ids": [RUN],
+        "kind": "decision",
+        "artifact_id": "decision-674d8f0a",
+        "action": "distill_review",
+        "verdict": "covered",
+        "reason": "1 run distilled into 1 global card",
+        "reviewed_run_ids": [RUN],
         "cards_written": [{"card_id": "knowledge-14ff84d4", "scope": "global", "action": "new", "target_run_id": RUN}],
-        "neighbor_decisions": [{"candidate_card_id": "knowledge-0000aaaa", "decision": "neighbor_but_separate",
-                                "target_run_id": RUN, "reason": "different mechanism"}],
+        "neighbor_decisions": [
+            {
+                "candidate_card_id": "knowledge-0000aaaa",
+                "decision": "neighbor_but_separate",
+                "target_run_id": RUN,
+                "reason": "different mechanism",
+            }
+        ],
         "notes": "demo",
     },
     "distill_review_report": {
-        "kind": "report", "artifact_id": "report-5be8d1f0", "report_type": "distill_review",
+        "kind": "report",
+        "artifact_id": "report-5be8d1f0",
+        "report_type": "distill_review",
         "reviewed_run_ids": [RUN],
         "cards_written": [{"card_id": "knowledge-14ff84d4", "scope": "global", "action": "new", "target_run_id": RUN}],
-        "neighbor_decisions": [{"candidate_card_id": "knowledge-0000aaaa", "decision": "neighbor_but_separate",
-                                "target_run_id": RUN, "reason": "different mechanism"}],
+        "neighbor_decisions": [
+            {
+                "candidate_card_id": "knowledge-0000aaaa",
+                "decision": "neighbor_but_separate",
+                "target_run_id": RUN,
+                "reason": "different mechanism",
+            }
+        ],
         "notes": "demo",
     },
-    "decision": {"kind": "decision", "artifact_id": "decision-80379c60", "verdict": "good", "action": "launch_experiment",
-                 "reason": "Idea is promising."},
-    "run": {"kind": "run", "artifact_id": "run-51c9ad07", "run_id": "main-001", "run_kind": "main_experiment", "status": "completed"},
-    "ds_gate_config": {"waivers": [{"rule": "coverage.pending-run", "id": "run-51c9ad07", "reason": "smoke test",
-                                    "expires": "2026-12-31"}, {"rule": "card.schema", "path": "memory/knowledge/x.md", "reason": "r"}]},
+    "decision": {
+        "kind": "decision",
+        "artifact_id": "decision-80379c60",
+        "verdict": "good",
+        "action": "launch_experiment",
+        "reason": "Idea is promising.",
+    },
+    "run": {
+        "kind": "run",
+        "artifact_id": "run-51c9ad07",
+        "run_id": "main-001",
+        "run_kind": "main_experiment",
+        "status": "completed",
+    },
+    "ds_gate_config": {
+        "waivers": [
+            {"rule": "coverage.pending-run", "id": "run-51c9ad07", "reason": "smoke test", "expires": "2026-12-31"},
+            {"rule": "card.schema", "path": "memory/knowledge/x.md", "reason": "r"},
+        ]
+    },
     # the real cards of the quest-formats reference, loaded as JSON values
-    "knowledge_card": {"id": "knowledge-f3e3bda8", "type": "knowledge", "kind": "knowledge", "title": "Router temperature matters",
-                       "quest_id": "001", "tags": ["stage:experiment", "topic:routing"], "created_at": "2026-11-22T02:02:08+00:00",
-                       "updated_at": "2026-11-22T02:02:08+00:00", "scope": "quest", "confidence": 0.5,
-                       "promoted_from": {"quest_root": "/home/r/DeepScientist/quests/001", "path": "memory/knowledge/a.md"}},
-    "experience_card": {"claim": "Load-balancing loss prevents expert collapse.",
-                        "lineage": [{"quest": "001", "run": "run-xxxx", "direction": "idea-x", "note": "n"}],
-                        "id": "knowledge-04942297", "type": "knowledge", "kind": "knowledge",
-                        "title": "Sparse routing needs load balancing", "quest_id": "001", "tags": ["task:sparse-routing"],
-                        "confidence": 0.7, "scope": "global"},
+    "knowledge_card": {
+        "id": "knowledge-f3e3bda8",
+        "type": "knowledge",
+        "kind": "knowledge",
+        "title": "Router temperature matters",
+        "quest_id": "001",
+        "tags": ["stage:experiment", "topic:routing"],
+        "created_at": "2026-11-22T02:02:08+00:00",
+        "updated_at": "2026-11-22T02:02:08+00:00",
+        "scope": "quest",
+        "confidence": 0.5,
+        "promoted_from": {"quest_root": "/home/r/DeepScientist/quests/001", "path": "memory/knowledge/a.md"},
+    },
+    "experience_card": {
+        "claim": "Load-balancing loss prevents expert collapse.",
+        "lineage": [{"quest": "001", "run": "run-xxxx", "direction": "idea-x", "note": "n"}],
+        "id": "knowledge-04942297",
+        "type": "knowledge",
+        "kind": "knowledge",
+        "title": "Sparse routing needs load balancing",
+        "quest_id": "001",
+        "tags": ["task:sparse-routing"],
+        "confidence": 0.7,
+        "scope": "global",
+    },
 }
-REPLACEMENTS: list[Any] = [None, True, False, 0, 1, 1.5, -0.5, "", " ", "x", "global", "new", "distill_review", "decision", "run",
-                           [], ["x"], [""], {}, {"a": 1}]
+REPLACEMENTS: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    1,
+    1.5,
+    -0.5,
+    "",
+    " ",
+    "x",
+    "global",
+    "new",
+    "distill_review",
+    "decision",
+    "run",
+    [],
+    ["x"],
+    [""],
+    {},
+    {"a": 1},
+]
 
 
 def mutations(doc: Any, path: tuple[Any, ...] = ()) -> Iterator[Any]:
     """Every document one edit away: each value replaced, each key removed, each list emptied."""
+
     def at(root: Any, where: tuple[Any, ...]) -> Any:
         for part in where:
             root = root[part]
@@ -78,15 +150,15 @@ def mutations(doc: Any, path: tuple[Any, ...] = ()) -> Iterator[Any]:
             yield mutated
 
 
-@pytest.mark.parametrize("name", schemas.SCHEMA_NAMES)
+@pytest.mark.parametrize("name", SCHEMA_NAMES)
 def test_shipped_schemas_are_valid_draft_2020_12(name) -> None:
-    Draft202012Validator.check_schema(schemas.load(name))
+    Draft202012Validator.check_schema(load(name))
     assert (data_dir("schemas") / f"{name}.schema.json").is_file()
 
 
-@pytest.mark.parametrize("name", schemas.SCHEMA_NAMES)
+@pytest.mark.parametrize("name", SCHEMA_NAMES)
 def test_the_fast_path_agrees_with_jsonschema_on_every_single_edit(name) -> None:
-    fast = schemas.fast(name)
+    fast = schema_fast.fast(name)
     assert fast is not None, "the schema uses a keyword the fast path does not implement"
     authority = schemas.validator(name)
     base = VALID[name]
@@ -101,22 +173,31 @@ def test_the_fast_path_agrees_with_jsonschema_on_every_single_edit(name) -> None
 
 
 def test_the_fast_path_declines_keywords_it_does_not_implement() -> None:
-    with pytest.raises(schemas.Unsupported):
-        schemas.compile_schema({"type": "array", "uniqueItems": True}, "x.schema.json")
+    with pytest.raises(schema_fast.Unsupported):
+        schema_fast.compile_schema({"type": "array", "uniqueItems": True}, "x.schema.json")
 
 
 def test_json_equality_keeps_booleans_apart_from_numbers() -> None:
-    check = schemas.compile_schema({"enum": [1, "x"]}, "x.schema.json")
+    check = schema_fast.compile_schema({"enum": [1, "x"]}, "x.schema.json")
     assert check(1) and check(1.0) and not check(True)
-    assert schemas.compile_schema({"const": False}, "x.schema.json")(False) is True
-    assert schemas.compile_schema({"const": False}, "x.schema.json")(0) is False
+    assert schema_fast.compile_schema({"const": False}, "x.schema.json")(False) is True
+    assert schema_fast.compile_schema({"const": False}, "x.schema.json")(0) is False
 
 
 def test_errors_carry_a_place_a_message_and_a_hint() -> None:
-    doc = dict(VALID["distill_review"], reviewed_run_ids=["main-001", ""], cards_written=[{"card_id": "k", "scope": "team"}])
+    doc = dict(
+        VALID["distill_review"], reviewed_run_ids=["main-001", ""], cards_written=[{"card_id": "k", "scope": "team"}]
+    )
     found = {pointer(e.path): e for e in schemas.errors("distill_review", doc)}
-    assert set(found) == {"/reviewed_run_ids/1", "/cards_written/0/scope", "/cards_written/0/action", "/cards_written/0/target_run_id"}
-    assert found["/cards_written/0/scope"].message == "`cards_written[0].scope` is 'team'; expected one of: global, quest"
+    assert set(found) == {
+        "/reviewed_run_ids/1",
+        "/cards_written/0/scope",
+        "/cards_written/0/action",
+        "/cards_written/0/target_run_id",
+    }
+    assert (
+        found["/cards_written/0/scope"].message == "`cards_written[0].scope` is 'team'; expected one of: global, quest"
+    )
     assert found["/cards_written/0/target_run_id"].anchor == ("cards_written", 0)  # the line goes on the object
     assert all(e.hint for e in found.values())
 
@@ -182,4 +263,3 @@ def test_the_fast_path_reads_the_pattern_not_blank_as_re_does() -> None:
     for text in ("", " ", " \t\n\u00a0\u2003", " x ", "\u3000y", "\x1c\x1d\x1e\x1f", "\x85"):
         assert check(text) == (re.search(r"\S", text) is not None), repr(text)
     assert check(5) and check(None)  # not a string: pattern does not apply
-

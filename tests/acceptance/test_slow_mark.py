@@ -30,5 +30,7 @@ def test_a_test_starting_python_must_be_marked_slow(pytester: pytest.Pytester, m
 
 def test_a_test_starting_only_git_needs_no_mark(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(CONFTEST.read_text())
-    pytester.makepyfile(test_git="import subprocess\n\ndef test_git():\n    subprocess.run(['git', '--version'], check=True)\n")
+    pytester.makepyfile(
+        test_git="import subprocess\n\ndef test_git():\n    subprocess.run(['git', '--version'], check=True)\n"
+    )
     pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)

@@ -41,9 +41,13 @@ def strict(output: str) -> Any:
 def diverged(make_quest) -> tuple[ExampleQuest, str]:
     """Quest 001 with one completed run whose metrics diverged, committed as DeepScientist commits it."""
     quest = make_quest()
-    run = quest.run(quest.root, "main-001", metrics_summary={"loss": NAN, "acc": INF, "drop": -INF},
-                    metric_rows=[{"metric_id": "loss", "value": NAN}],
-                    details={"primary_metric_id": "loss", "primary_value": NAN, "baseline_value": INF})
+    run = quest.run(
+        quest.root,
+        "main-001",
+        metrics_summary={"loss": NAN, "acc": INF, "drop": -INF},
+        metric_rows=[{"metric_id": "loss", "value": NAN}],
+        details={"primary_metric_id": "loss", "primary_value": NAN, "baseline_value": INF},
+    )
     assert "NaN" in (quest.root / "artifacts" / "runs" / f"{run}.json").read_text()
     quest.checkpoint(quest.root, "experiment: record main main-001")
     return quest, run
@@ -74,8 +78,12 @@ def test_the_mcp_tools_answer_strict_json_about_a_diverged_run(diverged, home, t
     async def scenario() -> None:
         async with connect(quest.root, errlog) as session:
             answers = {}
-            for tool, args in (("list_distill_candidates", {}), ("check_closure", {}), ("list_recent", {"kind": "run"}),
-                               ("draft_distill_review", {"run_ids": [run]})):
+            for tool, args in (
+                ("list_distill_candidates", {}),
+                ("check_closure", {}),
+                ("list_recent", {"kind": "run"}),
+                ("draft_distill_review", {"run_ids": [run]}),
+            ):
                 result = await session.call_tool(tool, args)
                 assert not is_error(result), text(result)
                 answers[tool] = strict(text(result))  # the text every client reads
@@ -95,11 +103,17 @@ def test_the_integrations_answer_is_strict_json(diverged) -> None:
     """``integration.call`` answers DeepScientist's wrapper on stdout: a tool's result and a
     refused finalization, each about the diverged run."""
     quest, run = diverged
-    for request in ({"op": "tool", "tool": "list_distill_candidates", "root": str(quest.root)},
-                    {"op": "finalization", "tool": "submit_paper_bundle", "root": str(quest.root)}):
-        done = subprocess.run([sys.executable, "-c", "import sys; from ds_gate.integration.call import main; "
-                               "sys.exit(main())"], input=json.dumps(request), capture_output=True, text=True,
-                              env={**os.environ})
+    for request in (
+        {"op": "tool", "tool": "list_distill_candidates", "root": str(quest.root)},
+        {"op": "finalization", "tool": "submit_paper_bundle", "root": str(quest.root)},
+    ):
+        done = subprocess.run(
+            [sys.executable, "-c", "import sys; from ds_gate.integration.call import main; sys.exit(main())"],
+            input=json.dumps(request),
+            capture_output=True,
+            text=True,
+            env={**os.environ},
+        )
         answer = strict(done.stdout)
         assert "error" not in answer, answer
         if request["op"] == "tool":

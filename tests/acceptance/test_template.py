@@ -8,10 +8,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import commit, git, head_subject
 
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
+
+from helpers import commit, git, head_subject
 
 MANIFEST = "paper/paper_bundle_manifest.json"
 
@@ -43,7 +44,9 @@ def test_the_template_opt_in_guards_a_quest_created_afterwards(user, home, gate_
     out = capsys.readouterr().out
     folder = user / ".local" / "share" / "ds-gate" / "git-template"
     said = out.replace("\n  ", " ")  # wrapped notes, read as one line each
-    assert f"changed your global git configuration: git config --global init.templateDir {folder} (it was unset)" in said
+    assert (
+        f"changed your global git configuration: git config --global init.templateDir {folder} (it was unset)" in said
+    )
     assert "to undo: git config --global --unset init.templateDir" in said
     assert git(user, "config", "--global", "--get", "init.templateDir").stdout.strip() == str(folder)
     assert sorted(p.name for p in (folder / "hooks").iterdir()) == ["pre-commit", "pre-merge-commit", "pre-push"]
@@ -74,8 +77,9 @@ def test_the_template_opt_in_guards_a_quest_created_afterwards(user, home, gate_
     assert done.returncode == 0 and done.stderr == "", done.stdout + done.stderr
 
 
-def test_a_template_folder_of_the_users_own_is_not_replaced_unless_forced(user, tmp_path, gate_json, capsys,
-                                                                          make_quest) -> None:
+def test_a_template_folder_of_the_users_own_is_not_replaced_unless_forced(
+    user, tmp_path, gate_json, capsys, make_quest
+) -> None:
     own = tmp_path / "my-template"
     (own / "hooks").mkdir(parents=True)
     git(user, "config", "--global", "init.templateDir", str(own))
@@ -88,7 +92,9 @@ def test_a_template_folder_of_the_users_own_is_not_replaced_unless_forced(user, 
     assert "holds no ds-gate hook" in checks["new quests"]["message"] and "--force" in checks["new quests"]["fix"]
     assert main(["install", "--template", "--force", "--format", "json"]) == 0
     notes = json.loads(capsys.readouterr().out)["notes"]
-    assert any(f"(it was {own})" in n for n in notes) and f"to undo: git config --global init.templateDir {own}" in notes
+    assert (
+        any(f"(it was {own})" in n for n in notes) and f"to undo: git config --global init.templateDir {own}" in notes
+    )
     assert main(["install", "--force"]) == 2  # --force alone says what it goes with
     assert "--force goes with --template" in capsys.readouterr().err
 
@@ -97,8 +103,13 @@ def test_a_template_whose_python_is_gone_is_a_warning(user, gate_json, capsys, m
     assert main(["install", "--template", "-q"]) == 0
     capsys.readouterr()
     hook = user / ".local" / "share" / "ds-gate" / "git-template" / "hooks" / "pre-commit"
-    hook.write_text("\n".join("DS_GATE_PYTHON='/nowhere/bin/python3'" if line.startswith("DS_GATE_PYTHON=") else line
-                              for line in hook.read_text().splitlines()) + "\n")
+    hook.write_text(
+        "\n".join(
+            "DS_GATE_PYTHON='/nowhere/bin/python3'" if line.startswith("DS_GATE_PYTHON=") else line
+            for line in hook.read_text().splitlines()
+        )
+        + "\n"
+    )
     quest = make_quest()
     check = doctor_checks(gate_json, quest.root)["new quests"]
     assert check["status"] == "warn" and "/nowhere/bin/python3" in check["message"]

@@ -22,11 +22,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import commit, git
 
 from ds_gate.cli.main import main
 from ds_gate.io.cache_file import GRANULARITY, SEAL
 from ds_gate.io.places import PIN_CACHE, PIN_CONFIG, agent_writable
+
+from helpers import commit, git
 
 ENV_NAMES = ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "DS_GATE_CACHE_DIR", "DS_GATE_CONFIG", PIN_CONFIG, PIN_CACHE)
 
@@ -61,8 +62,9 @@ def plant_config(runner_home: Path, text: str) -> Path:
 
 
 def closure(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(root), *args], capture_output=True,
-                          text=True, cwd=root.parent)
+    return subprocess.run(
+        [sys.executable, "-m", "ds_gate", "closure", str(root), *args], capture_output=True, text=True, cwd=root.parent
+    )
 
 
 def bundle(root: Path) -> None:
@@ -79,8 +81,9 @@ def _runner_home(runner: str, home: Path, root: Path) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("runner", RUNNERS)
-def test_a_config_planted_in_the_runners_home_never_turns_the_gate_off(one_run_quest, home, monkeypatch,
-                                                                       runner) -> None:
+def test_a_config_planted_in_the_runners_home_never_turns_the_gate_off(
+    one_run_quest, home, monkeypatch, runner
+) -> None:
     """The issue's example: ``no_require: [<its quest>]`` in the runner's HOME. The hooks
     installed from the user's shell use the pinned file; closure in the runner's environment stops."""
     quest = one_run_quest
@@ -101,8 +104,9 @@ def test_a_config_planted_in_the_runners_home_never_turns_the_gate_off(one_run_q
 
 @pytest.mark.slow
 @pytest.mark.parametrize("runner", RUNNERS)
-def test_nothing_is_written_into_the_quest_or_the_home_under_a_runners_home(make_quest, home, monkeypatch,
-                                                                           runner) -> None:
+def test_nothing_is_written_into_the_quest_or_the_home_under_a_runners_home(
+    make_quest, home, monkeypatch, runner
+) -> None:
     """No cache in the runner's HOME: twice ``closure`` (the second would write the record
     cache), ``check`` and ``recall``; the quest and the home hold exactly what they held."""
     quest = make_quest()
@@ -112,10 +116,16 @@ def test_nothing_is_written_into_the_quest_or_the_home_under_a_runners_home(make
     runner_home.mkdir(parents=True)
     runner_env(monkeypatch, runner_home, xdg=runner == "opencode")
     before = files_under(home)
-    for command in (["closure", str(quest.root)], ["closure", str(quest.root)], ["check", str(quest.root)],
-                    ["closure", str(quest.root)], ["recall", "--query", "anything", "--quest", str(quest.root), "--scope", "visible"]):
-        done = subprocess.run([sys.executable, "-m", "ds_gate", *command], capture_output=True, text=True,
-                              cwd=quest.root)
+    for command in (
+        ["closure", str(quest.root)],
+        ["closure", str(quest.root)],
+        ["check", str(quest.root)],
+        ["closure", str(quest.root)],
+        ["recall", "--query", "anything", "--quest", str(quest.root), "--scope", "visible"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "ds_gate", *command], capture_output=True, text=True, cwd=quest.root
+        )
         assert done.returncode in (0, 1), done.stderr
     assert files_under(home) == before  # old: .../.cache/ds-gate/records-*.sqlite3 (and recall's), in the quest
     assert git(quest.root, "status", "--porcelain", "--ignored").stdout == ""
@@ -152,15 +162,17 @@ def test_the_integration_pins_the_places_and_passes_them_to_its_judge(tmp_path, 
     site.mkdir()
     for name, text in installer.runtime_files(settings).items():
         (site / name).write_text(text)
-    probe = ("import json, sys; sys.path.insert(0, sys.argv[1]); import _ds_gate_ds_wrap as w, subprocess;"
-             "seen = {};"
-             "real = subprocess.run\n"
-             "def fake(cmd, **kw):\n"
-             "    seen.update({k: v for k, v in kw['env'].items() if k.startswith('DS_GATE_PINNED_')});"
-             " return real([sys.executable, '-c', 'print(1)'], capture_output=True)\n"
-             "subprocess.run = fake\n"
-             "try:\n    w.judge({'op': 'ping'})\nexcept Exception:\n    pass\n"
-             "print(json.dumps(seen))\n")
+    probe = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); import _ds_gate_ds_wrap as w, subprocess;"
+        "seen = {};"
+        "real = subprocess.run\n"
+        "def fake(cmd, **kw):\n"
+        "    seen.update({k: v for k, v in kw['env'].items() if k.startswith('DS_GATE_PINNED_')});"
+        " return real([sys.executable, '-c', 'print(1)'], capture_output=True)\n"
+        "subprocess.run = fake\n"
+        "try:\n    w.judge({'op': 'ping'})\nexcept Exception:\n    pass\n"
+        "print(json.dumps(seen))\n"
+    )
     env = {**os.environ, "HOME": str(tmp_path / "runner-home")}
     done = subprocess.run([sys.executable, "-c", probe, str(site)], capture_output=True, text=True, env=env)
     assert json.loads(done.stdout.strip().splitlines()[-1]) == settings["pins"], done.stderr
@@ -198,13 +210,21 @@ def test_a_forged_cache_row_never_lowers_the_verdict(one_run_quest, tmp_path, ke
     env = {**os.environ, "DS_GATE_CACHE_DIR": str(cache)}
     runs = []
     for _ in range(3):  # the first notes the quest, the second writes its rows, the third reads them
-        done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(quest.root), "--format", "json"],
-                              capture_output=True, text=True, env=env)
+        done = subprocess.run(
+            [sys.executable, "-m", "ds_gate", "closure", str(quest.root), "--format", "json"],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         runs.append((done.returncode, json.loads(done.stdout)["pending_run_ids"]))
     assert runs[0][0] == 1 and runs[0][1] and runs == [runs[0]] * 3
     assert _forge(cache, keep_seal=keep_seal) >= 1
-    done = subprocess.run([sys.executable, "-m", "ds_gate", "closure", str(quest.root), "--format", "json"],
-                          capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "closure", str(quest.root), "--format", "json"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert (done.returncode, json.loads(done.stdout)["pending_run_ids"]) == runs[0]  # old: 0, no run pending
 
 
@@ -237,36 +257,49 @@ def test_grafts_do_not_hide_the_commit_that_turned_the_toggle_on(one_run_quest) 
     assert rejected.returncode != 0 and "REJECTED" in rejected.stdout + rejected.stderr  # old: passed
     git(quest.root, "commit", "-q", "--no-verify", "-m", "paper: bundle")
     tip = git(quest.root, "rev-parse", "HEAD").stdout.strip()
-    pushed = subprocess.run([sys.executable, "-m", "ds_gate", "pre-push", "origin", "url"], cwd=quest.root,
-                            input=f"refs/heads/main {tip} refs/heads/main {'0' * 40}\n", capture_output=True,
-                            text=True)
+    pushed = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "pre-push", "origin", "url"],
+        cwd=quest.root,
+        input=f"refs/heads/main {tip} refs/heads/main {'0' * 40}\n",
+        capture_output=True,
+        text=True,
+    )
     assert pushed.returncode == 1 and "REJECTED" in pushed.stdout, pushed.stdout + pushed.stderr  # old: 0
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("entry", ["no_require", "accept_quest_waivers", "waiver quest"])
-def test_a_link_planted_in_the_home_does_not_re_point_a_trusted_entry(one_run_quest, home, tmp_path, monkeypatch,
-                                                                     entry) -> None:
+def test_a_link_planted_in_the_home_does_not_re_point_a_trusted_entry(
+    one_run_quest, home, tmp_path, monkeypatch, entry
+) -> None:
     """The trusted file names a quest since deleted; the agent plants ``quests/<its name> -> 001``."""
     quest = one_run_quest
     [run] = json.loads(closure(quest.root, "--format", "json").stdout)["pending_run_ids"]
     (quest.root / ".ds-gate.yaml").write_text(
-        f"waivers:\n  - rule: coverage.pending-run\n    id: {run}\n    reason: the agent says so\n")
+        f"waivers:\n  - rule: coverage.pending-run\n    id: {run}\n    reason: the agent says so\n"
+    )
     git(quest.root, "add", "-A")
     git(quest.root, "commit", "-q", "--no-verify", "-m", "waivers")
     deleted = home / "quests" / "000-deleted"
     config = tmp_path / "user" / "config.yaml"
     config.parent.mkdir()
-    config.write_text({
-        "no_require": f"no_require: [{deleted}]\n",
-        "accept_quest_waivers": f"accept_quest_waivers: [{deleted}]\n",
-        "waiver quest": f"waivers:\n  - rule: coverage.pending-run\n    id: {run}\n    reason: r\n    quest: {deleted}\n",
-    }[entry])
+    config.write_text(
+        {
+            "no_require": f"no_require: [{deleted}]\n",
+            "accept_quest_waivers": f"accept_quest_waivers: [{deleted}]\n",
+            "waiver quest": f"waivers:\n  - rule: coverage.pending-run\n    id: {run}\n    reason: r\n    quest: {deleted}\n",
+        }[entry]
+    )
     monkeypatch.setenv("DS_GATE_CONFIG", str(config))
     deleted.symlink_to(quest.root)  # planted by the agent
     for args in ([str(quest.root)], ["--all-quests", str(home)]):
-        done = closure(*map(Path, args[:1]), *args[1:]) if len(args) == 1 else subprocess.run(
-            [sys.executable, "-m", "ds_gate", "closure", *args], capture_output=True, text=True, cwd=tmp_path)
+        done = (
+            closure(*map(Path, args[:1]), *args[1:])
+            if len(args) == 1
+            else subprocess.run(
+                [sys.executable, "-m", "ds_gate", "closure", *args], capture_output=True, text=True, cwd=tmp_path
+            )
+        )
         assert done.returncode == 1, done.stdout + done.stderr  # old: 0, the gate off or the waivers accepted
     done = closure(quest.root)
     assert "matches no quest" in done.stdout and "000-deleted" in done.stdout  # reported, with its fix
@@ -278,12 +311,14 @@ def _forge_commit_graph(root: Path) -> None:
     git(root, "commit-graph", "write", "--reachable")
     path = root / ".git" / "objects" / "info" / "commit-graph"
     data = bytearray(path.read_bytes())
-    chunks = {bytes(data[8 + 12 * i:12 + 12 * i]): struct.unpack(">Q", data[12 + 12 * i:20 + 12 * i])[0]
-              for i in range(data[6] + 1)}
+    chunks = {
+        bytes(data[8 + 12 * i : 12 + 12 * i]): struct.unpack(">Q", data[12 + 12 * i : 20 + 12 * i])[0]
+        for i in range(data[6] + 1)
+    }
     oids, cdat = chunks[b"OIDL"], chunks[b"CDAT"]
-    ids = [bytes(data[oids + 20 * i:oids + 20 * i + 20]).hex() for i in range((cdat - oids) // 20)]
+    ids = [bytes(data[oids + 20 * i : oids + 20 * i + 20]).hex() for i in range((cdat - oids) // 20)]
     record = cdat + 36 * ids.index(git(root, "rev-parse", "HEAD").stdout.strip())
-    data[record + 20:record + 24] = struct.pack(">I", 0x70000000)
+    data[record + 20 : record + 24] = struct.pack(">I", 0x70000000)
     path.chmod(0o644)
     path.write_bytes(bytes(data))
     assert git(root, "rev-list", "--count", "HEAD").stdout.strip() == "1"  # git itself reads the forged file

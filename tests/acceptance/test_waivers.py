@@ -26,8 +26,11 @@ def waivers(quest, text: str) -> None:
 
 def test_a_waived_pending_run_passes_the_closure_gate_and_shows_its_reason(quest, gate_json, capsys) -> None:
     q, run = quest
-    waivers(q, f"waivers:\n  - rule: coverage.pending-run\n    id: {run}\n    reason: a smoke test of the loader; nothing to learn\n"
-               "    expires: 2999-12-31\n")
+    waivers(
+        q,
+        f"waivers:\n  - rule: coverage.pending-run\n    id: {run}\n    reason: a smoke test of the loader; nothing to learn\n"
+        "    expires: 2999-12-31\n",
+    )
     code, out = gate_json("closure", str(q.root))
     assert code == 0 and out["ok"] is True
     [finding] = out["findings"]
@@ -66,11 +69,15 @@ def test_an_expired_waiver_fails(quest, gate_json) -> None:
     assert "expired on 2001-01-01" in expired["message"] and expired["line"] == 2
 
 
-@pytest.mark.parametrize(("entry", "line"), [
-    ("  - rule: coverage.pending-run\n    id: {run}\n", 2),
-    ("  - rule: coverage.pending-run\n    id: {run}\n    reason: '  '\n", 4),
-    ("  - rule: coverage.pending-run\n    reason: no target\n", 2),
-], ids=["no reason", "blank reason", "nothing named"])
+@pytest.mark.parametrize(
+    ("entry", "line"),
+    [
+        ("  - rule: coverage.pending-run\n    id: {run}\n", 2),
+        ("  - rule: coverage.pending-run\n    id: {run}\n    reason: '  '\n", 4),
+        ("  - rule: coverage.pending-run\n    reason: no target\n", 2),
+    ],
+    ids=["no reason", "blank reason", "nothing named"],
+)
 def test_a_waiver_without_a_reason_or_target_is_rejected_and_waives_nothing(quest, gate_json, entry, line) -> None:
     q, run = quest
     waivers(q, "waivers:\n" + entry.format(run=run))
@@ -80,7 +87,9 @@ def test_a_waiver_without_a_reason_or_target_is_rejected_and_waives_nothing(ques
     assert rules == ["coverage.pending-run", "waiver.invalid"]
     assert all(f["waived"] is None for f in out["findings"])
     invalid = next(f for f in out["findings"] if f["rule"] == "waiver.invalid")
-    assert invalid["path"] == ".ds-gate.yaml" and invalid["pointer"].startswith("/waivers/0") and invalid["line"] == line
+    assert (
+        invalid["path"] == ".ds-gate.yaml" and invalid["pointer"].startswith("/waivers/0") and invalid["line"] == line
+    )
 
 
 def test_an_unused_waiver_is_a_warning_and_a_broken_file_an_error(quest, gate_json) -> None:

@@ -36,32 +36,60 @@ def document(data: dict[str, Any], kind: str | None = None, display: str = "arti
 
 
 def review_data(**changes: Any) -> dict[str, Any]:
-    data = {"kind": "decision", "artifact_id": "decision-1", "action": "distill_review", "verdict": "covered",
-            "reason": "one run distilled", "reviewed_run_ids": [RUN_ID],
-            "cards_written": [{"card_id": "knowledge-1", "scope": "global", "action": "new", "target_run_id": RUN_ID}]}
+    data = {
+        "kind": "decision",
+        "artifact_id": "decision-1",
+        "action": "distill_review",
+        "verdict": "covered",
+        "reason": "one run distilled",
+        "reviewed_run_ids": [RUN_ID],
+        "cards_written": [{"card_id": "knowledge-1", "scope": "global", "action": "new", "target_run_id": RUN_ID}],
+    }
     data.update(changes)
     return {k: v for k, v in data.items() if v is not None}
 
 
-def run(artifact_id: str = RUN_ID, run_id: str = "main-001", status: str = "completed",
-        run_kind: str = "main_experiment") -> Run:
+def run(
+    artifact_id: str = RUN_ID, run_id: str = "main-001", status: str = "completed", run_kind: str = "main_experiment"
+) -> Run:
     return Run(artifact_id, run_id, run_kind, status, ".", f"artifacts/runs/{artifact_id}.json")
 
 
 def decision(data: dict[str, Any], findings: list[Finding] | None = None) -> Decision:
     review = review_fields(data)
-    return Decision(data["artifact_id"], data.get("action"), ".", f"artifacts/decisions/{data['artifact_id']}.json",
-                    data.get("updated_at"), data.get("created_at"), review.is_review, findings or [], review.reviewed_run_ids, raw_of(data), review.cards_written,
-                    review.neighbor_cards)
+    return Decision(
+        data["artifact_id"],
+        data.get("action"),
+        ".",
+        f"artifacts/decisions/{data['artifact_id']}.json",
+        data.get("updated_at"),
+        data.get("created_at"),
+        review.is_review,
+        findings or [],
+        review.reviewed_run_ids,
+        raw_of(data),
+        review.cards_written,
+        review.neighbor_cards,
+    )
 
 
 def quest(runs: Iterable[Run] = (), decisions: Iterable[Decision] = (), quest_id: str = "001") -> Quest:
-    return Quest(root=ROOT, quest_id=quest_id, status="active", experience_distill=True, recall_priors=False,
-                 workspaces=[Workspace(ROOT, ".")], runs={r.artifact_id: r for r in runs},
-                 decisions={d.artifact_id: d for d in decisions}, findings=[])
+    return Quest(
+        root=ROOT,
+        quest_id=quest_id,
+        status="active",
+        experience_distill=True,
+        recall_priors=False,
+        workspaces=[Workspace(ROOT, ".")],
+        runs={r.artifact_id: r for r in runs},
+        decisions={d.artifact_id: d for d in decisions},
+        findings=[],
+    )
 
 
-def card(meta: dict[str, Any], *, scope: str = "global", body: str = "Context: ...", display: str = "memory/knowledge/c.md") -> Card:
+def card(
+    meta: dict[str, Any], *, scope: str = "global", body: str = "Context: ...", display: str = "memory/knowledge/c.md"
+) -> Card:
     return Card(path=Path("/nowhere") / display, display=display, scope=scope, kind="knowledge", meta=meta, body=body)
 
 

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-from rulecases import fired
 
 from ds_gate.recall.entries import decode
 from ds_gate.sources.memory import (
@@ -24,6 +23,8 @@ from ds_gate.sources.tag_values import (
     parse_tags,
 )
 
+from rulecases import fired
+
 FAILS = {"card.tags-over-limit"}
 PASSES = {"card.tags-over-limit"}
 
@@ -31,18 +32,27 @@ DEEP = "[" * 100_000 + "]" * 100_000
 
 
 def card(frontmatter: str) -> object:
-    return parse_card(f"---\n{frontmatter}\n---\nbody\n".encode(), path=Path("/nowhere/k.md"),
-                      display="memory/knowledge/k.md", scope="quest", kind="knowledge")
+    return parse_card(
+        f"---\n{frontmatter}\n---\nbody\n".encode(),
+        path=Path("/nowhere/k.md"),
+        display="memory/knowledge/k.md",
+        scope="quest",
+        kind="knowledge",
+    )
 
 
-@pytest.mark.parametrize(("value", "tags"), [
-    ('["topic:a", " stage:b ", "topic:a", ""]', ("topic:a", "stage:b")),
-    ("topic:a, stage:b", ("topic:a", "stage:b")),
-    (["topic:a", 3, None, " "], ("topic:a", "3")),
-    ("[not json, at all]", ("[not json", "at all]")),
-    (None, ()),
-    (7, ("7",)),
-], ids=["json list", "comma list", "yaml list", "bracketed comma list", "none", "a number"])
+@pytest.mark.parametrize(
+    ("value", "tags"),
+    [
+        ('["topic:a", " stage:b ", "topic:a", ""]', ("topic:a", "stage:b")),
+        ("topic:a, stage:b", ("topic:a", "stage:b")),
+        (["topic:a", 3, None, " "], ("topic:a", "3")),
+        ("[not json, at all]", ("[not json", "at all]")),
+        (None, ()),
+        (7, ("7",)),
+    ],
+    ids=["json list", "comma list", "yaml list", "bracketed comma list", "none", "a number"],
+)
 def test_tags_read_as_memory_service_reads_them(value: object, tags: tuple[str, ...]) -> None:
     found = parse_tags(value)
     assert found.values == tags and found.problem is None

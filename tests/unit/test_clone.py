@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from ds_gate.sources.clone import (
     CloneConfig,
     _remote_specs,
-    clone_blindness,
+    blindness,
     fetched_everything,
     is_partial,
     lazy_fetch_safe,
@@ -23,22 +23,35 @@ from ds_gate.sources.clone import (
 )
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("git version 2.39.5", (2, 39, 5)),
-    ("git version 2.39.3 (Apple Git-146)", (2, 39, 3)),
-    ("git version 2.45.1.windows.1", (2, 45, 1)),
-    ("git version 2.40.0-rc1", (2, 40, 0)),
-    ("git version", ()),
-    ("", ()),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("git version 2.39.5", (2, 39, 5)),
+        ("git version 2.39.3 (Apple Git-146)", (2, 39, 3)),
+        ("git version 2.45.1.windows.1", (2, 45, 1)),
+        ("git version 2.40.0-rc1", (2, 40, 0)),
+        ("git version", ()),
+        ("", ()),
+    ],
+)
 def test_git_versions_are_read_from_what_git_prints(text: str, expected: tuple[int, ...]) -> None:
     assert parse_version(text) == expected
 
 
-@pytest.mark.parametrize(("found", "safe"), [
-    ((2, 39, 4), True), ((2, 39, 5), True), ((2, 40), True), ((3, 0, 0), True),
-    ((2, 39, 3), False), ((2, 38, 9), False), ((1, 9), False), ((), False), ((2,), False),
-])
+@pytest.mark.parametrize(
+    ("found", "safe"),
+    [
+        ((2, 39, 4), True),
+        ((2, 39, 5), True),
+        ((2, 40), True),
+        ((3, 0, 0), True),
+        ((2, 39, 3), False),
+        ((2, 38, 9), False),
+        ((1, 9), False),
+        ((), False),
+        ((2,), False),
+    ],
+)
 def test_a_partial_clone_is_read_only_by_a_git_that_honours_no_lazy_fetch(found: tuple[int, ...], safe: bool) -> None:
     assert lazy_fetch_safe(found) is safe
 
@@ -59,11 +72,11 @@ def test_a_clone_says_what_it_is_from_its_configuration(tmp_path: Path) -> None:
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     git(root, "commit", "-q", "--allow-empty", "-m", "start")
-    assert (is_partial(root), clone_blindness(root)) == (False, None)
+    assert (is_partial(root), blindness(root)) == (False, None)
     git(root, "remote", "add", "origin", "https://example.invalid/quest.git")
-    assert clone_blindness(root) is None  # fetches every branch
+    assert blindness(root) is None  # fetches every branch
     git(root, "config", "remote.origin.fetch", "+refs/heads/main:refs/remotes/origin/main")
-    assert "some branches" in (clone_blindness(root) or "")
+    assert "some branches" in (blindness(root) or ("",))[0]
     git(root, "config", "remote.origin.promisor", "true")
     git(root, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "idea/a")
     for where in (root, tmp_path / "wt"):
@@ -72,22 +85,28 @@ def test_a_clone_says_what_it_is_from_its_configuration(tmp_path: Path) -> None:
         assert config.fetch_specs == ["+refs/heads/main:refs/remotes/origin/main"], where
 
 
-@pytest.mark.parametrize(("action", "expected"), [
-    ("fetch", True),  # the configured refspecs
-    ("fetch -q origin", True),
-    ("fetch --all", True),
-    ("fetch --multiple origin upstream", True),
-    ("fetch --prune --no-recurse-submodules origin +refs/heads/*:refs/remotes/origin/* +refs/tags/*:refs/tags/*", True),
-    ("fetch --depth 1 origin", True),  # a depth is the shallow file's business, not a refspec
-    ("fetch --jobs 4 origin refs/heads/*:refs/remotes/origin/*", True),
-    ("fetch -q origin +refs/heads/main:refs/remotes/origin/main", False),
-    ("fetch origin +refs/pipelines/7:refs/pipelines/7 +refs/heads/main:refs/remotes/origin/main", False),
-    ("fetch file:///srv/quest main", False),
-    ("pull origin main", False),
-    ("update by push", None),
-    ("branch: Created from HEAD", None),
-    ("", None),
-])
+@pytest.mark.parametrize(
+    ("action", "expected"),
+    [
+        ("fetch", True),  # the configured refspecs
+        ("fetch -q origin", True),
+        ("fetch --all", True),
+        ("fetch --multiple origin upstream", True),
+        (
+            "fetch --prune --no-recurse-submodules origin +refs/heads/*:refs/remotes/origin/* +refs/tags/*:refs/tags/*",
+            True,
+        ),
+        ("fetch --depth 1 origin", True),  # a depth is the shallow file's business, not a refspec
+        ("fetch --jobs 4 origin refs/heads/*:refs/remotes/origin/*", True),
+        ("fetch -q origin +refs/heads/main:refs/remotes/origin/main", False),
+        ("fetch origin +refs/pipelines/7:refs/pipelines/7 +refs/heads/main:refs/remotes/origin/main", False),
+        ("fetch file:///srv/quest main", False),
+        ("pull origin main", False),
+        ("update by push", None),
+        ("branch: Created from HEAD", None),
+        ("", None),
+    ],
+)
 def test_a_reflog_entry_says_whether_its_fetch_took_every_branch(action: str, expected: bool | None) -> None:
     assert fetched_everything(action) == expected
 
@@ -102,21 +121,28 @@ def test_each_remote_has_its_own_refspecs() -> None:
         '[core]\n\tbare = false\n[remote "origin"]\n\turl = x\n\tfetch = +refs/heads/main:refs/remotes/origin/main\n'
         '[remote "a b"]\n\tfetch = +refs/heads/*:refs/remotes/ab/*\n[branch "main"]\n\tremote = origin\n'
     )
-    assert _remote_specs(config) == {"origin": ["+refs/heads/main:refs/remotes/origin/main"],
-                                      "a b": ["+refs/heads/*:refs/remotes/ab/*"]}
+    assert _remote_specs(config) == {
+        "origin": ["+refs/heads/main:refs/remotes/origin/main"],
+        "a b": ["+refs/heads/*:refs/remotes/ab/*"],
+    }
 
 
 def reflog(path: Path, *actions: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     zero = "0" * 40
-    path.write_text("".join(f"{zero} {'1' * 40} A <a@b.invalid> 1700000000 +0000\t{a}: storing head\n" for a in actions))
+    path.write_text(
+        "".join(f"{zero} {'1' * 40} A <a@b.invalid> 1700000000 +0000\t{a}: storing head\n" for a in actions)
+    )
 
 
 def test_a_clone_is_fetched_by_name_only_when_no_fetch_took_every_branch(tmp_path: Path) -> None:
     common = tmp_path / ".git"
     assert narrow_fetch(common) is None  # no reflog at all: the configuration decides
     reflog(common / "logs" / "HEAD", "checkout")
-    reflog(common / "logs" / "refs" / "remotes" / "origin" / "main", "fetch origin +refs/heads/main:refs/remotes/origin/main")
+    reflog(
+        common / "logs" / "refs" / "remotes" / "origin" / "main",
+        "fetch origin +refs/heads/main:refs/remotes/origin/main",
+    )
     assert narrow_fetch(common) == "fetch origin +refs/heads/main:refs/remotes/origin/main"
     reflog(common / "logs" / "refs" / "remotes" / "origin" / "idea" / "a", "fetch origin")  # a later fetch of all
     assert narrow_fetch(common) is None

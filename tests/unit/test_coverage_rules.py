@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from rulecases import RUN_ID, decision, fired, quest, review_data, run
-
 from ds_gate.model.findings import ERROR, INFO
 from ds_gate.rules.coverage import coverage, pending_finding
 from ds_gate.rules.records import DECISION_SCHEMA
+
+from rulecases import RUN_ID, decision, fired, quest, review_data, run
 
 FAILS = {"coverage.pending-run", "review.unknown-run", "review.unindexed"}
 PASSES = {"coverage.pending-run", "review.unknown-run", "review.unindexed"}
@@ -59,5 +59,7 @@ def test_a_decision_review_no_index_line_names_covers_nothing() -> None:
     assert "artifact.record" in (cov.findings[0].hint or "")
     indexed = replace(unindexed, indexed_decision_ids=frozenset({"decision-1"}))
     assert coverage(indexed).pending == [] and coverage(indexed).findings == []
-    report = replace(unindexed, decisions={k: replace(d, encoding=REPORT_ENCODING) for k, d in unindexed.decisions.items()})
+    report = replace(
+        unindexed, decisions={k: replace(d, encoding=REPORT_ENCODING) for k, d in unindexed.decisions.items()}
+    )
     assert "review.unindexed" not in fired(coverage(report).findings)

@@ -12,14 +12,17 @@ from ds_gate.cli._shared import write
 from ds_gate.reporters.escape import json_safe, printable
 
 
-@pytest.mark.parametrize(("raw", "shown"), [
-    ("run-a\nb.json", "run-a\\nb.json"),
-    ("red\x1b[31m\rover", "red\\x1b[31m\\rover"),
-    ("tab\there", "tab\\there"),
-    (os.fsdecode(b"\xff\xfe.json"), "\\xff\\xfe.json"),  # bytes that were not UTF-8: shown as the bytes
-    ("\x00\x7f\x85\x9f", "\\x00\\x7f\\x85\\x9f"),  # NUL, DEL and C1 controls
-    ("lone \ud800", "lone \\ud800"),  # a surrogate JSON's \\ud800 made, not a byte
-])
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("run-a\nb.json", "run-a\\nb.json"),
+        ("red\x1b[31m\rover", "red\\x1b[31m\\rover"),
+        ("tab\there", "tab\\there"),
+        (os.fsdecode(b"\xff\xfe.json"), "\\xff\\xfe.json"),  # bytes that were not UTF-8: shown as the bytes
+        ("\x00\x7f\x85\x9f", "\\x00\\x7f\\x85\\x9f"),  # NUL, DEL and C1 controls
+        ("lone \ud800", "lone \\ud800"),  # a surrogate JSON's \\ud800 made, not a byte
+    ],
+)
 def test_printable_escapes_what_would_split_a_line_or_drive_a_terminal(raw, shown) -> None:
     assert printable(raw) == shown
     printable(raw).encode("utf-8")  # always encodable

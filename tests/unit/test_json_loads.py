@@ -23,12 +23,38 @@ SEEDS = [
     '{"kind": "run", "artifact_id": "run-1", "run_kind": "main_experiment", "status": "running"}\n',
     '{"a": [1, 2.5, -3e4, true, false, null, {"b": "\\u00e9\\n\\"x\\""}], "c": {}}',
     '[1, "two", [3, [4, [5]]], {"six": 6}]',
-    '"just a string"', "42", "-0.0", "1e400", "true", "null",
+    '"just a string"',
+    "42",
+    "-0.0",
+    "1e400",
+    "true",
+    "null",
     '{"kind": "decision", "kind": "run", "run_kind": "x"}',
     '{"text": "\\ud800 lone surrogate", "emoji": "\\ud83d\\ude00", "raw": "\u00e9\u4e2d"}',
 ]
-INSERTS = [" ", "\t", "\n", "\r", "\f", "\v", "\u00a0", "\ufeff", "\x00", "x", ",", ":", "}", "]", '"', "\\", "NaN",
-           "Infinity", "-Infinity", "9" * 5000, "[" * 3000]
+INSERTS = [
+    " ",
+    "\t",
+    "\n",
+    "\r",
+    "\f",
+    "\v",
+    "\u00a0",
+    "\ufeff",
+    "\x00",
+    "x",
+    ",",
+    ":",
+    "}",
+    "]",
+    '"',
+    "\\",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "9" * 5000,
+    "[" * 3000,
+]
 
 
 def outcome(parse: Any, text: str) -> tuple[str, str]:

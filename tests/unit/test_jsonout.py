@@ -22,8 +22,13 @@ def strict(output: str) -> Any:
 
 def test_dumps_spells_what_json_cannot_hold_and_leaves_the_rest_as_json_writes_it() -> None:
     value = {"m": [NAN, INF, -INF, 0.5, (1, -INF)], "n": {"deep": [{"x": NAN}]}, NAN: 1, "ok": True, "none": None}
-    assert strict(dumps(value)) == {"m": ["NaN", "Infinity", "-Infinity", 0.5, [1, "-Infinity"]],
-                                    "n": {"deep": [{"x": "NaN"}]}, "NaN": 1, "ok": True, "none": None}
+    assert strict(dumps(value)) == {
+        "m": ["NaN", "Infinity", "-Infinity", 0.5, [1, "-Infinity"]],
+        "n": {"deep": [{"x": "NaN"}]},
+        "NaN": 1,
+        "ok": True,
+        "none": None,
+    }
     finite = {"a": [1, 2.5, "NaN"], "b": {"c": None}}
     assert dumps(finite, ensure_ascii=False) == json.dumps(finite, ensure_ascii=False)  # byte for byte
     with pytest.raises(ValueError):

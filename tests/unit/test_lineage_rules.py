@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rulecases import RUN_ID, card, fired, quest, run
 
 from ds_gate.model.findings import ERROR, WARNING
 from ds_gate.model.records import Card
@@ -18,11 +17,23 @@ from ds_gate.rules.cards import card_findings
 from ds_gate.rules.lineage import QuestRuns, chain_findings, runs_by_quest
 from ds_gate.sources.home import Home
 
-FAILS = {"lineage.not-origin", "lineage.origin-unknown", "lineage.unknown-quest", "lineage.unknown-run",
-         "lineage.repeated-entry"}
+from rulecases import RUN_ID, card, fired, quest, run
+
+FAILS = {
+    "lineage.not-origin",
+    "lineage.origin-unknown",
+    "lineage.unknown-quest",
+    "lineage.unknown-run",
+    "lineage.repeated-entry",
+}
 PASSES = set(FAILS)
-LESSON: dict[str, Any] = {"id": "knowledge-1", "title": "Router temperature", "quest_id": "001",
-                          "claim": "Lower is steadier.", "confidence": 0.6}
+LESSON: dict[str, Any] = {
+    "id": "knowledge-1",
+    "title": "Router temperature",
+    "quest_id": "001",
+    "claim": "Lower is steadier.",
+    "confidence": 0.6,
+}
 RUNS = QuestRuns(quest([run(), run("run-2", "main-002")]))
 
 
@@ -40,14 +51,23 @@ def lesson(lineage: list[Any], **meta: Any) -> Card:
     return card(data)
 
 
-@pytest.mark.parametrize(("meta", "first", "expected"), [
-    ({"quest_id": None, "promoted_from": {"quest_root": "/home/ds/quests/001/"}}, "001", []),
-    ({"quest_id": None, "promoted_from": {"quest_root": "/home/ds/quests/001/"}}, "002", ["lineage.not-origin"]),
-    ({"quest_id": "002", "promoted_from": {"quest_root": "/home/ds/quests/001"}}, "001", []),
-    ({"quest_id": None, "promoted_from": {"quest_root": "  "}}, "001", ["lineage.origin-unknown"]),
-    ({"quest_id": 1}, "001", []),
-], ids=["promoted from the first quest", "promoted from another quest", "either origin may come first",
-        "a blank quest_root", "quest_id: 1 is quest 001"])
+@pytest.mark.parametrize(
+    ("meta", "first", "expected"),
+    [
+        ({"quest_id": None, "promoted_from": {"quest_root": "/home/ds/quests/001/"}}, "001", []),
+        ({"quest_id": None, "promoted_from": {"quest_root": "/home/ds/quests/001/"}}, "002", ["lineage.not-origin"]),
+        ({"quest_id": "002", "promoted_from": {"quest_root": "/home/ds/quests/001"}}, "001", []),
+        ({"quest_id": None, "promoted_from": {"quest_root": "  "}}, "001", ["lineage.origin-unknown"]),
+        ({"quest_id": 1}, "001", []),
+    ],
+    ids=[
+        "promoted from the first quest",
+        "promoted from another quest",
+        "either origin may come first",
+        "a blank quest_root",
+        "quest_id: 1 is quest 001",
+    ],
+)
 def test_the_first_entry_names_an_origin_of_the_card(meta: dict[str, Any], first: str, expected: list[str]) -> None:
     """A promoted copy has no quest_id of its own; the quest it was promoted from is its origin."""
     found = chain_findings(lesson([{"quest": first, "run": RUN_ID}], **meta), unverifiable)

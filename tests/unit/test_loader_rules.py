@@ -7,15 +7,21 @@ from __future__ import annotations
 
 import json
 
-from rulecases import ROOT, MemoryReader, fired, raw_of
-
 from ds_gate.engine.collector import MISSING_SHOWN, Collector
 from ds_gate.model.findings import ERROR, WARNING
 from ds_gate.model.records import Workspace
 
+from rulecases import ROOT, MemoryReader, fired, raw_of
+
 FAILS = {"index.missing-record", "artifact.id-mismatch", "artifact.unknown-kind", "artifact.unreadable"}
 PASSES = set(FAILS)
-RUN = {"kind": "run", "artifact_id": "run-1", "run_id": "main-001", "run_kind": "main_experiment", "status": "completed"}
+RUN = {
+    "kind": "run",
+    "artifact_id": "run-1",
+    "run_id": "main-001",
+    "run_kind": "main_experiment",
+    "status": "completed",
+}
 
 
 def lines(*entries: dict[str, str]) -> bytes:
@@ -53,7 +59,12 @@ def test_a_missing_record_is_reported_once_however_many_indexes_name_it() -> Non
 def test_a_record_found_on_another_tip_is_not_missing() -> None:
     """A worktree's branch inherits its parent's index lines; one copy anywhere is enough."""
     index = lines({"artifact_id": "run-1", "kind": "run"})
-    assert collect(MemoryReader({}, index, branch="main"), MemoryReader({"runs/run-1.json": raw_of(RUN)}, branch="idea")).findings == []
+    assert (
+        collect(
+            MemoryReader({}, index, branch="main"), MemoryReader({"runs/run-1.json": raw_of(RUN)}, branch="idea")
+        ).findings
+        == []
+    )
 
 
 def test_an_index_path_outside_the_quest_is_named_and_not_read() -> None:
@@ -74,7 +85,9 @@ def test_a_misnamed_record_counts_under_its_artifact_id() -> None:
     """DeepScientist names a record after its artifact_id; reviews name that id, so the gate uses it."""
     collector = collect(MemoryReader({"runs/run-9.json": raw_of(RUN)}, branch="main"))
     assert fired(collector.findings) == ["artifact.id-mismatch"] and list(collector.runs.best) == ["run-1"]
-    nameless = collect(MemoryReader({"runs/run-9.json": raw_of({k: v for k, v in RUN.items() if k != "artifact_id"})}, branch="main"))
+    nameless = collect(
+        MemoryReader({"runs/run-9.json": raw_of({k: v for k, v in RUN.items() if k != "artifact_id"})}, branch="main")
+    )
     assert nameless.findings == [] and list(nameless.runs.best) == ["run-9"]  # the file name is its id
 
 
@@ -102,10 +115,14 @@ def test_a_record_in_runs_is_a_run_whatever_its_kind_says() -> None:
 
 def test_an_unreadable_record_is_an_error_and_the_others_are_still_read() -> None:
     """A file that exists but cannot be read is not "missing", and does not stop the read."""
-    collector = collect(MemoryReader({"runs/run-1.json": raw_of(RUN),
-                                           "runs/run-2.json": PermissionError(13, "Permission denied")}, branch="main"))
+    collector = collect(
+        MemoryReader(
+            {"runs/run-1.json": raw_of(RUN), "runs/run-2.json": PermissionError(13, "Permission denied")}, branch="main"
+        )
+    )
     assert [(f.rule, f.severity, f.path) for f in collector.findings] == [
-        ("artifact.unreadable", ERROR, "refs/heads/main:artifacts/runs/run-2.json")]
+        ("artifact.unreadable", ERROR, "refs/heads/main:artifacts/runs/run-2.json")
+    ]
     assert list(collector.runs.best) == ["run-1"]
     assert collect(MemoryReader({"runs/run-1.json": raw_of(RUN)}, branch="main")).findings == []
 

@@ -10,19 +10,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rulecases import fired
 
 from ds_gate.model.findings import ERROR
 from ds_gate.model.records import Card
 from ds_gate.rules.patch import check_patch, owners, validate_cross_quest_patch
 from ds_gate.sources.memory import parse_card
 
+from rulecases import fired
+
 FAILS = {"patch.claim-changed", "patch.confidence-raised", "patch.lineage-rewritten"}
 PASSES = set(FAILS)
 FIRST = {"quest": "001", "run": "run-1"}
 SECOND = {"quest": "002", "run": "run-9"}
-ONE_OWNER: dict[str, Any] = {"id": "knowledge-1", "title": "t", "quest_id": "001", "claim": "Lower is steadier.",
-                             "confidence": 0.5, "lineage": [FIRST]}
+ONE_OWNER: dict[str, Any] = {
+    "id": "knowledge-1",
+    "title": "t",
+    "quest_id": "001",
+    "claim": "Lower is steadier.",
+    "confidence": 0.5,
+    "lineage": [FIRST],
+}
 TWO_OWNERS = dict(ONE_OWNER, lineage=[FIRST, SECOND])
 
 
@@ -31,21 +38,34 @@ def patched(before: dict[str, Any] | None, patcher: str | None, **after: Any) ->
     return fired(validate_cross_quest_patch(before, merged, patcher, validate_after=False))
 
 
-@pytest.mark.parametrize(("before", "patcher", "after", "expected"), [
-    (ONE_OWNER, "001", {"claim": "Higher is steadier.", "confidence": 0.9, "lineage": []}, []),
-    (ONE_OWNER, " 001 ", {"claim": "Higher is steadier."}, []),
-    (TWO_OWNERS, "001", {"claim": "Higher is steadier."}, ["patch.claim-changed"]),
-    (TWO_OWNERS, "001", {"lineage": [FIRST, SECOND, {"quest": "001", "run": "run-2"}]}, []),
-    (ONE_OWNER, "1", {"claim": "Higher is steadier."}, ["patch.claim-changed"]),
-    (dict(ONE_OWNER, lineage=[{"quest": 1, "run": "run-1"}]), "1", {"claim": "Higher is steadier."}, []),
-    (dict(ONE_OWNER, lineage=[]), "002", {"claim": "Higher is steadier.", "confidence": 1.0}, []),
-    (ONE_OWNER, None, {"confidence": 0.9}, ["patch.confidence-raised"]),
-    (ONE_OWNER, "  ", {"confidence": 0.9}, ["patch.confidence-raised"]),
-], ids=["the sole owner edits freely", "the owner's id padded", "a first owner once a second appended",
-        "a first owner appending evidence", "quest 1 is not quest '001'", "an owner written as a number",
-        "no lineage, no owner", "an unknown patcher", "a blank patcher"])
-def test_only_the_sole_owner_edits_freely(before: dict[str, Any], patcher: str | None, after: dict[str, Any],
-                                          expected: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("before", "patcher", "after", "expected"),
+    [
+        (ONE_OWNER, "001", {"claim": "Higher is steadier.", "confidence": 0.9, "lineage": []}, []),
+        (ONE_OWNER, " 001 ", {"claim": "Higher is steadier."}, []),
+        (TWO_OWNERS, "001", {"claim": "Higher is steadier."}, ["patch.claim-changed"]),
+        (TWO_OWNERS, "001", {"lineage": [FIRST, SECOND, {"quest": "001", "run": "run-2"}]}, []),
+        (ONE_OWNER, "1", {"claim": "Higher is steadier."}, ["patch.claim-changed"]),
+        (dict(ONE_OWNER, lineage=[{"quest": 1, "run": "run-1"}]), "1", {"claim": "Higher is steadier."}, []),
+        (dict(ONE_OWNER, lineage=[]), "002", {"claim": "Higher is steadier.", "confidence": 1.0}, []),
+        (ONE_OWNER, None, {"confidence": 0.9}, ["patch.confidence-raised"]),
+        (ONE_OWNER, "  ", {"confidence": 0.9}, ["patch.confidence-raised"]),
+    ],
+    ids=[
+        "the sole owner edits freely",
+        "the owner's id padded",
+        "a first owner once a second appended",
+        "a first owner appending evidence",
+        "quest 1 is not quest '001'",
+        "an owner written as a number",
+        "no lineage, no owner",
+        "an unknown patcher",
+        "a blank patcher",
+    ],
+)
+def test_only_the_sole_owner_edits_freely(
+    before: dict[str, Any], patcher: str | None, after: dict[str, Any], expected: list[str]
+) -> None:
     """PR #60: an edit is free only when the lineage's quests are exactly the patcher (or none)."""
     assert patched(before, patcher, **after) == expected
 
@@ -56,15 +76,25 @@ def test_quest_ids_that_differ_only_in_padding_are_explained() -> None:
     assert "compare as text" in finding.message and "'1' is not one of them" in finding.message
 
 
-@pytest.mark.parametrize(("before", "after", "expected"), [
-    (None, 0.1, ["patch.confidence-raised"]),
-    (0.5, None, []),
-    (0.5, 0.5, []),
-    (0.5, "high", []),
-    ("high", 0.9, []),
-    (True, 0.9, []),
-], ids=["a first confidence counts as raised from 0", "a dropped confidence is 0", "unchanged",
-        "a word for the schema to report", "a word before", "a boolean is not a number"])
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        (None, 0.1, ["patch.confidence-raised"]),
+        (0.5, None, []),
+        (0.5, 0.5, []),
+        (0.5, "high", []),
+        ("high", 0.9, []),
+        (True, 0.9, []),
+    ],
+    ids=[
+        "a first confidence counts as raised from 0",
+        "a dropped confidence is 0",
+        "unchanged",
+        "a word for the schema to report",
+        "a word before",
+        "a boolean is not a number",
+    ],
+)
 def test_a_missing_confidence_counts_as_zero(before: Any, after: Any, expected: list[str]) -> None:
     """Only two numbers are compared; a value that is not one is the schema's to report."""
     start = {k: v for k, v in dict(ONE_OWNER, confidence=before).items() if v is not None}
@@ -79,9 +109,12 @@ def test_a_claim_compares_without_surrounding_whitespace() -> None:
 
 def test_a_rewritten_lineage_is_reported_once_at_its_first_change() -> None:
     """One finding, at the first entry that differs, however many follow."""
-    found = validate_cross_quest_patch(TWO_OWNERS, dict(TWO_OWNERS, lineage=[{"quest": "003", "run": "a"},
-                                                                              {"quest": "003", "run": "b"}]),
-                                       "003", validate_after=False)
+    found = validate_cross_quest_patch(
+        TWO_OWNERS,
+        dict(TWO_OWNERS, lineage=[{"quest": "003", "run": "a"}, {"quest": "003", "run": "b"}]),
+        "003",
+        validate_after=False,
+    )
     assert [(f.rule, f.pointer, f.severity) for f in found] == [("patch.lineage-rewritten", "/lineage/0", ERROR)]
     annotated = dict(TWO_OWNERS, lineage=[FIRST, dict(SECOND, note="added later")])
     assert patched(TWO_OWNERS, "003", lineage=annotated["lineage"]) == ["patch.lineage-rewritten"]
@@ -89,12 +122,16 @@ def test_a_rewritten_lineage_is_reported_once_at_its_first_change() -> None:
 
 def test_owners_are_the_distinct_quests_of_the_lineage_before() -> None:
     """Entries that name no quest own nothing; a quest appearing twice is one owner."""
-    assert owners(dict(ONE_OWNER, lineage=[FIRST, SECOND, FIRST, {"quest": " "}, "x", {"quest": True}])) == ["001", "002"]
+    assert owners(dict(ONE_OWNER, lineage=[FIRST, SECOND, FIRST, {"quest": " "}, "x", {"quest": True}])) == [
+        "001",
+        "002",
+    ]
 
 
 def _card(text: str) -> Card:
-    card = parse_card(text.encode(), path=Path("/nowhere/k.md"), display="memory/knowledge/k.md", scope="global",
-                      kind="knowledge")
+    card = parse_card(
+        text.encode(), path=Path("/nowhere/k.md"), display="memory/knowledge/k.md", scope="global", kind="knowledge"
+    )
     assert card is not None
     return card
 
@@ -118,6 +155,7 @@ def test_pr_60_card_metadata_without_an_id_is_not_refused() -> None:
     after = dict(before, confidence=0.4, lineage=[FIRST, SECOND])
     assert validate_cross_quest_patch(before, after, "002") == []
     assert fired(validate_cross_quest_patch(before, dict(after, claim="Higher is steadier."), "002")) == [
-        "patch.claim-changed"]
+        "patch.claim-changed"
+    ]
     assert fired(validate_cross_quest_patch(before, dict(after, id="  "), "002")) == ["card.schema"]
     assert "card.experience-schema" in fired(validate_cross_quest_patch(before, dict(after, claim=" "), "002"))

@@ -57,7 +57,8 @@ def test_the_pattern_and_the_path_rules_agree(path: str, expected: bool) -> None
 def test_the_manifest_carries_the_generated_pattern() -> None:
     hooks = {hook["id"]: hook for hook in yaml.safe_load(MANIFEST.read_text())}
     assert hooks["ds-gate-validate"]["files"] == pre_commit_files_pattern(), (
-        "paste ds_gate.kernel.layout.pre_commit_files_pattern() into .pre-commit-hooks.yaml")
+        "paste ds_gate.kernel.layout.pre_commit_files_pattern() into .pre-commit-hooks.yaml"
+    )
 
 
 def test_memory_kinds_are_read_as_memory_service_lays_them_out() -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rulecases import RUN_ID, document, quest, review_data, run
 
 from ds_gate.model.findings import CONTRACT, DISCIPLINE, ERROR, WARNING
 from ds_gate.model.records import Decision, review_fields
@@ -20,13 +19,18 @@ from ds_gate.rules.coverage import RunIndex, coverage
 from ds_gate.rules.policy import CHECKPOINT, FINALIZATION, apply_policy, level_of
 from ds_gate.rules.records import check_record
 
+from rulecases import RUN_ID, document, quest, review_data, run
+
 # (what is wrong, the review's fields) -> a contract rule of PR #60's validator fires on the decision
 CONTRACT_CASES: dict[str, dict[str, Any]] = {
     "no reviewed run": {"reviewed_run_ids": [], "cards_written": [], "reason_if_empty": "x"},
     "an empty reason and no cards": {"cards_written": [], "reason_if_empty": ""},
-    "a card in no scope": {"cards_written": [{"card_id": "k", "scope": "team", "action": "new", "target_run_id": RUN_ID}]},
-    "a card for a run not reviewed": {"cards_written": [{"card_id": "k", "scope": "global", "action": "new",
-                                                         "target_run_id": "run-00000000"}]},
+    "a card in no scope": {
+        "cards_written": [{"card_id": "k", "scope": "team", "action": "new", "target_run_id": RUN_ID}]
+    },
+    "a card for a run not reviewed": {
+        "cards_written": [{"card_id": "k", "scope": "global", "action": "new", "target_run_id": "run-00000000"}]
+    },
 }
 
 
@@ -65,8 +69,21 @@ def _report_review(artifact_id: str, **changes: Any) -> Decision:
     data = {**as_report(review_data(**changes)), "artifact_id": artifact_id}
     doc = document(data, display=f"artifacts/reports/{artifact_id}.json")
     fields = review_fields(data, "report")
-    return Decision(artifact_id, None, ".", doc.display, None, None, True, check_record(doc), fields.reviewed_run_ids,
-                    doc.raw, fields.cards_written, fields.neighbor_cards, "report")
+    return Decision(
+        artifact_id,
+        None,
+        ".",
+        doc.display,
+        None,
+        None,
+        True,
+        check_record(doc),
+        fields.reviewed_run_ids,
+        doc.raw,
+        fields.cards_written,
+        fields.neighbor_cards,
+        "report",
+    )
 
 
 def test_an_invalid_review_is_superseded_once_valid_reviews_cover_every_run_it_means() -> None:
@@ -79,14 +96,17 @@ def test_an_invalid_review_is_superseded_once_valid_reviews_cover_every_run_it_m
     right = _report_review("report-2", cards_written=[], reason_if_empty="x")
     both = coverage(quest([run()], [wrong, right]))
     assert both.pending == [] and both.superseded == {"report-1": ["report-2"]}
-    assert [f.severity for f in both.findings] == [WARNING] and "superseded (report-2 covers" in both.findings[0].message
+    assert [f.severity for f in both.findings] == [WARNING] and "superseded (report-2 covers" in both.findings[
+        0
+    ].message
 
 
 def test_a_review_meaning_no_run_is_superseded_only_when_nothing_is_pending() -> None:
     empty = _report_review("report-1", reviewed_run_ids=[], cards_written=[], reason_if_empty="x")
     assert coverage(quest([run()], [empty])).superseded == {}
     other = run("run-22222222", "main-002")
-    covering = _report_review("report-2", reviewed_run_ids=[RUN_ID, "run-22222222"], cards_written=[],
-                              reason_if_empty="x")
+    covering = _report_review(
+        "report-2", reviewed_run_ids=[RUN_ID, "run-22222222"], cards_written=[], reason_if_empty="x"
+    )
     cov = coverage(quest([run(), other], [empty, covering]))
     assert cov.superseded == {"report-1": ["report-2"]} and all(f.severity != ERROR for f in cov.findings)

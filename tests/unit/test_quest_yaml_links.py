@@ -8,16 +8,19 @@ import pytest
 from ds_gate.kernel.links import link_target, resolve
 
 
-@pytest.mark.parametrize(("link", "text", "expected"), [
-    ("quest.yaml", b"state/quest.yaml", "state/quest.yaml"),
-    ("quest.yaml", b"./state/../state/q.yaml", "state/q.yaml"),
-    ("config/quest.yaml", b"../state/q.yaml", "state/q.yaml"),
-    ("quest.yaml", b"../quest.yaml", None),
-    ("quest.yaml", b"/etc/passwd", None),
-    ("quest.yaml", b"state/..", None),
-    ("quest.yaml", b"", None),
-    ("quest.yaml", b"\xff", None),
-])
+@pytest.mark.parametrize(
+    ("link", "text", "expected"),
+    [
+        ("quest.yaml", b"state/quest.yaml", "state/quest.yaml"),
+        ("quest.yaml", b"./state/../state/q.yaml", "state/q.yaml"),
+        ("config/quest.yaml", b"../state/q.yaml", "state/q.yaml"),
+        ("quest.yaml", b"../quest.yaml", None),
+        ("quest.yaml", b"/etc/passwd", None),
+        ("quest.yaml", b"state/..", None),
+        ("quest.yaml", b"", None),
+        ("quest.yaml", b"\xff", None),
+    ],
+)
 def test_a_link_target_stays_inside_the_worktree(link: str, text: bytes, expected: str | None) -> None:
     assert link_target(link, text) == expected
 
@@ -28,7 +31,9 @@ def walk(entries: dict[str, tuple[str, str]], blobs: dict[str, bytes]) -> str | 
 
 def test_links_and_linked_folders_are_followed_to_a_regular_file() -> None:
     assert walk({"quest.yaml": ("100644", "a")}, {}) == "quest.yaml"
-    assert walk({"quest.yaml": ("120000", "l"), "state/q.yaml": ("100644", "b")}, {"l": b"state/q.yaml"}) == "state/q.yaml"
+    assert (
+        walk({"quest.yaml": ("120000", "l"), "state/q.yaml": ("100644", "b")}, {"l": b"state/q.yaml"}) == "state/q.yaml"
+    )
     linked_folder = {"quest.yaml": ("120000", "l"), "config": ("120000", "c"), "state/q.yaml": ("100644", "b")}
     assert walk(linked_folder, {"l": b"config/q.yaml", "c": b"state"}) == "state/q.yaml"
 

@@ -8,35 +8,55 @@ import os
 from pathlib import Path
 
 import pytest
-from rulecases import ROOT, MemoryReader, fired, raw_of
 
 from ds_gate.engine.collector import Collector
 from ds_gate.engine.documents import GivenFile, check_documents, validate_files
 from ds_gate.model.findings import INFO, WARNING, Finding
 from ds_gate.model.records import Workspace
 from ds_gate.sources.folders import FolderReader
-from ds_gate.sources.location import Location, discover_workspaces
+from ds_gate.sources.location import Location
 from ds_gate.sources.memory import parse_card
 from ds_gate.sources.quest_yaml import read_quest_yaml, toggle_finding
 from ds_gate.sources.records import parse_json_object, read_index, read_records
+from ds_gate.sources.workspaces import discover_workspaces
+
+from rulecases import ROOT, MemoryReader, fired, raw_of
 
 FAILS = {
-    "artifact.invalid-json", "artifact.not-object", "artifact.unreadable", "artifact.id-mismatch", "index.invalid-line",
-    "index.partial-line", "index.missing-record", "quest.no-quest-yaml", "quest.yaml-invalid", "quest.toggle-unrecognised",
-    "quest.research-state-invalid", "workspace.outside-quest", "workspace.missing", "path.symlink-outside-quest",
-    "card.frontmatter-invalid", "input.unreadable", "review.runs-not-checked", "input.too-large",
+    "artifact.invalid-json",
+    "artifact.not-object",
+    "artifact.unreadable",
+    "artifact.id-mismatch",
+    "index.invalid-line",
+    "index.partial-line",
+    "index.missing-record",
+    "quest.no-quest-yaml",
+    "quest.yaml-invalid",
+    "quest.toggle-unrecognised",
+    "quest.research-state-invalid",
+    "workspace.outside-quest",
+    "workspace.missing",
+    "path.symlink-outside-quest",
+    "card.frontmatter-invalid",
+    "input.unreadable",
+    "review.runs-not-checked",
+    "input.too-large",
 }
 PASSES = set(FAILS)
 RUN = {"kind": "run", "artifact_id": "run-1", "run_kind": "main_experiment", "status": "completed"}
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    (raw_of(RUN), []),
-    (b'{"kind": "run", "run_id": ', ["artifact.invalid-json"]),
-    (b'{"kind": "run", "x": NaN, "y": [Infinity, -Infinity]}', []),  # DeepScientist's json.dumps writes them
-    (b'\xff\xfe{"kind": "run"}', ["artifact.invalid-json"]),
-    (b"[1, 2]", ["artifact.not-object"]),
-], ids=["valid", "truncated", "NaN", "not UTF-8", "a list"])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (raw_of(RUN), []),
+        (b'{"kind": "run", "run_id": ', ["artifact.invalid-json"]),
+        (b'{"kind": "run", "x": NaN, "y": [Infinity, -Infinity]}', []),  # DeepScientist's json.dumps writes them
+        (b'\xff\xfe{"kind": "run"}', ["artifact.invalid-json"]),
+        (b"[1, 2]", ["artifact.not-object"]),
+    ],
+    ids=["valid", "truncated", "NaN", "not UTF-8", "a list"],
+)
 def test_a_record_file_that_is_not_a_json_object(raw: bytes, expected: list[str]) -> None:
     data, problem = parse_json_object(raw, "artifacts/runs/run-1.json")
     assert fired([problem] if problem else []) == expected
@@ -50,12 +70,16 @@ def test_a_record_that_cannot_be_read_is_unreadable_not_missing() -> None:
     assert "Permission denied" in files[1].problem.message  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize(("index", "expected"), [
-    (b'{"artifact_id": "run-1", "kind": "run"}\n', []),
-    (b"not json\n", ["index.invalid-line"]),
-    (b"[1]\n", ["index.invalid-line"]),
-    (b'{"artifact_id": "run-1", "kind": "run"}\n{"artifact_id": "run-2", "ki', ["index.partial-line"]),
-], ids=["valid", "not JSON", "not an object", "an unfinished last line"])
+@pytest.mark.parametrize(
+    ("index", "expected"),
+    [
+        (b'{"artifact_id": "run-1", "kind": "run"}\n', []),
+        (b"not json\n", ["index.invalid-line"]),
+        (b"[1]\n", ["index.invalid-line"]),
+        (b'{"artifact_id": "run-1", "kind": "run"}\n{"artifact_id": "run-2", "ki', ["index.partial-line"]),
+    ],
+    ids=["valid", "not JSON", "not an object", "an unfinished last line"],
+)
 def test_index_lines(index: bytes, expected: list[str]) -> None:
     found = [item for item in read_index(MemoryReader({}, index), None) if isinstance(item, Finding)]
     assert fired(found) == expected and all(f.severity == WARNING for f in found)
@@ -80,21 +104,33 @@ def test_a_record_whose_artifact_id_differs_from_its_file_name() -> None:
     assert _collect(MemoryReader({"runs/run-1.json": raw_of(RUN)})) == []
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    ("on", []), ({"mode": "ON"}, []), ("off", []), (None, []), (False, []),
-    ("yes", ["quest.toggle-unrecognised"]), ({"mode": "enabled"}, ["quest.toggle-unrecognised"]),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("on", []),
+        ({"mode": "ON"}, []),
+        ("off", []),
+        (None, []),
+        (False, []),
+        ("yes", ["quest.toggle-unrecognised"]),
+        ({"mode": "enabled"}, ["quest.toggle-unrecognised"]),
+    ],
+)
 def test_a_toggle_read_as_off_but_meant_as_on(value: object, expected: list[str]) -> None:
     finding = toggle_finding("experience_distill", value)
     assert fired([finding] if finding else []) == expected
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("quest_id: '001'\nstatus: active\n", []),
-    (None, ["quest.no-quest-yaml"]),
-    ("quest_id: [unclosed\n", ["quest.yaml-invalid"]),
-    ("- a list\n", ["quest.yaml-invalid"]),
-], ids=["valid", "missing", "not YAML", "not a mapping"])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("quest_id: '001'\nstatus: active\n", []),
+        (None, ["quest.no-quest-yaml"]),
+        ("quest_id: [unclosed\n", ["quest.yaml-invalid"]),
+        ("- a list\n", ["quest.yaml-invalid"]),
+    ],
+    ids=["valid", "missing", "not YAML", "not a mapping"],
+)
 def test_quest_yaml(tmp_path: Path, text: str | None, expected: list[str]) -> None:
     if text is not None:
         (tmp_path / "quest.yaml").write_text(text)
@@ -107,7 +143,9 @@ def test_registered_worktrees_outside_the_quest_or_gone(tmp_path: Path) -> None:
     (root / ".ds" / "worktrees" / "idea").mkdir(parents=True)
     outside = tmp_path / "elsewhere"
     outside.mkdir()
-    loc = Location(root=root, top=root, is_git=True, registered=[(outside, "b1", False), (root / ".ds" / "gone", "b2", True)])
+    loc = Location(
+        root=root, top=root, is_git=True, registered=[(outside, "b1", False), (root / ".ds" / "gone", "b2", True)]
+    )
     workspaces, found = discover_workspaces(loc)
     assert fired(found) == ["workspace.missing", "workspace.outside-quest"]
     assert [f.severity for f in sorted(found, key=lambda f: f.rule)] == [INFO, WARNING]
@@ -118,7 +156,9 @@ def test_registered_worktrees_outside_the_quest_or_gone(tmp_path: Path) -> None:
 def test_a_research_state_that_cannot_be_read(tmp_path: Path) -> None:
     (tmp_path / ".ds").mkdir()
     (tmp_path / ".ds" / "research_state.json").write_text("{not json")
-    assert fired(discover_workspaces(Location(root=tmp_path, top=tmp_path, is_git=False))[1]) == ["quest.research-state-invalid"]
+    assert fired(discover_workspaces(Location(root=tmp_path, top=tmp_path, is_git=False))[1]) == [
+        "quest.research-state-invalid"
+    ]
     (tmp_path / ".ds" / "research_state.json").write_text('{"research_head_worktree_root": null}')
     assert discover_workspaces(Location(root=tmp_path, top=tmp_path, is_git=False))[1] == []
 
@@ -136,20 +176,31 @@ def test_a_symbolic_link_out_of_the_quest_is_never_followed(tmp_path: Path) -> N
     assert FolderReader(Workspace(root, "."), root).findings == []
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    (b"---\nid: knowledge-1\ntitle: t\n---\nbody\n", []),
-    (b"---\nid: [unclosed\n---\nbody\n", ["card.frontmatter-invalid"]),
-    (b"---\nid: knowledge-1\n", ["card.frontmatter-invalid"]),
-    (b"---\n- a\n- list\n---\n", ["card.frontmatter-invalid"]),
-], ids=["valid", "not YAML", "never closed", "not a mapping"])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (b"---\nid: knowledge-1\ntitle: t\n---\nbody\n", []),
+        (b"---\nid: [unclosed\n---\nbody\n", ["card.frontmatter-invalid"]),
+        (b"---\nid: knowledge-1\n", ["card.frontmatter-invalid"]),
+        (b"---\n- a\n- list\n---\n", ["card.frontmatter-invalid"]),
+    ],
+    ids=["valid", "not YAML", "never closed", "not a mapping"],
+)
 def test_card_frontmatter(raw: bytes, expected: list[str]) -> None:
     card = parse_card(raw, path=Path("/nowhere/k.md"), display="memory/knowledge/k.md", scope="quest", kind="knowledge")
     assert card is not None and fired(card.findings) == expected and card.broken == bool(expected)
 
 
 def test_a_review_validated_outside_a_quest_says_its_runs_were_not_checked() -> None:
-    review = {"kind": "decision", "action": "distill_review", "verdict": "covered", "reason": "r",
-              "reviewed_run_ids": ["run-1"], "cards_written": [], "reason_if_empty": "nothing"}
+    review = {
+        "kind": "decision",
+        "action": "distill_review",
+        "verdict": "covered",
+        "reason": "r",
+        "reviewed_run_ids": ["run-1"],
+        "cards_written": [],
+        "reason_if_empty": "nothing",
+    }
     found, checked = check_documents([GivenFile("review.json", raw_of(review), "decisions")], lambda doc: None)
     assert fired(found) == ["review.runs-not-checked"] and checked == 1 and found[0].severity == INFO
     plain = dict(review, action="continue")
@@ -166,8 +217,13 @@ def test_a_file_named_on_the_command_line_that_does_not_exist(tmp_path: Path) ->
 
 def test_an_impossible_date_in_yaml_is_a_finding_not_a_crash(tmp_path: Path) -> None:
     """PyYAML parses 2026-02-30 as a timestamp and then fails to build it: bad input, not a bug."""
-    card = parse_card(b"---\nid: k\ncreated_at: 2026-02-30\n---\nbody\n", path=Path("/nowhere/k.md"),
-                      display="memory/knowledge/k.md", scope="quest", kind="knowledge")
+    card = parse_card(
+        b"---\nid: k\ncreated_at: 2026-02-30\n---\nbody\n",
+        path=Path("/nowhere/k.md"),
+        display="memory/knowledge/k.md",
+        scope="quest",
+        kind="knowledge",
+    )
     assert card is not None and fired(card.findings) == ["card.frontmatter-invalid"]
     (tmp_path / "quest.yaml").write_text("quest_id: '001'\ncreated_at: 2026-02-30\n")
     assert fired(read_quest_yaml(tmp_path)[1]) == ["quest.yaml-invalid"]
@@ -233,8 +289,11 @@ def test_a_fifo_a_device_or_a_folder_is_refused_without_being_read(tmp_path: Pat
     from ds_gate.kernel.fs import NotRegular, read_file
 
     os.mkfifo(tmp_path / "pipe.json")
-    for path, kind in ((tmp_path / "pipe.json", "a named pipe"), ("/dev/zero", "a character device"),
-                       (tmp_path, "a directory")):
+    for path, kind in (
+        (tmp_path / "pipe.json", "a named pipe"),
+        ("/dev/zero", "a character device"),
+        (tmp_path, "a directory"),
+    ):
         with pytest.raises(NotRegular, match=f"not a regular file \\({kind}\\)"):
             read_file(path)
 
@@ -258,8 +317,9 @@ def test_validate_refuses_a_device_as_unreadable_and_a_large_file_as_too_large(t
     assert fired(report.findings) == ["input.too-large"] and readable  # a finding like any record's (exit 1)
 
 
-def test_an_index_line_over_the_limit_is_skipped_unread_and_later_lines_keep_their_numbers(tmp_path: Path,
-                                                                                         monkeypatch) -> None:
+def test_an_index_line_over_the_limit_is_skipped_unread_and_later_lines_keep_their_numbers(
+    tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.setenv("DS_GATE_MAX_FILE_MB", "1")
     (tmp_path / "artifacts").mkdir()
     good = b'{"artifact_id": "run-1", "kind": "run"}\n'
@@ -272,8 +332,9 @@ def test_an_index_line_over_the_limit_is_skipped_unread_and_later_lines_keep_the
     assert [e.line for e in items if not isinstance(e, Finding)] == [1, 4]
 
 
-def test_an_index_is_streamed_so_it_may_be_larger_than_a_record_but_not_without_bound(tmp_path: Path,
-                                                                                      monkeypatch) -> None:
+def test_an_index_is_streamed_so_it_may_be_larger_than_a_record_but_not_without_bound(
+    tmp_path: Path, monkeypatch
+) -> None:
     from ds_gate.kernel.fs import INDEX_FACTOR
 
     monkeypatch.setenv("DS_GATE_MAX_FILE_MB", "1")

@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rulecases import fired, raw_of
 
 from ds_gate.model.findings import ERROR, WARNING, Finding
 from ds_gate.sources import history
@@ -41,11 +40,28 @@ from ds_gate.sources.gitrefs import ref_readers
 from ds_gate.sources.location import locate
 from ds_gate.sources.memory import read_cards
 
-FAILS = {"git.one-branch", "git.object-missing", "git.object-corrupt", "git.symlink-in-tree", "quest.not-git",
-         "card.unreadable", "install.failed", "index.record-outside-quest", "git.alternates-outside-quest",
-         "git.history-too-long"}
+from rulecases import fired, raw_of
+
+FAILS = {
+    "git.one-branch",
+    "git.object-missing",
+    "git.object-corrupt",
+    "git.symlink-in-tree",
+    "quest.not-git",
+    "card.unreadable",
+    "install.failed",
+    "index.record-outside-quest",
+    "git.alternates-outside-quest",
+    "git.history-too-long",
+}
 PASSES = set(FAILS)
-RUN = {"kind": "run", "artifact_id": "run-1", "run_id": "main-001", "run_kind": "main_experiment", "status": "completed"}
+RUN = {
+    "kind": "run",
+    "artifact_id": "run-1",
+    "run_id": "main-001",
+    "run_kind": "main_experiment",
+    "status": "completed",
+}
 
 GateJson = Callable[..., tuple[int, dict[str, Any]]]
 
@@ -133,15 +149,17 @@ def test_a_tree_object_that_is_not_a_tree_is_corrupt_not_a_traceback(tmp_path: P
 
 
 @pytest.mark.parametrize("link", ["artifacts", "artifacts/runs", "artifacts/runs/run-2.json"])
-def test_a_symbolic_link_committed_where_the_layout_has_a_folder_or_record_is_an_error(tmp_path: Path,
-                                                                                        link: str) -> None:
+def test_a_symbolic_link_committed_where_the_layout_has_a_folder_or_record_is_an_error(
+    tmp_path: Path, link: str
+) -> None:
     """Issue 15.7: git cannot show what a committed link points to, so the runs behind it would
     be skipped silently; the link is an error naming the ref and the path."""
     root = committed_quest(tmp_path / "quest")
     git(root, "checkout", "-q", "-b", "idea/001-a")
     real = root / "elsewhere"
     os.rename(root / link, real) if link != "artifacts/runs/run-2.json" else real.write_bytes(
-        raw_of({**RUN, "artifact_id": "run-2"}))
+        raw_of({**RUN, "artifact_id": "run-2"})
+    )
     os.symlink(os.path.relpath(real, (root / link).parent), root / link)
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "link")
@@ -169,7 +187,9 @@ def test_a_quest_git_cannot_read_is_found_from_its_folders(tmp_path: Path) -> No
     assert loc.findings == [] and loc.is_git
 
 
-def test_an_indexed_run_record_outside_the_quest_is_unseen_and_stops_closure(tmp_path: Path, gate_json: GateJson) -> None:
+def test_an_indexed_run_record_outside_the_quest_is_unseen_and_stops_closure(
+    tmp_path: Path, gate_json: GateJson
+) -> None:
     """Issue 24: PR #60's candidate list opens an index line's absolute ``path``; a run whose
     record lies only outside the quest was a warning (``index.missing-record``) and closure
     passed over it. Now it is named, and closure stops (exit 2) with the fix; ``check`` goes on."""
@@ -237,8 +257,10 @@ def test_a_quest_of_a_home_that_cannot_take_the_hook_is_an_install_failure(
     else:
         assert code == 0 and found == []
     *installed, pinned = out["notes"]
-    assert [note.split()[:2] for note in installed] == [["installed", str(good.resolve() / ".git" / "hooks" / hook)]
-                                                        for hook in ("pre-commit", "pre-merge-commit", "pre-push")]
+    assert [note.split()[:2] for note in installed] == [
+        ["installed", str(good.resolve() / ".git" / "hooks" / hook)]
+        for hook in ("pre-commit", "pre-merge-commit", "pre-push")
+    ]
     assert pinned.startswith("the hooks trust the configuration"), pinned
 
 

@@ -38,8 +38,11 @@ def _reads_one_back(node: ast.Call) -> bool:
 
 def test_findings_are_made_only_from_rule_objects() -> None:
     """No loose rule strings: a finding comes from ``Rule.at``, which ``model/findings.py`` defines."""
-    loose = [(path, node.lineno) for path, node in _calls("Finding")
-             if path != "ds_gate/model/findings.py" and not _reads_one_back(node)]
+    loose = [
+        (path, node.lineno)
+        for path, node in _calls("Finding")
+        if path != "ds_gate/model/findings.py" and not _reads_one_back(node)
+    ]
     assert loose == []
 
 
@@ -54,7 +57,7 @@ def test_the_rules_page_is_the_generated_one() -> None:
 def test_the_generator_writes_the_page_and_its_check_sees_a_stale_one(tmp_path, capsys) -> None:
     """``python -m ds_gate.rules.registry --check`` fails on a page out of step; a run rewrites it
     (on a copy: the real page stays as it is for the other tests)."""
-    assert PAGE == Path("docs") / "rules.md" and main(["--check"], REPO / PAGE) == 0
+    assert Path("docs") / "rules.md" == PAGE and main(["--check"], REPO / PAGE) == 0
     page = tmp_path / "rules.md"
     page.write_text((REPO / PAGE).read_text().replace("| `coverage.pending-run` |", "| `coverage.pending` |"))
     assert main(["--check"], page) == 1 and "out of date" in capsys.readouterr().err
@@ -65,7 +68,7 @@ def test_the_generator_writes_the_page_and_its_check_sees_a_stale_one(tmp_path, 
 def test_a_rule_id_cannot_be_declared_twice_differently() -> None:
     first = Rule("test.twice", ERROR, "discipline", "first meaning")
     assert Rule("test.twice", ERROR, "discipline", "first meaning") == first  # a re-import is fine
-    with pytest.raises(RuleConflict, match="test.twice"):
+    with pytest.raises(RuleConflict, match=r"test\.twice"):
         Rule("test.twice", ERROR, "contract", "another meaning")
 
 

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from rulecases import raw_of, review_data
 
 from ds_gate.engine.record_store import RecordStore
 from ds_gate.engine.slim import (
@@ -30,9 +29,18 @@ from ds_gate.io.cache_file import GRANULARITY, CacheFile
 from ds_gate.plugins.manager import record_checker
 from ds_gate.rules.records import ARTIFACT_ID_MISMATCH
 
+from rulecases import raw_of, review_data
+
 KINDS = ("run", "decision", "report")
-RUN_DATA = {"kind": "run", "artifact_id": "run-1", "run_id": "main-001", "run_kind": "main_experiment",
-            "status": "completed", "updated_at": "2026-11-01T00:00:00+00:00", "created_at": "2026-11-01T00:00:00+00:00"}
+RUN_DATA = {
+    "kind": "run",
+    "artifact_id": "run-1",
+    "run_id": "main-001",
+    "run_kind": "main_experiment",
+    "status": "completed",
+    "updated_at": "2026-11-01T00:00:00+00:00",
+    "created_at": "2026-11-01T00:00:00+00:00",
+}
 
 
 def slim_of(name: str, raw: bytes) -> object:
@@ -44,11 +52,20 @@ CASES = {
     "a run with a schema finding and a misnamed file": ("runs/run-9.json", raw_of(dict(RUN_DATA, run_kind=3))),
     "a run of an unknown kind, read by its folder": ("runs/run-1.json", raw_of(dict(RUN_DATA, kind="runs"))),
     "a review": ("decisions/decision-1.json", raw_of(review_data(artifact_id="decision-1"))),
-    "a review recorded as a report": ("reports/report-1.json", raw_of({
-        **{k: v for k, v in review_data(artifact_id="report-1").items() if k != "action"},
-        "kind": "report", "report_type": "distill_review"})),
-    "a decision": ("decisions/decision-2.json", raw_of({"kind": "decision", "artifact_id": "decision-2",
-                                                        "action": "launch_experiment", "verdict": "good"})),
+    "a review recorded as a report": (
+        "reports/report-1.json",
+        raw_of(
+            {
+                **{k: v for k, v in review_data(artifact_id="report-1").items() if k != "action"},
+                "kind": "report",
+                "report_type": "distill_review",
+            }
+        ),
+    ),
+    "a decision": (
+        "decisions/decision-2.json",
+        raw_of({"kind": "decision", "artifact_id": "decision-2", "action": "launch_experiment", "verdict": "good"}),
+    ),
     "not JSON": ("runs/run-1.json", b"{not json"),
     "a kind DeepScientist refuses": ("decisions/decision-3.json", raw_of({"kind": "decisions", "artifact_id": "d"})),
     "a report that is no review": ("reports/report-2.json", raw_of({"kind": "report", "artifact_id": "report-2"})),
@@ -83,14 +100,24 @@ def test_the_cases_reach_every_kind_of_slim_and_findings_on_both_sides() -> None
     assert at(misnamed.notes[0], "x/artifacts/runs/run-9.json").path == "x/artifacts/runs/run-9.json"
 
 
-@pytest.mark.parametrize("row", [
-    None, [RUN], (), (99,), (RUN, "run-1"), (RUN, 5, (), None, None, None, None, None, None, (), True),
-    (RUN, "run-1", ((1, 2),), None, None, None, None, None, None, (), True),
-    (RUN, "run-1", (), None, 7, None, None, None, None, (), True), (RUN, "run-1", (), None, None, None, None, None, None, (), 1),
-    (DECISION, "d", (), None, None, None, None, "yes", (), (), None, (), (), "decision"),
-    (DECISION, "d", (), None, None, None, None, True, (), (5,), None, (), (), "decision"),
-    ([1], "x"),
-], ids=repr)
+@pytest.mark.parametrize(
+    "row",
+    [
+        None,
+        [RUN],
+        (),
+        (99,),
+        (RUN, "run-1"),
+        (RUN, 5, (), None, None, None, None, None, None, (), True),
+        (RUN, "run-1", ((1, 2),), None, None, None, None, None, None, (), True),
+        (RUN, "run-1", (), None, 7, None, None, None, None, (), True),
+        (RUN, "run-1", (), None, None, None, None, None, None, (), 1),
+        (DECISION, "d", (), None, None, None, None, "yes", (), (), None, (), (), "decision"),
+        (DECISION, "d", (), None, None, None, None, True, (), (5,), None, (), (), "decision"),
+        ([1], "x"),
+    ],
+    ids=repr,
+)
 def test_a_row_of_another_shape_is_a_miss(row: object) -> None:
     assert from_row(row) is None
 
@@ -137,8 +164,9 @@ def test_rows_of_what_a_run_did_not_read_are_dropped(store: Callable[[], RecordS
     assert os.stat(file).st_mode & 0o077 == 0
 
 
-def test_a_row_another_version_or_another_secret_sealed_is_a_miss(store: Callable[[], RecordStore],
-                                                                   tmp_path: Path) -> None:
+def test_a_row_another_version_or_another_secret_sealed_is_a_miss(
+    store: Callable[[], RecordStore], tmp_path: Path
+) -> None:
     store().save()
     cache = store()
     cache.put("one", b"stamp", ([], []))

@@ -10,15 +10,17 @@ from pathlib import Path
 import pytest
 
 from ds_gate.kernel.fs import MAX_FILE_VARIABLE
-from ds_gate.sources.toggle_seen import _batches, _history_blobs
+from ds_gate.sources.history import batches as _batches
+from ds_gate.sources.toggle_seen import _history_blobs
 
 
 def git(cwd: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
-def test_history_blobs_are_read_in_batches_bounded_by_the_file_limit(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_history_blobs_are_read_in_batches_bounded_by_the_file_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     git(tmp_path, "init", "-q", "-b", "main")
     for i in range(6):  # six versions of ~300 KB each
         (tmp_path / "quest.yaml").write_text(f"quest_id: '001'\nversion: {i}\npadding: '{'x' * 300_000}'\n")

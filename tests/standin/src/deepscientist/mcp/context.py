@@ -19,8 +19,12 @@ class McpContext:
             return Path(value).expanduser() if value else None
 
         home = _path("DEEPSCIENTIST_HOME") or _path("DS_HOME") or Path.home() / "DeepScientist"
-        return cls(home=home, quest_id=os.environ.get("DS_QUEST_ID") or None, quest_root=_path("DS_QUEST_ROOT"),
-                   worktree_root=_path("DS_WORKTREE_ROOT"))
+        return cls(
+            home=home,
+            quest_id=os.environ.get("DS_QUEST_ID") or None,
+            quest_root=_path("DS_QUEST_ROOT"),
+            worktree_root=_path("DS_WORKTREE_ROOT"),
+        )
 
     def require_quest_root(self) -> Path:
         if self.quest_root is None:

@@ -34,12 +34,22 @@ def build_memory_server(context: McpContext) -> FastMCP:
         comment: str | dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         quest_root = context.require_quest_root() if scope == "quest" else None
-        return service.write_card(scope=scope, kind=kind, title=title, body=body, markdown=markdown,
-                                  quest_root=quest_root, quest_id=context.quest_id, tags=tags, metadata=metadata)
+        return service.write_card(
+            scope=scope,
+            kind=kind,
+            title=title,
+            body=body,
+            markdown=markdown,
+            quest_root=quest_root,
+            quest_id=context.quest_id,
+            tags=tags,
+            metadata=metadata,
+        )
 
     @server.tool(name="list_recent", description="List the most recently updated memory cards.")
-    def list_recent(scope: str = "quest", limit: int = 10, kind: str | None = None,
-                    comment: str | dict[str, Any] | None = None) -> dict[str, Any]:
+    def list_recent(
+        scope: str = "quest", limit: int = 10, kind: str | None = None, comment: str | dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         return {"ok": True, "count": 0, "items": []}
 
     return server
@@ -54,26 +64,45 @@ def build_artifact_server(context: McpContext) -> FastMCP:
         return service.record(context.require_quest_root(), dict(payload), workspace_root=context.worktree_root)
 
     @server.tool(name="submit_paper_bundle", description="Persist a paper bundle manifest.")
-    def submit_paper_bundle(title: str | None = None, summary: str = "", outline_path: str | None = None,
-                            package_type: str = "draft_checkpoint",
-                            comment: str | dict[str, Any] | None = None) -> dict[str, Any]:
+    def submit_paper_bundle(
+        title: str | None = None,
+        summary: str = "",
+        outline_path: str | None = None,
+        package_type: str = "draft_checkpoint",
+        comment: str | dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         try:
-            result = service.submit_paper_bundle(context.require_quest_root(), title=title, summary=summary,
-                                                 outline_path=outline_path, package_type=package_type)
+            result = service.submit_paper_bundle(
+                context.require_quest_root(),
+                title=title,
+                summary=summary,
+                outline_path=outline_path,
+                package_type=package_type,
+            )
         except (ValueError, FileNotFoundError, RuntimeError) as exc:
             return {"ok": False, "tool_name": "artifact.submit_paper_bundle", "message": str(exc)}
         # as main's compact_paper_write_result: the service's answer is cut down to a few fields
         manifest = result.get("manifest") if isinstance(result.get("manifest"), dict) else {}
-        return {"ok": bool(result.get("ok")), "tool_name": "submit_paper_bundle", "package_type": manifest.get("package_type"),
-                "title": manifest.get("title"), "paths": {"manifest_path": result.get("manifest_path")},
-                "hint": "Full paper artifact content was written to files."}
+        return {
+            "ok": bool(result.get("ok")),
+            "tool_name": "submit_paper_bundle",
+            "package_type": manifest.get("package_type"),
+            "title": manifest.get("title"),
+            "paths": {"manifest_path": result.get("manifest_path")},
+            "hint": "Full paper artifact content was written to files.",
+        }
 
     @server.tool(name="interact", description="Send a structured user-facing interaction.")
-    def interact(kind: str = "progress", message: str = "", reply_mode: str | None = None,
-                 reply_schema: dict[str, Any] | None = None,
-                 comment: str | dict[str, Any] | None = None) -> dict[str, Any]:
-        return service.interact(context.require_quest_root(), kind=kind, message=message, reply_mode=reply_mode,
-                                reply_schema=reply_schema)
+    def interact(
+        kind: str = "progress",
+        message: str = "",
+        reply_mode: str | None = None,
+        reply_schema: dict[str, Any] | None = None,
+        comment: str | dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        return service.interact(
+            context.require_quest_root(), kind=kind, message=message, reply_mode=reply_mode, reply_schema=reply_schema
+        )
 
     @server.tool(name="complete_quest", description="Mark the quest as completed after explicit user approval.")
     def complete_quest(summary: str = "", comment: str | dict[str, Any] | None = None) -> dict[str, Any]:

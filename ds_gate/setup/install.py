@@ -18,13 +18,13 @@ from pathlib import Path
 from ds_gate.config.settings import agent_writable, pins
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.fs import is_inside
 from ds_gate.kernel.git import GitError, git
 from ds_gate.kernel.resources import data_dir
 from ds_gate.model.findings import CONTRACT, ERROR, Rule
-from ds_gate.sources.location import is_inside, locate
+from ds_gate.sources.location import locate
 
-INSTALL_FAILED = Rule("install.failed", ERROR, CONTRACT,
-    "a hook could not be installed into a quest of the home")
+INSTALL_FAILED = Rule("install.failed", ERROR, CONTRACT, "a hook could not be installed into a quest of the home")
 
 # pre-merge-commit: `git merge` commits without running pre-commit, so a merge bringing the
 # paper bundle in would finalize unjudged; it runs the same script as pre-commit (TEMPLATES)
@@ -108,8 +108,7 @@ def interpreter_problem(python: str | None) -> str | None:
     """Why the interpreter a hook names cannot be vouched for, else None. ``as_installed`` sets
     it aside (each user's differs), and it is quest-written: ``/bin/true`` or an ``exit 0`` script
     in ``.git/info`` passes every commit. Judged by where it lies and what it is, never by running it."""
-    real = os.path.realpath(python) if python and os.path.isabs(python) else None
-    if real is None or not os.path.exists(real):
+    if not python or not os.path.isabs(python) or not os.path.exists(real := os.path.realpath(python)):
         return "which is gone (its virtual environment was deleted?): only commits that may finalize are blocked, unchecked"
     if (where := agent_writable(python)) is not None:
         return f"which lies in {where}, where the agent can write: it runs in place of ds-gate, unchecked"

@@ -27,13 +27,15 @@ from ds_gate.integration.installer import (
     runtime_files,
 )
 from ds_gate.kernel.errors import QuestError
+from ds_gate.model.reports import FAIL, OK, WARN
 from ds_gate.sources.memory import resolve_home
 
 NAME = "deepscientist integration"
-OK, WARN, FAIL = "ok", "warn", "fail"  # hooks.doctor's (it imports this module, so not imported from it)
 Check = tuple[str, str, str | None]  # (status, message, fix): doctor names the line NAME
-LOADED = ("import json, deepscientist.artifact.service, deepscientist.mcp.server, _ds_gate_ds_boot as b; "
-          "print(json.dumps(b.status()))")
+LOADED = (
+    "import json, deepscientist.artifact.service, deepscientist.mcp.server, _ds_gate_ds_boot as b; "
+    "print(json.dumps(b.status()))"
+)
 
 
 def _loaded(python: str) -> dict[str, object]:
@@ -63,34 +65,50 @@ def integration_check(home: str | None, root: Path | None = None) -> Check:
     settings = read_config(target.site)
     if settings is None and not os.path.lexists(target.site / PTH):
         if remembered(path):
-            return _check(WARN, f"installed into {env} earlier, but its files are gone: DeepScientist rebuilt its "
-                          "runtime environment (an update); complete_quest and submit_paper_bundle no longer ask "
-                          "ds-gate", install)
+            return _check(
+                WARN,
+                f"installed into {env} earlier, but its files are gone: DeepScientist rebuilt its "
+                "runtime environment (an update); complete_quest and submit_paper_bundle no longer ask "
+                "ds-gate",
+                install,
+            )
         return _check(OK, f"not installed in {env} (opt-in: {install})")
     if settings is None:
         return _check(FAIL, f"{target.site / PTH} is there but {CONFIG} is not: a broken install", install)
     expected = runtime_files(settings)
     differ = [name for name, text in expected.items() if _read(target.site / name) != text]
     if differ:
-        return _check(WARN, f"ds-gate's files in {target.site} are missing or not this ds-gate's "
-                     f"({', '.join(differ)}): DeepScientist was updated or another ds-gate installed them", install)
+        return _check(
+            WARN,
+            f"ds-gate's files in {target.site} are missing or not this ds-gate's "
+            f"({', '.join(differ)}): DeepScientist was updated or another ds-gate installed them",
+            install,
+        )
     python = str(settings.get("python"))
     problem = bridge_problem(python)
     if problem is not None:
-        return _check(FAIL, f"installed, but ds-gate's interpreter {python} does not answer ({problem}): "
-                     "complete_quest, submit_paper_bundle and review records are refused until it does",
-                     f"{install} (from the ds-gate you use), or ds-gate install --deepscientist --undo --home {path}")
+        return _check(
+            FAIL,
+            f"installed, but ds-gate's interpreter {python} does not answer ({problem}): "
+            "complete_quest, submit_paper_bundle and review records are refused until it does",
+            f"{install} (from the ds-gate you use), or ds-gate install --deepscientist --undo --home {path}",
+        )
     status = _loaded(str(target.python))
     if status.get("state") != "wrapped":
-        return _check(WARN, f"installed in {env} but it wraps nothing: {status.get('reason')}",
-                     f"use a ds-gate that knows DeepScientist {target.deepscientist}, or "
-                     f"ds-gate install --deepscientist --undo --home {path}")
+        return _check(
+            WARN,
+            f"installed in {env} but it wraps nothing: {status.get('reason')}",
+            f"use a ds-gate that knows DeepScientist {target.deepscientist}, or "
+            f"ds-gate install --deepscientist --undo --home {path}",
+        )
     extra = "; memory.write defaults to global" if settings.get("memory_global_scope") else ""
     found = status.get("problems")
     problems = [str(p) for p in found] if isinstance(found, list) else []
-    return _check(WARN if problems else OK,
-                 f"installed, loaded and matching DeepScientist {target.deepscientist} in {env} "
-                 f"(verdicts from {python}){extra}" + (f"; {'; '.join(problems)}" if problems else ""))
+    return _check(
+        WARN if problems else OK,
+        f"installed, loaded and matching DeepScientist {target.deepscientist} in {env} "
+        f"(verdicts from {python}){extra}" + (f"; {'; '.join(problems)}" if problems else ""),
+    )
 
 
 def _check(status: str, message: str, fix: str | None = None) -> Check:

@@ -40,7 +40,9 @@ def wrap_text(text: str, width: int, indent: str = "  ") -> list[str]:
     stub like "installed" on a line of its own and helps nobody grep for it."""
     if len(text) <= width or sum(len(word) + 1 for word in text.split(" ") if "/" not in word) <= width:
         return [text]
-    return textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False) or [text]
+    return textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False) or [
+        text
+    ]
 
 
 class Hanging:
@@ -57,8 +59,9 @@ def wrap_hanging(text: str, width: int, indent: str) -> list[str]:
     """A line wrapped at spaces to ``width``, its continuations under ``indent`` (doctor's
     checks and fixes); a word longer than the line (a deep path) has a line of its own,
     never split, so that it can still be copied whole."""
-    return textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False,
-                         drop_whitespace=True) or [text]
+    return textwrap.wrap(
+        text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False, drop_whitespace=True
+    ) or [text]
 
 
 def finding_lines(finding: Finding, view: View, indent: str = "", *, in_group: bool = False) -> list[str]:

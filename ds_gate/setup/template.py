@@ -21,10 +21,10 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
-from ds_gate.hooks.install import HOOKS, MARKER, _script, hook_python
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.fs import text_or_none
 from ds_gate.kernel.git import GitError, git
+from ds_gate.setup.install import HOOKS, MARKER, _script, hook_python
 
 KEY = "init.templateDir"
 
@@ -66,7 +66,8 @@ def install_template(*, force: bool = False) -> TemplateInstall:
         raise QuestError(
             f"your git configuration already sets {KEY} = {previous}; ds-gate does not replace it. Copy "
             f"ds-gate's hooks into {previous}/hooks yourself (ds-gate install --template --force writes them to "
-            f"{folder} and points {KEY} there instead)")
+            f"{folder} and points {KEY} there instead)"
+        )
     hooks = folder / "hooks"
     try:
         hooks.mkdir(parents=True, exist_ok=True)
@@ -96,8 +97,10 @@ def describe(done: TemplateInstall) -> list[str]:
     else:
         was = f"it was {done.previous}" if done.previous else "it was unset"
         notes.append(f"changed your global git configuration: git config --global {KEY} {done.folder} ({was})")
-    notes.append("every repository created or cloned from now on (git init, git clone: DeepScientist's new quests) "
-                 "gets a copy of these hooks; existing repositories are unchanged (ds-gate install --home for them)")
+    notes.append(
+        "every repository created or cloned from now on (git init, git clone: DeepScientist's new quests) "
+        "gets a copy of these hooks; existing repositories are unchanged (ds-gate install --home for them)"
+    )
     keep = done.previous is not None and not same_folder(done.previous, done.folder)
     undo = f"git config --global {KEY} {done.previous}" if keep else f"git config --global --unset {KEY}"
     notes.append(f"to undo: {undo}")
@@ -112,16 +115,31 @@ def template_status() -> tuple[bool, str, str | None]:
     how = "$GIT_TEMPLATE_DIR" if variable else KEY
     opt_in = "ds-gate install --template"
     if configured is None:
-        return True, (f"new quests get no hook until `ds-gate install` is run on them ({KEY} is unset; the opt-in "
-                      f"`{opt_in}` covers quests created later)"), None
+        return (
+            True,
+            (
+                f"new quests get no hook until `ds-gate install` is run on them ({KEY} is unset; the opt-in "
+                f"`{opt_in}` covers quests created later)"
+            ),
+            None,
+        )
     hook = Path(os.path.expanduser(configured)) / "hooks" / "pre-commit"
 
     text = text_or_none(hook) or ""
     if MARKER not in text:
-        return True, (f"{how} is {configured}, which holds no ds-gate hook: new quests get no hook until "
-                      f"`ds-gate install`"), f"{opt_in} (--force to replace {configured})"
+        return (
+            True,
+            (f"{how} is {configured}, which holds no ds-gate hook: new quests get no hook until `ds-gate install`"),
+            f"{opt_in} (--force to replace {configured})",
+        )
     python = hook_python(text)
     if python and os.access(python, os.X_OK):
         return True, f"new quests get ds-gate's hook from {configured} ({how}), run by {python}", None
-    return False, (f"new quests get ds-gate's hook from {configured} ({how}), but it names {python}, which is gone: "
-                   "their commits that may finalize are blocked unchecked"), opt_in
+    return (
+        False,
+        (
+            f"new quests get ds-gate's hook from {configured} ({how}), but it names {python}, which is gone: "
+            "their commits that may finalize are blocked unchecked"
+        ),
+        opt_in,
+    )

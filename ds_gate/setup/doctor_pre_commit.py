@@ -20,9 +20,9 @@ from typing import Any
 
 from ds_gate.config.files import yaml_of
 from ds_gate.config.settings import agent_writable
+from ds_gate.kernel.fs import is_inside
 from ds_gate.kernel.layout import pre_commit_files_pattern
 from ds_gate.kernel.version import HOMEPAGE
-from ds_gate.sources.location import is_inside
 
 CONFIG = ".pre-commit-config.yaml"
 # .pre-commit-hooks.yaml's hooks that guard (tests/acceptance/test_doctor.py checks these against it):
@@ -33,8 +33,9 @@ GUARDS = {
     "ds-gate-pre-push": ("ds-gate pre-push", "finalization pushes are not gated", False),
 }
 # what a configuration may set on a hook without changing what it checks
-HARMLESS = frozenset({"id", "name", "alias", "description", "verbose", "log_file", "require_serial",
-                      "minimum_pre_commit_version"})
+HARMLESS = frozenset(
+    {"id", "name", "alias", "description", "verbose", "log_file", "require_serial", "minimum_pre_commit_version"}
+)
 LOCAL_LANGUAGES = ("python", "system")  # docs/hooks.md: a local copy of the manifest, run from the PATH's ds-gate
 SNIPPET = "the snippet in docs/hooks.md (#the-pre-commit-framework)"
 
@@ -47,10 +48,14 @@ def _intact(repo: str, hook: dict[str, Any]) -> bool:
     entry, _, _ = GUARDS[hook["id"]]
     if repo != "local":
         return repo != "meta" and not set(hook) - HARMLESS
-    return (hook.get("entry") == entry and hook.get("language") in LOCAL_LANGUAGES and not hook.get("args")
-            and hook.get("files", pre_commit_files_pattern()) in ("", pre_commit_files_pattern())
-            and not any(hook.get(key) for key in ("exclude", "types", "types_or", "exclude_types"))
-            and _stages_keep(hook["id"], hook.get("stages")))
+    return (
+        hook.get("entry") == entry
+        and hook.get("language") in LOCAL_LANGUAGES
+        and not hook.get("args")
+        and hook.get("files", pre_commit_files_pattern()) in ("", pre_commit_files_pattern())
+        and not any(hook.get(key) for key in ("exclude", "types", "types_or", "exclude_types"))
+        and _stages_keep(hook["id"], hook.get("stages"))
+    )
 
 
 def _stages_keep(hook_id: str, stages: Any) -> bool:
@@ -62,7 +67,7 @@ def _stages_keep(hook_id: str, stages: Any) -> bool:
 def _local_path(repo: str, folder: Path) -> Path | None:
     """The folder ``repo`` names on this machine (a path, ``file://``), or None (a URL, ``host:path``)."""
     if repo.startswith("file://"):
-        repo = repo[len("file://"):]
+        repo = repo[len("file://") :]
     elif "://" in repo or ":" in repo.partition("/")[0]:
         return None
     return Path(os.path.realpath(folder / os.path.expanduser(repo)))
@@ -80,10 +85,14 @@ def _unvouched(repo: str, ids: list[str], folder: Path) -> tuple[bool, str] | No
     else:
         where = f"the quest {folder}" if is_inside(Path(os.path.realpath(folder)), path) else agent_writable(path)
     if where is not None:
-        return True, (f"{', '.join(ids)} come{'s' if len(ids) == 1 else ''} from {repo}, a repository inside "
-                      f"{where}, which the quest's agent can write (its hooks may run anything, `true` included)")
-    return False, (f"doctor cannot vouch for what {repo} runs as {', '.join(ids)}; a lab mirror: check its "
-                   f".pre-commit-hooks.yaml against ds-gate's ({HOMEPAGE})")
+        return True, (
+            f"{', '.join(ids)} come{'s' if len(ids) == 1 else ''} from {repo}, a repository inside "
+            f"{where}, which the quest's agent can write (its hooks may run anything, `true` included)"
+        )
+    return False, (
+        f"doctor cannot vouch for what {repo} runs as {', '.join(ids)}; a lab mirror: check its "
+        f".pre-commit-hooks.yaml against ds-gate's ({HOMEPAGE})"
+    )
 
 
 def listed_guards(folder: Path, name: str = CONFIG) -> tuple[set[str], list[tuple[bool, str]], str | None]:
@@ -98,9 +107,11 @@ def listed_guards(folder: Path, name: str = CONFIG) -> tuple[set[str], list[tupl
     for repo in repos if isinstance(repos, list) else []:
         hooks = repo.get("hooks") if isinstance(repo, dict) else None
         where = repo.get("repo") if isinstance(repo, dict) else None
+        if not isinstance(where, str):
+            continue  # no hook of a repo without a name is counted
         ids: list[str] = []
         for hook in hooks if isinstance(hooks, list) else []:
-            if not isinstance(hook, dict) or hook.get("id") not in GUARDS or not isinstance(where, str):
+            if not isinstance(hook, dict) or hook.get("id") not in GUARDS:
                 continue
             if where.strip() == "local" and "stages" not in hook:  # a local hook takes the config's default stages
                 hook = {**hook, "stages": data.get("default_stages")}
@@ -118,7 +129,7 @@ def config_name(hook_text: str) -> str:
     for line in hook_text.splitlines():
         if line.startswith("ARGS=("):
             try:
-                words = shlex.split(line[len("ARGS=("):].rstrip(")"))
+                words = shlex.split(line[len("ARGS=(") :].rstrip(")"))
             except ValueError:
                 return line  # unreadable: no such file, so doctor fails
             return next((w.partition("=")[2] for w in words if w.startswith("--config=")), CONFIG)
@@ -138,6 +149,11 @@ def config_problems(folders: list[Path], name: str = CONFIG) -> list[tuple[bool,
         out += [(fails, f"{folder / name}: {why}") for fails, why in doubts]
         for hook_id, (_, unguarded, fails) in GUARDS.items():
             if hook_id not in found:
-                out.append((fails, f"{folder / name} does not run {hook_id} as .pre-commit-hooks.yaml defines it "
-                                   f"(missing, or its entry, args or stages changed): {unguarded}"))
+                out.append(
+                    (
+                        fails,
+                        f"{folder / name} does not run {hook_id} as .pre-commit-hooks.yaml defines it "
+                        f"(missing, or its entry, args or stages changed): {unguarded}",
+                    )
+                )
     return out

@@ -1,0 +1,67 @@
+"""``validate-review``: what closure would say about a distill review payload before it is recorded."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from ds_gate.agent.tools import validate_distill_review
+from ds_gate.cli._shared import EXIT_FAILED, EXIT_OK, write, write_file
+from ds_gate.kernel import fs
+from ds_gate.kernel.counting import counted
+from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.jsondoc import loads
+from ds_gate.kernel.jsonout import dumps
+from ds_gate.reporters.escape import json_safe, printable
+from ds_gate.reporters.registry import JSON
+
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
+
+def arguments(p: argparse.ArgumentParser, name: str) -> None:
+    p.add_argument("file", metavar="FILE", help="the payload artifact.record would take, as a JSON file; - reads stdin")
+    p.add_argument(
+        "--quest",
+        default=".",
+        metavar="PATH",
+        help="the workspace it would be recorded from: any path inside the quest (default: .)",
+    )
+    p.add_argument("--home", help="the DeepScientist home, for the global cards it names")
+
+
+def run(args: argparse.Namespace) -> int:
+    """0 when the review would cover its runs and raise no error, 1 when not, 2 when the payload
+    cannot be read or is no review (one line naming the file)."""
+    name = "standard input" if args.file == "-" else args.file
+    try:
+        raw = sys.stdin.buffer.read(fs.max_file_bytes() + 1) if args.file == "-" else fs.read_file(args.file)
+        if len(raw) > fs.max_file_bytes():
+            raise QuestError(f"{name} is larger than {fs.MAX_FILE_VARIABLE} allows")
+        payload = loads(raw)
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise QuestError(f"cannot read a review payload from {name}: {getattr(exc, 'strerror', None) or exc}") from None
+    answer = validate_distill_review(args.quest, payload, args.home)
+    text = json_safe(dumps(answer, ensure_ascii=False)) + "\n" if args.format == JSON else _text(answer, name)
+    if args.output:
+        write_file(args.output, text)
+    elif sys.stdout is not None:
+        write(sys.stdout, text, "utf-8" if args.format == JSON else None)
+    return EXIT_OK if answer["ok"] else EXIT_FAILED
+
+
+def _text(answer: dict[str, Any], name: str) -> str:
+    covers = ", ".join(answer["covers"]) or "no run"
+    head = (
+        f"ds-gate validate-review: {'OK' if answer['ok'] else 'REJECTED'} - {name} would cover {covers}; "
+        f"{counted(answer['pending_after_count'], 'completed run')} pending after it"
+    )
+    lines = [head]
+    for f in answer["findings"]:
+        where = f"{f['path']}:{f['line']}" if f["line"] else f["path"]
+        lines.append(printable(f"{where}: {f['severity']} [{f['rule']}] {f['message']}"))
+        if f["hint"]:
+            lines.append(printable(f"  hint: {f['hint']}"))
+    lines.extend(printable(f"note: {note}") for note in answer["notes"])
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,159 @@
+"""``ds-gate doctor``: is this quest guarded, and what to fix if not.
+
+Each check is one line, ok / warn / fail, with the fix. It reads what the gate itself
+reads (git through ``kernel.git``, files through ``kernel.fs``) and writes nothing. The bad cases
+are the ones users met: a hook whose Python is gone, the pre-commit framework on a branch
+made before its config was committed ("No .pre-commit-config.yaml file was found"), both
+setups installed (the gate runs twice), worktrees whose links broke when the quest moved,
+a shallow or single-branch clone, a toggle spelt so that DeepScientist reads it as off.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ds_gate.config.settings import shown_config_path
+from ds_gate.io.places import HOME_VARIABLES
+from ds_gate.model.records import DECISION_ENCODING
+from ds_gate.model.reports import FAIL, OK, WARN, Check
+from ds_gate.plugins.manager import review_encoding_for
+from ds_gate.setup.doctor_hooks import CONFIG, framework_config_checks, hook_checks, worktree_checks
+from ds_gate.setup.doctor_integration import NAME, integration_check
+from ds_gate.setup.doctor_settings import settings_checks
+from ds_gate.setup.template import template_status
+from ds_gate.sources.clone import blindness
+from ds_gate.sources.location import locate, worktree_list
+from ds_gate.sources.memory import resolve_home
+from ds_gate.sources.quest_yaml import (
+    coerce_toggle,
+    read_quest_yaml,
+    short_repr,
+    toggle_finding,
+)
+
+
+def _home(given: str | None, root: Path, configured: tuple[str, str] | None) -> Check:
+    """Which home the gate reads global cards from, and which rule chose it (the order of
+    ``GateOptions``: --home, the environment, the trusted configuration, then the rest; a
+    quest's own ``home`` is never applied)."""
+    variable = next((f"${name}" for name in HOME_VARIABLES if os.environ.get(name, "").strip()), None)
+    if given:
+        how = "--home"
+    elif variable:
+        how = variable
+    elif configured is not None:
+        given, how = configured
+    path = resolve_home(given, root)
+    if not given and not variable:
+        how = (
+            "the home the quest lies in"
+            if root.parent.name == "quests" and path == root.parent.parent.resolve()
+            else "the default ~/DeepScientist"
+        )
+    if os.path.isdir(path / "memory") or os.path.isdir(path / "quests"):
+        return Check("home", OK, f"home {path} (from {how})")
+    return Check(
+        "home",
+        WARN,
+        f"home {path} (from {how}) does not exist: global cards a review names are not checked",
+        f"pass --home DIR, set DEEPSCIENTIST_HOME, or set home in the user's configuration ({shown_config_path()})",
+    )
+
+
+def _toggles(root: Path) -> list[Check]:
+    meta, findings = read_quest_yaml(root)
+    checks = [Check("quest.yaml", WARN, f.message, f.hint) for f in findings]
+    found = meta.get("startup_contract")
+    contract: dict[str, object] = found if isinstance(found, dict) else {}
+    for name in ("experience_distill", "recall_priors"):
+        value = contract.get(name)
+        problem = toggle_finding(name, value)
+        if problem is not None:
+            checks.append(Check(name, WARN, problem.message, problem.hint))
+        elif coerce_toggle(value):
+            checks.append(Check(name, OK, f"{name} is on ({short_repr(value)})"))
+        else:
+            gate = (
+                "; the closure gate is off for this quest (ds-gate closure --require enforces it)"
+                if name == "experience_distill"
+                else ""
+            )
+            said = "not set" if value is None else short_repr(value)  # not "(None)": the quest does not say it
+            checks.append(
+                Check(
+                    name,
+                    WARN if gate else OK,
+                    f"{name} is off ({said}){gate}",
+                    f"startup_contract: {{{name}: on}} in quest.yaml" if gate else None,
+                )
+            )
+    return checks
+
+
+def _clone(root: Path) -> Check:
+    found = blindness(root)
+    if found is None:
+        return Check("clone", OK, "every branch is visible (not a shallow or single-branch clone)")
+    blind, fix = found
+    return Check("clone", WARN, f"{blind}: runs on the branches it lacks are invisible, so closure stops (exit 2)", fix)
+
+
+def _encoding(root: Path) -> Check:
+    if review_encoding_for(root) == DECISION_ENCODING:
+        return Check(
+            "review encoding",
+            OK,
+            "reviews are asked for as decision(action='distill_review') (the RFC's, "
+            "PR #60): .ds-gate.yaml or a plugin lists the action",
+        )
+    return Check(
+        "review encoding",
+        OK,
+        "reviews are asked for as report(report_type='distill_review'), what "
+        "DeepScientist main accepts; a fork with PR #60 lists decision_actions: [distill_review] in "
+        ".ds-gate.yaml",
+    )
+
+
+def _new_quests() -> Check:
+    """Whether the opt-in that guards quests created later (``install --template``) is active."""
+    ok, message, fix = template_status()
+    return Check("new quests", OK if ok else WARN, message, fix)
+
+
+def diagnose(path: Path | str, home: str | None = None) -> tuple[Path, list[Check]]:
+    """(quest root, checks) for any path inside a quest; not a quest is a QuestError (exit 2)."""
+    loc = locate(path)
+    root = loc.root
+    checks: list[Check] = []
+    if not loc.is_git:
+        checks.append(
+            Check(
+                "git",
+                FAIL,
+                f"{root} is not a git repository: no hook can run",
+                "DeepScientist creates every quest as a git repository; run doctor on one",
+            )
+        )
+    else:
+        registered = [(wt, branch, prunable) for wt, branch, prunable, bare in worktree_list(root) if not bare]
+        checks += hook_checks(root, registered)
+        uses_framework = (
+            os.path.lexists(root / CONFIG)
+            or any(c.message.startswith("the pre-commit framework") for c in checks)
+            or any(c.name == "setups" for c in checks)
+        )
+        checks += framework_config_checks(root, registered, uses_framework)
+        checks += worktree_checks(root, registered)
+        checks.append(_clone(root))
+    checks.append(_new_quests())
+
+    settings, configured_home = settings_checks(root)  # which setting came from where, trusted or not
+    checks += [Check(*found) for found in settings]
+    checks.append(_home(home, root, configured_home))
+    checks += _toggles(root)
+    checks.append(_encoding(root))
+
+    checks.append(Check(NAME, *integration_check(home, root)))
+    return root, checks
