@@ -421,7 +421,9 @@ def test_a_second_process_reads_the_cache_from_the_user_cache_folder(home, tmp_p
     args = [sys.executable, "-m", "ds_gate", "recall", "--tags", "topic:a", "--home", str(home), "--format", "json"]
 
     def recalled(*extra: str) -> str:
-        done = subprocess.run([*args, *extra], capture_output=True, text=True, env=env, check=True)
+        # cwd: the process imports the ds_gate this test does (from a checkout's root, `-m` would
+        # import the checkout over an installed copy: another version, so another cache file)
+        done = subprocess.run([*args, *extra], capture_output=True, text=True, env=env, check=True, cwd=tmp_path)
         return str(json.loads(done.stdout)["results"][0]["claim"])
 
     assert recalled() == "from the file"
