@@ -1,18 +1,12 @@
 """The commit hook's answer for the common checkpoints, before any command line is built.
 
-DeepScientist commits after nearly every step, and each commit runs the hook. Most stage
-nothing the gate looks at; most of the others stage a new run or decision record that is
-fine. Both must pass silently and cheaply, so the whole answer lives here, in the kernel
-(standard library only; ``tests/acceptance/test_kernel_budget.py`` keeps its import budget).
-
-``gated`` is the question the full ``commit_check`` (``engine.commit``) asks first, and it asks
-it here. ``checkpoint_passes`` says True only when the full ``commit-check`` would pass and
-print nothing; False means only "take the full path", which then decides and reports. So every
-doubt answers False: a card, ``quest.yaml``, the manifest, an installed plugin, a configured
-quest (``layout.CONFIG_FILES``), a finalizing decision (any staged ``.json`` file
-``kernel.finalizing`` calls one, wherever it lies), a staged file that cannot be read or is
-over the size limit, a review, any record the triage (``kernel.triage``, the first question of
-the record rules too) does not call fine, a folder ``locate`` would refuse, and any exception.
+DeepScientist commits after nearly every step; most commits stage nothing the gate looks at,
+or a fine new run or decision record. Both must pass silently and cheaply, so the answer lives
+in the kernel (``tests/acceptance/test_kernel_budget.py`` keeps its import budget).
+``checkpoint_passes`` says True only when the full ``commit-check`` (``engine.commit``, which asks
+the same ``gated`` first) would pass and print nothing; every doubt (a card, ``quest.yaml``, the
+manifest, a plugin, a configured quest, a finalizing decision, an unreadable or oversized file, a
+review, a record the triage does not call fine, any exception) answers False: "take the full path".
 """
 
 from __future__ import annotations

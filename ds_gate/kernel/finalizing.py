@@ -1,17 +1,12 @@
-"""Which decision finalizes a quest: asked of every staged or pushed ``.json`` file by the
-commit hook's fast path (``kernel.checkpoint``), the pre-push hook's (``kernel.push``) and,
-through ``rules.finalization``, by the full commit and pre-push gates.
+"""Which decision finalizes a quest: the one definition the commit and pre-push hooks' fast paths
+(``kernel.checkpoint``, ``kernel.push``) and their full gates (``rules.finalization``) ask.
 
-As PR #60 reads it: action ``finalize`` (compared stripped and in any case) or
-``decision_scope: quest_completion``. ``write`` is routing guidance an agent records long
-before any paper; since DeepScientist re-stages an uncommitted record at every checkpoint,
-gating it would block every later checkpoint of that workspace.
-
-Where: DeepScientist main writes a decision at ``artifacts/decisions/<artifact_id>.json``
-whatever the id holds, making folders and following ``..`` (``sub/x``, ``../reports/x``,
-``../../x``), so a finalizing decision can be any ``.json`` file of the workspace
-(``finalizing_reason``). Each checkpoint stages many JSON files of DeepScientist's own, so
-``may_finalize`` looks at the bytes first and only a file that could name either word is parsed.
+As PR #60 reads it: action ``finalize`` or ``decision_scope: quest_completion`` (stripped, any
+case). Not ``write``: an agent records it long before any paper, and DeepScientist re-stages an
+uncommitted record at every checkpoint, so gating it would block every later one. DeepScientist
+writes a decision at ``artifacts/decisions/<artifact_id>.json`` following ``..`` in the id, so a
+finalizing decision can be any ``.json`` file of the workspace; ``may_finalize`` looks at the bytes
+first, so only a file that could name either word is parsed.
 """
 
 from __future__ import annotations

@@ -1,17 +1,12 @@
 """Memory cards as DeepScientist writes them: Markdown files with YAML frontmatter.
 
-Real homes hold more than MemoryService writes today, and this reader copes with all of
-it: files with no frontmatter (system notes; skipped quietly, as DeepScientist reads them
-as ``({}, text)``), a second "legacy" frontmatter block at the start of the body (its keys
-fill in what the first block lacks, as PR #60 reads it), tags as a list, a comma string
-or a JSON-list string, YAML scalars that are not strings (``quest_id: 1``, unquoted
-timestamps), and the same ``id`` in several files (a promoted copy keeps its id). The
-per-kind ``_index.jsonl`` is never read: it is append-only, stale after every overwrite,
-and DeepScientist's own listing ignores it too, so only the card files count.
-
-Cards are found the way MemoryService finds them: ``<root>/<kind>/*.md`` for each kind,
-plus ``<root>/ideas/<idea_id>/*.md``. Nothing outside the containing folder (the home or
-the quest) is read: symbolic links out of it are reported, never followed.
+Real homes hold more than MemoryService writes today, and this reader copes with all of it:
+files with no frontmatter (skipped quietly, as DeepScientist reads them), a second "legacy"
+frontmatter block filling in what the first lacks (as PR #60 reads it), tags in three shapes,
+non-string YAML scalars, the same ``id`` in several files. The per-kind ``_index.jsonl`` is never
+read: it is append-only and stale, and DeepScientist's own listing ignores it too. Cards are
+found as MemoryService finds them (``<root>/<kind>/*.md``, ``<root>/ideas/<idea_id>/*.md``);
+symbolic links out of the home or quest are reported, never followed.
 """
 
 from __future__ import annotations
