@@ -57,12 +57,10 @@ def other_json(names: list[str]) -> list[str]:
 
 
 def gated(cwd: Path | str, changes: Changes, plugin_files: Callable[[list[str]], bool] | None = None) -> bool:
-    """Whether a commit staging ``changes`` stages anything the gate looks at. The other staged
-    JSON files are read once (``_staged_blobs``): a report the gate judges (``may_be_review``,
-    or one it cannot read) or a finalizing decision anywhere gates the commit; DeepScientist's
-    own JSON is looked at byte by byte and not parsed (``kernel.finalizing.may_finalize``), so an
-    ordinary checkpoint stays fast. ``plugin_files(names)`` says whether a plugin's finalization
-    pattern names a staged file."""
+    """Whether a commit staging ``changes`` stages anything the gate looks at: a record, a card,
+    ``quest.yaml``, the manifest, a file a plugin's pattern names (``plugin_files(names)``), or
+    among the other staged JSON files (read once, parsed only when ``may_finalize``) a review or a
+    finalizing decision."""
     names = staged_names(str(cwd), list(changes))  # quest.yaml too, when it links to a staged file
     if (
         any((is_artifact_record(n) and not n.startswith(REPORTS)) or is_card(n) for n in names)

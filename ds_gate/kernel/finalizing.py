@@ -40,11 +40,10 @@ def may_finalize(raw: bytes) -> bool:
 
 
 def finalizing_reason(name: str, raw: bytes) -> str | None:
-    """Why the workspace's file ``name`` (git's path) with bytes ``raw`` finalizes the quest,
-    or None: a ``.json`` file that is a decision (one under ``artifacts/decisions/``, which
-    DeepScientist's collector names by that folder whatever ``kind`` says, or elsewhere one whose
-    ``kind`` is ``decision``: only a decision main writes lands outside the folder) and finalizes
-    (``decision_reason``). The one definition every hook path asks."""
+    """Why the workspace's file ``name`` (git's path) with bytes ``raw`` finalizes the quest, or
+    None: a ``.json`` decision that finalizes. A decision is any file under ``artifacts/decisions/``
+    (DeepScientist's collector goes by the folder, whatever ``kind`` says) or elsewhere one whose
+    ``kind`` is ``decision`` (only a decision main writes lands outside the folder)."""
     if not name.endswith(".json") or not may_finalize(raw):
         return None
     data = _parsed(raw)

@@ -156,15 +156,13 @@ def text_or_none(path: Path | str) -> str | None:
 def read_with_stat(
     path: Path | str, *, follow: bool = True, limit: int | None = None, dir_fd: int | None = None
 ) -> tuple[bytes, os.stat_result]:
-    """The bytes of a regular file of at most ``limit`` bytes (default ``max_file_bytes()``).
+    """The bytes of a regular file of at most ``limit`` bytes (default ``max_file_bytes()``), and
+    the ``fstat`` taken before the read (the record cache keys what it read by it).
 
-    Raises ``NotRegular`` for anything but a regular file, ``TooLarge`` when ``fstat`` says
-    it is larger (a sparse 1 GB file costs nothing), and any other ``OSError`` as ``open``
-    does. At most ``limit + 1`` bytes are ever read, so a file that grows after ``fstat`` is
-    still bounded. ``follow=False`` opens with ``O_NOFOLLOW``: for a path the caller has
-    already resolved, a link swapped in since is refused, not followed. The ``fstat`` taken
-    before the read comes with the bytes: the record cache keys what it read by it (an edit
-    after it changes the file's times, so the cache misses next time)."""
+    Raises ``NotRegular`` for anything but a regular file, ``TooLarge`` when ``fstat`` says it is
+    larger (a sparse 1 GB file costs nothing); at most ``limit + 1`` bytes are read, so a file that
+    grows after ``fstat`` is still bounded. ``follow=False`` (``O_NOFOLLOW``): for a resolved path,
+    a link swapped in since is refused."""
     limit = max_file_bytes() if limit is None else limit
     fd, st = _open(path, follow, dir_fd)  # ``dir_fd``: ``path`` relative to that folder (no walk of the whole path)
     try:

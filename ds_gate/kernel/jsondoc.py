@@ -168,15 +168,11 @@ def _decode(text: str) -> Any:
 
 
 def loads(text: str | bytes) -> Any:
-    """``json.loads``, as DeepScientist reads its files (``shared.read_json``): ``NaN``,
-    ``Infinity`` and ``-Infinity`` are read as floats, since its ``write_json`` writes them
-    (a run whose metric diverged is still a run). Whatever shows such a value says it in
-    words (``kernel.jsonout.dumps``), never as a bare token in JSON output.
-
-    ``JSONDecoder.decode`` is JSON whitespace (`` \t\n\r``), one value from its C scanner,
-    JSON whitespace, the end; this takes those steps with the same scanner, configured as
-    that decoder is, and hands anything else (every error) to the decoder itself, so a
-    value and an error are ``json``'s own."""
+    """``json.loads``, as DeepScientist reads its files: ``NaN`` and ``Infinity`` are floats, since
+    its ``write_json`` writes them (``kernel.jsonout.dumps`` words them on the way out).
+    ``JSONDecoder.decode``'s steps (whitespace, one value from the C scanner, whitespace, the
+    end) taken with the same scanner; anything else, every error, goes to the decoder itself, so
+    a value and an error are ``json``'s own."""
     if not isinstance(text, str):
         text = text.decode("utf-8")
     if _SCAN is not None:

@@ -27,9 +27,8 @@ if TYPE_CHECKING:
 
 
 def parse_record(raw: bytes) -> dict[str, Any] | None:
-    """A record file's bytes as the JSON object DeepScientist wrote (UTF-8, a BOM allowed,
-    read as Python's ``json`` reads it, NaN included), or None when it is anything else;
-    ``sources.records`` says what."""
+    """A record file's bytes as the JSON object DeepScientist wrote (UTF-8, a BOM allowed, read as
+    ``json`` reads it, NaN included), or None; ``sources.records`` says why."""
     try:
         data = loads(raw.decode("utf-8-sig"))
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError

@@ -83,11 +83,8 @@ def index_lines(reader: Reader) -> Iterator[bytes | TooLarge]:
 
 
 def read_index(reader: Reader, kinds: Collection[str] | None) -> Iterator[IndexEntry | Finding]:
-    """Index lines of the wanted kinds; malformed lines become warnings, never stop the read.
-
-    The index only adds what the record files cannot say (a record that was indexed but
-    is gone), so a bad line is a warning: the records themselves are still read.
-    """
+    """Index lines of the wanted kinds. A malformed line is a warning, never a stop: the index
+    only adds what the record files cannot say (a record indexed but gone), and they are still read."""
     display = reader.workspace.display(f"artifacts/{INDEX_NAME}")
     for number, line in enumerate(index_lines(reader), start=1):
         if isinstance(line, TooLarge):
@@ -142,9 +139,7 @@ def read_index(reader: Reader, kinds: Collection[str] | None) -> Iterator[IndexE
 
 
 def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, Finding | None]:
-    """A record file as a dict, or a finding that says where it stops being JSON: the
-    kernel's ``parse_record`` reads it (the one parse the hook uses too, Python's ``json``'s), and only a
-    record it refused is read again here, to word why."""
+    """A record file as a dict, or the finding that says where it stops being JSON."""
     data = parse_record(raw)
     if data is not None:
         return data, None
