@@ -118,7 +118,8 @@ def _compose(text: str) -> yaml.Node | Literal[False] | None:
 
 
 def line_of(text: str, parts: Sequence[str | int], first_line: int = 1) -> int | None:
-    """1-based line of the value at ``parts`` (the nearest existing parent when absent); ``first_line`` as ``load_yaml``'s."""
+    """1-based line of the value at ``parts`` (the nearest existing parent when absent);
+    ``first_line`` as ``load_yaml``'s."""
     import yaml  # kernel.lazy.LAZY_PLACES
 
     node = _compose(text)

@@ -1,9 +1,8 @@
 """The one way ds-gate runs a program (git): started, fed, read to its end, reaped.
 
-The commit hook runs on every checkpoint an agent makes, and on an ordinary checkpoint its
-whole work is one ``git diff --cached``; importing ``subprocess`` (``selectors``,
-``threading``, ``signal``, ``locale``) would cost more than that git call. So programs start
-with ``os.posix_spawn``; only a platform without it (Windows) goes through ``subprocess``.
+With ``os.posix_spawn``: on an ordinary checkpoint the hook's whole work is one ``git diff
+--cached``, which importing ``subprocess`` would cost more than. Only a platform without it
+(Windows) goes through ``subprocess``.
 """
 
 from __future__ import annotations
