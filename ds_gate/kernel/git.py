@@ -93,7 +93,7 @@ def _env(keep_index: bool) -> dict[str, str]:
         for key, value in os.environ.items()
         if not key.startswith("GIT_") or key.startswith(_KEEP) or (keep_index and key == "GIT_INDEX_FILE")
     }
-    env["GIT_OPTIONAL_LOCKS"] = "0"
+    env["GIT_OPTIONAL_LOCKS"] = "0"  # a read never refreshes the quest's index
     env["GIT_TERMINAL_PROMPT"] = "0"
     env["GIT_NO_LAZY_FETCH"] = "1"  # a partial clone must not fetch missing objects (git >= 2.39.4)
     env["GIT_PROTOCOL_FROM_USER"] = "0"
