@@ -1,15 +1,10 @@
 """File-system questions that answer rather than raise, and the one way a file is read.
 
-On Python 3.11 ``Path.is_dir()`` raises ``PermissionError`` when a parent folder cannot be
-entered, which turned a home under a private folder into exit 3. These say "no" for a
-path that is missing and tell a path that is present but hidden apart, so a reader can
-report "cannot be read" instead of mistaking it for "empty".
-
-Every file a quest, a home or the command line hands ds-gate (records, indexes, cards,
-``quest.yaml``, ``research_state.json``, ``.ds-gate.yaml``, ``validate`` arguments, recall's
-``--jsonl``) is read by ``read_file`` or ``stream_lines``: never a FIFO or device, never more
-than the limit (``$DS_GATE_MAX_FILE_MB``, 64 MB), so memory is bounded by the limit, not by
-what the input holds.
+On Python 3.11 ``Path.is_dir()`` raises ``PermissionError`` under a folder that cannot be
+entered (a home under a private folder was exit 3); these say "no" for a missing path and tell a
+hidden one apart, so a reader reports "cannot be read", not "empty". Every file a quest, a home
+or the command line hands ds-gate is read by ``read_file`` or ``stream_lines``: never a FIFO or
+device, never more than the limit (``$DS_GATE_MAX_FILE_MB``, 64 MB; docs/limits.md).
 """
 
 from __future__ import annotations

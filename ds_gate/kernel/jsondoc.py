@@ -1,13 +1,10 @@
 """JSON as ds-gate reads it: as Python's ``json`` parses (DeepScientist's reader), pointers, and the line a pointer leads to.
 
-The ``json`` module parses but never says where; ``line_of`` is used only when a finding
-needs a line, so it favours being obviously right over speed.
-It walks the text along the pointer, skipping sibling values without building them;
-with duplicate keys it follows the last one, as ``json.loads`` does.
-
-``loads`` parses with the scanner ``json`` itself uses (``_json``, in C) and imports the
-``json`` package only to word an error: ``json`` imports ``re`` and ``enum``, and the
-commit hook parses a staged record on most commits (bench/RESULTS.md, import costs).
+``loads`` parses with ``json``'s own C scanner (``_json``) and imports the ``json`` package only
+to word an error (it imports ``re`` and ``enum``; the commit hook parses a staged record on most
+commits). ``line_of``, used only when a finding needs a line, favours obviously right over fast:
+it walks the text along the pointer, skipping siblings unbuilt, and follows the last of duplicate
+keys, as ``json.loads`` does.
 """
 
 from __future__ import annotations

@@ -144,9 +144,7 @@ def ref_readers(
             mine.append(missing(ref, f"artifacts/{INDEX_NAME}"))
             index = None
         held = blobs.get(index) if index else None
-        if isinstance(
-            held, TooLarge
-        ):  # a git index is held whole, so the file limit applies (a warning, as the folder's)
+        if isinstance(held, TooLarge):  # a git index is held whole: the file limit applies (a warning, as the folder's)
             mine.append(too_large(ws.display(f"artifacts/{INDEX_NAME}"), held, severity=WARNING))
             index = None
         readers.append(RefReader(ws, entries, blobs, index, mine))
