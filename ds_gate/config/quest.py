@@ -1,22 +1,11 @@
 """A quest's own settings: ``.ds-gate.yaml`` and ``[tool.ds-gate]``, which may only make the gate stricter.
 
-Both files lie inside the quest, which an agent that is not fully trusted writes, so what
-they say is applied only where it cannot lower a verdict (``from_quest``): ``require: true``,
-``source: both`` (reads more) and ``format`` apply; ``source: folders``/``git``, ``refs``
-(read less) and ``home`` (would point global card lookups at a folder the agent chooses)
-do not, and every report says so and names the trusted setting that would apply them
-(``ds_gate.config.settings``: flags, environment, the user's configuration). Their waivers are
-proposals (``ds_gate.config.waivers``). What ds-gate cannot read or does not know sets *no*
-default and is a ``waiver.invalid`` finding in ``check`` and ``closure``: a typo
-(``requre: true``) must not quietly leave the gate weaker than the quest meant, and
-closure stops on it (``refuse_unread``).
-
-``read_quest_config`` is the one reader of both files: a gate run reads them once, into a
-``QuestConfig`` that every step is handed (the defaults, the decision actions, the waivers), so
-the run judges one version of the files, never two. They are read only at the quest root, never
-through a link out of the quest, and through ``kernel.fs.read_file`` (bounded). ``[tool.ds-gate]`` is read with ``tomllib``, or on
-Python 3.10 with ``tomli`` (the same parser, a dependency there); where neither can be
-imported, a pyproject that has the table is a finding saying so instead of being ignored.
+The quest's agent writes both files, so only what cannot lower a verdict applies
+(``from_quest``); the rest is reported with the trusted setting that would apply it
+(docs/configuration.md). What ds-gate cannot read or does not know sets *no* default and is a
+``waiver.invalid`` finding, and closure stops on it (``refuse_unread``): a typo (``requre:
+true``) must not quietly leave the gate weaker than the quest meant. ``read_quest_config`` reads
+both files once per run, at the quest root only, bounded, so a run judges one version of them.
 """
 
 from __future__ import annotations

@@ -1,25 +1,12 @@
 """Trusted settings: the only configuration that may lower a verdict, read from outside the quest.
 
-The quest is written by an agent that is not fully trusted, so what lies in its tree
-(``.ds-gate.yaml``, ``[tool.ds-gate]``, ``quest.yaml``) may only make the gate stricter
-(``config``, ``waivers``). What may make it laxer (read less, waive a finding, turn the gate
-off) comes from the person running ds-gate: command-line flags, environment variables, and
-one YAML file outside the quest, the first of
-
-1. ``--config FILE`` (the gate commands);
-2. the file the installed hooks or the DeepScientist integration pinned (``io.places``);
-3. ``$DS_GATE_CONFIG``;
-4. ``$XDG_CONFIG_HOME/ds-gate/config.yaml``, else ``~/.config/ds-gate/config.yaml``.
-
-It takes ``home``, ``require``, ``format``, ``source`` and ``refs`` (as ``.ds-gate.yaml``; a
-flag wins), ``waivers`` (each may name the ``quest`` it is for), ``accept_quest_waivers``
-(the quests whose own waivers are accepted), ``no_require`` (the quests whose closure gate
-is off even where ``experience_distill`` is on: ``--no-require`` for every run, the hooks too)
-and ``decision_actions`` (a fork's own actions, which a quest's ``.ds-gate.yaml`` may name for
-its checkpoints but not for closure). A file that lies inside the quest judged, or inside
-any quest or DeepScientist home (``io.places.agent_writable``: where a runner's ``HOME`` may
-point), is not trusted (an agent could write it), and a file that cannot be read stops the gate (exit 2):
-what it fails to say may be a waiver's absence or ``require: true``. See docs/threat-model.md.
+What the quest's tree says may only make the gate stricter (``config.quest``, ``waivers``); what
+may make it laxer comes from the person running ds-gate: flags, environment, and one YAML file,
+the first of ``--config FILE``, the file the hooks or the integration pinned (``io.places``),
+``$DS_GATE_CONFIG``, ``$XDG_CONFIG_HOME/ds-gate/config.yaml`` (else ``~/.config/...``). A file
+inside a quest or a home is not trusted, and one that cannot be read stops the gate (exit 2):
+what it fails to say may be a waiver's absence or ``require: true``. Its keys:
+docs/configuration.md; the trust rules: docs/threat-model.md.
 """
 
 from __future__ import annotations

@@ -1,26 +1,10 @@
 """Waivers: the escape hatch that leaves an audit trail, and that only a trusted hand opens.
 
-A quest may keep ``.ds-gate.yaml`` at its root::
-
-    waivers:
-      - rule: coverage.pending-run
-        id: run-51c9ad07              # or path: <the finding's path>
-        reason: smoke test of the data loader; nothing to learn
-        expires: 2026-12-31           # optional; the waiver holds through that day
-
-The quest is written by an agent that is not fully trusted, so a waiver written there is a
-*proposal*: it is printed (``waiver.proposed``: its reason, expiry and who may accept it)
-and lowers no verdict until a trusted setting accepts the quest's waivers
-(``--accept-quest-waivers``, or the quest named in ``accept_quest_waivers`` of the user's
-configuration, ``ds_gate.config.settings``). Waivers in that configuration are trusted and apply as
-written. A rule that exists to fail closed (the gate cannot see or read something: links
-in trees, unreadable or oversized inputs, missing objects) is never waived, from anywhere
-(``waiver.unwaivable``).
-
-A waived finding is never dropped: it keeps its place in every format, marked with the
-waiver's reason and who accepted it, and only stops failing the gate. A waiver without a
-reason is invalid and waives nothing; an expired one waives nothing and is an error itself;
-one that matches no finding is a warning, so stale waivers do not pile up unseen.
+A waiver written in the quest's ``.ds-gate.yaml`` is a *proposal* (``waiver.proposed``), since
+the quest's agent writes that file; it lowers no verdict until a trusted setting accepts the
+quest's waivers (``config.settings``). The user's own waivers apply as written. A rule that
+exists to fail closed is never waived (``waiver.unwaivable``), and a waived finding is marked,
+never dropped. The format and every rule: docs/configuration.md, "Waivers".
 """
 
 from __future__ import annotations
@@ -37,7 +21,6 @@ from ds_gate.config.failclosed import (
 )
 from ds_gate.config.settings import load
 from ds_gate.config.waiver_file import Waiver
-from ds_gate.kernel.layout import QUEST_CONFIG as FILE  # the name waivers are known by
 from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
 
 if TYPE_CHECKING:
@@ -100,55 +83,36 @@ def apply_waivers(
         out.append(finding)
     for w in waivers:
         named = f"waivers[{w.index}] ({w.rule}, {w.id or w.path})"
-        where = FILE if w.origin == FILE else w.origin
         if w.key in refused:
-            out.append(
-                WAIVER_UNWAIVABLE.at(
-                    where,
-                    f"{named} names {w.rule}, which fails closed (the gate cannot see or read what it names), so "
-                    "it waives nothing",
-                    hint="make what it names readable to the gate (the finding's hint says how), and remove the waiver",
-                    pointer=f"/waivers/{w.index}/rule",
-                    line=w.line,
-                )
+            rule, at = WAIVER_UNWAIVABLE, "/rule"
+            message = (
+                f"{named} names {w.rule}, which fails closed (the gate cannot see or read what it names), so "
+                "it waives nothing"
             )
+            hint = "make what it names readable to the gate (the finding's hint says how), and remove the waiver"
         elif w.key in proposed:
-            until = f", until {w.expires}" if w.expires else ""
-            out.append(
-                WAIVER_PROPOSED.at(
-                    where,
-                    f"{named} proposes to waive {proposed[w.key]} finding(s): {w.reason!r}{until}. It was written "
-                    "inside the quest, so it waives nothing until the quest's owner accepts it with a trusted setting",
-                    hint=accept_hint
-                    or f"accept the quest's waivers with {ACCEPT_FLAG}, or name the quest in "
-                    "accept_quest_waivers of the user's configuration",
-                    pointer=f"/waivers/{w.index}",
-                    line=w.line,
-                )
+            rule, at, until = WAIVER_PROPOSED, "", f", until {w.expires}" if w.expires else ""
+            message = (
+                f"{named} proposes to waive {proposed[w.key]} finding(s): {w.reason!r}{until}. It was written "
+                "inside the quest, so it waives nothing until the quest's owner accepts it with a trusted setting"
+            )
+            hint = accept_hint or (
+                f"accept the quest's waivers with {ACCEPT_FLAG}, or name the quest in "
+                "accept_quest_waivers of the user's configuration"
             )
         elif not audit or not w.audited:
             continue
         elif w.expires is not None and w.expires < today:
+            rule, at = WAIVER_EXPIRED, "/expires"
             hit = " and no longer waives the finding it named" if w.key in expired_hit else ""
-            out.append(
-                WAIVER_EXPIRED.at(
-                    where,
-                    f"{named} expired on {w.expires}{hit}",
-                    hint="fix what it waived, or renew it with a new expires date and a reason that still holds",
-                    pointer=f"/waivers/{w.index}/expires",
-                    line=w.line,
-                )
-            )
+            message = f"{named} expired on {w.expires}{hit}"
+            hint = "fix what it waived, or renew it with a new expires date and a reason that still holds"
         elif w.key not in used:
-            out.append(
-                WAIVER_UNUSED.at(
-                    where,
-                    f"{named} matches no finding",
-                    hint="remove it: what it waived is fixed (or the rule id or id is misspelt)",
-                    pointer=f"/waivers/{w.index}",
-                    line=w.line,
-                )
-            )
+            rule, at, message = WAIVER_UNUSED, "", f"{named} matches no finding"
+            hint = "remove it: what it waived is fixed (or the rule id or id is misspelt)"
+        else:
+            continue
+        out.append(rule.at(w.origin, message, hint=hint, pointer=f"/waivers/{w.index}{at}", line=w.line))
     return out
 
 

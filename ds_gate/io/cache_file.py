@@ -1,24 +1,14 @@
 """ds-gate's one persistent cache: a SQLite file in the user's cache folder, opened, versioned
 and sealed here for both of its uses (the gate's folders, ``engine.record_store``; recall's
 cards, ``recall.cache``). A cache only ever saves time: one that cannot be used is not used.
+Where it may lie and its seal (keyed BLAKE2b, a secret of this user's only): docs/threat-model.md.
 
-- **Where**: the folder the installed hooks or the DeepScientist integration pinned
-  (``io.places``), else ``$DS_GATE_CACHE_DIR``, else ``$XDG_CACHE_HOME/ds-gate``, else
-  ``~/.cache/ds-gate``; never one inside a quest or a DeepScientist home (a runner's ``HOME``
-  may lie there), never a folder others may write or a link (``trusted``): a quest's agent
-  must not point a cache at a file it wants overwritten, or hand ds-gate rows it wrote itself.
-- **Version**: ds-gate's and Python's versions, marshal's, the size and ``mtime_ns`` of every
-  file of the ``ds_gate`` package and of the shipped schemas (so an edited checkout never
-  reuses what older code made), and the caller's parts. A file of another version, damaged,
-  or not a database, is removed and made again once.
-- **Seal**: each row is sealed (keyed BLAKE2b over the version and the row's parts) with the
-  folder's secret (``secret``, this user's only): a row edited by hand (a completed run set to
-  running), copied from elsewhere or damaged, is not used; it costs time, never a verdict.
-- **Stat key**: a file is the same file while its size, ``mtime_ns``, ``ctime_ns``, inode and
-  device all match (``ctime`` cannot be set back, so a same-size rewrite with the old ``mtime``
-  put back still differs); and a row is written only for files older than the run's start by
-  ``GRANULARITY`` (racy-safe, as git's index: an edit in the same clock tick as the read
-  would leave the stat unchanged).
+- **Version**: ds-gate's, Python's and marshal's, the size and ``mtime_ns`` of every file of the
+  package and its schemas (an edited checkout never reuses what older code made), and the
+  caller's parts. A file of another version, damaged, or not a database, is made again once.
+- **Stat key**: size, ``mtime_ns``, ``ctime_ns``, inode and device (``ctime`` cannot be set back,
+  so a same-size rewrite with the old ``mtime`` put back still differs); a row is written only
+  for files older than the run's start by ``GRANULARITY`` (racy-safe, as git's index).
 """
 
 from __future__ import annotations

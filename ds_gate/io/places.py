@@ -1,30 +1,11 @@
 """Where ds-gate's trusted places may lie: pinned at install, never inside a quest or a home.
 
-ds-gate trusts two places outside the quest: the user's configuration file (it may lower a
-verdict) and the cache folder (it may only save time). Both are found from ``HOME`` and
-``XDG_*``, and inside DeepScientist those variables are the runner's, set for the agent:
-Kimi's ``HOME`` is ``<home>/runtime/runners/kimi/<quest>/<run>`` (inside the DeepScientist
-home), OpenCode's is ``<workspace>/.ds/opencode-home`` with ``XDG_CONFIG_HOME`` under it
-(inside the quest). So:
-
-- the hooks and the DeepScientist integration **pin** both places when they are installed
-  (``pins``): the hook scripts export them in ``PIN_CONFIG`` / ``PIN_CACHE`` beside the
-  interpreter they already name, the integration records them in its install data and
-  exports them to ds-gate's process; a pinned place wins over the environment;
-- whatever chose it, a place **inside a quest or a DeepScientist home** (``agent_writable``)
-  is never trusted: a configuration there stops the gate (exit 2), a cache there is not used.
-
-"Inside a quest or a home", the rule (documented in docs/threat-model.md): the path, as
-spelled and as resolved, lies under ``$DEEPSCIENTIST_HOME`` or ``$DS_HOME``, or under a folder
-holding ``quests/`` or ``memory/`` (ds-gate's own test of a home, ``Home.exists``; a quest
-keeps ``memory/`` too) or ``quest.yaml`` or ``.ds`` (a quest, or a worktree of one). Folders
-are looked at from the path up to the account's home folder (``pwd``'s, which no runner's
-``HOME`` changes), and the account's home itself only by a stricter test: a ``~/memory`` of the
-user's own does not make all of ``~`` a home, but ``~`` holding both ``quests/`` and ``memory/``
-is one (DeepScientist's ``ensure_home_layout`` makes both; ``~/quests/<id>`` is then a quest whose
-home is ``~``, and its agent can write ``~/.config``), as it is when ``$DEEPSCIENTIST_HOME`` or
-``$DS_HOME`` names it. The fix the user is given: keep the configuration outside the home, name it
-with ``--config``/``$DS_GATE_CONFIG``, and install the hooks again to pin it.
+The user's configuration file (it may lower a verdict) and the cache folder (it may only save
+time) are found from ``HOME`` and ``XDG_*``, which inside DeepScientist are the runner's, set for
+the agent (Kimi's ``HOME`` lies in the home, OpenCode's in the quest). So the hooks and the
+integration **pin** both at install (``pins``; a pin wins over the environment), and a place
+**inside a quest or a DeepScientist home** (``agent_writable``) is never trusted, whatever chose
+it. The rule, and the fix the user is given: docs/threat-model.md, "Where trust lives".
 """
 
 from __future__ import annotations

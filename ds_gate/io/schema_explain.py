@@ -89,11 +89,8 @@ def _deref(node: Any, base: str, hint: str | None) -> tuple[Any, str, str | None
 
 
 def _hint(name: str, schema_path: list[Any], missing: str | None) -> str | None:
-    """The most specific ``x-hint`` along the failing schema path.
-
-    jsonschema leaves ``$ref`` out of the path (it descends through references), so the
-    walk dereferences whenever the next step is not in the current node.
-    """
+    """The most specific ``x-hint`` along the failing schema path. jsonschema leaves ``$ref`` out of
+    the path, so the walk dereferences whenever the next step is not in the current node."""
     base = f"{name}.schema.json"
     node: Any = load(name)
     hint = node.get("x-hint") if isinstance(node, Mapping) else None

@@ -87,11 +87,8 @@ def _loader() -> type[yaml.CSafeLoader | yaml.SafeLoader]:
 
 
 def load_yaml(text: str, first_line: int = 1) -> Any:
-    """Safe YAML only: tags such as ``!!python/object`` raise instead of constructing.
-
-    Raises ``YamlError`` with the parser's problem placed on a line of the file
-    (``first_line`` is the file line the text starts on, 2 for a frontmatter block).
-    """
+    """Safe YAML only (``!!python/object`` raises, never constructs). ``YamlError`` places the
+    parser's problem on a line of the file: ``first_line`` is where the text starts (2 for a frontmatter)."""
     import yaml  # kernel.lazy.LAZY_PLACES
 
     if nesting_depth(text) > MAX_DEPTH:
@@ -121,10 +118,8 @@ def _compose(text: str) -> yaml.Node | Literal[False] | None:
 
 
 def line_of(text: str, parts: Sequence[str | int], first_line: int = 1) -> int | None:
-    """1-based line of the value at ``parts`` (the nearest existing parent when absent).
-
-    ``first_line`` is the file line the YAML text starts on (2 for a frontmatter block).
-    """
+    """1-based line of the value at ``parts`` (the nearest existing parent when absent);
+    ``first_line`` as ``load_yaml``'s."""
     import yaml  # kernel.lazy.LAZY_PLACES
 
     node = _compose(text)

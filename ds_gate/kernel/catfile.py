@@ -92,15 +92,11 @@ def _parse_checks(out: bytes, names: list[str], result: dict[str, Any]) -> int:
 def cat_file(
     cwd: Path | str, names: Iterable[str], *, staged: bool = False, absent: Collection[str] = (), bounded: bool = True
 ) -> dict[str, bytes | TooLarge | None]:
-    """Read many objects (``<rev>:<path>``, ``:<path>``, or ids) with one git process.
-
-    A name git cannot resolve or read (missing, corrupt) maps to None, so callers tell
-    "absent" from "empty". ``absent``: ids known to be missing (``missing_objects``), not
-    asked for. With ``bounded`` (blobs: records, cards, YAML), sizes are asked first
-    (``--batch-check``, one more process, a few ms) and an object over the file limit maps
-    to a ``TooLarge`` and is never read: a 1 GB blob costs what a 1 GB file does, nothing,
-    and the verdict is the folder source's. Trees are read unbounded (git's own structure).
-    """
+    """Read many objects (``<rev>:<path>``, ``:<path>``, or ids) with one git process; None for one
+    git cannot resolve or read. ``absent``: ids known to be missing (``missing_objects``), not asked
+    for. With ``bounded`` (blobs), sizes are asked first (``--batch-check``, a few ms) and an
+    object over the file limit is a ``TooLarge``, never read: the folder source's verdict, at the
+    folder source's cost. Trees are read unbounded (git's own structure)."""
     wanted = _names(names)
     if not bounded:
         return dict(_batches(cwd, wanted, "--batch", _parse_contents, staged, absent))

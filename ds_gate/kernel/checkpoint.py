@@ -1,18 +1,12 @@
 """The commit hook's answer for the common checkpoints, before any command line is built.
 
-DeepScientist commits after nearly every step, and each commit runs the hook. Most stage
-nothing the gate looks at; most of the others stage a new run or decision record that is
-fine. Both must pass silently and cheaply, so the whole answer lives here, in the kernel
-(standard library only; ``tests/acceptance/test_kernel_budget.py`` keeps its import budget).
-
-``gated`` is the question the full ``commit_check`` (``engine.commit``) asks first, and it asks
-it here. ``checkpoint_passes`` says True only when the full ``commit-check`` would pass and
-print nothing; False means only "take the full path", which then decides and reports. So every
-doubt answers False: a card, ``quest.yaml``, the manifest, an installed plugin, a configured
-quest (``layout.CONFIG_FILES``), a finalizing decision (any staged ``.json`` file
-``kernel.finalizing`` calls one, wherever it lies), a staged file that cannot be read or is
-over the size limit, a review, any record the triage (``kernel.triage``, the first question of
-the record rules too) does not call fine, a folder ``locate`` would refuse, and any exception.
+DeepScientist commits after nearly every step; most commits stage nothing the gate looks at,
+or a fine new run or decision record. Both must pass silently and cheaply, so the answer lives
+in the kernel (``tests/acceptance/test_kernel_budget.py`` keeps its import budget).
+``checkpoint_passes`` says True only when the full ``commit-check`` (``engine.commit``, which asks
+the same ``gated`` first) would pass and print nothing; every doubt (a card, ``quest.yaml``, the
+manifest, a plugin, a configured quest, a finalizing decision, an unreadable or oversized file, a
+review, a record the triage does not call fine, any exception) answers False: "take the full path".
 """
 
 from __future__ import annotations
@@ -63,12 +57,10 @@ def other_json(names: list[str]) -> list[str]:
 
 
 def gated(cwd: Path | str, changes: Changes, plugin_files: Callable[[list[str]], bool] | None = None) -> bool:
-    """Whether a commit staging ``changes`` stages anything the gate looks at. The other staged
-    JSON files are read once (``_staged_blobs``): a report the gate judges (``may_be_review``,
-    or one it cannot read) or a finalizing decision anywhere gates the commit; DeepScientist's
-    own JSON is looked at byte by byte and not parsed (``kernel.finalizing.may_finalize``), so an
-    ordinary checkpoint stays fast. ``plugin_files(names)`` says whether a plugin's finalization
-    pattern names a staged file."""
+    """Whether a commit staging ``changes`` stages anything the gate looks at: a record, a card,
+    ``quest.yaml``, the manifest, a file a plugin's pattern names (``plugin_files(names)``), or
+    among the other staged JSON files (read once, parsed only when ``may_finalize``) a review or a
+    finalizing decision."""
     names = staged_names(str(cwd), list(changes))  # quest.yaml too, when it links to a staged file
     if (
         any((is_artifact_record(n) and not n.startswith(REPORTS)) or is_card(n) for n in names)

@@ -1,8 +1,5 @@
-"""``counted``: a number and its noun, singular for one ("1 memory card", "2 memory cards").
-
-One helper for every count the CLI prints, so that "1 memory cards", "of 1 files" and the
-"(s)" hedge do not come back one f-string at a time. English only; a noun whose plural is
-not its singular plus "s" passes its own (``counted(n, "branch", "branches")``).
+"""``counted``: a number and its noun, singular for one ("1 memory card", "2 memory cards"),
+for every count the CLI prints. English only; an irregular plural is passed (``counted(n, "branch", "branches")``).
 """
 
 from __future__ import annotations

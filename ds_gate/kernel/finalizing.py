@@ -1,17 +1,12 @@
-"""Which decision finalizes a quest: asked of every staged or pushed ``.json`` file by the
-commit hook's fast path (``kernel.checkpoint``), the pre-push hook's (``kernel.push``) and,
-through ``rules.finalization``, by the full commit and pre-push gates.
+"""Which decision finalizes a quest: the one definition the commit and pre-push hooks' fast paths
+(``kernel.checkpoint``, ``kernel.push``) and their full gates (``rules.finalization``) ask.
 
-As PR #60 reads it: action ``finalize`` (compared stripped and in any case) or
-``decision_scope: quest_completion``. ``write`` is routing guidance an agent records long
-before any paper; since DeepScientist re-stages an uncommitted record at every checkpoint,
-gating it would block every later checkpoint of that workspace.
-
-Where: DeepScientist main writes a decision at ``artifacts/decisions/<artifact_id>.json``
-whatever the id holds, making folders and following ``..`` (``sub/x``, ``../reports/x``,
-``../../x``), so a finalizing decision can be any ``.json`` file of the workspace
-(``finalizing_reason``). Each checkpoint stages many JSON files of DeepScientist's own, so
-``may_finalize`` looks at the bytes first and only a file that could name either word is parsed.
+As PR #60 reads it: action ``finalize`` or ``decision_scope: quest_completion`` (stripped, any
+case). Not ``write``: an agent records it long before any paper, and DeepScientist re-stages an
+uncommitted record at every checkpoint, so gating it would block every later one. DeepScientist
+writes a decision at ``artifacts/decisions/<artifact_id>.json`` following ``..`` in the id, so a
+finalizing decision can be any ``.json`` file of the workspace; ``may_finalize`` looks at the bytes
+first, so only a file that could name either word is parsed.
 """
 
 from __future__ import annotations
@@ -45,11 +40,10 @@ def may_finalize(raw: bytes) -> bool:
 
 
 def finalizing_reason(name: str, raw: bytes) -> str | None:
-    """Why the workspace's file ``name`` (git's path) with bytes ``raw`` finalizes the quest,
-    or None: a ``.json`` file that is a decision (one under ``artifacts/decisions/``, which
-    DeepScientist's collector names by that folder whatever ``kind`` says, or elsewhere one whose
-    ``kind`` is ``decision``: only a decision main writes lands outside the folder) and finalizes
-    (``decision_reason``). The one definition every hook path asks."""
+    """Why the workspace's file ``name`` (git's path) with bytes ``raw`` finalizes the quest, or
+    None: a ``.json`` decision that finalizes. A decision is any file under ``artifacts/decisions/``
+    (DeepScientist's collector goes by the folder, whatever ``kind`` says) or elsewhere one whose
+    ``kind`` is ``decision`` (only a decision main writes lands outside the folder)."""
     if not name.endswith(".json") or not may_finalize(raw):
         return None
     data = _parsed(raw)

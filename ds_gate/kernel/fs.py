@@ -1,15 +1,10 @@
 """File-system questions that answer rather than raise, and the one way a file is read.
 
-On Python 3.11 ``Path.is_dir()`` raises ``PermissionError`` when a parent folder cannot be
-entered, which turned a home under a private folder into exit 3. These say "no" for a
-path that is missing and tell a path that is present but hidden apart, so a reader can
-report "cannot be read" instead of mistaking it for "empty".
-
-Every file a quest, a home or the command line hands ds-gate (records, indexes, cards,
-``quest.yaml``, ``research_state.json``, ``.ds-gate.yaml``, ``validate`` arguments, recall's
-``--jsonl``) is read by ``read_file`` or ``stream_lines``: never a FIFO or device, never more
-than the limit (``$DS_GATE_MAX_FILE_MB``, 64 MB), so memory is bounded by the limit, not by
-what the input holds.
+On Python 3.11 ``Path.is_dir()`` raises ``PermissionError`` under a folder that cannot be
+entered (a home under a private folder was exit 3); these say "no" for a missing path and tell a
+hidden one apart, so a reader reports "cannot be read", not "empty". Every file a quest, a home
+or the command line hands ds-gate is read by ``read_file`` or ``stream_lines``: never a FIFO or
+device, never more than the limit (``$DS_GATE_MAX_FILE_MB``, 64 MB; docs/limits.md).
 """
 
 from __future__ import annotations
@@ -156,15 +151,13 @@ def text_or_none(path: Path | str) -> str | None:
 def read_with_stat(
     path: Path | str, *, follow: bool = True, limit: int | None = None, dir_fd: int | None = None
 ) -> tuple[bytes, os.stat_result]:
-    """The bytes of a regular file of at most ``limit`` bytes (default ``max_file_bytes()``).
+    """The bytes of a regular file of at most ``limit`` bytes (default ``max_file_bytes()``), and
+    the ``fstat`` taken before the read (the record cache keys what it read by it).
 
-    Raises ``NotRegular`` for anything but a regular file, ``TooLarge`` when ``fstat`` says
-    it is larger (a sparse 1 GB file costs nothing), and any other ``OSError`` as ``open``
-    does. At most ``limit + 1`` bytes are ever read, so a file that grows after ``fstat`` is
-    still bounded. ``follow=False`` opens with ``O_NOFOLLOW``: for a path the caller has
-    already resolved, a link swapped in since is refused, not followed. The ``fstat`` taken
-    before the read comes with the bytes: the record cache keys what it read by it (an edit
-    after it changes the file's times, so the cache misses next time)."""
+    Raises ``NotRegular`` for anything but a regular file, ``TooLarge`` when ``fstat`` says it is
+    larger (a sparse 1 GB file costs nothing); at most ``limit + 1`` bytes are read, so a file that
+    grows after ``fstat`` is still bounded. ``follow=False`` (``O_NOFOLLOW``): for a resolved path,
+    a link swapped in since is refused."""
     limit = max_file_bytes() if limit is None else limit
     fd, st = _open(path, follow, dir_fd)  # ``dir_fd``: ``path`` relative to that folder (no walk of the whole path)
     try:

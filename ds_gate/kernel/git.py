@@ -1,23 +1,13 @@
 """The one door to git: plain processes, safe for a read-only tool on a hostile quest.
 
-Not GitPython: importing it costs more than the whole commit hook (bench/RESULTS.md,
-import costs), and everything ds-gate asks of git is a handful of plumbing commands.
-
-A quest's ``.git/config`` is written by an agent ds-gate does not trust, and git runs
-programs named there (gpg for ``log.showSignature``, fsmonitor, filters, diff drivers,
-pagers, transports). Every call therefore goes through ``argv()``/``_env()``, which switch
-off each program-running setting on the command line (``-c`` beats the quest's config and
-anything it ``include``s), forbid every transport (``protocol.allow=never``: a promisor
-clone cannot lazily fetch), and run ``git`` from an absolute path resolved once, before
-any ``cwd`` change, from absolute ``PATH`` entries only (an empty entry would otherwise
-mean "the quest"). Commands that would read the work tree through filters (``diff REV``,
-``status``) are never run: callers compare blobs with plumbing. ``GIT_OPTIONAL_LOCKS=0``
-keeps reads from refreshing the index; replace refs, ``.git/info/grafts`` and the
-commit-graph file are ignored (``GIT_NO_REPLACE_OBJECTS``, ``GIT_GRAFT_FILE``,
-``core.commitGraph=false``), so the quest cannot rewrite the history read. The ``GIT_*``
-variables git exports to hooks are dropped so ``-C``/``cwd`` decide which repository is read; only the hook's own index reads
-keep ``GIT_INDEX_FILE``, because during ``git commit`` the staged state may live in a
-temporary index.
+Not GitPython: importing it costs more than the whole commit hook (bench/RESULTS.md), and
+ds-gate asks git only a handful of plumbing commands. A quest's ``.git/config`` is written by an
+agent ds-gate does not trust, so every call goes through ``argv()``/``_env()``: an absolute
+``git`` (from absolute ``PATH`` entries only), every program-running setting off with ``-c``, no
+transport, replace refs, grafts and the commit-graph ignored, the ``GIT_*`` variables git
+exports to hooks dropped (the hook's own index reads keep ``GIT_INDEX_FILE``: during ``git
+commit`` the staged state may live in a temporary index). Commands that read the work tree
+through filters are never run. The full list and why: docs/threat-model.md.
 """
 
 from __future__ import annotations
@@ -103,7 +93,7 @@ def _env(keep_index: bool) -> dict[str, str]:
         for key, value in os.environ.items()
         if not key.startswith("GIT_") or key.startswith(_KEEP) or (keep_index and key == "GIT_INDEX_FILE")
     }
-    env["GIT_OPTIONAL_LOCKS"] = "0"
+    env["GIT_OPTIONAL_LOCKS"] = "0"  # a read never refreshes the quest's index
     env["GIT_TERMINAL_PROMPT"] = "0"
     env["GIT_NO_LAZY_FETCH"] = "1"  # a partial clone must not fetch missing objects (git >= 2.39.4)
     env["GIT_PROTOCOL_FROM_USER"] = "0"

@@ -31,9 +31,8 @@ def staged_changes(cwd: Path | str) -> dict[str, tuple[str | None, str]]:
     )
     fields = out.split(b"\0")
     changes: dict[str, tuple[str | None, str]] = {}
-    for meta, path in zip(
-        fields[0::2], fields[1::2], strict=False
-    ):  # ":<old mode> <new mode> <old> <new> <status>", path
+    # each change is two fields: ":<old mode> <new mode> <old> <new> <status>", then its path
+    for meta, path in zip(fields[0::2], fields[1::2], strict=False):
         parts = meta.decode("ascii", "replace").split(" ")
         if len(parts) == 5 and path:
             old = parts[2] if parts[0] != ":000000" and parts[2].strip("0") else None

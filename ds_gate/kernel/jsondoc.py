@@ -1,13 +1,10 @@
 """JSON as ds-gate reads it: as Python's ``json`` parses (DeepScientist's reader), pointers, and the line a pointer leads to.
 
-The ``json`` module parses but never says where; ``line_of`` is used only when a finding
-needs a line, so it favours being obviously right over speed.
-It walks the text along the pointer, skipping sibling values without building them;
-with duplicate keys it follows the last one, as ``json.loads`` does.
-
-``loads`` parses with the scanner ``json`` itself uses (``_json``, in C) and imports the
-``json`` package only to word an error: ``json`` imports ``re`` and ``enum``, and the
-commit hook parses a staged record on most commits (bench/RESULTS.md, import costs).
+``loads`` parses with ``json``'s own C scanner (``_json``) and imports the ``json`` package only
+to word an error (it imports ``re`` and ``enum``; the commit hook parses a staged record on most
+commits). ``line_of``, used only when a finding needs a line, favours obviously right over fast:
+it walks the text along the pointer, skipping siblings unbuilt, and follows the last of duplicate
+keys, as ``json.loads`` does.
 """
 
 from __future__ import annotations
@@ -168,15 +165,11 @@ def _decode(text: str) -> Any:
 
 
 def loads(text: str | bytes) -> Any:
-    """``json.loads``, as DeepScientist reads its files (``shared.read_json``): ``NaN``,
-    ``Infinity`` and ``-Infinity`` are read as floats, since its ``write_json`` writes them
-    (a run whose metric diverged is still a run). Whatever shows such a value says it in
-    words (``kernel.jsonout.dumps``), never as a bare token in JSON output.
-
-    ``JSONDecoder.decode`` is JSON whitespace (`` \t\n\r``), one value from its C scanner,
-    JSON whitespace, the end; this takes those steps with the same scanner, configured as
-    that decoder is, and hands anything else (every error) to the decoder itself, so a
-    value and an error are ``json``'s own."""
+    """``json.loads``, as DeepScientist reads its files: ``NaN`` and ``Infinity`` are floats, since
+    its ``write_json`` writes them (``kernel.jsonout.dumps`` words them on the way out).
+    ``JSONDecoder.decode``'s steps (whitespace, one value from the C scanner, whitespace, the
+    end) taken with the same scanner; anything else, every error, goes to the decoder itself, so
+    a value and an error are ``json``'s own."""
     if not isinstance(text, str):
         text = text.decode("utf-8")
     if _SCAN is not None:

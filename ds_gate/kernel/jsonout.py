@@ -1,14 +1,9 @@
 """JSON as ds-gate writes it: strict JSON (RFC 8259), whatever a quest holds.
 
-ds-gate reads records as DeepScientist reads them (``jsondoc.loads``): a diverged run's
-metric is a float NaN or Infinity, and a card's YAML may say ``.nan``. Python's ``json.dumps``
-would write those as the bare tokens ``NaN`` / ``Infinity``, which no strict reader (a
-browser, ``jq``, a SARIF viewer, an MCP client in another language) accepts, so one such run
-would break every answer that shows it. Every output ds-gate serialises (``--format
-json``/``sarif``, the MCP tools, the integration's answers) goes through ``dumps``: a
-non-finite float is written as the text Python's ``json`` would have written for it,
-``"NaN"``, ``"Infinity"`` or ``"-Infinity"``, so the value is still told, in words, and never
-confused with a missing one (``null``). Not on the commit hook's fast path.
+A diverged run's metric may be NaN or Infinity, which ``json.dumps`` writes as bare tokens no
+strict reader (a browser, ``jq``, a SARIF viewer, an MCP client) accepts. Every output ds-gate
+serialises goes through ``dumps``, which writes them as the strings ``"NaN"``, ``"Infinity"``,
+``"-Infinity"``: still told, and never confused with ``null``. Not on the hook's fast path.
 """
 
 from __future__ import annotations

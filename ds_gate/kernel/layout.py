@@ -1,8 +1,5 @@
-"""Which paths of a quest hold what: the one place that knows DeepScientist's layout.
-
-Record folders, the index, memory card folders, the paper bundle manifest: the loader,
-the commit hook, ``validate``, the memory reader and the pre-commit manifest's ``files``
-patterns all ask here. Imports only ``os`` (loaded with the interpreter), because the commit
+"""Which paths of a quest hold what: the one place that knows DeepScientist's layout (record
+folders, the index, card folders, the paper bundle manifest). Imports only ``os``: the commit
 hook asks on every commit.
 """
 

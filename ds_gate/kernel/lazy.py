@@ -1,15 +1,7 @@
 """The declared places of laziness: every function that imports in its body, and why.
 
-Everywhere else ds-gate imports at the top of a module, so a module's header tells its
-dependencies. A module is loaded later only where loading it for a run that does not need it
-would be felt on every checkpoint or every repeated ``closure`` (bench/RESULTS.md has the
-figures), or where it may be absent: then the function that needs it imports it, with a plain
-``import`` statement, so type checkers see the module's types. The heavy libraries each have
-one wrapper module: ``io.yamldoc`` (PyYAML), ``io.schemas`` (jsonschema), ``plugins.manager``
-(pluggy), ``agent.mcp_server`` (the optional mcp SDK). An import by string
-(``importlib.import_module``, ``__import__``) is allowed only in a place named here too.
-
-``tests/unit/test_layering.py`` reads this table: it fails on a function-body import or an
+ARCHITECTURE.md ("Imports, and the one declared place of laziness") states the mechanism;
+``tests/unit/test_layering.py`` reads this table and fails on a function-body import or an
 import by string anywhere else, and on a function named here that imports nothing.
 """
 

@@ -1,21 +1,13 @@
 """``quest.yaml`` and the paper bundle manifest through symbolic links inside the quest, as the
 hooks read them from git.
 
-DeepScientist reads ``<quest>/quest.yaml`` with ``Path.read_text``, which follows a link; the
-folder reader does too (``sources.quest_yaml``, inside the quest only). In git a link is a
-blob holding its target's path, so a hook reading ``:quest.yaml`` read the path, not the
-status, and a commit that completes the file the link names did not stage ``quest.yaml`` at
-all. Here a link (and a linked folder on the way) is followed through git's own entries, in
-the index or at a commit, as long as it stays inside the worktree: what it leads out to is
-never read, and such a ``quest.yaml`` is the full path's to report.
-
-The same holds for ``paper/paper_bundle_manifest.json``: DeepScientist follows
-``<workspace>/paper``, so ``paper -> .bundle`` with ``.bundle/paper_bundle_manifest.json``
-staged finalizes as surely as the file itself (``FOLLOWED`` names both files).
-
-Only asked when a file may be reached through a link (a link on its way in the work tree or
-at the pushed tip, a staged or pushed file of its name elsewhere, or ``quest.yaml``'s blob
-reading as a path), so an ordinary commit pays a few ``lstat`` calls.
+DeepScientist reads ``<quest>/quest.yaml`` and ``<workspace>/paper/...`` following links, but in
+git a link is a blob holding its target's path: a hook reading ``:quest.yaml`` would read the
+path, and a commit completing the file the link names would not stage ``quest.yaml`` at all.
+So a link (and a linked folder on the way) to a file of ``FOLLOWED`` is followed through git's
+own entries, in the index or at a commit, while it stays inside the worktree; what it leads out
+to is never read. Asked only when a link may be on the way, so an ordinary commit pays a few
+``lstat`` calls.
 """
 
 from __future__ import annotations

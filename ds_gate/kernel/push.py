@@ -1,15 +1,11 @@
 """The pre-push hook's answer for the common push, before any command line is built.
 
-A push gates only when the commits it sends finalize the quest; most pushes send none. So,
-as ``kernel.checkpoint`` does for commits, this answers True only when the full ``pre-push``
-(``engine.push``) would pass and print nothing: no plugin is installed, the quest is plain, and
-no pushed tip's new commits touch the manifest, ``quest.yaml`` (also through a link inside the
-quest) or a ``.json`` file that is a decision that finalizes (``kernel.finalizing``: wherever it lies). Every doubt answers False, and the full path decides.
-
-The pushed refs come from git's pre-push input (``<local ref> <local id> <remote ref>
-<remote id>`` lines, for a plain hook) or from pre-commit's ``PRE_COMMIT_FROM_REF`` /
-``PRE_COMMIT_TO_REF``. git gives the input once: ``ds_gate.__main__`` hands what it read here to
-the full path when the answer is not this one's.
+As ``kernel.checkpoint`` does for commits: True only when the full ``pre-push`` (``engine.push``)
+would pass and print nothing (no plugin, a plain quest, and no pushed commit touches the
+manifest, ``quest.yaml``, also through a link, or a finalizing decision); every doubt answers
+False. The pushed refs come from git's pre-push input or pre-commit's ``PRE_COMMIT_FROM_REF`` /
+``PRE_COMMIT_TO_REF``; git gives the input once, so ``ds_gate.__main__`` hands what was read here
+to the full path.
 """
 
 from __future__ import annotations

@@ -83,15 +83,16 @@ def _all(checks: list[Check]) -> Check:
     return check
 
 
-def _type(value: Any, schema: Mapping[str, Any], base: str) -> Check:
-    preds = [_TYPES[name] for name in ([value] if isinstance(value, str) else value)]
-    if len(preds) == 1:
-        return preds[0]
-
+def _any(checks: list[Check]) -> Check:
     def check(x: Any) -> bool:
-        return any(p(x) for p in preds)
+        return any(c(x) for c in checks)
 
     return check
+
+
+def _type(value: Any, schema: Mapping[str, Any], base: str) -> Check:
+    preds = [_TYPES[name] for name in ([value] if isinstance(value, str) else value)]
+    return preds[0] if len(preds) == 1 else _any(preds)
 
 
 def _required(value: Any, schema: Mapping[str, Any], base: str) -> Check:
@@ -217,21 +218,12 @@ def _all_of(value: Any, schema: Mapping[str, Any], base: str) -> Check:
 
 
 def _any_of(value: Any, schema: Mapping[str, Any], base: str) -> Check:
-    parts = [compile_schema(sub, base) for sub in value]
-
-    def check(x: Any) -> bool:
-        return any(p(x) for p in parts)
-
-    return check
+    return _any([compile_schema(sub, base) for sub in value])
 
 
 def _not(value: Any, schema: Mapping[str, Any], base: str) -> Check:
     inner = compile_schema(value, base)
-
-    def check(x: Any) -> bool:
-        return not inner(x)
-
-    return check
+    return lambda x: not inner(x)
 
 
 def _if(value: Any, schema: Mapping[str, Any], base: str) -> Check:

@@ -1,9 +1,8 @@
 """The one way ds-gate runs a program (git): started, fed, read to its end, reaped.
 
-The commit hook runs on every checkpoint an agent makes, and on an ordinary checkpoint its
-whole work is one ``git diff --cached``; importing ``subprocess`` (``selectors``,
-``threading``, ``signal``, ``locale``) would cost more than that git call. So programs start
-with ``os.posix_spawn``; only a platform without it (Windows) goes through ``subprocess``.
+With ``os.posix_spawn``: on an ordinary checkpoint the hook's whole work is one ``git diff
+--cached``, which importing ``subprocess`` would cost more than. Only a platform without it
+(Windows) goes through ``subprocess``.
 """
 
 from __future__ import annotations
@@ -73,12 +72,9 @@ class Running:
 
 
 def start(command: list[str], env: dict[str, str], stdin: bytes | None = None) -> Running:
-    """``command`` started in this process's folder with ``os.posix_spawn``, fed ``stdin``
-    (else ``/dev/null``) once ``wait`` is called. The commit hook's git calls go this way
-    (``git diff --cached`` on every checkpoint; ``git worktree list``, and ``cat-file`` when
-    the work tree's copy is not what is staged, on one that stages a record), because
-    importing ``subprocess`` (selectors, threading, signal, locale) costs more than such a
-    call itself."""
+    """``command`` started in this process's folder with ``os.posix_spawn``, fed ``stdin`` (else
+    ``/dev/null``) once ``wait`` is called: the commit hook's git calls, for which importing
+    ``subprocess`` costs more than the call itself."""
     if not hasattr(os, "posix_spawn"):
         import subprocess  # kernel.lazy.LAZY_PLACES: only where os.posix_spawn is missing
 

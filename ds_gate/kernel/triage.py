@@ -1,13 +1,10 @@
 """The "certainly fine" triage of a record: the first question every record rule asks.
 
-DeepScientist checkpoints after nearly every step, and most checkpoints that stage anything
-stage a new run or decision record that is fine. The commit hook must pass those silently
-without loading the findings, the model or jsonschema. So the record rules are built on this
-triage rather than beside it: ``rules.records.check_record`` asks ``record_is_fine`` first and
-words findings only when it answers False, and ``sources.record_json`` words a parse problem
-only where ``parse_record`` found none to hand back. The hook (``kernel.checkpoint``) asks the
-same two functions; there is one answer, not two kept equal by a test.
-
+The commit hook must pass a fine new record silently, without loading the findings, the model or
+jsonschema. So the record rules are built on this triage, not beside it:
+``rules.records.check_record`` asks ``record_is_fine`` first and words findings only when it
+answers False, ``sources.records`` words a parse problem only where ``parse_record`` refused, and
+the hook asks the same two functions: one answer, not two kept equal by a test.
 True means "the full rules find nothing here"; False means only "ask the full rules".
 """
 
@@ -30,9 +27,8 @@ if TYPE_CHECKING:
 
 
 def parse_record(raw: bytes) -> dict[str, Any] | None:
-    """A record file's bytes as the JSON object DeepScientist wrote (UTF-8, a BOM allowed,
-    read as Python's ``json`` reads it, NaN included), or None when it is anything else;
-    ``sources.record_json`` says what."""
+    """A record file's bytes as the JSON object DeepScientist wrote (UTF-8, a BOM allowed, read as
+    ``json`` reads it, NaN included), or None; ``sources.records`` says why."""
     try:
         data = loads(raw.decode("utf-8-sig"))
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError

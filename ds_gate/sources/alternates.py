@@ -1,10 +1,8 @@
 """Git objects borrowed from outside the quest: ``objects/info/alternates``.
 
-``git clone --shared`` or ``--reference`` leaves an alternates file, and git then reads
-objects from the folders it names. A folder outside the quest is a pointer out of it, which
-ds-gate never follows (the agent could plant one), so ``engine.unseen`` stops the gate on it,
-with the fix that copies the objects in. The file is read as git reads it, so no spelling git
-understands (a quoted path, a line that only looks like a comment) hides a folder.
+``git clone --shared``/``--reference`` leaves one, and git reads objects from the folders it
+names: a pointer out of the quest (the agent could plant one), so ``engine.unseen`` stops the
+gate on it. Read as git reads it, so no spelling git understands hides a folder.
 """
 
 from __future__ import annotations

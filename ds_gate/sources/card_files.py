@@ -70,11 +70,8 @@ def card_stats(
 def _md_files(
     folder: Path, kind: str, contain: Path, base: Path | None, findings: list[Finding], nested: bool
 ) -> list[tuple[str, str, os.stat_result]]:
-    """The ``*.md`` files of a folder whose real path was checked to lie inside ``contain``.
-
-    A file that is not a symbolic link lies in that folder, so only links are resolved
-    (``scandir`` says which entries are links without another system call); the rest cost
-    one ``lstat`` each, which is also their ``stat``."""
+    """The ``*.md`` files of a folder whose real path lies inside ``contain``: only links are
+    resolved (``scandir`` tells them without a system call); the rest cost one ``lstat``, their ``stat``."""
     out: list[tuple[str, str, os.stat_result]] = []
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)

@@ -202,15 +202,11 @@ def _actions(log: str) -> list[str]:
 
 
 def narrow_fetch(common: Path) -> str | None:
-    """The fetch that brought this clone's remote-tracking branches by name, when git's
-    reflogs record fetches and none of them fetched every branch; None otherwise.
-
-    A fresh ``git init && git fetch origin +refs/heads/main:…`` (what a CI runner does
-    when told to fetch one branch) has a wide configured refspec and no shallow file: only
-    the reflog tells that the other branches were never fetched. A repository that began
-    as a clone (``clone: from``, which fetched what its configuration says) or with a
-    local first commit (the original quest, whose branches are its own) is not judged by
-    its later fetches. Reflogs switched off leave only the configuration to go by."""
+    """The fetch that brought this clone's remote-tracking branches by name, when the reflogs record
+    fetches and none fetched every branch; else None. A ``git init && git fetch origin
+    +refs/heads/main:…`` (a CI runner told to fetch one branch) has a wide refspec and no shallow
+    file: only the reflog tells. A repository that began as a clone or with a local first commit
+    (the original quest) is not judged by its later fetches."""
     head = text_or_none(common / "logs" / "HEAD") or ""
     first = _actions(head.split("\n", 1)[0])
     if first and first[0].startswith(("clone", "commit (initial)")):

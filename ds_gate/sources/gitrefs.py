@@ -1,20 +1,11 @@
 """Artifacts read from git objects at branch tips: the source for CI clones.
 
-In a fresh clone ``.ds/worktrees/`` is git-ignored and absent; the runs recorded in
-worktrees live only on their branches (``idea/…``, ``run/…``, ``analysis/…``, ``paper/…``).
-This source reads ``artifacts/_index.jsonl`` and ``artifacts/<dir>/*.json`` at the tip of
-every selected ref without a checkout, and yields the same readers as the folder source,
-so every check works on either.
-
-Cost does not grow with processes: four ``git cat-file`` batches in all, whatever the
-number of refs (the root tree of each tip, the ``artifacts`` trees, their sub-trees, the
-blobs; ``sources.gittrees`` walks them). Trees and blobs shared by many branches (the usual case: a branch inherits its
-parent's records) are read once, and a blob carried by several refs is handed to the
-checks once, by the first ref that carries it.
-
-Missing or damaged objects, and refs whose tips are missing, are findings with a hint,
-never a traceback; a partial clone is never made to fetch (``GIT_NO_LAZY_FETCH``, and the
-objects it lacks are listed first and never asked for).
+In a fresh clone ``.ds/worktrees/`` is absent and the worktrees' runs live only on their
+branches. This source reads ``artifacts/`` at the tip of every selected ref without a checkout
+and yields the same readers as the folder source, so every check works on either. Four ``git
+cat-file`` batches in all, whatever the number of refs (``sources.gittrees`` walks them); a
+tree or blob shared by many branches is read, and handed to the checks, once. Missing or
+damaged objects are findings with a hint, and a partial clone is never made to fetch.
 """
 
 from __future__ import annotations
@@ -153,9 +144,7 @@ def ref_readers(
             mine.append(missing(ref, f"artifacts/{INDEX_NAME}"))
             index = None
         held = blobs.get(index) if index else None
-        if isinstance(
-            held, TooLarge
-        ):  # a git index is held whole, so the file limit applies (a warning, as the folder's)
+        if isinstance(held, TooLarge):  # a git index is held whole: the file limit applies (a warning, as the folder's)
             mine.append(too_large(ws.display(f"artifacts/{INDEX_NAME}"), held, severity=WARNING))
             index = None
         readers.append(RefReader(ws, entries, blobs, index, mine))

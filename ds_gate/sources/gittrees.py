@@ -1,10 +1,8 @@
 """The ``artifacts`` trees of many branch tips, walked in a few ``cat-file`` batches.
 
-Kept apart from the refs (``gitrefs``) because this is where a hostile or damaged
-repository shows: a tree whose bytes are not a tree, an object the clone lacks, or a
-symbolic link committed where DeepScientist keeps a folder or a record. Each becomes a
-finding naming the ref and the path; none is skipped silently, because a link git cannot
-follow hides the runs behind it from ``--from-git`` while the folder reader would see them.
+Where a hostile or damaged repository shows: a tree whose bytes are not a tree, an object the
+clone lacks, a link or gitlink where DeepScientist keeps a folder or a record. Each is a finding
+naming the ref and the path, never a silent skip: it hides runs from ``--from-git``.
 """
 
 from __future__ import annotations

@@ -1,24 +1,17 @@
 """Every committed change of some paths, in the history of every ref, read with one ``git log``.
 
-The history scans share this reader and its bound: ``sources.toggle_seen`` (the toggle in any
-committed ``quest.yaml``) and ``engine.patch_history`` (the cross-quest patch rules between
-the committed versions of each card). One ``git log --all --raw`` lists, for each commit that
-touches the paths, each path's blob before and after it (a merge against each parent, whatever
-the quest's ``log.diffMerges`` says), NUL-separated so a quest's path is never quoted or split;
-``--topo-order`` puts a parent before its children once reversed. What does not matter is
-dropped *before* anything is bounded: paths the caller does not want (``wanted``: padding
-with other files under ``memory/`` costs a line of ``git log`` each, nothing more) and the
-same change reached through several commits.
+Shared by ``sources.toggle_seen`` (the toggle in any committed ``quest.yaml``) and
+``engine.patch_history`` (the cross-quest patch rules between versions of each card). One
+``git log --all --raw -z --topo-order`` lists each touched path's blob before and after each
+commit (a merge against each parent); paths the caller does not want (``wanted``) and the same
+change reached through several commits are dropped *before* anything is bounded.
 
-The cost is in reading and parsing the distinct versions (``versions``): at most
-``MAX_VERSIONS`` of them (measured on 2 shared cores under a load of ~2.5: 20,000 distinct
-``quest.yaml`` versions that all name the toggle cost ~4.5 s, 20,000 card versions that all
-break the patch rules ~14 s; 50,000 cost ~7 s and ~29 s). Beyond it nothing is dropped: the
-scan raises ``HistoryTooLong`` and ``closure``, finalization commits and the pre-push gate stop
-(exit 2) with the fix, as they do for a version git cannot read (``None``: a deleted loose
-object, a partial clone): a version the gate did not read may be the one that matters. The
-blobs are read in batches (``batches``) that hold at most the file limit's bytes between them,
-however many large versions a history keeps (they compress to nothing).
+At most ``MAX_VERSIONS`` distinct versions are read and parsed (measured on 2 loaded cores:
+20,000 ``quest.yaml`` versions naming the toggle ~4.5 s, 20,000 card versions ~14 s).
+Beyond it nothing is dropped: ``HistoryTooLong`` stops closure, finalization commits and the
+pre-push gate (exit 2) with the fix, as a version git cannot read does (``None``): a version
+the gate did not read may be the one that matters. Blobs are read in ``batches`` holding at
+most the file limit's bytes, however many large versions a history keeps.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ def valid_quest_id(value: str) -> bool:
         and not any(c in value for c in "/\\\0")
         and value == value.strip()
         and len(value.encode("utf-8", "surrogateescape")) <= 255
-    )  # longer cannot be a folder name
+    )
 
 
 LoadQuest = Callable[[Path], Quest]

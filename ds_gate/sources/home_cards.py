@@ -1,18 +1,12 @@
 """A home's global cards read once for many quests (``closure --all-quests``).
 
-Every quest whose reviews name a global card, or that holds a quest-scope lesson, needs the
-home's whole global memory (``<home>/memory``). Judged one process per quest, each reads and
-parses every card again; judged together, they can share one read. ``SharedCards`` is that
-read, held by the caller for one run and passed down (``Gate.shared_cards``): never a
-process-wide cache, so two runs, or two tests, never see each other's cards.
-
-What a quest gets must be what reading the home itself would give it, so a read is reused
-only under the same key: the home's resolved path and the stamps of its memory folders. The
-cards' paths are shown whole, as they are for every quest outside the home's memory; a quest
-that lies inside it, or holds it, sees them relative to itself, so it reads its own. A card written, removed or renamed while the run goes
-on changes a folder's stamp, and the next quest reads the cards again (one home's worth is
-held, the newest). A card file rewritten in place, which changes no folder, is seen as it
-was first read in this run: a run is one snapshot of the global memory.
+``SharedCards`` is that read, held by the caller for one run and passed down
+(``Gate.shared_cards``), never a process-wide cache, so two runs or two tests never see each
+other's cards. A quest must get what reading the home itself would give it, so a read is
+reused only under the same key: the home's resolved path and its memory folders' stamps (a card
+written, removed or renamed changes a stamp; one home's worth is held, the newest). A card
+rewritten in place is seen as first read in this run: a run is one snapshot of the memory.
+Card paths are shown whole, or relative to a quest that lies inside the home's memory or holds it.
 """
 
 from __future__ import annotations

@@ -68,14 +68,19 @@ def worktree_list(path: Path) -> list[tuple[Path, str | None, bool, bool]]:
     return entries
 
 
-def _out_in_folders(entries: list[tuple[Path, str | None, bool, bool]]) -> set[str]:
-    """The branches an existing worktree folder has out. A folder removed without ``git worktree
-    prune`` (prunable) leaves its branch in git only, read from git objects as any other tip."""
-    return {
+def _from_git(loc: Location, entries: list[tuple[Path, str | None, bool, bool]]) -> Location:
+    """``loc`` with what ``git worktree list`` says. ``checked_out``: the branches an existing
+    worktree folder has out (a folder removed without ``git worktree prune``, prunable, leaves its
+    branch in git only, read from git objects as any other tip)."""
+    loc.is_git = True
+    loc.registered = [(wt, branch, prunable) for wt, branch, prunable, _ in entries[1:]]
+    loc.checked_out = {
         branch
         for i, (wt, branch, prunable, _) in enumerate(entries)
         if branch and (i == 0 or (not prunable and fs.is_dir(wt)))
     }
+    loc.root_branch = entries[0][1] if entries else None
+    return loc
 
 
 def _git_pointer(start: Path) -> str:
@@ -124,14 +129,7 @@ def locate(path: Path | str | Location, *, any_repository: bool = False) -> Loca
             f"{_git_pointer(start)} points there. ds-gate reads only the quest it is given: remove the pointer "
             "(a quest is its own git repository) or pass the quest root itself"
         )
-    loc = Location(
-        root=root,
-        top=root,
-        is_git=True,
-        checked_out=_out_in_folders(entries),
-        root_branch=entries[0][1],
-        registered=[(wt, branch, prunable) for wt, branch, prunable, _ in entries[1:]],
-    )
+    loc = _from_git(Location(root=root, top=root, is_git=True), entries)
     # the workspace holding `start`: the deepest worktree that contains it
     best = root
     for wt, _, _, _ in entries:
@@ -167,11 +165,7 @@ def _locate_by_folders(start: Path, error: GitError, any_repository: bool) -> Lo
         )
     loc = Location(root=root.resolve(), top=start, is_git=False)
     try:
-        entries = worktree_list(loc.root)
-        loc.is_git = True
-        loc.registered = [(wt, branch, prunable) for wt, branch, prunable, _ in entries[1:]]
-        loc.checked_out = _out_in_folders(entries)
-        loc.root_branch = entries[0][1] if entries else None
+        _from_git(loc, worktree_list(loc.root))
     except GitError as root_error:
         repository = os.path.lexists(loc.root / ".git")  # a repository git refuses, not a quest copied without git
         loc.findings.append(

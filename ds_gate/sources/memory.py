@@ -1,21 +1,17 @@
 """Memory cards as DeepScientist writes them: Markdown files with YAML frontmatter.
 
-Real homes hold more than MemoryService writes today, and this reader copes with all of
-it: files with no frontmatter (system notes; skipped quietly, as DeepScientist reads them
-as ``({}, text)``), a second "legacy" frontmatter block at the start of the body (its keys
-fill in what the first block lacks, as PR #60 reads it), tags as a list, a comma string
-or a JSON-list string, YAML scalars that are not strings (``quest_id: 1``, unquoted
-timestamps), and the same ``id`` in several files (a promoted copy keeps its id). The
-per-kind ``_index.jsonl`` is never read: it is append-only, stale after every overwrite,
-and DeepScientist's own listing ignores it too, so only the card files count.
-
-Cards are found the way MemoryService finds them: ``<root>/<kind>/*.md`` for each kind,
-plus ``<root>/ideas/<idea_id>/*.md``. Nothing outside the containing folder (the home or
-the quest) is read: symbolic links out of it are reported, never followed.
+Real homes hold more than MemoryService writes today, and this reader copes with all of it:
+files with no frontmatter (skipped quietly, as DeepScientist reads them), a second "legacy"
+frontmatter block filling in what the first lacks (as PR #60 reads it), tags in three shapes,
+non-string YAML scalars, the same ``id`` in several files. The per-kind ``_index.jsonl`` is never
+read: it is append-only and stale, and DeepScientist's own listing ignores it too. Cards are
+found as MemoryService finds them (``<root>/<kind>/*.md``, ``<root>/ideas/<idea_id>/*.md``);
+symbolic links out of the home or quest are reported, never followed.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -47,11 +43,9 @@ _BLANK_LINES = re.compile(r"(?:[^\S\n]*\n)*")
 
 
 def resolve_home(given: str | os.PathLike[str] | None = None, quest: Path | None = None) -> Path:
-    """``--home``, else ``$DEEPSCIENTIST_HOME``, else ``$DS_HOME``, else the home the quest
-    lies in (``<home>/quests/<id>`` with a ``<home>/memory``), else ``~/DeepScientist``.
-
-    The quest's own home comes before ``~``: a researcher who keeps DeepScientist elsewhere
-    and runs ds-gate on one of its quests means that home, not an empty default."""
+    """``--home``, else ``$DEEPSCIENTIST_HOME``, else ``$DS_HOME``, else the home the quest lies in
+    (``<home>/quests/<id>`` with a ``<home>/memory``: a researcher who keeps DeepScientist elsewhere
+    means that home), else ``~/DeepScientist``."""
     if given is not None and str(given).strip():
         return Path(given).expanduser().resolve()
     for name in HOME_VARIABLES:
@@ -68,12 +62,9 @@ class FrontmatterTooLarge(ValueError):
 
 
 def jsonable(value: Any, budget: list[int] | None = None) -> Any:
-    """YAML values as JSON would hold them, so cards validate like any other document.
-
-    Timestamps become ISO strings, keys become strings, sets become lists. The budget
-    counts values visited: YAML aliases make a small file expand exponentially, and
-    walking such a tree must end long before it blows up.
-    """
+    """YAML values as JSON would hold them (timestamps as ISO strings, keys as strings, sets as
+    lists), so cards validate like any other document. ``budget`` counts values visited: YAML
+    aliases expand a small file exponentially, and the walk must end long before it blows up."""
     budget = budget if budget is not None else [_NODE_BUDGET]
     budget[0] -= 1
     if budget[0] < 0:
@@ -135,27 +126,22 @@ def _load_mapping(text: str, first_line: int) -> dict[str, Any]:
 
 
 def parse_card(raw: bytes, *, path: Path, display: str, scope: str, kind: str) -> Card | None:
-    """A card from its bytes; None when the file has no frontmatter (not a card).
-
-    Blocks are found by offsets, never by splitting the text into lines: a card of empty
-    lines costs its text, not fifty bytes a line."""
+    """A card from its bytes; None when the file has no frontmatter (not a card). Blocks are found
+    by offsets, never by splitting lines: a card of empty lines costs its text, not 50 bytes a line."""
+    broken = functools.partial(_broken, path, display, scope, kind)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         if not raw.startswith(b"---"):
             return None
-        return _broken(path, display, scope, kind, f"the card is not UTF-8 text ({exc.reason} at byte {exc.start})", 1)
+        return broken(f"the card is not UTF-8 text ({exc.reason} at byte {exc.start})", 1)
     text = text.replace("\r\n", "\n")
     opening = _RULE.match(text)
     if opening is None:
         return None
     end = _RULE.search(text, opening.end())
     if end is None:
-        return _broken(
-            path,
-            display,
-            scope,
-            kind,
+        return broken(
             "the frontmatter opened by `---` on line 1 never closes",
             1,
             "end the frontmatter with a line holding only `---`",
@@ -164,7 +150,7 @@ def parse_card(raw: bytes, *, path: Path, display: str, scope: str, kind: str) -
     try:
         meta = _load_mapping(blocks[0][0], 2)
     except FrontmatterError as exc:
-        return _broken(path, display, scope, kind, str(exc), exc.line, too_large=exc.too_large)
+        return broken(str(exc), exc.line, too_large=exc.too_large)
     body_start = end.end() + 1
     # a legacy second block at the start of the body fills in what the first lacks
     blank = _BLANK_LINES.match(text, min(body_start, len(text)))  # always matches, perhaps nothing

@@ -140,12 +140,10 @@ def quest_id_of(meta: Mapping[str, Any], root: Path) -> str:
 
 
 def committing_quest(root: Path, head_yaml: bytes | OSError | None) -> tuple[str | None, str | None]:
-    """(the quest a commit is made by, or None; why it is None) for the patch rules.
-
-    Only what the commit itself cannot change counts: the quest's folder name under
-    ``<home>/quests/`` and ``quest_id`` in ``quest.yaml`` at ``HEAD``. The working or staged
-    ``quest.yaml`` would let a quest pose as a card's owner in the very commit that rewrites
-    the card. When the two disagree, nobody is named and the strict rules apply."""
+    """(the quest a commit is made by, or None; why it is None) for the patch rules: only what the
+    commit cannot change counts, its folder under ``<home>/quests/`` and ``quest_id`` in
+    ``quest.yaml`` at ``HEAD`` (the staged one would let a quest pose as a card's owner in the very
+    commit that rewrites the card). When the two disagree, nobody is named: the strict rules apply."""
     folder = root.name if root.parent.name == "quests" else None
     if isinstance(head_yaml, OSError):  # over the size limit: who it names is unknown, so nobody is named
         return None, (

@@ -1,7 +1,8 @@
 """Records and index lines as parsed documents, from any reader: the loader's input.
 
 Records are yielded one at a time so a quest with tens of thousands of runs never holds
-more than one parsed document.
+more than one parsed document. The parse is the kernel's (``kernel.triage.parse_record``, the
+hook's too); a record it refused is read again here only to word the problem with its place.
 """
 
 from __future__ import annotations
@@ -9,20 +10,23 @@ from __future__ import annotations
 import io
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
+from json import JSONDecodeError
 from sys import intern
 from typing import Any
 
 from ds_gate.kernel.fs import TooLarge
 from ds_gate.kernel.jsondoc import loads
 from ds_gate.kernel.layout import ARTIFACT_DIRS, INDEX_NAME
+from ds_gate.kernel.triage import parse_record
 from ds_gate.model.findings import Finding
 from ds_gate.sources.folders import Reader
 from ds_gate.sources.problems import (
+    ARTIFACT_INVALID_JSON,
+    ARTIFACT_NOT_OBJECT,
     INDEX_INVALID_LINE,
     INDEX_PARTIAL_LINE,
     unreadable,
 )
-from ds_gate.sources.record_json import parse_json_object
 
 __all__ = ["IndexEntry", "RecordFile", "folders_for", "index_lines", "parse_json_object", "read_index", "read_records"]
 
@@ -79,11 +83,8 @@ def index_lines(reader: Reader) -> Iterator[bytes | TooLarge]:
 
 
 def read_index(reader: Reader, kinds: Collection[str] | None) -> Iterator[IndexEntry | Finding]:
-    """Index lines of the wanted kinds; malformed lines become warnings, never stop the read.
-
-    The index only adds what the record files cannot say (a record that was indexed but
-    is gone), so a bad line is a warning: the records themselves are still read.
-    """
+    """Index lines of the wanted kinds. A malformed line is a warning, never a stop: the index
+    only adds what the record files cannot say (a record indexed but gone), and they are still read."""
     display = reader.workspace.display(f"artifacts/{INDEX_NAME}")
     for number, line in enumerate(index_lines(reader), start=1):
         if isinstance(line, TooLarge):
@@ -135,3 +136,48 @@ def read_index(reader: Reader, kinds: Collection[str] | None) -> Iterator[IndexE
             number,
             intern(status) if isinstance(status, str) else None,
         )
+
+
+def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, Finding | None]:
+    """A record file as a dict, or the finding that says where it stops being JSON."""
+    data = parse_record(raw)
+    if data is not None:
+        return data, None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return None, ARTIFACT_INVALID_JSON.at(
+            display,
+            f"not UTF-8 text (byte {exc.start})",
+            hint="artifact records are UTF-8 JSON; rewrite the file with DeepScientist or fix its encoding",
+            line=raw.count(b"\n", 0, exc.start) + 1,
+        )
+    try:
+        data = loads(text)
+    except RecursionError:
+        return None, ARTIFACT_INVALID_JSON.at(
+            display,
+            "JSON nested too deeply to read",
+            hint="an artifact record is a flat JSON object; this file is not one",
+        )
+    except ValueError as exc:
+        if isinstance(exc, JSONDecodeError):
+            return None, ARTIFACT_INVALID_JSON.at(
+                display,
+                f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
+                hint="the file may be truncated by an interrupted write; restore it from git or re-record the artifact",
+                line=exc.lineno,
+            )
+        return None, ARTIFACT_INVALID_JSON.at(  # what json refuses past its grammar (an integer over 4300 digits)
+            display,
+            f"invalid JSON: {exc}",
+            hint="DeepScientist's json cannot read this record either; restore it from git or re-record the artifact",
+        )
+    if not isinstance(data, dict):
+        return None, ARTIFACT_NOT_OBJECT.at(
+            display,
+            f"an artifact record must be a JSON object, this is a {type(data).__name__}",
+            hint="restore the record from git or re-record the artifact",
+            line=1,
+        )
+    return data, None

@@ -1,16 +1,10 @@
 """The one reader of a ``tags`` value (a card's frontmatter, a ``--jsonl`` record, a run
-record), bounded: whatever the value holds, reading it costs at most ``MAX_TAGS`` tags of
-``MAX_TAG_CHARS`` characters, never a recursion and never a parse of more text than those
-tags can fill.
+record), bounded: at most ``MAX_TAGS`` tags of ``MAX_TAG_CHARS`` characters, never a recursion,
+never a parse of more text than those tags can fill.
 
-It follows MemoryService ``_normalize_tags`` (strip, drop empty, exact dedupe, no case
-folding; a string is a JSON list when it looks like one, else a comma list) with three
-deliberate differences, all about input no real card holds: a tag that is itself a list or
-a mapping is skipped (DeepScientist would keep its Python ``repr``, which for a deeply nested
-value raises), tags past ``MAX_TAGS`` and tags longer than ``MAX_TAG_CHARS`` are not read, and a
-JSON-list string nested deeper than ``MAX_JSON_DEPTH`` is not parsed (DeepScientist's
-``json.loads`` raises ``RecursionError`` on it). Each is reported as ``problem``, which
-``sources.memory`` turns into ``card.tags-over-limit``. Documented in ``docs/limits.md``.
+It follows MemoryService ``_normalize_tags``; its deliberate differences, all about input no
+real card holds, are in docs/limits.md. Each is reported as ``problem``, which
+``sources.memory`` turns into ``card.tags-over-limit``.
 """
 
 from __future__ import annotations

@@ -1,23 +1,14 @@
 """Where ``experience_distill`` is on besides the root's ``quest.yaml``: once on anywhere the gate sees, it stays on.
 
-The toggle lives in ``quest.yaml``, which the quest's agent writes and commits. A branch
-(or a later commit) that drops it must not turn the closure gate off: CI checks out one
-branch, and the quest's other branches, worktrees and history still say what the quest
-was started with. So the gate reads, besides the root's copy:
-
-1. each worktree folder's ``quest.yaml`` (bounded, never through a link out of the quest);
-2. every ``quest.yaml`` blob reachable from any ref, in one ``git log --all --raw -- quest.yaml``
-   (``sources.history``; each branch tip's copy is among them), deduplicated by blob id; only the
-   blobs that could name the toggle (the word ``distill``, or a backslash: a YAML escape
-   could spell it) are parsed, oldest first (a quest is created with its startup contract,
-   so an early version is where the toggle is likeliest on). At most
-   ``sources.history.MAX_VERSIONS`` distinct versions are read; a longer history, or a
-   version git cannot read (a deleted object), is not skipped: unless the toggle is on in
-   what was read, ``Seen.unseen`` says why and the gate stops (exit 2, ``engine.gate_stops``).
-
-Only ``closure``, finalization commits and the pre-push gate ask (and only when the root's
-copy has the toggle off and no ``--require``/``--no-require`` was given): an ordinary
-checkpoint never pays for it. A trusted ``--no-require`` still turns the gate off.
+The quest's agent writes and commits ``quest.yaml``, so a branch or a later commit that drops
+the toggle must not turn the gate off (CI checks out one branch). The gate also reads each
+worktree folder's copy (bounded, never through a link out) and every committed version, in
+``sources.history``'s one ``git log``, deduplicated, parsed only when it could name the toggle,
+oldest first (a quest starts with its startup contract). A history longer than
+``history.MAX_VERSIONS``, or a version git cannot read, is never skipped: unless the toggle is
+on in what was read, ``Seen.unseen`` says why and the gate stops (exit 2). Only closure,
+finalization commits and pre-push ask, with the root's toggle off and no ``--require`` or
+``--no-require``: an ordinary checkpoint never pays for it.
 """
 
 from __future__ import annotations
