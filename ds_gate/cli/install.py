@@ -55,8 +55,7 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Reported like any other command, so ``--format json`` works for provisioning scripts;
-    a quest of a home that could not take the hook is a finding, the others still get it."""
+    """A quest of a home that could not take the hook is a finding; the others still get it."""
     if args.deepscientist or args.undo or args.memory_global_scope:
         return _deepscientist(args)
     if args.agent:
@@ -76,8 +75,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _agent(args: argparse.Namespace) -> int:
-    """Only the skill files: the hooks are a separate, explicit ``install``, and the runner
-    configuration belongs to the user, so its entries are printed, never written."""
+    """Only the skill files; the runner configuration is the user's, so its entries are printed, never written."""
     root, files = install_skill(args.path)
     notes = [
         "the MCP server needs the optional extra in that Python: pip install 'ds-gate[mcp]'",
@@ -100,8 +98,6 @@ def _agent(args: argparse.Namespace) -> int:
 
 
 def _template(args: argparse.Namespace) -> int:
-    """The one command that writes the user's git configuration, so it says exactly what it
-    changed and how to undo it."""
     if not args.template:
         raise QuestError("--force goes with --template (it replaces an init.templateDir set to another folder)")
     done = install_template(force=args.force)

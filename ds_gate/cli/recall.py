@@ -73,8 +73,7 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Recall never fails: an empty answer is an answer, and a quest that turned priors off
-    gets a note saying so rather than an error."""
+    """Never fails: an empty answer is an answer, and priors turned off is a note."""
     tags = [t for t in (args.tags or "").split(",") if t.strip()]
     notes: list[str] = []
     staged: dict[str, object] = {}

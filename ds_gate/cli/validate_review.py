@@ -32,8 +32,7 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """0 when the review would cover its runs and raise no error, 1 when not, 2 when the payload
-    cannot be read or is no review (one line naming the file)."""
+    """0 when the review would cover its runs with no error, 1 when not, 2 for an unreadable payload."""
     name = "standard input" if args.file == "-" else args.file
     try:
         raw = sys.stdin.buffer.read(fs.max_file_bytes() + 1) if args.file == "-" else fs.read_file(args.file)

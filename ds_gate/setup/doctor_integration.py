@@ -1,11 +1,8 @@
 """``doctor``'s line about the DeepScientist integration: installed, loaded, matching.
 
-The integration lives in DeepScientist's runtime environment, which DeepScientist may
-rebuild when it updates itself (a ``uv sync``, a new Python), so doctor looks every time:
-are ds-gate's files there and the ones this ds-gate would write, does ds-gate's interpreter
-still answer, and does DeepScientist's own Python, importing its artifact service and MCP
-server, report them wrapped (the version and shape check passed) or why not. It reads
-only; the probe runs DeepScientist's Python isolated (``-I``) and no code of a quest's.
+DeepScientist may rebuild its runtime environment when it updates itself, so doctor looks
+every time: ds-gate's files as this ds-gate would write them, its interpreter answering, and
+DeepScientist's own Python (run isolated, ``-I``) reporting its service wrapped, or why not.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """``doctor``'s settings checks: which setting came from where, trusted or not, and what was ignored.
 
-The gate's settings come from two kinds of places (docs/threat-model.md): trusted ones
-(flags, environment, the configuration file outside the quest, ``ds_gate.config.settings``) and
-the quest's own files (``.ds-gate.yaml``, ``[tool.ds-gate]``), which may only make the gate
-stricter. A quest that writes ``source: folders`` once got "ok" here while CI read less
-than every branch; now doctor names each quest-written setting the gate ignores, and the
-trusted setting that would apply it. Returns plain tuples: ``setup.doctor`` makes them checks.
+A quest's own settings may only make the gate stricter (docs/threat-model.md); doctor names
+each one the gate ignores (a quest's ``source: folders`` once got "ok" here while CI read
+less than every branch) and the trusted setting that would apply it.
 """
 
 from __future__ import annotations

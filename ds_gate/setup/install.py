@@ -1,9 +1,7 @@
-"""Install ds-gate's plain git hooks into a quest, keeping whatever hook was there.
+"""Install ds-gate's plain git hooks into the folder git runs them from (``--git-path hooks``).
 
-Hooks go to the folder git actually runs them from (``git rev-parse --git-path hooks``):
-the common ``.git/hooks`` shared by every worktree, or ``core.hooksPath`` when the quest
-sets one inside itself. A hook that is not ours is renamed ``<name>.ds-gate-chained``
-and run first by ours, so installing never loses a hook; reinstalling updates ours.
+A hook that is not ours is renamed ``<name>.ds-gate-chained`` and run first by ours, so
+installing never loses a hook; reinstalling updates ours.
 """
 
 from __future__ import annotations
@@ -49,11 +47,8 @@ class Installed:
 
 
 def hooks_dir(quest: Path | str) -> tuple[Path, Path]:
-    """(quest root, hooks folder) for any path inside a quest.
-
-    git is asked through ``ds_gate.kernel.git`` like everywhere else (absolute git, no program
-    the quest's config names runs), and ``locate`` has already refused a ``.git`` pointer
-    that leads to another repository, so the hooks land in this quest or nowhere."""
+    """(quest root, hooks folder) for any path inside a quest: in this quest or nowhere
+    (``locate`` refuses a ``.git`` pointer to another repository)."""
     loc = locate(quest, any_repository=True)
     if not loc.is_git:
         raise QuestError(f"{loc.root} is not a git repository; there is no hooks folder to install into")
@@ -100,7 +95,6 @@ def _assigned(text: str, variable: str) -> str | None:
 
 
 def hook_python(text: str) -> str | None:
-    """The interpreter a ds-gate hook script names (``DS_GATE_PYTHON='...'``)."""
     return _assigned(text, "DS_GATE_PYTHON")
 
 
@@ -136,11 +130,21 @@ def as_installed(name: str, text: str) -> bool:
 
 
 def _hook_text(hook: Path) -> str:
-    """An existing hook's text; one over the size limit is not ds-gate's (it is chained, unread)."""
+    """One over the size limit is not ds-gate's (it is chained, unread)."""
     try:
         return fs.read_file(hook).decode("utf-8", "replace")
     except fs.TooLarge:
         return ""
+
+
+def write_hook(folder: Path, name: str) -> Path:
+    """Write hook ``name`` into ``folder`` atomically, executable; its path."""
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(_script(name))
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, folder / name)
+    return folder / name
 
 
 def install(quest: Path | str) -> list[Installed]:
@@ -165,17 +169,12 @@ def install(quest: Path | str) -> list[Installed]:
                         f"then run ds-gate install again"
                     )
                 os.replace(hook, chained)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(_script(name))
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, hook)
-        done.append(Installed(root, hook, updated, chained))
+        done.append(Installed(root, write_hook(folder, name), updated, chained))
     return done
 
 
 def install_home(home: Path | str) -> tuple[list[Installed], list[str], list[str]]:
-    """Every quest under ``<home>/quests``: (installed, skipped folders, failures), one line each."""
+    """Every quest under ``<home>/quests``: (installed, skipped, failures)."""
     quests_dir = Path(home).expanduser() / "quests"
     if not os.path.isdir(quests_dir):
         raise QuestError(f"{quests_dir} does not exist; --home takes a DeepScientist home (the folder holding quests/)")

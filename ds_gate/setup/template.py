@@ -1,30 +1,22 @@
 """``ds-gate install --template``: guard the quests created from now on, not only today's.
 
-DeepScientist creates each quest with a plain ``git init``, which copies git's template
-folder (``init.templateDir``) into the new ``.git``. So ds-gate keeps a template folder of
-its own (``$XDG_DATA_HOME/ds-gate/git-template``, else ``~/.local/share/ds-gate/git-template``)
-holding ``hooks/pre-commit`` and ``hooks/pre-push``, and points the user's global
-``init.templateDir`` at it: one line of the user's git configuration, written only on this
-opt-in, and never over a different template folder unless ``--force`` says so.
-
-Why a template and not ``core.hooksPath``: ``core.hooksPath`` makes *every* repository of
-the user, old and new, quest or not, run the hooks of one folder instead of its own
-``.git/hooks`` (and the pre-commit framework refuses to install where it is set). A
-template only gives new repositories a copy, which each may change, and leaves existing
-ones alone; the quests that exist get the hooks from ``ds-gate install --home``.
+DeepScientist creates each quest with ``git init``, which copies ``init.templateDir`` into the
+new ``.git``; so ds-gate writes its hooks into a template folder of its own and points the user's
+global ``init.templateDir`` there (only on this opt-in, never over another folder without
+``--force``). Not ``core.hooksPath``: that would make every repository of the user run one
+folder's hooks, and the pre-commit framework refuses to install where it is set.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.fs import text_or_none
 from ds_gate.kernel.git import GitError, git
-from ds_gate.setup.install import HOOKS, MARKER, _script, hook_python
+from ds_gate.setup.install import HOOKS, MARKER, hook_python, write_hook
 
 KEY = "init.templateDir"
 
@@ -36,13 +28,12 @@ class TemplateInstall(NamedTuple):
 
 
 def template_dir() -> Path:
-    """ds-gate's own template folder, in the user's data folder (never a quest or a home)."""
+    """In the user's data folder, never a quest or a home."""
     xdg = os.environ.get("XDG_DATA_HOME", "").strip()
     return (Path(xdg).expanduser() if xdg else Path.home() / ".local" / "share") / "ds-gate" / "git-template"
 
 
 def configured_template() -> str | None:
-    """The user's global ``init.templateDir``, or None when unset."""
     try:
         value = git(["config", "--global", "--get", KEY], Path.home() if Path.home().is_dir() else "/")
     except GitError:  # exit 1: unset
@@ -57,9 +48,8 @@ def same_folder(configured: str | None, folder: Path) -> bool:
 
 
 def install_template(*, force: bool = False) -> TemplateInstall:
-    """Write the hooks into ds-gate's template folder and point ``init.templateDir`` at it.
-    A different template folder already configured is refused (QuestError, exit 2) unless
-    ``force``: it may hold the user's own hooks, which git would then stop copying."""
+    """A different template folder already configured is refused (exit 2) unless ``force``:
+    it may hold the user's own hooks, which git would then stop copying."""
     folder = template_dir()
     previous = configured_template()
     if previous is not None and not same_folder(previous, folder) and not force:
@@ -71,14 +61,7 @@ def install_template(*, force: bool = False) -> TemplateInstall:
     hooks = folder / "hooks"
     try:
         hooks.mkdir(parents=True, exist_ok=True)
-        written = []
-        for name in HOOKS:
-            fd, tmp = tempfile.mkstemp(dir=hooks, prefix=f".{name}.")
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(_script(name))
-            os.chmod(tmp, 0o755)
-            os.replace(tmp, hooks / name)
-            written.append(hooks / name)
+        written = [write_hook(hooks, name) for name in HOOKS]
     except OSError as exc:
         raise QuestError(f"cannot write the template folder {folder}: {exc.strerror or exc}") from exc
     if not same_folder(previous, folder):
@@ -90,7 +73,6 @@ def install_template(*, force: bool = False) -> TemplateInstall:
 
 
 def describe(done: TemplateInstall) -> list[str]:
-    """What changed, said exactly: the folder written and the one line of git configuration."""
     notes = [f"wrote {hook}" for hook in done.hooks]
     if same_folder(done.previous, done.folder):
         notes.append(f"{KEY} already points at {done.folder}: your git configuration is unchanged")
@@ -108,8 +90,7 @@ def describe(done: TemplateInstall) -> list[str]:
 
 
 def template_status() -> tuple[bool, str, str | None]:
-    """(ok, what git copies into a new repository, the fix): whether ``git init`` of a new
-    quest gets ds-gate's hook, and with which Python. ``$GIT_TEMPLATE_DIR`` beats the setting."""
+    """(ok, what ``git init`` gives a new quest, the fix). ``$GIT_TEMPLATE_DIR`` beats the setting."""
     variable = os.environ.get("GIT_TEMPLATE_DIR", "").strip()
     configured = variable or configured_template()
     how = "$GIT_TEMPLATE_DIR" if variable else KEY
