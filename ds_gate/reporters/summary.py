@@ -1,13 +1,8 @@
 """The summary of many quests (``closure --all-quests``) as text, JSON or Markdown, and ``--format markdown``.
 
-Rendered from the summary's data (``engine.home_quests.summary``, the JSON form), so the three
-forms cannot disagree. The Markdown form is for a CI step summary (``$GITHUB_STEP_SUMMARY``):
-one table, a row a quest. What comes from a quest (its folder name, its id, why it could not
-be read) is escaped for a terminal (``printable``) and, in Markdown, for Markdown and HTML (a
-step summary renders both), so a quest cannot draw its own row or a link.
-
-``MarkdownReporter`` is the ``--format markdown`` of one report (``closure QUEST``): the same
-table with one row, then the failing findings.
+All three are rendered from the summary's data (``engine.home_quests.summary``), so they cannot
+disagree. Markdown is for a CI step summary: what comes from a quest is escaped for Markdown and
+HTML too, so a quest cannot draw its own row or a link.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """``--format text``: for people at a terminal and for the hook output a committer reads.
-
-Every finding says where (file:line, JSON pointer), what rule, and what to do. Findings
-that share a fix print it once, then their places (``layout``); pending runs are one group
-too, their ids inside the call that covers them (``pending``). How wide and how coloured
-the text is, and whether it says only the verdict and the errors, is the ``View``'s.
+Every finding says where, what rule, and what to do; grouping is ``wrapping``'s and ``pending``'s,
+width, colour and quietness the ``View``'s.
 """
 
 from __future__ import annotations
@@ -73,8 +70,7 @@ def summary_line(report: Report) -> str:
 
 
 def listed_errors(report: Report) -> bool:
-    """A report that cannot fail (``candidates``: a listing, exit 0) and yet holds errors: its
-    verdict is not "OK" (it said "OK - 1 error"), it names the errors, which gate commands fail on."""
+    """A report that cannot fail (``candidates``) yet holds errors: its verdict is not "OK"."""
     return (
         isinstance(report, GateReport)
         and not report.scope.can_fail
@@ -99,8 +95,8 @@ def _cards_line(cards: list[Card], home: str) -> str:
 
 @functools.singledispatch
 def head_lines(report: Report) -> list[Any]:
-    """What a report says before its findings: particular to each report type. A line is a
-    string, a list (its head, then items) or a ``Hanging`` line, which the reporter wraps to the width."""
+    """What a report says before its findings: a line is a string, a list (its head, then items)
+    or a ``Hanging`` line, which the reporter wraps to the width."""
     return []
 
 
@@ -212,9 +208,7 @@ class TextReporter:
         self.view = view or View()
 
     def render(self, report: Report) -> str:
-        """Every line escaped (``printable``): a quest's names, ids and values cannot break a
-        line, move the cursor or colour the terminal; the line breaks (and the colours the
-        view asks for) are the reporter's own. Quiet: the errors and the verdict only."""
+        """Every line escaped (``printable``); quiet: the errors and the verdict only."""
         view = self.view
         out = [] if view.quiet else self._head(report)
         if report.command in HOOKS and not report.ok:
@@ -238,7 +232,6 @@ class TextReporter:
         )  # no trailing space (recent's empty summary)
 
     def _head(self, report: Report) -> list[str]:
-        """The head lines, escaped; the workspaces list wrapped to the width."""
         out = []
         for line in head_lines(report):
             if isinstance(line, list):  # a list to wrap: [head, item, item, ...]

@@ -15,7 +15,7 @@ from ds_gate.model.records import DECISION_ENCODING
 from ds_gate.model.reports import FAIL, OK, WARN, Check
 from ds_gate.plugins.manager import review_encoding_for
 from ds_gate.setup.doctor_hooks import framework_config_checks, hook_checks, worktree_checks
-from ds_gate.setup.doctor_integration import NAME, integration_check
+from ds_gate.setup.doctor_integration import integration_check
 from ds_gate.setup.doctor_pre_commit import CONFIG
 from ds_gate.setup.doctor_settings import settings_checks
 from ds_gate.setup.template import template_status
@@ -95,20 +95,15 @@ def _clone(root: Path) -> Check:
 
 
 def _encoding(root: Path) -> Check:
-    if review_encoding_for(root) == DECISION_ENCODING:
-        return Check(
-            "review encoding",
-            OK,
-            "reviews are asked for as decision(action='distill_review') (the RFC's, "
-            "PR #60): .ds-gate.yaml or a plugin lists the action",
-        )
-    return Check(
-        "review encoding",
-        OK,
-        "reviews are asked for as report(report_type='distill_review'), what "
+    message = (
+        "reviews are asked for as decision(action='distill_review') (the RFC's, "
+        "PR #60): .ds-gate.yaml or a plugin lists the action"
+        if review_encoding_for(root) == DECISION_ENCODING
+        else "reviews are asked for as report(report_type='distill_review'), what "
         "DeepScientist main accepts; a fork with PR #60 lists decision_actions: [distill_review] in "
-        ".ds-gate.yaml",
+        ".ds-gate.yaml"
     )
+    return Check("review encoding", OK, message)
 
 
 def _new_quests() -> Check:
@@ -144,10 +139,10 @@ def diagnose(path: Path | str, home: str | None = None) -> tuple[Path, list[Chec
     checks.append(_new_quests())
 
     settings, configured_home = settings_checks(root)  # which setting came from where, trusted or not
-    checks += [Check(*found) for found in settings]
+    checks += settings
     checks.append(_home(home, root, configured_home))
     checks += _toggles(root)
     checks.append(_encoding(root))
 
-    checks.append(Check(NAME, *integration_check(home, root)))
+    checks.append(integration_check(home, root))
     return root, checks

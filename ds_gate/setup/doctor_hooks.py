@@ -150,9 +150,8 @@ def hook_checks(root: Path, registered: Registered) -> list[Check]:
 
 
 def _worktree_hooks(folder: Path, registered: Registered) -> list[Check]:
-    """Git asked in each checked-out worktree where it runs hooks there, as a commit there would
-    ask: a ``core.hooksPath`` the quest's configuration sets for some worktrees only (an
-    ``includeIf "gitdir:**/worktrees/**"``, a ``config.worktree``) leaves the root guarded and them not."""
+    """Git asked in each worktree where it runs hooks there: a ``core.hooksPath`` set for some
+    worktrees only (an ``includeIf``, a ``config.worktree``) leaves the root guarded and them not."""
     elsewhere: list[str] = []
     for path, _, prunable in registered:
         if prunable or not os.path.isdir(path):
@@ -181,17 +180,16 @@ def _worktree_hooks(folder: Path, registered: Registered) -> list[Check]:
 
 
 def _skips_missing_config(folder: Path, root: Path) -> list[Check]:
-    """``pre-commit install --allow-missing-config`` writes ``--skip-on-missing-config`` into
-    the hook: on a branch made before the config was committed (DeepScientist makes them
-    all the time) every commit then passes with no hook run, finalization ones included. A
-    framework hook that ds-gate's hook chains is not counted: ds-gate's gates after it."""
+    """``pre-commit install --allow-missing-config``: on a branch made before the config was committed
+    (DeepScientist makes them all the time) every commit passes with no hook run."""
     lax = [
         name
         for name in ("pre-commit", "pre-push")
         if "--skip-on-missing-config" in (text := _text(folder / name)) and PRE_COMMIT_MARK in text
     ]
-    checks = (
-        [
+    checks = []
+    if lax:
+        checks.append(
             Check(
                 "missing config",
                 FAIL,
@@ -203,10 +201,7 @@ def _skips_missing_config(folder: Path, root: Path) -> list[Check]:
                 + "; ".join("pre-commit install" + ("" if n == "pre-commit" else " --hook-type pre-push") for n in lax)
                 + f") and commit {CONFIG} on every branch",
             )
-        ]
-        if lax
-        else []
-    )
+        )
     if os.environ.get("PRE_COMMIT_ALLOW_NO_CONFIG"):
         checks.append(
             Check(
@@ -221,8 +216,7 @@ def _skips_missing_config(folder: Path, root: Path) -> list[Check]:
 
 
 def framework_config_checks(root: Path, registered: Registered, uses: bool) -> list[Check]:
-    """With the framework in use, every worktree's branch needs the config, or pre-commit
-    refuses every commit there (and --allow-missing-config lets them through ungated)."""
+    """With the framework in use, every worktree's branch needs the config."""
     if not uses:
         return []
     missing = [
