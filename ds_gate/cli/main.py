@@ -65,12 +65,11 @@ class Formatter(argparse.HelpFormatter):
     hanging indent (argparse re-flows them, or raw lets a line run on), and ``--format``'s help
     names the command's own formats."""
 
-    def __init__(
-        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
-    ) -> None:
-        if width is None:  # not shutil's terminal size: see reporters.view.columns
-            width = columns(sys.__stdout__) - 2
-        super().__init__(prog, indent_increment, max_help_position, width)
+    def __init__(self, prog: str, **kwargs: Any) -> None:
+        kwargs.setdefault(
+            "width", columns(sys.__stdout__) - 2
+        )  # not shutil's terminal size: see reporters.view.columns
+        super().__init__(prog, **kwargs)
         self.command = prog.split(" ", 1)[1] if " " in prog else ""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:

@@ -81,11 +81,13 @@ def run(args: argparse.Namespace) -> int:
         entry = stage_entry_tags(args.quest or ".", args.for_stage)
         staged = {"for_stage": entry.stage, "tag_sources": entry.sources}
         if not entry.recall_priors:
-            notes.append(priors_off("--tags"))
-            report = RecallReport(
-                command="recall", ok=True, findings=[], notes=notes, results=[], request={"domain_tags": tags, **staged}
+            request = {"domain_tags": tags, **staged}
+            emit(
+                RecallReport(
+                    command="recall", ok=True, findings=[], notes=[priors_off("--tags")], results=[], request=request
+                ),
+                args,
             )
-            emit(report, args)
             return EXIT_OK
         if tags:
             entry.sources["--tags"] = tags

@@ -227,9 +227,8 @@ class TextReporter:
         out.append("")
         color = "red" if not report.ok else "yellow" if listed_errors(report) else "green"
         out.append(view.paint(printable(summary_line(report)), color))
-        return (
-            "\n".join(line.rstrip(" ") for line in out).lstrip("\n") + "\n"
-        )  # no trailing space (recent's empty summary)
+        # no trailing space (recent's empty summary)
+        return "\n".join(line.rstrip(" ") for line in out).lstrip("\n") + "\n"
 
     def _head(self, report: Report) -> list[str]:
         out = []

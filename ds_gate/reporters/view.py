@@ -49,14 +49,8 @@ def view_for(
     stream: IO[str] | None, color: str = "auto", quiet: bool = False, environ: Mapping[str, str] | None = None
 ) -> View:
     env = os.environ if environ is None else environ
-    terminal = _is_terminal(stream)
-    if color == "always":
-        colored = True
-    elif color == "never":
-        colored = False
-    else:
-        colored = terminal and not env.get("NO_COLOR") and env.get("TERM") != "dumb"
-    return View(width=columns(stream, env), color=colored, quiet=quiet)
+    auto = color != "never" and _is_terminal(stream) and not env.get("NO_COLOR") and env.get("TERM") != "dumb"
+    return View(width=columns(stream, env), color=color == "always" or auto, quiet=quiet)
 
 
 def columns(stream: IO[str] | None, environ: Mapping[str, str] | None = None) -> int:

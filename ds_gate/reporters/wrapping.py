@@ -5,6 +5,7 @@ severity and hint shown once, then their places. Everything here takes text alre
 from __future__ import annotations
 
 import textwrap
+from typing import NamedTuple
 
 from ds_gate.model.findings import Finding
 from ds_gate.reporters.escape import printable
@@ -39,14 +40,11 @@ def wrap_text(text: str, width: int, indent: str = "  ") -> list[str]:
     ]
 
 
-class Hanging:
+class Hanging(NamedTuple):
     """A head line the text reporter wraps at the width, continuing under ``indent``."""
 
-    __slots__ = ("text", "indent")
-
-    def __init__(self, text: str, indent: str) -> None:
-        self.text = text
-        self.indent = indent
+    text: str
+    indent: str
 
 
 def wrap_hanging(text: str, width: int, indent: str) -> list[str]:

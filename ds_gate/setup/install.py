@@ -152,23 +152,18 @@ def install(quest: Path | str) -> list[Installed]:
     folder.mkdir(parents=True, exist_ok=True)
     done = []
     for name in HOOKS:
-        hook = folder / name
-        chained: Path | None = None
-        updated = False
-        if hook.exists() or hook.is_symlink():
-            current = _hook_text(hook) if hook.is_file() else ""
-            if MARKER in current:
-                updated = True
-                if (folder / f"{name}{CHAIN_SUFFIX}").exists():
-                    chained = folder / f"{name}{CHAIN_SUFFIX}"
-            else:
-                chained = folder / f"{name}{CHAIN_SUFFIX}"
-                if chained.exists() or chained.is_symlink():
-                    raise QuestError(
-                        f"{hook} is not ds-gate's and {chained.name} already exists; merge them by hand, "
-                        f"then run ds-gate install again"
-                    )
-                os.replace(hook, chained)
+        hook, kept = folder / name, folder / f"{name}{CHAIN_SUFFIX}"
+        present = hook.exists() or hook.is_symlink()
+        updated = present and hook.is_file() and MARKER in _hook_text(hook)
+        chained = kept if updated and kept.exists() else None
+        if present and not updated:
+            if kept.exists() or kept.is_symlink():
+                raise QuestError(
+                    f"{hook} is not ds-gate's and {kept.name} already exists; merge them by hand, "
+                    f"then run ds-gate install again"
+                )
+            os.replace(hook, kept)
+            chained = kept
         done.append(Installed(root, write_hook(folder, name), updated, chained))
     return done
 

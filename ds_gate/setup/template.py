@@ -98,19 +98,15 @@ def template_status() -> tuple[bool, str, str | None]:
     if configured is None:
         return (
             True,
-            (
-                f"new quests get no hook until `ds-gate install` is run on them ({KEY} is unset; the opt-in "
-                f"`{opt_in}` covers quests created later)"
-            ),
+            f"new quests get no hook until `ds-gate install` is run on them ({KEY} is unset; the opt-in "
+            f"`{opt_in}` covers quests created later)",
             None,
         )
-    hook = Path(os.path.expanduser(configured)) / "hooks" / "pre-commit"
-
-    text = text_or_none(hook) or ""
+    text = text_or_none(Path(os.path.expanduser(configured)) / "hooks" / "pre-commit") or ""
     if MARKER not in text:
         return (
             True,
-            (f"{how} is {configured}, which holds no ds-gate hook: new quests get no hook until `ds-gate install`"),
+            f"{how} is {configured}, which holds no ds-gate hook: new quests get no hook until `ds-gate install`",
             f"{opt_in} (--force to replace {configured})",
         )
     python = hook_python(text)
@@ -118,9 +114,7 @@ def template_status() -> tuple[bool, str, str | None]:
         return True, f"new quests get ds-gate's hook from {configured} ({how}), run by {python}", None
     return (
         False,
-        (
-            f"new quests get ds-gate's hook from {configured} ({how}), but it names {python}, which is gone: "
-            "their commits that may finalize are blocked unchecked"
-        ),
+        f"new quests get ds-gate's hook from {configured} ({how}), but it names {python}, which is gone: "
+        "their commits that may finalize are blocked unchecked",
         opt_in,
     )
