@@ -17,10 +17,9 @@ from ds_gate.cli._shared import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Default, wri
 from ds_gate.cli.table import BY_NAME, COMMANDS, Command
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
-from ds_gate.kernel.jsonout import dumps
 from ds_gate.kernel.version import __version__
 from ds_gate.reporters import registry as reporters
-from ds_gate.reporters.escape import json_safe, printable
+from ds_gate.reporters.escape import json_text, printable
 from ds_gate.reporters.registry import FORMATS, JSON, TEXT
 from ds_gate.reporters.view import columns
 
@@ -199,7 +198,7 @@ def _fail(argv: Sequence[str], command: str | None, message: str, code: int = EX
 
     error = {"schema_version": 1, "command": command, "ok": False, "error": message, "exit_code": code}
     if sys.stdout is not None:
-        write(sys.stdout, json_safe(dumps(error, ensure_ascii=False)) + "\n", "utf-8")
+        write(sys.stdout, json_text(error) + "\n", "utf-8")
     return code
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from ds_gate.kernel.jsonout import dumps
+
 # C0 controls, DEL, C1 controls, and every surrogate (U+DC80-U+DCFF are surrogate-escaped bytes)
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -33,6 +35,11 @@ def printable(text: str) -> str:
     if _UNSAFE.search(text) is None:
         return text
     return _UNSAFE.sub(lambda match: _spelled(match.group()), text)
+
+
+def json_text(value: object) -> str:
+    """``value`` as compact JSON (``kernel.jsonout``) that always encodes as UTF-8."""
+    return json_safe(dumps(value, ensure_ascii=False))
 
 
 def json_safe(serialized: str) -> str:

@@ -9,24 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import islice
-from typing import Any
 
-from ds_gate.kernel.jsonout import dumps
 from ds_gate.model.reports import Lazy, Report
-from ds_gate.reporters.escape import json_safe
+from ds_gate.reporters.escape import json_text
 
 CHUNK = 2048  # items of a long list encoded at once
-
-
-def _dumps(value: Any) -> str:
-    return json_safe(dumps(value, ensure_ascii=False))
 
 
 def _lazy_parts(items: Lazy) -> Iterator[str]:
     yield "["
     rows, first = iter(items), True
     while chunk := list(islice(rows, CHUNK)):
-        yield ("" if first else ", ") + _dumps(chunk)[1:-1]  # the items, without the list's brackets
+        yield ("" if first else ", ") + json_text(chunk)[1:-1]  # the items, without the list's brackets
         first = False
     yield "]"
 
@@ -35,14 +29,14 @@ class JsonReporter:
     encoding = "utf-8"  # JSON is UTF-8 (RFC 8259), whatever the locale: ``emit`` writes it so
 
     def render(self, report: Report) -> str:
-        return _dumps(report.as_dict()) + "\n"
+        return json_text(report.as_dict()) + "\n"
 
     def render_parts(self, report: Report) -> Iterator[str]:
         yield "{"
         for n, (key, value) in enumerate(report.as_dict(lazy=True).items()):
-            yield ("" if n == 0 else ", ") + _dumps(key) + ": "
+            yield ("" if n == 0 else ", ") + json_text(key) + ": "
             if isinstance(value, Lazy):
                 yield from _lazy_parts(value)
             else:
-                yield _dumps(value)
+                yield json_text(value)
         yield "}\n"

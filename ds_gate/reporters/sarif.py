@@ -10,11 +10,10 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from ds_gate.kernel.jsonout import dumps
 from ds_gate.kernel.version import HOMEPAGE, __version__
 from ds_gate.model.findings import ERROR, INFO, WARNING, Finding, rule_named
 from ds_gate.model.reports import GateReport, LineageReport, Report
-from ds_gate.reporters.escape import json_safe
+from ds_gate.reporters.escape import json_text
 from ds_gate.reporters.github import checkout_path
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -113,4 +112,4 @@ class SarifReporter:
     encoding = "utf-8"  # SARIF is JSON: UTF-8 whatever the locale
 
     def render(self, report: Report) -> str:
-        return json_safe(dumps(sarif_log(report), ensure_ascii=False)) + "\n"
+        return json_text(sarif_log(report)) + "\n"

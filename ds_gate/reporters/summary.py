@@ -11,9 +11,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ds_gate.kernel.jsonout import dumps
 from ds_gate.model.reports import GateReport, Report
-from ds_gate.reporters.escape import json_safe, printable
+from ds_gate.reporters.escape import json_text, printable
 
 COLUMNS = ("quest", "enforced", "completed", "pending", "errors", "verdict")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
@@ -70,7 +69,7 @@ def render_text(data: dict[str, Any]) -> str:
 
 
 def render_json(data: dict[str, Any]) -> str:
-    return json_safe(dumps(data, ensure_ascii=False)) + "\n"
+    return json_text(data) + "\n"
 
 
 def _md_table(rows: list[dict[str, Any]]) -> Iterator[str]:
