@@ -100,27 +100,15 @@ def verdict(report: Report) -> int:
 
 def source_options(p: argparse.ArgumentParser) -> None:
     where = p.add_mutually_exclusive_group()
-    where.add_argument(
-        "--from-git",
-        dest="source",
-        action="store_const",
-        const="git",
-        default=Default("auto"),
-        help=f"{FROM_GIT} instead of the worktree folders (CI clones)",
-    )
-    where.add_argument(
-        "--from-folders",
-        dest="source",
-        action="store_const",
-        const="folders",
-        help="read artifacts from the worktree folders only (default: the folders, plus every branch tip "
-        "no folder has checked out, read from git objects: what a fresh clone needs)",
-    )
-    where.add_argument(
-        "--also-git",
-        dest="source",
-        action="store_const",
-        const="both",
-        help="read artifacts from the worktree folders and from the tips of git branches",
-    )
+    for flag, source, text in (
+        ("--from-git", "git", f"{FROM_GIT} instead of the worktree folders (CI clones)"),
+        (
+            "--from-folders",
+            "folders",
+            "read artifacts from the worktree folders only (default: the folders, plus every branch tip "
+            "no folder has checked out, read from git objects: what a fresh clone needs)",
+        ),
+        ("--also-git", "both", "read artifacts from the worktree folders and from the tips of git branches"),
+    ):
+        where.add_argument(flag, dest="source", action="store_const", const=source, default=Default("auto"), help=text)
     p.add_argument("--refs", action="append", metavar="PATTERN", help=f"with --from-git/--also-git: {HELP['refs']}")

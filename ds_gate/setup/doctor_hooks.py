@@ -35,6 +35,7 @@ def hook_checks(root: Path, registered: Registered) -> list[Check]:
     except QuestError as exc:
         return [Check("hook", FAIL, str(exc), "ds-gate install, or add ds-gate commit-check to that hooks folder")]
     checks: list[Check] = []
+    install = f"ds-gate install {shlex.quote(str(root))}"
     hook = _text(folder / "pre-commit")
     chained = _text(folder / f"pre-commit{CHAIN_SUFFIX}")
     ours = MARKER in hook
@@ -52,7 +53,7 @@ def hook_checks(root: Path, registered: Registered) -> list[Check]:
                     f"the hooks in {folder} run `python -m ds_gate`, which puts the worktree "
                     "first on sys.path: Python files the quest holds (a ds_gate/ folder, a json.py) "
                     "would run in the hook",
-                    "reinstall: ds-gate install " + shlex.quote(str(root)),
+                    f"reinstall: {install}",
                 )
             )
         elif changed:
@@ -64,7 +65,7 @@ def hook_checks(root: Path, registered: Registered) -> list[Check]:
                     "install` writes (its interpreter and pins aside): the hook was changed (a line such "
                     "as `exit 0` added), or an older ds-gate wrote it; doctor cannot vouch that it runs "
                     "the gate",
-                    "reinstall: ds-gate install " + shlex.quote(str(root)),
+                    f"reinstall: {install}",
                 )
             )
         elif bad is None:
@@ -75,7 +76,7 @@ def hook_checks(root: Path, registered: Registered) -> list[Check]:
                     "hook",
                     FAIL,
                     f"the {bad[0]} hook in {folder} names {bad[1]}, {bad[2]}",
-                    "reinstall from the Python you use: ds-gate install " + shlex.quote(str(root)),
+                    f"reinstall from the Python you use: {install}",
                 )
             )
         for name, lost in (
@@ -83,14 +84,7 @@ def hook_checks(root: Path, registered: Registered) -> list[Check]:
             ("pre-push", "finalization pushes are not gated"),
         ):
             if MARKER not in _text(folder / name):
-                checks.append(
-                    Check(
-                        f"{name} hook",
-                        WARN,
-                        f"no ds-gate {name} hook: {lost}",
-                        "ds-gate install " + shlex.quote(str(root)),
-                    )
-                )
+                checks.append(Check(f"{name} hook", WARN, f"no ds-gate {name} hook: {lost}", install))
     elif framework:
         problems = config_problems(
             [root, *(p for p, _, prunable in registered if not prunable and os.path.isdir(p))],
@@ -104,8 +98,7 @@ def hook_checks(root: Path, registered: Registered) -> list[Check]:
                     "the pre-commit framework's hook is installed in "
                     f"{folder}, but it does not run ds-gate's commit gate: "
                     + "; ".join(m for fails, m in problems if fails),
-                    f"use {SNIPPET} and rerun pre-commit "
-                    f"install, or (agent-driven quest) ds-gate install {shlex.quote(str(root))}",
+                    f"use {SNIPPET} and rerun pre-commit install, or (agent-driven quest) {install}",
                 )
             )
         else:
@@ -131,8 +124,7 @@ def hook_checks(root: Path, registered: Registered) -> list[Check]:
                 "hook",
                 FAIL,
                 f"no commit hook in {folder}: finalization commits are not gated",
-                "ds-gate install " + shlex.quote(str(root)) + "   (or, for a human-driven repo, "
-                "pre-commit install with the config in docs/hooks.md)",
+                install + "   (or, for a human-driven repo, pre-commit install with the config in docs/hooks.md)",
             )
         )
     checks += _worktree_hooks(folder, registered)
