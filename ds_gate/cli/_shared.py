@@ -29,9 +29,7 @@ PATH_HELP = "any path inside the quest (default: .)"
 
 
 class Default(str):
-    """An option's value when its flag was not given: the trusted configuration (or, where
-    it cannot lower a verdict, the quest's ``.ds-gate.yaml``/``[tool.ds-gate]``) may replace
-    it, a flag the caller typed never."""
+    """An option's value when its flag was not given: a configuration may replace it, never a typed flag."""
 
     __slots__ = ()
 

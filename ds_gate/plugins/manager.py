@@ -124,9 +124,8 @@ def known_actions(root: Path | None = None, *, quest_actions: Iterable[str] | No
 
 
 def review_encoding_for(root: Path | None = None, *, quest_actions: Iterable[str] | None = None) -> str:
-    """How this quest's DeepScientist can record a review: as the RFC's ``distill_review``
-    decision when a plugin or ``.ds-gate.yaml`` says its DeepScientist has that action
-    (PR #60, a fork), else as main's ``report`` (main refuses the action)."""
+    """How this quest's DeepScientist records a review: the RFC's ``distill_review`` decision when a
+    plugin or ``.ds-gate.yaml`` lists that action (PR #60, a fork), else main's ``report``."""
     offered = set(_offered("ds_gate_decision_actions"))
     offered.update(_quest_actions(root, quest_actions))
     return DECISION_ENCODING if REVIEW_ACTION in offered else REPORT_ENCODING

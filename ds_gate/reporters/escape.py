@@ -43,9 +43,7 @@ def json_text(value: object) -> str:
 
 
 def json_safe(serialized: str) -> str:
-    """Serialized JSON (``ensure_ascii=False``) that encodes as UTF-8: each lone surrogate,
-    which can only stand inside a string there, becomes the visible escape ``\\xff`` (its
-    backslash doubled, as JSON wants)."""
+    """Serialized JSON that encodes as UTF-8: each lone surrogate becomes the visible ``\\xff``."""
     if _SURROGATE.search(serialized) is None:
         return serialized
     return _SURROGATE.sub(lambda match: _spelled(match.group()).replace("\\", "\\\\"), serialized)

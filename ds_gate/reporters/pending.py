@@ -84,11 +84,6 @@ def asks_review(report: GateReport) -> list[Run]:
     return [run for run in report.pending if run.artifact_id not in waived]
 
 
-def refused_by_hook(report: GateReport) -> bool:
-    """A hook's rejection: the call is at the top already (``rejection_head``)."""
-    return report.command in HOOKS and not report.ok
-
-
 def pending_lines(report: GateReport) -> list[str]:
     """The pending runs: the call that covers those the gate asks for, and a table of the rest."""
     if not (report.pending and report.scope.lists_pending):
@@ -97,7 +92,7 @@ def pending_lines(report: GateReport) -> list[str]:
     asked = asks_review(report)
     asked_ids = {run.artifact_id for run in asked}
     rest = [run for run in report.pending if run.artifact_id not in asked_ids]
-    refused = refused_by_hook(report)
+    refused = report.command in HOOKS and not report.ok  # a hook's: the call is at the top (``rejection_head``)
     out = []
     if rest or not refused:
         out += [

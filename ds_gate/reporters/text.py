@@ -23,23 +23,9 @@ from ds_gate.model.reports import (
     Report,
 )
 from ds_gate.reporters.escape import printable
-from ds_gate.reporters.pending import (
-    HOOKS,
-    PENDING_RULE,
-    asks_review,
-    pending_lines,
-    pending_table,
-    rejection_ids,
-)
+from ds_gate.reporters.pending import HOOKS, PENDING_RULE, asks_review, pending_lines, pending_table, rejection_ids
 from ds_gate.reporters.view import View
-from ds_gate.reporters.wrapping import (
-    Hanging,
-    finding_lines,
-    findings_block,
-    wrap_hanging,
-    wrap_items,
-    wrap_text,
-)
+from ds_gate.reporters.wrapping import Hanging, finding_lines, findings_block, wrap_hanging, wrap_items, wrap_text
 
 __all__ = ["HOOKS", "PENDING_RULE", "TextReporter", "format_finding", "pending_table", "summary_line"]
 

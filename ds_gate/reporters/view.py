@@ -54,9 +54,8 @@ def view_for(
 
 
 def columns(stream: IO[str] | None, environ: Mapping[str, str] | None = None) -> int:
-    """The width text wraps at: ``$COLUMNS``, else the terminal's when ``stream`` is one, else
-    80. The reports' and ``--help``'s (argparse asked ``shutil``, which imports ``bz2`` and
-    ``lzma`` on every start)."""
+    """The width text and ``--help`` wrap at: ``$COLUMNS``, else the terminal's, else 80 (not
+    ``shutil``'s, which imports ``bz2`` and ``lzma``)."""
     given = (os.environ if environ is None else environ).get("COLUMNS", "")
     if given.isdigit() and int(given) > 0:
         return int(given)

@@ -22,12 +22,7 @@ from ds_gate.setup.template import template_status
 from ds_gate.sources.clone import blindness
 from ds_gate.sources.location import locate, worktree_list
 from ds_gate.sources.memory import resolve_home
-from ds_gate.sources.quest_yaml import (
-    coerce_toggle,
-    read_quest_yaml,
-    short_repr,
-    toggle_finding,
-)
+from ds_gate.sources.quest_yaml import coerce_toggle, read_quest_yaml, short_repr, toggle_finding
 
 
 def _home(given: str | None, root: Path, configured: tuple[str, str] | None) -> Check:
@@ -106,11 +101,6 @@ def _encoding(root: Path) -> Check:
     return Check("review encoding", OK, message)
 
 
-def _new_quests() -> Check:
-    ok, message, fix = template_status()
-    return Check("new quests", OK if ok else WARN, message, fix)
-
-
 def diagnose(path: Path | str, home: str | None = None) -> tuple[Path, list[Check]]:
     """(quest root, checks) for any path inside a quest; not a quest is a QuestError (exit 2)."""
     loc = locate(path)
@@ -136,7 +126,7 @@ def diagnose(path: Path | str, home: str | None = None) -> tuple[Path, list[Chec
         checks += framework_config_checks(root, registered, uses_framework)
         checks += worktree_checks(root, registered)
         checks.append(_clone(root))
-    checks.append(_new_quests())
+    checks.append(template_status())
 
     settings, configured_home = settings_checks(root)  # which setting came from where, trusted or not
     checks += settings

@@ -8,7 +8,6 @@ less than every branch) and the trusted setting that would apply it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ds_gate.config.failclosed import accept_hint
 from ds_gate.config.quest import QuestConfig, from_quest, read_quest_config
@@ -58,7 +57,7 @@ def _trusted(trusted: Trusted, root: Path) -> Check:
     return Check("trusted config", OK, f"{trusted.label} (trusted): {shown}")
 
 
-def _quest(config: QuestConfig) -> tuple[Check, dict[str, Any]]:
+def _quest(config: QuestConfig) -> Check:
     found = config.defaults
     problems = [f.message for f in found.problems] + ([found.yaml_problem] if found.yaml_problem else [])
     if problems:
@@ -67,14 +66,14 @@ def _quest(config: QuestConfig) -> tuple[Check, dict[str, Any]]:
             FAIL,
             "; ".join(problems) + ": no setting of that file applies, and check and closure fail on it",
             f"fix it (schemas/ds_gate_config.schema.json lists the keys of {FILE} and [tool.ds-gate])",
-        ), {}
+        )
     if not found.values:
         return Check(
             "config",
             OK,
             "the quest sets nothing (.ds-gate.yaml or [tool.ds-gate] in pyproject.toml); the "
             "commands use the trusted settings and their own",
-        ), {}
+        )
     applied, ignored = from_quest(found)
     shown = ", ".join(f"{key}={_show(value)} ({found.origins[key]})" for key, value in applied.items())
     message = "the quest's own settings (untrusted: they may only make the gate stricter)"
@@ -86,8 +85,8 @@ def _quest(config: QuestConfig) -> tuple[Check, dict[str, Any]]:
             WARN,
             f"{message}; ignored, as they would make the gate read less or look elsewhere: {names}",
             "; ".join(f"for {i.key}, use {i.instead}" for i in ignored),
-        ), applied
-    return Check("config", OK, message), applied
+        )
+    return Check("config", OK, message)
 
 
 def _waivers(config: QuestConfig, trusted: Trusted) -> Check | None:
@@ -116,8 +115,7 @@ def settings_checks(root: Path) -> tuple[list[Check], tuple[str, str] | None]:
     trusted = load()
     checks = [_trusted(trusted, root)]
     config = read_quest_config(root)
-    quest, _ = _quest(config)
-    checks.append(quest)
+    checks.append(_quest(config))
     waivers = _waivers(config, trusted)
     if waivers is not None:
         checks.append(waivers)

@@ -89,13 +89,9 @@ def _value(line: str) -> str | None:
     return words[0] if len(words) == 1 and spelled in (shlex.quote(words[0]), f"'{words[0]}'") else None
 
 
-def _assigned(text: str, variable: str) -> str | None:
-    """The value a hook script's first ``VARIABLE=`` line gives, or None (no such line, or not as install writes it)."""
-    return next((_value(line) for line in text.splitlines() if line.startswith(f"{variable}=")), None)
-
-
 def hook_python(text: str) -> str | None:
-    return _assigned(text, "DS_GATE_PYTHON")
+    """The interpreter a hook script's first ``DS_GATE_PYTHON=`` line names, or None (none as install writes it)."""
+    return next((_value(line) for line in text.splitlines() if line.startswith("DS_GATE_PYTHON=")), None)
 
 
 def interpreter_problem(python: str | None) -> str | None:

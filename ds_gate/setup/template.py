@@ -16,6 +16,7 @@ from typing import NamedTuple
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.fs import text_or_none
 from ds_gate.kernel.git import GitError, git
+from ds_gate.model.reports import OK, WARN, Check
 from ds_gate.setup.install import HOOKS, MARKER, hook_python, write_hook
 
 KEY = "init.templateDir"
@@ -89,31 +90,33 @@ def describe(done: TemplateInstall) -> list[str]:
     return notes
 
 
-def template_status() -> tuple[bool, str, str | None]:
-    """(ok, what ``git init`` gives a new quest, the fix). ``$GIT_TEMPLATE_DIR`` beats the setting."""
+def template_status() -> Check:
+    """Doctor's "new quests" line: what ``git init`` gives a new quest. ``$GIT_TEMPLATE_DIR`` beats the setting."""
     variable = os.environ.get("GIT_TEMPLATE_DIR", "").strip()
     configured = variable or configured_template()
     how = "$GIT_TEMPLATE_DIR" if variable else KEY
     opt_in = "ds-gate install --template"
     if configured is None:
-        return (
-            True,
+        return Check(
+            "new quests",
+            OK,
             f"new quests get no hook until `ds-gate install` is run on them ({KEY} is unset; the opt-in "
             f"`{opt_in}` covers quests created later)",
-            None,
         )
     text = text_or_none(Path(os.path.expanduser(configured)) / "hooks" / "pre-commit") or ""
     if MARKER not in text:
-        return (
-            True,
+        return Check(
+            "new quests",
+            OK,
             f"{how} is {configured}, which holds no ds-gate hook: new quests get no hook until `ds-gate install`",
             f"{opt_in} (--force to replace {configured})",
         )
     python = hook_python(text)
     if python and os.access(python, os.X_OK):
-        return True, f"new quests get ds-gate's hook from {configured} ({how}), run by {python}", None
-    return (
-        False,
+        return Check("new quests", OK, f"new quests get ds-gate's hook from {configured} ({how}), run by {python}")
+    return Check(
+        "new quests",
+        WARN,
         f"new quests get ds-gate's hook from {configured} ({how}), but it names {python}, which is gone: "
         "their commits that may finalize are blocked unchecked",
         opt_in,
