@@ -65,9 +65,8 @@ class Formatter(argparse.HelpFormatter):
     names the command's own formats."""
 
     def __init__(self, prog: str, **kwargs: Any) -> None:
-        kwargs.setdefault(
-            "width", columns(sys.__stdout__) - 2
-        )  # not shutil's terminal size: see reporters.view.columns
+        # not shutil's terminal size: see reporters.view.columns
+        kwargs.setdefault("width", columns(sys.__stdout__) - 2)
         super().__init__(prog, **kwargs)
         self.command = prog.split(" ", 1)[1] if " " in prog else ""
 

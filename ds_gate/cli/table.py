@@ -30,12 +30,8 @@ class Command:
         return self.formats == FORMATS
 
     def format_help(self) -> str:
-        offered = ", ".join(self.formats)
-        return (
-            f"output format: {offered}, or one a plugin adds (default: {TEXT})"
-            if self.takes_plugin_formats
-            else f"output format: {offered} (default: {TEXT})"
-        )
+        plugins = ", or one a plugin adds" if self.takes_plugin_formats else ""
+        return f"output format: {', '.join(self.formats)}{plugins} (default: {TEXT})"
 
 
 COMMANDS = (

@@ -88,10 +88,7 @@ def completed_rule() -> Callable[[Run], bool]:
     if hook is None:
         return builtin_rule
 
-    def is_completed(run: Run) -> bool:
-        return bool(hook(run=run))
-
-    return is_completed
+    return lambda run: bool(hook(run=run))
 
 
 def _checker(
@@ -102,10 +99,8 @@ def _checker(
     if hook is None:
         return builtin
 
-    def check(*args: Any) -> list[Finding]:
-        return [
-            f for found in reversed(hook(**dict(zip(names, args, strict=True)))) for f in found or []
-        ]  # built-in first
+    def check(*args: Any) -> list[Finding]:  # pluggy answers plugins first: reversed, the built-in's come first
+        return [f for found in reversed(hook(**dict(zip(names, args, strict=True)))) for f in found or []]
 
     return check
 
