@@ -63,10 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if args.template or args.force:
         return _template(args)
 
-    if args.home is not None:
-        done, skipped, failed = install_home(args.home)
-    else:
-        done, skipped, failed = install(args.path), [], []
+    done, skipped, failed = install_home(args.home) if args.home is not None else (install(args.path), [], [])
     findings = [INSTALL_FAILED.at(None, line) for line in failed]
     notes = [item.describe() for item in done] + skipped + ([pins_note("the hooks")] if done else [])
     report = DocumentsReport(command="install", ok=not failed, findings=findings, notes=notes)
