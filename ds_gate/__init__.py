@@ -1,8 +1,7 @@
 """ds-gate: experience-distillation closure discipline for DeepScientist quests.
 
-The public API (``__all__``: the entry points and the model types) is imported by name on
-first use, so ``import ds_gate`` (and the commit hook, which imports this package on every
-commit) loads nothing more. ``__init__.pyi`` gives type checkers its signatures.
+The public API (``__all__``) is imported by name on first use, so ``import ds_gate`` (the commit
+hook's too) loads nothing more; ``__init__.pyi`` gives type checkers its signatures.
 """
 
 from __future__ import annotations

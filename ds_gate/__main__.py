@@ -1,12 +1,6 @@
-"""``python -m ds_gate``, and the module the hooks import (``python -c '…; import
-ds_gate.__main__' commit-check``: ``-m`` would put the worktree first on sys.path).
-
-The hooks run on every commit and every push, so their exact calls (``commit-check``;
-``pre-push`` with git's remote and URL) are first asked of the kernel (``kernel.checkpoint``,
-``kernel.push``), before argparse and the command table load: a commit staging nothing the gate
-looks at (beyond records that are certainly fine), or a push sending nothing final, passes
-there. Anything else, or an error, goes on to the full command line, which decides and reports
-exactly as ``ds-gate`` does."""
+"""``python -m ds_gate``, and the module the hooks import (``python -c '…; import ds_gate.__main__'``:
+``-m`` would put the worktree first on sys.path). The hooks' exact calls are first asked of the kernel,
+before argparse loads (ARCHITECTURE.md, "One commit-hook call"); anything else goes on to ``cli.main``."""
 
 import io
 import sys

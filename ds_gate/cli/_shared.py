@@ -1,7 +1,5 @@
-"""What every command shares: exit codes, printing a report, the source options, the help of a path and a home.
-
-One place, so that each command's exit codes and output behave alike (a closed pipe, ``--output``,
-a terminal that cannot encode a character).
+"""What every command shares, so their exit codes and output behave alike: exit codes, printing a
+report (a closed pipe, ``--output``, a terminal that cannot encode a character), the source options.
 """
 
 from __future__ import annotations
@@ -31,17 +29,14 @@ PATH_HELP = "any path inside the quest (default: .)"
 
 
 class Default(str):
-    """An option's value when its flag was not given: the trusted configuration (or, where
-    it cannot lower a verdict, the quest's ``.ds-gate.yaml``/``[tool.ds-gate]``) may replace
-    it, a flag the caller typed never."""
+    """An option's value when its flag was not given: a configuration may replace it, never a typed flag."""
 
     __slots__ = ()
 
 
 def emit(report: Report, args: argparse.Namespace | str) -> None:
-    """Render with the chosen reporter and write it (to ``--output FILE`` when given); a
-    reader that closed the pipe does not change the exit code. ``args`` is the command's
-    namespace (``--format``, ``--quiet``, ``--color``, ``--output``), or a format name."""
+    """Render with the chosen reporter and write it (to ``--output FILE`` when given); a reader that
+    closed the pipe does not change the exit code. ``args``: the command's namespace, or a format name."""
     fmt = args if isinstance(args, str) else args.format
     output = None if isinstance(args, str) else getattr(args, "output", None)
     reporter = reporters.get(fmt)
@@ -66,8 +61,7 @@ def emit(report: Report, args: argparse.Namespace | str) -> None:
 
 
 def write_file(path: str, text: str | Iterable[str], encoding: str | None = None) -> None:
-    """``--output FILE``: the report, whole, in the format's encoding (else UTF-8). A file
-    that cannot be written is a usage error (exit 2), not a gate verdict."""
+    """``--output FILE``, in the format's encoding (else UTF-8); unwritable: exit 2, not a verdict."""
     try:
         with open(path, "wb") as out:
             _write_encoded(out, text, encoding or "utf-8")
@@ -76,10 +70,8 @@ def write_file(path: str, text: str | Iterable[str], encoding: str | None = None
 
 
 def write(stream: TextIO, text: str | Iterable[str], encoding: str | None = None) -> None:
-    """Write ``text`` so that no character can make writing fail, in any locale: in the
-    format's own encoding when it has one (JSON: UTF-8, so it stays valid JSON in ``LC_ALL=C``
-    or a Latin-1 terminal), else the stream's, with what that cannot hold written as ``\\u20ac``.
-    The reporters have already escaped what came from the quest; this is the last line."""
+    """Write ``text`` so that no character can make writing fail, in any locale: in the format's own
+    encoding (JSON: UTF-8, valid in ``LC_ALL=C``), else the stream's, backslash-escaping what it cannot hold."""
     buffer = getattr(stream, "buffer", None)
     if buffer is None:  # a StringIO put in place by a caller: it holds str, nothing to encode
         stream.write(text if isinstance(text, str) else "".join(text))
@@ -91,8 +83,7 @@ def write(stream: TextIO, text: str | Iterable[str], encoding: str | None = None
 
 
 def _write_encoded(out: BinaryIO, text: str | Iterable[str], encoding: str) -> None:
-    """A part, or a megabyte of characters, at a time: the report encoded whole was a second
-    copy of it (24 MB at 100,000 runs) at the command's peak memory."""
+    """A part, or a megabyte, at a time: encoded whole, the report was a second copy at peak memory."""
     encoder = codecs.getincrementalencoder(encoding)("backslashreplace")  # one BOM at most, as whole
     step = 1 << 20
     for part in (text,) if isinstance(text, str) else text:
@@ -106,29 +97,16 @@ def verdict(report: Report) -> int:
 
 
 def source_options(p: argparse.ArgumentParser) -> None:
-    """Where artifacts are read: the folders plus unchecked-out branch tips (default), the folders, branch tips, or both."""
     where = p.add_mutually_exclusive_group()
-    where.add_argument(
-        "--from-git",
-        dest="source",
-        action="store_const",
-        const="git",
-        default=Default("auto"),
-        help=f"{FROM_GIT} instead of the worktree folders (CI clones)",
-    )
-    where.add_argument(
-        "--from-folders",
-        dest="source",
-        action="store_const",
-        const="folders",
-        help="read artifacts from the worktree folders only (default: the folders, plus every branch tip "
-        "no folder has checked out, read from git objects: what a fresh clone needs)",
-    )
-    where.add_argument(
-        "--also-git",
-        dest="source",
-        action="store_const",
-        const="both",
-        help="read artifacts from the worktree folders and from the tips of git branches",
-    )
+    for flag, source, text in (
+        ("--from-git", "git", f"{FROM_GIT} instead of the worktree folders (CI clones)"),
+        (
+            "--from-folders",
+            "folders",
+            "read artifacts from the worktree folders only (default: the folders, plus every branch tip "
+            "no folder has checked out, read from git objects: what a fresh clone needs)",
+        ),
+        ("--also-git", "both", "read artifacts from the worktree folders and from the tips of git branches"),
+    ):
+        where.add_argument(flag, dest="source", action="store_const", const=source, default=Default("auto"), help=text)
     p.add_argument("--refs", action="append", metavar="PATTERN", help=f"with --from-git/--also-git: {HELP['refs']}")

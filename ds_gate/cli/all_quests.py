@@ -1,13 +1,7 @@
 """``ds-gate closure --all-quests --home DIR`` (and ``check``): every quest of a home, one process, one summary.
 
-Each quest is judged as ``ds-gate closure QUEST --home DIR`` would judge it, with the same
-flags and the quest's own configuration (``cli.options.gate_options``), and reduced to a row
-before the next is read (``engine.home_quests``). The summary goes to stdout as text, JSON or
-Markdown (``--format``; Markdown for ``$GITHUB_STEP_SUMMARY``), and the exit code is the worst
-quest's: 2 if any quest cannot be read, else 1 if any failed, else 0.
-
-On a terminal, a judgement that takes longer than a second shows one progress line on stderr,
-rewritten in place and cleared at the end; nothing when stderr is not a terminal (CI logs).
+Each quest is judged as ``ds-gate closure QUEST --home DIR`` would judge it and reduced to a row
+before the next is read (``engine.home_quests``); the exit code is the worst quest's (docs/ci-many-quests.md).
 """
 
 from __future__ import annotations
@@ -41,7 +35,7 @@ DELAY = 1.0  # seconds before the progress line appears
 
 
 class Progress:
-    """``ds-gate: 12/24 quests (q011)`` on a terminal's stderr, after ``DELAY`` seconds."""
+    """One progress line on a terminal's stderr after ``DELAY`` seconds, rewritten in place, cleared at the end."""
 
     def __init__(self, stream: TextIO | None) -> None:
         self.stream = stream if stream is not None and stream.isatty() else None

@@ -1,9 +1,5 @@
-"""``check``, ``closure`` and ``candidates``: one gate over a quest, three scopes of it.
-
-They differ only in the ``Scope`` the engine applies (``model.reports.SCOPES``), so one
-module parses all three and one ``run`` serves them: the quest located and its configuration
-read once, the options built from the flags and both configurations (``cli.options``), then
-``GateCommand.run() -> int``.
+"""``check``, ``closure`` and ``candidates``: one gate over a quest, three ``Scope``s of it
+(``model.reports.SCOPES``), so one module parses all three and one ``run`` serves them.
 """
 
 from __future__ import annotations
@@ -53,9 +49,7 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
 
 @dataclass(frozen=True, slots=True)
 class GateCommand:
-    """One gate command: the quest located and its configuration read once, the options
-    built from both, and where the report goes (``output``: the namespace's ``--format``,
-    ``--output``, ``--color``, ``--quiet``)."""
+    """One gate command: the quest located and its configuration read once; ``output``: the namespace."""
 
     command: str
     location: Location
@@ -64,7 +58,6 @@ class GateCommand:
     output: argparse.Namespace
 
     def run(self) -> int:
-        """The exit code: 0 when the gate passes, 1 when it fails (a QuestError is exit 2, by ``main``)."""
         report = Gate(self.location, scope_of(self.command), self.options, config=self.config).run()
         emit(report, self.output)
         return verdict(report)

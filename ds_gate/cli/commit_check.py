@@ -1,9 +1,4 @@
-"""``commit-check``: the commit hook, run on every commit.
-
-The kernel answers the common checkpoint before this module loads (``ds_gate.__main__``,
-``kernel.checkpoint``); what reaches it is judged in full, and an ordinary checkpoint prints
-nothing.
-"""
+"""``commit-check``: the commit hook, for what ``kernel.checkpoint`` did not pass; an ordinary checkpoint prints nothing."""
 
 from __future__ import annotations
 

@@ -55,8 +55,7 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Reported like any other command, so ``--format json`` works for provisioning scripts;
-    a quest of a home that could not take the hook is a finding, the others still get it."""
+    """A quest of a home that could not take the hook is a finding; the others still get it."""
     if args.deepscientist or args.undo or args.memory_global_scope:
         return _deepscientist(args)
     if args.agent:
@@ -64,10 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if args.template or args.force:
         return _template(args)
 
-    if args.home is not None:
-        done, skipped, failed = install_home(args.home)
-    else:
-        done, skipped, failed = install(args.path), [], []
+    done, skipped, failed = install_home(args.home) if args.home is not None else (install(args.path), [], [])
     findings = [INSTALL_FAILED.at(None, line) for line in failed]
     notes = [item.describe() for item in done] + skipped + ([pins_note("the hooks")] if done else [])
     report = DocumentsReport(command="install", ok=not failed, findings=findings, notes=notes)
@@ -76,8 +72,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _agent(args: argparse.Namespace) -> int:
-    """Only the skill files: the hooks are a separate, explicit ``install``, and the runner
-    configuration belongs to the user, so its entries are printed, never written."""
+    """Only the skill files; the runner configuration is the user's, so its entries are printed, never written."""
     root, files = install_skill(args.path)
     notes = [
         "the MCP server needs the optional extra in that Python: pip install 'ds-gate[mcp]'",
@@ -100,8 +95,6 @@ def _agent(args: argparse.Namespace) -> int:
 
 
 def _template(args: argparse.Namespace) -> int:
-    """The one command that writes the user's git configuration, so it says exactly what it
-    changed and how to undo it."""
     if not args.template:
         raise QuestError("--force goes with --template (it replaces an init.templateDir set to another folder)")
     done = install_template(force=args.force)

@@ -1,10 +1,6 @@
-"""``ds-gate``: build the parser from the command modules, run one, turn what escapes into an exit code.
-
-Exit codes: 0 ok, 1 gate failed, 2 usage error or unreadable input, 3 internal error.
-Bad input never shows a traceback; an internal error shows one line and asks for
-``--debug``, which shows the traceback. With ``--format json`` a usage error or unreadable
-input is a JSON object too (``ok: false`` and the message), so a script reading stdout
-always gets JSON.
+"""``ds-gate``: build the parser from the command modules, run one, turn what escapes into an exit code
+(``EPILOG``). Bad input never shows a traceback; with ``--format json`` it is a JSON object too, so a
+script reading stdout always gets JSON.
 """
 
 from __future__ import annotations
@@ -21,10 +17,9 @@ from ds_gate.cli._shared import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Default, wri
 from ds_gate.cli.table import BY_NAME, COMMANDS, Command
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
-from ds_gate.kernel.jsonout import dumps
 from ds_gate.kernel.version import __version__
 from ds_gate.reporters import registry as reporters
-from ds_gate.reporters.escape import json_safe, printable
+from ds_gate.reporters.escape import json_text, printable
 from ds_gate.reporters.registry import FORMATS, JSON, TEXT
 from ds_gate.reporters.view import columns
 
@@ -56,8 +51,7 @@ diagnose a quest's setup: ds-gate doctor [PATH]
 
 
 class UsageError(Exception):
-    """What argparse would print and exit 2 for, raised instead so that ``main`` can say it
-    as JSON when ``--format json`` was asked for."""
+    """What argparse would print and exit 2 for, raised so that ``main`` can say it as JSON."""
 
     def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
         super().__init__(message)
@@ -66,17 +60,14 @@ class UsageError(Exception):
 
 
 class Formatter(argparse.HelpFormatter):
-    """argparse's, except that a description or epilog keeps its own lines (the exit-code
-    table, the example) and each line is wrapped at the width with a hanging indent, where
-    argparse either re-flows the text into one paragraph or, raw, lets a line run to 269
-    columns. ``--format``'s help names the formats of the command at hand (``table.Command.formats``)."""
+    """argparse's, except that a description or epilog keeps its own lines, each wrapped with a
+    hanging indent (argparse re-flows them, or raw lets a line run on), and ``--format``'s help
+    names the command's own formats."""
 
-    def __init__(
-        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
-    ) -> None:
-        if width is None:  # not shutil's terminal size: see reporters.view.columns
-            width = columns(sys.__stdout__) - 2
-        super().__init__(prog, indent_increment, max_help_position, width)
+    def __init__(self, prog: str, **kwargs: Any) -> None:
+        # not shutil's terminal size: see reporters.view.columns
+        kwargs.setdefault("width", columns(sys.__stdout__) - 2)
+        super().__init__(prog, **kwargs)
         self.command = prog.split(" ", 1)[1] if " " in prog else ""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
@@ -89,10 +80,8 @@ class Formatter(argparse.HelpFormatter):
 
 
 def help_lines(line: str, width: int, indent: str = "") -> list[str]:
-    """One line of a description or epilog, wrapped at ``width``: a table row (``  1  the
-    gate failed``) continues under its second column, prose under its own start,
-    and an example's shell comment goes on a line of its own under the command, so that
-    what is pasted still runs."""
+    """One line of a description or epilog, wrapped at ``width``: a table row continues under its
+    second column, prose under its start, an example's ``# comment`` on its own line (so a paste runs)."""
     line = indent + line.rstrip()
     if len(line) <= width:
         return [line]
@@ -114,8 +103,7 @@ class Parser(argparse.ArgumentParser):
         self.commands: dict[str, argparse.ArgumentParser] = {}  # the top parser's: each command's own parser
 
     def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
-        """argparse's, except that an argument no parser knows is the command's error, shown with
-        the command's usage (``closure --bogus`` prints ``closure``'s), not the top-level one."""
+        """An unknown argument is the command's error, with its usage (``closure --bogus``), not the top's."""
         parsed, extra = self.parse_known_args(args, namespace)
         if extra:
             command = self.commands.get(getattr(parsed, "command", None) or "", self)
@@ -127,15 +115,12 @@ class Parser(argparse.ArgumentParser):
 
 
 class CommandModule(Protocol):
-    """A command's module (``cli.table``): its own options, and what runs it."""
-
     def arguments(self, parser: argparse.ArgumentParser, name: str) -> None: ...
     def run(self, args: argparse.Namespace) -> int: ...
 
 
 def build_parser(only: Command | None = None) -> argparse.ArgumentParser:
-    """Every command's parser, or with ``only`` that command's alone: parsing one command needs
-    only its own parser (and module), and the commit hook runs on every commit."""
+    """Every command's parser, or with ``only`` that command's alone (the commit hook runs on every commit)."""
     common = Parser(add_help=False)
     common.add_argument(
         "--format",
@@ -190,7 +175,6 @@ def build_parser(only: Command | None = None) -> argparse.ArgumentParser:
 
 
 def _command(argv: Sequence[str]) -> Command | None:
-    """The command ``argv`` names first, or None (help, version, a typo)."""
     first = next((arg for arg in argv if not arg.startswith("-")), None)
     return BY_NAME.get(first) if first is not None and first == argv[0] else None
 
@@ -202,26 +186,23 @@ def _say(message: str) -> None:
 
 
 def _wants_json(argv: Sequence[str]) -> bool:
-    """``--format json`` (or ``--format=json``) anywhere in the arguments, parsed or not."""
     return f"--format={JSON}" in argv or any(a == "--format" and b == JSON for a, b in pairwise(argv))
 
 
 def _fail(argv: Sequence[str], command: str | None, message: str, code: int = EXIT_USAGE) -> int:
-    """A usage error or unreadable input: one line on stderr, or with ``--format json`` one
-    JSON object on stdout (``ok: false``, the message, the exit code)."""
+    """A usage error or unreadable input: one line on stderr, or with ``--format json`` a JSON object on stdout."""
     if not _wants_json(argv):
         _say(message)
         return code
 
     error = {"schema_version": 1, "command": command, "ok": False, "error": message, "exit_code": code}
     if sys.stdout is not None:
-        write(sys.stdout, json_safe(dumps(error, ensure_ascii=False)) + "\n", "utf-8")
+        write(sys.stdout, json_text(error) + "\n", "utf-8")
     return code
 
 
 def _refused_format(args: argparse.Namespace) -> str | None:
-    """Why ``--format`` cannot be honoured by this command, or None: a command that offers
-    only some formats says which (a listing has nothing to annotate; the demo is a story)."""
+    """Why this command cannot honour ``--format``, or None."""
     command = BY_NAME[args.command]
     offered = command.formats
     if args.format not in offered and not command.takes_plugin_formats:

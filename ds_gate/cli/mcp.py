@@ -24,9 +24,7 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The path is made absolute once, at start (the server's working directory is where the
-    runner started it), and located at each call; a quest that cannot be read then is that
-    call's tool error, not a refusal to start."""
+    """The path is made absolute at start and located at each call: an unreadable quest is that call's error."""
     start = args.quest or os.environ.get("DS_QUEST_ROOT", "").strip() or os.getcwd()
     try:
         serve(os.path.abspath(os.path.expanduser(start)), args.home, debug=args.debug)

@@ -1,10 +1,6 @@
-"""The command line's ``GateOptions``: a flag the caller gave, else the trusted configuration, else the quest's.
-
-The precedence is the command line's own (pytest's is in ``pytest.plugin``): a flag wins; else
-the trusted configuration's value (``--config``, ``$DS_GATE_CONFIG``, the user's file:
-``config.settings``); else what the quest's own files say where it cannot lower a verdict
-(``config.quest.from_quest``); else ds-gate's. ``closure QUEST`` and ``closure --all-quests``
-build each quest's options here, so they ask each quest the same.
+"""The command line's ``GateOptions``: a flag the caller gave, else the trusted configuration
+(``config.settings``), else the quest's where it cannot lower a verdict, else ds-gate's default.
+``closure QUEST`` and ``--all-quests`` both build each quest's options here.
 """
 
 from __future__ import annotations
@@ -28,9 +24,8 @@ if TYPE_CHECKING:
 
 
 def gate_options(args: argparse.Namespace, config: QuestConfig) -> tuple[GateOptions, str]:
-    """(the gate's options, the output format) for one quest, whose configuration ``config`` is.
-    ``candidates`` has no ``--require``/``--home`` (it never fails), so they default here. A
-    configured format no reporter offers is a QuestError (exit 2), as ``--format`` is."""
+    """(the gate's options, the output format) for one quest. ``candidates`` has no
+    ``--require``/``--home`` (it never fails), so they default here."""
     trusted, quest = load(args.config).values, from_quest(config.defaults)[0]
     flag_require = getattr(args, "require", None)
     require = flag_require is True or (
@@ -52,8 +47,7 @@ def gate_options(args: argparse.Namespace, config: QuestConfig) -> tuple[GateOpt
 
 
 def configured_source(args: argparse.Namespace, config: QuestConfig) -> tuple[str, tuple[str, ...] | None]:
-    """(source, refs) for a command that reads artifacts but is no gate (``recent``): as the
-    gate's, so that what it lists is what ``closure`` judges."""
+    """(source, refs) for ``recent``, as the gate's: what it lists is what ``closure`` judges."""
     return _source(args, load(getattr(args, "config", None)).values, from_quest(config.defaults)[0])
 
 
@@ -65,7 +59,6 @@ def _source(
 
 
 def _given(flag: Any, configured: Any) -> Any:
-    """The flag's value when the caller gave the flag, else the configured default."""
     return configured if flag is None or isinstance(flag, Default) else flag
 
 

@@ -1,8 +1,4 @@
-"""``pre-push``: the push hook; gates a push only when it sends a finalization commit.
-
-Like ``commit-check`` it runs from a hook and reads the namespace directly, keeping
-``dataclasses`` off an ordinary push's path.
-"""
+"""``pre-push``: the push hook; gates a push only when it sends a finalization commit."""
 
 from __future__ import annotations
 

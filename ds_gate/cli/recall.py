@@ -73,8 +73,7 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Recall never fails: an empty answer is an answer, and a quest that turned priors off
-    gets a note saying so rather than an error."""
+    """Never fails: an empty answer is an answer, and priors turned off is a note."""
     tags = [t for t in (args.tags or "").split(",") if t.strip()]
     notes: list[str] = []
     staged: dict[str, object] = {}
@@ -82,11 +81,13 @@ def run(args: argparse.Namespace) -> int:
         entry = stage_entry_tags(args.quest or ".", args.for_stage)
         staged = {"for_stage": entry.stage, "tag_sources": entry.sources}
         if not entry.recall_priors:
-            notes.append(priors_off("--tags"))
-            report = RecallReport(
-                command="recall", ok=True, findings=[], notes=notes, results=[], request={"domain_tags": tags, **staged}
+            request = {"domain_tags": tags, **staged}
+            emit(
+                RecallReport(
+                    command="recall", ok=True, findings=[], notes=[priors_off("--tags")], results=[], request=request
+                ),
+                args,
             )
-            emit(report, args)
             return EXIT_OK
         if tags:
             entry.sources["--tags"] = tags

@@ -4,12 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ds_gate.cli._shared import (
-    EXIT_OK,
-    PATH_HELP,
-    emit,
-    source_options,
-)
+from ds_gate.cli._shared import EXIT_OK, PATH_HELP, emit, source_options
 from ds_gate.cli.options import configured_source
 from ds_gate.config.quest import read_quest_config
 from ds_gate.engine.recent import list_recent

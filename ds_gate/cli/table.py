@@ -1,9 +1,5 @@
-"""The CLI's commands, in one table: each command's name, module, help, formats and example.
-
-``ds-gate --help`` lists them in this order. A command's module has ``arguments(parser, name)``
-(its own options) and ``run(args) -> int``; ``cli.main`` makes each parser from its row here and
-imports only the module of the command at hand (the commit hook runs on every commit). The
-format names are the reporters' (``reporters.registry``).
+"""The CLI's commands, in one table, in ``ds-gate --help``'s order. A command's module has
+``arguments(parser, name)`` and ``run(args) -> int``; ``cli.main`` imports only the one at hand.
 """
 
 from __future__ import annotations
@@ -31,17 +27,11 @@ class Command:
 
     @property
     def takes_plugin_formats(self) -> bool:
-        """It renders a report like any other, so a plugin's format too."""
         return self.formats == FORMATS
 
     def format_help(self) -> str:
-        """``--format``'s help: the formats it accepts, and no other."""
-        offered = ", ".join(self.formats)
-        return (
-            f"output format: {offered}, or one a plugin adds (default: {TEXT})"
-            if self.takes_plugin_formats
-            else f"output format: {offered} (default: {TEXT})"
-        )
+        plugins = ", or one a plugin adds" if self.takes_plugin_formats else ""
+        return f"output format: {', '.join(self.formats)}{plugins} (default: {TEXT})"
 
 
 COMMANDS = (

@@ -11,8 +11,7 @@ from ds_gate.kernel import fs
 from ds_gate.kernel.counting import counted
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.jsondoc import loads
-from ds_gate.kernel.jsonout import dumps
-from ds_gate.reporters.escape import json_safe, printable
+from ds_gate.reporters.escape import json_text, printable
 from ds_gate.reporters.registry import JSON
 
 if TYPE_CHECKING:
@@ -32,8 +31,7 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """0 when the review would cover its runs and raise no error, 1 when not, 2 when the payload
-    cannot be read or is no review (one line naming the file)."""
+    """0 when the review would cover its runs with no error, 1 when not, 2 for an unreadable payload."""
     name = "standard input" if args.file == "-" else args.file
     try:
         raw = sys.stdin.buffer.read(fs.max_file_bytes() + 1) if args.file == "-" else fs.read_file(args.file)
@@ -43,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise QuestError(f"cannot read a review payload from {name}: {getattr(exc, 'strerror', None) or exc}") from None
     answer = validate_distill_review(args.quest, payload, args.home)
-    text = json_safe(dumps(answer, ensure_ascii=False)) + "\n" if args.format == JSON else _text(answer, name)
+    text = json_text(answer) + "\n" if args.format == JSON else _text(answer, name)
     if args.output:
         write_file(args.output, text)
     elif sys.stdout is not None:

@@ -1,10 +1,8 @@
 """Build quests the way DeepScientist lays them out, for ``ds-gate demo`` and for tests.
 
-Records are written as ``ArtifactService.record`` writes them (``demo.service``, the stand-in
-for DeepScientist main: the common fields, the file at ``<workspace>/artifacts/<dir>/<id>.json``,
-a 7-key index line with an absolute path); worktrees are real ``git worktree add`` checkouts under ``.ds/worktrees/``;
-checkpoints are real ``git add -A && git commit`` runs, so installed hooks run.
-Ids and timestamps come from counters, so a build is the same every time.
+Records are written as main's ``ArtifactService.record`` writes them (``demo.main_records``);
+worktrees and checkpoints are real git ones, so installed hooks run. Ids and timestamps come
+from counters, so a build is the same every time.
 """
 
 from __future__ import annotations
@@ -175,9 +173,7 @@ class ExampleQuest:
         return str(self.record(workspace, "decision", payload)["artifact_id"])
 
     def artifact_record(self, workspace: Path, payload: dict[str, Any]) -> dict[str, Any]:
-        """``artifact.record(payload=...)`` as DeepScientist main answers it: its
-        ``validate_artifact_payload`` first (``demo.service``), then the record file and its
-        index line. No checkpoint: callers make one, as main does after."""
+        """``artifact.record(payload=...)`` as main answers it, without the checkpoint (callers make one)."""
         errors = validate_artifact_payload(payload)
         if errors:
             return {"ok": False, "errors": errors, "warnings": []}
@@ -212,9 +208,8 @@ class ExampleQuest:
         encoding: str = "decision",
         **extra: Any,
     ) -> str:
-        """A distill_review covering ``reviewed``; by default it writes one new global lesson
-        per run (into the home's memory, when there is a home) and names it. ``encoding``:
-        ``decision`` (the RFC's, PR #60) or ``report`` (what DeepScientist main accepts)."""
+        """A distill_review covering ``reviewed`` (by default with ``lessons``), encoded as the RFC's
+        ``decision`` (PR #60) or main's ``report``."""
         if cards is None:
             cards = self.lessons(reviewed)
         head: dict[str, Any] = (

@@ -1,9 +1,6 @@
-"""How DeepScientist main (1.6.0) checks and writes an artifact record: the stand-in's half that the
-example quest shares (``demo.example_quest`` writes its records with ``write_record``, as the
-stand-in's ``ArtifactService.record`` does), so a record in the demo is shaped as main shapes it.
-
-Written from main's documentation and a reading of its source, not copied. Standard library
-only: ``tests/standin`` installs it beside the stand-in's service.
+"""How DeepScientist main (1.6.0) checks and writes an artifact record, shared by the stand-in service
+and the example quest. Written from main's documentation and source, not copied; standard library
+only (and so its own copy of main's tables): ``tests/standin`` installs it where no ds-gate is.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """``ds-gate demo``: the gate, start to finish, on a real example quest.
 
-It builds a quest with worktrees (a real git repository), installs the commit hook and the
-agent's distill skill, and shows: ordinary checkpoints pass while runs are pending; a
-paper-bundle checkpoint is rejected with the pending runs named; ``ds-gate closure``
-agrees; with ds-gate's DeepScientist integration the agent's ``complete_quest`` is refused
-with the pending runs before anything is recorded; the agent, through the MCP server's
-calls, sees the pending runs, drafts a review in the encoding DeepScientist main accepts,
-validates it and records it in another worktree; then the closure gate and the same
-checkpoint pass, and ``complete_quest`` goes through.
-It exits non-zero if any step does not behave that way, so CI can run it as a check.
+It builds a real git quest with worktrees, installs the hook and the skill, and tells the story
+step by step (the steps it prints are the story): finalization rejected while runs are pending,
+then a review recorded and everything passing. It exits non-zero if any step does not behave so,
+so CI can run it as a check.
 """
 
 from __future__ import annotations
@@ -50,9 +45,8 @@ def _indent(text: str) -> str:
 
 
 def wrapped_service(quest: ExampleQuest) -> ArtifactService:
-    """The stand-in DeepScientist's service over the example quest (its clock and ids), wrapped by
-    the integration's own code, which asks ds-gate in process (``call.answer``): the same requests
-    and answers that travel over the pipe in DeepScientist's process."""
+    """The stand-in service over the example quest, wrapped by the integration's own code, which asks
+    ds-gate in process (``call.answer``): the requests and answers that travel over DeepScientist's pipe."""
     if "ArtifactService.record" not in wrap.status()["wrapped"]:  # once per process
         problems = service.wrap_service_class(ArtifactService)
         if problems:
@@ -62,12 +56,8 @@ def wrapped_service(quest: ExampleQuest) -> ArtifactService:
 
 
 def _agent_review(quest: ExampleQuest, workspace: Path, runs: list[str], render: Callable[[Report], str]) -> bool:
-    """The agent's side. With ds-gate's DeepScientist integration (``install --deepscientist``;
-    here its own wrappers around the stand-in of main's service, ``demo.service``),
-    DeepScientist's ``complete_quest`` refuses first; then the calls the ``ds-gate mcp`` server
-    answers (made here in Python, so the demo needs no extra): check_closure,
-    draft_distill_review, the review validated and recorded through the wrapped
-    ``artifact.record``, check_closure again."""
+    """The agent's side: ``complete_quest`` refused by the integration, then the ``ds-gate mcp``
+    server's calls (made here in Python, so the demo needs no extra) and the review recorded."""
     root = quest.root
     service = wrapped_service(quest)
     quest_yaml = (root / "quest.yaml").read_bytes()
@@ -126,8 +116,7 @@ def _agent_review(quest: ExampleQuest, workspace: Path, runs: list[str], render:
 
 
 def _complete(quest: ExampleQuest) -> bool:
-    """The same call, runs covered: the agent asks the user, who approves (main's blocking
-    request), and the integration lets main's complete_quest through."""
+    """Runs covered: the user approves main's blocking request, and complete_quest goes through."""
     service = wrapped_service(quest)
     try:
         asked = service.interact(
@@ -154,8 +143,8 @@ def _complete(quest: ExampleQuest) -> bool:
 
 
 def run_demo(directory: str | None = None, *, fmt: str = reporters.TEXT) -> int:
-    """The demo's git calls and its hook see the demo's home and no user git config; the
-    caller's environment is restored afterwards (the API may be called from a longer process)."""
+    """The demo's git calls and hook see its home and no user git config; the caller's environment
+    is restored afterwards (the API may be called from a longer process)."""
     names = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "DEEPSCIENTIST_HOME")
     saved = {name: os.environ.get(name) for name in names}
     try:

@@ -1,20 +1,13 @@
 """The stand-in for DeepScientist main's ``ArtifactService`` (1.6.0): the one ds-gate's demo and tests use.
 
-Written from main's documentation and a reading of its source, not copied. Same method names
-and parameters as main's ``record``, ``interact``, ``complete_quest`` and ``submit_paper_bundle``
-(so the integration's shape check passes and its wrappers wrap it), and the behaviour ds-gate's
-integration cares about: ``record`` validates first (main's ``validate_artifact_payload``),
-writes the record and its index line into the workspace, then checkpoints (``git add -A &&
-git commit``, so installed hooks run); ``complete_quest`` needs an explicit approval of a
-blocking ``quest_completion_approval`` request, then records the approval and a ``stop``
-decision with a checkpoint and marks the quest completed in ``quest.yaml`` whatever the commit
-did; ``submit_paper_bundle`` writes its manifest and records its report without a checkpoint.
+Written from main's documentation and a reading of its source, not copied: main's method names
+and parameters (so the integration's shape check passes and its wrappers wrap it), and the
+behaviour the integration cares about (validate, write, checkpoint through the hooks; complete
+only on an explicit approval of a blocking request).
 
-It imports nothing of ds-gate's: ``tests/standin`` installs this file as
-``deepscientist.artifact.service`` (with ``main_records.py`` beside it) into an environment without ds-gate, where the
-integration wraps it as it wraps main's. ``ds-gate demo`` wraps it in process, and
-``demo.example_quest`` writes its records with ``write_record``, both with the example
-quest's clock and ids (``new_id``, ``now``), so a build is the same every time.
+It imports nothing of ds-gate's: ``tests/standin`` installs it as ``deepscientist.artifact.service``
+(with ``main_records.py``) where no ds-gate is; ``ds-gate demo`` wraps it in process, with the
+example quest's clock and ids, so a build is the same every time.
 """
 
 from __future__ import annotations
@@ -39,6 +32,10 @@ from .main_records import (
 )
 
 QUEST_COMPLETION_DECISION_TYPE = "quest_completion_approval"
+
+
+def _state(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text()) if path.exists() else {"open_requests": []}
 
 
 class QuestService:
@@ -157,7 +154,7 @@ class ArtifactService:
         min_interval_seconds: int | None = None,
     ) -> dict[str, Any]:
         state_path = Path(quest_root) / ".ds" / "interaction_state.json"
-        state = json.loads(state_path.read_text()) if state_path.exists() else {"open_requests": []}
+        state = _state(state_path)
         iid = interaction_id or random_id("interaction")
         if kind == "decision_request":
             state["open_requests"].append(
@@ -175,21 +172,14 @@ class ArtifactService:
         return {"ok": True, "interaction_id": iid, "kind": kind, "message": message, "recent_inbound_messages": []}
 
     def _latest_completion_request(self, quest_root: Path) -> dict[str, Any] | None:
-        state_path = Path(quest_root) / ".ds" / "interaction_state.json"
-        state = json.loads(state_path.read_text()) if state_path.exists() else {"open_requests": []}
         found = [
             item
-            for item in state["open_requests"]
+            for item in _state(Path(quest_root) / ".ds" / "interaction_state.json")["open_requests"]
             if item.get("decision_type") == QUEST_COMPLETION_DECISION_TYPE and item.get("reply_mode") == "blocking"
         ]
         return found[-1] if found else None
 
-    def complete_quest(
-        self,
-        quest_root: Path,
-        *,
-        summary: str = "",
-    ) -> dict[str, Any]:
+    def complete_quest(self, quest_root: Path, *, summary: str = "") -> dict[str, Any]:
         quest_root = Path(quest_root)
         meta = yaml.safe_load((quest_root / "quest.yaml").read_text()) or {}
         if meta.get("status") == "completed":

@@ -1,10 +1,5 @@
-"""ds-gate's own rules, as a plugin: the same hooks a lab's plugin implements.
-
-Plain functions, so calling them needs no pluggy; ``plugins.manager()`` marks them with
-``hookimpl`` when it registers this module (see ``plugins.hooks``). The quest-wide work of
-the gate itself (coverage, the memory cards a quest's reviews name) is the engine's; what
-is here is what a plugin could replace or add to. The output formats are the reporters' own
-table (``reporters.registry``): a plugin adds one through ``ds_gate_reporters``.
+"""ds-gate's own rules, as a plugin: the same hooks a lab's plugin implements, as plain functions
+(calling them needs no pluggy; ``manager()`` marks them ``hookimpl`` when it registers this module).
 """
 
 from __future__ import annotations

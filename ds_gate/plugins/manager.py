@@ -1,9 +1,7 @@
 """The one PluginManager: built-in rules first, then every ``ds_gate`` entry point.
 
-pluggy is imported only when a plugin is installed (``kernel.entry_points`` looks, with a
-plain folder scan), and a hook goes through pluggy only when an installed plugin implements
-it (``_plugged``, the one seam): else the built-in plugin's function answers alone, the same
-answer without a hook call per record, card or run.
+pluggy is imported only when a plugin is installed, and a hook goes through it only when an
+installed plugin implements it (``_plugged``, the one seam); else the built-in function answers alone.
 """
 
 from __future__ import annotations
@@ -61,8 +59,7 @@ def manager() -> pluggy.PluginManager:
 
 
 def _plugged(hook_name: str) -> pluggy.HookCaller | None:
-    """pluggy's caller of ``hook_name`` when an installed plugin implements it; None when only
-    the built-in plugin does (always when no plugin is installed: pluggy is then not imported)."""
+    """pluggy's caller of ``hook_name`` when an installed plugin implements it, else None."""
     if not any_installed():
         return None
     hook: pluggy.HookCaller = getattr(manager().hook, hook_name)
@@ -86,44 +83,35 @@ def hooks() -> _Hooks:
 
 
 def completed_rule() -> Callable[[Run], bool]:
-    """``run -> bool``: the completed-run rule every plugin agrees on (first answer wins);
-    the built-in rule itself when no plugin answers."""
+    """``run -> bool``: the first plugin's answer, else the built-in rule."""
     hook = _plugged("ds_gate_run_is_completed")
     if hook is None:
         return builtin_rule
 
-    def is_completed(run: Run) -> bool:
-        return bool(hook(run=run))
-
-    return is_completed
+    return lambda run: bool(hook(run=run))
 
 
 def _checker(
     hook_name: str, builtin: Callable[..., list[Finding]], names: tuple[str, ...]
 ) -> Callable[..., list[Finding]]:
-    """A check hook as one positional callable: the built-in rules' findings, then every plugin's;
-    ``builtin`` itself when no plugin implements the hook."""
+    """A check hook as one positional callable: the built-in findings, then every plugin's."""
     hook = _plugged(hook_name)
     if hook is None:
         return builtin
 
-    def check(*args: Any) -> list[Finding]:
-        return [
-            f for found in reversed(hook(**dict(zip(names, args, strict=True)))) for f in found or []
-        ]  # built-in first
+    def check(*args: Any) -> list[Finding]:  # pluggy answers plugins first: reversed, the built-in's come first
+        return [f for found in reversed(hook(**dict(zip(names, args, strict=True)))) for f in found or []]
 
     return check
 
 
 def _offered(hook_name: str) -> list[str]:
-    """Every string the plugins' (and the built-in plugin's) lists answer ``hook_name`` with."""
     return [item for found in getattr(hooks(), hook_name)() for item in found or [] if isinstance(item, str)]
 
 
 def known_actions(root: Path | None = None, *, quest_actions: Iterable[str] | None = None) -> frozenset[str]:
-    """The decision actions a quest's DeepScientist accepts: main's, ``distill_review``,
-    every plugin's ``ds_gate_decision_actions`` and the quest's ``.ds-gate.yaml``.
-    ``quest_actions``: the quest's own, when the caller read its configuration already."""
+    """The decision actions a quest's DeepScientist accepts: main's, ``distill_review``, the
+    plugins' and the quest's ``.ds-gate.yaml`` (``quest_actions``, when the caller read it already)."""
     actions = set(DECISION_ACTIONS)
     actions.update(_offered("ds_gate_decision_actions"))
     actions.update(_quest_actions(root, quest_actions))
@@ -131,9 +119,8 @@ def known_actions(root: Path | None = None, *, quest_actions: Iterable[str] | No
 
 
 def review_encoding_for(root: Path | None = None, *, quest_actions: Iterable[str] | None = None) -> str:
-    """How this quest's DeepScientist can record a review: as the RFC's ``distill_review``
-    decision when a plugin or ``.ds-gate.yaml`` says its DeepScientist has that action
-    (PR #60, a fork), else as main's ``report`` (main refuses the action)."""
+    """How this quest's DeepScientist records a review: the RFC's ``distill_review`` decision when a
+    plugin or ``.ds-gate.yaml`` lists that action (PR #60, a fork), else main's ``report``."""
     offered = set(_offered("ds_gate_decision_actions"))
     offered.update(_quest_actions(root, quest_actions))
     return DECISION_ENCODING if REVIEW_ACTION in offered else REPORT_ENCODING
@@ -145,7 +132,6 @@ def record_checker(root: Path | None = None) -> Callable[[Document], list[Findin
 
 
 def _quest_actions(root: Path | None, given: Iterable[str] | None) -> Iterable[str]:
-    """The quest's own decision actions: as given, else read at ``root`` (none without one)."""
     if given is not None:
         return given
     return read_quest_config(root).actions if root is not None else ()
@@ -154,9 +140,8 @@ def _quest_actions(root: Path | None, given: Iterable[str] | None) -> Iterable[s
 def keyed_record_checker(
     root: Path | None = None, *, quest_actions: Iterable[str] | None = None
 ) -> tuple[Callable[[Document], list[Finding]], bytes | None]:
-    """``record_checker`` and what its findings depend on besides a record's bytes, name and
-    kind (the quest's decision actions), or None when a plugin's rules run too: a plugin may
-    look at anything, so its findings are never shared between copies or cached."""
+    """``record_checker`` and what its findings depend on besides a record's bytes, name and kind,
+    or None when a plugin's rules run too (a plugin may look at anything: never cached)."""
     actions = known_actions(root, quest_actions=quest_actions)
     builtin = check_record if actions == DECISION_ACTIONS else functools.partial(check_record, actions=actions)
     check = _checker("ds_gate_check_record", builtin, ("record",))

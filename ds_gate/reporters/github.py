@@ -1,8 +1,5 @@
-"""``--format github``: workflow commands that GitHub Actions shows as annotations.
-
-Paths are made relative to the current directory (the workspace root in Actions), so
-annotations land on the right file even when the quest is a subfolder of the checkout.
-"""
+"""``--format github``: workflow commands that GitHub Actions shows as annotations, their paths
+relative to the current directory (the workspace root in Actions), the quest maybe a subfolder."""
 
 from __future__ import annotations
 
@@ -28,11 +25,8 @@ def _prop(text: str) -> str:
 
 
 def checkout_path(report: Report, path: str | None) -> tuple[str | None, str | None]:
-    """(a file GitHub can show, or None; where the finding is when it is not in the checkout).
-
-    A finding read from a branch tip (``<ref>:<path>``) is in the checkout when that branch is
-    the one checked out; otherwise GitHub has no such file, and the message names the ref.
-    SARIF places its results by the same answer, so code scanning and the annotations agree."""
+    """(a file GitHub can show, or None; where the finding is when it is not in the checkout): a branch
+    tip's ``<ref>:<path>`` is in the checkout only when that branch is checked out. SARIF places by this too."""
     if not path or not path.startswith("refs/") or ":" not in path:
         return path, None
     ref, inside = path.split(":", 1)

@@ -1,11 +1,6 @@
-"""The pending runs in text: one hint (the call that covers them), then the places.
-
-Pending runs are findings that share a rule and a fix, so they are shown as a group: the
-``next:`` call lists each id on its own line, after a count, with a comment saying which
-run it is and the workspace above its ids. Each pending id is printed once: in the call
-when the gate asks for a review, in the table otherwise (``candidates``, a gate that is
-off) and for waived runs, which the call leaves out. A quest with a hundred pending runs
-then prints a hundred short lines instead of a 1,600-character one.
+"""The pending runs in text, as one group: the ``next:`` call that covers them, an id a line under
+its workspace, or a table where the gate asks no review (``candidates``, a gate that is off, waived
+runs). Each id is printed once; a hundred pending runs are a hundred short lines, not one long one.
 """
 
 from __future__ import annotations
@@ -47,8 +42,7 @@ def pending_table(
 
 
 def _listing(runs: list[Run], listed_by_invalid: dict[str, list[str]]) -> list[str]:
-    """The ids one a line, grouped under a comment naming their workspace (in the order the
-    workspaces first appear), each with its experiment run id and kind."""
+    """The ids one a line under a comment naming their workspace, each with its run id and kind."""
     by_workspace: dict[str, list[Run]] = {}
     for run in runs:
         by_workspace.setdefault(run.workspace, []).append(run)
@@ -90,11 +84,6 @@ def asks_review(report: GateReport) -> list[Run]:
     return [run for run in report.pending if run.artifact_id not in waived]
 
 
-def refused_by_hook(report: GateReport) -> bool:
-    """A hook's rejection: the call is at the top already (``rejection_head``)."""
-    return report.command in HOOKS and not report.ok
-
-
 def pending_lines(report: GateReport) -> list[str]:
     """The pending runs: the call that covers those the gate asks for, and a table of the rest."""
     if not (report.pending and report.scope.lists_pending):
@@ -103,7 +92,7 @@ def pending_lines(report: GateReport) -> list[str]:
     asked = asks_review(report)
     asked_ids = {run.artifact_id for run in asked}
     rest = [run for run in report.pending if run.artifact_id not in asked_ids]
-    refused = refused_by_hook(report)
+    refused = report.command in HOOKS and not report.ok  # a hook's: the call is at the top (``rejection_head``)
     out = []
     if rest or not refused:
         out += [
@@ -122,8 +111,6 @@ HOOKS = ("commit-check", "pre-push")
 
 
 def rejection_ids(report: GateReport) -> list[str]:
-    """For a commit or push a hook refuses, read by an agent that sees only the hook's
-    stderr (DeepScientist hands it back as ``checkpoint.stderr``): after the verdict and
-    the counts, the call that fixes them, with the ids in it."""
+    """For a refused commit or push, whose stderr is all the agent sees (``checkpoint.stderr``): the fixing call."""
     asked = asks_review(report)
     return next_step(asked, report.review_encoding, report.listed_by_invalid) if asked else []

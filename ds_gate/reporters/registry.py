@@ -1,10 +1,7 @@
 """The output formats, in one table: reporters turn a ``Report`` into text, and nothing else in ds-gate formats output.
 
-Each format is named here once (``TEXT`` … ``MARKDOWN``); the command table's formats
-(``cli.table``), ``--format``'s help, the ``--all-quests`` summary and the docs take the names from
-here, and a plugin adds its own through ``ds_gate_reporters``. A reporter is a small class with
-``render(report) -> str`` (and, where it writes in parts, ``render_parts``); its module is imported
-when its format is asked for (``reporter_class``), so a command that prints nothing loads none.
+Each format is named here once; a plugin adds its own through ``ds_gate_reporters``. A reporter's
+module is imported when its format is asked for, so a command that prints nothing loads none.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """``--format sarif``: SARIF 2.1.0 for code-scanning tools (GitHub code scanning, IDEs).
 
-One run of one tool, ``ds-gate``; one ``reportingDescriptor`` per rule id that has a
-finding (its level, its summary, its contract/discipline level as a property); one result
-per finding, placed by the file and line. Paths are relative to the quest root (the
-checkout, in CI) with ``%SRCROOT%`` naming that root, as code scanning expects; a finding
-read from a branch tip (``<ref>:<path>``) is placed where the GitHub format places it: at its
-file when that branch is the one checked out (``--from-git`` in CI), else at no file, the ref
-named in the message.
-A waived finding is a result with a ``suppression`` carrying the waiver's reason, so the
-audit trail survives. The pending runs are results of ``coverage.pending-run`` like in JSON.
+One descriptor per rule that has a finding, one result per finding, paths relative to
+``%SRCROOT%`` (the quest root) and a branch tip's file placed as ``github.checkout_path``
+places it. A waived finding is a result with a ``suppression``, so the audit trail survives.
 """
 
 from __future__ import annotations
@@ -16,11 +10,10 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from ds_gate.kernel.jsonout import dumps
 from ds_gate.kernel.version import HOMEPAGE, __version__
 from ds_gate.model.findings import ERROR, INFO, WARNING, Finding, rule_named
 from ds_gate.model.reports import GateReport, LineageReport, Report
-from ds_gate.reporters.escape import json_safe
+from ds_gate.reporters.escape import json_text
 from ds_gate.reporters.github import checkout_path
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -47,8 +40,6 @@ def _descriptor(rule_id: str) -> dict[str, Any]:
 
 
 def _location(path: str | None, line: int | None, rooted: bool) -> dict[str, Any] | None:
-    """Where a result is in the checkout: ``path`` as ``checkout_path`` placed it (a branch
-    tip's file is there when its branch is the one checked out, as ``--from-git`` reads it)."""
     if not path:
         return None
 
@@ -88,7 +79,6 @@ def _result(report: Report, finding: Finding, index: dict[str, int], rooted: boo
 
 
 def sarif_log(report: Report) -> dict[str, Any]:
-    """The SARIF log of one report, as a JSON value."""
     rules: list[str] = []
     for finding in report.findings:
         if finding.rule not in rules:
@@ -122,4 +112,4 @@ class SarifReporter:
     encoding = "utf-8"  # SARIF is JSON: UTF-8 whatever the locale
 
     def render(self, report: Report) -> str:
-        return json_safe(dumps(sarif_log(report), ensure_ascii=False)) + "\n"
+        return json_text(sarif_log(report)) + "\n"

@@ -1,13 +1,8 @@
 """The summary of many quests (``closure --all-quests``) as text, JSON or Markdown, and ``--format markdown``.
 
-Rendered from the summary's data (``engine.home_quests.summary``, the JSON form), so the three
-forms cannot disagree. The Markdown form is for a CI step summary (``$GITHUB_STEP_SUMMARY``):
-one table, a row a quest. What comes from a quest (its folder name, its id, why it could not
-be read) is escaped for a terminal (``printable``) and, in Markdown, for Markdown and HTML (a
-step summary renders both), so a quest cannot draw its own row or a link.
-
-``MarkdownReporter`` is the ``--format markdown`` of one report (``closure QUEST``): the same
-table with one row, then the failing findings.
+All three are rendered from the summary's data (``engine.home_quests.summary``), so they cannot
+disagree. Markdown is for a CI step summary: what comes from a quest is escaped for Markdown and
+HTML too, so a quest cannot draw its own row or a link.
 """
 
 from __future__ import annotations
@@ -16,9 +11,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ds_gate.kernel.jsonout import dumps
 from ds_gate.model.reports import GateReport, Report
-from ds_gate.reporters.escape import json_safe, printable
+from ds_gate.reporters.escape import json_text, printable
 
 COLUMNS = ("quest", "enforced", "completed", "pending", "errors", "verdict")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
@@ -75,7 +69,7 @@ def render_text(data: dict[str, Any]) -> str:
 
 
 def render_json(data: dict[str, Any]) -> str:
-    return json_safe(dumps(data, ensure_ascii=False)) + "\n"
+    return json_text(data) + "\n"
 
 
 def _md_table(rows: list[dict[str, Any]]) -> Iterator[str]:

@@ -1,9 +1,6 @@
 """``--format text``: for people at a terminal and for the hook output a committer reads.
-
-Every finding says where (file:line, JSON pointer), what rule, and what to do. Findings
-that share a fix print it once, then their places (``layout``); pending runs are one group
-too, their ids inside the call that covers them (``pending``). How wide and how coloured
-the text is, and whether it says only the verdict and the errors, is the ``View``'s.
+Every finding says where, what rule, and what to do; grouping is ``wrapping``'s and ``pending``'s,
+width, colour and quietness the ``View``'s.
 """
 
 from __future__ import annotations
@@ -26,23 +23,9 @@ from ds_gate.model.reports import (
     Report,
 )
 from ds_gate.reporters.escape import printable
-from ds_gate.reporters.pending import (
-    HOOKS,
-    PENDING_RULE,
-    asks_review,
-    pending_lines,
-    pending_table,
-    rejection_ids,
-)
+from ds_gate.reporters.pending import HOOKS, PENDING_RULE, asks_review, pending_lines, pending_table, rejection_ids
 from ds_gate.reporters.view import View
-from ds_gate.reporters.wrapping import (
-    Hanging,
-    finding_lines,
-    findings_block,
-    wrap_hanging,
-    wrap_items,
-    wrap_text,
-)
+from ds_gate.reporters.wrapping import Hanging, finding_lines, findings_block, wrap_hanging, wrap_items, wrap_text
 
 __all__ = ["HOOKS", "PENDING_RULE", "TextReporter", "format_finding", "pending_table", "summary_line"]
 
@@ -73,8 +56,7 @@ def summary_line(report: Report) -> str:
 
 
 def listed_errors(report: Report) -> bool:
-    """A report that cannot fail (``candidates``: a listing, exit 0) and yet holds errors: its
-    verdict is not "OK" (it said "OK - 1 error"), it names the errors, which gate commands fail on."""
+    """A report that cannot fail (``candidates``) yet holds errors: its verdict is not "OK"."""
     return (
         isinstance(report, GateReport)
         and not report.scope.can_fail
@@ -99,8 +81,8 @@ def _cards_line(cards: list[Card], home: str) -> str:
 
 @functools.singledispatch
 def head_lines(report: Report) -> list[Any]:
-    """What a report says before its findings: particular to each report type. A line is a
-    string, a list (its head, then items) or a ``Hanging`` line, which the reporter wraps to the width."""
+    """What a report says before its findings: a line is a string, a list (its head, then items)
+    or a ``Hanging`` line, which the reporter wraps to the width."""
     return []
 
 
@@ -163,8 +145,7 @@ def _(report: RecallReport) -> list[str]:
             else (f"text match {item['lexical_score']:.2f}" if "lexical_score" in item else "recent")
         )
         lines.append(f"{n:>3}. {item['card_id']}  [{item['scope']}/{item['kind']}]  {item['title'] or ''}  ({why})")
-        for line in (item.get("summary") or "").splitlines():
-            lines.append(f"     {line}")
+        lines += [f"     {line}" for line in (item.get("summary") or "").splitlines()]
         lines.append(f"     {item['path']}")
         copies = item.get("copies") or []
         if copies:
@@ -212,9 +193,7 @@ class TextReporter:
         self.view = view or View()
 
     def render(self, report: Report) -> str:
-        """Every line escaped (``printable``): a quest's names, ids and values cannot break a
-        line, move the cursor or colour the terminal; the line breaks (and the colours the
-        view asks for) are the reporter's own. Quiet: the errors and the verdict only."""
+        """Every line escaped (``printable``); quiet: the errors and the verdict only."""
         view = self.view
         out = [] if view.quiet else self._head(report)
         if report.command in HOOKS and not report.ok:
@@ -233,12 +212,10 @@ class TextReporter:
         out.append("")
         color = "red" if not report.ok else "yellow" if listed_errors(report) else "green"
         out.append(view.paint(printable(summary_line(report)), color))
-        return (
-            "\n".join(line.rstrip(" ") for line in out).lstrip("\n") + "\n"
-        )  # no trailing space (recent's empty summary)
+        # no trailing space (recent's empty summary)
+        return "\n".join(line.rstrip(" ") for line in out).lstrip("\n") + "\n"
 
     def _head(self, report: Report) -> list[str]:
-        """The head lines, escaped; the workspaces list wrapped to the width."""
         out = []
         for line in head_lines(report):
             if isinstance(line, list):  # a list to wrap: [head, item, item, ...]

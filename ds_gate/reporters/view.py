@@ -1,14 +1,9 @@
 """How a text report is laid out for where it goes: its width, colour, and how much it says.
 
-A report rendered for a terminal wraps its lists at the terminal's width and may colour
-its verdict; one written to a pipe, a file or a hook's stderr wraps at a fixed width
-(``$COLUMNS``, else 80) and is never coloured unless asked (``--color always``), so logs
-and golden copies do not depend on the terminal a test ran in. ``NO_COLOR``
-(https://no-color.org) turns ``auto`` off; ``--color always`` overrides it, as that
-convention allows.
-
-Only the text reporter reads a ``View``; JSON, GitHub and SARIF output is complete and
-identical whatever the view.
+A terminal gets its width and colour; a pipe, a file or a hook's stderr a fixed width
+(``$COLUMNS``, else 80) and no colour unless ``--color always``, so logs and goldens do not
+depend on the terminal. ``NO_COLOR`` (https://no-color.org) turns ``auto`` off. Only the text
+reporter reads a ``View``.
 """
 
 from __future__ import annotations
@@ -37,8 +32,7 @@ class View:
         self.quiet = quiet
 
     def paint(self, text: str, style: str) -> str:
-        """``text`` in ``style`` when colour is on. Applied to text already escaped, so the
-        only escape sequences in the output are these."""
+        """Applied to text already escaped, so the only escape sequences in the output are these."""
         if not self.color or not text:
             return text
         return f"\x1b[{_CODES[style]}m{text}\x1b[0m"
@@ -54,22 +48,14 @@ def _is_terminal(stream: IO[str] | None) -> bool:
 def view_for(
     stream: IO[str] | None, color: str = "auto", quiet: bool = False, environ: Mapping[str, str] | None = None
 ) -> View:
-    """The view for writing to ``stream``: a terminal's width and colour when it is one."""
     env = os.environ if environ is None else environ
-    terminal = _is_terminal(stream)
-    if color == "always":
-        colored = True
-    elif color == "never":
-        colored = False
-    else:
-        colored = terminal and not env.get("NO_COLOR") and env.get("TERM") != "dumb"
-    return View(width=columns(stream, env), color=colored, quiet=quiet)
+    auto = color != "never" and _is_terminal(stream) and not env.get("NO_COLOR") and env.get("TERM") != "dumb"
+    return View(width=columns(stream, env), color=color == "always" or auto, quiet=quiet)
 
 
 def columns(stream: IO[str] | None, environ: Mapping[str, str] | None = None) -> int:
-    """The width text wraps at: ``$COLUMNS``, else the terminal's when ``stream`` is one, else
-    80. The reports' and ``--help``'s (argparse asked ``shutil``, which imports ``bz2`` and
-    ``lzma`` on every start)."""
+    """The width text and ``--help`` wrap at: ``$COLUMNS``, else the terminal's, else 80 (not
+    ``shutil``'s, which imports ``bz2`` and ``lzma``)."""
     given = (os.environ if environ is None else environ).get("COLUMNS", "")
     if given.isdigit() and int(given) > 0:
         return int(given)

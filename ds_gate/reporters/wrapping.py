@@ -1,14 +1,11 @@
-"""Text at scale: long lists wrapped to the width, findings that share a fix shown once.
-
-A quest with 2,000 runs and 20 worktrees once printed a 475-character workspaces line
-and the same hint 57 times. Lists break between items (a path is never split), and
-findings with one rule, severity and hint print that hint once, then their places.
-Everything here takes text already escaped by ``printable``.
+"""Text at scale: lists wrapped between items (a path is never split), findings that share rule,
+severity and hint shown once, then their places. Everything here takes text already ``printable``.
 """
 
 from __future__ import annotations
 
 import textwrap
+from typing import NamedTuple
 
 from ds_gate.model.findings import Finding
 from ds_gate.reporters.escape import printable
@@ -18,8 +15,7 @@ _STYLE = {"error": "red", "warning": "yellow"}
 
 
 def wrap_items(head: str, items: list[str], width: int, indent: str = "      ") -> list[str]:
-    """``head`` then ``items`` joined by ", ", broken between items so each line fits
-    ``width`` (an item longer than the width, a long path, has a line of its own)."""
+    """``head`` then ``items`` joined by ", ", broken between items so each line fits ``width``."""
     lines: list[str] = []
     line, fresh = head, True
     for n, item in enumerate(items):
@@ -35,9 +31,8 @@ def wrap_items(head: str, items: list[str], width: int, indent: str = "      ") 
 
 
 def wrap_text(text: str, width: int, indent: str = "  ") -> list[str]:
-    """A sentence wrapped at spaces; words (paths, ids) are never broken. A line that is
-    too long only because of the paths in it stays whole: breaking before a path leaves a
-    stub like "installed" on a line of its own and helps nobody grep for it."""
+    """A sentence wrapped at spaces, words never broken; a line too long only because of its paths
+    stays whole (breaking before a path leaves a stub like "installed" on a line of its own)."""
     if len(text) <= width or sum(len(word) + 1 for word in text.split(" ") if "/" not in word) <= width:
         return [text]
     return textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False) or [
@@ -45,29 +40,23 @@ def wrap_text(text: str, width: int, indent: str = "  ") -> list[str]:
     ]
 
 
-class Hanging:
+class Hanging(NamedTuple):
     """A head line the text reporter wraps at the width, continuing under ``indent``."""
 
-    __slots__ = ("text", "indent")
-
-    def __init__(self, text: str, indent: str) -> None:
-        self.text = text
-        self.indent = indent
+    text: str
+    indent: str
 
 
 def wrap_hanging(text: str, width: int, indent: str) -> list[str]:
-    """A line wrapped at spaces to ``width``, its continuations under ``indent`` (doctor's
-    checks and fixes); a word longer than the line (a deep path) has a line of its own,
-    never split, so that it can still be copied whole."""
+    """A line wrapped at spaces, continued under ``indent``; a long word (a path) is never split."""
     return textwrap.wrap(
         text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False, drop_whitespace=True
     ) or [text]
 
 
 def finding_lines(finding: Finding, view: View, indent: str = "", *, in_group: bool = False) -> list[str]:
-    """A finding as a few lines; each field is escaped on its own, because the line breaks
-    here are ours and any in a file name or a quoted value are the quest's. In a group, the
-    severity, rule and hint are the group's line, so a place says where and what only."""
+    """A finding as a few lines, each field escaped on its own (the line breaks here are ours). In
+    a group, severity, rule and hint are the group's line."""
     where = printable(finding.path) if finding.path else "(quest)"
     if finding.line:
         where += f":{finding.line}"
@@ -85,8 +74,7 @@ def finding_lines(finding: Finding, view: View, indent: str = "", *, in_group: b
 
 
 def grouped(findings: list[Finding]) -> list[list[Finding]]:
-    """Findings that share rule, severity and hint (and are not waived: each waiver has its
-    own reason), in the order their first one comes."""
+    """Findings that share rule, severity and hint, in order; a waived one alone (its own reason)."""
     groups: dict[object, list[Finding]] = {}
     for n, finding in enumerate(findings):
         key: object = (finding.rule, finding.severity, finding.hint) if finding.waived is None else n

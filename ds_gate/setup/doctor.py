@@ -1,11 +1,7 @@
 """``ds-gate doctor``: is this quest guarded, and what to fix if not.
 
-Each check is one line, ok / warn / fail, with the fix. It reads what the gate itself
-reads (git through ``kernel.git``, files through ``kernel.fs``) and writes nothing. The bad cases
-are the ones users met: a hook whose Python is gone, the pre-commit framework on a branch
-made before its config was committed ("No .pre-commit-config.yaml file was found"), both
-setups installed (the gate runs twice), worktrees whose links broke when the quest moved,
-a shallow or single-branch clone, a toggle spelt so that DeepScientist reads it as off.
+Each check is one line, ok / warn / fail, with the fix; doctor reads as the gate reads and
+writes nothing. The cases are those users met (docs/hooks.md).
 """
 
 from __future__ import annotations
@@ -18,25 +14,19 @@ from ds_gate.io.places import HOME_VARIABLES
 from ds_gate.model.records import DECISION_ENCODING
 from ds_gate.model.reports import FAIL, OK, WARN, Check
 from ds_gate.plugins.manager import review_encoding_for
-from ds_gate.setup.doctor_hooks import CONFIG, framework_config_checks, hook_checks, worktree_checks
-from ds_gate.setup.doctor_integration import NAME, integration_check
+from ds_gate.setup.doctor_hooks import framework_config_checks, hook_checks, worktree_checks
+from ds_gate.setup.doctor_integration import integration_check
+from ds_gate.setup.doctor_pre_commit import CONFIG
 from ds_gate.setup.doctor_settings import settings_checks
 from ds_gate.setup.template import template_status
 from ds_gate.sources.clone import blindness
 from ds_gate.sources.location import locate, worktree_list
 from ds_gate.sources.memory import resolve_home
-from ds_gate.sources.quest_yaml import (
-    coerce_toggle,
-    read_quest_yaml,
-    short_repr,
-    toggle_finding,
-)
+from ds_gate.sources.quest_yaml import coerce_toggle, read_quest_yaml, short_repr, toggle_finding
 
 
 def _home(given: str | None, root: Path, configured: tuple[str, str] | None) -> Check:
-    """Which home the gate reads global cards from, and which rule chose it (the order of
-    ``GateOptions``: --home, the environment, the trusted configuration, then the rest; a
-    quest's own ``home`` is never applied)."""
+    """Which home the gate reads global cards from, and which rule (``GateOptions``'s order) chose it."""
     variable = next((f"${name}" for name in HOME_VARIABLES if os.environ.get(name, "").strip()), None)
     if given:
         how = "--home"
@@ -100,26 +90,15 @@ def _clone(root: Path) -> Check:
 
 
 def _encoding(root: Path) -> Check:
-    if review_encoding_for(root) == DECISION_ENCODING:
-        return Check(
-            "review encoding",
-            OK,
-            "reviews are asked for as decision(action='distill_review') (the RFC's, "
-            "PR #60): .ds-gate.yaml or a plugin lists the action",
-        )
-    return Check(
-        "review encoding",
-        OK,
-        "reviews are asked for as report(report_type='distill_review'), what "
+    message = (
+        "reviews are asked for as decision(action='distill_review') (the RFC's, "
+        "PR #60): .ds-gate.yaml or a plugin lists the action"
+        if review_encoding_for(root) == DECISION_ENCODING
+        else "reviews are asked for as report(report_type='distill_review'), what "
         "DeepScientist main accepts; a fork with PR #60 lists decision_actions: [distill_review] in "
-        ".ds-gate.yaml",
+        ".ds-gate.yaml"
     )
-
-
-def _new_quests() -> Check:
-    """Whether the opt-in that guards quests created later (``install --template``) is active."""
-    ok, message, fix = template_status()
-    return Check("new quests", OK if ok else WARN, message, fix)
+    return Check("review encoding", OK, message)
 
 
 def diagnose(path: Path | str, home: str | None = None) -> tuple[Path, list[Check]]:
@@ -147,13 +126,13 @@ def diagnose(path: Path | str, home: str | None = None) -> tuple[Path, list[Chec
         checks += framework_config_checks(root, registered, uses_framework)
         checks += worktree_checks(root, registered)
         checks.append(_clone(root))
-    checks.append(_new_quests())
+    checks.append(template_status())
 
     settings, configured_home = settings_checks(root)  # which setting came from where, trusted or not
-    checks += [Check(*found) for found in settings]
+    checks += settings
     checks.append(_home(home, root, configured_home))
     checks += _toggles(root)
     checks.append(_encoding(root))
 
-    checks.append(Check(NAME, *integration_check(home, root)))
+    checks.append(integration_check(home, root))
     return root, checks

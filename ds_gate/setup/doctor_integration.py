@@ -1,11 +1,8 @@
 """``doctor``'s line about the DeepScientist integration: installed, loaded, matching.
 
-The integration lives in DeepScientist's runtime environment, which DeepScientist may
-rebuild when it updates itself (a ``uv sync``, a new Python), so doctor looks every time:
-are ds-gate's files there and the ones this ds-gate would write, does ds-gate's interpreter
-still answer, and does DeepScientist's own Python, importing its artifact service and MCP
-server, report them wrapped (the version and shape check passed) or why not. It reads
-only; the probe runs DeepScientist's Python isolated (``-I``) and no code of a quest's.
+DeepScientist may rebuild its runtime environment when it updates itself, so doctor looks
+every time: ds-gate's files as this ds-gate would write them, its interpreter answering, and
+DeepScientist's own Python (run isolated, ``-I``) reporting its service wrapped, or why not.
 """
 
 from __future__ import annotations
@@ -27,11 +24,10 @@ from ds_gate.integration.installer import (
     runtime_files,
 )
 from ds_gate.kernel.errors import QuestError
-from ds_gate.model.reports import FAIL, OK, WARN
+from ds_gate.model.reports import FAIL, OK, WARN, Check
 from ds_gate.sources.memory import resolve_home
 
 NAME = "deepscientist integration"
-Check = tuple[str, str, str | None]  # (status, message, fix): doctor names the line NAME
 LOADED = (
     "import json, deepscientist.artifact.service, deepscientist.mcp.server, _ds_gate_ds_boot as b; "
     "print(json.dumps(b.status()))"
@@ -57,28 +53,30 @@ def integration_check(home: str | None, root: Path | None = None) -> Check:
     install = f"ds-gate install --deepscientist --home {path}"
     env = next((path / rel for rel in ENVS if os.path.isfile(env_python(path / rel))), None)
     if env is None:
-        return _check(OK, f"not installed (no DeepScientist runtime Python under {path}); opt-in: {install}")
+        return Check(NAME, OK, f"not installed (no DeepScientist runtime Python under {path}); opt-in: {install}")
     try:
         target = probe(path, env)
     except QuestError as exc:
-        return _check(WARN, str(exc), "start `ds` once so its launcher repairs the environment")
+        return Check(NAME, WARN, str(exc), "start `ds` once so its launcher repairs the environment")
     settings = read_config(target.site)
     if settings is None and not os.path.lexists(target.site / PTH):
         if remembered(path):
-            return _check(
+            return Check(
+                NAME,
                 WARN,
                 f"installed into {env} earlier, but its files are gone: DeepScientist rebuilt its "
                 "runtime environment (an update); complete_quest and submit_paper_bundle no longer ask "
                 "ds-gate",
                 install,
             )
-        return _check(OK, f"not installed in {env} (opt-in: {install})")
+        return Check(NAME, OK, f"not installed in {env} (opt-in: {install})")
     if settings is None:
-        return _check(FAIL, f"{target.site / PTH} is there but {CONFIG} is not: a broken install", install)
+        return Check(NAME, FAIL, f"{target.site / PTH} is there but {CONFIG} is not: a broken install", install)
     expected = runtime_files(settings)
     differ = [name for name, text in expected.items() if _read(target.site / name) != text]
     if differ:
-        return _check(
+        return Check(
+            NAME,
             WARN,
             f"ds-gate's files in {target.site} are missing or not this ds-gate's "
             f"({', '.join(differ)}): DeepScientist was updated or another ds-gate installed them",
@@ -87,7 +85,8 @@ def integration_check(home: str | None, root: Path | None = None) -> Check:
     python = str(settings.get("python"))
     problem = bridge_problem(python)
     if problem is not None:
-        return _check(
+        return Check(
+            NAME,
             FAIL,
             f"installed, but ds-gate's interpreter {python} does not answer ({problem}): "
             "complete_quest, submit_paper_bundle and review records are refused until it does",
@@ -95,7 +94,8 @@ def integration_check(home: str | None, root: Path | None = None) -> Check:
         )
     status = _loaded(str(target.python))
     if status.get("state") != "wrapped":
-        return _check(
+        return Check(
+            NAME,
             WARN,
             f"installed in {env} but it wraps nothing: {status.get('reason')}",
             f"use a ds-gate that knows DeepScientist {target.deepscientist}, or "
@@ -104,15 +104,12 @@ def integration_check(home: str | None, root: Path | None = None) -> Check:
     extra = "; memory.write defaults to global" if settings.get("memory_global_scope") else ""
     found = status.get("problems")
     problems = [str(p) for p in found] if isinstance(found, list) else []
-    return _check(
+    return Check(
+        NAME,
         WARN if problems else OK,
         f"installed, loaded and matching DeepScientist {target.deepscientist} in {env} "
         f"(verdicts from {python}){extra}" + (f"; {'; '.join(problems)}" if problems else ""),
     )
-
-
-def _check(status: str, message: str, fix: str | None = None) -> Check:
-    return status, message, fix
 
 
 def _read(path: os.PathLike[str]) -> str | None:

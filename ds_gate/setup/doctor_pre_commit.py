@@ -1,14 +1,10 @@
 """Whether a quest's ``.pre-commit-config.yaml`` holds ds-gate's hooks, as ``doctor`` asks it.
 
-``pre-commit install`` writes the framework's hook whatever the configuration lists: with
-``repos: []`` it runs nothing, and a finalization commit goes through. So the framework's hook
-guards only as far as the configuration (in every checked-out worktree: each branch has its
-own) lists ds-gate's hooks, unchanged, from ds-gate's own repository: a ``repo:`` inside the
-quest or a DeepScientist home is one the agent wrote (its ``ds-gate-closure`` may run ``true``),
-and one at another address (a lab's mirror) is one doctor cannot vouch for (a warning). The
-configuration is the quest's, so untrusted: it is loaded as safe YAML, and anything doctor
-cannot vouch for (an entry, arguments or stages overridden, a local hook that runs something
-else) counts as missing. A configuration can only make doctor say fail or warn, never pass.
+The framework's hook runs what the configuration lists (``repos: []``: nothing), so it guards
+only where every checked-out branch's configuration lists ds-gate's hooks, unchanged, from
+ds-gate's own repository (one inside the quest or a home is the agent's: fail; a lab's mirror:
+warn). The configuration is untrusted: whatever doctor cannot vouch for counts as missing, so
+it can only make doctor say fail or warn, never pass.
 """
 
 from __future__ import annotations
@@ -41,10 +37,8 @@ SNIPPET = "the snippet in docs/hooks.md (#the-pre-commit-framework)"
 
 
 def _intact(repo: str, hook: dict[str, Any]) -> bool:
-    """A hook entry that runs ds-gate's hook as the manifest says: from a repository, with no
-    key but the harmless ones; a local copy (``repo: local``) with ds-gate's own entry, in
-    Python or from the PATH, no arguments, the manifest's ``files`` (or none) and no narrower
-    file filter, at a stage where it guards."""
+    """A hook entry that runs ds-gate's hook as the manifest says: from a repository, no key
+    but the harmless ones; a ``repo: local`` copy, exactly the manifest's entry and filters."""
     entry, _, _ = GUARDS[hook["id"]]
     if repo != "local":
         return repo != "meta" and not set(hook) - HARMLESS

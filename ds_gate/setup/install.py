@@ -1,9 +1,7 @@
-"""Install ds-gate's plain git hooks into a quest, keeping whatever hook was there.
+"""Install ds-gate's plain git hooks into the folder git runs them from (``--git-path hooks``).
 
-Hooks go to the folder git actually runs them from (``git rev-parse --git-path hooks``):
-the common ``.git/hooks`` shared by every worktree, or ``core.hooksPath`` when the quest
-sets one inside itself. A hook that is not ours is renamed ``<name>.ds-gate-chained``
-and run first by ours, so installing never loses a hook; reinstalling updates ours.
+A hook that is not ours is renamed ``<name>.ds-gate-chained`` and run first by ours, so
+installing never loses a hook; reinstalling updates ours.
 """
 
 from __future__ import annotations
@@ -49,11 +47,8 @@ class Installed:
 
 
 def hooks_dir(quest: Path | str) -> tuple[Path, Path]:
-    """(quest root, hooks folder) for any path inside a quest.
-
-    git is asked through ``ds_gate.kernel.git`` like everywhere else (absolute git, no program
-    the quest's config names runs), and ``locate`` has already refused a ``.git`` pointer
-    that leads to another repository, so the hooks land in this quest or nowhere."""
+    """(quest root, hooks folder) for any path inside a quest: in this quest or nowhere
+    (``locate`` refuses a ``.git`` pointer to another repository)."""
     loc = locate(quest, any_repository=True)
     if not loc.is_git:
         raise QuestError(f"{loc.root} is not a git repository; there is no hooks folder to install into")
@@ -94,14 +89,9 @@ def _value(line: str) -> str | None:
     return words[0] if len(words) == 1 and spelled in (shlex.quote(words[0]), f"'{words[0]}'") else None
 
 
-def _assigned(text: str, variable: str) -> str | None:
-    """The value a hook script's first ``VARIABLE=`` line gives, or None (no such line, or not as install writes it)."""
-    return next((_value(line) for line in text.splitlines() if line.startswith(f"{variable}=")), None)
-
-
 def hook_python(text: str) -> str | None:
-    """The interpreter a ds-gate hook script names (``DS_GATE_PYTHON='...'``)."""
-    return _assigned(text, "DS_GATE_PYTHON")
+    """The interpreter a hook script's first ``DS_GATE_PYTHON=`` line names, or None (none as install writes it)."""
+    return next((_value(line) for line in text.splitlines() if line.startswith("DS_GATE_PYTHON=")), None)
 
 
 def interpreter_problem(python: str | None) -> str | None:
@@ -136,11 +126,21 @@ def as_installed(name: str, text: str) -> bool:
 
 
 def _hook_text(hook: Path) -> str:
-    """An existing hook's text; one over the size limit is not ds-gate's (it is chained, unread)."""
+    """One over the size limit is not ds-gate's (it is chained, unread)."""
     try:
         return fs.read_file(hook).decode("utf-8", "replace")
     except fs.TooLarge:
         return ""
+
+
+def write_hook(folder: Path, name: str) -> Path:
+    """Write hook ``name`` into ``folder`` atomically, executable; its path."""
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(_script(name))
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, folder / name)
+    return folder / name
 
 
 def install(quest: Path | str) -> list[Installed]:
@@ -148,34 +148,24 @@ def install(quest: Path | str) -> list[Installed]:
     folder.mkdir(parents=True, exist_ok=True)
     done = []
     for name in HOOKS:
-        hook = folder / name
-        chained: Path | None = None
-        updated = False
-        if hook.exists() or hook.is_symlink():
-            current = _hook_text(hook) if hook.is_file() else ""
-            if MARKER in current:
-                updated = True
-                if (folder / f"{name}{CHAIN_SUFFIX}").exists():
-                    chained = folder / f"{name}{CHAIN_SUFFIX}"
-            else:
-                chained = folder / f"{name}{CHAIN_SUFFIX}"
-                if chained.exists() or chained.is_symlink():
-                    raise QuestError(
-                        f"{hook} is not ds-gate's and {chained.name} already exists; merge them by hand, "
-                        f"then run ds-gate install again"
-                    )
-                os.replace(hook, chained)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(_script(name))
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, hook)
-        done.append(Installed(root, hook, updated, chained))
+        hook, kept = folder / name, folder / f"{name}{CHAIN_SUFFIX}"
+        present = hook.exists() or hook.is_symlink()
+        updated = present and hook.is_file() and MARKER in _hook_text(hook)
+        chained = kept if updated and kept.exists() else None
+        if present and not updated:
+            if kept.exists() or kept.is_symlink():
+                raise QuestError(
+                    f"{hook} is not ds-gate's and {kept.name} already exists; merge them by hand, "
+                    f"then run ds-gate install again"
+                )
+            os.replace(hook, kept)
+            chained = kept
+        done.append(Installed(root, write_hook(folder, name), updated, chained))
     return done
 
 
 def install_home(home: Path | str) -> tuple[list[Installed], list[str], list[str]]:
-    """Every quest under ``<home>/quests``: (installed, skipped folders, failures), one line each."""
+    """Every quest under ``<home>/quests``: (installed, skipped, failures)."""
     quests_dir = Path(home).expanduser() / "quests"
     if not os.path.isdir(quests_dir):
         raise QuestError(f"{quests_dir} does not exist; --home takes a DeepScientist home (the folder holding quests/)")

@@ -1,30 +1,23 @@
 """``ds-gate install --template``: guard the quests created from now on, not only today's.
 
-DeepScientist creates each quest with a plain ``git init``, which copies git's template
-folder (``init.templateDir``) into the new ``.git``. So ds-gate keeps a template folder of
-its own (``$XDG_DATA_HOME/ds-gate/git-template``, else ``~/.local/share/ds-gate/git-template``)
-holding ``hooks/pre-commit`` and ``hooks/pre-push``, and points the user's global
-``init.templateDir`` at it: one line of the user's git configuration, written only on this
-opt-in, and never over a different template folder unless ``--force`` says so.
-
-Why a template and not ``core.hooksPath``: ``core.hooksPath`` makes *every* repository of
-the user, old and new, quest or not, run the hooks of one folder instead of its own
-``.git/hooks`` (and the pre-commit framework refuses to install where it is set). A
-template only gives new repositories a copy, which each may change, and leaves existing
-ones alone; the quests that exist get the hooks from ``ds-gate install --home``.
+DeepScientist creates each quest with ``git init``, which copies ``init.templateDir`` into the
+new ``.git``; so ds-gate writes its hooks into a template folder of its own and points the user's
+global ``init.templateDir`` there (only on this opt-in, never over another folder without
+``--force``). Not ``core.hooksPath``: that would make every repository of the user run one
+folder's hooks, and the pre-commit framework refuses to install where it is set.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.fs import text_or_none
 from ds_gate.kernel.git import GitError, git
-from ds_gate.setup.install import HOOKS, MARKER, _script, hook_python
+from ds_gate.model.reports import OK, WARN, Check
+from ds_gate.setup.install import HOOKS, MARKER, hook_python, write_hook
 
 KEY = "init.templateDir"
 
@@ -36,13 +29,12 @@ class TemplateInstall(NamedTuple):
 
 
 def template_dir() -> Path:
-    """ds-gate's own template folder, in the user's data folder (never a quest or a home)."""
+    """In the user's data folder, never a quest or a home."""
     xdg = os.environ.get("XDG_DATA_HOME", "").strip()
     return (Path(xdg).expanduser() if xdg else Path.home() / ".local" / "share") / "ds-gate" / "git-template"
 
 
 def configured_template() -> str | None:
-    """The user's global ``init.templateDir``, or None when unset."""
     try:
         value = git(["config", "--global", "--get", KEY], Path.home() if Path.home().is_dir() else "/")
     except GitError:  # exit 1: unset
@@ -57,9 +49,8 @@ def same_folder(configured: str | None, folder: Path) -> bool:
 
 
 def install_template(*, force: bool = False) -> TemplateInstall:
-    """Write the hooks into ds-gate's template folder and point ``init.templateDir`` at it.
-    A different template folder already configured is refused (QuestError, exit 2) unless
-    ``force``: it may hold the user's own hooks, which git would then stop copying."""
+    """A different template folder already configured is refused (exit 2) unless ``force``:
+    it may hold the user's own hooks, which git would then stop copying."""
     folder = template_dir()
     previous = configured_template()
     if previous is not None and not same_folder(previous, folder) and not force:
@@ -71,14 +62,7 @@ def install_template(*, force: bool = False) -> TemplateInstall:
     hooks = folder / "hooks"
     try:
         hooks.mkdir(parents=True, exist_ok=True)
-        written = []
-        for name in HOOKS:
-            fd, tmp = tempfile.mkstemp(dir=hooks, prefix=f".{name}.")
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(_script(name))
-            os.chmod(tmp, 0o755)
-            os.replace(tmp, hooks / name)
-            written.append(hooks / name)
+        written = [write_hook(hooks, name) for name in HOOKS]
     except OSError as exc:
         raise QuestError(f"cannot write the template folder {folder}: {exc.strerror or exc}") from exc
     if not same_folder(previous, folder):
@@ -90,7 +74,6 @@ def install_template(*, force: bool = False) -> TemplateInstall:
 
 
 def describe(done: TemplateInstall) -> list[str]:
-    """What changed, said exactly: the folder written and the one line of git configuration."""
     notes = [f"wrote {hook}" for hook in done.hooks]
     if same_folder(done.previous, done.folder):
         notes.append(f"{KEY} already points at {done.folder}: your git configuration is unchanged")
@@ -107,39 +90,34 @@ def describe(done: TemplateInstall) -> list[str]:
     return notes
 
 
-def template_status() -> tuple[bool, str, str | None]:
-    """(ok, what git copies into a new repository, the fix): whether ``git init`` of a new
-    quest gets ds-gate's hook, and with which Python. ``$GIT_TEMPLATE_DIR`` beats the setting."""
+def template_status() -> Check:
+    """Doctor's "new quests" line: what ``git init`` gives a new quest. ``$GIT_TEMPLATE_DIR`` beats the setting."""
     variable = os.environ.get("GIT_TEMPLATE_DIR", "").strip()
     configured = variable or configured_template()
     how = "$GIT_TEMPLATE_DIR" if variable else KEY
     opt_in = "ds-gate install --template"
     if configured is None:
-        return (
-            True,
-            (
-                f"new quests get no hook until `ds-gate install` is run on them ({KEY} is unset; the opt-in "
-                f"`{opt_in}` covers quests created later)"
-            ),
-            None,
+        return Check(
+            "new quests",
+            OK,
+            f"new quests get no hook until `ds-gate install` is run on them ({KEY} is unset; the opt-in "
+            f"`{opt_in}` covers quests created later)",
         )
-    hook = Path(os.path.expanduser(configured)) / "hooks" / "pre-commit"
-
-    text = text_or_none(hook) or ""
+    text = text_or_none(Path(os.path.expanduser(configured)) / "hooks" / "pre-commit") or ""
     if MARKER not in text:
-        return (
-            True,
-            (f"{how} is {configured}, which holds no ds-gate hook: new quests get no hook until `ds-gate install`"),
+        return Check(
+            "new quests",
+            OK,
+            f"{how} is {configured}, which holds no ds-gate hook: new quests get no hook until `ds-gate install`",
             f"{opt_in} (--force to replace {configured})",
         )
     python = hook_python(text)
     if python and os.access(python, os.X_OK):
-        return True, f"new quests get ds-gate's hook from {configured} ({how}), run by {python}", None
-    return (
-        False,
-        (
-            f"new quests get ds-gate's hook from {configured} ({how}), but it names {python}, which is gone: "
-            "their commits that may finalize are blocked unchecked"
-        ),
+        return Check("new quests", OK, f"new quests get ds-gate's hook from {configured} ({how}), run by {python}")
+    return Check(
+        "new quests",
+        WARN,
+        f"new quests get ds-gate's hook from {configured} ({how}), but it names {python}, which is gone: "
+        "their commits that may finalize are blocked unchecked",
         opt_in,
     )
