@@ -1,14 +1,8 @@
 """The one engine: every gate verdict over a quest comes from ``evaluate``.
 
 The CLI, the commit hook, the pre-push hook, the pytest plugin and the API call it with a
-``Scope`` and present the ``GateReport`` it returns without changing it. Scopes differ
-only in what fails them:
-
-- ``check``: invalid records and cards fail; pending runs are counted, not failed (a run
-  is pending from the moment it is recorded until someone distils it);
-- ``closure``, ``commit-check``, ``pre-push``: also fail while any completed run is
-  pending, when the quest turned ``experience_distill`` on (or ``require``);
-- ``candidates``: never fails; it lists what a distill review still has to cover.
+``Scope`` (``model.reports.SCOPES``: what fails each) and present the ``GateReport`` it returns
+without changing it.
 """
 
 from __future__ import annotations

@@ -1,18 +1,12 @@
 """What finalizes a quest: the files whose arrival in a commit (or a push) means the work
-is being closed, so the closure gate must hold.
+is being closed, so the closure gate must hold (the list: docs/hooks.md).
 
 Pure functions of paths and bytes; the commit hook and the pre-push hook read the bytes
-(from git's index, or from the pushed commits) and ask here. Finalizing:
-
-- the paper bundle manifest (``submit_paper_bundle`` writes it);
-- a ``quest.yaml`` whose status becomes ``completed`` (``complete_quest``);
-- a decision with action ``finalize`` or ``decision_scope: quest_completion`` (``write`` is
-  routing guidance, as PR #60 reads it: an agent records it long before any paper, and
-  since DeepScientist re-stages an uncommitted record at every checkpoint, gating it
-  blocked every later checkpoint of that workspace), in any ``.json`` file of the workspace:
-  DeepScientist writes ``artifacts/decisions/<artifact_id>.json`` whatever the id holds
-  (``sub/x``, ``../../x``), so ``kernel.finalizing.finalizing_reason`` decides, not the folder;
-- any file a plugin's ``ds_gate_finalization_patterns`` names.
+(from git's index, or from the pushed commits) and ask here. A ``write`` decision does not
+finalize: it is routing guidance (as PR #60 reads it) recorded long before any paper, and since
+DeepScientist re-stages an uncommitted record at every checkpoint, gating it blocked every later
+checkpoint. A decision finalizes in any ``.json`` file (``kernel.finalizing.finalizing_reason``):
+DeepScientist writes ``artifacts/decisions/<artifact_id>.json`` whatever the id holds.
 """
 
 from __future__ import annotations
