@@ -65,7 +65,6 @@ def _plugin_patterns(names: list[str]) -> list[str]:
     patterns = finalization_patterns() if names else []
     if not patterns:
         return []
-
     return patterns if pattern_matches(names, patterns) else []
 
 

@@ -38,7 +38,6 @@ def quest_status(raw: bytes | OSError | None) -> str | None:
     limit (an ``OSError``, never read) has none: it is reported, and closure stops on it."""
     if not isinstance(raw, bytes) or not may_say_completed(raw):
         return None  # the only status that matters here is `completed`
-
     try:
         data = load_yaml(raw.decode("utf-8-sig", "replace"))
         status = scalar_text(data.get("status")) if isinstance(data, dict) else None
@@ -72,7 +71,6 @@ def pattern_matches(names: Iterable[str], patterns: list[str]) -> list[tuple[str
     """(file, pattern) for each file a plugin's pattern names."""
     if not patterns:
         return []
-
     found = []
     for name in names:
         match = next((p for p in patterns if fnmatch.fnmatchcase(name, p)), None)
