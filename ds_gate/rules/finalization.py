@@ -24,7 +24,6 @@ from ds_gate.kernel.layout import MANIFEST, QUEST_YAML
 from ds_gate.sources.quest_yaml import scalar_text
 
 if TYPE_CHECKING:
-    import re
     from collections.abc import Iterable, Mapping
 
 # `status:` as a block key, its value perhaps quoted
