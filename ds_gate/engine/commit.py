@@ -1,28 +1,11 @@
-"""The commit hook: what a commit stages decides what is checked.
+"""The commit hook: what a commit stages decides what is checked (docs/hooks.md says what it blocks).
 
-DeepScientist checkpoints with ``git add -A && git commit`` and no ``--no-verify``; a
-failing hook makes the checkpoint silently not happen. So this hook never blocks an
-ordinary checkpoint because runs are pending (a run is pending from the moment it is
-recorded). It blocks only:
-
-1. staged run or decision records, or memory cards, that are invalid;
-2. staged cards that patch another quest's card against the RFC's patch rules (compared
-   with the card at ``HEAD``; the patching quest is named by its folder under
-   ``<home>/quests`` and ``quest.yaml`` at ``HEAD``, never by what the commit stages): a
-   warning at an ordinary checkpoint (discipline), refused at finalization, where the closure
-   gate also judges the patches already committed (``engine.patch_history``);
-3. *finalization* commits while completed runs are pending: commits that stage the paper
-   bundle manifest, a ``quest.yaml`` whose status becomes ``completed``, or a decision
-   with action ``finalize`` or ``decision_scope: quest_completion`` in any ``.json`` file
-   (``kernel.finalizing``: DeepScientist writes ``artifacts/decisions/<artifact_id>.json``
-   whatever the id holds); such a decision is judged as a decision record wherever it lies.
-
-The committing workspace is read as staged (git's index), the others from their folders,
-so a finalization commit passes exactly when it also stages the covering review.
-
-Speed: the hook asks the kernel first (``kernel.checkpoint``): a checkpoint staging
-nothing the gate looks at, or only records that are certainly fine, is answered there and
-never reaches this module.
+DeepScientist checkpoints with ``git add -A && git commit`` and a failing hook makes the checkpoint
+silently not happen, so pending runs never block an ordinary checkpoint: only invalid staged
+records and cards, cards breaking the patch rules (a warning until finalization), and
+*finalization* commits (``kernel.finalizing``) while completed runs are pending. The committing
+workspace is read as staged, the others from their folders. Checkpoints staging nothing the gate
+looks at are answered by ``kernel.checkpoint`` and never reach this module.
 """
 
 from __future__ import annotations
@@ -82,7 +65,6 @@ def _plugin_patterns(names: list[str]) -> list[str]:
     patterns = finalization_patterns() if names else []
     if not patterns:
         return []
-
     return patterns if pattern_matches(names, patterns) else []
 
 

@@ -1,17 +1,11 @@
 """One winning copy per artifact id: a worktree's checkout inherits its parent branch's
 records, and the gate counts each artifact once.
 
-Which copy wins follows DeepScientist's own collector (``quest/service.py``
-``_artifact_item_rank``): the greatest ``updated_at`` *as text*, then ``created_at`` as
-text (a missing one is ``""``), as it compares them. One deliberate difference first, and
-it only makes the gate stricter: a run copy that is completed beats one that is not.
-PR #60's gate reads every copy an index line leads to and counts the run as a candidate
-when any of them is completed, while main's collector keeps one copy by its ranking; so a
-run is completed for the gate when either reading would say so. Past the dates, where
-DeepScientist compares the number of keys, the file's mtime and its path, the gate prefers
-the copy in the workspace the record says it was written in, then the earlier workspace
-(a branch tip has no mtime), and which of two equal copies is shown changes no verdict.
-See docs/reading-the-quest.md.
+The ranking is DeepScientist's (``_artifact_item_rank``: ``updated_at``, then ``created_at``,
+compared as text), with one deliberate difference first that only makes the gate stricter: a
+completed run copy beats one that is not (PR #60 counts a run as a candidate when any copy is
+completed). Past the dates the copy in the workspace the record names wins, then the earlier
+workspace; which of two equal copies is shown changes no verdict. See docs/reading-the-quest.md.
 """
 
 from __future__ import annotations

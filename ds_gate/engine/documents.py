@@ -13,7 +13,6 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ds_gate.engine.loader import load_quest
 from ds_gate.kernel import fs
@@ -32,9 +31,6 @@ from ds_gate.sources.location import Location, locate
 from ds_gate.sources.memory import parse_card
 from ds_gate.sources.problems import INPUT_UNREADABLE, too_large
 from ds_gate.sources.records import parse_json_object
-
-if TYPE_CHECKING:
-    from ds_gate.rules.coverage import RunIndex
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +68,7 @@ def check_documents(
             continue  # a report that is no review: main requires nothing of it
         findings.extend(check(Document(kind, data, doc.raw, doc.display)))
         review = review_fields(data, kind)
-        if review is not None and review.is_review and review.reviewed_run_ids:
+        if review.is_review and review.reviewed_run_ids:
             reviews.append((doc, review.reviewed_run_ids, review_encoding(data, kind)))
         checked += 1
 

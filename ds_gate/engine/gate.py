@@ -1,14 +1,8 @@
 """The one engine: every gate verdict over a quest comes from ``evaluate``.
 
 The CLI, the commit hook, the pre-push hook, the pytest plugin and the API call it with a
-``Scope`` and present the ``GateReport`` it returns without changing it. Scopes differ
-only in what fails them:
-
-- ``check``: invalid records and cards fail; pending runs are counted, not failed (a run
-  is pending from the moment it is recorded until someone distils it);
-- ``closure``, ``commit-check``, ``pre-push``: also fail while any completed run is
-  pending, when the quest turned ``experience_distill`` on (or ``require``);
-- ``candidates``: never fails; it lists what a distill review still has to cover.
+``Scope`` (``model.reports.SCOPES``: what fails each) and present the ``GateReport`` it returns
+without changing it.
 """
 
 from __future__ import annotations
@@ -141,10 +135,8 @@ class Gate:
         """Which completed runs no valid review covers; the quest's and the decisions' findings."""
         self.encoding = review_encoding_for(quest.root, quest_actions=config.actions)
         cov = coverage(quest, completed_rule(), self.encoding)
-        self.findings = list(quest.findings)
-        self.findings.extend(
-            cov.findings
-        )  # each decision's own (a superseded review's as warnings), then reviewed ids'
+        # the quest's, then each decision's own (a superseded review's as warnings), then reviewed ids'
+        self.findings = [*quest.findings, *cov.findings]
         return cov
 
     def read_memory(self, quest: Quest, cov: Coverage) -> None:
@@ -266,17 +258,8 @@ def evaluate(
 ) -> GateReport:
     """The gate's verdict on ``quest`` (a path inside it, or a loaded ``Quest``) in the scope
     ``command`` names, asked with ``options``; ``asked`` are ``GateOptions`` fields given as
-    keywords (``evaluate(path, "closure", home=...)``), which replace the options' own.
-    ``home``: the DeepScientist home for global cards and other quests' runs. ``source``/``refs``:
-    where records are read when ``quest`` is a path (see ``load_quest``). ``finalization``: why
-    the commit or push being judged finalizes the quest. ``staged_findings``: what the commit
-    hook found in staged cards (already waived); they join the report after the quest's own
-    findings and fail it like them. ``cache``: reuse what earlier runs read of unchanged record
-    files (the user's cache folder; the report is the same without it). The trusted settings
-    (``config``: the file; default: the user's) decide what may lower the verdict: ``no_require``
-    (a trusted ``--no-require``) turns the gate off even where experience_distill is on;
-    ``accept_quest_waivers`` lets the quest's own waivers apply (else they are proposals); see
-    docs/threat-model.md."""
+    keywords (``evaluate(path, "closure", home=...)``), which replace the options' own. Each
+    field's meaning: ``engine.options``; which of them may lower the verdict: docs/threat-model.md."""
     return Gate(quest, scope_of(command), replace(options or GateOptions(), **asked)).run()
 
 

@@ -1,14 +1,9 @@
 """Every quest of a DeepScientist home, judged one at a time in one process (``closure --all-quests``).
 
-One process for a home instead of one per quest: the interpreter, the imports, the plugin
-manager (``plugins.manager.hooks``, cached per process), the compiled schemas and the trusted
-settings are paid for once, and so are the home's global cards: one ``SharedCards`` per run
-(``sources.home_cards``), read when the first quest needs them and again only when the memory
-folders change, never kept past the run. Each quest is read, judged and reduced to one ``QuestRow`` before
-the next is read, so a home is never held whole: memory is one quest's report at a time.
-
-The summary's shape (``summary``) is what ``--format json`` prints, with ``schema_version``; the
-text and Markdown forms are rendered from it (``reporters.summary``).
+What is loaded once and what is held: docs/ci-many-quests.md. Each quest is read, judged and
+reduced to one ``QuestRow`` before the next is read, so a home is never held whole. The
+summary's shape (``summary``) is what ``--format json`` prints; the text and Markdown forms are
+rendered from it (``reporters.summary``).
 """
 
 from __future__ import annotations
@@ -72,10 +67,6 @@ def row_of(name: str, report: GateReport) -> QuestRow:
     )
 
 
-def unreadable_row(path: Path, problem: str) -> QuestRow:
-    return QuestRow(path.name, None, str(path), False, 0, 0, 1, False, EXIT_UNREADABLE, problem)
-
-
 def judge_each(
     quests: list[Path], judge: Callable[[Path], GateReport], progress: Callable[[int, int, str], None] | None = None
 ) -> Iterator[QuestRow]:
@@ -87,7 +78,7 @@ def judge_each(
         try:
             yield row_of(path.name, judge(path))
         except (QuestError, GitError) as exc:
-            yield unreadable_row(path, str(exc))
+            yield QuestRow(path.name, None, str(path), False, 0, 0, 1, False, EXIT_UNREADABLE, str(exc))
 
 
 def exit_code(rows: list[QuestRow]) -> int:

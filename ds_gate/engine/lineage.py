@@ -46,11 +46,8 @@ def evaluate_lineage(
         home.register(quest)
 
     runs_of = runs_by_quest(home.quest)
-    findings: list[Finding] = []
-    checked: list[Card] = []
-    if home.exists:
-        checked.extend(c for c in home.cards if c.is_experience or c.broken)
-        findings.extend(home.findings)
+    checked: list[Card] = [c for c in home.cards if c.is_experience or c.broken]
+    findings: list[Finding] = list(home.findings)  # read with the cards
     for quest in quests:
         own, found = quest_cards(quest, base=home.path)
         findings.extend(found)

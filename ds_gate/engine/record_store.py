@@ -1,18 +1,10 @@
-"""The gate's cache of one quest (an ``io.cache_file``): each ``artifacts`` folder's verdict
-inputs (and ``quest.yaml``'s clean parse, ``engine.loader``), so a repeated run stats files
+"""The gate's cache of one quest (an ``io.cache_file``; docs/performance.md): each ``artifacts``
+folder's verdict inputs (and ``quest.yaml``'s clean parse), so a repeated run stats files
 instead of reading them.
 
-A row per folder holds what reading it gave the collector (``engine.collector``: its runs
-ready to place, its other records as ``engine.slim_rows`` rows, its index lines), under the
-folder's *stamp* (``engine.folder_rows``, which reads a folder through this store): a digest of the workspace it was read as, each record file's name and stat
-key, and the index's stat key. A folder's own stat would not do: a file rewritten in place
-leaves it unchanged. So a repeated run lists each folder and stats its files, and takes the
-whole folder from one row when the stamp still matches; any change (a record added, removed
-or rewritten, a line appended to the index) and the folder is read again, whole. A folder
-is kept only when every file in it is older than the cache's granularity (``io.cache_file``),
-and only from a quest's second run: the first only notes that the quest was asked, so a
-one-off run (a CI job on a fresh clone) writes nothing.
-
+A row per folder holds what reading it gave the collector, under the folder's *stamp*
+(``engine.folder_rows``). A folder's own stat would not do: a file rewritten in place leaves it
+unchanged. Rows are written only from a quest's second run, so a one-off CI run writes nothing.
 What makes a row is decided by ds-gate's code and schemas (the cache file's version), the
 quest's decision actions and plugins' rules (``key``), the kinds read and the file size limit.
 """

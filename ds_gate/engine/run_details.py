@@ -52,24 +52,15 @@ def bounded(value: Any, limit: int = METRICS_CHARS) -> tuple[Any, bool]:
         return value, False
     if isinstance(value, str):
         return clip_text(value, limit)[0], True
-    used = 2
-    if isinstance(value, dict):
-        kept: dict[str, Any] = {}
-        for key, item in value.items():
-            used += _size({key: item}) + 1
-            if used > limit:
-                break
-            kept[key] = item
-        return kept, True
-    if isinstance(value, list):
-        items: list[Any] = []
-        for item in value:
-            used += _size(item) + 1
-            if used > limit:
-                break
-            items.append(item)
-        return items, True
-    return None, True
+    if not isinstance(value, (dict, list)):
+        return None, True
+    is_dict, used, kept = isinstance(value, dict), 2, []
+    for entry in value.items() if isinstance(value, dict) else value:  # a dict's (key, item) pairs
+        used += _size(dict([entry]) if is_dict else entry) + 1
+        if used > limit:
+            break
+        kept.append(entry)
+    return (dict(kept) if is_dict else kept), True
 
 
 def _workspace(quest: Quest, run: Run) -> Workspace | None:

@@ -164,15 +164,12 @@ def _decision(row: Row) -> SlimDecision:
     )
 
 
-def _bad(row: Row) -> Bad:
-    return Bad(finding_of(row[1]))
-
-
-def _refused(row: Row) -> Refused:
-    return Refused(finding_of(row[1]))
-
-
-_READERS: dict[object, Callable[[Row], Slim]] = {RUN: _run, DECISION: _decision, BAD: _bad, REFUSED: _refused}
+_READERS: dict[object, Callable[[Row], Slim]] = {
+    RUN: _run,
+    DECISION: _decision,
+    BAD: lambda row: Bad(finding_of(row[1])),
+    REFUSED: lambda row: Refused(finding_of(row[1])),
+}
 
 
 def from_row(row: object) -> Slim | None:

@@ -1,13 +1,9 @@
 """Where the gate cannot see, it stops: the refusals ``closure``, finalization commits and
 the pre-push gate share (exit 2, with the one command that fixes it); ``check`` only warns.
 
-A pass is a claim that every completed run was seen. Each case here is a place runs may
-live that the gate did not read: branches a clone never fetched, a repository git refused
-to open (read from its folders alone, the branches no worktree has out are unseen), git
-objects it could not read or links committed where records live, and a workspace, record
-folder or index line that leads out of the quest (DeepScientist reads what it points
-to; ds-gate never follows a pointer out of the quest). None of them is a finding to weigh
-or waive: the verdict would be about a different quest than the one on disk.
+A pass is a claim that every completed run was seen; each case here (docs/fail-closed.md) is a
+place runs may live that the gate did not read. None of them is a finding to weigh or waive:
+the verdict would be about a different quest than the one on disk.
 """
 
 from __future__ import annotations

@@ -241,7 +241,6 @@ class Card:
     def line(self, parts: tuple[str | int, ...]) -> int | None:
         if not self.blocks:
             return None
-
         text, first = (
             self.blocks[1] if parts and parts[0] in self.legacy_keys and len(self.blocks) > 1 else self.blocks[0]
         )

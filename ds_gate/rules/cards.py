@@ -125,10 +125,6 @@ class CardIndex:
         assert self._titles is not None
         return (self._bodies if what == "body" else self._titles).get(key, [])
 
-    def duplicates_of(self, card: Card) -> list[tuple[Card, str]]:
-        """Other cards (another id) with the same body or title: (card, what is the same)."""
-        return duplicates_of(card, self)
-
 
 def duplicates_of(card: Card, *indexes: CardIndex) -> list[tuple[Card, str]]:
     """Other cards of ``indexes`` (another id) with the same body or title as ``card``, as one

@@ -111,11 +111,7 @@ class RunIndex:
         return list(out)
 
     def _guess(self, run_id: str) -> list[str]:
-        same = self.by_run_id.get(run_id, [])
-        if same:
-            return same
-
-        return difflib.get_close_matches(run_id, list(self.runs), n=1, cutoff=0.8)
+        return self.by_run_id.get(run_id) or difflib.get_close_matches(run_id, list(self.runs), n=1, cutoff=0.8)
 
     def _finding(self, run_id: str, index: int, path: str, raw: bytes | None) -> Finding:
         where = ("reviewed_run_ids", index)

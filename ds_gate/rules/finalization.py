@@ -1,18 +1,12 @@
 """What finalizes a quest: the files whose arrival in a commit (or a push) means the work
-is being closed, so the closure gate must hold.
+is being closed, so the closure gate must hold (the list: docs/hooks.md).
 
 Pure functions of paths and bytes; the commit hook and the pre-push hook read the bytes
-(from git's index, or from the pushed commits) and ask here. Finalizing:
-
-- the paper bundle manifest (``submit_paper_bundle`` writes it);
-- a ``quest.yaml`` whose status becomes ``completed`` (``complete_quest``);
-- a decision with action ``finalize`` or ``decision_scope: quest_completion`` (``write`` is
-  routing guidance, as PR #60 reads it: an agent records it long before any paper, and
-  since DeepScientist re-stages an uncommitted record at every checkpoint, gating it
-  blocked every later checkpoint of that workspace), in any ``.json`` file of the workspace:
-  DeepScientist writes ``artifacts/decisions/<artifact_id>.json`` whatever the id holds
-  (``sub/x``, ``../../x``), so ``kernel.finalizing.finalizing_reason`` decides, not the folder;
-- any file a plugin's ``ds_gate_finalization_patterns`` names.
+(from git's index, or from the pushed commits) and ask here. A ``write`` decision does not
+finalize: it is routing guidance (as PR #60 reads it) recorded long before any paper, and since
+DeepScientist re-stages an uncommitted record at every checkpoint, gating it blocked every later
+checkpoint. A decision finalizes in any ``.json`` file (``kernel.finalizing.finalizing_reason``):
+DeepScientist writes ``artifacts/decisions/<artifact_id>.json`` whatever the id holds.
 """
 
 from __future__ import annotations
@@ -30,7 +24,6 @@ from ds_gate.kernel.layout import MANIFEST, QUEST_YAML
 from ds_gate.sources.quest_yaml import scalar_text
 
 if TYPE_CHECKING:
-    import re
     from collections.abc import Iterable, Mapping
 
 # `status:` as a block key, its value perhaps quoted
@@ -44,7 +37,6 @@ def quest_status(raw: bytes | OSError | None) -> str | None:
     limit (an ``OSError``, never read) has none: it is reported, and closure stops on it."""
     if not isinstance(raw, bytes) or not may_say_completed(raw):
         return None  # the only status that matters here is `completed`
-
     try:
         data = load_yaml(raw.decode("utf-8-sig", "replace"))
         status = scalar_text(data.get("status")) if isinstance(data, dict) else None
@@ -78,7 +70,6 @@ def pattern_matches(names: Iterable[str], patterns: list[str]) -> list[tuple[str
     """(file, pattern) for each file a plugin's pattern names."""
     if not patterns:
         return []
-
     found = []
     for name in names:
         match = next((p for p in patterns if fnmatch.fnmatchcase(name, p)), None)

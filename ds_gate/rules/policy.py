@@ -1,18 +1,10 @@
 """What blocks which commit: one table over rule levels, not conditions spread through the hook.
 
-DeepScientist checkpoints with ``git add -A`` and moves on when the commit fails, so a
-blocked ordinary checkpoint stays blocked at every later checkpoint of that worktree. An
-ordinary checkpoint is therefore blocked only by what DeepScientist itself would refuse
-(*contract* rules); ds-gate's stricter *discipline* rules are printed there as warnings,
-and fail everything that judges the quest as a whole: ``check``, ``closure``,
-``validate``, finalization commits and the pre-push gate.
-
-A rule's level says what DeepScientist does with a record *of the kind the rule was written
-for*. The same review rules also read a review recorded as a ``kind: report`` (main's
-encoding), and main's ``artifact.record`` stores any report (its validator requires nothing
-of one): there every review rule is discipline, so a report main accepted never blocks a
-checkpoint. The rules that read a report mark their findings so (``as_accepted`` sets
-``Finding.level``).
+DeepScientist checkpoints with ``git add -A`` and moves on when the commit fails, so a blocked
+ordinary checkpoint stays blocked at every later checkpoint of that worktree. So only *contract*
+rules (what DeepScientist itself would refuse) block one; *discipline* rules are warnings there
+and fail everything that judges the quest as a whole. What any rule finds in a review recorded
+as a report is discipline (``as_accepted``), since main records any report: docs/agent.md.
 """
 
 from __future__ import annotations
