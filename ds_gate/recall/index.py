@@ -40,6 +40,14 @@ ORDERS = ("rfc", "relevance")  # with tags only: the RFC's overlap-then-recency 
 DEFAULT_ORDER = "rfc"  # everywhere (CLI, API, MCP, integration): the RFC's, as issue 29 pins; one value to switch
 
 
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
 @dataclass(slots=True)
 class Root:
     memory: Path
@@ -72,22 +80,9 @@ class Index:
     def signature(self) -> tuple[Any, ...]:
         """Stamps that change when MemoryService writes (each kind folder and its index),
         when a quest is added (``<home>/quests``), and when a JSONL source grows."""
-        out: list[Any] = [tuple(str(r.memory) for r in self.roots)]
-        for path in self.jsonl:
-            try:
-                st = os.stat(path)
-                out.append((st.st_mtime_ns, st.st_size))
-            except OSError:
-                out.append(None)
-        for root in self.roots:
-            for kind in MEMORY_KINDS:
-                for path in (root.memory / kind, root.memory / kind / "_index.jsonl"):
-                    try:
-                        st = os.stat(path)
-                        out.append((st.st_mtime_ns, st.st_size))
-                    except OSError:
-                        out.append(None)
-        return tuple(out)
+        folders = [r.memory / kind for r in self.roots for kind in MEMORY_KINDS]
+        paths = [*self.jsonl, *(p for folder in folders for p in (folder, folder / "_index.jsonl"))]
+        return (tuple(str(r.memory) for r in self.roots), *map(_stamp, paths))
 
     def build(self, snapshot: bool = True) -> None:
         """Every card of the roots (from the cache where its stat still matches) and the JSONL
@@ -184,7 +179,7 @@ class Index:
         support: bool = False,
         order: str = DEFAULT_ORDER,
     ) -> Ranking:
-        """The best ``limit`` results, duplicates collapsed (see ``recall/__init__``): tags only
+        """The best ``limit`` results, duplicates collapsed (docs/recall-ranking.md): tags only
         -> the RFC's order (``order="relevance"``: the tags as text, each shared tag weighted by
         its rarity); a query, or tags matching no card -> text and tags together."""
         entries, place, kinds = self.entries, self._place, self._kinds
