@@ -1,15 +1,10 @@
 """The RFC's read-only tools, registered on DeepScientist's own artifact and memory servers.
 
-Copied beside ``wrap.py`` into DeepScientist's environment as ``_ds_gate_ds_tools.py``.
-Tools on ``main``'s built-in servers reach every runner, Claude and Kimi included, which
-start no extra MCP server. They are the rows of ds-gate's tool table (``agent/toolspec.py``,
-copied as ``_ds_gate_ds_toolspec.py``) naming main's server, each checking its arguments there
-(a wrong one is a tool error in one line), then asking ds-gate (``wrap.judge``: ds-gate's
-interpreter, ``ds_gate.integration.call``) for the dict ``ds-gate mcp`` gives; a failure of
-ds-gate is an ``ok: false`` answer naming it, never an exception in the server.
-A tool ``main`` already has under that name is left alone. With the install's
-``memory_global_scope`` switch (off by default), ``memory.write`` without a scope writes a
-global card (the RFC's default) instead of a quest card; everything else about it is ``main``'s.
+Copied beside ``wrap.py`` as ``_ds_gate_ds_tools.py``. Tools on ``main``'s built-in servers reach
+every runner, Claude and Kimi included, which start no extra MCP server. They are the rows of
+ds-gate's tool table (``agent/toolspec.py``) naming main's server: each checks its arguments there,
+then asks ds-gate (``wrap.judge``) for the dict ``ds-gate mcp`` gives; a failure is an ``ok: false``
+answer naming it, never an exception in the server. A tool ``main`` already has is left alone.
 
 No postponed annotations here: the MCP SDK reads the tool functions' annotations as objects.
 """
