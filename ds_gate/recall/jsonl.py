@@ -1,11 +1,9 @@
 """ScienceClaw's evolving memory (``findings.jsonl``) as recallable cards, with their content.
 
-A record is one JSON object per line; its lesson is held in the fields of its ``type``
-(``LESSON_FIELDS``): a pitfall's ``issue`` and ``fix``, a strategy's ``strategy`` and
-``outcome``, an ideation's ``direction`` and ``reason``, a finding's ``finding``. Those
-fields (and the generic ``content``/``text``/``summary``/... when a record has them)
-become the card's body, one ``name: value`` line each, so they are shown in ``summary``,
-returned in ``fields`` and searched by ``query``; the first one is the claim."""
+One JSON object per line; its lesson is the fields of its ``type`` (``LESSON_FIELDS``: a pitfall's
+``issue`` and ``fix``, ...), which become the card's body, one ``name: value`` line each, so they
+are shown in ``summary``, returned in ``fields`` and searched by ``query``; the first is the claim.
+"""
 
 from __future__ import annotations
 

@@ -1,18 +1,11 @@
-"""One tag normalisation for cards and queries, so ``Topic:Learning_Rate``,
-``topic:learning rate`` and ``ＴＯＰＩＣ:learning-rate`` are one tag; and one matching key,
-so ``topic:learning-rates``, ``topic:quantisation`` and a bare ``learning-rate`` find the
-cards that wrote ``topic:learning-rate`` and ``topic:quantization``.
+"""One tag normalisation for cards and queries, and one matching key (docs/recall-ranking.md).
 
-Two levels, because they answer two questions:
-
-- ``normalize_tag`` is what a tag *is* (shown, counted in ``matched_tags``, the stage-entry
-  tags): NFKC, casefold, strip, spaces around ``:`` dropped, runs of spaces, ``_`` and
-  ``-`` to one ``-``.
-- ``match_key`` is what a tag *matches*: the normalised tag with each word of its value
-  reduced to one spelling (British ``-isation``/``-ise``/``-our`` to American, a plural to
-  its singular). Only the value is reduced: the ``key:`` prefix stays as written, so
-  ``stage:`` and ``topic:`` never meet; a query tag written without a prefix matches any
-  prefix (``value_key``).
+Two levels, because they answer two questions: ``normalize_tag`` is what a tag *is* (shown,
+counted in ``matched_tags``): ``Topic:Learning_Rate``, ``topic:learning rate`` and
+``ＴＯＰＩＣ:learning-rate`` are one tag. ``match_key`` is what a tag *matches*: each word of the
+value reduced to one spelling (British to American, plural to singular), the ``key:`` prefix kept
+as written so ``stage:`` and ``topic:`` never meet; a query tag without a prefix matches any
+prefix (``value_key``).
 """
 
 from __future__ import annotations
