@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.agent.tools import call, check_closure
-from ds_gate.integration.review import judge_review, refusal_for_review
+from ds_gate.integration.review import judge_review, refusal, refusal_for_review
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
 from ds_gate.kernel.jsonout import dumps
@@ -58,19 +58,16 @@ def finalization(root: str, tool: str, home: str | None) -> dict[str, Any]:
         )
     return {
         "allow": False,
-        "refusal": {
-            "ok": False,
-            "status": status,
-            "gate": "ds-gate",
-            "message": message,
-            "errors": [message],
-            "warnings": [],
-            "pending_run_ids": pending,
-            "pending_count": verdict["pending_count"],
-            "next_call": "\n".join(verdict["next_call"]) if verdict["next_call"] else None,
-            "findings": errors,
-            "encoding": verdict["encoding"],
-        },
+        "refusal": refusal(
+            status,
+            message,
+            [message],
+            pending_run_ids=pending,
+            pending_count=verdict["pending_count"],
+            next_call="\n".join(verdict["next_call"]) if verdict["next_call"] else None,
+            findings=errors,
+            encoding=verdict["encoding"],
+        ),
     }
 
 

@@ -68,12 +68,17 @@ def refusal_for_review(judged: dict[str, Any]) -> dict[str, Any]:
         + ". Fix the payload (artifact.validate_distill_review(payload=...) checks it), then call artifact.record "
         "again; nothing was recorded."
     )
+    return refusal("distill_review_invalid", message, errors, findings=judged["findings"])
+
+
+def refusal(status: str, message: str, errors: list[str], **more: Any) -> dict[str, Any]:
+    """What a refused call returns instead of ``main``'s answer, shaped like ``main``'s own refusals."""
     return {
         "ok": False,
-        "status": "distill_review_invalid",
+        "status": status,
         "gate": "ds-gate",
         "message": message,
         "errors": errors,
         "warnings": [],
-        "findings": judged["findings"],
+        **more,
     }

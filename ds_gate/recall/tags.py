@@ -61,10 +61,7 @@ _NOT_PLURAL = ("ss", "us", "is", "ous", "ics", "as", "os")  # loss, bias, analys
 
 
 def normalize_tag(tag: Any) -> str:
-    """``" Topic: Learning_Rate "`` -> ``"topic:learning-rate"``; the same for cards and queries.
-
-    NFKC, casefold, strip; spaces around ``:`` dropped; runs of spaces, underscores and
-    hyphens become one ``-``."""
+    """``" Topic: Learning_Rate "`` -> ``"topic:learning-rate"``; the same for cards and queries."""
     return _normalize(str(tag))
 
 
@@ -77,12 +74,7 @@ def _normalize(tag: str) -> str:
 
 
 def normalize_tags(tags: Iterable[Any]) -> tuple[str, ...]:
-    out: dict[str, None] = {}
-    for tag in tags:
-        norm = normalize_tag(tag)
-        if norm:
-            out.setdefault(norm, None)
-    return tuple(out)
+    return tuple(dict.fromkeys(norm for norm in map(normalize_tag, tags) if norm))
 
 
 def word_key(word: str) -> str:
