@@ -62,9 +62,6 @@ class _Loader:
         self._real = real
         self._name = name
 
-    def create_module(self, spec: Any) -> Any:
-        return self._real.create_module(spec)
-
     def exec_module(self, module: ModuleType) -> None:
         self._real.exec_module(module)
         wrap = _wrap_module()
@@ -85,7 +82,7 @@ class _Loader:
                 _say(f"not wrapped ({type(exc).__name__}: {exc})")
         return self._real.get_code(fullname)
 
-    def __getattr__(self, attr: str) -> Any:
+    def __getattr__(self, attr: str) -> Any:  # create_module and the rest: the real loader's
         return getattr(self._real, attr)
 
 

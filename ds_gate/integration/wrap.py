@@ -92,11 +92,8 @@ def judge(request: dict[str, Any]) -> dict[str, Any]:
         )
     env = bridge_env()
     pins = config().get("pins")  # the trusted places pinned at install: the runner's HOME does not move them
-    env.update(
-        {k: v for k, v in pins.items() if str(k).startswith("DS_GATE_PINNED_") and isinstance(v, str)}
-        if isinstance(pins, dict)
-        else {}
-    )
+    if isinstance(pins, dict):
+        env.update({k: v for k, v in pins.items() if str(k).startswith("DS_GATE_PINNED_") and isinstance(v, str)})
     done = subprocess.run(
         [python, "-c", BRIDGE],
         input=json.dumps(request, default=str).encode(),
@@ -247,15 +244,12 @@ def patch(name: str, module: ModuleType) -> None:
         return
     try:
         problem = version_problem()
-        problems = (
-            [problem]
-            if problem
-            else (
-                _sibling("service").wrap_service_class(getattr(module, "ArtifactService", None))
-                if name == SERVICE
-                else _sibling("tools").wrap_server_module(module)
-            )
-        )
+        if problem:
+            problems = [problem]
+        elif name == SERVICE:
+            problems = _sibling("service").wrap_service_class(getattr(module, "ArtifactService", None))
+        else:
+            problems = _sibling("tools").wrap_server_module(module)
     except Exception as exc:
         problems = [f"{type(exc).__name__}: {exc}"]
     if problems:

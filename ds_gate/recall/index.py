@@ -262,14 +262,10 @@ class Index:
         return found
 
     def hybrid(self, text: str, tags: tuple[str, ...], hits: dict[int, list[str]]) -> dict[int, float] | None:
-        """Text and tags in one score: BM25 of the query's words and the tags' words over
-        title, tags, claim and body; with ``hits`` (tags only, ``order="relevance"``), plus,
-        for each query tag a card carries, that tag's BM25 weight (its inverse document
-        frequency): a rare shared tag (``task:kd-temperature``) counts like a rare word, a tag
-        every card of the stage shares (``stage:experiment``) nearly not at all. With a query
-        the tags count as its words only: they are then most often the stage-entry tags, which
-        say where the agent is rather than what the lesson is about. A card that only the
-        text finds is never left out for one that only shares a tag: both are in one ranking."""
+        """Text and tags in one score (docs/recall-ranking.md): BM25 of the query's and the tags' words;
+        with ``hits`` (tags only, ``order="relevance"``) plus each shared tag's inverse document
+        frequency, so a rare shared tag counts like a rare word. One ranking: a text match is never
+        left out for a card that only shares a tag."""
         if self._fts is None:
             self._fts = TextIndex(self.entries, self.cache.db, self.digest)
         if not self._fts.available:

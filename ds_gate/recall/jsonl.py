@@ -60,10 +60,8 @@ MAX_JSONL_RECORDS = 50_000  # records read from one file: each costs an entry (~
 
 
 def read_jsonl(path: Path, budget: Budget | None = None) -> list[Entry]:
-    """ScienceClaw's evolving memory (``findings.jsonl``) as cards: one record per line,
-    ``type`` in finding/ideation/strategy/pitfall, with ``tags``, ``date``, ``project``.
-    A record without an id gets a deterministic one from its content. ``budget`` bounds what
-    the whole recall holds (``entries.Budget``), this file included."""
+    """The file's records as cards (an id made from its content where a record has none);
+    ``budget`` bounds what the whole recall holds (``entries.Budget``), this file included."""
     try:
         raw = fs.read_file(path)  # held whole (every line becomes an entry): the size limit applies
     except fs.TooLarge as exc:

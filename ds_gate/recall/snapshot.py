@@ -160,7 +160,7 @@ def derive(entries: Sequence[Entry]) -> dict[str, Any]:
     members: dict[int, list[int]] = {}
     for j, g in enumerate(groups):
         members.setdefault(g, []).append(j)
-    state: dict[str, Any] = {
+    return {
         "postings": postings,
         "by_value": by_value,
         "kinds": [e.kind for e in entries],
@@ -170,7 +170,6 @@ def derive(entries: Sequence[Entry]) -> dict[str, Any]:
         "who": [e.quest_id or e.scope for e in entries],
         "known": sorted({t for e in entries for t in e.norm}),
     }
-    return state
 
 
 @functools.lru_cache(maxsize=65536)

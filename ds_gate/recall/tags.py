@@ -78,10 +78,8 @@ def normalize_tags(tags: Iterable[Any]) -> tuple[str, ...]:
 
 
 def word_key(word: str) -> str:
-    """One spelling of a word: American for the common British endings, singular for a
-    regular plural (``rates`` -> ``rate``, ``batches`` -> ``batch``, ``strategies`` ->
-    ``strategy``); words of three letters or fewer, numbers and the endings listed in
-    ``_NOT_PLURAL`` (``loss``, ``bias``, ``statistics``) stay."""
+    """One spelling of a word: American for the common British endings, singular for a regular
+    plural (``batches`` -> ``batch``); short words, numbers and ``_NOT_PLURAL`` endings stay."""
     if word in BRITISH_WORDS:
         return BRITISH_WORDS[word]
     for british, american in BRITISH_ENDINGS:
