@@ -12,7 +12,6 @@ No postponed annotations here: the MCP SDK reads the tool functions' annotations
 import functools
 import importlib
 import inspect
-import types
 from typing import Any
 
 if __name__.startswith("ds_gate."):  # its siblings under the names they have here and in DeepScientist's runtime
@@ -49,15 +48,8 @@ def _add_ours(server: Any, context: Any, where: str, problems: list[str]) -> Non
         except table.BadArgument as exc:
             raise errors.ToolError(str(exc)) from None
         try:
-            home = getattr(context, "home", None)
-            request = {
-                "op": "tool",
-                "tool": spec.name,
-                "args": arguments,
-                "root": str(context.require_quest_root()),
-                "home": str(home) if home is not None else None,
-            }
-            result = wrap.judge(request).get("result")
+            request = {"op": "tool", "tool": spec.name, "args": arguments}
+            result = wrap.judge(wrap.about(context, context.require_quest_root(), request)).get("result")
             if not isinstance(result, dict):
                 raise RuntimeError("ds-gate answered no result")
             return result
@@ -103,9 +95,7 @@ def _guard_tool(server: Any, context: Any, name: str, problems: list[str]) -> No
             root = context.require_quest_root()
         except Exception:
             return original(*args, **kwargs)  # main's own error
-        refusal = wrap.ask(
-            types.SimpleNamespace(home=getattr(context, "home", None)), root, {"op": "finalization", "tool": name}
-        )
+        refusal = wrap.ask(context, root, {"op": "finalization", "tool": name})
         if refusal is not None:
             return refusal
         with wrap.tool_asked(root):

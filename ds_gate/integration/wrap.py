@@ -129,12 +129,16 @@ def error_refusal(tool: str, exc: BaseException) -> dict[str, Any]:
     }
 
 
-def ask(service: Any, quest_root: Any, request: dict[str, Any]) -> dict[str, Any] | None:
+def about(owner: Any, quest_root: Any, request: dict[str, Any]) -> dict[str, Any]:
+    """``request`` about the quest at ``quest_root``, with the home of ``owner`` (main's service or a server's context)."""
+    home = getattr(owner, "home", None)
+    return {**request, "root": str(quest_root), "home": str(home) if home is not None else None}
+
+
+def ask(owner: Any, quest_root: Any, request: dict[str, Any]) -> dict[str, Any] | None:
     """None to let ``main`` run, else the refusal to return instead."""
-    home = getattr(service, "home", None)
-    full = {**request, "root": str(quest_root), "home": str(home) if home is not None else None}
     try:
-        answer = judge(full)
+        answer = judge(about(owner, quest_root, request))
         if answer.get("allow") is True:
             return None
         refusal = answer.get("refusal")
