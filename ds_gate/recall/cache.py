@@ -1,11 +1,8 @@
-"""Recall's use of ds-gate's cache file (``io.cache_file``: where it lives, its version, its
-seals and its stat key): each parsed card by its path and stat key, and the built indexes
-(``recall.snapshot``). Never required: an unwritable home only costs speed.
-
-A row is used only when the card file's stat key still matches it, and a row that does not
-decode is re-read from the card. Each card's row and each snapshot is sealed with the cache
-folder's secret: one edited by hand is not used, so it costs time, never what recall shows.
-(The full-text table, ``recall.text``, is not sealed: it only orders what ``--query`` finds.)
+"""Recall's use of ds-gate's cache file (``io.cache_file``: where it lives, its version, seals and
+stat key): each parsed card by its path and stat key, and the built indexes (``recall.snapshot``).
+Never required: an unwritable home only costs speed. A row is used only while the card's stat key
+matches and its seal (the cache folder's secret) holds, so a row edited by hand costs time, never
+what recall shows. (The full-text table, ``recall.text``, is not sealed: it only orders results.)
 """
 
 from __future__ import annotations
