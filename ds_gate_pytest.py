@@ -2,21 +2,12 @@
 
 PYTEST_DONT_REWRITE
 
-pytest rewrites the assertions of the modules of every distribution that registers a
-``pytest11`` entry point, so that a plugin's own ``assert`` reports well. ds-gate asserts
-nothing a test would report, and rewriting its ~100 modules slows the first session of every
-fresh environment (each CI job), and every session where pytest cannot keep its rewritten
-``.pyc`` (bench/RESULTS.md, import costs). Which names pytest marks depends on how ds-gate
-is installed:
-
-- an editable install lists no Python files, so pytest marks the entry point's outermost
-  package: for this module, only this module (whose docstring says not to rewrite it);
-- a wheel lists its files, so pytest marks every top-level package in them: ``ds_gate`` too.
-  This module takes that one mark back from pytest's import hook before it imports anything
-  of ``ds_gate`` (``_must_rewrite``, a private attribute: if a pytest lacks it, ds-gate is
-  rewritten as before, which changes nothing but the time).
-
-The plugin itself is ``ds_gate.pytest.plugin``; this module only re-exports its hooks and
+pytest rewrites the assertions of every module of a distribution with a ``pytest11`` entry point,
+which slows the first session of every fresh environment (bench/RESULTS.md, import costs), and
+ds-gate asserts nothing a test would report. An editable install marks only this module (whose
+docstring says not to rewrite it); a wheel marks every top-level package, ``ds_gate`` too, so this
+module takes that mark back (``_must_rewrite``, a private attribute: a pytest without it rewrites
+ds-gate, which changes only the time) before importing ``ds_gate.pytest.plugin``'s hooks and
 fixtures. ``-p ds_gate_pytest`` loads it when plugin autoloading is off.
 """
 

@@ -1,7 +1,5 @@
 """``draft_distill_review``: a review payload ready for the agent to complete, with each run's
 neighbouring cards, so the patch / new / separate decision is made against what memory holds.
-
-One of the agent's tools (``agent.toolspec``); ``agent.tools.call`` answers it by name.
 """
 
 from __future__ import annotations

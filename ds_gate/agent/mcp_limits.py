@@ -1,15 +1,11 @@
 """The MCP server's request cap: one JSON-RPC line is read in bounded memory, whatever its size.
 
-The SDK's stdio transport reads a request with ``readline()`` on a text stream, so a 50 MB
-argument is held whole (and then parsed into several copies): ~1 GB for one request. Here the
-server's stdin is read by ``BoundedLines``, which returns a line of at most the cap and
-consumes a longer one in 64 KiB pieces, holding only its first and last few kilobytes (to
-find the request's ``id``), then answers it with a JSON-RPC error (``-32600``, "request too
-large") on the server's own write stream; the server carries on with the next line.
-
-The cap is ``$DS_GATE_MCP_MAX_REQUEST_MB`` megabytes, 1 by default: the environment is a
-trusted place (the agent's client starts the server), the quest never sets it. Documented in
-``docs/limits.md``.
+The SDK's stdio transport reads a request with ``readline()``, so a 50 MB argument is held whole
+(and parsed into several copies): ~1 GB for one request. ``BoundedLines`` returns a line of at most
+the cap and consumes a longer one in pieces, keeping only its two ends (to find the request's
+``id``), which is answered with JSON-RPC error ``-32600``; the server reads on. The cap,
+``$DS_GATE_MCP_MAX_REQUEST_MB`` (1 by default), comes from the environment, a trusted place the
+quest never sets (docs/limits.md).
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
-"""``ds-gate mcp``: the agent's tools (``agent/tools.py``) served over MCP's stdio transport.
+"""``ds-gate mcp``: the agent's tools (``agent/tools.py``) served over MCP's stdio transport (docs/agent-tools.md).
 
-A thin adapter: each tool calls one agent_tools function and returns its dict as the
-result's structured content (and as JSON text, for clients that read only text). Bad input
-(not a quest, a bad limit or kind, an unknown run id) is a tool error (``isError``) whose
-text is the CLI's own message; an unexpected error is one line too. The client never sees
-a traceback, because what an agent reads back becomes its next step.
-
-The quest is found again at each call, from ``--quest``, ``$DS_QUEST_ROOT`` or the working
-directory the server started in (DeepScientist starts a runner's servers in the quest or
-worktree folder and passes no quest root): a worktree removed and added again, or a quest
-that is not one yet, costs one failed call, not a dead server.
-
-The ``mcp`` package is an optional extra, imported only here and only when the server
-starts. Both SDK lines work: 2.x (``MCPServer``) and 1.x from 1.19 (``FastMCP``; 1.19 is
-the first to pass a tool's own ``CallToolResult`` through, and DeepScientist's floor). The
-tools are the table's (``agent/toolspec.py``), each a function made with the signature the
-SDK reads (``toolspec.sdk_function``).
+A thin adapter over the tool table (``agent/toolspec.py``): each tool returns its dict as the
+result's structured content and as JSON text. Bad input is a tool error (``isError``) whose text is
+the CLI's own message, an unexpected error one line too: the client never sees a traceback, because
+what an agent reads back becomes its next step. The quest is found again at each call, so a
+worktree removed and added back costs one failed call, not the server. The optional ``mcp`` SDK is
+imported only when the server starts; both lines work: 2.x (``MCPServer``) and 1.x from 1.19
+(``FastMCP``; the first to pass a tool's own ``CallToolResult`` through, and DeepScientist's floor).
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
-"""The agent's calls (the RFC's ``list_distill_candidates``, ``list_knowledge_summaries``,
-``list_recent``, the closure check and a review draft) as plain functions over a quest.
+"""The agent's calls (the rows of ``agent/toolspec.py``) as plain functions over a quest.
 
 JSON-able dicts out, no MCP: ``ds-gate mcp`` and the DeepScientist integration answer through
-``call``, so anything else (the demo, a test, another transport) makes the same calls without
-the ``mcp`` extra. Each result carries ``schema_version`` like the CLI's JSON; bad input
-raises ``QuestError`` with the CLI's own message. Nothing here writes: the agent records
-the review through DeepScientist's own ``artifact.record``.
+``call``, so anything else makes the same calls without the ``mcp`` extra. Each result carries
+``schema_version``; bad input raises ``QuestError`` with the CLI's own message. Nothing here
+writes: the agent records the review through DeepScientist's own ``artifact.record``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 """The agent's tools, one ``ToolSpec`` row each, and the one check of their arguments.
 
-A tool is its row and the function of its name in ``agent/tools.py`` (``tools.call``). The
-MCP server serves every row, the skill approves them, the DeepScientist integration adds the
-rows naming a server of main's. Standard library only, the schemas plain dicts: ``install
---deepscientist`` copies this file into DeepScientist's runtime Python. ``checked`` reads the
-schemas the client is shown, so a wrong type is one line naming the argument and what it must
-be; a range (``minimum``, ``maximum``) is the engine's to say, in the CLI's words.
+A tool is its row and the function of its name in ``agent/tools.py``, served by ``ds-gate mcp``,
+the skill and the DeepScientist integration. Standard library only: ``install --deepscientist``
+copies this file into DeepScientist's runtime Python. ``checked`` reads the schemas the client is
+shown, so a wrong type is one line naming the argument; a range is the engine's to say, in the
+CLI's words.
 """
 
 from __future__ import annotations

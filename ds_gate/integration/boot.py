@@ -1,19 +1,12 @@
-"""The bootstrap DeepScientist's runtime Python loads at start (through a ``.pth`` file).
+"""The bootstrap DeepScientist's runtime Python loads at start (through a ``.pth`` file), copied as
+``_ds_gate_ds_boot.py``; standard library only (docs/deepscientist-integration.md).
 
-Copied by ``ds-gate install --deepscientist`` into that environment's site-packages as
-``_ds_gate_ds_boot.py``; standard library only, because ds-gate itself is *not* installed
-there (its judgement runs in ds-gate's own interpreter, see ``wrap.py``). At interpreter
-start it only puts one finder first on ``sys.meta_path``: nothing else is imported, and a
-process that never imports DeepScientist's artifact service or MCP server is untouched.
-
-When ``deepscientist.artifact.service`` or ``deepscientist.mcp.server`` is imported, the
-finder hands out the real loader wrapped so that, once the module has run, ``wrap.py``
-checks the DeepScientist version and each function's shape and wraps them (or nothing).
-``python -m deepscientist.mcp.server`` does not import the module: ``runpy`` asks the loader
-for its code and runs it as ``__main__``. For that case ``get_code`` answers two lines that
-import the module normally (so it is wrapped like any import) and call its ``main()``.
-Nothing here raises into DeepScientist: a failure is one line on stderr and the module
-runs as it would without ds-gate.
+At start it only puts one finder first on ``sys.meta_path``. When ``deepscientist.artifact.service``
+or ``deepscientist.mcp.server`` is imported, the finder wraps the real loader so that, once the
+module has run, ``wrap.patch`` checks and wraps it. ``python -m deepscientist.mcp.server`` never
+imports the module (``runpy`` runs the loader's code as ``__main__``), so ``get_code`` answers a
+shim that imports it normally and calls its ``main()``. Nothing here raises into DeepScientist: a
+failure is one line on stderr and the module runs as it would without ds-gate.
 """
 
 from __future__ import annotations
@@ -58,9 +51,7 @@ def _wrap_module() -> Any:
 
 def status() -> dict[str, Any]:
     """What the integration did in this process (``doctor`` asks it through the environment's Python)."""
-    if _BROKEN:
-        return {"state": "broken", "reason": _BROKEN[0], "wrapped": []}
-    wrap = _wrap_module()
+    wrap = _wrap_module()  # None once it failed to load
     return wrap.status() if wrap is not None else {"state": "broken", "reason": _BROKEN[0], "wrapped": []}
 
 
@@ -70,9 +61,6 @@ class _Loader:
     def __init__(self, real: Any, name: str) -> None:
         self._real = real
         self._name = name
-
-    def create_module(self, spec: Any) -> Any:
-        return self._real.create_module(spec)
 
     def exec_module(self, module: ModuleType) -> None:
         self._real.exec_module(module)
@@ -94,7 +82,7 @@ class _Loader:
                 _say(f"not wrapped ({type(exc).__name__}: {exc})")
         return self._real.get_code(fullname)
 
-    def __getattr__(self, attr: str) -> Any:
+    def __getattr__(self, attr: str) -> Any:  # create_module and the rest: the real loader's
         return getattr(self._real, attr)
 
 

@@ -1,12 +1,10 @@
 """ds-gate's side of the DeepScientist integration: one request in (JSON on stdin), one answer out.
 
-DeepScientist's process (``wrap.py``) runs ``<ds-gate's python> -c ... call.main()`` for each
-wrapped call that needs a verdict, so the verdict is made by ds-gate's own code, with its
-own dependencies and Python version, exactly as ``closure`` and the MCP tools make it. This
-module only reads the quest (never writes) and always answers JSON: ``{"allow": true}``,
-``{"allow": false, "refusal": {...}}`` (the dict the agent gets back instead of ``main``'s),
-``{"result": {...}}`` for a tool, or ``{"error": "..."}``, which the caller turns into a
-refusal (fail closed).
+``wrap.judge`` runs ``<ds-gate's python> -c ... call.main()`` for each wrapped call that needs a
+verdict, so the verdict comes from ds-gate's own code, dependencies and Python, as ``closure`` and
+the MCP tools make it. Read-only; the answer is always JSON: ``{"allow": true}``, ``{"allow": false,
+"refusal": {...}}``, ``{"result": {...}}`` for a tool, or ``{"error": "..."}``, which the caller
+turns into a refusal (fail closed).
 """
 
 from __future__ import annotations
@@ -17,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.agent.tools import call, check_closure
-from ds_gate.integration.review import judge_review, refusal_for_review
+from ds_gate.integration.review import judge_review, refusal, refusal_for_review
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
 from ds_gate.kernel.jsonout import dumps
@@ -60,19 +58,16 @@ def finalization(root: str, tool: str, home: str | None) -> dict[str, Any]:
         )
     return {
         "allow": False,
-        "refusal": {
-            "ok": False,
-            "status": status,
-            "gate": "ds-gate",
-            "message": message,
-            "errors": [message],
-            "warnings": [],
-            "pending_run_ids": pending,
-            "pending_count": verdict["pending_count"],
-            "next_call": "\n".join(verdict["next_call"]) if verdict["next_call"] else None,
-            "findings": errors,
-            "encoding": verdict["encoding"],
-        },
+        "refusal": refusal(
+            status,
+            message,
+            [message],
+            pending_run_ids=pending,
+            pending_count=verdict["pending_count"],
+            next_call="\n".join(verdict["next_call"]) if verdict["next_call"] else None,
+            findings=errors,
+            encoding=verdict["encoding"],
+        ),
     }
 
 

@@ -1,14 +1,10 @@
 """``ds-gate install --deepscientist``: put the integration into DeepScientist's runtime Python, or take it out.
 
-DeepScientist's launcher keeps its Python at ``<home>/runtime/python-env`` (a uv project
-environment; older homes: ``<home>/runtime/venv``), and every runner starts the built-in MCP
-servers with that Python. ds-gate adds six files to its site-packages and nothing else:
-a ``.pth`` line that imports the bootstrap, the bootstrap, the wrapping module, the tools and
-their table (standard library only; copied from this package), and a JSON file naming ds-gate's own
-interpreter and the switches. ds-gate itself is not installed there (see ``wrap.py``).
-Undoing removes exactly those files and the bytecode Python compiled from them, so the
-environment is byte for byte what it was. The ``.pth`` file is written last and removed
-first: a half-done install or undo never loads anything.
+Six files go into that environment's site-packages (``MODULES``, copied from this package, the
+switches in ``CONFIG``, and the ``.pth`` line); ds-gate itself is not installed there (see
+``wrap.py``). The ``.pth`` is written last and removed first, so a half-done install or undo never
+loads anything, and undoing also removes the bytecode compiled from them, leaving the environment
+byte for byte as it was (docs/deepscientist-integration.md).
 """
 
 from __future__ import annotations
@@ -22,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ds_gate.integration.wrap import BRIDGE, KNOWN_VERSIONS
+from ds_gate.integration.wrap import BRIDGE, CONFIG_NAME, KNOWN_VERSIONS, bridge_env, read_json
 from ds_gate.io.cache_file import cache_name, trusted, user_cache_dir
 from ds_gate.io.places import pins, pins_note
 from ds_gate.kernel.errors import QuestError
@@ -37,7 +33,7 @@ MODULES = {
     "_ds_gate_ds_tools.py": "tools.py",
     "_ds_gate_ds_toolspec.py": "../agent/toolspec.py",
 }  # the tools' table, read by tools.py
-CONFIG = "_ds_gate_ds.json"
+CONFIG = CONFIG_NAME  # the switches, as wrap.config() reads them
 ENVS = ("runtime/python-env", "runtime/venv")  # bin/ds.js runtimePythonEnvPath, then the older layout
 PROBE = (
     "import json, sys, sysconfig\nfrom importlib.metadata import version\ntry:\n v = version('deepscientist')\n"
@@ -66,17 +62,12 @@ class Done:
     notes: list[str] = field(default_factory=list)
 
 
-def find_home(given: str | None) -> Path:
-    """``--home``, ``$DEEPSCIENTIST_HOME``, ``$DS_HOME``, ``~/DeepScientist`` (DeepScientist's own order)."""
-    return resolve_home(given)
-
-
 def env_python(env: Path) -> Path:
     return env / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
 def find_target(given_home: str | None) -> Target:
-    home = find_home(given_home)
+    home = resolve_home(given_home)  # --home, $DEEPSCIENTIST_HOME, $DS_HOME, ~/DeepScientist (DeepScientist's order)
     for rel in ENVS:
         env = home / rel
         if os.path.isfile(env_python(env)):
@@ -122,16 +113,11 @@ def runtime_files(settings: dict[str, Any]) -> dict[str, str]:
 
 
 def read_config(site: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads((site / CONFIG).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    return read_json(site / CONFIG)
 
 
 def bridge_problem(python: str) -> str | None:
     """None when ``python`` answers the integration's requests (``call.py``), else why not."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
     try:
         done = subprocess.run(
             [python, "-c", BRIDGE],
@@ -139,7 +125,7 @@ def bridge_problem(python: str) -> str | None:
             capture_output=True,
             text=True,
             timeout=120,
-            env=env,
+            env=bridge_env(),
             check=False,
         )
         return None if json.loads(done.stdout).get("ok") is True else done.stdout.strip()

@@ -1,11 +1,9 @@
 """Would ds-gate accept this review? The one place the integration asks it.
 
-``judge_review`` answers for a payload *before* it is recorded with
-``agent.tools.validate_distill_review``: the review made into the record DeepScientist would
-write, put into the quest as ``closure`` reads it, and the gate evaluated once. A review that
-would cover nothing (``valid`` false: a contract rule failed, a placeholder is left, an id is
-no run) is one the gate would not accept, so the wrapped ``artifact.record`` refuses it.
-A review in the RFC's decision encoding is judged the same way; main then refuses it itself.
+``judge_review`` answers for a payload *before* it is recorded, through
+``agent.tools.validate_distill_review`` (the review put into the quest as ``closure`` reads it).
+A review that would cover nothing (``valid`` false) is one the gate would not accept, so the
+wrapped ``artifact.record`` refuses it.
 """
 
 from __future__ import annotations
@@ -70,12 +68,17 @@ def refusal_for_review(judged: dict[str, Any]) -> dict[str, Any]:
         + ". Fix the payload (artifact.validate_distill_review(payload=...) checks it), then call artifact.record "
         "again; nothing was recorded."
     )
+    return refusal("distill_review_invalid", message, errors, findings=judged["findings"])
+
+
+def refusal(status: str, message: str, errors: list[str], **more: Any) -> dict[str, Any]:
+    """What a refused call returns instead of ``main``'s answer, shaped like ``main``'s own refusals."""
     return {
         "ok": False,
-        "status": "distill_review_invalid",
+        "status": status,
         "gate": "ds-gate",
         "message": message,
         "errors": errors,
         "warnings": [],
-        "findings": judged["findings"],
+        **more,
     }

@@ -4,15 +4,17 @@ Copied beside ``wrap.py`` into DeepScientist's environment as ``_ds_gate_ds_serv
 library only. ``complete_quest``, ``submit_paper_bundle`` and an ``interact`` asking for
 ``quest_completion_approval`` are answered ``ok: false`` before ``main`` runs while ds-gate's closure
 fails; ``record`` of a distill review is refused when ds-gate would not accept the review. Wrapping
-the class, not a tool, meets every caller. ``wrap.patch`` calls ``wrap_service_class`` once
-``deepscientist.artifact.service`` has run, as it calls ``tools.wrap_server_module`` for the servers.
+the class, not a tool, meets every caller. ``wrap.patch`` calls ``wrap_service_class``.
 """
 
 import functools
-import importlib
-import sys
 from collections.abc import Callable
 from typing import Any
+
+if __name__.startswith("ds_gate."):  # its sibling under the name it has here and in DeepScientist's runtime
+    from ds_gate.integration import wrap
+else:
+    import _ds_gate_ds_wrap as wrap  # type: ignore[import-not-found, no-redef]
 
 # each method's parameters as Python spells them (``shape``): names, kinds and order, defaults aside
 APPROVAL = "quest_completion_approval"
@@ -30,11 +32,6 @@ SERVICE_SHAPES = {
 }
 
 
-def _wrap() -> Any:
-    name = __name__[: -len("service")] + "wrap"
-    return sys.modules.get(name) or importlib.import_module(name)
-
-
 def is_review(payload: Any) -> bool:
     """Either encoding of a distill review (ds-gate's ``model.records.review_encoding``)."""
     if not isinstance(payload, dict):
@@ -46,8 +43,6 @@ def is_review(payload: Any) -> bool:
 
 
 def _finalizing(tool: str, original: Any) -> Any:
-    wrap = _wrap()
-
     @functools.wraps(original)
     def wrapper(self: Any, quest_root: Any, *args: Any, **kwargs: Any) -> Any:
         asked = wrap.ASKED.root == str(quest_root)  # the tool above asked already
@@ -65,8 +60,6 @@ def decision_type(schema: Any) -> str:
 
 
 def _interact(original: Any) -> Any:
-    wrap = _wrap()
-
     @functools.wraps(original)
     def interact(self: Any, quest_root: Any, *args: Any, **kwargs: Any) -> Any:
         if decision_type(kwargs.get("reply_schema")) == APPROVAL:
@@ -79,8 +72,6 @@ def _interact(original: Any) -> Any:
 
 
 def _record(original: Any) -> Any:
-    wrap = _wrap()
-
     @functools.wraps(original)
     def record(self: Any, quest_root: Any, payload: Any, *args: Any, **kwargs: Any) -> Any:
         if is_review(payload):
@@ -102,7 +93,6 @@ SERVICE_WRAPPERS: dict[str, Callable[[Any], Any]] = {
 
 def wrap_service_class(cls: Any) -> list[str]:
     """Wrap ``ArtifactService``'s four methods, or nothing when one has another shape."""
-    wrap = _wrap()
     problems: list[str] = wrap.shape_problems(cls, SERVICE_SHAPES, "ArtifactService")
     if problems:
         return problems

@@ -1,15 +1,10 @@
 """The RFC's read-only tools, registered on DeepScientist's own artifact and memory servers.
 
-Copied beside ``wrap.py`` into DeepScientist's environment as ``_ds_gate_ds_tools.py``.
-Tools on ``main``'s built-in servers reach every runner, Claude and Kimi included, which
-start no extra MCP server. They are the rows of ds-gate's tool table (``agent/toolspec.py``,
-copied as ``_ds_gate_ds_toolspec.py``) naming main's server, each checking its arguments there
-(a wrong one is a tool error in one line), then asking ds-gate (``wrap.judge``: ds-gate's
-interpreter, ``ds_gate.integration.call``) for the dict ``ds-gate mcp`` gives; a failure of
-ds-gate is an ``ok: false`` answer naming it, never an exception in the server.
-A tool ``main`` already has under that name is left alone. With the install's
-``memory_global_scope`` switch (off by default), ``memory.write`` without a scope writes a
-global card (the RFC's default) instead of a quest card; everything else about it is ``main``'s.
+Copied beside ``wrap.py`` as ``_ds_gate_ds_tools.py``. Tools on ``main``'s built-in servers reach
+every runner, Claude and Kimi included, which start no extra MCP server. They are the rows of
+ds-gate's tool table (``agent/toolspec.py``) naming main's server: each checks its arguments there,
+then asks ds-gate (``wrap.judge``) for the dict ``ds-gate mcp`` gives; a failure is an ``ok: false``
+answer naming it, never an exception in the server. A tool ``main`` already has is left alone.
 
 No postponed annotations here: the MCP SDK reads the tool functions' annotations as objects.
 """
@@ -17,26 +12,20 @@ No postponed annotations here: the MCP SDK reads the tool functions' annotations
 import functools
 import importlib
 import inspect
-import sys
-import types
 from typing import Any
+
+if __name__.startswith("ds_gate."):  # its siblings under the names they have here and in DeepScientist's runtime
+    from ds_gate.agent import toolspec as table
+    from ds_gate.integration import wrap
+else:
+    import _ds_gate_ds_toolspec as table  # type: ignore[import-not-found, no-redef]
+    import _ds_gate_ds_wrap as wrap  # type: ignore[import-not-found, no-redef]
 
 PREFIX = "ds-gate: "  # on main's servers, a tool says whose it is
 COMMENT = inspect.Parameter(
     "comment", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=str | dict[str, Any] | None
 )  # every tool of main's takes one
 WRITE_NOTE = " Default scope is global (ds-gate integration); pass scope='quest' for quest-internal notes."
-
-
-def _wrap() -> Any:
-    name = __name__[: -len("tools")] + "wrap"
-    return sys.modules.get(name) or importlib.import_module(name)
-
-
-def _table() -> Any:
-    """The tool table: ``_ds_gate_ds_toolspec`` beside this file, ``ds_gate.agent.toolspec`` inside ds-gate."""
-    name = "ds_gate.agent.toolspec" if __name__.startswith("ds_gate.") else __name__[: -len("tools")] + "toolspec"
-    return sys.modules.get(name) or importlib.import_module(name)
 
 
 def _existing(server: Any, name: str) -> bool:
@@ -50,7 +39,6 @@ def _add_ours(server: Any, context: Any, where: str, problems: list[str]) -> Non
     from mcp.types import ToolAnnotations
     from pydantic import Field
 
-    table, wrap = _table(), _wrap()
     errors = importlib.import_module(type(server).__module__.rsplit(".", 1)[0] + ".exceptions")
     read_only = ToolAnnotations.model_validate(table.READ_ONLY)  # the wire names: both SDK lines take them
 
@@ -60,15 +48,8 @@ def _add_ours(server: Any, context: Any, where: str, problems: list[str]) -> Non
         except table.BadArgument as exc:
             raise errors.ToolError(str(exc)) from None
         try:
-            home = getattr(context, "home", None)
-            request = {
-                "op": "tool",
-                "tool": spec.name,
-                "args": arguments,
-                "root": str(context.require_quest_root()),
-                "home": str(home) if home is not None else None,
-            }
-            result = wrap.judge(request).get("result")
+            request = {"op": "tool", "tool": spec.name, "args": arguments}
+            result = wrap.judge(wrap.about(context, context.require_quest_root(), request)).get("result")
             if not isinstance(result, dict):
                 raise RuntimeError("ds-gate answered no result")
             return result
@@ -99,7 +80,6 @@ def _guard_tool(server: Any, context: Any, name: str, problems: list[str]) -> No
     tool cuts the service's answer down to a few fields (``compact_paper_write_result``), which
     would drop the refusal's status, run ids and call. The service wrapper beneath stays (it
     guards every other caller) and is not asked twice (``wrap.tool_asked``)."""
-    wrap = _wrap()
     tool = server._tool_manager.get_tool(name)
     original = getattr(tool, "fn", None)
     if tool is None or not callable(original) or inspect.iscoroutinefunction(original):
@@ -115,9 +95,7 @@ def _guard_tool(server: Any, context: Any, name: str, problems: list[str]) -> No
             root = context.require_quest_root()
         except Exception:
             return original(*args, **kwargs)  # main's own error
-        refusal = wrap.ask(
-            types.SimpleNamespace(home=getattr(context, "home", None)), root, {"op": "finalization", "tool": name}
-        )
+        refusal = wrap.ask(context, root, {"op": "finalization", "tool": name})
         if refusal is not None:
             return refusal
         with wrap.tool_asked(root):
@@ -201,7 +179,6 @@ SERVER_SHAPES = {"build_artifact_server": "context", "build_memory_server": "con
 def wrap_server_module(module: Any) -> list[str]:
     """Wrap ``deepscientist.mcp.server``'s two builders so each server gets ds-gate's tools, or
     nothing when a builder has another shape (the caller then puts everything back)."""
-    wrap = _wrap()
     problems: list[str] = wrap.shape_problems(module, SERVER_SHAPES, wrap.SERVER)
     if problems:
         return problems
@@ -219,7 +196,6 @@ def _builder(name: str, original: Any) -> Any:
     @functools.wraps(original)
     def build(context: Any) -> Any:
         server = original(context)
-        wrap = _wrap()
         try:
             wrap.add_problems(add_tools(name, server, context, wrap.config()))
         except Exception as exc:

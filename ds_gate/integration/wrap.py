@@ -1,19 +1,14 @@
 """The wrapping itself, in DeepScientist's process: its finalization tools ask ds-gate first.
 
-Copied beside ``boot.py`` into DeepScientist's environment as ``_ds_gate_ds_wrap.py``;
-standard library only. Like an OpenTelemetry instrumentor it checks the target before it
-touches anything: the installed DeepScientist version must be one ds-gate knows, and each
-function it wraps must have exactly the parameters ``main`` has (names and kinds). Anything
-else, and nothing is wrapped (what was already wrapped in this process is put back), with
-one line on stderr; ``status()`` says why, and ``ds-gate doctor`` shows it.
-
-What is wrapped: ``ArtifactService``'s finalization and review methods (``service.py``) and
-main's two MCP servers, which get ds-gate's tools (``tools.py``); this module holds what both
-share: the checks, the state, and the asking. The verdicts come from ds-gate's own interpreter (``ds_gate.integration.call``, one
-process per call, JSON in and out): ds-gate is not installed into DeepScientist's
-environment, so neither its dependencies nor its Python version meet DeepScientist's, and a
-``uv sync`` there cannot remove half of it. Any error on the way is a refusal naming it
-(fail closed); nothing raises into DeepScientist, and nothing here writes anywhere.
+Copied beside ``boot.py`` as ``_ds_gate_ds_wrap.py``; standard library only. Like an OpenTelemetry
+instrumentor it checks before it touches anything: a DeepScientist version ds-gate knows, and each
+wrapped function with exactly ``main``'s parameters; else nothing is wrapped (what was, is put
+back), with one line on stderr and the reason in ``status()`` (``ds-gate doctor`` shows it).
+``service.py`` wraps ``ArtifactService``, ``tools.py`` main's two MCP servers; this module holds
+what both share: the checks, the state, and the asking. Verdicts come from ds-gate's own
+interpreter (``ds_gate.integration.call``, one process per call, JSON in and out), since ds-gate is
+not installed in DeepScientist's environment (docs/deepscientist-integration.md says why). Any
+error on the way is a refusal naming it (fail closed); nothing here raises or writes.
 """
 
 import contextlib
@@ -63,13 +58,22 @@ def status() -> dict[str, Any]:
     }
 
 
+def read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def config() -> dict[str, Any]:
     """What ``ds-gate install --deepscientist`` wrote beside this file (ds-gate's interpreter, switches)."""
-    try:
-        data = json.loads(Path(__file__).with_name(CONFIG_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return read_json(Path(__file__).with_name(CONFIG_NAME)) or {}
+
+
+def bridge_env() -> dict[str, str]:
+    """The environment ds-gate's interpreter runs in: DeepScientist's, without what would change its Python."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
 
 
 def set_judge(judge: Judge | None) -> None:
@@ -86,13 +90,10 @@ def judge(request: dict[str, Any]) -> dict[str, Any]:
             f"ds-gate's interpreter {python!r} is gone (ds-gate was moved or uninstalled); "
             f"run `ds-gate install --deepscientist` again, or `{UNINSTALL}`"
         )
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
+    env = bridge_env()
     pins = config().get("pins")  # the trusted places pinned at install: the runner's HOME does not move them
-    env.update(
-        {k: v for k, v in pins.items() if str(k).startswith("DS_GATE_PINNED_") and isinstance(v, str)}
-        if isinstance(pins, dict)
-        else {}
-    )
+    if isinstance(pins, dict):
+        env.update({k: v for k, v in pins.items() if str(k).startswith("DS_GATE_PINNED_") and isinstance(v, str)})
     done = subprocess.run(
         [python, "-c", BRIDGE],
         input=json.dumps(request, default=str).encode(),
@@ -128,12 +129,16 @@ def error_refusal(tool: str, exc: BaseException) -> dict[str, Any]:
     }
 
 
-def ask(service: Any, quest_root: Any, request: dict[str, Any]) -> dict[str, Any] | None:
+def about(owner: Any, quest_root: Any, request: dict[str, Any]) -> dict[str, Any]:
+    """``request`` about the quest at ``quest_root``, with the home of ``owner`` (main's service or a server's context)."""
+    home = getattr(owner, "home", None)
+    return {**request, "root": str(quest_root), "home": str(home) if home is not None else None}
+
+
+def ask(owner: Any, quest_root: Any, request: dict[str, Any]) -> dict[str, Any] | None:
     """None to let ``main`` run, else the refusal to return instead."""
-    home = getattr(service, "home", None)
-    full = {**request, "root": str(quest_root), "home": str(home) if home is not None else None}
     try:
-        answer = judge(full)
+        answer = judge(about(owner, quest_root, request))
         if answer.get("allow") is True:
             return None
         refusal = answer.get("refusal")
@@ -243,15 +248,12 @@ def patch(name: str, module: ModuleType) -> None:
         return
     try:
         problem = version_problem()
-        problems = (
-            [problem]
-            if problem
-            else (
-                _sibling("service").wrap_service_class(getattr(module, "ArtifactService", None))
-                if name == SERVICE
-                else _sibling("tools").wrap_server_module(module)
-            )
-        )
+        if problem:
+            problems = [problem]
+        elif name == SERVICE:
+            problems = _sibling("service").wrap_service_class(getattr(module, "ArtifactService", None))
+        else:
+            problems = _sibling("tools").wrap_server_module(module)
     except Exception as exc:
         problems = [f"{type(exc).__name__}: {exc}"]
     if problems:

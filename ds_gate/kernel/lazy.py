@@ -74,13 +74,8 @@ LAZY_PLACES: dict[str, tuple[str, tuple[str, ...]]] = {
         "copied into DeepScientist's runtime: its sibling and DeepScientist's metadata, once they exist",
         ("_sibling", "version_problem"),
     ),
-    "ds_gate.integration.service": (
-        "copied into DeepScientist's runtime: its sibling under the name it has there",
-        ("_wrap",),
-    ),
     "ds_gate.integration.tools": (
-        "copied into DeepScientist's runtime: the mcp SDK is DeepScientist's, loaded when a "
-        "tool is built; its siblings under the names they have there",
-        ("_wrap", "_table", "_add_ours"),
+        "copied into DeepScientist's runtime: the mcp SDK is DeepScientist's, loaded when a tool is built",
+        ("_add_ours",),
     ),
 }

@@ -1,30 +1,15 @@
 """What ``-n`` (pytest-xdist) does with ``--ds-gate``: one quest runs here, many are spread by quest.
 
-A quest is read by the process that runs its first item (``items``), so under xdist each
-worker reads the quests whose items it runs and the controller reads none. Two things follow:
-
-- **A quest's items stay on one worker** (``schedule``): under ``--dist load`` (what ``-n``
-  gives) and ``loadgroup`` the scheduler groups the gate's items by quest, so each quest is
-  read once per session; ``loadscope`` and ``loadfile`` group them so already.
-- **One quest gains nothing from workers**: a worker pays its own start-up (a new interpreter
-  importing pytest and collecting) and one quest cannot be split. So when ``-n N`` would start
-  workers for a session whose paths name one quest and that collects nothing but the gate's
-  items, the controller takes the session back, as ``-n 0`` would: the same items, outcomes,
-  JUnit XML and exit code as a serial run, because it is one. A home (many quests) is spread.
-
-"Nothing but the gate's items" must be decided before xdist starts its workers: its
-``pytest_cmdline_main`` (tryfirst) has set ``dist``/``tx`` by then, and its ``pytest_configure``
-(trylast) registers the ``DSession`` that starts them, so the plugin's tryfirst
-``pytest_configure`` decides in between, without collecting. It decides from the file system,
-and only ever in one direction: every collection arg must be a folder (no file, no node id,
-no ``--pyargs`` module) that holds no file at all, below folders pytest does not enter
-(``__pycache__``, the ``norecursedirs`` basename patterns). A folder with any file (a lab's
-test, a conftest, a stray note), a link, or one it cannot read or finish reading quickly
-keeps xdist's distribution as asked. Being wrong that way costs only speed; a session left
-to run here when it holds a lab's tests is what the walk rules out.
-
-Only the distribution ``-n`` gives is taken back (``popen`` workers under a load mode):
-``--dist each`` or another ``--tx`` (a remote host, another Python) stays as asked.
+A quest is read by the process that runs its first item, and one quest cannot be split, so workers
+only add their start-up. When ``-n N`` (``popen`` workers under a load mode; ``--dist each`` or
+another ``--tx`` stays as asked) would start workers for a session whose paths name one quest and
+that collects nothing but the gate's items, the controller takes the session back, as ``-n 0``
+would: same items, outcomes, JUnit XML and exit code. It decides in the plugin's tryfirst
+``pytest_configure``, after xdist's ``pytest_cmdline_main`` set ``dist``/``tx`` and before its
+trylast ``pytest_configure`` starts workers, so from the file system and without collecting: every
+collection arg must be a folder holding no file at all (``__pycache__`` and ``norecursedirs``
+aside). Any doubt (a file, a link, an unreadable or too large folder) keeps xdist's distribution:
+being wrong that way costs only speed, never a lab's tests run here.
 """
 
 from __future__ import annotations

@@ -1,22 +1,13 @@
 """Keep pytest from importing the gated quest's code: refuse a session that would.
 
-A quest is written by an agent. pytest imports the ``conftest.py`` files above and in the
-folders it collects, and the test files it collects; any of them can register hooks that
-turn a failing check into a pass (or run anything with CI's secrets). So when ``--ds-gate``
-paths are given, a session whose rootdir, config file, current folder, or a path it
-collects lies inside a gated quest (or holds one) is refused with exit 2, ds-gate's "cannot
-check" code (``errors.QuestError``), and one paragraph saying how to run it instead.
-
-The plugin asks twice. In ``pytest_load_initial_conftests`` (tryfirst: before pytest's own
-implementation loads the first conftest) a refusal switches conftests off for the whole
-session; exit 2 itself comes from ``pytest_configure`` (``pytest.exit``: a clean message
-there, where ``_prepareconfig`` would print a traceback for it), which asks again with the
-final ``config.args``, before anything is collected. What pytest does before any plugin
-runs (a quest's config file found from the current folder, with ``addopts = -p …``) cannot
-be stopped here; the recipe in docs/pytest.md avoids it by running from an empty folder.
-
-Imported only when ``--ds-gate`` paths are given; it imports nothing of ds-gate's, so the
-plugin stays cheap and ``items`` can share how a home expands into quests.
+A quest is written by an agent, and any ``conftest.py`` or test file pytest imports from it could
+turn a failing check into a pass (or run anything with CI's secrets). So a session whose rootdir,
+config file, current folder or a collected path lies inside a gated quest (or holds one) is
+refused with exit 2 and the command to run instead. ``plugin`` asks here twice: in
+``pytest_load_initial_conftests`` (a refusal switches conftests off before the first loads) and in
+``pytest_configure`` with the final args (where ``pytest.exit`` prints no traceback). What pytest
+does before any plugin runs cannot be stopped here: docs/pytest.md runs from an empty folder.
+Imports nothing of ds-gate's beyond the kernel, so ``units`` shares how a home expands into quests.
 """
 
 from __future__ import annotations

@@ -1,23 +1,12 @@
 """The pytest side of the gate, loaded only under ``--ds-gate``: a few items per quest, each quest read once.
 
-Why a few items and not one per run: pytest's per-item machinery costs ~2 ms an item, so one
-item per completed run made a 20,000-run quest ~25× the CLI's ``closure``. The items are a
-fixed set per quest, known from the folder names alone (a home's ``quests/`` listing), so
-every process collects the same node ids without reading a quest:
-
-- ``quest-<folder>::coverage``: fails while any completed run is pending and the gate is
-  enforced; its report names every pending run, and so does its JUnit ``<properties>``
-  (``coverage.pending-run`` = the run's artifact id, one property a run);
-- ``quest-<folder>::records``: findings on run and decision records (schema, reviews);
-- ``quest-<folder>::cards``: findings on the memory cards the quest's reviews name;
-- ``quest-<folder>::status``: every other finding (quest.yaml, indexes, git, waivers).
-Per home given as a path: ``home::lineage`` (every card's lineage). Each finding goes to
-exactly one item, and every item carries its findings as properties (rule id = subject).
-
-A quest (a ``units.Unit``) is read when the first of its items runs (``judge``), in the process that runs it,
-and what its items report is kept only until they have run: memory is bounded by one quest.
-Under pytest-xdist the controller reads nothing; ``distribute`` keeps a quest's items on one
-worker, so each quest is still read once per session.
+A fixed set of items per quest (``units.QUEST_CHECKS``; ``home::lineage`` per home), not one per
+run: pytest's per-item machinery costs ~2 ms an item, so one item per completed run made a
+20,000-run quest ~25× the CLI's ``closure``. Being known from folder names alone, every process
+collects the same node ids without reading a quest. Each finding goes to exactly one item and
+is one of its JUnit properties (rule id = subject; ``coverage.pending-run`` names each pending run).
+A quest is read when the first of its items runs (``judge``), and what its items report is kept
+only until they have run: memory is bounded by one quest.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
-"""pytest plugin: ``pytest --ds-gate PATH`` turns each check into a test item.
+"""pytest plugin: ``pytest --ds-gate PATH`` turns each check into a test item (docs/pytest.md).
 
-Registered through the ``pytest11`` entry point, so it is loaded whenever pytest runs in
-an environment where ds-gate is installed. It is opt-in: without ``--ds-gate`` (or the
-``ds_gate_paths`` ini option) it adds its options and nothing else, and imports nothing
-beyond pytest and ``engine.options`` (the options and their help); the gate itself (``ds_gate.pytest.items``) loads
-only when asked for.
-
-Under ``--ds-gate`` it first refuses (exit 2) a session that would import the quest's
-``conftest.py`` or test files (``ds_gate.pytest.guard``): before pytest loads the first
-conftest, and again once the collection args are final. Then, under pytest-xdist's ``-n``,
-a session of one quest's checks only runs in this process, and a home's quests are spread
-over the workers a quest to a worker (``ds_gate.pytest.distribute``, ``ds_gate.pytest.schedule``).
+Loaded in every session where ds-gate is installed (``pytest11``), so without ``--ds-gate`` (or
+the ``ds_gate_paths`` ini option) it adds its options and imports nothing beyond pytest and
+``engine.options``. Under it: ``guard`` refuses a session that would import the quest's code,
+``distribute`` and ``schedule`` place the items under pytest-xdist, ``items`` runs the gate.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """pytest-xdist's scheduling, with a quest's items kept on one worker (imports xdist: loaded only with it).
 
-A quest is read by the process that runs its first item (``items.GateSession.verdict``), so
-the items of one quest must run on one worker, or the quest would be read by two. Under
-``--dist load`` (what ``-n N`` gives) xdist hands items out one by one; so this plugin gives
-xdist a ``LoadScopeScheduling`` whose scope is the quest for the gate's items and the node id
-itself for every other test (a lab's tests are handed out one by one, as ``load`` does).
-Under ``loadgroup`` the gate's items are grouped by quest the same way, and ``xdist_group``
-marks keep their groups. ``loadscope`` and ``loadfile`` already group node ids by their first
-part, the quest; ``each`` runs everything everywhere, as asked; ``worksteal`` can move a
-quest's items to another worker, which then reads the quest again (the verdicts stay the same).
-
-No ``xdist_group`` marks: xdist appends ``@group`` to a marked test's id, which would change the
-node ids and the JUnit names from a serial run's.
+A quest is read by the process that runs its first item, so its items must share a worker. Under
+``--dist load`` (what ``-n N`` gives) the scope is the quest for the gate's items and the node id for
+any other test; under ``loadgroup`` the gate's items are grouped by quest the same way.
+``loadscope`` and ``loadfile`` group by the node id's first part (the quest) already; ``worksteal``
+may move items, whose quest is then read again (same verdicts). Not ``xdist_group`` marks: xdist
+appends ``@group`` to a marked test's id, which would change the node ids and JUnit names.
 """
 
 from __future__ import annotations

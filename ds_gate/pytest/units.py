@@ -1,8 +1,6 @@
-"""What ``--ds-gate`` paths name: one unit per quest and per home, from folder names only.
-
-A unit is read once (``items.judge``) and its items' node ids are ``<unit>::<check>``. Kept apart
-from ``items`` so that xdist's controller, which only schedules, lists the units without
-importing the engine: it reads no quest and loads nothing to read one with.
+"""What ``--ds-gate`` paths name: one unit per quest and per home, from folder names only; its items'
+node ids are ``<unit>::<check>``. Apart from ``items`` so that xdist's controller, which only
+schedules, lists the units without importing the engine.
 """
 
 from __future__ import annotations

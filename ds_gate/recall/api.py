@@ -72,7 +72,7 @@ def list_knowledge_summaries(
     order: str = DEFAULT_ORDER,
 ) -> list[dict[str, Any]]:
     """Cards and records for ``domain_tags`` and ``query``, best first, each with its title
-    and a summary of its content, copies of one lesson collapsed (see the package docstring)."""
+    and a summary of its content, copies of one lesson collapsed (docs/recall.md)."""
     found = recall(
         domain_tags,
         kind,

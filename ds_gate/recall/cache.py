@@ -1,11 +1,8 @@
-"""Recall's use of ds-gate's cache file (``io.cache_file``: where it lives, its version, its
-seals and its stat key): each parsed card by its path and stat key, and the built indexes
-(``recall.snapshot``). Never required: an unwritable home only costs speed.
-
-A row is used only when the card file's stat key still matches it, and a row that does not
-decode is re-read from the card. Each card's row and each snapshot is sealed with the cache
-folder's secret: one edited by hand is not used, so it costs time, never what recall shows.
-(The full-text table, ``recall.text``, is not sealed: it only orders what ``--query`` finds.)
+"""Recall's use of ds-gate's cache file (``io.cache_file``: where it lives, its version, seals and
+stat key): each parsed card by its path and stat key, and the built indexes (``recall.snapshot``).
+Never required: an unwritable home only costs speed. A row is used only while the card's stat key
+matches and its seal (the cache folder's secret) holds, so a row edited by hand costs time, never
+what recall shows. (The full-text table, ``recall.text``, is not sealed: it only orders results.)
 """
 
 from __future__ import annotations
@@ -98,7 +95,8 @@ class Cache:
 
     def snapshot(self, digest: str) -> str | None:
         """The snapshot made from exactly these files (``recall.snapshot``), as stored."""
-        return self.unseal(self._first("SELECT state FROM snapshot WHERE digest=?", digest), digest)
+        found = self._one("SELECT state FROM snapshot WHERE digest=?", digest)
+        return self.unseal(found[0], digest) if found is not None else None
 
     def keep(self, digest: str, roots: str, state: str) -> None:
         """Keep this snapshot in place of the last one of the same roots (a scope), and at most
@@ -126,24 +124,19 @@ class Cache:
 
     def row(self, path: str) -> object:
         """One card's stored entry text (a snapshot's entry, made when shown), if its seal holds."""
-        if self.db is None:
-            return None
-        try:
-            found = self.db.execute("SELECT stat, entry FROM cards WHERE path=?", (path,)).fetchone()
-        except sqlite3.Error:
-            return None
+        found = self._one("SELECT stat, entry FROM cards WHERE path=?", path)
         return self.unseal(found[1], path, found[0]) if found is not None else None
 
-    def _first(self, sql: str, key: str) -> object:
-        """The first column of the one row ``sql`` finds for ``key``; None when there is no
-        row, no cache or a database error (the caller then builds without the cache)."""
+    def _one(self, sql: str, key: str) -> tuple[object, ...] | None:
+        """The one row ``sql`` finds for ``key``; None when there is no row, no cache or a
+        database error (the caller then builds without the cache)."""
         if self.db is None:
             return None
         try:
-            found = self.db.execute(sql, (key,)).fetchone()
+            found: tuple[object, ...] | None = self.db.execute(sql, (key,)).fetchone()
         except sqlite3.Error:
             return None
-        return found[0] if found is not None else None
+        return found
 
 
 def _is_utf8(path: str) -> bool:

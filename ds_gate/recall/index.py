@@ -40,6 +40,14 @@ ORDERS = ("rfc", "relevance")  # with tags only: the RFC's overlap-then-recency 
 DEFAULT_ORDER = "rfc"  # everywhere (CLI, API, MCP, integration): the RFC's, as issue 29 pins; one value to switch
 
 
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
 @dataclass(slots=True)
 class Root:
     memory: Path
@@ -72,22 +80,9 @@ class Index:
     def signature(self) -> tuple[Any, ...]:
         """Stamps that change when MemoryService writes (each kind folder and its index),
         when a quest is added (``<home>/quests``), and when a JSONL source grows."""
-        out: list[Any] = [tuple(str(r.memory) for r in self.roots)]
-        for path in self.jsonl:
-            try:
-                st = os.stat(path)
-                out.append((st.st_mtime_ns, st.st_size))
-            except OSError:
-                out.append(None)
-        for root in self.roots:
-            for kind in MEMORY_KINDS:
-                for path in (root.memory / kind, root.memory / kind / "_index.jsonl"):
-                    try:
-                        st = os.stat(path)
-                        out.append((st.st_mtime_ns, st.st_size))
-                    except OSError:
-                        out.append(None)
-        return tuple(out)
+        folders = [r.memory / kind for r in self.roots for kind in MEMORY_KINDS]
+        paths = [*self.jsonl, *(p for folder in folders for p in (folder, folder / "_index.jsonl"))]
+        return (tuple(str(r.memory) for r in self.roots), *map(_stamp, paths))
 
     def build(self, snapshot: bool = True) -> None:
         """Every card of the roots (from the cache where its stat still matches) and the JSONL
@@ -184,7 +179,7 @@ class Index:
         support: bool = False,
         order: str = DEFAULT_ORDER,
     ) -> Ranking:
-        """The best ``limit`` results, duplicates collapsed (see ``recall/__init__``): tags only
+        """The best ``limit`` results, duplicates collapsed (docs/recall-ranking.md): tags only
         -> the RFC's order (``order="relevance"``: the tags as text, each shared tag weighted by
         its rarity); a query, or tags matching no card -> text and tags together."""
         entries, place, kinds = self.entries, self._place, self._kinds
@@ -267,14 +262,10 @@ class Index:
         return found
 
     def hybrid(self, text: str, tags: tuple[str, ...], hits: dict[int, list[str]]) -> dict[int, float] | None:
-        """Text and tags in one score: BM25 of the query's words and the tags' words over
-        title, tags, claim and body; with ``hits`` (tags only, ``order="relevance"``), plus,
-        for each query tag a card carries, that tag's BM25 weight (its inverse document
-        frequency): a rare shared tag (``task:kd-temperature``) counts like a rare word, a tag
-        every card of the stage shares (``stage:experiment``) nearly not at all. With a query
-        the tags count as its words only: they are then most often the stage-entry tags, which
-        say where the agent is rather than what the lesson is about. A card that only the
-        text finds is never left out for one that only shares a tag: both are in one ranking."""
+        """Text and tags in one score (docs/recall-ranking.md): BM25 of the query's and the tags' words;
+        with ``hits`` (tags only, ``order="relevance"``) plus each shared tag's inverse document
+        frequency, so a rare shared tag counts like a rare word. One ranking: a text match is never
+        left out for a card that only shares a tag."""
         if self._fts is None:
             self._fts = TextIndex(self.entries, self.cache.db, self.digest)
         if not self._fts.available:

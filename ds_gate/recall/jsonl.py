@@ -1,11 +1,9 @@
 """ScienceClaw's evolving memory (``findings.jsonl``) as recallable cards, with their content.
 
-A record is one JSON object per line; its lesson is held in the fields of its ``type``
-(``LESSON_FIELDS``): a pitfall's ``issue`` and ``fix``, a strategy's ``strategy`` and
-``outcome``, an ideation's ``direction`` and ``reason``, a finding's ``finding``. Those
-fields (and the generic ``content``/``text``/``summary``/... when a record has them)
-become the card's body, one ``name: value`` line each, so they are shown in ``summary``,
-returned in ``fields`` and searched by ``query``; the first one is the claim."""
+One JSON object per line; its lesson is the fields of its ``type`` (``LESSON_FIELDS``: a pitfall's
+``issue`` and ``fix``, ...), which become the card's body, one ``name: value`` line each, so they
+are shown in ``summary``, returned in ``fields`` and searched by ``query``; the first is the claim.
+"""
 
 from __future__ import annotations
 
@@ -62,10 +60,8 @@ MAX_JSONL_RECORDS = 50_000  # records read from one file: each costs an entry (~
 
 
 def read_jsonl(path: Path, budget: Budget | None = None) -> list[Entry]:
-    """ScienceClaw's evolving memory (``findings.jsonl``) as cards: one record per line,
-    ``type`` in finding/ideation/strategy/pitfall, with ``tags``, ``date``, ``project``.
-    A record without an id gets a deterministic one from its content. ``budget`` bounds what
-    the whole recall holds (``entries.Budget``), this file included."""
+    """The file's records as cards (an id made from its content where a record has none);
+    ``budget`` bounds what the whole recall holds (``entries.Budget``), this file included."""
     try:
         raw = fs.read_file(path)  # held whole (every line becomes an entry): the size limit applies
     except fs.TooLarge as exc:

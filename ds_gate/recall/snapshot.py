@@ -1,15 +1,12 @@
 """A built index in the cache file, so a new process ranks 10,000 cards without making 10,000
-entries: what ranking needs (postings, recency, kinds, content groups, who holds each copy,
-the known tags) is one JSON value; an entry itself is made only when it is shown, from its
-card's row in the ``cards`` table (a JSONL record's row is kept inline).
+entries: what ranking needs is one JSON value, and an entry is made only when it is shown, from
+its card's row (a JSONL record's row is kept inline); docs/recall-ranking.md.
 
-A snapshot is keyed by a digest of everything the index is made from: the roots and their
-scopes, every card file's path, kind and stat (the cache's stat key, ``io.cache_file``, and
-mode) in scan order, and every JSONL source's stat. Any change to a card file changes the digest;
-any change to a ``cards`` row (written by recall or by hand) deletes the snapshot (triggers,
-``cache._tables``).
-A snapshot that does not decode, or that names a row that is not there, is ignored and the
-index built the ordinary way (``Stale``)."""
+Keyed by a digest of everything the index is made from (the roots, every card file's path, kind
+and stat, every JSONL source's stat), so any change to a card file changes it; any change to a
+``cards`` row deletes the snapshot (triggers, ``cache._tables``). One that does not decode, or
+names a missing row, is ignored and the index built the ordinary way (``Stale``).
+"""
 
 from __future__ import annotations
 
@@ -163,7 +160,7 @@ def derive(entries: Sequence[Entry]) -> dict[str, Any]:
     members: dict[int, list[int]] = {}
     for j, g in enumerate(groups):
         members.setdefault(g, []).append(j)
-    state: dict[str, Any] = {
+    return {
         "postings": postings,
         "by_value": by_value,
         "kinds": [e.kind for e in entries],
@@ -173,7 +170,6 @@ def derive(entries: Sequence[Entry]) -> dict[str, Any]:
         "who": [e.quest_id or e.scope for e in entries],
         "known": sorted({t for e in entries for t in e.norm}),
     }
-    return state
 
 
 @functools.lru_cache(maxsize=65536)

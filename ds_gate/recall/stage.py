@@ -1,12 +1,10 @@
 """The RFC's stage-entry tags (``recall_priors_rule``), assembled from the quest itself.
 
-The rule asks the agent to build ``domain_tags`` from the brief's domains, the current
-stage and "relevant tool/type tags" before calling ``list_knowledge_summaries``. An agent
-that reads only tool results should not have to guess them, so they come from what the
-quest already says: its domains (``domains`` / ``brief.domains`` in ``quest.yaml`` or its
-``startup_contract``), its stage (``active_anchor`` unless one is named), and the tags its
-own memory cards use most. Each group is kept apart so the caller can show where every
-tag came from.
+The rule asks the agent to build ``domain_tags`` from the brief's domains, the current stage and
+"relevant tool/type tags"; an agent that reads only tool results should not have to guess them, so
+they come from the quest's ``domains`` (``quest.yaml``, its ``brief`` or ``startup_contract``), its
+stage (``active_anchor`` unless one is named), and the tags its own cards use most, each group
+kept apart to show where every tag came from.
 """
 
 from __future__ import annotations

@@ -1,18 +1,11 @@
-"""One tag normalisation for cards and queries, so ``Topic:Learning_Rate``,
-``topic:learning rate`` and ``ＴＯＰＩＣ:learning-rate`` are one tag; and one matching key,
-so ``topic:learning-rates``, ``topic:quantisation`` and a bare ``learning-rate`` find the
-cards that wrote ``topic:learning-rate`` and ``topic:quantization``.
+"""One tag normalisation for cards and queries, and one matching key (docs/recall-ranking.md).
 
-Two levels, because they answer two questions:
-
-- ``normalize_tag`` is what a tag *is* (shown, counted in ``matched_tags``, the stage-entry
-  tags): NFKC, casefold, strip, spaces around ``:`` dropped, runs of spaces, ``_`` and
-  ``-`` to one ``-``.
-- ``match_key`` is what a tag *matches*: the normalised tag with each word of its value
-  reduced to one spelling (British ``-isation``/``-ise``/``-our`` to American, a plural to
-  its singular). Only the value is reduced: the ``key:`` prefix stays as written, so
-  ``stage:`` and ``topic:`` never meet; a query tag written without a prefix matches any
-  prefix (``value_key``).
+Two levels, because they answer two questions: ``normalize_tag`` is what a tag *is* (shown,
+counted in ``matched_tags``): ``Topic:Learning_Rate``, ``topic:learning rate`` and
+``ＴＯＰＩＣ:learning-rate`` are one tag. ``match_key`` is what a tag *matches*: each word of the
+value reduced to one spelling (British to American, plural to singular), the ``key:`` prefix kept
+as written so ``stage:`` and ``topic:`` never meet; a query tag without a prefix matches any
+prefix (``value_key``).
 """
 
 from __future__ import annotations
@@ -68,10 +61,7 @@ _NOT_PLURAL = ("ss", "us", "is", "ous", "ics", "as", "os")  # loss, bias, analys
 
 
 def normalize_tag(tag: Any) -> str:
-    """``" Topic: Learning_Rate "`` -> ``"topic:learning-rate"``; the same for cards and queries.
-
-    NFKC, casefold, strip; spaces around ``:`` dropped; runs of spaces, underscores and
-    hyphens become one ``-``."""
+    """``" Topic: Learning_Rate "`` -> ``"topic:learning-rate"``; the same for cards and queries."""
     return _normalize(str(tag))
 
 
@@ -84,19 +74,12 @@ def _normalize(tag: str) -> str:
 
 
 def normalize_tags(tags: Iterable[Any]) -> tuple[str, ...]:
-    out: dict[str, None] = {}
-    for tag in tags:
-        norm = normalize_tag(tag)
-        if norm:
-            out.setdefault(norm, None)
-    return tuple(out)
+    return tuple(dict.fromkeys(norm for norm in map(normalize_tag, tags) if norm))
 
 
 def word_key(word: str) -> str:
-    """One spelling of a word: American for the common British endings, singular for a
-    regular plural (``rates`` -> ``rate``, ``batches`` -> ``batch``, ``strategies`` ->
-    ``strategy``); words of three letters or fewer, numbers and the endings listed in
-    ``_NOT_PLURAL`` (``loss``, ``bias``, ``statistics``) stay."""
+    """One spelling of a word: American for the common British endings, singular for a regular
+    plural (``batches`` -> ``batch``); short words, numbers and ``_NOT_PLURAL`` endings stay."""
     if word in BRITISH_WORDS:
         return BRITISH_WORDS[word]
     for british, american in BRITISH_ENDINGS:

@@ -1,15 +1,9 @@
-"""The text side of recall: SQLite FTS5 with ``bm25()`` and the porter stemmer over each
-card's title, tags, claim and body, built on the first query of a set of cards and kept in
-the cache file (in memory without one).
-
-The stdlib's ``sqlite3`` has FTS5 wherever SQLite was built with it (CPython's own builds
-and every major distribution's are); where it is missing, ``TextIndex`` says so
-(``FTS5_MISSING``) and recall ranks by tags and recency only, with a note, never an error.
-
-Text is indexed as written (NFKC-normalised when not ASCII; unicode61 folds case), and a
-query asks for each of its words in both spellings (``spellings``: British and American,
-``tags.word_key``'s table), so ``quantisation`` finds ``quantization`` and back; porter then
-joins the inflections.
+"""The text side of recall: SQLite FTS5 with ``bm25()`` and the porter stemmer over each card's
+title, tags, claim and body, built on the first query of a set of cards and kept in the cache file
+(in memory without one). Where the stdlib's ``sqlite3`` lacks FTS5, ``TextIndex`` says so
+(``FTS5_MISSING``) and recall ranks by tags and recency, with a note, never an error. A query asks
+for each word in both spellings (``spellings``, British and American), so ``quantisation`` finds
+``quantization``; porter joins the inflections.
 """
 
 from __future__ import annotations
