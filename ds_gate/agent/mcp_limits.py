@@ -1,4 +1,4 @@
-"""The MCP server's request cap: one JSON-RPC line is read in bounded memory, whatever its size.
+"""The MCP server's request limits: every request line gets an answer, whatever it holds.
 
 The SDK's stdio transport reads a request with ``readline()``, so a 50 MB argument is held whole
 (and parsed into several copies): ~1 GB for one request. ``BoundedLines`` returns a line of at most
@@ -6,19 +6,24 @@ the cap and consumes a longer one in pieces, keeping only its two ends (to find 
 ``id``), which is answered with JSON-RPC error ``-32600``; the server reads on. The cap,
 ``$DS_GATE_MCP_MAX_REQUEST_MB`` (1 by default), comes from the environment, a trusted place the
 quest never sets (docs/limits.md).
+
+A line the SDK cannot read (not JSON, nested deeper than its parser's 200 levels, an integer of
+more than 4,300 digits, not a JSON-RPC message) it drops without a word, and a client without a
+read timeout (the SDK's default) waits for ever. So each line is first read as the SDK reads it
+(``mcp_refusals``); one it would drop is answered here with an error naming the limit and the
+fix, for its id (or ``null``, as JSON-RPC says when the id cannot be read), and never reaches it.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import IO, Any, BinaryIO, cast
 
+from ds_gate.agent.mcp_refusals import EDGE, REQUEST_TOO_LARGE, Refusal, reader_check, request_id
 from ds_gate.kernel.errors import QuestError
 
 try:
@@ -28,12 +33,7 @@ except ImportError:  # not POSIX
 
 MAX_REQUEST_VARIABLE = "DS_GATE_MCP_MAX_REQUEST_MB"
 DEFAULT_MAX_REQUEST_MB = 1.0
-REQUEST_TOO_LARGE = -32600  # JSON-RPC "Invalid Request"
 _PIECE = 1 << 16
-_EDGE = 4096  # bytes kept from each end of an over-long line, to find its id
-_VALUE = r'(-?\d+|"(?:[^"\\]|\\.)*")'
-_ID_FIRST = re.compile(rb'^\s*\{\s*(?:"(?:jsonrpc|method)"\s*:\s*"[^"]*"\s*,\s*)*"id"\s*:\s*' + _VALUE.encode())
-_ID_LAST = re.compile(rb'[,{]\s*"id"\s*:\s*' + _VALUE.encode() + rb"\s*\}\s*$")
 
 
 def max_request_bytes() -> int:
@@ -50,42 +50,41 @@ def max_request_bytes() -> int:
     return max(1024, int(value * (1 << 20)))
 
 
-def request_id(head: bytes, tail: bytes) -> int | str | None:
-    """The id of a request seen only by its two ends: first among the keys before ``params``
-    (the Python SDK's order) or last in the object (the TypeScript SDK's); else None, which
-    JSON-RPC allows when the id cannot be read."""
-    found = _ID_FIRST.match(head) or _ID_LAST.search(tail)
-    if found is None:
-        return None
-    try:
-        value = json.loads(found.group(1))
-    except ValueError:
-        return None
-    return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
-
-
 class BoundedLines:
-    """A text stream of the lines of ``raw`` no longer than ``cap`` bytes; a longer line is
-    consumed without being held and reported to ``too_long(size, id)`` instead."""
+    """A text stream of the lines of ``raw`` no longer than ``cap`` bytes that ``check`` finds
+    readable; a longer line is consumed without being held and, like a line ``check`` refuses,
+    handed to ``refuse`` (which answers it) instead."""
 
-    def __init__(self, raw: BinaryIO, cap: int, too_long: Callable[[int, int | str | None], None]) -> None:
+    def __init__(
+        self,
+        raw: BinaryIO,
+        cap: int,
+        refuse: Callable[[Refusal], None],
+        check: Callable[[str], Refusal | None] = lambda line: None,
+    ) -> None:
         self._raw = raw
         self._cap = cap
-        self._too_long = too_long
+        self._refuse = refuse
+        self._check = check
 
     def readline(self) -> str:
         while True:
             line = self._raw.readline(self._cap + 1)
             if not line or line.endswith(b"\n") or len(line) <= self._cap:
-                return line.decode("utf-8", "replace")
-            head, tail, size = line[:_EDGE], line[-_EDGE:], len(line)
+                text = line.decode("utf-8", "replace")
+                refused = self._check(text) if text.strip() else None  # a blank line is no request
+                if refused is None:
+                    return text
+                self._refuse(refused)
+                continue
+            head, tail, size = line[:EDGE], line[-EDGE:], len(line)
             while not tail.endswith(b"\n"):
                 piece = self._raw.readline(_PIECE)
                 if not piece:
                     break
                 size += len(piece)
-                tail = (tail + piece)[-_EDGE:]
-            self._too_long(size, request_id(head, tail.rstrip(b"\r\n")))
+                tail = (tail + piece)[-EDGE:]
+            self._refuse(too_large(size, request_id(head, tail.rstrip(b"\r\n")), self._cap))
 
     def close(self) -> None:
         """The wire is the process's stdin: never closed here."""
@@ -112,17 +111,18 @@ def _claim_stdin() -> tuple[BinaryIO, Callable[[], None]]:
     return os.fdopen(private, "rb", closefd=False), restore
 
 
-def _error(stdio: Any, size: int, ident: int | str | None, cap: int) -> Any:
-    """The SDK's own message object for a JSON-RPC error answering an over-long request."""
-    data = {
-        "jsonrpc": "2.0",
-        "id": ident,
-        "error": {
-            "code": REQUEST_TOO_LARGE,
-            "message": f"request too large: {size:,} bytes, over ds-gate's cap of {cap:,} bytes; not read. Send smaller "
-            f"arguments (the server's user may raise {MAX_REQUEST_VARIABLE})",
-        },
-    }
+def too_large(size: int, ident: int | str | None, cap: int) -> Refusal:
+    return Refusal(
+        REQUEST_TOO_LARGE,
+        ident,
+        f"request too large: {size:,} bytes, over ds-gate's cap of {cap:,} bytes; not read. Send smaller "
+        f"arguments (the server's user may raise {MAX_REQUEST_VARIABLE})",
+    )
+
+
+def _error(stdio: Any, refused: Refusal) -> Any:
+    """The SDK's own message object for a JSON-RPC error answering a request it is not handed."""
+    data = {"jsonrpc": "2.0", "id": refused.ident, "error": {"code": refused.code, "message": refused.message}}
     types = stdio.types
     adapter = getattr(types, "jsonrpc_message_adapter", None)
     message = adapter.validate_python(data) if adapter is not None else types.JSONRPCMessage.model_validate(data)
@@ -141,15 +141,16 @@ async def bounded_stdio() -> AsyncIterator[tuple[Any, Any]]:
     holder: list[Any] = []
     ready = threading.Event()  # the reader may meet an over-long first line before the stream is handed out
 
-    def too_long(size: int, ident: int | str | None) -> None:  # on the reader's worker thread
+    def refuse(refused: Refusal) -> None:  # on the reader's worker thread
         ready.wait()
         try:
-            anyio.from_thread.run(holder[0].send, _error(stdio, size, ident, cap))
+            anyio.from_thread.run(holder[0].send, _error(stdio, refused))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass  # the client went away: nobody to answer
 
+    lines = BoundedLines(raw, cap, refuse, reader_check(cast(Any, stdio).types))
     try:
-        async with stdio.stdio_server(stdin=anyio.wrap_file(cast(IO[str], BoundedLines(raw, cap, too_long)))) as (
+        async with stdio.stdio_server(stdin=anyio.wrap_file(cast(IO[str], lines))) as (
             read,
             write,
         ):

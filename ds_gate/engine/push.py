@@ -23,7 +23,7 @@ from ds_gate.engine.unseen import as_closure_sees
 from ds_gate.kernel.errors import NotAQuest
 from ds_gate.kernel.layout import MANIFEST
 from ds_gate.kernel.links import may_hold, pushed_names
-from ds_gate.kernel.push import json_files, names_in_range, tip_blobs
+from ds_gate.kernel.push import hidden, hiding_places, json_files, linked, names_in_range, tip_blobs
 from ds_gate.model.reports import SCOPES, GateReport
 from ds_gate.plugins.manager import finalization_patterns
 from ds_gate.rules.finalization import push_reasons
@@ -36,10 +36,12 @@ def finalization_reasons(root: Path, tip: str) -> list[str]:
     if not names:
         return []
 
-    blobs, linked = tip_blobs(str(root), tip, json_files(names))  # by blob id
-    names = pushed_names(str(root), tip, names, blobs, linked)  # quest.yaml, read through a link inside the quest
+    places = hiding_places(names)
+    blobs, modes = tip_blobs(str(root), tip, json_files(names), places)  # by blob id
+    unseen = hidden(places, modes)  # a link or gitlink where a record or a finalization file would be
+    names = pushed_names(str(root), tip, names, blobs, linked(modes))  # quest.yaml, through a link inside the quest
     manifest_at_tip = MANIFEST in names and may_hold(str(root), tip, MANIFEST)  # through a link too
-    return push_reasons(names, tip, blobs, manifest_at_tip, finalization_patterns())
+    return push_reasons(names, tip, blobs, manifest_at_tip, finalization_patterns(), unseen)
 
 
 def push_check(

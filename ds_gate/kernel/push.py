@@ -2,8 +2,8 @@
 
 As ``kernel.checkpoint`` does for commits: True only when the full ``pre-push`` (``engine.push``)
 would pass and print nothing (no plugin, a plain quest, and no pushed commit touches the
-manifest, ``quest.yaml``, also through a link, or a finalizing decision); every doubt answers
-False. The pushed refs come from git's pre-push input or pre-commit's ``PRE_COMMIT_FROM_REF`` /
+manifest, ``quest.yaml``, also through a link, or a finalizing decision, and no link or gitlink
+hides a record or a finalization file: ``hidden``); every doubt answers False. The pushed refs come from git's pre-push input or pre-commit's ``PRE_COMMIT_FROM_REF`` /
 ``PRE_COMMIT_TO_REF``; git gives the input once, so ``ds_gate.__main__`` hands what was read here
 to the full path.
 """
@@ -17,17 +17,19 @@ from ds_gate.kernel.catfile import tree_files
 from ds_gate.kernel.checkpoint import plain_quest
 from ds_gate.kernel.entry_points import any_installed
 from ds_gate.kernel.git import DIFF_SAFETY, git, split_z, started
-from ds_gate.kernel.layout import MANIFEST, QUEST_YAML
+from ds_gate.kernel.layout import INDEX_NAME, KIND_OF_DIR, MANIFEST, QUEST_YAML
 from ds_gate.kernel.links import FOLLOWED, LINK, ON_THE_WAY, links_at, named_elsewhere, pushed_names
 
 TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
 
     from ds_gate.kernel.fs import TooLarge
 
 ZERO = frozenset({"0" * 40, "0" * 64})
+GITLINK = "160000"  # a nested repository committed: only a commit id, no files to read
+ARTIFACTS = "artifacts"
 
 
 def read_stdin() -> str:
@@ -96,17 +98,19 @@ def push_passes(cwd: str, stdin_text: str) -> bool:
 def _sends_nothing_final(cwd: str, tip: str) -> bool:
     """The commits up to ``tip`` touch no finalization file (as ``rules.finalization.push_reasons``
     reads them: the manifest and ``quest.yaml``, also through a link, a finalizing decision in
-    any ``.json`` file at ``tip``)."""
+    any ``.json`` file at ``tip``, a link or gitlink where one would be)."""
     names = names_in_range(cwd, tip)
     if not names:
         return True
     if MANIFEST in names:
         return False
-    files = json_files(names)
-    if QUEST_YAML not in names and not files and not any(named_elsewhere(p, names) for p in FOLLOWED):
+    files, places = json_files(names), hiding_places(names)
+    if QUEST_YAML not in names and not files and not places and not any(named_elsewhere(p, names) for p in FOLLOWED):
         return not links_at(cwd, tip)  # the common push: only a link could bring quest.yaml or the manifest in
-    blobs, linked = tip_blobs(cwd, tip, files)
-    names = pushed_names(cwd, tip, names, blobs, linked)
+    blobs, modes = tip_blobs(cwd, tip, files, places)
+    if hidden(places, modes):
+        return False
+    names = pushed_names(cwd, tip, names, blobs, linked(modes))
     if MANIFEST in names:
         return False
     # kernel.lazy.LAZY_PLACES: the finalization readers load only when quest.yaml or JSON files are pushed
@@ -121,11 +125,47 @@ def _sends_nothing_final(cwd: str, tip: str) -> bool:
     )
 
 
-def tip_blobs(cwd: str, tip: str, files: list[str]) -> tuple[dict[str, bytes | TooLarge | None], bool]:
-    """``files`` and ``quest.yaml`` at ``tip`` (keyed ``<tip>:<path>``), and whether a link there
-    lies on the way to a file of ``FOLLOWED``: one ``ls-tree`` and one ``cat-file --batch``."""
-    blobs, modes = tree_files(cwd, tip, [*files, QUEST_YAML], ON_THE_WAY)
-    return {f"{tip}:{n}": raw for n, raw in blobs.items()}, LINK in modes.values()
+def tip_blobs(
+    cwd: str, tip: str, files: list[str], places: Sequence[str] = ()
+) -> tuple[dict[str, bytes | TooLarge | None], dict[str, str]]:
+    """``files`` and ``quest.yaml`` at ``tip`` (keyed ``<tip>:<path>``), and the mode there of
+    each of ``places`` and of each path on the way to a file of ``FOLLOWED`` that exists: one
+    ``ls-tree`` and one ``cat-file --batch``. A link's blob is its target's name, never followed."""
+    blobs, modes = tree_files(cwd, tip, [*files, QUEST_YAML], [*ON_THE_WAY, *places])
+    return {f"{tip}:{n}": raw for n, raw in blobs.items()}, modes
+
+
+def linked(modes: Mapping[str, str]) -> bool:
+    """A link at ``tip_blobs``' modes lies on the way to a file of ``FOLLOWED`` (then it is followed)."""
+    return any(modes.get(path) == LINK for path in ON_THE_WAY)
+
+
+def hiding_places(names: list[str]) -> list[str]:
+    """The pushed paths where a link or a gitlink would hide what the gate must read: a record's
+    place as ``closure --from-git`` walks it (``artifacts``, a record folder, the index,
+    ``artifacts/<folder>/<name>.json``: any ``.json`` may be a finalizing decision) and the
+    way to ``quest.yaml`` or the manifest."""
+    return [name for name in names if name in ON_THE_WAY or _record_place(name.split("/"))]
+
+
+def _record_place(parts: list[str]) -> bool:
+    if parts[0] != ARTIFACTS:
+        return False
+    if len(parts) == 2:
+        return parts[1] in KIND_OF_DIR or parts[1] == INDEX_NAME
+    return len(parts) == 1 or (len(parts) == 3 and parts[2].endswith(".json"))
+
+
+def hidden(places: list[str], modes: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(path, mode) of each of ``places`` the gate cannot read through at the tip: a link or a
+    gitlink at a record's place (``closure --from-git`` stops on it: ``git.symlink-in-tree``),
+    a gitlink on the way to ``quest.yaml`` or the manifest (a link there is followed inside
+    the quest: ``kernel.links``). The push is then gated as finalizing, never let through."""
+    return [
+        (path, modes[path])
+        for path in places
+        if modes.get(path) == GITLINK or (modes.get(path) == LINK and path not in ON_THE_WAY)
+    ]
 
 
 def json_files(names: list[str]) -> list[str]:

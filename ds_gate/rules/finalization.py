@@ -24,7 +24,7 @@ from ds_gate.kernel.layout import MANIFEST, QUEST_YAML
 from ds_gate.sources.quest_yaml import scalar_text
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
 
 # `status:` as a block key, its value perhaps quoted
 _STATUS_LINE = rb"^[\"']?status[\"']?[ \t]*:[ \t]*[\"']?[ \t]*(\w*)"
@@ -86,6 +86,11 @@ def completed_reason() -> str:
     return f"{QUEST_YAML} with status: completed"
 
 
+def hidden_reason(path: str, mode: str) -> str:
+    what = "a gitlink (a nested repository committed)" if mode == "160000" else "a symbolic link"
+    return f"{path} ({what}: what it hides may finalize; the gate cannot read it)"
+
+
 def plugin_reason(name: str, pattern: str) -> str:
     return f"{name} (a finalization file, by plugin pattern {pattern})"
 
@@ -123,10 +128,18 @@ def commit_reasons(
 
 
 def push_reasons(
-    names: list[str], tip: str, blobs: Mapping[str, bytes | OSError | None], manifest_at_tip: bool, patterns: list[str]
+    names: list[str],
+    tip: str,
+    blobs: Mapping[str, bytes | OSError | None],
+    manifest_at_tip: bool,
+    patterns: list[str],
+    unseen: Sequence[tuple[str, str]] = (),
 ) -> list[str]:
-    """Why the commits a push sends finalize the quest, judged at the pushed ``tip``."""
-    reasons: list[str] = []
+    """Why the commits a push sends finalize the quest, judged at the pushed ``tip``. ``unseen``:
+    (path, mode) of each link or gitlink where a record or a finalization file would be
+    (``kernel.push.hidden``); what it hides may finalize, so the push is gated as if it did
+    (a record's place also stops ``closure --from-git``, and so the gate: ``git.symlink-in-tree``)."""
+    reasons = [hidden_reason(path, mode) for path, mode in unseen]
     if MANIFEST in names and manifest_at_tip:
         reasons.append(manifest_reason())
     if QUEST_YAML in names and quest_status(blobs.get(f"{tip}:{QUEST_YAML}")) == "completed":
