@@ -311,8 +311,8 @@ def test_an_unknown_version_or_shape_wraps_nothing_and_doctor_says_so(runtime, c
     service = runtime["site"] / "deepscientist" / "artifact" / "service.py"
     original = _swap(
         service,
-        '        summary: str = "",\n    ) -> dict[str, Any]:\n        quest_root',
-        '        summary: str = "",\n        force: bool = False,\n    ) -> dict[str, Any]:\n        quest_root',
+        'def complete_quest(self, quest_root: Path, *, summary: str = "") -> dict[str, Any]:',
+        'def complete_quest(self, quest_root: Path, *, summary: str = "", force: bool = False) -> dict[str, Any]:',
     )
     try:
         tools, refused = call(runtime, root, [("complete_quest", {})], errlog=log)
