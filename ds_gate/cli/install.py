@@ -52,11 +52,18 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
         action="store_true",
         help="with --deepscientist: memory.write without a scope writes a global card (the RFC's default)",
     )
+    p.add_argument(
+        "--prompts",
+        action="store_true",
+        help="with --deepscientist: main's prompts also carry the RFC's recall_priors_rule, distill_required_rule "
+        "and global-scope rule on stage turns, and name ds-gate's distill companion skill (in DeepScientist's "
+        "process; its files are never written)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """A quest of a home that could not take the hook is a finding; the others still get it."""
-    if args.deepscientist or args.undo or args.memory_global_scope:
+    if args.deepscientist or args.undo or args.memory_global_scope or args.prompts:
         return _deepscientist(args)
     if args.agent:
         return _agent(args)
@@ -107,18 +114,20 @@ def _template(args: argparse.Namespace) -> int:
 def _deepscientist(args: argparse.Namespace) -> int:
     """Into DeepScientist's environment, never into a quest: the home's runtime Python only."""
     if not args.deepscientist:
-        raise QuestError("--undo and --memory-global-scope go with --deepscientist")
+        raise QuestError("--undo, --memory-global-scope and --prompts go with --deepscientist")
     if args.agent or args.template or args.force or args.path != ".":
         raise QuestError(
             "--deepscientist installs into a DeepScientist home's runtime (--home DIR), not into a quest; "
             "it takes no PATH, --agent, --template or --force"
         )
-    if args.undo and args.memory_global_scope:
-        raise QuestError("--undo takes the whole integration out; --memory-global-scope is a switch of the install")
+    if args.undo and (args.memory_global_scope or args.prompts):
+        raise QuestError(
+            "--undo takes the whole integration out; --memory-global-scope and --prompts are switches of the install"
+        )
     done = (
         installer.uninstall(args.home)
         if args.undo
-        else installer.install(args.home, memory_global_scope=args.memory_global_scope)
+        else installer.install(args.home, memory_global_scope=args.memory_global_scope, prompts=args.prompts)
     )
     lines = [f"removed {path}" for path in done.removed] + [f"wrote {path}" for path in done.written] + done.notes
     emit(DocumentsReport(command="install", ok=True, findings=[], notes=lines), args)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from ds_gate.agent import tools as agent_tools
 from ds_gate.agent.skill import install_skill
 from ds_gate.demo.example_quest import CheckpointRejected, ExampleQuest
+from ds_gate.demo.prompt_step import build_prompt, ds_gate_lines, shown
 from ds_gate.demo.service import QUEST_COMPLETION_DECISION_TYPE, ArtifactService
 from ds_gate.engine.gate import evaluate
 from ds_gate.engine.lineage import evaluate_lineage
@@ -142,6 +143,21 @@ def _complete(quest: ExampleQuest) -> bool:
     return done.get("status") == "completed" and committed is True
 
 
+def _prompt(home: Path, base: Path, runs: list[str]) -> bool:
+    """The prompt main builds for a finalize turn: with runs pending ds-gate's rule names them, then none."""
+    prompt = build_prompt(home, base, "001")
+    added = ds_gate_lines(prompt)
+    rule = [line for line in added if line.startswith("- distill_required_rule")]
+    if runs:
+        _say("    with install --deepscientist --prompts, the prompt main builds for the agent's finalize turn says it")
+        _say("    first (its priority-memory section; ds-gate's distill skill is among the companion skill paths):")
+        _say(_indent(shown(prompt)))
+        _say(_indent("Companion skill paths: ... " + " ".join(x for x in added if x.startswith("- distill: "))))
+        return len(rule) == 1 and all(run in rule[0] for run in runs) and any("- distill: " in x for x in added)
+    _say("    the prompt for the next finalize turn no longer carries distill_required_rule.")
+    return not rule
+
+
 def run_demo(directory: str | None = None, *, fmt: str = reporters.TEXT) -> int:
     """The demo's git calls and hook see its home and no user git config; the caller's environment
     is restored afterwards (the API may be called from a longer process)."""
@@ -213,8 +229,10 @@ def _run_demo(directory: str | None, fmt: str) -> int:
         before = evaluate(root, "closure")
         _say(_indent(render(before)))
         held.append(not before.ok and before.pending_run_ids == sorted([main_run, slice_run]))
+        held.append(_prompt(home, base, [main_run, slice_run]))
 
         held.append(_agent_review(quest, idea, [main_run, slice_run], render))
+        held.append(_prompt(home, base, []))
 
         quest.checkpoint(paper, "paper: bundle")
         _say("\n[6] the same paper-bundle checkpoint now passes the hook and is committed.")

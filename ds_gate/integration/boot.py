@@ -1,8 +1,8 @@
 """The bootstrap DeepScientist's runtime Python loads at start (through a ``.pth`` file), copied as
 ``_ds_gate_ds_boot.py``; standard library only (docs/deepscientist-integration.md).
 
-At start it only puts one finder first on ``sys.meta_path``. When ``deepscientist.artifact.service``
-or ``deepscientist.mcp.server`` is imported, the finder wraps the real loader so that, once the
+At start it only puts one finder first on ``sys.meta_path``. When ``deepscientist.artifact.service``,
+``deepscientist.mcp.server`` or ``deepscientist.prompts.builder`` is imported, the finder wraps the real loader so that, once the
 module has run, ``wrap.patch`` checks and wraps it. ``python -m deepscientist.mcp.server`` never
 imports the module (``runpy`` runs the loader's code as ``__main__``), so ``get_code`` answers a
 shim that imports it normally and calls its ``main()``. Nothing here raises into DeepScientist: a
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any
 
-TARGETS = ("deepscientist.artifact.service", "deepscientist.mcp.server")
+TARGETS = ("deepscientist.artifact.service", "deepscientist.mcp.server", "deepscientist.prompts.builder")
 SERVER = "deepscientist.mcp.server"
 SHIM = "import importlib as _i\nraise SystemExit(_i.import_module('deepscientist.mcp.server').main())\n"
 PREFIX = "ds-gate (DeepScientist integration): "
@@ -87,7 +87,7 @@ class _Loader:
 
 
 class Finder:
-    """First on ``sys.meta_path``; answers only for the two target modules."""
+    """First on ``sys.meta_path``; answers only for the target modules."""
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
         if name not in TARGETS:

@@ -3,7 +3,7 @@
 ``wrap.judge`` runs ``<ds-gate's python> -c ... call.main()`` for each wrapped call that needs a
 verdict, so the verdict comes from ds-gate's own code, dependencies and Python, as ``closure`` and
 the MCP tools make it. Read-only; the answer is always JSON: ``{"allow": true}``, ``{"allow": false,
-"refusal": {...}}``, ``{"result": {...}}`` for a tool, or ``{"error": "..."}``, which the caller
+"refusal": {...}}``, ``{"result": {...}}`` for a tool, ``{"lines": [...]}`` for a prompt, or ``{"error": "..."}``, which the caller
 turns into a refusal (fail closed).
 """
 
@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ds_gate.agent.prompt_rules import prompt_lines
 from ds_gate.agent.tools import call, check_closure
 from ds_gate.integration.review import judge_review, refusal, refusal_for_review
 from ds_gate.kernel.errors import QuestError
@@ -98,6 +99,12 @@ def answer(request: Any) -> dict[str, Any]:
             return finalization(root, str(request.get("tool")), home)
         if op == "review":
             return review(root, request.get("payload"))
+        if op == "prompt":  # a stage turn's rules (install --prompts)
+            anchor = request.get("active_anchor")
+            lines = prompt_lines(
+                root, home, anchor if isinstance(anchor, str) else None, request.get("global_default") is True
+            )
+            return {"lines": lines}
         if op == "tool":
             args = request.get("args")
             return {"result": call(str(request.get("tool")), root, args if isinstance(args, dict) else {}, home)}

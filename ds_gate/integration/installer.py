@@ -1,7 +1,8 @@
 """``ds-gate install --deepscientist``: put the integration into DeepScientist's runtime Python, or take it out.
 
-Six files go into that environment's site-packages (``MODULES``, copied from this package, the
-switches in ``CONFIG``, and the ``.pth`` line); ds-gate itself is not installed there (see
+Eight files go into that environment's site-packages (``MODULES``, copied from this package, the
+switches in ``CONFIG``, and the ``.pth`` line; with ``--prompts`` also the ``distill`` skill,
+``SKILL``); ds-gate itself is not installed there (see
 ``wrap.py``). The ``.pth`` is written last and removed first, so a half-done install or undo never
 loads anything, and undoing also removes the bytecode compiled from them, leaving the environment
 byte for byte as it was (docs/deepscientist-integration.md).
@@ -31,8 +32,10 @@ MODULES = {
     "_ds_gate_ds_wrap.py": "wrap.py",
     "_ds_gate_ds_service.py": "service.py",
     "_ds_gate_ds_tools.py": "tools.py",
-    "_ds_gate_ds_toolspec.py": "../agent/toolspec.py",
-}  # the tools' table, read by tools.py
+    "_ds_gate_ds_toolspec.py": "../agent/toolspec.py",  # the tools' table, read by tools.py
+    "_ds_gate_ds_prompts.py": "prompts.py",  # active only with --prompts
+}
+SKILL = "_ds_gate_ds_distill.md"  # prompts.SKILL_FILE: the companion skill the prompt names (--prompts)
 CONFIG = CONFIG_NAME  # the switches, as wrap.config() reads them
 ENVS = ("runtime/python-env", "runtime/venv")  # bin/ds.js runtimePythonEnvPath, then the older layout
 PROBE = (
@@ -107,6 +110,8 @@ def runtime_files(settings: dict[str, Any]) -> dict[str, str]:
     """Every file the install writes into site-packages, name -> text (``doctor`` compares them)."""
     here = Path(__file__).parent
     files = {name: (here / source).read_text(encoding="utf-8") for name, source in MODULES.items()}
+    if settings.get("prompts") is True:
+        files[SKILL] = (here / "distill.md").read_text(encoding="utf-8")
     files[CONFIG] = json.dumps(settings, indent=2, sort_keys=True) + "\n"
     files[PTH] = f"{MARK}\nimport _ds_gate_ds_boot\n"
     return files
@@ -161,7 +166,7 @@ def _remember(target: Target, keep: bool) -> None:
         pass
 
 
-def install(given_home: str | None, *, memory_global_scope: bool = False) -> Done:
+def install(given_home: str | None, *, memory_global_scope: bool = False, prompts: bool = False) -> Done:
     target = find_target(given_home)
     site = target.site
     if os.path.lexists(site / PTH) and MARK not in (site / PTH).read_text(encoding="utf-8", errors="replace"):
@@ -175,15 +180,19 @@ def install(given_home: str | None, *, memory_global_scope: bool = False) -> Don
     settings = {
         "python": sys.executable,
         "memory_global_scope": memory_global_scope,
+        "prompts": prompts,
         "pycache_existed": bool(pycache_existed),
         "home": str(target.home),
         "pins": pins(),
     }
     done = Done(target)
     files = runtime_files(settings)
-    for name in [*MODULES, CONFIG, PTH]:  # the .pth last: nothing loads before the rest is there
+    for name in [*MODULES, *([SKILL] if prompts else []), CONFIG, PTH]:  # the .pth last: nothing loads early
         _write(site / name, files[name])
         done.written.append(str(site / name))
+    if not prompts and os.path.lexists(site / SKILL):  # an earlier install had --prompts
+        os.unlink(site / SKILL)
+        done.removed.append(str(site / SKILL))
     _remember(target, True)
     done.notes.append(
         f"DeepScientist {target.deepscientist or '(not installed there)'} in {target.env} "
@@ -197,6 +206,12 @@ def install(given_home: str | None, *, memory_global_scope: bool = False) -> Don
     done.notes.append(
         f"ds-gate's verdicts come from {sys.executable}; memory.write default scope: "
         f"{'global (switched on)' if memory_global_scope else 'quest, as main (--memory-global-scope switches it)'}"
+    )
+    done.notes.append(
+        "prompts: on (the RFC's rules in PromptBuilder._priority_memory_block, the distill skill in its companion "
+        "skill paths)"
+        if prompts
+        else "prompts: off (--prompts adds the RFC's rules and the distill skill to main's prompts)"
     )
     done.notes.append(pins_note("ds-gate's verdicts"))
     done.notes.append(f"undo: ds-gate install --deepscientist --undo --home {target.home}")
@@ -214,7 +229,7 @@ def uninstall(given_home: str | None) -> Done:
             raise QuestError(f"{pth} is not ds-gate's; it is left alone")
         os.unlink(pth)
         done.removed.append(str(pth))
-    for name in [*MODULES, CONFIG]:
+    for name in [*MODULES, SKILL, CONFIG]:
         if os.path.lexists(site / name):
             os.unlink(site / name)
             done.removed.append(str(site / name))

@@ -4,7 +4,8 @@ Copied beside ``boot.py`` as ``_ds_gate_ds_wrap.py``; standard library only. Lik
 instrumentor it checks before it touches anything: a DeepScientist version ds-gate knows, and each
 wrapped function with exactly ``main``'s parameters; else nothing is wrapped (what was, is put
 back), with one line on stderr and the reason in ``status()`` (``ds-gate doctor`` shows it).
-``service.py`` wraps ``ArtifactService``, ``tools.py`` main's two MCP servers; this module holds
+``service.py`` wraps ``ArtifactService``, ``tools.py`` main's two MCP servers, ``prompts.py`` (with
+``--prompts`` only) main's ``PromptBuilder``; this module holds
 what both share: the checks, the state, and the asking. Verdicts come from ds-gate's own
 interpreter (``ds_gate.integration.call``, one process per call, JSON in and out), since ds-gate is
 not installed in DeepScientist's environment (docs/deepscientist-integration.md says why). Any
@@ -25,6 +26,7 @@ from typing import Any
 
 KNOWN_VERSIONS = ("1.6.0",)  # DeepScientist main (b366244) and its release
 SERVICE, SERVER = "deepscientist.artifact.service", "deepscientist.mcp.server"
+BUILDER = "deepscientist.prompts.builder"  # only with --prompts (prompts.py)
 STATUS_ERROR = "ds_gate_error"
 CONFIG_NAME = "_ds_gate_ds.json"
 TIMEOUT = 600.0  # seconds: a closure over a very large quest, never a hung tool
@@ -37,6 +39,7 @@ UNINSTALL = "ds-gate install --deepscientist --undo"
 
 Judge = Callable[[dict[str, Any]], dict[str, Any]]
 _STATE: dict[str, Any] = {"state": "idle", "reason": None, "wrapped": [], "problems": []}
+PROMPTS: dict[str, Any] = {"state": "not loaded", "reason": None, "wrapped": []}  # prompts.py's own state
 _ORIGINALS: list[tuple[Any, str, Any]] = []  # (owner, attribute, original): what refuse() puts back
 _JUDGE: list[Judge] = []  # set_judge(): ds-gate's demo answers in process
 
@@ -50,11 +53,13 @@ def say(text: str) -> None:
 
 
 def status() -> dict[str, Any]:
+    prompts = {**PROMPTS, "wrapped": list(PROMPTS["wrapped"])} if config().get("prompts") is True else {"state": "off"}
     return {
         **_STATE,
         "wrapped": list(_STATE["wrapped"]),
         "problems": list(_STATE["problems"]),
         "known_versions": list(KNOWN_VERSIONS),
+        "prompts": prompts,
     }
 
 
@@ -80,7 +85,7 @@ def set_judge(judge: Judge | None) -> None:
     _JUDGE[:] = [judge] if judge is not None else []
 
 
-def judge(request: dict[str, Any]) -> dict[str, Any]:
+def judge(request: dict[str, Any], timeout: float = TIMEOUT) -> dict[str, Any]:
     """ds-gate's answer to ``request``, from its own interpreter; raises on anything else."""
     if _JUDGE:
         return _JUDGE[0](request)
@@ -98,7 +103,7 @@ def judge(request: dict[str, Any]) -> dict[str, Any]:
         [python, "-c", BRIDGE],
         input=json.dumps(request, default=str).encode(),
         capture_output=True,
-        timeout=TIMEOUT,
+        timeout=timeout,
         env=env,
         check=False,
     )
@@ -243,7 +248,16 @@ def refuse(reason: str) -> None:
 
 
 def patch(name: str, module: ModuleType) -> None:
-    """Called by the boot loader once ``name`` has run."""
+    """Called by the boot loader once ``name`` has run; the prompt builder only with ``--prompts``,
+    and apart from the tool wraps (either may be refused alone)."""
+    if name == BUILDER:
+        if config().get("prompts") is True:
+            try:
+                _sibling("prompts").patch(module)
+            except Exception as exc:  # prompts.py could not load: nothing of it was wrapped
+                PROMPTS.update(state="refused", reason=f"{type(exc).__name__}: {exc}", wrapped=[])
+                say(f"prompts add nothing: {PROMPTS['reason']}; run ds-gate doctor")
+        return
     if _STATE["state"] == "refused":
         return
     try:

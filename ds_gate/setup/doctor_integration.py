@@ -32,11 +32,17 @@ LOADED = (
     "import json, deepscientist.artifact.service, deepscientist.mcp.server, _ds_gate_ds_boot as b; "
     "print(json.dumps(b.status()))"
 )
+BUILDER = (
+    "import importlib\ntry:\n importlib.import_module('deepscientist.prompts.builder')\nexcept Exception:\n pass\n"
+)
+PROMPTS_OFF = "prompts: off (ds-gate install --deepscientist --prompts adds the RFC's rules to main's prompts)"
 
 
-def _loaded(python: str) -> dict[str, object]:
+def _loaded(python: str, prompts: bool = False) -> dict[str, object]:
+    """The integration's status in DeepScientist's own Python; with ``--prompts``, after its prompt builder loaded."""
+    code = (BUILDER if prompts else "") + LOADED
     try:
-        done = subprocess.run([python, "-I", "-c", LOADED], capture_output=True, text=True, timeout=120, check=False)
+        done = subprocess.run([python, "-I", "-c", code], capture_output=True, text=True, timeout=120, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return {"state": "broken", "reason": f"DeepScientist's Python did not run: {exc}"}
     try:
@@ -92,7 +98,7 @@ def integration_check(home: str | None, root: Path | None = None) -> Check:
             "complete_quest, submit_paper_bundle and review records are refused until it does",
             f"{install} (from the ds-gate you use), or ds-gate install --deepscientist --undo --home {path}",
         )
-    status = _loaded(str(target.python))
+    status = _loaded(str(target.python), settings.get("prompts") is True)
     if status.get("state") != "wrapped":
         return Check(
             NAME,
@@ -104,12 +110,24 @@ def integration_check(home: str | None, root: Path | None = None) -> Check:
     extra = "; memory.write defaults to global" if settings.get("memory_global_scope") else ""
     found = status.get("problems")
     problems = [str(p) for p in found] if isinstance(found, list) else []
+    prompts, prompts_ok = _prompts(status.get("prompts"))
     return Check(
         NAME,
-        WARN if problems else OK,
+        WARN if problems or not prompts_ok else OK,
         f"installed, loaded and matching DeepScientist {target.deepscientist} in {env} "
-        f"(verdicts from {python}){extra}" + (f"; {'; '.join(problems)}" if problems else ""),
+        f"(verdicts from {python}){extra}" + (f"; {'; '.join(problems)}" if problems else "") + f"; {prompts}",
     )
+
+
+def _prompts(found: object) -> tuple[str, bool]:
+    """The ``--prompts`` switch as DeepScientist's process reports it, and whether that is fine."""
+    state = found.get("state") if isinstance(found, dict) else None
+    if state == "wrapped":
+        return "prompts: on (the RFC's rules and the distill skill reach main's prompts)", True
+    if state in (None, "off"):
+        return PROMPTS_OFF, True
+    reason = found.get("reason") if isinstance(found, dict) else None
+    return f"prompts: on but adds nothing: {reason or state}", False
 
 
 def _read(path: os.PathLike[str]) -> str | None:
