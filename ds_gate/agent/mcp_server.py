@@ -22,7 +22,7 @@ from typing import Any
 from ds_gate.agent import tools as agent_tools
 from ds_gate.agent.mcp_limits import run_stdio
 from ds_gate.agent.skill import SERVER_NAME
-from ds_gate.agent.toolspec import READ_ONLY, TOOLS, ToolSpec, sdk_function
+from ds_gate.agent.toolspec import READ_ONLY, TOOLS, ToolSpec, pass_unknown, sdk_function
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
 from ds_gate.kernel.jsonout import dumps
@@ -109,6 +109,7 @@ def build_server(start: str, home: str | None = None, *, debug: bool = False) ->
             annotations=read_only,
         )
         tool = server._tool_manager.get_tool(spec.name)
+        pass_unknown(tool)  # an argument the tool does not take reaches ``checked``, which refuses it
         tool.fn_metadata.output_schema = spec.output
         tool.fn_metadata.output_model = AnyResult  # mcp 1.x validates every result it passes through with a model
         if spec.required:  # required to the client; a call without it is refused in one line, not by pydantic

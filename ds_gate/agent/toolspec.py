@@ -9,6 +9,7 @@ CLI's words.
 
 from __future__ import annotations
 
+import difflib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -194,9 +195,18 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def checked(spec: ToolSpec, given: dict[str, Any]) -> dict[str, Any]:
-    """The tool's arguments out of ``given`` (a missing one: its default; an unknown one is
-    dropped), each of its schema's type, else ``BadArgument`` naming the first that is not."""
+def checked(spec: ToolSpec, given: dict[str, Any], also: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The tool's arguments out of ``given`` (a missing one: its default), each of its schema's
+    type, else ``BadArgument`` naming the first that is not. An argument the tool does not take
+    is refused with the tool's list (a misspelt ``limt`` would otherwise be its default, silently);
+    ``also``: the names the server itself adds (main's ``comment``), dropped."""
+    unknown = sorted(name for name in given if name not in also and name not in {arg.name for arg in spec.arguments})
+    if unknown:
+        takes = ", ".join(arg.name for arg in spec.arguments) or "no arguments"
+        raise BadArgument(
+            f"{spec.name} takes no argument {', '.join(map(_shown, unknown))}; it takes: {takes}"
+            + (f" (did you mean {close[0]}?)" if (close := _close(unknown[0], spec)) else "")
+        )
     arguments = {}
     for arg in spec.arguments:
         value = given.get(arg.name, arg.default)
@@ -207,6 +217,29 @@ def checked(spec: ToolSpec, given: dict[str, Any]) -> dict[str, Any]:
             raise BadArgument(f"{arg.name} must be {words}, not {type(value).__name__} {_shown(value)}")
         arguments[arg.name] = value
     return arguments
+
+
+def _close(name: Any, spec: ToolSpec) -> list[str]:
+    names = [arg.name for arg in spec.arguments]
+    return difflib.get_close_matches(name, names, n=1, cutoff=0.7) if isinstance(name, str) else []
+
+
+def pass_unknown(tool: Any) -> None:
+    """Let the SDK hand ``checked`` the arguments the tool does not take: its argument model
+    (pydantic's, built from ``sdk_function``'s signature) would drop them before the call. Only
+    a tool with the SDK's ``fn_metadata.arg_model`` (mcp 1.x and 2.x) is changed."""
+    metadata: Any = getattr(tool, "fn_metadata", None)
+    base: Any = getattr(metadata, "arg_model", None)
+    if base is None or not hasattr(base, "model_dump_one_level"):
+        return
+
+    class WithUnknown(base):  # type: ignore[misc]
+        model_config = {**base.model_config, "extra": "allow"}  # noqa: RUF012  # pydantic reads it at class creation
+
+        def model_dump_one_level(self) -> dict[str, Any]:
+            return {**super().model_dump_one_level(), **(self.model_extra or {})}
+
+    metadata.arg_model = WithUnknown
 
 
 def sdk_function(

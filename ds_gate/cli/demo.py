@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import sys
 from typing import TYPE_CHECKING
 
 from ds_gate.demo.run import run_demo
@@ -15,4 +18,14 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return run_demo(args.dir, fmt=args.format)
+    """``-q``: the verdict lines only (``ds-gate demo: …`` and where the quest is kept); the whole
+    story still when the demo fails, since it is what says why."""
+    if not args.quiet:
+        return run_demo(args.dir, fmt=args.format)
+    story = io.StringIO()
+    with contextlib.redirect_stdout(story):
+        code = run_demo(args.dir, fmt=args.format)
+    lines = story.getvalue().splitlines()
+    kept = lines if code else [line for line in lines if line.startswith(("ds-gate demo:", "the example quest"))]
+    sys.stdout.write("".join(line + "\n" for line in kept))
+    return code

@@ -10,7 +10,7 @@ from ds_gate.config.settings import pins_note
 from ds_gate.integration import installer
 from ds_gate.kernel.errors import QuestError
 from ds_gate.model import AgentInstallReport, DocumentsReport
-from ds_gate.setup.install import INSTALL_FAILED, install, install_home
+from ds_gate.setup.install import INSTALL_FAILED, install, install_home, uninstall
 from ds_gate.setup.template import describe, install_template
 
 if TYPE_CHECKING:
@@ -46,7 +46,12 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
         "complete_quest, submit_paper_bundle and the completion approval refuse while runs are pending, "
         "a review ds-gate would not accept is not recorded (docs/deepscientist-integration.md)",
     )
-    p.add_argument("--undo", action="store_true", help="with --deepscientist: remove the integration, byte for byte")
+    p.add_argument(
+        "--undo",
+        action="store_true",
+        help="take out what the install wrote: the quest's hooks (a hook they chained is put back), "
+        "or with --deepscientist the integration, byte for byte",
+    )
     p.add_argument(
         "--memory-global-scope",
         action="store_true",
@@ -63,8 +68,10 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """A quest of a home that could not take the hook is a finding; the others still get it."""
-    if args.deepscientist or args.undo or args.memory_global_scope or args.prompts:
+    if args.deepscientist or args.memory_global_scope or args.prompts:
         return _deepscientist(args)
+    if args.undo:
+        return _undo_hooks(args)
     if args.agent:
         return _agent(args)
     if args.template or args.force:
@@ -76,6 +83,18 @@ def run(args: argparse.Namespace) -> int:
     report = DocumentsReport(command="install", ok=not failed, findings=findings, notes=notes)
     emit(report, args)
     return verdict(report)
+
+
+def _undo_hooks(args: argparse.Namespace) -> int:
+    """The plain hooks out of the quest (or of every quest of ``--home``), a chained hook restored."""
+    if args.agent or args.template or args.force or args.home is not None:
+        raise QuestError(
+            "--undo takes out the hooks of one quest (ds-gate install --undo PATH), or with --deepscientist "
+            "the integration; not with --agent, --template or --home"
+        )
+    notes = uninstall(args.path)
+    emit(DocumentsReport(command="install", ok=True, findings=[], notes=notes), args)
+    return EXIT_OK
 
 
 def _agent(args: argparse.Namespace) -> int:
@@ -114,7 +133,7 @@ def _template(args: argparse.Namespace) -> int:
 def _deepscientist(args: argparse.Namespace) -> int:
     """Into DeepScientist's environment, never into a quest: the home's runtime Python only."""
     if not args.deepscientist:
-        raise QuestError("--undo, --memory-global-scope and --prompts go with --deepscientist")
+        raise QuestError("--memory-global-scope and --prompts go with --deepscientist")
     if args.agent or args.template or args.force or args.path != ".":
         raise QuestError(
             "--deepscientist installs into a DeepScientist home's runtime (--home DIR), not into a quest; "

@@ -44,7 +44,7 @@ environment:
   PRE_COMMIT_FROM_REF, PRE_COMMIT_TO_REF  the pushed commits, for pre-push under pre-commit
   DS_QUEST_ROOT                the quest of the MCP server (ds-gate mcp)
 
-defaults: .ds-gate.yaml (or [tool.ds-gate] in pyproject.toml) at the quest root may set home, require, format, source and refs for check, closure and candidates; a flag wins
+defaults: your configuration (--config FILE, $DS_GATE_CONFIG, else ~/.config/ds-gate/config.yaml) may set home, require, format, source and refs for check, closure and candidates; the quest's .ds-gate.yaml (or [tool.ds-gate] in pyproject.toml) only what makes the gate stricter (require: true, source: both, format); a flag wins
 
 diagnose a quest's setup: ds-gate doctor [PATH]
 """

@@ -10,7 +10,7 @@ from ds_gate.cli._shared import EXIT_FAILED, EXIT_OK, write, write_file
 from ds_gate.kernel import fs
 from ds_gate.kernel.counting import counted
 from ds_gate.kernel.errors import QuestError
-from ds_gate.kernel.jsondoc import loads
+from ds_gate.kernel.jsondoc import line_of, loads
 from ds_gate.reporters.escape import json_text, printable
 from ds_gate.reporters.registry import JSON
 
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise QuestError(f"cannot read a review payload from {name}: {getattr(exc, 'strerror', None) or exc}") from None
     answer = validate_distill_review(args.quest, payload, args.home)
-    text = json_text(answer) + "\n" if args.format == JSON else _text(answer, name)
+    text = json_text(answer) + "\n" if args.format == JSON else _text(answer, name, raw)
     if args.output:
         write_file(args.output, text)
     elif sys.stdout is not None:
@@ -49,7 +49,9 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK if answer["ok"] else EXIT_FAILED
 
 
-def _text(answer: dict[str, Any], name: str) -> str:
+def _text(answer: dict[str, Any], name: str, raw: bytes) -> str:
+    """The answer for a person: a finding about the review is cited in the payload's own file
+    (``review.json:4``), the record main would write (``report-<new>.json``) not existing yet."""
     covers = ", ".join(answer["covers"]) or "no run"
     head = (
         f"ds-gate validate-review: {'OK' if answer['ok'] else 'REJECTED'} - {name} would cover {covers}; "
@@ -57,9 +59,20 @@ def _text(answer: dict[str, Any], name: str) -> str:
     )
     lines = [head]
     for f in answer["findings"]:
-        where = f"{f['path']}:{f['line']}" if f["line"] else f["path"]
+        where = _payload_place(f, name, raw) if f["path"] == answer["path"] else f["path"]
+        where = f"{where}:{f['line']}" if f["line"] and f["path"] != answer["path"] else where
         lines.append(printable(f"{where}: {f['severity']} [{f['rule']}] {f['message']}"))
         if f["hint"]:
             lines.append(printable(f"  hint: {f['hint']}"))
     lines.extend(printable(f"note: {note}") for note in answer["notes"])
     return "\n".join(lines) + "\n"
+
+
+def _payload_place(finding: dict[str, Any], name: str, raw: bytes) -> str:
+    """``name:line`` of the finding's JSON pointer in the payload (the payload's keys are the
+    record's top-level keys), ``name`` alone where the pointer is not in it (a field main adds)."""
+    parts: list[str | int] = [
+        int(p) if p.isdigit() else p.replace("~1", "/").replace("~0", "~") for p in finding["pointer"].split("/")[1:]
+    ]
+    line = line_of(raw.decode("utf-8", "replace"), parts) if parts else None
+    return f"{name}:{line}" if line is not None else name

@@ -81,7 +81,7 @@ class Collector(IndexFollower, FolderRows):
         self.runs: Copies[Run] = Copies(self.order)
         self.decisions: Copies[Decision] = Copies(self.order)
         self.findings: list[Finding] = []
-        self.refused: set[str] = set()
+        self.refused: set[str] = set()  # the paths of records that do not parse or are refused: reported once
         self.index_entries: list[tuple[Workspace, IndexEntry]] = []
         self.indexed_run_ids: set[str] = set()
         self.indexed_decision_ids: set[str] = set()  # PR #60 reaches a review through these only
@@ -168,9 +168,9 @@ class Collector(IndexFollower, FolderRows):
             self._place_run(ws, display, slim, extra)
         elif isinstance(slim, SlimDecision):
             self._place_decision(ws, display, slim, extra)
-        elif isinstance(slim, Bad):
-            self.findings.append(at(slim.finding, display))
-        elif isinstance(slim, Refused) and display not in self.refused:  # once, though the index may lead to it again
+        elif (
+            isinstance(slim, (Bad, Refused)) and display not in self.refused
+        ):  # once, though the index leads to it again
             self.refused.add(display)
             self.findings.append(at(slim.finding, display))
 

@@ -53,6 +53,7 @@ class IndexFollower:
     runs: Copies[Run]
     decisions: Copies[Decision]
     findings: list[Finding]
+    refused: set[str]
     index_entries: list[tuple[Workspace, IndexEntry]]
 
     def add(self, ws: Workspace, name: str, display: str, raw: bytes) -> object:
@@ -69,6 +70,7 @@ class IndexFollower:
         it leads nowhere, the place main writes the record) if it stays inside the quest; a
         run line still unanswered is counted from the line, and the record reported missing."""
         held = self._tree_entries()
+        self.broken: set[str] = set()  # ids whose record file is there but unparseable: said as that, not missing
         unanswered: list[tuple[Workspace, IndexEntry]] = []
         for ws, entry in self.index_entries:
             if not self._answered(entry) and not self._follow(ws, entry, held):
@@ -102,7 +104,7 @@ class IndexFollower:
                 self.runs.offer(
                     entry.artifact_id, run, True, self.order.get(ws.rel, len(self.order)), [], is_completed(run)
                 )
-            if entry.artifact_id in reported:
+            if entry.artifact_id in reported or entry.artifact_id in self.broken:
                 continue
             reported.add(entry.artifact_id)
             where = ws.display(f"artifacts/{INDEX_NAME}")
@@ -183,6 +185,13 @@ class IndexFollower:
         owner = max((w for w in self.workspaces if is_inside(w.path, full)), key=lambda w: len(w.path.parts))
         folder = ARTIFACT_DIRS[entry.kind]
         self.add(owner, _name(folder, os.path.relpath(full, owner.path / "artifacts" / folder)), display, raw)
+        return self._found(entry, display)
+
+    def _found(self, entry: IndexEntry, display: str) -> bool:
+        """Whether the record the line led to answered it; one that is there but does not
+        parse is remembered, so the line's run is counted from it without a false "missing"."""
+        if display in self.refused:
+            self.broken.add(entry.artifact_id)
         return self._answered(entry)
 
     def _follow_tree(self, ws: Workspace, entry: IndexEntry, held: dict[tuple[str, str], Held]) -> bool:
@@ -202,7 +211,7 @@ class IndexFollower:
             elif isinstance(raw, bytes):
                 folder = ARTIFACT_DIRS[entry.kind]
                 self.add(ws, _name(folder, posixpath.relpath(path, f"artifacts/{folder}")), display, raw)
-                return self._answered(entry)
+                return self._found(entry, display)
             else:
                 problem = too_large(display, raw) if isinstance(raw, TooLarge) else missing(ref, path)
             if not any(f.rule == problem.rule and f.path == problem.path for f in self.findings):

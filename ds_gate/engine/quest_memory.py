@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ds_gate.engine.loader import load_quest
-from ds_gate.model.findings import Finding
+from ds_gate.model.findings import Finding, then_hint
 from ds_gate.model.records import Card, Quest, Review
 from ds_gate.plugins.manager import card_checker
 from ds_gate.rules.cards import (
@@ -54,7 +54,7 @@ def _rewrite_hint(findings: list[Finding], card: Card) -> list[Finding]:
         "metadata={<its frontmatter, corrected>}) writes this card's file again"
     )
     return [
-        replace(f, hint=f"{f.hint}; through DeepScientist: {call}" if f.hint else call)
+        replace(f, hint=then_hint(f.hint, f"through DeepScientist: {call}") if f.hint else call)
         if f.severity == "error" and f.path == card.display
         else f
         for f in findings

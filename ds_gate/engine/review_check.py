@@ -21,7 +21,7 @@ from ds_gate.engine.gate import evaluate, load_quest
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError, git
 from ds_gate.kernel.layout import ARTIFACT_DIRS
-from ds_gate.model.findings import SCHEMA_VERSION
+from ds_gate.model.findings import SCHEMA_VERSION, Finding
 from ds_gate.model.records import (
     REPORT_ENCODING,
     Decision,
@@ -31,7 +31,7 @@ from ds_gate.model.records import (
 )
 from ds_gate.model.reports import MAX_LIMIT
 from ds_gate.plugins.manager import completed_rule, record_checker, review_encoding_for
-from ds_gate.rules.coverage import COVERAGE_PENDING_RUN, RunIndex, coverage
+from ds_gate.rules.coverage import COVERAGE_PENDING_RUN, REVIEW_UNKNOWN_RUN, RunIndex, coverage
 from ds_gate.sources.location import locate
 
 NEW_ID = "<new>"  # main picks `report-xxxxxxxx` when the payload gives no artifact_id
@@ -151,10 +151,16 @@ def validate_review(root: Path | str, payload: Any, home: Path | str | None = No
         "pending_after": pending[:MAX_LIMIT],
         "pending_after_count": len(pending),
         "closure_ok_after": report.ok,
-        "findings": [f.as_dict() for f in sorted(about, key=lambda f: not f.fails)[:MAX_LIMIT]],
+        "findings": [f.as_dict() for f in sorted(about, key=_cause_first)[:MAX_LIMIT]],
         "findings_count": len(about),
         "notes": notes,
     }
+
+
+def _cause_first(finding: Finding) -> tuple[bool, bool]:
+    """Failures first, and among them a reviewed id that is no run: a typo there is what the
+    review's other findings (a card's target not reviewed, the run still pending) follow from."""
+    return not finding.fails, finding.rule != REVIEW_UNKNOWN_RUN.id
 
 
 def _notes(payload: dict[str, Any], encoding: str, accepted: str, replaced: Decision | None, aid: str) -> list[str]:

@@ -44,7 +44,7 @@ def _add_ours(server: Any, context: Any, where: str, problems: list[str]) -> Non
 
     def ask(spec: Any, given: dict[str, Any]) -> dict[str, Any]:
         try:
-            arguments = table.checked(spec, given)
+            arguments = table.checked(spec, given, ("comment",))
         except table.BadArgument as exc:
             raise errors.ToolError(str(exc)) from None
         try:
@@ -71,8 +71,10 @@ def _add_ours(server: Any, context: Any, where: str, problems: list[str]) -> Non
             description=PREFIX + spec.description,
             annotations=read_only,
         )
+        tool = server._tool_manager.get_tool(spec.name)
+        table.pass_unknown(tool)  # as ds-gate mcp: an argument the tool does not take is refused by ``checked``
         if spec.required:  # as ds-gate mcp declares it: a call without it is refused by ``checked``, in one line
-            server._tool_manager.get_tool(spec.name).parameters["required"] = spec.required
+            tool.parameters["required"] = spec.required
 
 
 def _guard_tool(server: Any, context: Any, name: str, problems: list[str]) -> None:

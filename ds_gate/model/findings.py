@@ -28,6 +28,14 @@ LEVELS = (CONTRACT, DISCIPLINE)
 SEVERITIES = (ERROR, WARNING, INFO)
 
 
+def then_hint(hint: str | None, more: str) -> str:
+    """A hint with ``more`` after it: a new sentence after a question or a full stop
+    (``did you mean run-a? Then record it``), else after a semicolon; ``more`` alone without one."""
+    if not hint:
+        return more
+    return f"{hint} {more[:1].upper()}{more[1:]}" if hint.endswith(("?", ".")) else f"{hint}; {more}"
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One thing the user should know, placed precisely enough to fix without searching.

@@ -15,8 +15,8 @@ from ds_gate.plugins.manager import hooks
 TEXT, JSON, GITHUB, SARIF, MARKDOWN = "text", "json", "github", "sarif", "markdown"
 BUILTIN = (TEXT, JSON, GITHUB, SARIF, MARKDOWN)
 # The formats every report renders in: each command that renders a gate report offers them (and a
-# plugin's). Markdown is for a CI step summary ($GITHUB_STEP_SUMMARY): taken, not advertised.
-FORMATS = (TEXT, JSON, GITHUB, SARIF)
+# plugin's). Markdown is for a CI step summary ($GITHUB_STEP_SUMMARY).
+FORMATS = (TEXT, JSON, GITHUB, SARIF, MARKDOWN)
 
 
 class Reporter(Protocol):

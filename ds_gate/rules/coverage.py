@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ds_gate.kernel.jsondoc import place, pointer
-from ds_gate.model.findings import CONTRACT, DISCIPLINE, ERROR, WARNING, Finding, Rule
+from ds_gate.model.findings import CONTRACT, DISCIPLINE, ERROR, WARNING, Finding, Rule, then_hint
 from ds_gate.model.records import (
     REPORT_ENCODING,
     Decision,
@@ -230,7 +230,7 @@ def _replace_hint(finding: Finding, decision: Decision, meant: list[str], encodi
         how = f"then record it again under its id, {rerecord_call(decision.artifact_id, meant, encoding)}"
     else:  # a review this quest's DeepScientist cannot record (the RFC's on main): a new one covers its runs
         how = f"then record its runs' review as this quest's DeepScientist accepts it, {rerecord_call(None, meant, encoding)}"
-    return replace(finding, hint=f"{finding.hint}; {how}" if finding.hint else how)
+    return replace(finding, hint=then_hint(finding.hint, how))
 
 
 def pending_finding(run: Run, listed_by_invalid: list[str], severity: str = ERROR, encoding: str = "report") -> Finding:

@@ -89,7 +89,13 @@ def validate_cross_quest_patch(
     ``before``/``after`` are card frontmatters (or Cards, which also give line numbers).
     ``patching_quest=None`` means unknown: held to the rules for a foreign quest.
     ``validate_after`` first checks ``after`` against the card schemas, as PR #60 does.
+    ``patching_quest`` is compared as text, as a lineage's quest is (``owners``): a number is taken
+    as its text (``1`` is quest ``'1'``, not ``'001'``); any other type is a ``TypeError``.
     """
+    if isinstance(patching_quest, int) and not isinstance(patching_quest, bool):
+        patching_quest = str(patching_quest)
+    elif patching_quest is not None and not isinstance(patching_quest, str):
+        raise TypeError(f"patching_quest must be a quest id (str) or None, not {type(patching_quest).__name__}")
     card = after if isinstance(after, Card) else None
     new = after.meta if isinstance(after, Card) else after
     old = before.meta if isinstance(before, Card) else before

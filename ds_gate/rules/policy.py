@@ -19,6 +19,7 @@ from ds_gate.model.findings import (
     WARNING,
     Finding,
     rule_named,
+    then_hint,
 )
 
 BLOCK, WARN = "block", "warn"
@@ -57,7 +58,7 @@ def apply_policy(findings: list[Finding], commit: str) -> tuple[list[Finding], i
         if finding.severity == ERROR and POLICY[(commit, level_of(finding))] == WARN:
             hint = finding.hint
             if finding.level is not None:  # a review main recorded: the agent reads this in checkpoint.stderr
-                hint = f"{hint}; {RERECORD}" if hint else RERECORD
+                hint = then_hint(hint, RERECORD)
             finding = dataclasses.replace(finding, severity=WARNING, hint=hint)
             demoted += 1
         out.append(finding)

@@ -38,9 +38,11 @@ class Installed:
     hook: Path
     updated: bool  # ours was already there
     chained: Path | None  # where the previous hook was kept
+    unchanged: bool = False  # ours, byte for byte what this install would write: not written again
 
     def describe(self) -> str:
-        text = f"{'updated' if self.updated else 'installed'} {self.hook}"
+        state = "unchanged (already current)" if self.unchanged else "updated" if self.updated else "installed"
+        text = f"{state} {self.hook}"
         if self.chained is not None:
             text += f" (the previous hook is kept as {self.chained.name} and runs first)"
         return text
@@ -160,8 +162,32 @@ def install(quest: Path | str) -> list[Installed]:
                 )
             os.replace(hook, kept)
             chained = kept
+        if updated and _hook_text(hook) == _script(name) and os.access(hook, os.X_OK):
+            done.append(Installed(root, hook, updated, chained, unchanged=True))
+            continue
         done.append(Installed(root, write_hook(folder, name), updated, chained))
     return done
+
+
+def uninstall(quest: Path | str) -> list[str]:
+    """Take ds-gate's hooks out of a quest: each hook of ours removed, or replaced by the hook
+    ``install`` kept beside it (``<name>.ds-gate-chained``), as it was; a hook not ours is left.
+    What was done, a line per hook."""
+    _, folder = hooks_dir(quest)
+    said = []
+    for name in HOOKS:
+        hook, kept = folder / name, folder / f"{name}{CHAIN_SUFFIX}"
+        if not (hook.is_file() and not hook.is_symlink() and MARKER in _hook_text(hook)):
+            if os.path.lexists(hook):
+                said.append(f"left {hook}: it is not ds-gate's")
+            continue
+        if os.path.lexists(kept):
+            os.replace(kept, hook)
+            said.append(f"restored {hook}: the hook it chained (was {kept.name})")
+        else:
+            hook.unlink()
+            said.append(f"removed {hook}")
+    return said
 
 
 def install_home(home: Path | str) -> tuple[list[Installed], list[str], list[str]]:

@@ -76,3 +76,15 @@ def test_every_advertised_format_runs(command: str, one_run_quest, capsys) -> No
         code = main([command, *path, "--format", fmt])
         captured = capsys.readouterr()
         assert code in (0, 1) and captured.out.strip(), (command, fmt, captured.err)
+
+
+def test_closure_help_names_markdown_and_the_top_help_says_what_a_quest_may_set(capsys) -> None:
+    """Issue 39: markdown was taken but not listed; the top help said the quest's .ds-gate.yaml
+    may set home, source and refs, which only trusted configuration may (config.quest.from_quest)."""
+    offered, _ = advertised(help_text(capsys, "closure"))
+    assert "markdown" in offered
+    flat = " ".join(help_text(capsys).split())
+    defaults = flat.split("defaults: ", 1)[1]
+    assert "may set home, require, format, source and refs" in defaults.split(".ds-gate.yaml")[0]
+    quest_part = defaults.split(".ds-gate.yaml", 1)[1].split("; a flag wins")[0]
+    assert "only what makes the gate stricter" in quest_part and "home" not in quest_part

@@ -211,6 +211,23 @@ def test_an_indexed_record_that_is_gone_is_reported_once(make_quest) -> None:
     assert run in missing[0].message and missing[0].line == 1 and missing[0].severity == "warning"
 
 
+def test_a_truncated_record_is_one_error_and_not_missing(make_quest) -> None:
+    """Issue 39: a record cut by an interrupted write is reported once, as invalid JSON at its
+    line; the index line naming it does not add a second copy nor a false missing-record."""
+    quest = make_quest()
+    run = quest.run(quest.root, "main-001")
+    quest.checkpoint(quest.root, "record")
+    record = quest.root / "artifacts" / "runs" / f"{run}.json"
+    raw = record.read_bytes()
+    record.write_bytes(raw[: len(raw) // 2])
+
+    for scope in ("check", "closure"):
+        report = evaluate(quest.root, scope)
+        found = [(f.rule, f.path) for f in report.findings if f.rule != "coverage.pending-run"]
+        assert found == [("artifact.invalid-json", f"artifacts/runs/{run}.json")]
+        assert report.pending_run_ids == [run]  # the line says completed: counted from it, fail closed
+
+
 def test_an_index_path_inside_the_quest_finds_a_record_stored_elsewhere(make_quest) -> None:
     quest = make_quest()
     legacy = quest.root / "legacy" / "run-0000aaaa.json"

@@ -64,3 +64,14 @@ def test_demo_refuses_a_folder_that_already_holds_its_quest(tmp_path) -> None:
         [sys.executable, "-m", "ds_gate", "demo", "--dir", str(tmp_path)], capture_output=True, text=True
     )
     assert done.returncode == 2 and "already exists" in done.stdout
+
+
+def test_demo_q_prints_the_verdict_only(tmp_path) -> None:
+    """Issue 39: ``demo -q`` was accepted and printed the whole story."""
+    script = Path(sys.executable).parent / "ds-gate"
+    done = subprocess.run([str(script), "demo", "-q", "--dir", str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines() == [
+        "ds-gate demo: OK - the gate rejected finalization while runs were pending and passed once they were covered.",
+        f"the example quest is kept at {tmp_path.resolve() / 'DeepScientist' / 'quests' / '001'}",
+    ]

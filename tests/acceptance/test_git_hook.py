@@ -226,8 +226,8 @@ def test_install_keeps_and_chains_an_existing_hook_and_reinstalls_cleanly(make_q
 
     assert main(["install", str(quest.root)]) == 0
     assert "the previous hook is kept as pre-commit.ds-gate-chained" in capsys.readouterr().out
-    assert main(["install", str(quest.root)]) == 0  # again: ours is updated, the chain is not doubled
-    assert "updated" in capsys.readouterr().out
+    assert main(["install", str(quest.root)]) == 0  # again: ours is current, the chain is not doubled
+    assert "unchanged (already current)" in capsys.readouterr().out
     assert sorted(
         p.name for p in hooks.iterdir() if p.name.startswith("pre-commit") and not p.name.endswith(".sample")
     ) == ["pre-commit", "pre-commit" + CHAIN_SUFFIX]
@@ -246,6 +246,42 @@ def test_install_keeps_and_chains_an_existing_hook_and_reinstalls_cleanly(make_q
         text=True,
     )
     assert blocked.returncode != 0 and head_subject(quest.root) == "checkpoint"  # its failure blocks the commit
+
+
+def test_an_identical_reinstall_writes_nothing_and_a_changed_hook_is_updated(make_quest, capsys) -> None:
+    """Issue 39: installing again over the same hooks said ``updated``."""
+    quest = make_quest()
+    hook = quest.root / ".git" / "hooks" / "pre-commit"
+    assert main(["install", str(quest.root)]) == 0
+    assert f"installed {hook}" in capsys.readouterr().out
+    written = hook.stat().st_ino, hook.read_bytes()
+    assert main(["install", str(quest.root)]) == 0
+    out = capsys.readouterr().out
+    assert f"unchanged (already current) {hook}" in out and "updated" not in out
+    assert (hook.stat().st_ino, hook.read_bytes()) == written  # not written again
+    hook.write_text(hook.read_text() + "\n# edited\n")
+    assert main(["install", str(quest.root)]) == 0
+    assert f"updated {hook}" in capsys.readouterr().out and hook.read_bytes() == written[1]
+
+
+def test_install_undo_takes_the_hooks_out_and_puts_a_chained_hook_back(make_quest, capsys) -> None:
+    """Issue 39: there was no uninstall for the plain hooks; the hook they chained comes back as it was."""
+    quest = make_quest()
+    hooks = quest.root / ".git" / "hooks"
+    own = b"#!/bin/sh\necho mine\n"
+    (hooks / "pre-commit").write_bytes(own)
+    (hooks / "pre-commit").chmod(0o755)
+    assert main(["install", str(quest.root)]) == 0
+    capsys.readouterr()
+    assert main(["install", "--undo", str(quest.root)]) == 0
+    out = capsys.readouterr().out
+    assert f"restored {hooks / 'pre-commit'}" in out and f"removed {hooks / 'pre-push'}" in out
+    assert (hooks / "pre-commit").read_bytes() == own and os.access(hooks / "pre-commit", os.X_OK)
+    assert not (hooks / ("pre-commit" + CHAIN_SUFFIX)).exists()
+    assert not (hooks / "pre-push").exists() and not (hooks / "pre-merge-commit").exists()
+    assert main(["install", "--undo", str(quest.root)]) == 0  # again: the user's hook is left
+    assert f"left {hooks / 'pre-commit'}: it is not ds-gate's" in capsys.readouterr().out
+    assert (hooks / "pre-commit").read_bytes() == own
 
 
 def test_install_home_covers_every_quest_and_skips_other_folders(home, make_quest, capsys) -> None:

@@ -257,6 +257,7 @@ def test_bad_input_is_a_tool_error_with_the_clis_message(make_quest, tmp_path, c
                 ("no-payload", "validate_distill_review", {}),
                 ("payload-list", "validate_distill_review", {"payload": [1]}),
                 ("not-a-review", "validate_distill_review", {"payload": {"kind": "report", "report_type": "summary"}}),
+                ("unknown-argument", "list_recent", {"limt": 1}),
             ):
                 result = await session.call_tool(tool, arguments)
                 assert is_error(result), (name, text(result))
@@ -289,6 +290,9 @@ def test_bad_input_is_a_tool_error_with_the_clis_message(make_quest, tmp_path, c
     assert got["tags-text"] == "domain_tags must be a list of tag strings (or null), not list [1, 2]"
     assert got["no-payload"] == "payload is required: a JSON object: the payload artifact.record would take"
     assert got["payload-list"].startswith("payload must be a JSON object")
+    assert (
+        got["unknown-argument"] == "list_recent takes no argument 'limt'; it takes: kind, limit (did you mean limit?)"
+    )
     assert got["not-a-review"].startswith("the payload is no distill review: record one as kind 'report'")
     assert all("\n" not in message and "pydantic" not in message for message in got.values())
     assert all("Traceback" not in message for message in got.values())

@@ -430,6 +430,28 @@ def test_the_cli_validates_a_review_payload_from_a_file_or_stdin(hooked, tmp_pat
     assert "bad.json" in capsys.readouterr().err
 
 
+def test_the_cli_cites_the_payload_file_and_puts_the_typo_first(hooked, tmp_path, capsys) -> None:
+    """Issue 39: a typo in reviewed_run_ids, with cards listed before it, is the first finding,
+    cited at its line in the payload file (the record main would write does not exist yet),
+    and its did-you-mean reads as a sentence."""
+    quest, idea, run = hooked
+    typo = run[:-1] + ("0" if run[-1] != "0" else "1")
+    cards = [{"card_id": f"k{i}", "scope": "global", "action": "new", "target_run_id": run} for i in range(2)]
+    payload = {"kind": "report", "report_type": "distill_review", "cards_written": cards, **report(typo)}
+    payload["cards_written"] = cards
+    file = tmp_path / "review.json"
+    file.write_text(json.dumps(payload, indent=2))
+    assert main(["validate-review", str(file), "--quest", str(idea)]) == 1
+    out = capsys.readouterr().out
+    typo_line = file.read_text().splitlines().index(f'    "{typo}"') + 1
+    first = out.splitlines()[1]
+    assert first.startswith(f"{file}:{typo_line}: error [review.unknown-run]"), out
+    assert "<new>" not in out and "?;" not in out
+    assert f"did you mean {run}? Then record it" in out
+    card_line = file.read_text().splitlines().index(f'      "target_run_id": "{run}"') + 1
+    assert f"{file}:{card_line}: error [review.target-not-reviewed]" in out
+
+
 @pytest.mark.slow
 def test_git_sees_the_replaced_review_once(hooked) -> None:
     """Main writes the same file again: the history holds both, the tree one."""

@@ -150,7 +150,7 @@ def test_a_near_miss_artifact_id_gets_a_did_you_mean_too(make_quest) -> None:
         review_payload(run, reviewed_run_ids=[typo], cards_written=[], reason_if_empty="x", neighbor_decisions=None),
     )
     (finding,) = [f for f in evaluate(quest.root, "check").findings if f.rule == "review.unknown-run"]
-    assert (finding.hint or "").startswith(f"did you mean {run}?; then record its runs' review as")
+    assert (finding.hint or "").startswith(f"did you mean {run}? Then record its runs' review as")
     assert f"'reviewed_run_ids': [{run!r}]" in (finding.hint or "")  # the call names the run meant
 
 

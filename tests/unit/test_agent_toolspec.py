@@ -139,7 +139,7 @@ def test_a_wrong_argument_is_one_line_from_the_rows_schema(tool: str, given: dic
 
 
 def test_arguments_of_their_type_pass_with_the_defaults_and_ranges_are_left_to_the_engine() -> None:
-    assert checked(BY_NAME["list_recent"], {"limit": 0, "comment": "x"}) == {"kind": None, "limit": 0}
+    assert checked(BY_NAME["list_recent"], {"limit": 0, "comment": "x"}, ("comment",)) == {"kind": None, "limit": 0}
     assert checked(BY_NAME["list_knowledge_summaries"], {"domain_tags": ["a"], "max_chars": -1}) == {
         "domain_tags": ["a"],
         "kind": None,
@@ -148,7 +148,45 @@ def test_arguments_of_their_type_pass_with_the_defaults_and_ranges_are_left_to_t
         "max_chars": -1,
         "order": "rfc",
     }
-    assert checked(BY_NAME["check_closure"], {"anything": 1}) == {}
+    assert checked(BY_NAME["check_closure"], {}) == {}
+
+
+@pytest.mark.parametrize(
+    ("tool", "given", "said"),
+    [
+        (
+            "list_recent",
+            {"limt": 5},
+            "list_recent takes no argument 'limt'; it takes: kind, limit (did you mean limit?)",
+        ),
+        ("check_closure", {"anything": 1}, "check_closure takes no argument 'anything'; it takes: no arguments"),
+        ("list_recent", {"limit": 5, "comment": "x"}, "list_recent takes no argument 'comment'; it takes: kind, limit"),
+    ],
+)
+def test_an_unknown_argument_is_refused_with_the_tools_list(tool: str, given: dict[str, Any], said: str) -> None:
+    """Issue 39: an unknown argument was dropped, so a misspelt limit silently became its default."""
+    with pytest.raises(BadArgument) as raised:
+        checked(BY_NAME[tool], given)
+    assert str(raised.value) == said
+
+
+def test_the_mcp_server_hands_an_unknown_argument_to_the_check(one_run_quest) -> None:
+    """The SDK's argument model would drop it before the tool is called: the server refuses it."""
+    import asyncio
+
+    from ds_gate.agent.mcp_server import build_server
+
+    server = build_server(str(one_run_quest.root))
+
+    async def call(arguments: dict[str, Any]) -> Any:
+        return await server.call_tool("list_recent", arguments)
+
+    def is_error(result: Any) -> bool:  # mcp 2.x's name, then 1.x's
+        return bool(getattr(result, "is_error", getattr(result, "isError", None)))
+
+    refused = asyncio.run(call({"limt": 1}))
+    assert is_error(refused) and refused.content[0].text.startswith("list_recent takes no argument 'limt'")
+    assert not is_error(asyncio.run(call({"limit": 1})))
 
 
 def test_architecture_names_the_table_as_the_place_to_add_a_tool() -> None:

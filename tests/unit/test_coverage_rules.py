@@ -36,7 +36,7 @@ def test_a_reviewed_experiment_run_id_is_an_unknown_run_with_a_did_you_mean() ->
 def test_a_typo_gets_the_closest_run() -> None:
     cov = coverage(quest([run()], [decision(review_data(reviewed_run_ids=["run-51c9ad0"], cards_written=[]))]))
     assert fired(cov.findings) == ["review.unknown-run"]
-    assert (cov.findings[0].hint or "").startswith(f"did you mean {RUN_ID}?; then record its runs' review as")
+    assert (cov.findings[0].hint or "").startswith(f"did you mean {RUN_ID}? Then record its runs' review as")
 
 
 def test_a_review_that_breaks_a_contract_rule_covers_nothing() -> None:

@@ -76,6 +76,27 @@ def test_every_page_is_in_the_nav_and_every_nav_entry_is_a_page() -> None:
     assert validation["links"]["not_found"] == "warn" and validation["links"]["anchors"] == "warn"
 
 
+def test_the_docs_index_lists_every_page_of_the_nav() -> None:
+    """Issue 39: the index's table of pages left out two pages of the site."""
+    nav = _nav_pages(yaml.safe_load((REPO / "mkdocs.yml").read_text())["nav"])
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    assert [page for page in nav if page != "index.md" and f"]({page})" not in index] == []
+
+
+def test_configuration_says_pyproject_is_read_on_every_supported_python() -> None:
+    """Issue 39: the page said ``[tool.ds-gate]`` was unreadable on Python 3.10, where the
+    dependency ``tomli`` (pyproject.toml) reads it."""
+    assert "tomli>=" in (REPO / "pyproject.toml").read_text() and "Python ≥ 3.10" in (DOCS / "index.md").read_text()
+    page = (DOCS / "configuration.md").read_text(encoding="utf-8")
+    assert "needs Python 3.11" not in page and "on 3.10, with `tomli`" in page
+
+
+def test_the_contributing_test_count_is_the_fast_subsets() -> None:
+    """Issue 39: CONTRIBUTING named a count of fast tests long stale; it now names none to go stale."""
+    text = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    assert not re.search(r"runs \d[\d,]* tests", text)
+
+
 def test_the_readmes_links_reach_files_and_headings() -> None:
     """GitHub renders the README, MkDocs never sees it: its links are checked here."""
     readme = README.read_text(encoding="utf-8")

@@ -76,6 +76,16 @@ def test_quest_ids_that_differ_only_in_padding_are_explained() -> None:
     assert "compare as text" in finding.message and "'1' is not one of them" in finding.message
 
 
+def test_a_number_as_the_patching_quest_is_its_text() -> None:
+    """Issue 39: an int raised AttributeError; it is compared as text, as a lineage's quest number is."""
+    edit = dict(ONE_OWNER, claim="Higher is steadier.")
+    assert fired(validate_cross_quest_patch(dict(ONE_OWNER, quest_id="1", lineage=[{"quest": "1"}]), edit, 1)) == []
+    [finding] = validate_cross_quest_patch(ONE_OWNER, edit, 1, validate_after=False)  # 1 is not '001'
+    assert finding.rule == "patch.claim-changed" and "'1' is not one of them" in finding.message
+    with pytest.raises(TypeError, match="patching_quest must be a quest id"):
+        validate_cross_quest_patch(ONE_OWNER, edit, 1.0, validate_after=False)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     ("before", "after", "expected"),
     [

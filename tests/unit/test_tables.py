@@ -93,6 +93,21 @@ def test_the_docs_and_the_configuration_schema_list_the_formats_of_the_table() -
     assert f"an output format: {', '.join(FORMATS)}, or one a plugin adds" in json.dumps(schema)
 
 
+def test_cli_md_says_for_every_command_the_formats_of_its_row() -> None:
+    """Issue 39: cli.md said "every command takes text|json|github|sarif" and, further down, that
+    some take fewer; its one list of each command's formats is the table's, markdown included."""
+    page = (ROOT / "docs" / "cli.md").read_text()
+    paragraph = page.split("**Formats each command offers**: ", 1)[1].split(". ", 1)[0]
+    said: dict[str, tuple[str, ...]] = {}
+    for clause in paragraph.split("; "):
+        names, formats = clause.split(" take", 1)
+        listed = tuple(re.findall(r"`([\w-]+)`", formats))
+        for name in re.findall(r"`([\w-]+)`", names):
+            said[name] = listed
+    assert said == {command.name: command.formats for command in COMMANDS}
+    assert "Every command takes `--format" not in page
+
+
 def test_the_architecture_page_names_one_file_for_a_command_and_one_for_a_format() -> None:
     page = (ROOT / "ARCHITECTURE.md").read_text()
     for bullet, place in (("**A command**", "cli/table.py"), ("**An output format**", "reporters/registry.py")):
