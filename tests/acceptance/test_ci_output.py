@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import jsonschema
+import pytest
 
 from ds_gate.cli.main import main
 
@@ -61,3 +62,62 @@ def test_every_sarif_result_has_a_location_branch_tips_too(make_quest, tmp_path,
     git(quest.root, "worktree", "remove", "--force", str(idea))  # the quest itself, the branch read from git
     code, results = _sarif(capsys, "closure", str(quest.root))
     assert code == 1 and next(r for r in results if r["ruleId"] == "coverage.pending-run")["properties"]["branch"]
+
+
+@pytest.mark.slow
+def test_both_whole_home_routes_judge_the_same_things(make_quest, home, tmp_path, capsys) -> None:
+    """``closure --all-quests`` and ``pytest --ds-gate=HOME`` give each quest and the home's global
+    cards (``home::lineage``) the same verdict; on main the summary passed a home whose global card
+    breaks lineage, which pytest failed. The ``errors`` column no longer counts pending runs."""
+    import subprocess
+    import sys
+    import xml.etree.ElementTree as ET
+
+    first = make_quest("001")
+    covered = first.run(first.root, "main-001")
+    first.review(first.root, [covered], cards=[], reason_if_empty="nothing reusable")
+    second = make_quest("002")
+    waiting = second.run(second.root, "main-001")  # pending
+    first.card("global", "A borrowed lesson", claim="c", lineage=[{"quest": "001", "run": "run-nowhere"}])
+
+    def routes() -> tuple[dict[str, bool], dict[str, bool], dict]:
+        main(["closure", "--all-quests", "--home", str(home), "--format", "json"])
+        data = json.loads(capsys.readouterr().out)
+        summary = {row["quest"]: row["ok"] for row in data["quests"]} | {"home": data["home_lineage"]["ok"]}
+        xml = tmp_path / "ds-gate.xml"
+        (tmp_path / "run").mkdir(exist_ok=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-p",
+                "no:cacheprovider",
+                "--noconftest",
+                "--rootdir=.",
+                f"--ds-gate={home}",
+                f"--junitxml={xml}",
+            ],
+            cwd=tmp_path / "run",
+            capture_output=True,
+            check=False,
+        )
+        items: dict[str, bool] = {}
+        for case in ET.parse(xml).getroot().iter("testcase"):
+            unit = case.get("classname", "").removeprefix("quest-")
+            items[unit] = items.get(unit, True) and case.find("failure") is None
+        return summary, items, data
+
+    summary, items, data = routes()
+    assert summary == items == {"001": True, "002": False, "home": False}, (summary, items)
+    assert data["exit_code"] == 1 and data["home_lineage"]["errors"] >= 1
+    assert [row["errors"] for row in data["quests"]] == [0, 0] and data["totals"]["pending"] == 1
+    main(["closure", "--all-quests", "--home", str(home)])
+    text = capsys.readouterr().out
+    assert any(line.split()[:1] == ["home::lineage"] and line.split()[-1] == "failed" for line in text.splitlines())
+    assert f"ds-gate lineage --home {home}" in text
+
+    next((home / "memory").rglob("*.md")).unlink()  # the broken card gone, 002 reviewed: both routes pass
+    second.review(second.root, [waiting], cards=[], reason_if_empty="nothing reusable")
+    summary, items, data = routes()
+    assert summary == items == {"001": True, "002": True, "home": True}, (summary, items)
