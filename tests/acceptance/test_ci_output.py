@@ -121,3 +121,79 @@ def test_both_whole_home_routes_judge_the_same_things(make_quest, home, tmp_path
     second.review(second.root, [waiting], cards=[], reason_if_empty="nothing reusable")
     summary, items, data = routes()
     assert summary == items == {"001": True, "002": True, "home": True}, (summary, items)
+
+
+def test_a_hook_whose_python_is_gone_prints_how_ds_gate_was_installed(make_quest, tmp_path, monkeypatch) -> None:
+    """Both hooks said ``pip install ds-gate && ds-gate install``: ds-gate is not on the package
+    index, so that failed (or installed whoever took the name). They print what the install
+    recorded: the interpreter, its virtual environment made again, and the source pip had."""
+    import subprocess
+    import sys
+
+    from ds_gate.setup.install import install, reinstall_command
+
+    quest = make_quest()
+    install(quest.root)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(quest.root, "remote", "add", "origin", str(remote))
+    for name in ("pre-commit", "pre-push"):
+        hook = quest.root / ".git" / "hooks" / name
+        text = hook.read_text()
+        gone = text.split("DS_GATE_PYTHON=", 1)[1].split("\n", 1)[0]
+        hook.write_text(text.replace(gone, "'/gone/venv/bin/python'", 1))
+    monkeypatch.setenv("PATH", "/usr/local/bin:/usr/bin:/bin")  # no ds-gate on PATH
+    hint = reinstall_command(sys.executable)
+    assert hint.startswith(
+        f"{getattr(sys, '_base_executable', 'python3')} -m venv {sys.prefix} && {sys.executable} -m pip install "
+    )
+    assert hint.endswith(f"{Path(sys.executable).parent / 'ds-gate'} install") and "pip install ds-gate" not in hint
+    (quest.root / "notes.md").write_text("n\n")
+    git(quest.root, "add", "-A")
+    done = subprocess.run(["git", "commit", "-q", "-m", "notes"], cwd=quest.root, capture_output=True, text=True)
+    assert done.returncode == 0 and hint in done.stderr and "pip install ds-gate" not in done.stderr, done.stderr
+    pushed = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=quest.root, capture_output=True, text=True)
+    assert pushed.returncode != 0 and hint in pushed.stderr and "pip install ds-gate" not in pushed.stderr
+
+
+def test_the_install_snippets_sha_is_one_line_on_a_mirror_that_is_a_clone(make_quest, tmp_path) -> None:
+    """The README's ``git ls-remote URL HEAD | cut -f1`` gave two lines on a non-bare mirror (its
+    ``refs/remotes/origin/HEAD`` matches too), and pip was handed both."""
+    import subprocess
+
+    quest = make_quest()
+    mirror = tmp_path / "mirror"
+    git(tmp_path, "clone", "-q", str(quest.root), str(mirror))
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    [line] = [line for line in readme.splitlines() if line.startswith("sha=$(git ls-remote ")]
+    snippet = line.split("    #", 1)[0].replace("https://github.com/ds-gate/ds-gate", str(mirror))
+    done = subprocess.run(["sh", "-c", f'{snippet} && printf "%s" "$sha"'], capture_output=True, text=True, check=True)
+    assert done.stdout == git(mirror, "rev-parse", "HEAD").stdout.strip()
+
+
+def test_doctor_in_ci_weighs_a_missing_hook_as_nothing_and_a_shallow_clone_as_a_failure(
+    make_quest, tmp_path, monkeypatch, capsys
+) -> None:
+    """In a CI clone no commit is made, so no hook is needed; a shallow clone makes closure stop.
+    On main doctor failed the first and only warned of the second, and took no ``--ci``."""
+    quest = make_quest()
+    full, shallow = tmp_path / "full", tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", f"file://{quest.root}", str(full))
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{quest.root}", str(shallow))
+
+    def doctor(*argv: str) -> tuple[int, dict[str, str]]:
+        code = main(["doctor", *argv, "--home", str(quest.home), "--format", "json"])
+        checks = json.loads(capsys.readouterr().out)["checks"]
+        return code, {check["name"]: check["status"] for check in checks}
+
+    code, status = doctor(str(shallow), "--ci")
+    assert code == 1 and status["clone"] == "fail" and status["hook"] == "ok" and status["context"] == "ok"
+    code, status = doctor(str(full), "--ci")
+    assert code == 0 and status["clone"] == "ok" and status["hook"] == "ok", status
+    monkeypatch.setenv("CI", "true")  # what GitHub Actions and GitLab set
+    assert doctor(str(full)) == (code, status)
+    assert doctor(str(shallow))[1]["clone"] == "fail"
+    code, status = doctor(str(shallow), "--no-ci")  # a developer's machine that happens to set CI
+    assert code == 1 and status["hook"] == "fail" and status["clone"] == "warn" and "context" not in status
+    monkeypatch.setenv("CI", "false")
+    assert doctor(str(full))[1]["hook"] == "fail"
