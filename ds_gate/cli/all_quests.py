@@ -16,7 +16,8 @@ from ds_gate.cli.options import gate_options
 from ds_gate.config.quest import read_quest_config
 from ds_gate.config.settings import load
 from ds_gate.engine.gate import Gate, scope_of
-from ds_gate.engine.home_quests import home_quests, judge_each, summary
+from ds_gate.engine.home_quests import home_quests, judge_each, judge_lineage, summary
+from ds_gate.engine.lineage import evaluate_lineage
 from ds_gate.kernel.errors import QuestError
 from ds_gate.reporters.escape import printable
 from ds_gate.reporters.registry import JSON, MARKDOWN, TEXT
@@ -85,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
         rows = list(judge_each(home_quests(home), judge, progress))
     finally:
         progress.clear()
-    data = summary(home, rows, args.command)
+    lineage = judge_lineage(lambda: evaluate_lineage(home))  # home::lineage, as pytest --ds-gate=HOME judges it
+    data = summary(home, rows, args.command, lineage)
     text = RENDER[fmt](data)
     if args.output:
         write_file(args.output, text, "utf-8")

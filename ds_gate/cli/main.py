@@ -13,14 +13,15 @@ import traceback
 from itertools import pairwise
 from typing import TYPE_CHECKING, Protocol, cast
 
-from ds_gate.cli._shared import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Default, write
+from ds_gate.cli._shared import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Default, write, write_file
 from ds_gate.cli.table import BY_NAME, COMMANDS, Command
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
 from ds_gate.kernel.version import __version__
 from ds_gate.reporters import registry as reporters
-from ds_gate.reporters.escape import json_text, printable
-from ds_gate.reporters.registry import FORMATS, JSON, TEXT
+from ds_gate.reporters.escape import printable
+from ds_gate.reporters.registry import FORMATS, GITHUB, JSON, MARKDOWN, TEXT
+from ds_gate.reporters.stop import Stop, render_stop
 from ds_gate.reporters.view import columns
 
 if TYPE_CHECKING:
@@ -185,19 +186,47 @@ def _say(message: str) -> None:
         print(printable(message), file=sys.stderr)
 
 
-def _wants_json(argv: Sequence[str]) -> bool:
-    return f"--format={JSON}" in argv or any(a == "--format" and b == JSON for a, b in pairwise(argv))
+def _format_of(argv: Sequence[str]) -> str:
+    """The ``--format`` argv names (the last), for a stop before the arguments parsed; text when none."""
+    named = [b for a, b in pairwise(argv) if a == "--format"] + [
+        a.split("=", 1)[1] for a in argv if a.startswith("--format=")
+    ]
+    return named[-1] if named else TEXT
 
 
-def _fail(argv: Sequence[str], command: str | None, message: str, code: int = EXIT_USAGE) -> int:
-    """A usage error or unreadable input: one line on stderr, or with ``--format json`` a JSON object on stdout."""
-    if not _wants_json(argv):
+def _fail(
+    argv: Sequence[str],
+    command: str | None,
+    message: str,
+    code: int = EXIT_USAGE,
+    args: argparse.Namespace | None = None,
+) -> int:
+    """A stop (a usage error or a quest the gate cannot see) in the chosen format (``reporters.stop``):
+    text, a plugin's format or one the command does not offer: one line on stderr; JSON its error
+    object on stdout alone; SARIF, GitHub and Markdown their document on stdout (or ``--output``),
+    with the line on stderr too where the document goes to a file."""
+    fmt = str(args.format) if args is not None else _format_of(argv)
+    offered = (
+        BY_NAME[command].formats + ((MARKDOWN,) if BY_NAME[command].takes_plugin_formats else ())
+        if command in BY_NAME
+        else ()
+    )
+    if command in BY_NAME and fmt not in (JSON, *offered):  # markdown: taken, not advertised
+        fmt = TEXT  # a format this command refuses is said in text (``--format sarif`` of recall)
+    output = getattr(args, "output", None) if args is not None else None
+    where = getattr(args, "path", None) if args is not None else None
+    text = render_stop(Stop(command, message, code, where if isinstance(where, str) else None), fmt)
+    if text is None or (fmt != JSON and (output or fmt != GITHUB)):
         _say(message)
+    if text is None:
         return code
-
-    error = {"schema_version": 1, "command": command, "ok": False, "error": message, "exit_code": code}
-    if sys.stdout is not None:
-        write(sys.stdout, json_text(error) + "\n", "utf-8")
+    try:
+        if output:
+            write_file(output, text, "utf-8")
+        elif sys.stdout is not None:
+            write(sys.stdout, text, "utf-8")
+    except (QuestError, BrokenPipeError):  # the report's file cannot be written: the line above said why it stopped
+        pass
     return code
 
 
@@ -215,6 +244,11 @@ def _refused_format(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _as_text(args: argparse.Namespace) -> argparse.Namespace:
+    """A refused format says its refusal in text (JSON stays JSON: a script reading stdout gets JSON)."""
+    return argparse.Namespace(**{**vars(args), "format": JSON if args.format == JSON else TEXT, "output": None})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_command(argv) if argv else None)
@@ -226,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if " " in exc.parser.prog
             else (argv[0] if argv and argv[0] in BY_NAME else None)
         )
-        if not _wants_json(argv):
+        if _format_of(argv) != JSON:
             exc.parser.print_usage(sys.stderr)
         return _fail(argv, command, f"{exc.parser.prog}: error: {exc.message}")
     except SystemExit as exc:  # argparse: --help/--version exit 0
@@ -235,10 +269,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         refused = _refused_format(args)
         if refused is not None:
-            return _fail(argv, args.command, refused)
+            return _fail(argv, args.command, refused, args=_as_text(args))
         return int(args.handler(args))
     except (QuestError, GitError) as exc:
-        return _fail(argv, args.command, f"ds-gate: {exc}")
+        return _fail(argv, args.command, f"ds-gate: {exc}", args=args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

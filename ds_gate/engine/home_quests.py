@@ -17,7 +17,8 @@ from typing import Any
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
 from ds_gate.model.findings import SCHEMA_VERSION
-from ds_gate.model.reports import GateReport
+from ds_gate.model.reports import GateReport, LineageReport
+from ds_gate.rules.coverage import COVERAGE_PENDING_RUN
 
 EXIT_OK, EXIT_FAILED, EXIT_UNREADABLE = 0, 1, 2
 
@@ -53,7 +54,8 @@ def home_quests(home: Path) -> list[Path]:
 
 
 def row_of(name: str, report: GateReport) -> QuestRow:
-    errors = sum(1 for finding in report.findings if finding.fails)
+    """``errors``: the failing findings other than pending runs, which ``pending`` counts (as the text verdict does)."""
+    errors = sum(1 for finding in report.findings if finding.fails and finding.rule != COVERAGE_PENDING_RUN.id)
     return QuestRow(
         name,
         report.quest.quest_id,
@@ -81,15 +83,41 @@ def judge_each(
             yield QuestRow(path.name, None, str(path), False, 0, 0, 1, False, EXIT_UNREADABLE, str(exc))
 
 
-def exit_code(rows: list[QuestRow]) -> int:
-    """The worst quest's: 2 if any is unreadable, else 1 if any failed, else 0."""
-    return max((row.exit_code for row in rows), default=EXIT_OK)
+@dataclass(frozen=True, slots=True)
+class LineageRow:
+    """The home's own line: the lineage of its global cards, as ``pytest --ds-gate=HOME`` judges
+    them (``home::lineage``), so the two whole-home routes judge the same things."""
+
+    cards: int
+    errors: int
+    ok: bool
+    exit_code: int
+    problem: str | None = None
+    rules: tuple[str, ...] = ()  # the failing findings' rules, each once
 
 
-def summary(home: Path, rows: list[QuestRow], command: str = "closure") -> dict[str, Any]:
+def judge_lineage(judge: Callable[[], LineageReport]) -> LineageRow:
+    try:
+        report = judge()
+    except (QuestError, GitError) as exc:
+        return LineageRow(0, 1, False, EXIT_UNREADABLE, str(exc))
+    failing = [finding for finding in report.findings if finding.fails]
+    rules = tuple(dict.fromkeys(finding.rule for finding in failing))
+    return LineageRow(len(report.cards), len(failing), not failing, EXIT_FAILED if failing else EXIT_OK, None, rules)
+
+
+def exit_code(rows: list[QuestRow], lineage: LineageRow | None = None) -> int:
+    """The worst quest's (and the home lineage's): 2 if any is unreadable, else 1 if any failed, else 0."""
+    return max([row.exit_code for row in rows] + ([lineage.exit_code] if lineage else []), default=EXIT_OK)
+
+
+def summary(
+    home: Path, rows: list[QuestRow], command: str = "closure", lineage: LineageRow | None = None
+) -> dict[str, Any]:
     """The summary as data: the JSON form, and what the text and Markdown forms show.
-    ``command``: the one each quest was judged by (``closure`` or ``check``)."""
-    code = exit_code(rows)
+    ``command``: the one each quest was judged by (``closure`` or ``check``); ``lineage``: the
+    home's global cards (``home_lineage``, additive)."""
+    code = exit_code(rows, lineage)
     return {
         "schema_version": SCHEMA_VERSION,
         "command": command,
@@ -106,4 +134,5 @@ def summary(home: Path, rows: list[QuestRow], command: str = "closure") -> dict[
             "errors": sum(r.errors for r in rows),
         },
         "quests": [asdict(row) for row in rows],
+        "home_lineage": asdict(lineage) if lineage is not None else None,
     }

@@ -1,8 +1,8 @@
 """``--format sarif``: SARIF 2.1.0 for code-scanning tools (GitHub code scanning, IDEs).
 
-One descriptor per rule that has a finding, one result per finding, paths relative to
-``%SRCROOT%`` (the quest root) and a branch tip's file placed as ``github.checkout_path``
-places it. A waived finding is a result with a ``suppression``, so the audit trail survives.
+One descriptor per rule that has a finding, one result per finding, each with a location (paths
+relative to ``%SRCROOT%``, the quest root; a branch tip's file at its path in the repository, the
+branch in the result's ``properties`` and a ``logicalLocations`` entry; see ``_placed``). A waived finding is a result with a ``suppression``, so the audit trail survives.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from ds_gate.kernel.layout import branch_of
 from ds_gate.kernel.version import HOMEPAGE, __version__
 from ds_gate.model.findings import ERROR, INFO, WARNING, Finding, rule_named
 from ds_gate.model.reports import GateReport, LineageReport, Report
@@ -39,10 +40,7 @@ def _descriptor(rule_id: str) -> dict[str, Any]:
     return out
 
 
-def _location(path: str | None, line: int | None, rooted: bool) -> dict[str, Any] | None:
-    if not path:
-        return None
-
+def _location(path: str, line: int | None, rooted: bool) -> dict[str, Any]:
     absolute = path.startswith("/")
     artifact: dict[str, Any] = {
         "uri": "file://" + quote(path, errors="surrogateescape") if absolute else quote(path, errors="surrogateescape")
@@ -55,9 +53,23 @@ def _location(path: str | None, line: int | None, rooted: bool) -> dict[str, Any
     return {"physicalLocation": physical}
 
 
+def _placed(report: Report, finding: Finding) -> tuple[str, dict[str, str]]:
+    """(the file a result is placed at, what says where it is when that is not the checkout): every
+    result has a location, or ``upload-sarif`` rejects the file ("expected at least one location").
+    A branch tip's ``<ref>:<path>`` is the file's path in the repository, its branch beside it; a
+    finding about the whole quest is placed at its ``quest.yaml``, any other at the root."""
+    if finding.path and finding.path.startswith("refs/") and ":" in finding.path:
+        ref, inside = finding.path.split(":", 1)
+        checked_out = checkout_path(report, finding.path)[1] is None  # the branch the quest root has out
+        return inside, ({} if checked_out else {"branch": branch_of(ref), "ref": ref})
+    if finding.path:
+        return finding.path, {}
+    return ("quest.yaml" if isinstance(report, GateReport) else "."), {}
+
+
 def _result(report: Report, finding: Finding, index: dict[str, int], rooted: bool) -> dict[str, Any]:
-    path, elsewhere = checkout_path(report, finding.path)
-    message = f"{elsewhere}: {finding.message}" if elsewhere else finding.message
+    path, branch = _placed(report, finding)
+    message = f"{finding.path}: {finding.message}" if branch else finding.message
     if finding.pointer:
         message += f" (at {finding.pointer})"
     if finding.hint:
@@ -69,8 +81,10 @@ def _result(report: Report, finding: Finding, index: dict[str, int], rooted: boo
         "message": {"text": message},
     }
     location = _location(path, finding.line, rooted)
-    if location is not None:
-        out["locations"] = [location]
+    if branch:  # the branch as a logical location too: what a viewer that knows no properties shows
+        location["logicalLocations"] = [{"name": branch["branch"], "fullyQualifiedName": finding.path}]
+        out["properties"] = dict(branch)
+    out["locations"] = [location]
     if finding.subject:
         out["partialFingerprints"] = {"dsGateSubject/v1": f"{finding.rule}:{finding.subject}"}
     if finding.waived is not None:

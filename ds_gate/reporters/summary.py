@@ -13,6 +13,7 @@ from typing import Any
 
 from ds_gate.model.reports import GateReport, Report
 from ds_gate.reporters.escape import json_text, printable
+from ds_gate.reporters.pending import PENDING_RULE
 
 COLUMNS = ("quest", "enforced", "completed", "pending", "errors", "verdict")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
@@ -32,7 +33,7 @@ def _verdict(row: dict[str, Any]) -> str:
 def _cells(row: dict[str, Any]) -> list[str]:
     return [
         printable(row["quest"]),
-        "yes" if row["enforced"] else "no",
+        "-" if row["enforced"] is None else "yes" if row["enforced"] else "no",
         str(row["completed"]),
         str(row["pending"]),
         str(row["errors"]),
@@ -40,17 +41,36 @@ def _cells(row: dict[str, Any]) -> list[str]:
     ]
 
 
+LINEAGE = "home::lineage"  # the home's own row: its global cards, as pytest --ds-gate=HOME names the item
+
+
+def _lineage_row(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The home lineage's row, in the quests' shape (its runs are its quests', counted there)."""
+    lineage = data.get("home_lineage")
+    if not lineage:
+        return []
+    row = {"quest": LINEAGE, "quest_id": None, "enforced": None, "completed": "-", "pending": "-"}
+    return [{**row, "errors": lineage["errors"], "exit_code": lineage["exit_code"], "problem": lineage["problem"]}]
+
+
 def _headline(data: dict[str, Any]) -> str:
     t = data["totals"]
     word = "passed" if data["ok"] else "FAILED"
+    lineage = data.get("home_lineage")
+    home = (
+        f"; home lineage {_verdict(lineage)} ({lineage['cards']} global card(s), {lineage['errors']} error(s))"
+        if lineage
+        else ""
+    )
     return (
         f"ds-gate {data['command']}: {word}: {t['quests']} quest(s), {t['passed']} passed, {t['failed']} failed, "
-        f"{t['unreadable']} unreadable; {t['pending']} of {t['completed']} completed run(s) pending"
+        f"{t['unreadable']} unreadable; {t['pending']} of {t['completed']} completed run(s) pending{home}"
     )
 
 
 def render_text(data: dict[str, Any]) -> str:
-    rows = [list(COLUMNS), *(_cells(row) for row in data["quests"])]
+    quests = [*data["quests"], *_lineage_row(data)]
+    rows = [list(COLUMNS), *(_cells(row) for row in quests)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
     lines = [
         "  ".join(
@@ -60,11 +80,11 @@ def render_text(data: dict[str, Any]) -> str:
         for r in rows
     ]
     problems = [
-        f"{printable(row['quest'])}: cannot read: {printable(row['problem'] or '')}"
-        for row in data["quests"]
-        if row["problem"]
+        f"{printable(row['quest'])}: cannot read: {printable(row['problem'] or '')}" for row in quests if row["problem"]
     ]
     fix = f"run `ds-gate {data['command']} QUEST` for a quest's findings and their fixes" if not data["ok"] else ""
+    if data.get("home_lineage") and data["home_lineage"]["exit_code"] == 1:
+        fix += ("; " if fix else "") + f"`ds-gate lineage --home {printable(data['home'])}` for the home's"
     return "\n".join([*lines, *problems, _headline(data), *([fix] if fix else [])]) + "\n"
 
 
@@ -85,10 +105,9 @@ def _md_table(rows: list[dict[str, Any]]) -> Iterator[str]:
 
 
 def render_markdown(data: dict[str, Any]) -> str:
-    lines = [f"### {md(_headline(data))}", "", *_md_table(data["quests"])]
-    problems = [
-        f"- {md(row['quest'])}: cannot read: {md(row['problem'] or '')}" for row in data["quests"] if row["problem"]
-    ]
+    quests = [*data["quests"], *_lineage_row(data)]
+    lines = [f"### {md(_headline(data))}", "", *_md_table(quests)]
+    problems = [f"- {md(row['quest'])}: cannot read: {md(row['problem'] or '')}" for row in quests if row["problem"]]
     if problems:
         lines += ["", *problems]
     return "\n".join(lines) + "\n"
@@ -109,7 +128,7 @@ class MarkdownReporter:
                 "enforced": report.enforced,
                 "completed": len(report.completed_runs),
                 "pending": len(report.pending),
-                "errors": len(report.errors),
+                "errors": sum(f.rule != PENDING_RULE for f in report.errors),  # pending runs: their own column
                 "exit_code": 0 if report.ok else 1,
             }
             lines += [*_md_table([row]), ""]

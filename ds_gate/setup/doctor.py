@@ -81,12 +81,31 @@ def _toggles(root: Path) -> list[Check]:
     return checks
 
 
-def _clone(root: Path) -> Check:
+def _clone(root: Path, ci: bool) -> Check:
+    """In CI a clone that lacks branches fails: the job's ``closure`` stops on it (exit 2)."""
     found = blindness(root)
     if found is None:
         return Check("clone", OK, "every branch is visible (not a shallow or single-branch clone)")
     blind, fix = found
-    return Check("clone", WARN, f"{blind}: runs on the branches it lacks are invisible, so closure stops (exit 2)", fix)
+    status = FAIL if ci else WARN
+    return Check(
+        "clone", status, f"{blind}: runs on the branches it lacks are invisible, so closure stops (exit 2)", fix
+    )
+
+
+CI_VALUES_OFF = ("", "0", "false", "no", "off")
+
+
+def in_ci(flag: bool | None) -> bool:
+    """``--ci``/``--no-ci``, else the ``CI`` variable every CI service sets (GitHub Actions, GitLab: ``true``)."""
+    return flag if flag is not None else os.environ.get("CI", "").strip().lower() not in CI_VALUES_OFF
+
+
+def _not_weighed(check: Check) -> Check:
+    """A hook check in CI: no commit or push is made in a CI clone, so a missing or stale hook is no failure there."""
+    if check.status == OK:
+        return check
+    return Check(check.name, OK, f"not needed in CI (no commit is made here): {check.message}", check.fix)
 
 
 def _encoding(root: Path) -> Check:
@@ -101,11 +120,14 @@ def _encoding(root: Path) -> Check:
     return Check("review encoding", OK, message)
 
 
-def diagnose(path: Path | str, home: str | None = None) -> tuple[Path, list[Check]]:
-    """(quest root, checks) for any path inside a quest; not a quest is a QuestError (exit 2)."""
+def diagnose(path: Path | str, home: str | None = None, ci: bool = False) -> tuple[Path, list[Check]]:
+    """(quest root, checks) for any path inside a quest; not a quest is a QuestError (exit 2).
+    ``ci``: weighed for a CI clone (``in_ci``): the hooks are not needed, every branch is."""
     loc = locate(path)
     root = loc.root
     checks: list[Check] = []
+    if ci:
+        checks.append(Check("context", OK, "CI: hooks are not needed; a clone that lacks branches fails"))
     if not loc.is_git:
         checks.append(
             Check(
@@ -117,16 +139,18 @@ def diagnose(path: Path | str, home: str | None = None) -> tuple[Path, list[Chec
         )
     else:
         registered = [(wt, branch, prunable) for wt, branch, prunable, bare in worktree_list(root) if not bare]
-        checks += hook_checks(root, registered)
+        hooks = hook_checks(root, registered)
         uses_framework = (
             os.path.lexists(root / CONFIG)
-            or any(c.message.startswith("the pre-commit framework") for c in checks)
-            or any(c.name == "setups" for c in checks)
+            or any(c.message.startswith("the pre-commit framework") for c in hooks)
+            or any(c.name == "setups" for c in hooks)
         )
+        checks += [_not_weighed(c) for c in hooks] if ci else hooks
         checks += framework_config_checks(root, registered, uses_framework)
         checks += worktree_checks(root, registered)
-        checks.append(_clone(root))
-    checks.append(template_status())
+        checks.append(_clone(root, ci))
+    template = template_status()
+    checks.append(_not_weighed(template) if ci else template)
 
     settings, configured_home = settings_checks(root)  # which setting came from where, trusted or not
     checks += settings

@@ -6,6 +6,8 @@ installing never loses a hook; reinstalling updates ours.
 
 from __future__ import annotations
 
+import importlib.metadata
+import json
 import os
 import shlex
 import sys
@@ -19,6 +21,7 @@ from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.fs import is_inside
 from ds_gate.kernel.git import GitError, git
 from ds_gate.kernel.resources import data_dir
+from ds_gate.kernel.version import HOMEPAGE
 from ds_gate.model.findings import CONTRACT, ERROR, Rule
 from ds_gate.sources.location import locate
 
@@ -70,14 +73,54 @@ def hooks_dir(quest: Path | str) -> tuple[Path, Path]:
     return loc.root, hooks
 
 
-def _script(name: str, python: str | None = None, placed: dict[str, str] | None = None) -> str:
-    """The hook script, naming ``python`` (this interpreter) and pinning ``placed`` (the trusted places in
-    force now, ``io.places``); doctor passes a hook's own to see whether the rest is what install writes."""
+def _script(
+    name: str, python: str | None = None, placed: dict[str, str] | None = None, reinstall: str | None = None
+) -> str:
+    """The hook script, naming ``python`` (this interpreter), the command that reinstalls it
+    (``reinstall_command``) and pinning ``placed`` (the trusted places in force now, ``io.places``);
+    doctor passes a hook's own to see whether the rest is what install writes."""
     text = (data_dir("hooks") / TEMPLATES.get(name, name)).read_text(encoding="utf-8")
     text = text.replace("'@DS_GATE_PYTHON@'", shlex.quote(python or sys.executable))
+    text = text.replace("'@DS_GATE_REINSTALL@'", shlex.quote(reinstall or reinstall_command(python or sys.executable)))
     for variable, place in (pins() if placed is None else placed).items():
         text = text.replace(f"'@{variable}@'", shlex.quote(place))
     return text
+
+
+def install_source() -> str:
+    """What pip installs this ds-gate from, as its install recorded it (PEP 610 ``direct_url.json``):
+    a git commit, a local folder (``-e`` when editable), an archive; else the documented source
+    (ds-gate is not on the package index: a name there could be anyone's)."""
+    try:
+        raw = importlib.metadata.distribution("ds-gate").read_text("direct_url.json")
+        direct = json.loads(raw or "{}")
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        direct = {}
+    url = direct.get("url") if isinstance(direct, dict) else None
+    if not isinstance(url, str) or not url:
+        return shlex.quote(f"ds-gate @ git+{HOMEPAGE}@<sha from: git ls-remote {HOMEPAGE} HEAD>")
+    vcs = direct.get("vcs_info")
+    if isinstance(vcs, dict) and vcs.get("vcs") == "git":
+        commit = vcs.get("commit_id")
+        return shlex.quote(f"ds-gate @ git+{url}" + (f"@{commit}" if isinstance(commit, str) else ""))
+    path = url.removeprefix("file://") if url.startswith("file://") else url
+    editable = isinstance(direct.get("dir_info"), dict) and direct["dir_info"].get("editable")
+    return ("-e " if editable else "") + shlex.quote(path)
+
+
+def reinstall_command(python: str) -> str:
+    """The commands that put back the ``python`` a hook runs with: its virtual environment made
+    again, this ds-gate installed into it from where it came from, the hooks written again."""
+    bin_dir = os.path.dirname(python)
+    venv = os.path.dirname(bin_dir)
+    base = getattr(sys, "_base_executable", None) if python == sys.executable else None  # what made the venv
+    make = (
+        f"{shlex.quote(base or 'python3')} -m venv {shlex.quote(venv)} && "
+        if os.path.basename(bin_dir) == "bin" and os.path.isfile(os.path.join(venv, "pyvenv.cfg"))
+        else ""
+    )
+    pip = f"{shlex.quote(python)} -m pip install {install_source()}"
+    return f"{make}{pip} && {shlex.quote(os.path.join(bin_dir, 'ds-gate'))} install"
 
 
 def _value(line: str) -> str | None:
@@ -117,14 +160,18 @@ def as_installed(name: str, text: str) -> bool:
     values: dict[str, str] = {}
     for i, line in enumerate(lines):
         variable = line.partition("=")[0]
-        if variable in ("DS_GATE_PYTHON", *pins()) and variable not in values:
+        if variable in ("DS_GATE_PYTHON", "DS_GATE_REINSTALL", *pins()) and variable not in values:
             value = _value(line)
             if value is None:
                 return False
             values[variable] = value
             lines[i] = f"{variable}={shlex.quote(value)}"  # the spelling _script gives it
-    python = values.pop("DS_GATE_PYTHON", None)
-    return python is not None and set(values) == set(pins()) and "\n".join(lines) == _script(name, python, values)
+    python, reinstall = values.pop("DS_GATE_PYTHON", None), values.pop("DS_GATE_REINSTALL", None)
+    return (
+        python is not None
+        and set(values) == set(pins())
+        and "\n".join(lines) == _script(name, python, values, reinstall)
+    )
 
 
 def _hook_text(hook: Path) -> str:

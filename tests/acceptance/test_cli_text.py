@@ -171,10 +171,11 @@ def _sarif_places(out: str) -> list[tuple[str, str | None, int | None]]:
     places = []
     for result in json.loads(out)["runs"][0]["results"]:
         physical = (result.get("locations") or [{}])[0].get("physicalLocation", {})
+        branch = result.get("properties", {}).get("branch")  # a branch tip GitHub cannot show (issue 39)
         places.append(
             (
                 result["ruleId"],
-                physical.get("artifactLocation", {}).get("uri"),
+                None if branch else physical.get("artifactLocation", {}).get("uri"),
                 physical.get("region", {}).get("startLine"),
             )
         )
@@ -182,7 +183,8 @@ def _sarif_places(out: str) -> list[tuple[str, str | None, int | None]]:
 
 
 def test_sarif_under_from_git_places_results_where_the_github_format_does(make_quest, capsys, monkeypatch) -> None:
-    """Under ``--from-git`` every SARIF result had no location (its path is ``<ref>:<path>``)."""
+    """Under ``--from-git`` every SARIF result had no location (its path is ``<ref>:<path>``). A
+    branch's the GitHub format cannot place has its path and its branch in SARIF (issue 39)."""
     quest = make_quest()
     idea = quest.worktree("idea-a", "idea/001-a")  # a branch that is not checked out at the root
     quest.run(quest.root, "main-001")

@@ -14,7 +14,7 @@ import pytest
 import ds_gate
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
-from ds_gate.setup.install import CHAIN_SUFFIX, install
+from ds_gate.setup.install import CHAIN_SUFFIX, install, reinstall_command
 
 from helpers import add_remote, commit, git, head_subject, imported_modules
 
@@ -474,7 +474,7 @@ def test_a_hook_whose_python_is_gone_blocks_only_finalization(gated, monkeypatch
     rejected = commit(paper, "artifact: decision finalize")
     output = rejected.stdout + rejected.stderr
     assert rejected.returncode != 0 and "may finalize the quest: artifacts/decisions/" in output
-    assert "pip install ds-gate && ds-gate install" in output
+    assert reinstall_command(sys.executable) in output and "pip install ds-gate" not in output  # issue 39
     git(paper, "reset", "-q")
     write_manifest(paper)
     rejected = commit(paper, "paper: bundle", MANIFEST)
