@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Recall evaluation: ds-gate's ``list_knowledge_summaries`` against the plain RFC ranking and a
-stock full-text index (SQLite FTS5, BM25, porter), on six slices.
+stock full-text index (SQLite FTS5, BM25, porter), on seven slices.
 
 Writes every card of ``cards.jsonl`` into a temporary DeepScientist home as a real
 MemoryService card file (``<home>/memory/knowledge/<slug(title)>.md``, YAML frontmatter
@@ -13,12 +13,14 @@ card), then runs every query of ``queries.json`` through two rankings:
 - ``fts5``: the stock baseline (``slices.fts5_rank``): FTS5 ``bm25()`` with the porter
   tokenizer over title, tags and body, queried with every word of the query and the tags.
 - ``ds-gate``: ``list_knowledge_summaries(domain_tags, limit=10, home=..., scope=...,
-  query=..., jsonl=..., cache=False)``, as an agent calls it (tags only: the RFC's order).
-- ``ds-gate-rel``: the same with ``order="relevance"`` (tags only: the tags ranked as text,
-  each shared tag weighted by its rarity; with a query the two are the same).
+  query=..., jsonl=..., cache=False)``, as an agent calls it (tags only: the RFC's list,
+  then the text fill).
+- ``ds-gate-rel``: the same with ``order="relevance"`` (tags only: each shared tag weighted
+  by its rarity, then the fill; with a query the two are the same).
 
-The slices: the 45 labelled queries (exact-tag, tag-variant, paraphrase) and three derived
-by fixed rules (``slices.py``): stage-entry, duplicates, jsonl-pitfalls.
+The slices: the 45 labelled queries (exact-tag, tag-variant, paraphrase) and four derived
+by fixed rules (``slices.py``): stage-entry, stage-entry-mixed (the same queries over a home
+that also holds the quest's episodes, ideas and decisions), duplicates, jsonl-pitfalls.
 
 Metrics, over the top 10 of each ranking: nDCG@10 with graded gains (2^grade - 1),
 Recall@5 of the cards graded 1 or 2, and MRR of the first grade-2 card (the lesson asked for).

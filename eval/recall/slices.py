@@ -1,6 +1,6 @@
 """The evaluation's derived slices and its stock full-text baseline.
 
-Three slices are derived from ``cards.jsonl`` and ``queries.json`` by fixed rules, so they
+Four slices are derived from ``cards.jsonl`` and ``queries.json`` by fixed rules, so they
 need no labels of their own (and were not tuned by looking at any ranking):
 
 - **stage-entry**: the tags an agent assembles at stage entry as the RFC's
@@ -10,6 +10,9 @@ need no labels of their own (and were not tuned by looking at any ranking):
   other lesson 1 (at stage entry the agent wants the pitfalls of its topic first). The
   stage cycles through five stages, so it is often not the stage the cards were written in;
   ``domain:llm-training`` is on no card (a brief's domain rarely is).
+- **stage-entry-mixed** (issue 38): the stage-entry queries over a home that also holds the
+  quest's working notes (``mixed_home``: an episode, idea or decision beside each lesson of a
+  stage-entry topic, with its stage, method and domain tags), never relevant.
 - **duplicates**: every third card (by its id's hash) is written again, with the same
   claim and body, into another quest's memory as a quest card of its own id (a lesson
   re-recorded by a later quest, as ``memory.write`` does it); the 45 queries are run over the
