@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ds_gate.cli.main import main
 from ds_gate.recall.api import _INDEXES, STAGE_ORDER, list_knowledge_summaries, recall
@@ -166,3 +168,46 @@ def test_a_recalled_card_failing_its_schema_or_lineage_comes_back_marked(home, g
     assert code == 0 and any("problems" in r for r in out["results"])
     main(["recall", "--tags", "topic:lora", "--home", str(home)])
     assert "! lineage.not-origin: lineage[0] is quest '002'" in capsys.readouterr().out
+
+
+POOL = ("stage:experiment", "stage:idea", "topic:lora", "topic:warmup", "task:rank-8", "domain:vision")
+WORDS = ("lora", "warmup", "experiment", "rank", "vision", "notes", "loss")
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    cards=st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(POOL), unique=True, max_size=4),
+            st.integers(1, 6),
+            st.lists(st.sampled_from(WORDS), max_size=4),
+        ),
+        min_size=1,
+        max_size=14,
+    ),
+    query=st.lists(st.sampled_from(POOL), unique=True, max_size=4),
+    limit=st.integers(1, 16),
+    order=st.sampled_from(("rfc", "relevance")),
+)
+def test_any_home_answers_the_rfc_list_then_only_cards_sharing_no_tag(tmp_path_factory, cards, query, limit, order):
+    """Property: with the RFC order the answer starts with the RFC's list exactly (count, newer,
+    id), cut at ``limit``; with either order every card sharing a tag comes before any fill card,
+    and a fill card shares no tag; no card appears twice."""
+    home = tmp_path_factory.mktemp("home")
+    stamps = {}
+    for n, (tags, month, words) in enumerate(cards):
+        stamps[f"k-{n:02d}"] = f"2026-{month:02d}-01T00:00:00+00:00"
+        card(home, f"k-{n:02d}", tags, stamps[f"k-{n:02d}"], body=f"Card {n}: {' '.join(words)}.")
+    _INDEXES.clear()
+    rows = list_knowledge_summaries(query, home=home, limit=limit, cache=False, order=order)
+    assert len({r["card_id"] for r in rows}) == len(rows) <= limit
+    shared = {f"k-{n:02d}": len(set(tags) & set(query)) for n, (tags, _, _) in enumerate(cards)}
+    if not query:
+        return
+    sharing = [r for r in rows if r["matched_by"] == "tags"]
+    assert rows[: len(sharing)] == sharing  # the list, then the fill
+    assert all(shared[r["card_id"]] == 0 and r["overlap"] == 0 for r in rows[len(sharing) :])
+    reference = sorted((c for c, k in shared.items() if k), key=lambda c: (-shared[c], -int(stamps[c][5:7]), c))
+    assert len(sharing) == min(limit, len(reference))
+    if order == "rfc":
+        assert [r["card_id"] for r in sharing] == reference[:limit]
