@@ -103,7 +103,8 @@ TOOLS = (
         "query: the most recent cards (tag_sources then holds this quest's stage-entry tags when recall_priors is on). "
         "Call it at stage entry and before writing a card. Returns results (card_id, title, summary: the claim and "
         "first body lines within max_chars, tags, kind, scope, path, overlap, matched_tags, support: how many quests "
-        "hold the lesson, copies: every copy when duplicates were collapsed), rank_by, unmatched_tags (tags no card "
+        "hold the lesson, copies: every copy when duplicates were collapsed, matched_by: tags, text or recent, problems: "
+        "what check or lineage finds wrong with the card), rank_by, unmatched_tags (tags no card "
         "carries, with the closest known), counts and left_out.",
         _result(request=OBJ, domain_tags=_strings(), tag_sources=_opt(OBJ), results={"type": "array", "items": {
             "type": "object", "required": ["card_id", "title", "summary", "tags", "kind", "scope", "path", "support"],
@@ -120,7 +121,7 @@ TOOLS = (
                       "domain_tags' words included"),
          Arg("max_chars", "at most this many characters of summaries in all (default 8000)"),
          Arg("order", "with domain_tags only: 'rfc' (shared-tag count, then recency) or 'relevance' (rare shared tags "
-                      "weigh more)", "rfc")),
+                      "weigh more); fewer than limit sharing a tag: text matches follow (matched_by 'text')", "rfc")),
         reads_home=True, deepscientist="memory"),
     ToolSpec(
         "list_recent", "The quest's newest artifacts",

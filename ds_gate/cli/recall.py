@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ds_gate.cli._shared import EXIT_OK, HOME_HELP, emit
 from ds_gate.model import RecallReport
-from ds_gate.recall.api import DEFAULT_ORDER, MAX_CHARS, ORDERS, recall
+from ds_gate.recall.api import DEFAULT_ORDER, MAX_CHARS, ORDERS, STAGE_ORDER, recall
 from ds_gate.recall.stage import priors_off, stage_entry_tags
 
 if TYPE_CHECKING:
@@ -36,8 +36,9 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
         "--order",
         choices=ORDERS,
         default=None,
-        help="with tags only: rfc (shared-tag count, then recency; the default) or relevance (the tags ranked "
-        "as text, a rare shared tag weighing more than a common one; the default with --for-stage)",
+        help="with tags only: rfc (shared-tag count, then recency; the default) or relevance (each shared tag "
+        "weighted by its rarity; the default with --for-stage); either is followed, when fewer than --limit "
+        "cards share a tag, by cards whose text matches the tags' words",
     )
     p.add_argument(
         "--support",
@@ -93,8 +94,8 @@ def run(args: argparse.Namespace) -> int:
             entry.sources["--tags"] = tags
         tags = entry.tags
         notes.append(entry.describe())
-        if args.order is None:  # a dozen tags of unequal weight, assembled here, not the agent's RFC call
-            args.order = "relevance"
+        if args.order is None:  # a dozen tags of unequal weight, assembled here: docs/recall-ranking.md
+            args.order = STAGE_ORDER
     args.order = args.order or DEFAULT_ORDER
     quest = args.quest if args.quest or args.scope == "quest" or args.for_stage is not None else None
     found = recall(

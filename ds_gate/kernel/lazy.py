@@ -48,6 +48,10 @@ LAZY_PLACES: dict[str, tuple[str, tuple[str, ...]]] = {
         "jsonschema only when a document is not plainly valid (its errors are worded)",
         ("validator",),
     ),
+    "ds_gate.recall.problems": (
+        "the card and lineage rules (jsonschema) only for a recalled card the fast schema check refuses",
+        ("_findings",),
+    ),
     "ds_gate.plugins.manager": ("pluggy and its markers only when a plugin is installed", ("manager",)),
     "ds_gate.reporters.registry": (
         "a built-in format's module when that format is asked for, a plugin's \"module:Class\" when its format is",

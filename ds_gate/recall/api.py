@@ -17,7 +17,7 @@ from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.model.reports import check_limit
 from ds_gate.recall.cache import Cache
 from ds_gate.recall.entries import fit_summaries
-from ds_gate.recall.index import DEFAULT_ORDER, ORDERS, Index, Root
+from ds_gate.recall.index import DEFAULT_ORDER, ORDERS, STAGE_ORDER, Index, Root
 from ds_gate.recall.jsonl import JSONL_TYPES
 from ds_gate.recall.snapshot import Stale
 from ds_gate.recall.tags import normalize_tags
@@ -29,6 +29,7 @@ __all__ = [
     "MAX_CHARS",
     "ORDERS",
     "SCOPES",
+    "STAGE_ORDER",
     "check_chars",
     "check_kind",
     "list_knowledge_summaries",

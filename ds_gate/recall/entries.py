@@ -19,6 +19,7 @@ from typing import Any
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.model.records import timestamp
+from ds_gate.recall.problems import card_problems, problem_rows
 from ds_gate.recall.tags import normalize_tags
 from ds_gate.sources.memory import card_tags
 from ds_gate.sources.tag_values import MAX_TAGS
@@ -47,6 +48,7 @@ class Entry:
     when: float = field(default=-math.inf)
     fields: dict[str, str] | None = None  # a JSONL record's lesson fields (issue, fix, ...), in the record's order
     dup: str = ""  # content_key(), kept in the cache: computing it for 10,000 cards each process costs ~0.3 s
+    problems: list[dict[str, str]] | None = None  # what is wrong with the card (rule, message, hint): shown with it
 
     def order(self) -> tuple[float, str, str]:
         return (-self.when, self.card_id, self.path)
@@ -70,7 +72,20 @@ class Entry:
             out["fields"] = dict(self.fields)
         if lexical is not None:
             out["lexical_score"] = lexical
+        if self.problems:
+            out["problems"] = [dict(p) for p in self.problems]
         return out
+
+    def indexed(self) -> tuple[str, str, str, str]:
+        """What the text index holds: title, tags, claim, body. A JSONL record's lesson is its
+        body (``name: value`` lines); its claim is the first of them and its title, unless the
+        record gives its own, that claim's start: indexed once, not three times, so BM25 does not
+        count a record's first field thrice (a given title that repeats it is not indexed either)."""
+        title, claim = self.title or "", self.claim or ""
+        if self.fields is not None:
+            title = "" if claim.startswith(title) else title
+            claim = ""
+        return title, " ".join(self.tags), claim, self.text
 
     def copy_ref(self) -> dict[str, Any]:
         """Where one copy of a collapsed lesson is: enough to read it or patch it."""
@@ -139,6 +154,7 @@ def entry_from_card(card: Any, scope: str) -> Entry | None:
         timestamp(updated),
     )
     entry.dup = entry.content_key()
+    entry.problems = card_problems(card)
     return entry
 
 
@@ -184,6 +200,7 @@ def encode(entry: Entry | None) -> str:
             entry.dup,
             sorted(entry.norm),
             when,
+            entry.problems,
         ]
     )
 
@@ -210,9 +227,9 @@ def from_data(data: Any, scope: str, path: str) -> Entry | None:
     """A decoded cache row as an Entry; ValueError for anything ``encode`` would not have written."""
     if data is None:
         return None
-    if type(data) is not list or len(data) != 11:
+    if type(data) is not list or len(data) != 12:
         raise ValueError("not a cache row")
-    card_id, title, claim, tags, kind, quest_id, updated, body, dup, norm, when = data
+    card_id, title, claim, tags, kind, quest_id, updated, body, dup, norm, when, problems = data
     # the row's normalised tags and moment are the ones this version computed when it stored it
     # (the cache is keyed by version): no normalising and no date parsing per card per process
     if not (
@@ -226,6 +243,7 @@ def from_data(data: Any, scope: str, path: str) -> Entry | None:
         and all(type(t) is str for t in tags)
         and all(type(t) is str for t in norm)
         and all(v is None or type(v) is str for v in (card_id, title, claim, kind, quest_id, updated))
+        and (problems is None or problem_rows(problems))
     ):
         raise ValueError("not a cache row")
     return Entry(
@@ -243,6 +261,7 @@ def from_data(data: Any, scope: str, path: str) -> Entry | None:
         -math.inf if when is None else when,
         None,
         dup,
+        problems,
     )
 
 

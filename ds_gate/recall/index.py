@@ -1,6 +1,6 @@
 """Every recallable card of some memory roots, in memory, ranked on demand: tag overlap
 through postings and a heap, recency as a precomputed order, SQLite FTS5 ``bm25()`` for
-the lexical fallback (built on first use). Revalidated from the stamps of the memory
+queries and the fill after the tags' list (built on first use). Revalidated from the stamps of the memory
 folders and their ``_index.jsonl`` (MemoryService appends to it on every write)."""
 
 from __future__ import annotations
@@ -36,8 +36,11 @@ from ds_gate.recall.text import FTS5_MISSING, TextIndex, idf, tag_text, words
 from ds_gate.sources.card_files import card_stats
 from ds_gate.sources.memory import parse_card
 
-ORDERS = ("rfc", "relevance")  # with tags only: the RFC's overlap-then-recency order, or tags ranked as text
-DEFAULT_ORDER = "rfc"  # everywhere (CLI, API, MCP, integration): the RFC's, as issue 29 pins; one value to switch
+ORDERS = ("rfc", "relevance")  # with tags only: shared-tag count then recency (the RFC), or the shared tags' rarity
+DEFAULT_ORDER = (
+    "rfc"  # everywhere (CLI, API, MCP, integration): the RFC's, as issues 29 and 38 pin; one value to switch
+)
+STAGE_ORDER = "relevance"  # `recall --for-stage` (its tags assembled by ds-gate): chosen on eval/recall's mixed home
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
@@ -179,53 +182,59 @@ class Index:
         support: bool = False,
         order: str = DEFAULT_ORDER,
     ) -> Ranking:
-        """The best ``limit`` results, duplicates collapsed (docs/recall-ranking.md): tags only
-        -> the RFC's order (``order="relevance"``: the tags as text, each shared tag weighted by
-        its rarity); a query, or tags matching no card -> text and tags together."""
-        entries, place, kinds = self.entries, self._place, self._kinds
-        keys = {tag: match_key(tag) for tag in tags}
+        """The best ``limit`` results, duplicates collapsed (docs/recall-ranking.md). Tags only: the
+        cards sharing a tag, by count (``order="relevance"``: by the rarity of the shared tags), then
+        recency; when they are fewer than ``limit``, the fill: cards sharing none whose text matches
+        the tags' words (BM25), after them. A query: text and tags' words as one BM25 ranking."""
+        entries, place, kinds, groups = self.entries, self._place, self._kinds, self._groups
         hits: dict[int, list[str]] = {}
         unmatched: list[str] = []
-        for tag, key in keys.items():
-            found = self._matches(key)
+        for tag in tags:
+            found = self._matches(match_key(tag))
             if not found:
                 unmatched.append(tag)
             for i in found:
                 hits.setdefault(i, []).append(tag)
         out = Ranking(mode="recent", unmatched=[{"tag": t, "closest": closest(t, self._known_tags)} for t in unmatched])
-        as_text = tags and (not hits or order == "relevance")
-        text = query or (tag_text(tags) if as_text else "")
         ok = (lambda i: True) if kind is None else (lambda i: kinds[i] == kind)
         scores: dict[int, float] = {}
-        if text:
-            out.mode = "text" if query else "relevance" if hits else "text (no tag matched)"
-            lexical = self.hybrid(text, tags, {} if query else hits)
-            if lexical is not None:
-                scores = lexical
-            else:  # no FTS5 in this Python: tags and recency, said so
-                out.notes.append(FTS5_MISSING)
-                out.mode = "tags" if hits else "recent"
-        first: dict[int, float] | None  # the first key, smaller first; None: recency alone
-        if out.mode in ("text", "relevance", "text (no tag matched)"):
-            chosen, first = [i for i in scores if ok(i)], {i: -v for i, v in scores.items()}
-        elif hits:
-            out.mode = "tags"
-            chosen, first = [i for i in hits if ok(i)], {i: -len(h) for i, h in hits.items()}
+        items: list[tuple[Any, ...]] = []
+        presorted = False
+        lexical = self.lexical(f"{query} {tag_text(tags)}") if query else None
+        if query and lexical is None:
+            out.notes.append(FTS5_MISSING)
+        if lexical is not None:  # a query: one BM25 ranking of its words and the tags'
+            out.mode, scores = "text", lexical
+            items = [(-v, place[i], i) for i, v in scores.items() if ok(i)]
+        elif tags:  # tags only: the RFC's list (or the rarity order), then the fill
+            weight = self._weights(tags) if order == "relevance" else {}
+            key = (lambda m: -sum(weight[t] for t in m)) if weight else (lambda m: -len(m))
+            items = [(0, key(m), place[i], i) for i, m in hits.items() if ok(i)]
+            out.mode = "relevance" if weight else "tags"
+            fill = None
+            if len({groups[it[-1]] for it in items}) < limit and not query:
+                fill = self.lexical(tag_text(tags))
+                if fill is None:
+                    out.notes.append(FTS5_MISSING)
+                else:  # cards sharing no tag, by their text's match of the tags' words, after the list
+                    scores = {i: v for i, v in fill.items() if i not in hits}
+                    items += [(1, -v, place[i], i) for i, v in scores.items() if ok(i)]
+            if not hits and fill is not None:
+                out.mode = "text (no tag matched)"
+            elif not hits:  # no FTS5 and no tag matched: recency, as before
+                out.mode, items, presorted = "recent", [(i,) for i in self._recency if ok(i)], True
         else:
-            chosen, first = [i for i in self._recency if ok(i)], None
-        out.eligible = len(chosen)
-        groups = self._groups
-        out.collapsed = len(chosen) - len({groups[i] for i in chosen})
-        # sort keys as plain tuples, the position last: the heap compares them in C
-        if first is None and not support:
-            items: list[tuple[Any, ...]] = [(i,) for i in chosen]  # already in recency order
-        elif support:
-            items = [((first or {}).get(i, 0.0), -self._support(i), place[i], i) for i in chosen]
-        else:
-            items = [(first[i], place[i], i) for i in chosen] if first is not None else []
-        for i in self._best(items, limit, presorted=first is None and not support):
+            items, presorted = [(i,) for i in self._recency if ok(i)], True
+        if support:  # the number of quests holding the lesson, before recency
+            items = [(*it[:-2], -self._support(it[-1]), *it[-2:]) if len(it) > 1 else it for it in items]
+            if presorted:
+                items, presorted = [(-self._support(i), place[i], i) for (i,) in items], False
+        out.eligible = len(items)
+        out.collapsed = len(items) - len({groups[it[-1]] for it in items})
+        for i in self._best(items, limit, presorted):
             matched = hits.get(i, [])
             row = entries[i].summary(len(matched), matched, round(scores[i], 6) if i in scores else None)
+            row["matched_by"] = "tags" if matched else "text" if i in scores else "recent"
             members = self._members.get(groups[i], [i])
             if len(members) > 1:
                 row["copies"] = [entries[j].copy_ref() for j in members]
@@ -261,26 +270,24 @@ class Index:
             found = sorted({*found, *self._by_value.get(key, [])})
         return found
 
-    def hybrid(self, text: str, tags: tuple[str, ...], hits: dict[int, list[str]]) -> dict[int, float] | None:
-        """Text and tags in one score (docs/recall-ranking.md): BM25 of the query's and the tags' words;
-        with ``hits`` (tags only, ``order="relevance"``) plus each shared tag's inverse document
-        frequency, so a rare shared tag counts like a rare word. One ranking: a text match is never
-        left out for a card that only shares a tag."""
+    def lexical(self, text: str) -> dict[int, float] | None:
+        """BM25 of ``text``'s words (each in both spellings) over every entry; None without FTS5."""
         if self._fts is None:
             self._fts = TextIndex(self.entries, self.cache.db, self.digest)
         if not self._fts.available:
             return None
-        tag_words = tag_text(tags)
-        query = words(f"{text} {tag_words}" if text != tag_words else text)
+        query = words(text)
         scores = self._fts.search(query)
         if scores is None:  # the cache file's table was made again for other cards: index these in memory
             self._fts = TextIndex(self.entries)
             scores = self._fts.search(query) or {}
-        n = len(self.entries)
-        weight = {tag: idf(len(self._matches(match_key(tag))), n) for tag in tags}
-        for i, matched in hits.items():
-            scores[i] = scores.get(i, 0.0) + sum(weight[t] for t in matched)
         return scores
+
+    def _weights(self, tags: tuple[str, ...]) -> dict[str, float]:
+        """Each query tag's rarity: BM25's inverse document frequency over the cards' tags, so a
+        shared ``task:kd-temperature`` outweighs a shared ``stage:experiment`` half the cards carry."""
+        n = len(self.entries)
+        return {tag: idf(len(self._matches(match_key(tag))), n) for tag in tags}
 
     def _support(self, i: int) -> int:
         """How many quests hold a copy of this lesson (the home's global memory counts as one)."""

@@ -126,10 +126,11 @@ _INSERT = "INSERT INTO fts(rowid, title, tags, claim, body) VALUES (?, ?, ?, ?, 
 
 
 def _rows(entries: Sequence[Entry]) -> list[tuple[int, str, str, str, str]]:
-    return [
-        (i, _plain(e.title or ""), _plain(" ".join(e.tags)), _plain(e.claim or ""), _plain(e.text))
-        for i, e in enumerate(entries)
-    ]
+    rows = []
+    for i, e in enumerate(entries):
+        title, tags, claim, body = e.indexed()
+        rows.append((i, _plain(title), _plain(tags), _plain(claim), _plain(body)))
+    return rows
 
 
 def idf(df: int, n: int) -> float:

@@ -145,6 +145,7 @@ def _(report: RecallReport) -> list[str]:
             else (f"text match {item['lexical_score']:.2f}" if "lexical_score" in item else "recent")
         )
         lines.append(f"{n:>3}. {item['card_id']}  [{item['scope']}/{item['kind']}]  {item['title'] or ''}  ({why})")
+        lines += [f"     ! {p['rule']}: {p['message']}" for p in item.get("problems") or ()]
         lines += [f"     {line}" for line in (item.get("summary") or "").splitlines()]
         lines.append(f"     {item['path']}")
         copies = item.get("copies") or []

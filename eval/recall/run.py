@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Recall evaluation: ds-gate's ``list_knowledge_summaries`` against the plain RFC ranking and a
-stock full-text index (SQLite FTS5, BM25, porter), on six slices.
+stock full-text index (SQLite FTS5, BM25, porter), on seven slices.
 
 Writes every card of ``cards.jsonl`` into a temporary DeepScientist home as a real
 MemoryService card file (``<home>/memory/knowledge/<slug(title)>.md``, YAML frontmatter
@@ -13,12 +13,14 @@ card), then runs every query of ``queries.json`` through two rankings:
 - ``fts5``: the stock baseline (``slices.fts5_rank``): FTS5 ``bm25()`` with the porter
   tokenizer over title, tags and body, queried with every word of the query and the tags.
 - ``ds-gate``: ``list_knowledge_summaries(domain_tags, limit=10, home=..., scope=...,
-  query=..., jsonl=..., cache=False)``, as an agent calls it (tags only: the RFC's order).
-- ``ds-gate-rel``: the same with ``order="relevance"`` (tags only: the tags ranked as text,
-  each shared tag weighted by its rarity; with a query the two are the same).
+  query=..., jsonl=..., cache=False)``, as an agent calls it (tags only: the RFC's list,
+  then the text fill).
+- ``ds-gate-rel``: the same with ``order="relevance"`` (tags only: each shared tag weighted
+  by its rarity, then the fill; with a query the two are the same).
 
-The slices: the 45 labelled queries (exact-tag, tag-variant, paraphrase) and three derived
-by fixed rules (``slices.py``): stage-entry, duplicates, jsonl-pitfalls.
+The slices: the 45 labelled queries (exact-tag, tag-variant, paraphrase) and four derived
+by fixed rules (``slices.py``): stage-entry, stage-entry-mixed (the same queries over a home
+that also holds the quest's episodes, ideas and decisions), duplicates, jsonl-pitfalls.
 
 Metrics, over the top 10 of each ranking: nDCG@10 with graded gains (2^grade - 1),
 Recall@5 of the cards graded 1 or 2, and MRR of the first grade-2 card (the lesson asked for).
@@ -60,7 +62,7 @@ HERE = Path(__file__).resolve().parent
 K = 10
 RECALL_AT = 5
 TYPES = ("exact-tag", "tag-variant", "paraphrase")
-SLICES = (*TYPES, "stage-entry", "duplicates", "jsonl-pitfalls")
+SLICES = (*TYPES, "stage-entry", "stage-entry-mixed", "duplicates", "jsonl-pitfalls")
 RANKINGS = ("rfc", "fts5", "ds-gate", "ds-gate-rel")
 METRICS = ("ndcg@10", "recall@5", "mrr")
 
@@ -142,20 +144,23 @@ def slug(title: str, kind: str = "knowledge") -> str:
 def materialise(cards: list[dict[str, Any]], home: Path, quest: str | None = None) -> None:
     """Each card as ``MemoryService.write_card(scope="global", metadata={claim, lineage})``
     writes it: caller metadata first, then id, type, kind, title, quest_id, tags,
-    created_at, updated_at, scope. With ``quest``: as that quest's own cards
-    (``<home>/quests/<quest>/memory/knowledge``, scope quest)."""
-    folder = (home / "quests" / quest if quest else home) / "memory" / "knowledge"
-    folder.mkdir(parents=True)
-    index_lines = []
+    created_at, updated_at, scope; into the folder of its ``kind`` (a working note, which has
+    no ``claim``, is written without the lesson's metadata). With ``quest``: as that quest's
+    own cards (``<home>/quests/<quest>/memory/<kind>``, scope quest)."""
+    root = (home / "quests" / quest if quest else home) / "memory"
+    index_lines: dict[str, list[dict[str, Any]]] = {}
     for card in cards:
+        kind = card.get("kind") or "knowledge"
+        folder = root / kind
+        folder.mkdir(parents=True, exist_ok=True)
         digest = hashlib.sha256(card["id"].encode()).hexdigest()
         quest_id = quest or f"{int(digest[:8], 16) % 24 + 1:03d}"  # a fixed producing quest per card
+        lesson = {"claim": card["claim"], "lineage": [{"quest": quest_id, "run": f"run-{digest[8:16]}"}]}
         meta: dict[str, Any] = {
-            "claim": card["claim"],
-            "lineage": [{"quest": quest_id, "run": f"run-{digest[8:16]}"}],
+            **(lesson if card["claim"] is not None else {}),
             "id": card["id"],
-            "type": "knowledge",
-            "kind": "knowledge",
+            "type": kind,
+            "kind": kind,
             "title": card["title"],
             "quest_id": quest_id,
             "tags": list(card["tags"]),
@@ -166,11 +171,11 @@ def materialise(cards: list[dict[str, Any]], home: Path, quest: str | None = Non
         path = folder / f"{slug(card['title'])}.md"
         text = f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n{card['body']}\n"
         path.write_text(text, encoding="utf-8")
-        index_lines.append(
+        index_lines.setdefault(kind, []).append(
             {
                 "id": card["id"],
                 "title": card["title"],
-                "type": "knowledge",
+                "type": kind,
                 "path": str(path),
                 "quest_id": quest_id,
                 "scope": meta["scope"],
@@ -179,8 +184,9 @@ def materialise(cards: list[dict[str, Any]], home: Path, quest: str | None = Non
                 "excerpt": card["body"].splitlines()[0],
             }
         )
-    with open(folder / "_index.jsonl", "w", encoding="utf-8") as handle:
-        handle.writelines(json.dumps(line, ensure_ascii=False) + "\n" for line in index_lines)
+    for kind, lines in index_lines.items():
+        with open(root / kind / "_index.jsonl", "w", encoding="utf-8") as handle:
+            handle.writelines(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
 
 
 # ---------------------------------------------------------------- the two rankings
@@ -212,7 +218,7 @@ def moment(value: Any) -> float:
 def read_home(home: Path) -> list[dict[str, Any]]:
     """The cards as DeepScientist lists them: ``<root>/<kind>/*.md``, frontmatter parsed."""
     out = []
-    for path in sorted([*(home / "memory" / "knowledge").glob("*.md"), *home.glob("quests/*/memory/knowledge/*.md")]):
+    for path in sorted([*home.glob("memory/*/*.md"), *home.glob("quests/*/memory/*/*.md")]):
         text = path.read_text(encoding="utf-8")
         _, front, _ = text.split("---\n", 2)
         meta = yaml.safe_load(front)
@@ -348,8 +354,19 @@ def worlds(cards: list[dict[str, Any]], queries: list[dict[str, Any]], tmp: Path
     slices.write_jsonl(records, findings)
     stage = slices.stage_entry_queries(cards)
     docs = [slices.card_doc(c) for c in cards]
+    mixed = tmp / "mixed" / "DeepScientist"
+    mixed_cards = slices.mixed_home(cards)
+    materialise(mixed_cards, mixed)
     return [
         {"home": main, "queries": queries + stage, "docs": docs, "lesson": {}, "scope": "global", "jsonl": ()},
+        {
+            "home": mixed,
+            "queries": slices.mixed_queries(cards),
+            "docs": [slices.card_doc(c) for c in mixed_cards],
+            "lesson": {},
+            "scope": "global",
+            "jsonl": (),
+        },
         {
             "home": dup,
             "queries": slices.duplicate_queries(queries, cards),
@@ -406,9 +423,9 @@ def table(result: dict[str, Any], per_query: bool = False) -> str:
         "",
     ]
     for metric in METRICS:
-        lines += [f"{metric:<15} {'n':>3}  {head}"]
+        lines += [f"{metric:<18} {'n':>3}  {head}"]
         for name, data in result["metrics"].items():
-            lines.append(f"{name:<15} {data['n']:>3}  " + " ".join(f"{data[r][metric]:>11.3f}" for r in RANKINGS))
+            lines.append(f"{name:<18} {data['n']:>3}  " + " ".join(f"{data[r][metric]:>11.3f}" for r in RANKINGS))
         lines.append("")
     if per_query:
         lines += [f"{'query':<20} {'type':<15}  nDCG@10: {head}"]

@@ -1,6 +1,6 @@
 """The evaluation's derived slices and its stock full-text baseline.
 
-Three slices are derived from ``cards.jsonl`` and ``queries.json`` by fixed rules, so they
+Four slices are derived from ``cards.jsonl`` and ``queries.json`` by fixed rules, so they
 need no labels of their own (and were not tuned by looking at any ranking):
 
 - **stage-entry**: the tags an agent assembles at stage entry as the RFC's
@@ -10,6 +10,9 @@ need no labels of their own (and were not tuned by looking at any ranking):
   other lesson 1 (at stage entry the agent wants the pitfalls of its topic first). The
   stage cycles through five stages, so it is often not the stage the cards were written in;
   ``domain:llm-training`` is on no card (a brief's domain rarely is).
+- **stage-entry-mixed** (issue 38): the stage-entry queries over a home that also holds the
+  quest's working notes (``mixed_home``: an episode, idea or decision beside each lesson of a
+  stage-entry topic, with its stage, method and domain tags), never relevant.
 - **duplicates**: every third card (by its id's hash) is written again, with the same
   claim and body, into another quest's memory as a quest card of its own id (a lesson
   re-recorded by a later quest, as ``memory.write`` does it); the 45 queries are run over the
@@ -72,6 +75,70 @@ def stage_entry_queries(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+MIXED_KINDS = ("episodes", "ideas", "decisions")
+_NOTES = {
+    "episodes": (
+        "{Stage} log {n}: {topic} run with the {task} setting",
+        "Ran the {topic} {stage} again with the {task} setting and logged the metrics.\n\n"
+        "No conclusion yet; the next {topic} {stage} repeats it with another seed.",
+    ),
+    "ideas": (
+        "Idea {n}: a {topic} variant around {task}",
+        "Try a {topic} variant that changes {task} in the next {stage}.\n\nUntested; {topic} is the method to vary.",
+    ),
+    "decisions": (
+        "Decision {n}: continue the {topic} {stage} on {task}",
+        "Chose to continue the {topic} {stage} on {task} rather than switch methods.\n\n"
+        "Reason: the {topic} {stage} is cheap to repeat.",
+    ),
+}
+
+
+def _value(tags: list[str], prefix: str) -> str:
+    found = [loose(t)[len(prefix) :] for t in tags if loose(t).startswith(prefix)]
+    return found[0] if found else ""
+
+
+def mixed_home(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The stage-entry home as a quest fills it: every card carries the quest's domain tag, and
+    beside each lesson of a stage-entry topic the quest's working notes about it (an episode, an
+    idea or a decision, by the lesson's id) carry the lesson's stage and method (``topic:``) tags
+    and repeat the topic's and the stage's words, as such notes do. The notes are never the
+    lesson an agent entering a stage asks for (grade 0)."""
+    topics = {loose(q["domain_tags"][2]) for q in stage_entry_queries(cards)}
+    out = [{**c, "tags": [*c["tags"], STAGE_DOMAIN]} for c in cards]
+    for n, card in enumerate(c for c in cards if topics & {loose(t) for t in c["tags"]}):
+        digest = hashlib.sha256(f"note:{card['id']}".encode()).hexdigest()
+        kind = MIXED_KINDS[int(digest[:8], 16) % len(MIXED_KINDS)]
+        tags = [t for t in card["tags"] if loose(t).startswith(("stage:", "topic:"))] + [STAGE_DOMAIN]
+        words = {
+            "n": n + 1,
+            "stage": _value(card["tags"], "stage:").replace("-", " "),
+            "topic": _value(card["tags"], "topic:").replace("-", " "),
+            "task": _value(card["tags"], "task:").replace("-", " ") or "default",
+        }
+        words["Stage"] = str(words["stage"]).capitalize()
+        title, body = (part.format(**words) for part in _NOTES[kind])
+        minute = int(digest[8:16], 16) % (365 * 24 * 60)
+        when = f"2026-{1 + minute // (31 * 24 * 60):02d}-{1 + minute // (24 * 60) % 28:02d}T{minute // 60 % 24:02d}:{minute % 60:02d}:00+00:00"
+        out.append(
+            {
+                "id": f"{kind[:-1]}-{digest[:8]}",
+                "title": title,
+                "claim": None,
+                "tags": tags,
+                "body": body,
+                "updated_at": when,
+                "kind": kind,
+            }
+        )
+    return out
+
+
+def mixed_queries(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**q, "id": f"mixed-{q['id']}", "type": "stage-entry-mixed"} for q in stage_entry_queries(cards)]
 
 
 def copied(card: dict[str, Any]) -> bool:
@@ -158,7 +225,12 @@ def fts5_rank(db: sqlite3.Connection, query: dict[str, Any], limit: int) -> list
 
 
 def card_doc(card: dict[str, Any]) -> dict[str, Any]:
-    return {"id": card["id"], "title": card["title"], "tags": card["tags"], "body": f"{card['claim']}\n{card['body']}"}
+    return {
+        "id": card["id"],
+        "title": card["title"],
+        "tags": card["tags"],
+        "body": f"{card['claim'] or ''}\n{card['body']}",
+    }
 
 
 def record_doc(record: dict[str, Any]) -> dict[str, Any]:

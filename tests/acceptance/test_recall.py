@@ -49,6 +49,7 @@ def card(
         "updated_at": updated,
         "scope": "global",
         "claim": claim,
+        "lineage": [{"quest": "001", "run": "run-00000001"}],  # a sound lesson: recall marks none of its rows
         **extra,
     }
     path = (scope_dir or home / "memory") / kind / f"{card_id}.md"
@@ -87,6 +88,7 @@ def test_the_rfc_order_overlap_then_time_then_id(home) -> None:
         "matched_tags",
         "summary",
         "support",
+        "matched_by",
     }
 
 

@@ -32,7 +32,7 @@ ALLOWED = {
     "rules": {"kernel", "io", "model", "sources"},
     "config": {"kernel", "io", "model", "sources", "rules"},
     "plugins": {"kernel", "model", "rules", "config"},
-    "recall": {"kernel", "io", "model", "sources"},
+    "recall": {"kernel", "io", "model", "rules", "sources"},
     "engine": {"kernel", "io", "model", "sources", "rules", "config", "plugins"},
     "reporters": {
         "kernel",
