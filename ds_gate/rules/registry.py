@@ -30,7 +30,8 @@ whether DeepScientist itself would refuse what it finds (`contract`) or it is ds
 stricter discipline (`discipline`); what an error of each level does to a commit is the table
 in [the hooks page](hooks.md#what-blocks-what). A finding may carry a lower severity than its
 rule's where the context says so (a pending run is an error only where the gate is enforced).
-A plugin's rules (see [plugins](plugins.md)) are not listed here.
+A plugin's rules (see [plugins](plugins.md)) are not listed here. The words ([the RFC](glossary.md#the-rfc),
+[PR #60](glossary.md#pr-60), the two review encodings) are in the [glossary](glossary.md).
 
 [`ds-gate rule ID`](cli.md#rule) explains one rule, as `ruff rule` does: what it checks, its
 level and why, an example that fires, and the fix (`ds-gate rule coverage.pending-run`).
