@@ -6,6 +6,7 @@ script reading stdout always gets JSON.
 from __future__ import annotations
 
 import argparse
+import difflib
 import re
 import sys
 import textwrap
@@ -112,7 +113,19 @@ class Parser(argparse.ArgumentParser):
         return parsed
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(self, message)
+        raise UsageError(self, message + self.did_you_mean(message))
+
+    def did_you_mean(self, message: str) -> str:
+        """A mistyped command or flag (``closur``, ``--requre``): the closest this parser knows."""
+        if (choice := re.search(r"invalid choice: '([^']*)'", message)) and self.commands:
+            names, typed = list(self.commands), [choice.group(1)]
+        elif message.startswith("unrecognized arguments: "):
+            names = [option for option in self._option_string_actions if option.startswith("--")]
+            typed = [arg.split("=", 1)[0] for arg in message.split(": ", 1)[1].split() if arg.startswith("--")]
+        else:
+            return ""
+        close = [match for word in typed for match in difflib.get_close_matches(word, names, n=1, cutoff=0.6)]
+        return f"; did you mean {' or '.join(dict.fromkeys(close))}?" if close else ""
 
 
 class CommandModule(Protocol):

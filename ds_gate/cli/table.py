@@ -95,6 +95,13 @@ COMMANDS = (
         LISTING,
     ),
     Command(
+        "rule",
+        "rule",
+        "explain one rule: what it checks, its level and why, an example that fires, the fix",
+        "ds-gate rule coverage.pending-run   # or --all for every rule",
+        LISTING,
+    ),
+    Command(
         "commit-check",
         "commit_check",
         "the commit hook: validate staged artifacts; gate finalization commits (run by hooks)",

@@ -20,6 +20,7 @@ from ds_gate.agent import tools as agent_tools
 from ds_gate.agent.skill import install_skill
 from ds_gate.demo.example_quest import CheckpointRejected, ExampleQuest
 from ds_gate.demo.prompt_step import build_prompt, ds_gate_lines, shown
+from ds_gate.demo.practice import STAND_IN, keep_pending
 from ds_gate.demo.service import QUEST_COMPLETION_DECISION_TYPE, ArtifactService
 from ds_gate.engine.gate import evaluate
 from ds_gate.engine.lineage import evaluate_lineage
@@ -158,13 +159,17 @@ def _prompt(home: Path, base: Path, runs: list[str]) -> bool:
     return not rule
 
 
-def run_demo(directory: str | None = None, *, fmt: str = reporters.TEXT) -> int:
+def run_demo(directory: str | None = None, *, fmt: str = reporters.TEXT, pending: bool = False) -> int:
     """The demo's git calls and hook see its home and no user git config; the caller's environment
-    is restored afterwards (the API may be called from a longer process)."""
+    is restored afterwards (the API may be called from a longer process). ``pending``: stop after the
+    rejection and keep the quest, its runs pending, to practise on (``demo.practice``)."""
+    if pending and not directory:
+        _say("ds-gate demo: --pending keeps the quest to practise on: give the folder, --dir DIR")
+        return 2
     names = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "DEEPSCIENTIST_HOME")
     saved = {name: os.environ.get(name) for name in names}
     try:
-        return _run_demo(directory, fmt)
+        return _run_demo(directory, fmt, pending)
     finally:
         for name, value in saved.items():
             if value is None:
@@ -173,7 +178,7 @@ def run_demo(directory: str | None = None, *, fmt: str = reporters.TEXT) -> int:
                 os.environ[name] = value
 
 
-def _run_demo(directory: str | None, fmt: str) -> int:
+def _run_demo(directory: str | None, fmt: str, pending: bool = False) -> int:
     # the demo's own git calls ignore the user's global/system git config (hooksPath, signing)
     os.environ["GIT_CONFIG_GLOBAL"] = os.devnull
     os.environ["GIT_CONFIG_NOSYSTEM"] = "1"
@@ -186,6 +191,7 @@ def _run_demo(directory: str | None, fmt: str) -> int:
         return 2
     render = reporters.get(fmt).render
     held: list[bool] = []
+    _say("\n".join(textwrap.wrap(f"[0] {STAND_IN}", 100, subsequent_indent="    ")))
     try:
         quest = ExampleQuest(root).create()
         for item in install(root):
@@ -230,6 +236,11 @@ def _run_demo(directory: str | None, fmt: str) -> int:
         _say(_indent(render(before)))
         held.append(not before.ok and before.pending_run_ids == sorted([main_run, slice_run]))
         held.append(_prompt(home, base, [main_run, slice_run]))
+        if pending and all(held):
+            _say("\n" + "\n".join(keep_pending(base, root, paper, before.pending_run_ids)))
+            return 0
+        if pending:
+            raise CheckpointRejected("the example quest was not built as described above")
 
         held.append(_agent_review(quest, idea, [main_run, slice_run], render))
         held.append(_prompt(home, base, []))

@@ -108,3 +108,39 @@ def rerecord_call(artifact_id: str | None, run_ids: Sequence[str], encoding: str
         f"'reviewed_run_ids': [{ids}], 'cards_written': [{CARD_ENTRY}, ...], "
         "'suppress_if_semantically_equivalent': False})"
     )
+
+
+# where a person learns to write a review by hand (the docs page the hint names)
+HAND_DOC = "docs/concepts.md#a-review-written-by-hand"
+HAND_ID = "<8 hex>"
+
+
+def hand_written(count: int, encoding: str = REPORT_ENCODING, quest_id: str | None = None) -> list[str]:
+    """The review of the ``count`` runs listed above it as a person writes it without an agent:
+    the record file and its index line as DeepScientist main's ``artifact.record`` would write
+    them (``_build_record``'s fields a reader uses, then the payload; ``_index_line``'s seven keys,
+    with the file's absolute path). Main's collector globs ``artifacts/*/*.json`` in every
+    workspace and keeps the newest ``updated_at`` of an id; its projection cache is refreshed when
+    a workspace's ``_index.jsonl`` changes, so the line is appended too. In the RFC's encoding the
+    review is a decision, which PR #60's gate finds only through its index line (``review.unindexed``).
+    The ids are not repeated: each pending id is printed once."""
+    if encoding == DECISION_ENCODING:
+        kind, folder, status = "decision", "decisions", "pending"
+        head = '"action": "distill_review", "verdict": "covered", "reason": "..."'
+    else:
+        kind, folder, status = "report", "reports", "completed"
+        head = '"report_type": "distill_review"'
+    name = f"{kind}-{HAND_ID}"
+    quest = f'"{quest_id}"' if quest_id is not None else '"<quest_id>"'
+    ids = "the id above" if count == 1 else f"the {count} ids above"
+    return [
+        f"or by hand, with no agent: write artifacts/{folder}/{name}.json in the quest root or a",
+        "worktree, and append its line to that workspace's artifacts/_index.jsonl; then commit both:",
+        f'  {{"kind": "{kind}", "artifact_id": "{name}", {head},',
+        f'   "status": "{status}", "updated_at": "<now, ISO 8601>",',
+        f'   "reviewed_run_ids": [{ids}, each as "run-..."],',
+        '   "cards_written": [], "reason_if_empty": "<why no lesson is worth a card>"}',
+        f'  {{"artifact_id": "{name}", "kind": "{kind}", "status": "{status}", "quest_id": {quest},',
+        '   "path": "<the file\'s absolute path>", "summary": null, "updated_at": "<its updated_at>"}',
+        f"({HAND_DOC})",
+    ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ds_gate.kernel.counting import counted
 from ds_gate.model.records import Run
 from ds_gate.model.reports import GateReport
-from ds_gate.model.review_call import record_call
+from ds_gate.model.review_call import hand_written, record_call
 from ds_gate.reporters.escape import printable
 from ds_gate.rules.coverage import COVERAGE_PENDING_RUN
 
@@ -59,7 +59,10 @@ def _listing(runs: list[Run], listed_by_invalid: dict[str, list[str]]) -> list[s
     return lines
 
 
-def next_step(runs: list[Run], encoding: str, listed_by_invalid: dict[str, list[str]] | None = None) -> list[str]:
+def next_step(
+    runs: list[Run], encoding: str, listed_by_invalid: dict[str, list[str]] | None = None, quest_id: str | None = None
+) -> list[str]:
+    """The agent's call that covers ``runs``, then the same review as a person writes it by hand."""
     listing = _listing(runs, listed_by_invalid or {})
     what = (
         "this run, then record a review that covers it"
@@ -69,6 +72,7 @@ def next_step(runs: list[Run], encoding: str, listed_by_invalid: dict[str, list[
     return [
         f"next: run the distill skill over {what}:",
         *(f"  {line}" for line in record_call([run.artifact_id for run in runs], encoding, listing=listing)),
+        *(f"  {line}" for line in hand_written(len(runs), encoding, quest_id)),
     ]
 
 
@@ -103,7 +107,7 @@ def pending_lines(report: GateReport) -> list[str]:
         out.extend(pending_table(rest, report.listed_by_invalid, waived))
     if asked and not refused:
         out += [""] if rest else []
-        out.extend(next_step(asked, report.review_encoding, report.listed_by_invalid))
+        out.extend(next_step(asked, report.review_encoding, report.listed_by_invalid, report.quest.quest_id))
     return out
 
 
@@ -113,4 +117,4 @@ HOOKS = ("commit-check", "pre-push")
 def rejection_ids(report: GateReport) -> list[str]:
     """For a refused commit or push, whose stderr is all the agent sees (``checkpoint.stderr``): the fixing call."""
     asked = asks_review(report)
-    return next_step(asked, report.review_encoding, report.listed_by_invalid) if asked else []
+    return next_step(asked, report.review_encoding, report.listed_by_invalid, report.quest.quest_id) if asked else []

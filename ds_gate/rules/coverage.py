@@ -28,7 +28,7 @@ from ds_gate.model.records import (
     Run,
     encoding_note,
 )
-from ds_gate.model.review_call import rerecord_call
+from ds_gate.model.review_call import HAND_DOC, rerecord_call
 from ds_gate.rules.policy import as_accepted
 from ds_gate.rules.records import INVALIDATE_REVIEW
 
@@ -248,7 +248,10 @@ def pending_finding(run: Run, listed_by_invalid: list[str], severity: str = ERRO
             "(main writes it over the invalid one); or record a new review covering this run"
         )
     else:
-        hint = f"run the distill skill, then record {rerecord_call(None, [run.artifact_id], encoding)}"
+        hint = (
+            f"run the distill skill, then record {rerecord_call(None, [run.artifact_id], encoding)}; "
+            f"or, with no agent, write the review file and its index line by hand ({HAND_DOC})"
+        )
     return COVERAGE_PENDING_RUN.at(
         run.path,
         message,

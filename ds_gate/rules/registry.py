@@ -3,12 +3,15 @@ never kept in step by hand. Rule ids are part of the JSON output's API: never re
 
 from __future__ import annotations
 
+import difflib
 import sys
 from pathlib import Path
 
 from ds_gate.config import waiver_file, waivers
-from ds_gate.model.findings import Rule
+from ds_gate.model.findings import CONTRACT, Rule
 from ds_gate.rules import cards, coverage, lineage, patch, records, reviews, vocabulary
+from ds_gate.rules.examples import EXAMPLES, WHY
+from ds_gate.rules.policy import CHECKPOINT, FINALIZATION, POLICY, WARN
 from ds_gate.setup import install
 from ds_gate.sources import problems
 
@@ -27,7 +30,11 @@ whether DeepScientist itself would refuse what it finds (`contract`) or it is ds
 stricter discipline (`discipline`); what an error of each level does to a commit is the table
 in [the hooks page](hooks.md#what-blocks-what). A finding may carry a lower severity than its
 rule's where the context says so (a pending run is an error only where the gate is enforced).
-A plugin's rules (see [plugins](plugins.md)) are not listed here.
+A plugin's rules (see [plugins](plugins.md)) are not listed here. The words ([the RFC](glossary.md#the-rfc),
+[PR #60](glossary.md#pr-60), the two review encodings) are in the [glossary](glossary.md).
+
+[`ds-gate rule ID`](cli.md#rule) explains one rule, as `ruff rule` does: what it checks, its
+level and why, an example that fires, and the fix (`ds-gate rule coverage.pending-run`).
 
 """
 
@@ -37,12 +44,72 @@ MODULES = (coverage, records, reviews, vocabulary, problems, cards, lineage, pat
 
 def builtin_rules() -> list[Rule]:
     """ds-gate's own rules, grouped by module, whatever plugins are loaded."""
+    return list(_declared().values())
+
+
+def declared_names() -> dict[str, str]:
+    """Each built-in rule's id -> the constant it is declared as (``rules.examples``' keys)."""
+    return {rule.id: name for name, rule in _declared().items()}
+
+
+def _declared() -> dict[str, Rule]:
+    """The constant each rule is declared as -> the rule, in the table's order (a rule a module
+    re-exports is counted where it is first found)."""
     found: dict[str, Rule] = {}
+    seen: set[str] = set()
     for module in MODULES:
         for name, value in vars(module).items():
-            if isinstance(value, Rule) and not name.startswith("_"):
-                found.setdefault(value.id, value)
-    return list(found.values())
+            if isinstance(value, Rule) and not name.startswith("_") and value.id not in seen:
+                found[name] = value
+                seen.add(value.id)
+    return found
+
+
+def find_rule(rule_id: str) -> tuple[Rule | None, list[str]]:
+    """The built-in rule of that id, or None and the ids closest to it (a did-you-mean)."""
+    rules = {rule.id: rule for rule in builtin_rules()}
+    if rule_id in rules:
+        return rules[rule_id], []
+    close = difflib.get_close_matches(rule_id, list(rules), n=3, cutoff=0.6)
+    return None, close or [r for r in rules if r.startswith(rule_id.split(".", 1)[0] + ".")][:3]
+
+
+def _why(rule: Rule) -> str:
+    """Why the rule exists (``rules.examples.WHY``, else its level in words), and what a finding
+    of it does, from ``rules.policy``'s table."""
+    if rule.level == CONTRACT:
+        why = "contract: DeepScientist main itself refuses or fails on what it finds"
+    else:
+        why = "discipline: ds-gate's own rule, stricter than DeepScientist main, which accepts what it finds"
+    name = declared_names()[rule.id]
+    if name in WHY:
+        why = f"{WHY[name]} ({rule.level})"
+    if rule.severity != "error":
+        effect = f"As a {rule.severity} it fails neither check nor a commit"
+        if "closure stops" in rule.summary:
+            effect += "; but closure, finalization commits and pre-push stop (exit 2): the gate cannot see past it"
+        return f"{why}. {effect}."
+    checkpoint = "shows it as a warning" if POLICY[(CHECKPOINT, rule.level)] == WARN else "is refused"
+    final = "is refused" if POLICY[(FINALIZATION, rule.level)] != WARN else "shows it as a warning"
+    if rule is coverage.COVERAGE_PENDING_RUN:
+        return f"{why}: a finalization commit {final}, and closure and pre-push fail on it."
+    return f"{why}. An ordinary checkpoint {checkpoint}; a finalization commit {final}; check and closure fail on it."
+
+
+def explain(rule: Rule) -> dict[str, str]:
+    """What ``ds-gate rule ID`` says, as ``ruff rule`` does: what it checks, its level and why, an
+    example that fires, the fix; from the rule object and ``rules.examples``."""
+    example, fix = EXAMPLES[declared_names()[rule.id]]
+    return {
+        "id": rule.id,
+        "severity": rule.severity,
+        "level": rule.level,
+        "checks": rule.summary,
+        "why": _why(rule),
+        "example": example,
+        "fix": rule.hint or fix,
+        "docs": "docs/rules.md",
+    }
 
 
 def markdown_table() -> str:

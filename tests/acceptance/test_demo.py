@@ -20,6 +20,7 @@ def test_demo_rejects_then_passes_and_leaves_a_real_quest_behind(tmp_path) -> No
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
     assert "Traceback" not in out + done.stderr
+    assert 'the demo\'s "DeepScientist" is a stand-in' in " ".join(out.split())  # issue 39: said plainly
     rejected, closure_rejected, passed = (
         out.index(s) for s in ("the hook rejects it", "ds-gate closure: REJECTED", "ds-gate closure: PASSED")
     )

@@ -117,3 +117,49 @@ def test_the_pages_link_outside_docs_only_by_address() -> None:
     for path in DOCS.glob("*.md"):
         for link in re.findall(r"\]\(([^)\s]+)\)", path.read_text(encoding="utf-8")):
             assert not link.startswith("../"), (path.name, link)
+
+
+# issue 39: words a newcomer does not know, and a test command that fits a first hour
+TERMS = {"the RFC": "glossary.md#the-rfc", "PR #60": "glossary.md#pr-60"}
+
+
+def _prose(markdown: str) -> list[str]:
+    """The page's lines outside fenced code and headings, inline code blanked out."""
+    lines, fence = [], False
+    for line in markdown.splitlines():
+        if line.lstrip().startswith("```"):
+            fence = not fence
+        elif not fence and not line.startswith("#"):
+            lines.append(re.sub(r"`[^`]*`", lambda m: " " * len(m.group()), line))
+    return lines
+
+
+def test_the_glossary_is_in_the_nav_linked_from_the_readme_and_links_the_rfc() -> None:
+    config = yaml.safe_load((REPO / "mkdocs.yml").read_text())
+    assert "glossary.md" in _nav_pages(config["nav"])
+    assert "](docs/glossary.md)" in README.read_text(encoding="utf-8")
+    glossary = (DOCS / "glossary.md").read_text(encoding="utf-8")
+    assert "https://github.com/ResearAI/DeepScientist/issues/64" in glossary
+    assert "https://github.com/ResearAI/DeepScientist/pull/60" in glossary
+    anchors = _anchors(glossary)
+    for heading in ("the-rfc", "pr-60", "contract-and-discipline", "the-two-review-encodings", "covered-and-pending"):
+        assert heading in anchors
+    assert {"quest-home-and-worktree", "card-scopes"} <= anchors
+
+
+def test_each_pages_first_mention_of_the_rfc_and_pr_60_links_to_the_glossary() -> None:
+    for path in sorted(DOCS.glob("*.md")):
+        if path.name == "glossary.md":
+            continue
+        text = "\n".join(_prose(path.read_text(encoding="utf-8")))
+        for term, target in TERMS.items():
+            at = text.lower().find(term.lower())
+            if at >= 0:
+                assert text[at - 1] == "[" and text[at + len(term) :].startswith(f"]({target})"), (path.name, term)
+
+
+def test_the_readme_gives_the_fast_subset_with_its_time_beside_the_whole_suite() -> None:
+    readme = README.read_text(encoding="utf-8")
+    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert re.search(r'`pytest -m "not slow" -n 2` \(about \d+ s\)', quick)
+    assert re.search(r"`pytest -n 2` \(about \d+ minutes\)", quick)

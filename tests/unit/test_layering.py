@@ -66,6 +66,7 @@ ALLOWED = {
         "io",
         "model",
         "sources",
+        "rules",  # rule ID: the registry's explanation of one rule
         "config",
         "recall",
         "engine",
