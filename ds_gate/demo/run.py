@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 from ds_gate.agent import tools as agent_tools
 from ds_gate.agent.skill import install_skill
 from ds_gate.demo.example_quest import CheckpointRejected, ExampleQuest
-from ds_gate.demo.prompt_step import build_prompt, ds_gate_lines, shown
 from ds_gate.demo.practice import STAND_IN, keep_pending
+from ds_gate.demo.prompt_step import build_prompt, ds_gate_lines, shown
 from ds_gate.demo.service import QUEST_COMPLETION_DECISION_TYPE, ArtifactService
 from ds_gate.engine.gate import evaluate
 from ds_gate.engine.lineage import evaluate_lineage
