@@ -343,6 +343,7 @@ def test_the_evaluation_runs_and_ds_gate_relevance_is_at_least_the_stock_baselin
         "stage-entry",
         "duplicates",
         "jsonl-pitfalls",
+        "chinese",
     }
     for name, data in metrics.items():
         assert data["ds-gate-rel"]["ndcg@10"] >= data["fts5"]["ndcg@10"], name
