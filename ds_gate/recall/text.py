@@ -120,6 +120,8 @@ class TextIndex:
         self.available = fts5_available()
         self.trigram = self.available and trigram_available()
         self.db: sqlite3.Connection | None = None
+        # the tables kept are those this SQLite made: one upgraded to trigram makes them again
+        digest = f"{digest}:trigram" if digest and self.trigram else digest
         self.digest = digest
         if not self.available:
             return

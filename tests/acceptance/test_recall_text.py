@@ -186,6 +186,21 @@ def test_the_cached_text_index_serves_substrings_in_a_new_process_state(home) ->
     assert ids(list_knowledge_summaries([], home=home, query="量化感知训练")) == first == ["k-qat"]
 
 
+def test_a_cache_made_without_trigram_is_made_again_when_trigram_is_there(home, monkeypatch) -> None:
+    """The FTS5 tables in the cache file are those the SQLite that made them could make: after an
+    upgrade to an SQLite with ``trigram``, the next recall makes them again (never a missing table)."""
+    card(home, "k-q", [], T1, title="Quantization noise")
+    monkeypatch.setattr(recall_text, "trigram_available", lambda: False)
+    assert ids(list_knowledge_summaries([], home=home, query="quant")) == ["k-q"]
+    _INDEXES.clear()
+    monkeypatch.undo()
+    found = list_knowledge_summaries([], home=home, query="quant")
+    assert ids(found) == ["k-q"]
+    index = next(iter(_INDEXES.values()))
+    assert index._fts is not None and index._fts.trigram and index._fts.digest.endswith(":trigram")
+    assert index._fts.db is index.cache.db  # kept in the cache file, not indexed in memory
+
+
 def test_query_words_and_substrings() -> None:
     assert words("over-smoothing") == ["over", "smoothing", "oversmoothing"]
     assert words("LoRA微调") == ["lora", "微调"]
