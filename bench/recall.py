@@ -13,9 +13,13 @@ a temporary folder, then measures ``list_knowledge_summaries`` in this process:
   same recall with a text query; medians of ``--process-runs``, wall and CPU time. With
   ``--against DIR`` (another checkout, e.g. ``git archive main | tar -x -C DIR``), the same two
   recalls run by DIR's ``ds_gate`` (``PYTHONPATH``, its own cache folder) in the same rounds,
-  and the ratio is the median of the pairwise ratios.
+  and the ratio is the median of the pairwise ratios. In the same rounds, a **stock FTS5
+  process** (``STOCK``): ``python -c`` opening an SQLite file that already holds the same
+  cards in an FTS5 table (title, tags, claim, body, path; ``porter unicode61``) and printing
+  the top 20 of the same words as JSON: what a query process costs with no recall around it.
 Goals (issue 6): warm p95 <= 10 ms at 10,000 cards; cold 1,000 cards <= 0.5 s.
 Goal (issue 29): a recall process at 10,000 cards <= 250 ms warm.
+Goal (issue 38): a recall process at 10,000 cards, warm, within 2x the stock FTS5 process.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import os
 import random
 import resource
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -61,6 +66,33 @@ def make_home(root: Path, size: int) -> Path:
         )
         (memory / f"lesson-{i}.md").write_text(f"---\n{yaml.safe_dump(meta, sort_keys=False)}---\n{body}\n")
     return root
+
+
+STOCK = (
+    "import json, sqlite3, sys\n"
+    "db = sqlite3.connect(sys.argv[1])\n"
+    "match = ' OR '.join('\"' + w + '\"' for w in sys.argv[2].split())\n"
+    "rows = db.execute('SELECT card_id, title, claim, tags, path, bm25(f) FROM f WHERE f MATCH ? ORDER BY bm25(f) "
+    "LIMIT 20', (match,)).fetchall()\n"
+    "print(json.dumps([dict(zip(('card_id', 'title', 'claim', 'tags', 'path', 'score'), r)) for r in rows]))\n"
+)
+
+
+def stock_index(home: Path, path: Path) -> None:
+    """The cards of ``home`` in a plain FTS5 file, made once (the stock process's warm state)."""
+    db = sqlite3.connect(path)
+    db.execute(
+        "CREATE VIRTUAL TABLE f USING fts5(card_id UNINDEXED, title, tags, claim, body, path UNINDEXED, "
+        "tokenize='porter unicode61')"
+    )
+    rows = []
+    for card in sorted((home / "memory" / "knowledge").glob("*.md")):
+        _, front, body = card.read_text(encoding="utf-8").split("---\n", 2)
+        meta = yaml.safe_load(front)
+        rows.append((meta["id"], meta["title"], " ".join(meta["tags"]), meta["claim"], body, str(card)))
+    db.executemany("INSERT INTO f VALUES (?, ?, ?, ?, ?, ?)", rows)
+    db.commit()
+    db.close()
 
 
 def pct(values: list[float], q: float) -> float:
@@ -117,6 +149,10 @@ def processes(home: Path, size: int, runs: int, against: Path | None = None) -> 
             "json",
         ],
     }
+    stock = home.parent / "stock-fts5.sqlite3"
+    stock_index(home, stock)
+    commands["stock FTS5 (tags' words)"] = [sys.executable, "-c", STOCK, str(stock), "t3 experiment"]
+    commands["stock FTS5 (query)"] = [sys.executable, "-c", STOCK, str(stock), "router warmup drift"]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     envs = {name: env for name in commands}
     if against is not None:  # the other checkout's code, over its own cache (another version would empty this one's)
@@ -124,6 +160,7 @@ def processes(home: Path, size: int, runs: int, against: Path | None = None) -> 
         for name in ("recall --tags", "recall --query"):
             commands[f"{name} (against)"] = commands[name]
             envs[f"{name} (against)"] = other
+    before_load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     for name, command in commands.items():  # warm: the cache file, the bytecode, the page cache
         subprocess.run(command, env=envs[name], stdout=subprocess.DEVNULL, check=True)
     times: dict[str, list[float]] = {name: [] for name in commands}
@@ -139,7 +176,8 @@ def processes(home: Path, size: int, runs: int, against: Path | None = None) -> 
     floor = statistics.median(times["floor (empty home)"])
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
-        f"        process, {size} cards, warm cache (median of {runs}, load average {load:.2f}; CPU time is user+system,"
+        f"        process, {size} cards, warm cache (median of {runs}, load average {before_load:.2f} before, {load:.2f} "
+        "after the rounds; CPU time is user+system,"
         " what a quiet machine's wall time comes to):"
     )
     for name, values in times.items():
@@ -149,6 +187,13 @@ def processes(home: Path, size: int, runs: int, against: Path | None = None) -> 
             f"          {name:<32} wall {median:>6.0f} ms  CPU {statistics.median(cpu[name]):>6.0f} ms  "
             f"{median / floor:>5.2f}x floor{goal}"
         )
+    for name, stock_name in (("recall --tags", "stock FTS5 (tags' words)"), ("recall --query", "stock FTS5 (query)")):
+        for what, values in (("wall", times), ("CPU", cpu)):
+            pairs = [a / b for a, b in zip(values[name], values[stock_name], strict=True) if b > 0]
+            print(
+                f"          {name} / {stock_name}, {what}: {statistics.median(pairs):.2f}x "
+                "(median of pairwise ratios; goal <= 2x)"
+            )
     for name in ("recall --tags", "recall --query"):
         if f"{name} (against)" in times:
             for what, values in (("wall", times), ("CPU", cpu)):
@@ -166,7 +211,7 @@ def main() -> int:
     parser.add_argument("--process-runs", type=int, default=11, help="process timings per command (0: none)")
     parser.add_argument("--against", type=Path, help="a folder holding another version's ds_gate, run interleaved")
     args = parser.parse_args()
-    from ds_gate import recall
+    from ds_gate import list_knowledge_summaries
     from ds_gate.recall import api as recall_api
 
     print(f"{'cards':>6}  {'cold ms':>8}  {'cache p50':>9}  {'warm p50':>8}  {'warm p95':>8}   goal")
@@ -178,19 +223,19 @@ def main() -> int:
             query = ["topic:t3", "stage:experiment"]
             recall_api._INDEXES.clear()  # the in-process index cache (in recall.api since the layer layout)
             start = time.perf_counter()
-            recall.list_knowledge_summaries(query, home=home, scope="global")
+            list_knowledge_summaries(query, home=home, scope="global")
             cold = (time.perf_counter() - start) * 1000
             cache_times = []
             for _ in range(5):
                 recall_api._INDEXES.clear()  # the in-process index cache (in recall.api since the layer layout)
                 start = time.perf_counter()
-                recall.list_knowledge_summaries(query, home=home, scope="global")
+                list_knowledge_summaries(query, home=home, scope="global")
                 cache_times.append((time.perf_counter() - start) * 1000)
             warm = []
             for i in range(args.runs):
                 tags = [TOPICS[i % len(TOPICS)], STAGES[i % len(STAGES)]]
                 start = time.perf_counter()
-                recall.list_knowledge_summaries(tags, home=home, scope="global")
+                list_knowledge_summaries(tags, home=home, scope="global")
                 warm.append((time.perf_counter() - start) * 1000)
             goal = "cold <= 500 ms" if size <= 1000 else "warm p95 <= 10 ms"
             print(

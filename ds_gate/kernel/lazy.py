@@ -54,8 +54,9 @@ LAZY_PLACES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "ds_gate.plugins.manager": ("pluggy and its markers only when a plugin is installed", ("manager",)),
     "ds_gate.reporters.registry": (
-        "a built-in format's module when that format is asked for, a plugin's \"module:Class\" when its format is",
-        ("reporter_class", "get"),
+        "a built-in format's module when that format is asked for, a plugin's \"module:Class\" when its format is, "
+        "the plugin manager only when a format is not built in",
+        ("reporter_class", "get", "available"),
     ),
     "ds_gate.cli.main": ("the command table: one command's module per run", ("build_parser",)),
     "ds_gate.agent.mcp_server": (

@@ -20,8 +20,8 @@ from ds_gate.recall.entries import fit_summaries
 from ds_gate.recall.index import DEFAULT_ORDER, ORDERS, STAGE_ORDER, Index, Root
 from ds_gate.recall.jsonl import JSONL_TYPES
 from ds_gate.recall.snapshot import Stale
+from ds_gate.recall.stage import quest_folder
 from ds_gate.recall.tags import normalize_tags
-from ds_gate.sources.location import locate
 from ds_gate.sources.memory import resolve_home
 
 __all__ = [
@@ -123,7 +123,7 @@ def recall(
         raise QuestError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
     quest_path = None
     if quest is not None:
-        quest_path = locate(quest).root
+        quest_path = quest_folder(quest)
     home_path = resolve_home(home, quest_path)
     if scope == "quest" and quest_path is None:
         raise QuestError("scope 'quest' needs a quest (--quest PATH)")

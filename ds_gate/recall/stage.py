@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ds_gate.kernel.errors import NotAQuest, QuestError
 from ds_gate.recall.tags import normalize_tags
 from ds_gate.sources.location import locate
 from ds_gate.sources.memory import card_tags, read_cards
@@ -71,9 +72,24 @@ def _card_tags(root: Path) -> list[str]:
     return [tag for tag, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:CARD_TAGS]]
 
 
+def quest_folder(quest: Path | str) -> Path:
+    """The quest whose memory recall reads: the root of the quest ``quest`` lies in, or, for a
+    folder that is neither in a git repository nor below a ``quest.yaml`` (a quest not yet made
+    a repository, a copy of its memory), the folder itself. Recall only reads ``<quest>/memory``,
+    as PR #60's quest scope reads it from whatever quest root it is handed; the gate's commands,
+    which judge a quest, still stop on such a folder."""
+    try:
+        return locate(quest).root
+    except NotAQuest:
+        start = Path(quest).expanduser().resolve()
+        if not start.is_dir():
+            raise QuestError(f"{quest}: not a folder, so it holds no quest memory") from None
+        return start
+
+
 def stage_entry_tags(quest: Path | str, stage: str | None = None) -> StageTags:
     """The tags for entering ``stage`` (default: the quest's ``active_anchor``)."""
-    root = locate(quest).root
+    root = quest_folder(quest)
     meta, _ = read_quest_yaml(root)
     raw_contract = meta.get("startup_contract")
     contract: dict[str, Any] = raw_contract if isinstance(raw_contract, dict) else {}

@@ -3,9 +3,12 @@
 Two levels, because they answer two questions: ``normalize_tag`` is what a tag *is* (shown,
 counted in ``matched_tags``): ``Topic:Learning_Rate``, ``topic:learning rate`` and
 ``ＴＯＰＩＣ:learning-rate`` are one tag. ``match_key`` is what a tag *matches*: each word of the
-value reduced to one spelling (British to American, plural to singular), the ``key:`` prefix kept
-as written so ``stage:`` and ``topic:`` never meet; a query tag without a prefix matches any
-prefix (``value_key``).
+value reduced to one spelling (British to American, plural to singular), then the words joined
+without their separators, so a compound matches however it is written (``over-smoothing``,
+``over smoothing``, ``oversmoothing``); the ``key:`` prefix kept as written so ``stage:`` and
+``topic:`` never meet; a query tag without a prefix matches any prefix (``value_key``). Tags in
+Chinese (or any script) go through the same steps: NFKC makes a full-width ``：`` a colon and an
+ideographic space a space, and a word without a Latin plural or spelling stays as written.
 """
 
 from __future__ import annotations
@@ -96,8 +99,11 @@ def word_key(word: str) -> str:
 
 
 def value_key(value: str) -> str:
-    """The matching form of a tag's value: each ``-``/``.``/``/``-separated word through ``word_key``."""
-    return "-".join(word_key(w) for w in _WORDS.split(value) if w)
+    """The matching form of a tag's value: each ``-``/``.``/``/``-separated word through ``word_key``,
+    joined without separators: people write a compound closed, hyphenated or open (``pretraining``,
+    ``pre-training``, ``pre training``), and two tags that differ only there mean one thing. Each
+    word is reduced before the join, so ``learning-rates`` and ``learningrates`` meet too."""
+    return "".join(word_key(w) for w in _WORDS.split(value) if w)
 
 
 def match_key(tag: str) -> str:

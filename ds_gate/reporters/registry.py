@@ -10,7 +10,6 @@ import importlib
 from typing import Any, Protocol
 
 from ds_gate.model.reports import Report
-from ds_gate.plugins.manager import hooks
 
 TEXT, JSON, GITHUB, SARIF, MARKDOWN = "text", "json", "github", "sarif", "markdown"
 BUILTIN = (TEXT, JSON, GITHUB, SARIF, MARKDOWN)
@@ -49,7 +48,11 @@ def reporter_class(name: str) -> type[Reporter] | None:
 
 
 def available() -> dict[str, Any]:
-    """Every format by name: the built-in ones and those plugins add (``ds_gate_reporters``), which may override."""
+    """Every format by name: the built-in ones and those plugins add (``ds_gate_reporters``), which may
+    override. The plugin manager (with the rules and configuration it loads) is imported here, so a
+    command printing a built-in format (``recall``, ``recent``) loads none of it."""
+    from ds_gate.plugins.manager import hooks
+
     found: dict[str, Any] = dict.fromkeys(BUILTIN)
     for offered in reversed(hooks().ds_gate_reporters()):
         found.update(offered or {})

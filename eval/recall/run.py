@@ -56,13 +56,14 @@ except ImportError:  # run from a checkout without the project installed
     from ds_gate import list_knowledge_summaries
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import chinese
 import slices
 
 HERE = Path(__file__).resolve().parent
 K = 10
 RECALL_AT = 5
 TYPES = ("exact-tag", "tag-variant", "paraphrase")
-SLICES = (*TYPES, "stage-entry", "stage-entry-mixed", "duplicates", "jsonl-pitfalls")
+SLICES = (*TYPES, "stage-entry", "stage-entry-mixed", "duplicates", "jsonl-pitfalls", chinese.SLICE)
 RANKINGS = ("rfc", "fts5", "ds-gate", "ds-gate-rel")
 METRICS = ("ndcg@10", "recall@5", "mrr")
 
@@ -387,6 +388,7 @@ def worlds(cards: list[dict[str, Any]], queries: list[dict[str, Any]], tmp: Path
                 {"id": r["id"], "tags": ds_tags(r["tags"]), "when": moment(r["date"]), "path": r["id"]} for r in records
             ],
         },
+        chinese.world(tmp / "chinese" / "DeepScientist"),  # its own cards and queries (chinese.py)
     ]
 
 

@@ -344,6 +344,7 @@ def test_the_evaluation_runs_and_ds_gate_relevance_is_at_least_the_stock_baselin
         "stage-entry-mixed",
         "duplicates",
         "jsonl-pitfalls",
+        "chinese",
     }
     for name, data in metrics.items():
         assert set(data) >= {"ds-gate", "ds-gate-rel"} and set(data["ds-gate"]) >= {"ndcg@10", "recall@5"}

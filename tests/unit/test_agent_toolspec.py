@@ -86,7 +86,7 @@ def test_each_row_has_its_function_of_the_same_name_and_no_function_is_left_out(
 def test_the_integration_answers_every_row_and_no_other_name(tmp_path: Path) -> None:
     for name in NAMES:
         request = {"op": "tool", "root": str(tmp_path), "tool": name, "args": {"run_ids": "x", "payload": 1}}
-        assert "unknown tool" not in answer(request)["error"]
+        assert "unknown tool" not in answer(request).get("error", "")  # recall answers on any folder (issue 38)
     assert answer({"op": "tool", "root": str(tmp_path), "tool": "recall", "args": {}}) == {
         "error": "unknown tool 'recall'"
     }
