@@ -219,12 +219,9 @@ def _fail(
     object on stdout alone; SARIF, GitHub and Markdown their document on stdout (or ``--output``),
     with the line on stderr too where the document goes to a file."""
     fmt = str(args.format) if args is not None else _format_of(argv)
-    offered = (
-        BY_NAME[command].formats + ((MARKDOWN,) if BY_NAME[command].takes_plugin_formats else ())
-        if command in BY_NAME
-        else ()
-    )
-    if command in BY_NAME and fmt not in (JSON, *offered):  # markdown: taken, not advertised
+    row = BY_NAME.get(command or "")
+    offered = row.formats + ((MARKDOWN,) if row.takes_plugin_formats else ()) if row is not None else ()
+    if row is not None and fmt not in (JSON, *offered):  # markdown: taken, not advertised
         fmt = TEXT  # a format this command refuses is said in text (``--format sarif`` of recall)
     output = getattr(args, "output", None) if args is not None else None
     where = getattr(args, "path", None) if args is not None else None

@@ -89,7 +89,9 @@ def test_a_compound_tag_matches_however_it_is_written(home) -> None:
     for query in ("topic:over-smoothing", "topic:oversmoothing", "over smoothing"):
         found = recall([query], home=home)
         assert found["rank_by"] == "tags" and ids(found["results"])[:3] == ["k-open", "k-hyphen", "k-closed"], query
-        assert "k-other" not in ids(found["results"]) and not found["unmatched_tags"]
+        # over-fitting shares no tag: at most the text fill after the RFC's list (issue 38), never a tag match
+        assert not found["unmatched_tags"]
+        assert all(r["matched_by"] == "text" for r in found["results"] if r["card_id"] == "k-other")
 
 
 def test_chinese_tags_normalise_and_match(home) -> None:
