@@ -29,9 +29,9 @@ def spelled(text: str) -> str:
 
 def given_path(given: object, what: str = "path", *, must_exist: bool = True) -> Path:
     """``given`` expanded (``~``), absolute and resolved. ``must_exist``: a path that is not there
-    is the error "no such file or directory" (a quest); else it may be missing (a home, which
-    callers say is missing in their own words). Anything else wrong is a ``QuestError`` naming
-    the path, what is wrong, and the fix."""
+    is the error "no such file or directory" (a quest); else it may be missing or hidden by
+    permissions (a home, whose callers say so in their own words: a warning, a finding).
+    Anything else wrong is a ``QuestError`` naming the path, what is wrong, and the fix."""
     if not isinstance(given, (str, os.PathLike)):
         raise QuestError(f"{what} must be a path (a str or os.PathLike), not {type(given).__name__} {shown(given, 60)}")
     text = os.fspath(given)
@@ -48,6 +48,8 @@ def given_path(given: object, what: str = "path", *, must_exist: bool = True) ->
             raise QuestError(f"{spelled(str(path))}: no such file or directory") from None
         return resolved
     except OSError as exc:
+        if exc.errno == errno.EACCES and not must_exist:  # a home hidden by permissions: its readers say so
+            return resolved
         wrong, fix = _PROBLEMS.get(exc.errno or 0, (exc.strerror or str(exc), f"check the {what}"))
         raise QuestError(f"{spelled(text)}: {wrong} — {fix}") from None
     except RuntimeError as exc:  # Path.resolve on Python 3.11: "Symlink loop from ...", or no home for "~"

@@ -90,9 +90,9 @@ def list_knowledge_summaries(
         order=order,
     )
     if home is not None and not found["home_exists"] and scope != "quest":  # a list has no place for recall's note
-        raise QuestError(
-            f"{spelled(found['home'])}: no such DeepScientist home — pass home=, the folder that holds memory/"
-        )
+        hidden = fs.hidden(found["home"])
+        wrong = f"cannot read the DeepScientist home ({hidden.strerror})" if hidden else "no such DeepScientist home"
+        raise QuestError(f"{spelled(found['home'])}: {wrong} — pass home=, the folder that holds memory/")
     rows: list[dict[str, Any]] = found["results"]
     return rows
 
