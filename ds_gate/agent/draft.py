@@ -11,7 +11,7 @@ from typing import Any
 
 from ds_gate.engine.gate import evaluate
 from ds_gate.engine.run_details import clip_text, read_record
-from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.errors import QuestError, shown
 from ds_gate.model.findings import SCHEMA_VERSION
 from ds_gate.model.records import Quest, text_of, timestamp
 from ds_gate.model.reports import MAX_LIMIT
@@ -39,19 +39,19 @@ def _not_reviewable(quest: Quest, run_id: str, index: int) -> str:
     run = quest.runs.get(run_id)
     if run is not None:
         return (
-            f"run_ids[{index}] is {run_id!r}, a run of this quest that is not completed (status {run.status!r}, "
-            f"run_kind {run.run_kind!r}); only completed runs are reviewed (see list_distill_candidates)"
+            f"run_ids[{index}] is {shown(run_id)}, a run of this quest that is not completed (status {shown(run.status)}, "
+            f"run_kind {shown(run.run_kind)}); only completed runs are reviewed (see list_distill_candidates)"
         )
     same = RunIndex(quest).by_run_id.get(run_id, [])
     if same:
         guess = " or ".join(same)
         return (
-            f"run_ids[{index}] is {run_id!r}, the experiment run_id of {guess}, not a run artifact id; "
+            f"run_ids[{index}] is {shown(run_id)}, the experiment run_id of {guess}, not a run artifact id; "
             f"did you mean {guess}? a review lists run artifact ids (run-xxxxxxxx)"
         )
 
     close = difflib.get_close_matches(run_id, list(quest.runs), n=1, cutoff=0.8)
-    return f"run_ids[{index}] is {run_id!r}, which is not a run of this quest; " + (
+    return f"run_ids[{index}] is {shown(run_id)}, which is not a run of this quest; " + (
         f"did you mean {close[0]}?" if close else "list_distill_candidates lists the runs to review"
     )
 

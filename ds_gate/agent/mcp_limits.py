@@ -24,7 +24,7 @@ from contextlib import asynccontextmanager
 from typing import IO, Any, BinaryIO, cast
 
 from ds_gate.agent.mcp_refusals import EDGE, REQUEST_TOO_LARGE, Refusal, reader_check, request_id
-from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.errors import QuestError, shown
 
 try:
     import fcntl
@@ -46,7 +46,7 @@ def max_request_bytes() -> int:
     except ValueError:
         value = -1.0
     if not 0 < value <= 1024:  # also false for NaN
-        raise QuestError(f"{MAX_REQUEST_VARIABLE} must be a number of megabytes from 0 to 1024, not {text!r}")
+        raise QuestError(f"{MAX_REQUEST_VARIABLE} must be a number of megabytes from 0 to 1024, not {shown(text)}")
     return max(1024, int(value * (1 << 20)))
 
 

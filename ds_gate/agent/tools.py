@@ -18,7 +18,7 @@ from ds_gate.engine.gate import OFF_NOTE, evaluate
 from ds_gate.engine.recent import list_recent as recent_artifacts
 from ds_gate.engine.review_check import validate_review
 from ds_gate.engine.run_details import run_details
-from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.errors import QuestError, shown
 from ds_gate.model.findings import SCHEMA_VERSION
 from ds_gate.model.reports import MAX_LIMIT, check_limit
 from ds_gate.model.review_call import record_call
@@ -183,9 +183,11 @@ validate_distill_review = validate_review  # what closure would say about a revi
 def call(name: str, root: Path | str, given: dict[str, Any], home: Path | str | None = None) -> dict[str, Any]:
     """The tool ``name`` as an agent calls it: its arguments out of ``given``, checked against
     the table's schemas (``toolspec.checked``), passed to the function of that name here."""
-    spec = BY_NAME.get(name)
+    spec = BY_NAME.get(name) if isinstance(name, str) else None
     if spec is None:
-        raise QuestError(f"unknown tool {name!r}")
+        raise QuestError(f"unknown tool {shown(name, 60)}")
+    if not isinstance(given, dict):
+        raise QuestError(f"a tool's arguments are an object of named values, not {shown(given, 60)}")
     try:
         arguments = checked(spec, given)
     except BadArgument as exc:

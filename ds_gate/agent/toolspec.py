@@ -188,10 +188,12 @@ def fits(schema: dict[str, Any], value: Any) -> bool:
 
 def _shown(value: Any) -> str:
     """``value`` in at most 60 characters; one whose ``repr`` fails (an integer of more digits than
-    Python converts, a list nested deeper than the stack) is named, not shown."""
+    Python converts, a list nested deeper than the stack) is named, not shown. This file runs inside
+    DeepScientist's runtime on the standard library alone, so it cannot import ``kernel.errors.shown``,
+    the package's one safe repr: this is its copy (``tests/unit/test_shown.py`` holds them equal)."""
     try:
         text = repr(value)
-    except (ValueError, RecursionError):
+    except Exception:  # any failure of a value's own repr is the same "cannot show"
         return "(too large or too deeply nested to show)"
     return text if len(text) <= 60 else text[:57] + "..."
 

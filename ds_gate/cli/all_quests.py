@@ -19,6 +19,7 @@ from ds_gate.engine.gate import Gate, scope_of
 from ds_gate.engine.home_quests import home_quests, judge_each, judge_lineage, summary
 from ds_gate.engine.lineage import evaluate_lineage
 from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.given_path import given_path
 from ds_gate.reporters.escape import printable
 from ds_gate.reporters.registry import JSON, MARKDOWN, TEXT
 from ds_gate.reporters.summary import render_json, render_markdown, render_text
@@ -62,7 +63,7 @@ def the_home(args: argparse.Namespace) -> Path:
     given = args.home or (args.path if args.path != "." or (Path(".") / "quests").is_dir() else None)
     if not given:
         raise QuestError(f"{args.command} --all-quests needs the home: pass --home DIR (the folder that holds quests/)")
-    return Path(given).expanduser().resolve()
+    return given_path(given, "home", must_exist=False)
 
 
 def run(args: argparse.Namespace) -> int:

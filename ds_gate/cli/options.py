@@ -13,7 +13,7 @@ from ds_gate.config.quest import from_quest
 from ds_gate.config.settings import load
 from ds_gate.engine.options import GateOptions
 from ds_gate.io.places import HOME_VARIABLES
-from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.errors import QuestError, shown
 from ds_gate.reporters import registry as reporters
 from ds_gate.reporters.registry import FORMATS, TEXT
 
@@ -75,5 +75,5 @@ def _checked_format(name: str) -> str:
     try:
         reporters.get(name)
     except ValueError as exc:
-        raise QuestError(f"format {name!r} of the quest's configuration: {exc}") from None
+        raise QuestError(f"format {shown(name)} of the quest's configuration: {exc}") from None
     return name

@@ -21,7 +21,7 @@ from ds_gate.config.settings import DEFAULT_KEYS, load, shown_config_path
 from ds_gate.config.waiver_file import WAIVER_INVALID, Waiver, waivers_of
 from ds_gate.io import schemas
 from ds_gate.io.yamldoc import YamlError, load_yaml
-from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.errors import QuestError, shown
 from ds_gate.kernel.layout import PYPROJECT
 from ds_gate.kernel.layout import QUEST_CONFIG as FILE
 from ds_gate.model.findings import Finding
@@ -137,7 +137,8 @@ def _defaults(
             if key in values and values[key] != value:
                 problems.append(
                     _invalid(
-                        f"{key} is {value!r} in {FILE} and {values[key]!r} in {TABLE}", f"set {key} in one of them"
+                        f"{key} is {shown(value)} in {FILE} and {shown(values[key])} in {TABLE}",
+                        f"set {key} in one of them",
                     )
                 )
             values[key], origins[key] = value, ORIGIN[name]

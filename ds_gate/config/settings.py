@@ -26,7 +26,7 @@ from ds_gate.io.places import pins as pins  # re-exported: the hooks pin these p
 from ds_gate.io.places import pins_note as pins_note
 from ds_gate.io.yamldoc import YamlError, load_yaml
 from ds_gate.kernel import fs
-from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.errors import QuestError, shown
 from ds_gate.sources.memory import jsonable
 
 ENV = "DS_GATE_CONFIG"
@@ -179,7 +179,7 @@ def _quest_entry(key: str, text: str, base: Path, notes: list[str]) -> Path:
     if link is None:
         return _resolve(text, base)
     notes.append(
-        f"{key} entry {text!r} matches no quest: its path leads through {link}, which a quest's agent "
+        f"{key} entry {shown(text)} matches no quest: its path leads through {link}, which a quest's agent "
         "can write; name the quest's own folder instead"
     )
     return UNMATCHED
@@ -211,7 +211,7 @@ def _waivers(entries: Any, base: Path, notes: list[str]) -> list[dict[str, Any]]
         try:
             expires = date.fromisoformat(rest["expires"]) if rest.get("expires") else None
         except ValueError:
-            raise ValueError(f"waivers[{i}].expires is {rest['expires']!r}, which is no date") from None
+            raise ValueError(f"waivers[{i}].expires is {shown(rest['expires'])}, which is no date") from None
         out.append(
             {
                 "index": i,

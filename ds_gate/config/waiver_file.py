@@ -13,6 +13,7 @@ from typing import Any
 
 from ds_gate.config.failclosed import ACCEPTED_MARK
 from ds_gate.io.yamldoc import YamlError, line_of, load_yaml
+from ds_gate.kernel.errors import shown
 from ds_gate.kernel.layout import QUEST_CONFIG as FILE  # the name waivers are known by
 from ds_gate.model.findings import DISCIPLINE, ERROR, Finding, Rule
 from ds_gate.rules.schema import schema_findings
@@ -123,7 +124,7 @@ def parse_waivers(text: str, *, accepted_by: str | None = None) -> tuple[list[Wa
             expires = date.fromisoformat(entry["expires"]) if entry.get("expires") else None
         except ValueError:  # the schema's pattern admits 2026-02-30
             problems.append(
-                _invalid(f"waivers[{i}].expires is {entry['expires']!r}, which is no date", line(("waivers", i)))
+                _invalid(f"waivers[{i}].expires is {shown(entry['expires'])}, which is no date", line(("waivers", i)))
             )
             continue
         waivers.append(

@@ -21,6 +21,7 @@ from ds_gate.config.failclosed import (
 )
 from ds_gate.config.settings import load
 from ds_gate.config.waiver_file import Waiver
+from ds_gate.kernel.errors import shown
 from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ def apply_waivers(
         elif w.key in proposed:
             rule, at, until = WAIVER_PROPOSED, "", f", until {w.expires}" if w.expires else ""
             message = (
-                f"{named} proposes to waive {proposed[w.key]} finding(s): {w.reason!r}{until}. It was written "
+                f"{named} proposes to waive {proposed[w.key]} finding(s): {shown(w.reason)}{until}. It was written "
                 "inside the quest, so it waives nothing until the quest's owner accepts it with a trusted setting"
             )
             hint = accept_hint or (

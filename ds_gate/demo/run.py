@@ -28,6 +28,7 @@ from ds_gate.integration import service, wrap
 from ds_gate.integration.call import answer
 from ds_gate.integration.review import judge_review
 from ds_gate.kernel.counting import counted
+from ds_gate.kernel.errors import shown
 from ds_gate.reporters import registry as reporters
 from ds_gate.setup.install import install
 
@@ -81,7 +82,7 @@ def _agent_review(quest: ExampleQuest, workspace: Path, runs: list[str], render:
         workspace, {**payload, "kind": "decision", "action": "distill_review", "verdict": "covered", "reason": "r"}
     )
     _say(
-        f"    draft_distill_review() -> a kind={payload['kind']!r}, report_type={payload.get('report_type')!r} payload: "
+        f"    draft_distill_review() -> a kind={shown(payload['kind'])}, report_type={shown(payload.get('report_type'))} payload: "
         "DeepScientist main"
     )
     _say(f"    refuses the RFC's decision ({'; '.join(refused.get('errors', []))}) but stores a report.")

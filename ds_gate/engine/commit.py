@@ -24,6 +24,7 @@ from ds_gate.kernel.checkpoint import gated, may_be_review, other_json
 from ds_gate.kernel.errors import NotAQuest
 from ds_gate.kernel.finalizing import finalizing_reason
 from ds_gate.kernel.gitpaths import staged_changes
+from ds_gate.kernel.given_path import given_path
 from ds_gate.kernel.layout import (
     QUEST_YAML,
     REPORTS,
@@ -69,7 +70,9 @@ def _plugin_patterns(names: list[str]) -> list[str]:
 
 
 def commit_check(cwd: Path | str = ".", *, validate: bool = True, require: bool = False) -> Report | None:
-    """The hook's verdict, or None when the commit stages nothing the gate looks at."""
+    """The hook's verdict, or None when the commit stages nothing the gate looks at. A ``cwd`` no
+    path resolves is the ``QuestError`` naming it, before git is asked."""
+    given_path(cwd, "cwd")
     return CommitCheck(cwd, validate=validate, require=require).run()
 
 

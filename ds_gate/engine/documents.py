@@ -174,7 +174,7 @@ class Validation:
     def expand(self) -> None:
         """A folder stands for the record and card files under it (``walk_documents``)."""
         for given in self.given:
-            if Path(given).is_dir():
+            if fs.is_dir(given):  # never raises: a path too long or holding a NUL byte is read, and reported, below
                 inside = walk_documents(Path(given))
                 self.paths.extend(inside)
                 self.walked.append(f"{counted(len(inside), 'record or card file')} found under {given}")
@@ -189,12 +189,12 @@ class Validation:
         except fs.TooLarge as exc:  # a finding like any record's, not a usage error: the file is there
             self.findings.append(too_large(str(given), exc))
             return
-        except OSError as exc:  # missing, unreadable, or not a regular file (a FIFO, /dev/zero): exit 2
+        except (OSError, ValueError) as exc:  # missing, unreadable, not a regular file (a FIFO), a NUL byte: exit 2
             self.readable = False
             self.findings.append(
                 INPUT_UNREADABLE.at(
                     str(given),
-                    f"cannot read {given}: {exc.strerror or exc}",
+                    f"cannot read {given}: {getattr(exc, 'strerror', None) or exc}",
                     hint="name a regular file (a pipe or device is never read)"
                     if isinstance(exc, fs.NotRegular)
                     else "check the path and its permissions",

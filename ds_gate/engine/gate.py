@@ -7,6 +7,7 @@ without changing it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,7 @@ from ds_gate.engine.options import GateOptions
 from ds_gate.engine.patch_history import patch_history_findings
 from ds_gate.engine.quest_memory import quest_memory
 from ds_gate.engine.unseen import clone_findings, refuse_unread_git, refuse_unseen
+from ds_gate.kernel.errors import QuestError, shown
 from ds_gate.model.context import CheckContext
 from ds_gate.model.findings import ERROR, INFO, Finding
 from ds_gate.model.records import Card, Quest
@@ -43,6 +45,7 @@ from ds_gate.plugins.manager import (
 from ds_gate.rules.coverage import Coverage, coverage, pending_finding
 from ds_gate.sources.home_cards import SharedCards
 from ds_gate.sources.location import Location, locate
+from ds_gate.sources.memory import resolve_home
 from ds_gate.sources.toggle_seen import Seen, toggle_seen
 
 if TYPE_CHECKING:
@@ -54,8 +57,8 @@ GATE_COMMANDS = ("check", "closure", "candidates")  # the scopes ``evaluate`` ta
 def scope_of(command: str | Scope) -> Scope:
     """The ``Scope`` a gate command names, or the one given."""
     scope = command if isinstance(command, Scope) else SCOPES.get(command) if command in GATE_COMMANDS else None
-    if scope is None:
-        raise ValueError(f"unknown command {command!r}; expected one of {GATE_COMMANDS}")
+    if scope is None:  # a caller's bad argument: the API's usage error
+        raise QuestError(f"unknown command {shown(command)}; expected one of {GATE_COMMANDS}")
     return scope
 
 
@@ -117,7 +120,11 @@ class Gate:
         return self.report(quest, cov)
 
     def load(self) -> tuple[Quest, QuestConfig]:
-        """The quest (read here unless given) and its configuration, each read once."""
+        """The quest (read here unless given) and its configuration, each read once. A home named
+        (``--home``, ``home=``) that no path resolves or that is a file stops here, before any
+        read; one not there is a warning, later, only if a card needs it (as for a CI clone)."""
+        if self.options.home is not None:
+            resolve_home(self.options.home)
         if isinstance(self.given, Quest):
             return self.given, self.config or read_quest_config(self.given.root)
         location = (
@@ -260,9 +267,24 @@ def evaluate(
     ``command`` names, asked with ``options``; ``asked`` are ``GateOptions`` fields given as
     keywords (``evaluate(path, "closure", home=...)``), which replace the options' own. Each
     field's meaning: ``engine.options``; which of them may lower the verdict: docs/threat-model.md."""
-    return Gate(quest, scope_of(command), replace(options or GateOptions(), **asked)).run()
+    return Gate(quest, scope_of(command), replace(options or GateOptions(), **_checked(asked))).run()
 
 
-def list_distill_candidates(path: Path | str) -> GateReport:
-    """The RFC's ``artifact.list_distill_candidates()``: completed runs no review covers yet."""
-    return evaluate(path, "candidates")
+def _checked(asked: dict[str, Any]) -> dict[str, Any]:
+    """``evaluate``'s keywords, each of its type (a path is checked where it is resolved), else the
+    ``QuestError`` naming the first that is not: the API's bad input, never a ``TypeError`` later."""
+    for name, value in asked.items():
+        if name in _FLAGS and not isinstance(value, bool):
+            raise QuestError(f"{name} must be True or False, not {shown(value, 60)}")
+        kind = _LISTS.get(name)
+        if kind is None or (value is None and name == "refs"):
+            continue
+        items = tuple(value) if isinstance(value, Iterable) and not isinstance(value, (str, bytes)) else None
+        if items is None or not all(isinstance(item, kind) for item in items):
+            raise QuestError(f"{name} must be a list of {kind.__name__}, not {shown(value, 60)}")
+        asked[name] = items
+    return asked
+
+
+_FLAGS = ("require", "no_require", "cache", "accept_quest_waivers")
+_LISTS: dict[str, type] = {"refs": str, "finalization": str, "staged_findings": Finding}

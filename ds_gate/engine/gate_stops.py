@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ds_gate.config.failclosed import waived_by
 from ds_gate.config.settings import shown_config_path
-from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.errors import QuestError, shown
 from ds_gate.plugins.manager import known_actions
 from ds_gate.rules.vocabulary import DECISION_UNKNOWN_ACTION
 from ds_gate.sources.problems import QUEST_NO_QUEST_YAML, QUEST_YAML_INVALID
@@ -41,7 +41,7 @@ def quest_only_actions(quest: Quest, trusted: tuple[str, ...], quest_actions: It
     return [
         DECISION_UNKNOWN_ACTION.at(
             decision.path,
-            f"action {decision.action!r} is accepted only by decision_actions in the quest's own configuration, which "
+            f"action {shown(decision.action)} is accepted only by decision_actions in the quest's own configuration, which "
             "may only make closure stricter",
             hint=f"if the quest's DeepScientist (a fork) has it, list it in the user's configuration "
             f"(decision_actions: [{decision.action}] in {shown_config_path()}) or in a plugin's "

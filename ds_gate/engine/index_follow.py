@@ -16,6 +16,7 @@ from pathlib import Path
 from ds_gate.engine.copies import Copies
 from ds_gate.kernel import fs
 from ds_gate.kernel.catfile import cat_file
+from ds_gate.kernel.errors import shown
 from ds_gate.kernel.fs import TooLarge, is_inside
 from ds_gate.kernel.git import GitError
 from ds_gate.kernel.gitpaths import path_entries
@@ -241,7 +242,7 @@ def _missing(ws: Workspace, entry: IndexEntry, inside: bool) -> Finding:
         )
     return INDEX_MISSING_RECORD.at(
         ws.display(f"artifacts/{INDEX_NAME}"),
-        f"{message}; the run is counted from this line (status {entry.status!r}): "
+        f"{message}; the run is counted from this line (status {shown(entry.status)}): "
         + (
             "completed, it stays pending until a distill_review covers it"
             if (entry.status or "").strip().casefold() in COMPLETED_STATUSES

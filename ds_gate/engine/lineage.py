@@ -12,7 +12,7 @@ from ds_gate.engine.loader import load_quest
 from ds_gate.kernel import fs
 from ds_gate.kernel.catfile import cat_file
 from ds_gate.kernel.counting import counted
-from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.errors import QuestError, shown
 from ds_gate.kernel.git import GitError, blob_id, git, split_z
 from ds_gate.model.findings import ERROR, Finding
 from ds_gate.model.records import Card
@@ -103,7 +103,7 @@ def changed_cards(home: Home, since: str) -> list[tuple[Card | None, Card]]:
     the memory repository's clean filters and refresh its index)."""
     root = home.path / "memory"
     if since.startswith("-"):
-        raise QuestError(f"--since {since!r} is not a git revision")
+        raise QuestError(f"--since {shown(since)} is not a git revision")
     try:
         commit = (
             git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{since}^{{commit}}"], root).strip().decode()

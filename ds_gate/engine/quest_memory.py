@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ds_gate.engine.loader import load_quest
+from ds_gate.kernel.errors import shown
 from ds_gate.model.findings import Finding, then_hint
 from ds_gate.model.records import Card, Quest, Review
 from ds_gate.plugins.manager import card_checker
@@ -50,7 +51,7 @@ def _rewrite_hint(findings: list[Finding], card: Card) -> list[Finding]:
     after the title), with the corrected metadata."""
     title = (card.title or "<its title>")[:200]  # the reporters escape what they show
     call = (
-        f"memory.write(kind={card.kind!r}, title={title!r}, scope={card.scope!r}, "
+        f"memory.write(kind={shown(card.kind)}, title={shown(title)}, scope={shown(card.scope)}, "
         "metadata={<its frontmatter, corrected>}) writes this card's file again"
     )
     return [

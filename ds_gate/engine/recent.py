@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.errors import QuestError, shown
 from ds_gate.kernel.jsondoc import loads
 from ds_gate.kernel.layout import ARTIFACT_DIRS, KIND_OF_DIR, MEMORY_KINDS, record_kind
 from ds_gate.model.records import timestamp
@@ -37,8 +37,10 @@ def checked_kind(kind: str | None) -> None:
     ``recall`` takes the plural memory kinds (``papers``, ``ideas``), so ``runs`` here is most
     likely that command's habit; the answer's ``request.kind`` then always echoes a kind the
     records hold, and a typo is said, not answered with an empty listing."""
-    if kind is None or kind in ARTIFACT_DIRS:
+    if kind is None or (isinstance(kind, str) and kind in ARTIFACT_DIRS):
         return
+    if not isinstance(kind, str):
+        raise QuestError(f"kind must be one artifact kind ({', '.join(ARTIFACT_DIRS)}), not {shown(kind, 60)}")
     word = kind.strip().lower()
     guess = (
         KIND_OF_DIR.get(word)
@@ -50,7 +52,7 @@ def checked_kind(kind: str | None) -> None:
         f"; {word} is a memory kind: recall takes it (ds-gate recall --kind {word})" if word in MEMORY_KINDS else ""
     )
     raise QuestError(
-        f"kind {kind!r} is not an artifact kind: {mean}recent takes one artifact kind, singular "
+        f"kind {shown(kind)} is not an artifact kind: {mean}recent takes one artifact kind, singular "
         f"({', '.join(ARTIFACT_DIRS)}){recall}"
     )
 

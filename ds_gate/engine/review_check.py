@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.engine.gate import evaluate, load_quest
-from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.errors import QuestError, shown
 from ds_gate.kernel.git import GitError, git
 from ds_gate.kernel.layout import ARTIFACT_DIRS
 from ds_gate.model.findings import SCHEMA_VERSION, Finding
@@ -129,7 +129,7 @@ def validate_review(root: Path | str, payload: Any, home: Path | str | None = No
     ]
     if aid.endswith(NEW_ID):  # nothing to record "again": the calls the hints name record it the first time
         about = [
-            replace(f, hint=f.hint.replace(f"'artifact_id': {aid!r}, ", "").replace(" again under its id", ""))
+            replace(f, hint=f.hint.replace(f"'artifact_id': {shown(aid)}, ", "").replace(" again under its id", ""))
             if f.hint
             else f
             for f in about

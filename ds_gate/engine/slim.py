@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from sys import intern
 from typing import Any
 
+from ds_gate.kernel.errors import shown
 from ds_gate.kernel.jsondoc import place
 from ds_gate.kernel.layout import ARTIFACT_DIRS, record_kind
 from ds_gate.model.findings import Finding
@@ -156,7 +157,7 @@ def make_slim(name: str, raw: bytes, display: str, kinds: tuple[str, ...], check
             _one(
                 ARTIFACT_ID_MISMATCH.at(
                     display,
-                    f"artifact_id {artifact_id!r} differs from the file name '{filename}'; using {artifact_id!r}",
+                    f"artifact_id {shown(artifact_id)} differs from the file name '{filename}'; using {shown(artifact_id)}",
                     hint=f"DeepScientist names each record <artifact_id>.json; rename the file to {artifact_id}.json",
                     pointer="/artifact_id",
                     line=place(raw, ("artifact_id",)),

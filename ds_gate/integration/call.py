@@ -17,7 +17,7 @@ from typing import Any
 from ds_gate.agent.prompt_rules import prompt_lines
 from ds_gate.agent.tools import call, check_closure
 from ds_gate.integration.review import judge_review, refusal, refusal_for_review
-from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.errors import QuestError, shown
 from ds_gate.kernel.git import GitError
 from ds_gate.kernel.jsonout import dumps
 from ds_gate.kernel.version import __version__
@@ -110,7 +110,7 @@ def answer(request: Any) -> dict[str, Any]:
             return {"result": call(str(request.get("tool")), root, args if isinstance(args, dict) else {}, home)}
     except (QuestError, GitError) as exc:  # the CLI's own message: the quest cannot be read, and why
         return {"error": str(exc)}
-    return {"error": f"unknown request {op!r}"}
+    return {"error": f"unknown request {shown(op)}"}
 
 
 def main() -> int:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ds_gate.kernel.errors import shown
 from ds_gate.kernel.jsondoc import pointer as to_pointer
 from ds_gate.kernel.schema_files import load, resolve
 
@@ -59,17 +60,15 @@ def explain(name: str, err: Any) -> SchemaError:
         wanted = value if isinstance(value, str) else " or ".join(value)
         message = f"{field} must be {'an' if wanted[0] in 'aeiou' else 'a'} {wanted}, not {_type_name(instance)}"
     elif keyword == "enum":
-        message = f"{field} is {instance!r}; expected one of: {', '.join(map(str, value))}"
+        message = f"{field} is {shown(instance)}; expected one of: {', '.join(map(str, value))}"
     elif keyword in ("minimum", "maximum"):
-        message = (
-            f"{field} is {instance!r}, {'below the minimum' if keyword == 'minimum' else 'above the maximum'} {value}"
-        )
+        message = f"{field} is {shown(instance)}, {'below the minimum' if keyword == 'minimum' else 'above the maximum'} {value}"
     elif keyword == "anyOf" and (
         instance in ("", 0, None, [], {}) or (isinstance(instance, str) and not instance.strip())
     ):
         message = f"{field} must not be empty"  # every accepted form is some non-empty value
     elif keyword == "const":
-        message = f"{field} must be {value!r}, not {instance!r}"
+        message = f"{field} must be {shown(value)}, not {shown(instance)}"
     else:
         message = f"{field}: {err.message}"
     hint = _hint(name, list(err.absolute_schema_path), missing)

@@ -13,7 +13,7 @@ import errno
 import os
 import stat
 
-from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.errors import QuestError, shown
 
 TYPE_CHECKING = False  # the commit hook reads staged blobs through kernel.git, which asks the limit here
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ def max_file_bytes() -> int:
     except ValueError:
         value = -1.0
     if not 0 < value < 1 << 30:  # also false for NaN
-        raise QuestError(f"{MAX_FILE_VARIABLE} must be a positive number of megabytes, not {text!r}")
+        raise QuestError(f"{MAX_FILE_VARIABLE} must be a positive number of megabytes, not {shown(text)}")
     return max(1, int(value * _MB))
 
 

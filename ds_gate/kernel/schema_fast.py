@@ -8,6 +8,7 @@ jsonschema, so the fast path cannot silently drift from the schemas.
 
 from __future__ import annotations
 
+from ds_gate.kernel.errors import shown
 from ds_gate.kernel.schema_files import load, resolve
 
 TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
@@ -51,7 +52,7 @@ def compile_schema(schema: Any, base: str) -> Check:
     if schema is False:
         return _never
     if not isinstance(schema, dict):  # JSON's objects
-        raise Unsupported(f"schema node {schema!r}")
+        raise Unsupported(f"schema node {shown(schema)}")
     checks: list[Check] = []
     for key, value in schema.items():
         if key in _ANNOTATIONS or key.startswith("x-") or key in ("then", "else"):

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ds_gate.kernel.errors import shown
+
 # Bumped only when a key of the JSON output changes meaning or disappears.
 SCHEMA_VERSION = 1
 
@@ -103,12 +105,12 @@ class Rule:
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:
-            raise ValueError(f"rule {self.id}: severity must be one of {SEVERITIES}, not {self.severity!r}")
+            raise ValueError(f"rule {self.id}: severity must be one of {SEVERITIES}, not {shown(self.severity)}")
         if self.level not in LEVELS:
-            raise ValueError(f"rule {self.id}: level must be one of {LEVELS}, not {self.level!r}")
+            raise ValueError(f"rule {self.id}: level must be one of {LEVELS}, not {shown(self.level)}")
         known = _REGISTRY.setdefault(self.id, self)
         if known != self:  # a module imported twice declares an equal rule: that is fine
-            raise RuleConflict(f"rule id {self.id!r} is declared twice, differently: {known} and {self}")
+            raise RuleConflict(f"rule id {shown(self.id)} is declared twice, differently: {known} and {self}")
 
     def at(
         self,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.errors import QuestError, shown
 from ds_gate.model.findings import SCHEMA_VERSION, Finding
 from ds_gate.model.records import Card, Quest, Review, Run
 
@@ -189,7 +189,7 @@ MAX_LIMIT = 200  # the most a listing (recall, recent) returns: enough to read, 
 def check_limit(limit: object) -> int:
     """A listing's ``limit`` (1..MAX_LIMIT), or the error a caller sees (exit 2)."""
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
-        raise QuestError(f"limit must be an integer from 1 to {MAX_LIMIT}, not {limit!r}")
+        raise QuestError(f"limit must be an integer from 1 to {MAX_LIMIT}, not {shown(limit)}")
     return limit
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ds_gate.kernel.errors import shown
 from ds_gate.model.records import (
     DECISION_ENCODING,
     REPORT_ENCODING,
@@ -35,7 +36,9 @@ def draft_payload(run_ids: Sequence[str], encoding: str = REPORT_ENCODING) -> di
     as it is, the draft is a report main accepts, which never blocks a checkpoint and
     covers no run."""
     if encoding not in (REPORT_ENCODING, DECISION_ENCODING):
-        raise ValueError(f"unknown review encoding {encoding!r}; expected {REPORT_ENCODING!r} or {DECISION_ENCODING!r}")
+        raise ValueError(
+            f"unknown review encoding {shown(encoding)}; expected {shown(REPORT_ENCODING)} or {shown(DECISION_ENCODING)}"
+        )
     head: dict[str, Any] = (
         {"kind": "report", "report_type": REVIEW_REPORT_TYPE}
         if encoding == REPORT_ENCODING
@@ -102,7 +105,7 @@ def rerecord_call(artifact_id: str | None, run_ids: Sequence[str], encoding: str
     ``suppress_if_semantically_equivalent: False`` keeps its semantic dedupe from answering
     "semantically_equivalent" and writing nothing."""
     ids = ", ".join(repr(run_id) for run_id in run_ids) if run_ids else "'run-...'"
-    same = f", 'artifact_id': {artifact_id!r}" if artifact_id is not None else ""
+    same = f", 'artifact_id': {shown(artifact_id)}" if artifact_id is not None else ""
     return (
         f"artifact.record(payload={{{head_literal(encoding)}{same}, "
         f"'reviewed_run_ids': [{ids}], 'cards_written': [{CARD_ENTRY}, ...], "

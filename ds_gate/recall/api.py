@@ -12,7 +12,8 @@ from typing import Any
 
 from ds_gate.io.cache_file import cache_name, user_cache_dir
 from ds_gate.kernel import fs
-from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.errors import QuestError, shown
+from ds_gate.kernel.given_path import given_path, spelled
 from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.model.reports import check_limit
 from ds_gate.recall.cache import Cache
@@ -89,6 +90,10 @@ def list_knowledge_summaries(
         support=support,
         order=order,
     )
+    if home is not None and not found["home_exists"] and scope != "quest":  # a list has no place for recall's note
+        hidden = fs.hidden(found["home"])
+        wrong = f"cannot read the DeepScientist home ({hidden.strerror})" if hidden else "no such DeepScientist home"
+        raise QuestError(f"{spelled(found['home'])}: {wrong} — pass home=, the folder that holds memory/")
     rows: list[dict[str, Any]] = found["results"]
     return rows
 
@@ -117,21 +122,17 @@ def recall(
     check_limit(limit)
     check_chars(max_chars)
     if scope not in SCOPES:
-        raise QuestError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
+        raise QuestError(f"scope must be one of {', '.join(SCOPES)}, not {shown(scope)}")
     given, kind = kind, check_kind(kind, jsonl=bool(jsonl))
     if order not in ORDERS:
-        raise QuestError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
+        raise QuestError(f"order must be one of {', '.join(ORDERS)}, not {shown(order)}")
     quest_path = None
     if quest is not None:
         quest_path = quest_folder(quest)
     home_path = resolve_home(home, quest_path)
     if scope == "quest" and quest_path is None:
         raise QuestError("scope 'quest' needs a quest (--quest PATH)")
-    sources = [Path(p) for p in jsonl]
-    for source in sources:
-        if not os.path.isfile(source):
-            problem = fs.hidden(source)
-            raise QuestError(f"cannot read {source}: {problem.strerror if problem else 'no such file'}")
+    sources = _jsonl_sources(jsonl)
     key = (str(home_path), str(quest_path), scope, tuple(str(p) for p in sources), cache)
     roots = _roots(home_path, quest_path, scope)  # each call: a quest added since is seen
     with _LOCK:  # one index per process, its cache connection with it: one call uses them at a time
@@ -156,7 +157,7 @@ def recall(
     notes = list(ranking.notes)
     if kind != given:
         notes.append(
-            f"kind {given!r} is read as {kind!r} (recall's kinds are memory folders, plural; "
+            f"kind {shown(given)} is read as {shown(kind)} (recall's kinds are memory folders, plural; "
             "recent --kind takes artifact kinds, singular)"
         )
     truncated = fit_summaries(ranking.rows, max_chars if max_chars is not None else MAX_CHARS)
@@ -183,6 +184,24 @@ def recall(
     }
 
 
+def _jsonl_sources(jsonl: object) -> list[Path]:
+    """The JSONL files to read, each a regular file that is there, else the error naming it."""
+    if isinstance(jsonl, (str, bytes, os.PathLike)) or not isinstance(jsonl, (list, tuple)):
+        raise QuestError(f"jsonl must be a list of paths, not {type(jsonl).__name__} {shown(jsonl, 60)}")
+    sources = []
+    for given in jsonl:
+        source = given_path(given, "jsonl source")
+        if not os.path.isfile(source):
+            problem = fs.hidden(source)
+            raise QuestError(
+                f"cannot read {spelled(os.fspath(given))}: "
+                + (problem.strerror or "unreadable" if problem else "not a regular file (a folder, FIFO or device)")
+                + " — pass a JSONL file"
+            )
+        sources.append(Path(given))
+    return sources
+
+
 MAX_CHARS = 8000  # summary characters in one answer by default: ~2,000 tokens, a fraction of an agent's context
 MAX_CHARS_LIMIT = 200_000
 
@@ -192,7 +211,7 @@ def check_chars(max_chars: object) -> None:
     if max_chars is None:
         return
     if not isinstance(max_chars, int) or isinstance(max_chars, bool) or not 0 <= max_chars <= MAX_CHARS_LIMIT:
-        raise QuestError(f"max_chars must be an integer from 0 to {MAX_CHARS_LIMIT:,}, not {max_chars!r}")
+        raise QuestError(f"max_chars must be an integer from 0 to {MAX_CHARS_LIMIT:,}, not {shown(max_chars)}")
 
 
 def check_kind(kind: str | None, jsonl: bool = False) -> str | None:
@@ -203,14 +222,16 @@ def check_kind(kind: str | None, jsonl: bool = False) -> str | None:
     allowed = (*MEMORY_KINDS, *JSONL_TYPES) if jsonl else MEMORY_KINDS
     if kind is None or kind in allowed:
         return kind
-    text = str(kind).strip().casefold()
+    if not isinstance(kind, str):
+        raise QuestError(f"kind must be one of the memory kinds {', '.join(allowed)} (a str), not {shown(kind, 60)}")
+    text = kind.strip().casefold()
     same = next((k for k in allowed if text in (k, k.rstrip("s"), k + "s", k + "es")), None)
     if same is not None:
         return same
     guess = next(iter(difflib.get_close_matches(text, allowed, n=1, cutoff=0.6)), None)
-    hint = f"; did you mean {guess!r}?" if guess else ""
+    hint = f"; did you mean {shown(guess)}?" if guess else ""
     where = "memory kinds" + (" and JSONL record types" if jsonl else "")
     raise QuestError(
-        f"kind must be one of the {where} {', '.join(allowed)}, not {kind!r}{hint} "
+        f"kind must be one of the {where} {', '.join(allowed)}, not {shown(kind)}{hint} "
         "(recent --kind takes artifact kinds: run, decision, ...)"
     )

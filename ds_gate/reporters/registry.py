@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Protocol
 
+from ds_gate.kernel.errors import shown
 from ds_gate.model.reports import Report
 
 TEXT, JSON, GITHUB, SARIF, MARKDOWN = "text", "json", "github", "sarif", "markdown"
@@ -63,7 +64,7 @@ def get(name: str) -> Reporter:
     """The reporter of format ``name``: a built-in one needs no plugin manager (the commit hook prints with them)."""
     target: Any = reporter_class(name) or available().get(name)
     if target is None:
-        raise ValueError(f"unknown format {name!r}; expected one of: {', '.join(sorted(available()))}")
+        raise ValueError(f"unknown format {shown(name)}; expected one of: {', '.join(sorted(available()))}")
     if isinstance(target, str):  # a plugin's "module:Class", imported when asked for (hookspecs.ds_gate_reporters)
         module, _, cls = target.partition(":")
         target = getattr(importlib.import_module(module), cls)

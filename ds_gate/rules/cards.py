@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ds_gate.kernel.digest import blake2b
+from ds_gate.kernel.errors import shown
 from ds_gate.kernel.jsondoc import place, pointer
 from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
 from ds_gate.model.records import Card, Decision, encoding_note, text_of, timestamp
@@ -173,7 +174,7 @@ def review_findings(
                         review,
                         REVIEW_MISSING_CARD,
                         where,
-                        f"cards_written[{i}] names {scope} card {card_id!r}, but no card in the {scope} memory has that id"
+                        f"cards_written[{i}] names {scope} card {shown(card_id)}, but no card in the {scope} memory has that id"
                         + (f" (it is in the {'quest' if scope == 'global' else 'global'} memory)" if elsewhere else ""),
                         f"set scope: {'quest' if scope == 'global' else 'global'}"
                         if elsewhere

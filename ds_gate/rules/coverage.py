@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from ds_gate.kernel.errors import shown
 from ds_gate.kernel.jsondoc import place, pointer
 from ds_gate.model.findings import CONTRACT, DISCIPLINE, ERROR, WARNING, Finding, Rule, then_hint
 from ds_gate.model.records import (
@@ -119,12 +120,12 @@ class RunIndex:
         if same:
             guess = " or ".join(same)
             message = (
-                f"reviewed_run_ids[{index}] is {run_id!r}, the experiment run_id of {guess}, not a run artifact id"
+                f"reviewed_run_ids[{index}] is {shown(run_id)}, the experiment run_id of {guess}, not a run artifact id"
             )
             hint = f"did you mean {guess}? reviewed_run_ids holds run artifact ids (run-xxxxxxxx)"
         else:
             close = self._guess(run_id)
-            message = f"reviewed_run_ids[{index}] is {run_id!r}, which is not a run of this quest"
+            message = f"reviewed_run_ids[{index}] is {shown(run_id)}, which is not a run of this quest"
             hint = (
                 f"did you mean {close[0]}?"
                 if close
@@ -238,7 +239,7 @@ def pending_finding(run: Run, listed_by_invalid: list[str], severity: str = ERRO
     what = ", ".join(x for x in (run.run_id, run.run_kind) if x)
     where = "the quest root" if run.workspace == "." else run.workspace
     if run.from_index:
-        what = f"status {run.status!r} on its index line: its record file is found nowhere the gate reads"
+        what = f"status {shown(run.status)} on its index line: its record file is found nowhere the gate reads"
     message = f"completed run {run.artifact_id} ({what}, in {where}) is not covered by any valid distill_review"
     if listed_by_invalid:
         message += f"; it is listed by the invalid review {', '.join(listed_by_invalid)}"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 
+from ds_gate.kernel.errors import shown
 from ds_gate.kernel.jsondoc import pointer
 from ds_gate.model.findings import DISCIPLINE, ERROR, WARNING, Finding, Rule
 from ds_gate.model.records import Card, Quest, same_quest
@@ -114,8 +115,8 @@ def chain_findings(card: Card, runs_of: RunsOf) -> list[Finding]:
             add(
                 LINEAGE_NOT_ORIGIN,
                 ("lineage", 0, "quest"),
-                f"lineage[0] is quest {first_quest!r}, but the card came from quest {' / '.join(origins)}",
-                f"put the origin first: lineage[0] must name quest {origins[0]!r} and the run the lesson was learned "
+                f"lineage[0] is quest {shown(first_quest)}, but the card came from quest {' / '.join(origins)}",
+                f"put the origin first: lineage[0] must name quest {shown(origins[0])} and the run the lesson was learned "
                 "from; later quests append their entries after it",
             )
 
@@ -132,7 +133,7 @@ def chain_findings(card: Card, runs_of: RunsOf) -> list[Finding]:
             add(
                 LINEAGE_UNKNOWN_QUEST,
                 ("lineage", i, "quest"),
-                f"lineage[{i}] names quest {quest!r}: {runs}",
+                f"lineage[{i}] names quest {shown(quest)}: {runs}",
                 "name a quest of this DeepScientist home (pass --home if the home is elsewhere)",
             )
         else:
@@ -142,7 +143,7 @@ def chain_findings(card: Card, runs_of: RunsOf) -> list[Finding]:
                 add(
                     LINEAGE_UNKNOWN_RUN,
                     ("lineage", i, "run"),
-                    f"lineage[{i}] names run {run!r}, which is not a run of quest {quest}",
+                    f"lineage[{i}] names run {shown(run)}, which is not a run of quest {quest}",
                     f"did you mean {close}?"
                     if close
                     else f"name a run recorded in quest {quest} (its artifact id run-xxxxxxxx or its run_id)",

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ds_gate.kernel.errors import shown
 from ds_gate.kernel.jsondoc import pointer
 from ds_gate.model.findings import DISCIPLINE, ERROR, Finding, Rule
 from ds_gate.model.records import Card, same_quest, text_of
@@ -120,7 +121,7 @@ def validate_cross_quest_patch(
         else f"quests {', '.join(owning)} (once two quests own it, neither edits it freely)"
     )
     if patcher is not None and patcher not in owning and any(same_quest(patcher, o) for o in owning):
-        whose += f"; quest ids compare as text, as DeepScientist compares them, so {patcher!r} is not one of them"
+        whose += f"; quest ids compare as text, as DeepScientist compares them, so {shown(patcher)} is not one of them"
 
     def add(rule: Rule, where: tuple[str | int, ...], message: str, hint: str) -> None:
         line = card.line(where) if card is not None else None
@@ -140,7 +141,7 @@ def validate_cross_quest_patch(
         add(
             PATCH_CLAIM_CHANGED,
             ("claim",),
-            f"the claim changed from {old.get('claim')!r} to {new.get('claim')!r}",
+            f"the claim changed from {shown(old.get('claim'))} to {shown(new.get('claim'))}",
             "keep the claim word for word; a quest that disagrees writes a new card (action: new) and records a "
             "neighbor_decision against this one",
         )
@@ -149,7 +150,7 @@ def validate_cross_quest_patch(
         add(
             PATCH_CONFIDENCE_RAISED,
             ("confidence",),
-            f"confidence rose from {old.get('confidence')!r} to {new.get('confidence')!r}",
+            f"confidence rose from {shown(old.get('confidence'))} to {shown(new.get('confidence'))}",
             "another quest may lower confidence or leave it, never raise it; add your run to lineage as evidence instead",
         )
     old_lineage = _list(old.get("lineage"))
@@ -167,7 +168,7 @@ def validate_cross_quest_patch(
             add(
                 PATCH_LINEAGE_REWRITTEN,
                 ("lineage", i),
-                f"lineage[{i}] was rewritten (it was {entry!r})",
+                f"lineage[{i}] was rewritten (it was {shown(entry)})",
                 "restore the earlier entry exactly; a patch may only append entries after the existing ones",
             )
             break

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ds_gate.io.schema_explain import label
+from ds_gate.kernel.errors import shown
 from ds_gate.kernel.jsondoc import place, pointer
 from ds_gate.model.findings import CONTRACT, DISCIPLINE, ERROR, WARNING, Finding, Rule
 from ds_gate.model.review_call import FILL
@@ -56,8 +57,8 @@ def targets_reviewed(data: dict[str, Any], reviewed: set[str], raw: bytes | None
             found.append(
                 REVIEW_TARGET_NOT_REVIEWED.at(
                     display,
-                    f"{label(path)} is {target!r}, which is not in reviewed_run_ids",
-                    hint=f"add {target!r} to reviewed_run_ids, or point target_run_id at a reviewed run",
+                    f"{label(path)} is {shown(target)}, which is not in reviewed_run_ids",
+                    hint=f"add {shown(target)} to reviewed_run_ids, or point target_run_id at a reviewed run",
                     pointer=pointer(path),
                     line=place(raw, path),
                 )
@@ -89,7 +90,7 @@ def review_discipline(data: dict[str, Any], raw: bytes | None, display: str) -> 
         found.append(
             REVIEW_REASON_NOT_TEXT.at(
                 display,
-                f"reason_if_empty is {reason!r}, not text; DeepScientist reads it as {str(reason)!r}",
+                f"reason_if_empty is {shown(reason)}, not text; DeepScientist reads it as {shown(str(reason))}",
                 hint="say in words why no card was worth writing",
                 pointer="/reason_if_empty",
                 line=place(raw, ("reason_if_empty",)),
@@ -126,7 +127,7 @@ def _placeholders(data: dict[str, Any], raw: bytes | None, display: str) -> list
         found.append(
             REVIEW_PLACEHOLDER.at(
                 display,
-                f"{label(path)} still holds the draft's placeholder {text[:120]!r}, so the review covers nothing",
+                f"{label(path)} still holds the draft's placeholder {shown(text[:120])}, so the review covers nothing",
                 hint="write it in your own words as the placeholder asks, or delete the key where it does not apply",
                 pointer=pointer(path),
                 line=place(raw, path),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Collection
 
+from ds_gate.kernel.errors import shown
 from ds_gate.kernel.jsondoc import place
 from ds_gate.kernel.layout import ARTIFACT_DIRS, KIND_OF_DIR
 from ds_gate.kernel.words import (
@@ -69,7 +70,7 @@ def action_finding(action: object, actions: Collection[str], raw: bytes | None, 
     guess = did_you_mean(action, actions)
     return DECISION_UNKNOWN_ACTION.at(
         display,
-        f"action {action!r} is not a decision action DeepScientist accepts, so artifact.record refuses it"
+        f"action {shown(action)} is not a decision action DeepScientist accepts, so artifact.record refuses it"
         + ("; it reviews nothing" if guess == "distill_review" else ""),
         hint=f"did you mean {guess}?"
         if guess
@@ -87,7 +88,7 @@ def kind_finding(kind: object, raw: bytes | None, display: str) -> Finding | Non
     guess = did_you_mean(kind, KINDS, KIND_OF_DIR)
     return ARTIFACT_UNKNOWN_KIND.at(
         display,
-        f"kind {kind!r} is not an artifact kind DeepScientist accepts, so artifact.record refuses it; the gate "
+        f"kind {shown(kind)} is not an artifact kind DeepScientist accepts, so artifact.record refuses it; the gate "
         "still reads it as a run in artifacts/runs/ (DeepScientist's collector names a record by its folder) "
         "and skips it elsewhere",
         hint=f"did you mean {guess}?" if guess else f"use one of: {', '.join(sorted(ARTIFACT_DIRS))}",

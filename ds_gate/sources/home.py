@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from ds_gate.kernel import fs
-from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.errors import QuestError, shown
 from ds_gate.kernel.fs import is_inside
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card, Quest, same_quest
@@ -117,7 +117,7 @@ class Home:
 
     def _load(self, quest_id: str) -> Quest | str:
         if not valid_quest_id(quest_id):
-            return f"{quest_id!r} is not a quest id (it must be one folder name, with no '/' or '..')"
+            return f"{shown(quest_id)} is not a quest id (it must be one folder name, with no '/' or '..')"
         quests = self.path / "quests"
         folder = quests / quest_id
         if not fs.is_dir(folder) and quest_id.isascii() and quest_id.isdigit():  # `quest: 1` for the folder 001

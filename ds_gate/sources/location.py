@@ -16,6 +16,7 @@ from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.fs import is_inside
 from ds_gate.kernel.git import GitError, git
+from ds_gate.kernel.given_path import given_path
 from ds_gate.kernel.layout import QUEST_YAML
 from ds_gate.model.findings import Finding
 from ds_gate.sources.fixes import git_refusal_fix, not_a_quest
@@ -110,10 +111,7 @@ def locate(path: Path | str | Location, *, any_repository: bool = False) -> Loca
     repository without ``quest.yaml`` is ``NotAQuest``, unless ``any_repository`` (``install``, ``check``)."""
     if isinstance(path, Location):
         return path
-    start = Path(path).expanduser()
-    if not start.exists():
-        raise QuestError(f"{start}: no such file or directory")
-    start = start.resolve()
+    start = given_path(path, "quest")
     if start.is_file():
         start = start.parent
     try:

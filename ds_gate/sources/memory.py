@@ -23,6 +23,8 @@ from typing import Any
 from ds_gate.io.places import HOME_VARIABLES
 from ds_gate.io.yamldoc import MAX_VALUES, YamlError, line_of, load_yaml, over_values
 from ds_gate.kernel import fs
+from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.given_path import given_path, spelled
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card
 from ds_gate.sources.card_files import card_files, display_path, unreadable_card
@@ -45,16 +47,27 @@ _BLANK_LINES = re.compile(r"(?:[^\S\n]*\n)*")
 def resolve_home(given: str | os.PathLike[str] | None = None, quest: Path | None = None) -> Path:
     """``--home``, else ``$DEEPSCIENTIST_HOME``, else ``$DS_HOME``, else the home the quest lies in
     (``<home>/quests/<id>`` with a ``<home>/memory``: a researcher who keeps DeepScientist elsewhere
-    means that home), else ``~/DeepScientist``."""
-    if given is not None and str(given).strip():
-        return Path(given).expanduser().resolve()
+    means that home), else ``~/DeepScientist``. A home may be missing (a CI clone of one quest:
+    callers say so); a named one that is a file, or a path that cannot be resolved (a loop of
+    links, a name too long, a NUL byte), is the ``QuestError`` naming it (exit 2)."""
+    if given is not None and (not isinstance(given, str) or given.strip()):
+        return _a_folder(given_path(given, "home", must_exist=False), "--home or home=")
     for name in HOME_VARIABLES:
         value = os.environ.get(name, "").strip()
         if value:
-            return Path(value).expanduser().resolve()
+            return _a_folder(given_path(value, "home", must_exist=False), f"${name}")
     if quest is not None and quest.parent.name == "quests" and fs.is_dir(quest.parent.parent / "memory"):
         return quest.parent.parent.resolve()
     return (Path.home() / "DeepScientist").resolve()
+
+
+def _a_folder(home: Path, named: str) -> Path:
+    if os.path.exists(home) and not fs.is_dir(home):
+        raise QuestError(
+            f"{spelled(str(home))}: the DeepScientist home ({named}) is not a folder — pass the folder that holds "
+            "memory/ and quests/"
+        )
+    return home
 
 
 class FrontmatterTooLarge(ValueError):

@@ -11,6 +11,7 @@ from typing import Any
 
 from ds_gate.io.yamldoc import YamlError, load_yaml
 from ds_gate.kernel import fs
+from ds_gate.kernel.errors import shown
 from ds_gate.model.findings import Finding
 from ds_gate.sources.location import linked_outside
 from ds_gate.sources.problems import (
@@ -157,7 +158,7 @@ def committing_quest(root: Path, head_yaml: bytes | OSError | None) -> tuple[str
             declared = quest_id_of(meta, root)
     if folder is not None and declared is not None and folder != declared:
         return None, (
-            f"quest.yaml at HEAD names quest {declared!r} but the quest's folder is quests/{folder}; "
+            f"quest.yaml at HEAD names quest {shown(declared)} but the quest's folder is quests/{folder}; "
             "the patch rules treat the commit as made by a quest that cannot be named"
         )
     return folder or declared, None

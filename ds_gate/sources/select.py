@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.errors import QuestError, shown
 from ds_gate.kernel.git import GitError
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Workspace
@@ -39,8 +39,8 @@ def readers(
     """The readers of ``source``, folders first; ``staged`` reads the workspace ``loc`` was
     entered from as git's index holds it. ``auto`` adds a branch tip only when it holds
     artifacts, so a local quest with all its worktrees reads exactly its folders."""
-    if source not in SOURCES:
-        raise ValueError(f"unknown source {source!r}; expected one of {tuple(SOURCES)}")
+    if not isinstance(source, str) or source not in SOURCES:  # a caller's bad argument: the API's usage error
+        raise QuestError(f"unknown source {shown(source)}; expected one of {tuple(SOURCES)}")
     out: list[Reader] = []
     findings: list[Finding] = []
     if source != "git":
