@@ -7,7 +7,7 @@ import textwrap
 from typing import TYPE_CHECKING
 
 from ds_gate.cli._shared import EXIT_OK, write, write_file
-from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.errors import QuestError, shown
 from ds_gate.reporters.escape import json_text
 from ds_gate.reporters.registry import JSON
 from ds_gate.reporters.view import columns
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         rule, close = find_rule(args.rule_id)
         if rule is None:
             guess = f"; did you mean {' or '.join(close)}?" if close else ""
-            raise QuestError(f"rule: no rule {args.rule_id!r}{guess} (ds-gate rule --all lists them)")
+            raise QuestError(f"rule: no rule {shown(args.rule_id)}{guess} (ds-gate rule --all lists them)")
         entries = [explain(rule)]
     if args.format == JSON:
         body = {"schema_version": 1, "rules": entries}

@@ -50,7 +50,7 @@ def ds_gate_lines(prompt: str) -> list[str]:
     return [line for line in prompt.splitlines() if "(ds-gate)" in line or line.startswith(prompts.SKILL_LINE)]
 
 
-def shown(prompt: str) -> str:
+def priority_section(prompt: str) -> str:
     """The priority-memory section, each long line folded for the terminal."""
     section = prompt[prompt.index(SECTION) :].split("\n\n## ", 1)[0].strip()
     return "\n".join(

@@ -20,7 +20,7 @@ from ds_gate.agent import tools as agent_tools
 from ds_gate.agent.skill import install_skill
 from ds_gate.demo.example_quest import CheckpointRejected, ExampleQuest
 from ds_gate.demo.practice import STAND_IN, keep_pending
-from ds_gate.demo.prompt_step import build_prompt, ds_gate_lines, shown
+from ds_gate.demo.prompt_step import build_prompt, ds_gate_lines, priority_section
 from ds_gate.demo.service import QUEST_COMPLETION_DECISION_TYPE, ArtifactService
 from ds_gate.engine.gate import evaluate
 from ds_gate.engine.lineage import evaluate_lineage
@@ -153,7 +153,7 @@ def _prompt(home: Path, base: Path, runs: list[str]) -> bool:
     if runs:
         _say("    with install --deepscientist --prompts, the prompt main builds for the agent's finalize turn says it")
         _say("    first (its priority-memory section; ds-gate's distill skill is among the companion skill paths):")
-        _say(_indent(shown(prompt)))
+        _say(_indent(priority_section(prompt)))
         _say(_indent("Companion skill paths: ... " + " ".join(x for x in added if x.startswith("- distill: "))))
         return len(rule) == 1 and all(run in rule[0] for run in runs) and any("- distill: " in x for x in added)
     _say("    the prompt for the next finalize turn no longer carries distill_required_rule.")
