@@ -10,6 +10,8 @@ tags), so the prompt never says anything the closure tools would contradict. One
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,16 @@ LESSON_ANCHORS = ("idea", "experiment", "analysis-campaign", "optimize", "decisi
 
 
 def _one_line(text: Any) -> str:
-    return " ".join(str(text).split())
+    return " ".join(str(text).split())[:400]  # quest text: one line, bounded
+
+
+_PLAIN = re.compile(r"[\w.:-]{1,128}", re.ASCII)
+
+
+def _token(run_id: str) -> str:
+    """A run id as it may stand in a prompt: the quest writes it, so anything but a plain id (a newline
+    that would start a line of its own, quotes, a long text) is shown as a JSON string, one line."""
+    return run_id if _PLAIN.fullmatch(run_id) else json.dumps(run_id[:200])
 
 
 def distill_lines(verdict: dict[str, Any]) -> list[str]:
@@ -37,10 +48,11 @@ def distill_lines(verdict: dict[str, Any]) -> list[str]:
         shown = pending[:SHOWN_IDS]
         rest = count - len(shown)
         more = f", and {rest} more (artifact.list_distill_candidates() lists them)" if rest else ""
-        call = " ".join(line.strip() for line in record_call(shown, verdict["encoding"])) if not rest else ""
+        plain = not rest and all(_PLAIN.fullmatch(run_id) for run_id in shown)  # else no call to copy: its ids are odd
+        call = " ".join(line.strip() for line in record_call(shown, verdict["encoding"])) if plain else ""
         return [
             f"- distill_required_rule (ds-gate): experience_distill is on and {count} completed run(s) have no "
-            f"covering distill review: {', '.join(shown)}{more}. Until a review covering them is recorded, "
+            f"covering distill review: {', '.join(map(_token, shown))}{more}. Until a review covering them is recorded, "
             "artifact.complete_quest, artifact.submit_paper_bundle and the completion-approval artifact.interact "
             "refuse. Follow the `distill` companion skill, check the review with "
             "artifact.validate_distill_review(payload=...), then record it"

@@ -138,10 +138,28 @@ def read_index(reader: Reader, kinds: Collection[str] | None) -> Iterator[IndexE
         )
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
+def _is_review(data: dict[str, Any]) -> bool:
+    """A review in either encoding (a report or a decision): the one kind a BOM may not pass, since
+    a review main cannot read would cover runs main still sees pending. Other records with a BOM are
+    read (a run main cannot read is still counted: stricter)."""
+    return data.get("report_type") == "distill_review" or data.get("action") == "distill_review"
+
+
 def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, Finding | None]:
     """A record file as a dict, or the finding that says where it stops being JSON."""
     data = parse_record(raw)
     if data is not None:
+        if raw.startswith(_BOM) and _is_review(data):
+            return None, ARTIFACT_INVALID_JSON.at(
+                display,
+                "a distill review saved with a UTF-8 byte order mark: DeepScientist main's read_json cannot read it "
+                "(json: Unexpected UTF-8 BOM), so main holds no review here and it covers nothing",
+                hint="save the file as UTF-8 without a byte order mark (or record the review with artifact.record)",
+                line=1,
+            )
         return data, None
     try:
         text = raw.decode("utf-8-sig")

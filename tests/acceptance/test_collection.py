@@ -354,3 +354,22 @@ def test_records_in_unknown_folders_are_read_and_other_kinds_folders_are_not(mak
     assert report.pending_run_ids == ["run-0000eeee"]
     assert report.completed_runs[0].path == "artifacts/legacy_runs/run-0000eeee.json"
     assert "artifact.invalid-json" not in rules(report)
+
+
+@pytest.mark.parametrize("encoding", ["report", "decision"])
+def test_a_review_saved_with_a_byte_order_mark_covers_nothing(make_quest, encoding: str) -> None:
+    """A review main's ``read_json`` cannot read (``json``: "Unexpected UTF-8 BOM"; main then holds
+    an empty record) covers nothing here either: one invalid-JSON error at its file, the runs still
+    pending. A run record with a BOM is still counted (stricter than main, which sees no run)."""
+    quest = make_quest()
+    run = quest.run(quest.root, "main-001")
+    review = quest.review(quest.root, [run], cards=[], encoding=encoding)
+    folder = "reports" if encoding == "report" else "decisions"
+    path = quest.root / "artifacts" / folder / f"{review}.json"
+    assert evaluate(quest.root, "closure").pending_run_ids == []
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    report = evaluate(quest.root, "closure")
+    assert report.pending_run_ids == [run]
+    found = [(f.rule, f.path) for f in report.findings if f.rule != "coverage.pending-run"]
+    assert found == [("artifact.invalid-json", f"artifacts/{folder}/{review}.json")]
+    assert "byte order mark" in next(f.hint for f in report.findings if f.rule == "artifact.invalid-json")
