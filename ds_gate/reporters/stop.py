@@ -34,8 +34,8 @@ _FIX_CLAUSE = re.compile(
 def split_fix(message: str) -> tuple[str, str | None]:
     """(the cause, the fix) as the stop worded them; the fix None where it names none."""
     for marker in _MARKERS:
-        if marker in message:
-            cause, fix = message.split(marker, 1)
+        if marker in message:  # the last: a path the quest named, quoted in the cause, may hold a marker too
+            cause, fix = message.rsplit(marker, 1)
             return cause + marker.rstrip(": ").removesuffix(". Fix"), fix.strip()
     clauses = list(_FIX_CLAUSE.finditer(message))
     if not clauses:
