@@ -47,3 +47,22 @@ def json_safe(serialized: str) -> str:
     if _SURROGATE.search(serialized) is None:
         return serialized
     return _SURROGATE.sub(lambda match: _spelled(match.group()).replace("\\", "\\\\"), serialized)
+
+
+def workflow_data(text: str) -> str:
+    """A workflow command's message: GitHub's own escapes for ``%`` and the line breaks the
+    reporter puts there (quest text reaches here through ``printable`` already)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def workflow_property(text: str) -> str:
+    return workflow_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+
+
+def md(text: str) -> str:
+    """``text`` inert in Markdown and HTML, on one line."""
+    safe = printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", safe)

@@ -8,20 +8,10 @@ import os
 from ds_gate.kernel.layout import branch_of
 from ds_gate.model.findings import ERROR, WARNING, Finding
 from ds_gate.model.reports import GateReport, Report
-from ds_gate.reporters.escape import printable
+from ds_gate.reporters.escape import printable, workflow_data, workflow_property
 from ds_gate.reporters.text import summary_line
 
 _LEVEL = {ERROR: "error", WARNING: "warning"}
-
-
-def _data(text: str) -> str:
-    """A workflow command's message: GitHub's own escapes for ``%`` and the line breaks the
-    reporter puts there (quest text reaches here through ``printable`` already)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _prop(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def checkout_path(report: Report, path: str | None) -> tuple[str | None, str | None]:
@@ -47,20 +37,20 @@ class GithubReporter:
         if path:
             if isinstance(report, GateReport) and not os.path.isabs(path):
                 path = os.path.relpath(report.quest.root / path)
-            props.append(f"file={_prop(printable(path))}")
+            props.append(f"file={workflow_property(printable(path))}")
             if finding.line:
                 props.append(f"line={finding.line}")
         rule = printable(finding.rule)
-        props.append(f"title={_prop(rule)}")
+        props.append(f"title={workflow_property(rule)}")
         message = printable(
             (f"{elsewhere}: " if elsewhere else "")
             + finding.message
             + (f" (at {finding.pointer})" if finding.pointer else "")
         )
         if finding.waived is not None:  # still shown, as a notice: the audit trail of the waiver
-            props[-1] = f"title={_prop(rule + ' (waived)')}"
+            props[-1] = f"title={workflow_property(rule + ' (waived)')}"
             message += f"\nwaived: {printable(finding.waived)}"
-            return f"::notice {','.join(props)}::{_data(message)}"
+            return f"::notice {','.join(props)}::{workflow_data(message)}"
         if finding.hint:
             message += f"\nhint: {printable(finding.hint)}"
-        return f"::{_LEVEL.get(finding.severity, 'notice')} {','.join(props)}::{_data(message)}"
+        return f"::{_LEVEL.get(finding.severity, 'notice')} {','.join(props)}::{workflow_data(message)}"

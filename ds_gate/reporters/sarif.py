@@ -11,15 +11,14 @@ from typing import Any
 from urllib.parse import quote
 
 from ds_gate.kernel.layout import branch_of
-from ds_gate.kernel.version import HOMEPAGE, __version__
+from ds_gate.kernel.version import __version__
 from ds_gate.model.findings import ERROR, INFO, WARNING, Finding, rule_named
 from ds_gate.model.reports import GateReport, LineageReport, Report
 from ds_gate.reporters.escape import json_text
 from ds_gate.reporters.github import checkout_path
+from ds_gate.reporters.shared import INFORMATION_URI, SARIF_SCHEMA
 
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {ERROR: "error", WARNING: "warning", INFO: "note"}
-INFORMATION_URI = HOMEPAGE  # this tool's page (it named DeepScientist's)
 
 
 def _root(report: Report) -> str | None:

@@ -15,11 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ds_gate.kernel.version import __version__
-from ds_gate.reporters.escape import json_text, printable
-from ds_gate.reporters.github import _data, _prop
+from ds_gate.reporters.escape import json_text, md, printable, workflow_data, workflow_property
 from ds_gate.reporters.registry import GITHUB, JSON, MARKDOWN, SARIF
-from ds_gate.reporters.sarif import INFORMATION_URI, SARIF_SCHEMA
-from ds_gate.reporters.summary import COLUMNS, md
+from ds_gate.reporters.shared import COLUMNS, INFORMATION_URI, SARIF_SCHEMA
 
 STOP_ID = "ds-gate.stop"  # the notification's descriptor: a stop is no rule's finding, and never waived
 # where a stop's message hands over to its fix, as the stops word it (engine.unseen, engine.gate_stops,
@@ -94,7 +92,7 @@ def _sarif(stop: Stop) -> str:
 def _github(stop: Stop) -> str:
     title = f"ds-gate {stop.command or ''}".rstrip() + f": stopped (exit {stop.exit_code})"
     text = printable(stop.cause) + (f"\nfix: {printable(stop.fix)}" if stop.fix else "")
-    return f"::error title={_prop(printable(title))}::{_data(text)}\n"
+    return f"::error title={workflow_property(printable(title))}::{workflow_data(text)}\n"
 
 
 def _markdown(stop: Stop) -> str:

@@ -7,23 +7,15 @@ HTML too, so a quest cannot draw its own row or a link.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
 from ds_gate.model.reports import GateReport, Report
-from ds_gate.reporters.escape import json_text, printable
+from ds_gate.reporters.escape import json_text, md, printable
 from ds_gate.reporters.pending import PENDING_RULE
+from ds_gate.reporters.shared import COLUMNS
 
-COLUMNS = ("quest", "enforced", "completed", "pending", "errors", "verdict")
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 MAX_FINDINGS = 50  # a step summary is read by a person: the rest is one line
-
-
-def md(text: str) -> str:
-    """``text`` inert in Markdown and HTML, on one line."""
-    safe = printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", safe)
 
 
 def _verdict(row: dict[str, Any]) -> str:

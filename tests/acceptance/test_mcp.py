@@ -270,6 +270,11 @@ def test_bad_input_is_a_tool_error_with_the_clis_message(make_quest, tmp_path, c
                     "validate_distill_review": {"payload": {"kind": "report", "report_type": "distill_review"}},
                 }
                 result = await session.call_tool(tool, arguments.get(tool, {}))
+                if (
+                    tool == "list_knowledge_summaries"
+                ):  # recall reads a folder that is no quest yet, as PR #60 (issue 38)
+                    assert not is_error(result), text(result)
+                    continue
                 assert is_error(result) and text(result) == messages["not-a-quest"], (tool, text(result))
 
     drive(scenario, errlog)

@@ -44,6 +44,7 @@ def card(
         "created_at": updated,
         "updated_at": updated,
         "claim": claim,
+        "lineage": [{"quest": "001", "run": "run-00000001"}],  # a sound lesson: recall marks none (issue 38)
     }
     path = root / "memory" / "knowledge" / f"{card_id}.md"
     path.parent.mkdir(parents=True, exist_ok=True)
