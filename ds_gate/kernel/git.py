@@ -63,6 +63,9 @@ DIFF_SAFETY = ("--no-ext-diff", "--no-textconv")  # for every diff/log: no diff 
 _GIT: dict[str, str] = {}  # PATH -> git's absolute path, resolved once per process (and PATH)
 
 
+GIT_MISSING = "git is not installed or not on PATH (only absolute PATH entries are searched)"
+
+
 class GitError(Exception):
     """git failed, or is missing; the message is git's own first line."""
 
@@ -77,7 +80,7 @@ def executable() -> str:
                 _GIT[search] = candidate
                 break
         else:
-            raise GitError("git is not installed or not on PATH (only absolute PATH entries are searched)")
+            raise GitError(GIT_MISSING)
     return _GIT[search]
 
 

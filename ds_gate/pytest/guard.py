@@ -112,6 +112,29 @@ def refusal(
     return None
 
 
+FLAG = "--ds-gate"
+
+
+def spaced(args: list[str]) -> str | None:
+    """Why ``--ds-gate PATH`` (a separate argument) is refused, with the same command spelt
+    ``--ds-gate=PATH``; None when every path is joined by ``=``. pytest picks its rootdir and its
+    config file before any plugin's options are known, so a separate PATH is taken for a path to
+    collect: the rootdir moves (node ids read ``../quest-001``) and the config file is looked for
+    from the quest upward instead of the current folder (the lab's own ``pytest.ini`` is missed,
+    a quest's may be read). No plugin can undo that choice, so the session is not run."""
+    if FLAG not in args[:-1]:
+        return None
+    fixed: list[str] = []
+    words = iter(args)
+    for word in words:
+        fixed.append(f"{FLAG}={next(words)}" if word == FLAG else word)
+    return (
+        f"ds-gate: refusing to run: {FLAG} PATH was given as two arguments, so pytest took PATH into account "
+        "when it chose its rootdir and config file (before ds-gate's options were known): node ids and "
+        f"settings would differ from {FLAG}=PATH's. Run: pytest {shlex.join(fixed)}"
+    )
+
+
 def early_args(config: pytest.Config) -> list[str]:
     """The args pytest is about to load the initial conftests for (``Config._decide_args``'s
     rule, read before ``config.args`` exists): the positional args, else ``testpaths`` when

@@ -166,9 +166,16 @@ class GateSession:
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
+        # collected as pytest's own collection does (its public hooks): reported, so the terminal's
+        # "collected N items" counts them, and each item announced to the plugins that listen
         for unit in self.units:
             collector = UnitCollector.from_parent(session, name=unit.name, nodeid=unit.name, unit=unit, gate=self)
-            items.extend(collector.collect())
+            report = collector.ihook.pytest_make_collect_report(collector=collector)
+            for node in report.result:
+                if isinstance(node, pytest.Item):
+                    node.ihook.pytest_itemcollected(item=node)
+                    items.append(node)
+            collector.ihook.pytest_collectreport(report=report)
 
     def first_report(self) -> GateReport:
         """The first quest's closure report, for the fixtures: read once more, by the process

@@ -8,6 +8,8 @@ the ``ds_gate_paths`` ini option) it adds its options and imports nothing beyond
 
 from __future__ import annotations
 
+import os
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -134,7 +136,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # the gate loads only under --ds-gate (kernel.lazy.LAZY_PLACES)
     from ds_gate.pytest import guard
 
-    why = guard.refusal(
+    given = [*shlex.split(os.environ.get("PYTEST_ADDOPTS", "")), *early_config.invocation_params.args]
+    why = guard.spaced(given) or guard.refusal(
         paths,
         base=early_config.invocation_params.dir,
         rootdir=early_config.rootpath,

@@ -200,7 +200,9 @@ WHY: dict[str, str] = {
     "REVIEW_UNINDEXED": "PR #60's gate reaches decision reviews only through index lines, so it never sees this one",
     "REVIEW_PLACEHOLDER": "a draft recorded as it is says nothing of what was learned, so it covers no run",
     "REVIEW_MISSING_CARD": "a review must point at the lessons it wrote; a card that does not exist is no lesson",
-    "GIT_ONE_BRANCH": "runs recorded on branches the clone lacks are invisible: passing would be a guess",
+    "GIT_ONE_BRANCH": "runs recorded on branches the clone lacks are invisible: passing would be a guess. The "
+    "original quest (no remote, no fetched branch, a history begun by a local commit) has no other copy whose "
+    "branches it could lack, so one branch there is the whole quest and the rule stays quiet",
     "ARTIFACT_REFUSED_BY_MAIN": "DeepScientist's own artifact.record refuses this record, in its own words",
     "LINEAGE_NOT_ORIGIN": "a lesson must lead back to the quest and run it was learned from",
 }

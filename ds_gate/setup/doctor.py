@@ -20,6 +20,7 @@ from ds_gate.setup.doctor_pre_commit import CONFIG
 from ds_gate.setup.doctor_settings import settings_checks
 from ds_gate.setup.template import template_status
 from ds_gate.sources.clone import blindness
+from ds_gate.sources.fixes import git_refusal_fix
 from ds_gate.sources.location import locate, worktree_list
 from ds_gate.sources.memory import resolve_home
 from ds_gate.sources.quest_yaml import coerce_toggle, read_quest_yaml, short_repr, toggle_finding
@@ -128,7 +129,12 @@ def diagnose(path: Path | str, home: str | None = None, ci: bool = False) -> tup
     checks: list[Check] = []
     if ci:
         checks.append(Check("context", OK, "CI: hooks are not needed; a clone that lacks branches fails"))
-    if not loc.is_git:
+    if loc.git_refused:
+        error = loc.git_error or ""
+        checks.append(
+            Check("git", FAIL, f"git cannot read the quest ({error}): no hook can run", git_refusal_fix(root, error))
+        )
+    elif not loc.is_git:
         checks.append(
             Check(
                 "git",

@@ -115,6 +115,20 @@ def blindness(root: Path) -> tuple[str, str] | None:
     return None
 
 
+def is_original(root: Path) -> bool:
+    """The quest as DeepScientist made it, not a clone: no remote configured, no remote-tracking
+    branch, and a history that began with a local first commit (HEAD's reflog says ``commit
+    (initial)``). Such a repository has no other copy whose branches it could lack, so seeing one
+    branch there means the quest has one branch (``git.one-branch`` stays quiet). Anything else
+    (a remote, fetched refs, ``git init && git fetch URL main``, no reflog to tell) may be a
+    clone that lacks branches: the warning stands."""
+    config = CloneConfig(root)
+    if config.remotes or config.shallow or config.common is None or remote_tracking(config.common):
+        return False
+    first = _actions((text_or_none(config.common / "logs" / "HEAD") or "").split("\n", 1)[0])
+    return bool(first) and first[0].startswith("commit (initial)")
+
+
 def _remote_specs(config: str) -> dict[str, list[str]]:
     """Each remote's ``fetch`` refspecs, from the text of a git config file (a ``fetch`` line
     outside a ``[remote "<name>"]`` section counts for a remote named ``""``)."""

@@ -8,7 +8,9 @@ import os
 import shlex
 from pathlib import Path
 
+from ds_gate.kernel import fs
 from ds_gate.kernel.errors import NotAQuest
+from ds_gate.kernel.fs import text_or_none
 from ds_gate.kernel.layout import homes_below
 
 
@@ -35,11 +37,41 @@ def outside_fix(root: Path, path: Path, origin: str) -> str:
             "(under .ds/worktrees/), or remove the key"
         )
     if origin == "registered worktree":
-        return f"move it into the quest: `git worktree move {shlex.quote(str(path))} {target}`"
+        relink = copied_worktree_fix(root, path)
+        if relink is not None:
+            return relink
+        return (
+            f"move it into the quest: `git -C {shlex.quote(str(root))} worktree move {shlex.quote(str(path))} {target}`"
+        )
     link = first_link(root, path)
     return (
         f"replace the link {shlex.quote(str(link))} with the folder itself (move the worktree there: "
         f"`git worktree move <its path> {target}` after removing the link)"
+    )
+
+
+def copied_worktree_fix(root: Path, path: Path) -> str | None:
+    """The fix for a copy of a quest (``cp -r``): the copy's ``.git/worktrees/<name>/gitdir`` still
+    names the original's worktree ``path`` and the copied worktree's ``.git`` file the original's
+    ``.git/worktrees/<name>``. ``git worktree move`` refuses ("validation failed"), and ``git
+    worktree repair`` run in the copy rewrites the original's links to point at the copy (git's
+    docs: it repairs "in both directions"). So the fix writes the copy's two link files and
+    nothing else; None when ``.ds/worktrees/<its name>`` in the quest is not such a copy."""
+    copied = root / ".ds" / "worktrees" / path.name
+    pointer = text_or_none(copied / ".git") if fs.is_file(copied / ".git") else None
+    if pointer is None or not pointer.startswith("gitdir: "):
+        return None
+    name = os.path.basename(pointer.removeprefix("gitdir: ").strip().rstrip("/"))
+    admin = root / ".git" / "worktrees" / name
+    back = text_or_none(admin / "gitdir") if name not in ("", ".", "..") and fs.is_dir(admin) else None
+    if back is None or Path(back.strip()) != path / ".git":
+        return None
+    q = shlex.quote
+    return (
+        "this quest is a copy whose worktree still points at the original's: relink the copy's own "
+        f"(`printf 'gitdir: %s\\n' {q(str(admin))} > {q(str(copied / '.git'))} && "
+        f"printf '%s\\n' {q(str(copied / '.git'))} > {q(str(admin / 'gitdir'))}`; "
+        "not git worktree repair, which run in the copy rewrites the original's links)"
     )
 
 

@@ -19,7 +19,7 @@ from ds_gate.kernel.git import git
 from ds_gate.kernel.layout import INDEX_NAME, branch_of
 from ds_gate.model.findings import WARNING, Finding
 from ds_gate.model.records import Workspace
-from ds_gate.sources.clone import is_partial, refuse_unsafe_partial
+from ds_gate.sources.clone import is_original, is_partial, refuse_unsafe_partial
 from ds_gate.sources.gittrees import FETCH_HINT, TreeWalk, missing
 from ds_gate.sources.problems import GIT_ONE_BRANCH, too_large
 
@@ -103,7 +103,7 @@ def ref_readers(
     refs = (list(explicit) if explicit is not None else list_refs(root, patterns)) + list(extra)
     findings: list[Finding] = []
     branches = {branch_of(name) for name, _ in refs if name.startswith(("refs/heads/", "refs/remotes/"))}
-    if explicit is None and len(branches) <= 1:
+    if explicit is None and len(branches) <= 1 and not is_original(root):  # an original has no branch to lack
         findings.append(
             GIT_ONE_BRANCH.at(
                 None,

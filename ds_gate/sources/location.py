@@ -15,7 +15,7 @@ from pathlib import Path
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.fs import is_inside
-from ds_gate.kernel.git import GitError, git
+from ds_gate.kernel.git import GIT_MISSING, GitError, git
 from ds_gate.kernel.given_path import given_path
 from ds_gate.kernel.layout import QUEST_YAML
 from ds_gate.model.findings import Finding
@@ -43,6 +43,13 @@ class Location:
     findings: list[Finding] = field(default_factory=list)
     checked_out: set[str] = field(default_factory=set)  # branches some worktree folder (the root's included) has out
     root_branch: str | None = None  # the branch the quest root has checked out
+    git_error: str | None = None  # git's complaint when it cannot read the quest (then ``is_git`` is False)
+
+    @property
+    def git_refused(self) -> bool:
+        """git is missing, or refuses a repository that is there: not "no repository" (a quest copied
+        without ``.git``), so the fix is ``git_refusal_fix``'s, as in closure's stop."""
+        return self.git_error is not None and (self.git_error == GIT_MISSING or os.path.lexists(self.root / ".git"))
 
 
 def worktree_list(path: Path) -> list[tuple[Path, str | None, bool, bool]]:
@@ -165,6 +172,7 @@ def _locate_by_folders(start: Path, error: GitError, any_repository: bool) -> Lo
     try:
         _from_git(loc, worktree_list(loc.root))
     except GitError as root_error:
+        loc.git_error = str(root_error)
         repository = os.path.lexists(loc.root / ".git")  # a repository git refuses, not a quest copied without git
         loc.findings.append(
             QUEST_NOT_GIT.at(

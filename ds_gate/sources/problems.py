@@ -74,7 +74,8 @@ GIT_ONE_BRANCH = Rule(
     "git.one-branch",
     WARNING,
     DISCIPLINE,
-    "the clone shows one branch at most, or is shallow: runs on other branches are not visible (closure stops, exit 2)",
+    "the clone shows one branch at most, or is shallow: runs on other branches are not visible (closure stops, "
+    "exit 2); never on the original quest (no remote), which has no branches to lack",
 )
 GIT_OBJECT_MISSING = Rule(
     "git.object-missing",

@@ -198,3 +198,24 @@ def test_a_toggle_the_quest_does_not_set_is_said_so(make_quest, gate_json) -> No
     quest = make_quest()
     status, message, _ = statuses(gate_json, str(quest.root))[1]["recall_priors"]
     assert status == "ok" and message == "recall_priors is off (not set)"
+
+
+def test_git_missing_from_path_is_said_as_closure_says_it(guarded, gate_json, tmp_path, monkeypatch, capsys) -> None:
+    """Issue 39: with git off PATH doctor said "is not a git repository"; closure says git is not installed."""
+    empty = tmp_path / "no-git-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    assert main(["closure", str(guarded.root)]) == 2
+    stop = capsys.readouterr().err
+    code, checks = statuses(gate_json, str(guarded.root))
+    status, message, fix = checks["git"]
+    assert code == 1 and status == "fail"
+    assert (
+        "not a git repository" not in message and "git is not installed" in message and "git is not installed" in stop
+    )
+    assert fix is not None and fix in stop  # the same fix, from the same place
+    monkeypatch.undo()
+    copy = tmp_path / "copied" / "001"  # a copy without .git still is "not a git repository"
+    shutil.copytree(guarded.root, copy, ignore=shutil.ignore_patterns(".git"))
+    code, checks = statuses(gate_json, str(copy))
+    assert checks["git"][0] == "fail" and "is not a git repository" in checks["git"][1]

@@ -313,7 +313,7 @@ OUTSIDE = [
     "record folder linked out",
 ]
 OUTSIDE_FIX = {
-    "registered worktree": "git worktree move",
+    "registered worktree": "worktree move",
     "link under .ds/worktrees": "replace the link",
     "research_head_worktree_root": "point research_head_worktree_root",
     "the .ds folder linked out": "replace the link with the folder itself",
@@ -330,6 +330,33 @@ def test_a_workspace_leading_out_of_the_quest_stops_closure(make_quest, tmp_path
     assert done.returncode == 2 and OUTSIDE_FIX[how] in done.stderr, done.stdout + done.stderr
     assert "outside" in done.stderr
     assert ds("check", str(quest.root)).returncode == 0  # check keeps warning
+
+
+def test_on_a_cp_r_copy_of_a_quest_the_printed_fix_works_as_printed(make_quest, tmp_path, capsys) -> None:
+    """Issue 39: on a ``cp -r`` copy the worktrees still point at the original's, and the printed
+    ``git worktree move`` failed ("validation failed"); ``git worktree repair`` from the copy would
+    rewrite the original's links. The fix printed now relinks the copy alone, run as printed."""
+    quest = make_quest()
+    quest.worktree("idea-a", "idea/001-a")
+    copy = tmp_path / "copies" / "001"
+    copy.parent.mkdir()
+    subprocess.run(["cp", "-r", str(quest.root), str(copy)], check=True)
+    assert main(["closure", str(copy)]) == 2
+    stop = capsys.readouterr().err
+    assert "outside the quest" in stop, stop
+    fix = stop.split("Fix: ", 1)[1]
+    commands = [c for c in fix.split("`")[1::2] if c]
+    assert len(commands) == 1, fix
+    followed = subprocess.run(["sh", "-c", commands[0]], cwd=tmp_path, capture_output=True, text=True)
+    assert followed.returncode == 0, (commands[0], followed.stderr)
+    listed = git(copy, "worktree", "list", "--porcelain").stdout
+    assert f"worktree {copy / '.ds' / 'worktrees' / 'idea-a'}" in listed and str(quest.root) not in listed
+    original = git(quest.root, "worktree", "list", "--porcelain").stdout
+    assert f"worktree {quest.root / '.ds' / 'worktrees' / 'idea-a'}" in original and str(copy) not in original
+    for root in (copy, quest.root):  # each worktree is its own repository's, both ways
+        top = git(root / ".ds" / "worktrees" / "idea-a", "rev-parse", "--git-common-dir").stdout.strip()
+        assert Path(top).resolve() == (root / ".git").resolve()
+    assert main(["closure", str(copy)]) in (0, 1), capsys.readouterr().err  # a verdict, not a stop
 
 
 @pytest.mark.slow

@@ -6,6 +6,7 @@ so the next run would mix two copies of ds-gate's modules, which no real session
 
 from __future__ import annotations
 
+import shlex
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -201,3 +202,31 @@ def test_a_path_that_is_not_a_quest_fails_one_clean_item(pytester, tmp_path) -> 
     result = pytester.runpytest_subprocess(f"--ds-gate={tmp_path / 'empty'}", "-p", "no:cacheprovider")
     result.assert_outcomes(failed=4)  # nothing of it could be checked: every item fails closed
     assert "not a readable quest" in result.stdout.str() and "Traceback" not in result.stdout.str()
+
+
+def test_the_header_counts_the_items_it_runs(pytester, quest) -> None:
+    """Issue 39: the header said "collected 0 items", then ran 4."""
+    q = quest[0]
+    result = pytester.runpytest_subprocess(f"--ds-gate={q.root}", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["collected 4 items"])
+    result.assert_outcomes(passed=2, failed=2)
+    chosen = pytester.runpytest_subprocess(f"--ds-gate={q.root}", "-p", "no:cacheprovider", "-k", "cards")
+    chosen.stdout.fnmatch_lines(["collected 4 items / 3 deselected / 1 selected"])
+
+
+def test_a_separate_path_is_refused_with_the_command_spelt_with_equals(pytester, quest) -> None:
+    """Issue 39: ``--ds-gate PATH`` moved pytest's rootdir (node ids ``../quest-001``) and its
+    config file search to the quest's side; it is refused, and the printed command, run as
+    printed, gives the node ids ``--ds-gate=PATH`` gives."""
+    q = quest[0]
+    pytester.makeini("[pytest]\naddopts = -rA\n")  # the lab's own config, which the separate path lost
+    spaced = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--ds-gate", str(q.root))
+    assert spaced.ret == 2 and "../quest-001" not in spaced.stdout.str() + spaced.stderr.str()
+    command = (spaced.stdout.str() + spaced.stderr.str()).split("Run: ", 1)[1].splitlines()[0]
+    words = shlex.split(command)
+    assert words[0] == "pytest" and f"--ds-gate={q.root}" in words
+    followed = pytester.runpytest_subprocess(*words[1:])
+    joined = pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--ds-gate={q.root}")
+    assert outcomes(followed) == outcomes(joined) and set(outcomes(followed)) == {
+        f"quest-001::{check}" for check in ("coverage", "records", "cards", "status")
+    }

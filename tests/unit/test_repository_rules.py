@@ -91,14 +91,29 @@ def all_findings(root: Path, extra: list[tuple[str, str]] | None = None) -> tupl
 
 def test_a_clone_with_one_branch_warns_that_other_branches_are_unseen(tmp_path: Path) -> None:
     """A CI clone that fetched one branch cannot see runs recorded on the others."""
-    root = committed_quest(tmp_path / "quest")
+    origin = committed_quest(tmp_path / "quest")
+    root = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", origin.as_uri(), str(root))
     found, names = all_findings(root)
     assert fired(found) == ["git.one-branch"]
     [warning] = found
     assert warning.severity == WARNING and warning.path is None and "fetch-depth: 0" in (warning.hint or "")
-    assert names == ["refs/heads/main:runs/run-1.json"]  # what it can see is still read
+    assert names == ["refs/heads/main:runs/run-1.json"]  # what it can see is still read (origin/main is the same)
     git(root, "branch", "idea/001-a")
     assert all_findings(root)[0] == []
+
+
+def test_the_original_quest_with_only_main_does_not_warn(tmp_path: Path) -> None:
+    """Issue 39: a local quest with only ``main`` has no other copy whose branches it could lack;
+    a repository that began by fetching one branch (no remote, no reflog of a first commit) may."""
+    root = committed_quest(tmp_path / "quest")
+    assert all_findings(root)[0] == []
+    fetched = tmp_path / "fetched"
+    fetched.mkdir()
+    git(fetched, "init", "-q", "-b", "main")
+    git(fetched, "fetch", "-q", root.as_uri(), "main")
+    git(fetched, "checkout", "-q", "-B", "main", "FETCH_HEAD")
+    assert fired(all_findings(fetched)[0]) == ["git.one-branch"]
 
 
 def test_a_record_whose_blob_is_not_in_the_clone_is_missing_not_a_traceback(tmp_path: Path) -> None:
