@@ -102,52 +102,18 @@ def pct(values: list[float], q: float) -> float:
 
 def processes(home: Path, size: int, runs: int, against: Path | None = None) -> None:
     """Whole processes, interleaved so a change of load hits every command alike."""
-    base = [sys.executable, "-m", "ds_gate"]
     empty = home.parent / "empty-home"
     (empty / "memory" / "knowledge").mkdir(parents=True, exist_ok=True)
+
+    def recall(where: Path, *asked: str) -> list[str]:
+        scope = ("--home", str(where), "--scope", "global")
+        return [sys.executable, "-m", "ds_gate", "recall", *scope, *asked, "--limit", "20", "--format", "json"]
+
+    tags = ("--tags", "topic:t3,stage:experiment")
     commands: dict[str, list[str]] = {
-        "floor (empty home)": [
-            *base,
-            "recall",
-            "--home",
-            str(empty),
-            "--scope",
-            "global",
-            "--tags",
-            "topic:t3,stage:experiment",
-            "--limit",
-            "20",
-            "--format",
-            "json",
-        ],
-        "recall --tags": [
-            *base,
-            "recall",
-            "--home",
-            str(home),
-            "--scope",
-            "global",
-            "--tags",
-            "topic:t3,stage:experiment",
-            "--limit",
-            "20",
-            "--format",
-            "json",
-        ],
-        "recall --query": [
-            *base,
-            "recall",
-            "--home",
-            str(home),
-            "--scope",
-            "global",
-            "--query",
-            "router warmup drift",
-            "--limit",
-            "20",
-            "--format",
-            "json",
-        ],
+        "floor (empty home)": recall(empty, *tags),
+        "recall --tags": recall(home, *tags),
+        "recall --query": recall(home, "--query", "router warmup drift"),
     }
     stock = home.parent / "stock-fts5.sqlite3"
     stock_index(home, stock)
