@@ -23,6 +23,7 @@ import pytest
 
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
+from ds_gate.recall.api import _INDEXES
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -95,6 +96,14 @@ def _slow_is_marked(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 MakeQuest = Callable[..., ExampleQuest]
+
+
+@pytest.fixture
+def fresh_recall_indexes() -> Iterator[None]:
+    """Each test a fresh process as far as recall's in-memory indexes go (the recall test modules use it)."""
+    _INDEXES.clear()
+    yield
+    _INDEXES.clear()
 
 
 @pytest.fixture

@@ -17,12 +17,7 @@ from ds_gate.cli.main import main
 from ds_gate.recall.api import _INDEXES, list_knowledge_summaries
 from ds_gate.recall.tags import normalize_tag, normalize_tags
 
-
-@pytest.fixture(autouse=True)
-def fresh_process_state():
-    _INDEXES.clear()  # each test is a fresh process as far as the in-memory index goes
-    yield
-    _INDEXES.clear()
+pytestmark = pytest.mark.usefixtures("fresh_recall_indexes")
 
 
 def card(

@@ -16,12 +16,7 @@ from ds_gate.recall.api import _INDEXES, STAGE_ORDER, list_knowledge_summaries, 
 from ds_gate.recall.jsonl import read_jsonl
 from ds_gate.recall.text import TextIndex
 
-
-@pytest.fixture(autouse=True)
-def fresh_process_state():
-    _INDEXES.clear()
-    yield
-    _INDEXES.clear()
+pytestmark = pytest.mark.usefixtures("fresh_recall_indexes")
 
 
 def card(

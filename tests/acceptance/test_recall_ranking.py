@@ -17,15 +17,10 @@ import yaml
 from ds_gate.cli.main import main
 from ds_gate.kernel.errors import QuestError
 from ds_gate.recall import text as recall_text
-from ds_gate.recall.api import _INDEXES, list_knowledge_summaries, recall
+from ds_gate.recall.api import list_knowledge_summaries, recall
 from ds_gate.recall.tags import closest, match_key, normalize_tag
 
-
-@pytest.fixture(autouse=True)
-def fresh_process_state():
-    _INDEXES.clear()
-    yield
-    _INDEXES.clear()
+pytestmark = pytest.mark.usefixtures("fresh_recall_indexes")
 
 
 def card(

@@ -24,11 +24,7 @@ from ds_gate.recall.text import substrings, words
 T1, T2, T3 = "2026-01-01T00:00:00+00:00", "2026-06-01T00:00:00+00:00", "2026-11-01T00:00:00+00:00"
 
 
-@pytest.fixture(autouse=True)
-def fresh_process_state():
-    _INDEXES.clear()
-    yield
-    _INDEXES.clear()
+pytestmark = pytest.mark.usefixtures("fresh_recall_indexes")
 
 
 def card(
