@@ -6,6 +6,7 @@ installing never loses a hook; reinstalling updates ours.
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import json
 import os
@@ -87,6 +88,7 @@ def _script(
     return text
 
 
+@functools.cache  # this process's install record: read once, though each hook written or checked names it
 def install_source() -> str:
     """What pip installs this ds-gate from, as its install recorded it (PEP 610 ``direct_url.json``):
     a git commit, a local folder (``-e`` when editable), an archive; else the documented source
