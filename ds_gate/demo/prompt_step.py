@@ -32,17 +32,17 @@ def _repo(base: Path) -> Path:
 
 def build_prompt(home: Path, base: Path, quest_id: str, skill_id: str = "finalize") -> str:
     """main's prompt for a ``skill_id`` turn of the quest, with ds-gate's prompt rules wrapped in."""
-    if "PromptBuilder._priority_memory_block" not in wrap.PROMPTS["wrapped"]:  # once per process
-        problems = prompts.wrap_builder_module(builder)
-        if problems:
-            raise RuntimeError("; ".join(problems))
+    problems = prompts.wrap_builder_module(builder)
+    if problems:
+        raise RuntimeError("; ".join(problems))
     wrap.set_judge(answer)
     try:
         return builder.PromptBuilder(_repo(base), home).build(
             quest_id=quest_id, skill_id=skill_id, user_message="continue", model="gpt-5"
         )
-    finally:
+    finally:  # the stand-in is left as found: a second build, or a test in the same process, sees main's own
         wrap.set_judge(None)
+        prompts.unwrap_prompts()
 
 
 def ds_gate_lines(prompt: str) -> list[str]:

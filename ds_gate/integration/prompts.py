@@ -55,12 +55,19 @@ def skill_path() -> Path:
     return Path(__file__).with_name("distill.md" if __name__.startswith("ds_gate.") else SKILL_FILE)
 
 
-def refuse_prompts(reason: str) -> None:
-    """Put back what this module wrapped (only its own), remember why, say it once."""
+def unwrap_prompts() -> None:
+    """Put back what this module wrapped (only its own): a process that wrapped for one build (the
+    demo) leaves main's ``PromptBuilder`` as it found it."""
     for owner, name, original in reversed(_PROMPT_ORIGINALS):
         setattr(owner, name, original)
     _PROMPT_ORIGINALS.clear()
-    state().update(state="refused", reason=reason, wrapped=[])
+    state()["wrapped"] = []
+
+
+def refuse_prompts(reason: str) -> None:
+    """Put back what this module wrapped, remember why, say it once."""
+    unwrap_prompts()
+    state().update(state="refused", reason=reason)
     wrap.say(f"prompts add nothing: {reason}; run ds-gate doctor")
 
 

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from ds_gate.agent.prompt_rules import prompt_lines
-from ds_gate.demo import builder
+from ds_gate.demo import builder, prompt_step
 from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.integration import prompts, wrap
 from ds_gate.integration.call import answer
@@ -184,3 +184,15 @@ def test_without_the_switch_the_builder_is_never_wrapped(tmp_path) -> None:
     wrap.patch(wrap.BUILDER, module)  # no _ds_gate_ds.json here: --prompts is off
     assert module.PromptBuilder._priority_memory_block is original and wrap.PROMPTS["state"] == "not loaded"
     assert wrap.status()["prompts"] == {"state": "off"}
+
+
+def test_the_demos_prompt_build_leaves_the_stand_in_as_it_found_it(tmp_path) -> None:
+    """CI ran the suite in one process: a demo run in process left main's stand-in wrapped, so every later
+    wrap added its rules, skill line and fail-safe note twice."""
+    q, _ = example(tmp_path)
+    before = {name: builder.PromptBuilder.__dict__[name] for name in prompts.METHOD_SHAPES}
+    prompt = prompt_step.build_prompt(q.home, tmp_path, "q1")
+    assert prompt_step.ds_gate_lines(prompt)  # the demo's build carried the rules
+    assert {name: builder.PromptBuilder.__dict__[name] for name in prompts.METHOD_SHAPES} == before
+    assert wrap.PROMPTS["wrapped"] == [] and prompts._PROMPT_ORIGINALS == []
+    test_whatever_ds_gate_answers_the_prompt_is_built_with_one_note(tmp_path / "after", {})
