@@ -28,8 +28,9 @@ from ds_gate.sources.location import locate
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
 
-    from ds_gate.model.reports import GateReport
+    from ds_gate.model.reports import GateReport, Scope
 
 RENDER = {TEXT: render_text, JSON: render_json, MARKDOWN: render_markdown}  # the formats a summary is printed in
 SUMMARY_FORMATS = f"{', '.join([*RENDER][:-1])} or {[*RENDER][-1]}"  # as --help and the refusal say them
@@ -66,14 +67,11 @@ def the_home(args: argparse.Namespace) -> Path:
     return given_path(given, "home", must_exist=False)
 
 
-def run(args: argparse.Namespace) -> int:
-    fmt = str(args.format)
-    if fmt not in RENDER:
-        raise QuestError(f"{args.command} --all-quests prints a summary: --format {SUMMARY_FORMATS}, not {fmt}")
-    home = the_home(args)
-    args.home = str(home)  # every quest's cards are the home's
+def judge_by(args: argparse.Namespace, scope: Scope) -> Callable[[Path], GateReport]:
+    """How each quest of a home is judged: as ``ds-gate <scope> QUEST --home HOME`` would, with the
+    trusted settings read once and the home's global cards read once for every quest of the run
+    (``ds-gate report`` judges the quests of a home here too)."""
     settings = load(args.config)  # trusted settings, read once for every quest
-    scope = scope_of(args.command)
     shared = SharedCards()  # the home's global cards, read once for every quest of this run
 
     def judge(path: Path) -> GateReport:
@@ -82,6 +80,16 @@ def run(args: argparse.Namespace) -> int:
         options, _ = gate_options(args, config)
         return Gate(location, scope, options, settings=settings, config=config, shared_cards=shared).run()
 
+    return judge
+
+
+def run(args: argparse.Namespace) -> int:
+    fmt = str(args.format)
+    if fmt not in RENDER:
+        raise QuestError(f"{args.command} --all-quests prints a summary: --format {SUMMARY_FORMATS}, not {fmt}")
+    home = the_home(args)
+    args.home = str(home)  # every quest's cards are the home's
+    judge = judge_by(args, scope_of(args.command))
     progress = Progress(sys.stderr)
     try:
         rows = list(judge_each(home_quests(home), judge, progress))

@@ -36,7 +36,7 @@ def gate_options(args: argparse.Namespace, config: QuestConfig) -> tuple[GateOpt
     options = GateOptions(
         require=require if hasattr(args, "require") else False,
         no_require=flag_require is False,
-        home=getattr(args, "home", None) or (None if _home_from_environment() else trusted.get("home")),
+        home=getattr(args, "home", None) or (None if home_from_environment() else trusted.get("home")),
         source=source,
         refs=refs,
         cache=not args.no_cache,
@@ -62,7 +62,7 @@ def _given(flag: Any, configured: Any) -> Any:
     return configured if flag is None or isinstance(flag, Default) else flag
 
 
-def _home_from_environment() -> bool:
+def home_from_environment() -> bool:
     """``$DEEPSCIENTIST_HOME``/``$DS_HOME`` name the home the user runs now, which the
     trusted configuration's ``home`` does not override."""
     return any(os.environ.get(name, "").strip() for name in HOME_VARIABLES)

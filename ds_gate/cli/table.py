@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ds_gate.reporters.registry import FORMATS, GITHUB, JSON, TEXT
+from ds_gate.reporters.registry import FORMATS, GITHUB, JSON, MARKDOWN, TEXT
 
 # A listing (recall, recent) or a diagnosis (doctor, validate-review) has no findings to annotate
 # or scan, install has nothing to scan, the demo is a story told in steps, and mcp speaks JSON-RPC.
 LISTING = (TEXT, JSON)
+HEALTH = (TEXT, JSON, MARKDOWN)  # ds-gate report: a home's table, as closure --all-quests prints one
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +94,18 @@ COMMANDS = (
         "is recorded (the MCP tool validate_distill_review)",
         "ds-gate validate-review review.json --quest .ds/worktrees/idea-a   # or - for stdin",
         LISTING,
+    ),
+    Command(
+        "report",
+        "report",
+        "a home's distillation health, per quest: runs reviewed and pending, cards written global "
+        "against quest scope, lessons not promoted, reviews that wrote no card",
+        "ds-gate report --home ~/DeepScientist --format markdown   # for $GITHUB_STEP_SUMMARY",
+        HEALTH,
+        description="A report, not a gate: it exits 0 whenever it is made (2 when the home's quests cannot be "
+        "listed). Each quest is judged as `ds-gate closure QUEST --home HOME` judges it, one at a time; one "
+        "that cannot be read is a row saying why. --format json lists each memory.promote_to_global call and "
+        "each empty review's reason_if_empty; markdown is for $GITHUB_STEP_SUMMARY.",
     ),
     Command(
         "rule",

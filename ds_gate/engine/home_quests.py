@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.git import GitError
@@ -21,6 +21,7 @@ from ds_gate.model.reports import GateReport, LineageReport
 from ds_gate.rules.coverage import COVERAGE_PENDING_RUN
 
 EXIT_OK, EXIT_FAILED, EXIT_UNREADABLE = 0, 1, 2
+Row = TypeVar("Row")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,18 +70,35 @@ def row_of(name: str, report: GateReport) -> QuestRow:
     )
 
 
-def judge_each(
-    quests: list[Path], judge: Callable[[Path], GateReport], progress: Callable[[int, int, str], None] | None = None
-) -> Iterator[QuestRow]:
-    """Each quest judged by ``judge`` and reduced to its row, the report dropped before the next;
-    a quest that cannot be read (``QuestError``, ``GitError``) is a row with exit code 2."""
+def reduce_each(
+    quests: list[Path],
+    judge: Callable[[Path], GateReport],
+    reduce: Callable[[str, GateReport], Row],
+    unreadable: Callable[[Path, str], Row],
+    progress: Callable[[int, int, str], None] | None = None,
+) -> Iterator[Row]:
+    """Each quest judged by ``judge`` and reduced to its row by ``reduce``, the report dropped
+    before the next is read; a quest that cannot be read (``QuestError``, ``GitError``) is the
+    row ``unreadable`` makes of its path and why. The closure summary and ``ds-gate report``
+    (``engine.health``) differ only in their rows."""
     for n, path in enumerate(quests):
         if progress is not None:
             progress(n, len(quests), path.name)
         try:
-            yield row_of(path.name, judge(path))
+            yield reduce(path.name, judge(path))
         except (QuestError, GitError) as exc:
-            yield QuestRow(path.name, None, str(path), False, 0, 0, 1, False, EXIT_UNREADABLE, str(exc))
+            yield unreadable(path, str(exc))
+
+
+def _unreadable(path: Path, problem: str) -> QuestRow:
+    return QuestRow(path.name, None, str(path), False, 0, 0, 1, False, EXIT_UNREADABLE, problem)
+
+
+def judge_each(
+    quests: list[Path], judge: Callable[[Path], GateReport], progress: Callable[[int, int, str], None] | None = None
+) -> Iterator[QuestRow]:
+    """Each quest judged by ``judge`` and reduced to its summary row; an unreadable one has exit code 2."""
+    return reduce_each(quests, judge, row_of, _unreadable, progress)
 
 
 @dataclass(frozen=True, slots=True)

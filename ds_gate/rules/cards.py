@@ -29,6 +29,8 @@ from ds_gate.model.review_call import rerecord_call
 from ds_gate.rules.schema import schema_findings
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ds_gate.io.schema_explain import SchemaError
 
 CARD_SCHEMA = Rule("card.schema", ERROR, DISCIPLINE, "a card's frontmatter breaks `schemas/knowledge_card.schema.json`")
@@ -257,6 +259,14 @@ def _review_finding(review: Decision, rule: Rule, where: tuple[str | int, ...], 
         pointer=pointer(where),
         line=place(review.raw, where),
     )
+
+
+def promote_call(card_id: str | None, path: Path | None) -> str:
+    """The DeepScientist call that promotes a quest-scope card to global: by its id (main keeps the
+    id, ``memory.promote_to_global``), or by its absolute path when it has none."""
+    if card_id or path is None:
+        return f"memory.promote_to_global(card_id={shown(card_id or '<its id>')})"
+    return f"memory.promote_to_global(path={shown(str(path))})"
 
 
 def quest_scope_findings(quest_cards: Iterable[Card], global_ids: set[str]) -> list[Finding]:

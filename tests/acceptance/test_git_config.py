@@ -189,6 +189,7 @@ COMMANDS = {
     "lineage-since": ["lineage", "--home", "{home}", "--since", "HEAD"],
     "recall": ["recall", "--tags", "topic:a", "--query", "lesson", "--quest", "{wt}"],
     "install": ["install", "{root}"],
+    "report": ["report", "--home", "{home}"],
 }
 
 

@@ -45,6 +45,7 @@ COMMANDS = [
     "recall",
     "install",
     "pre-push",
+    "report",
 ]
 # what a command may write: install its hooks; nothing else writes in the home (recall's cache is in the user's cache folder)
 WRITES = {"install": ("quests/001/.git/hooks",)}
@@ -76,6 +77,7 @@ def test_commands_leave_every_file_and_the_git_state_untouched(make_quest, home,
         "from-git": ["closure", "--also-git"],
         "recall": ["recall", "--tags", "topic:a", "--query", "lesson", "--quest", "."],
         "pre-push": ["pre-push"],
+        "report": ["report", "--home", str(home)],
     }.get(command, [command])
     if command == "pre-push":
         head = git(wt, "rev-parse", "HEAD").stdout.strip()

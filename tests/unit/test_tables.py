@@ -17,6 +17,7 @@ from pathlib import Path
 from ds_gate.cli import all_quests
 from ds_gate.cli.main import build_parser
 from ds_gate.cli.table import COMMANDS
+from ds_gate.reporters import health
 from ds_gate.reporters.registry import BUILTIN, FORMATS, get, reporter_class
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,7 +61,7 @@ def test_every_format_offered_anywhere_is_one_of_the_table() -> None:
     assert set(FORMATS) <= set(BUILTIN) and len(set(BUILTIN)) == len(BUILTIN)
     for command in COMMANDS:
         assert command.formats and set(command.formats) <= set(BUILTIN), command.name
-    assert set(all_quests.RENDER) <= set(BUILTIN)
+    assert set(all_quests.RENDER) <= set(BUILTIN) and set(health.RENDER) <= set(BUILTIN)
     for name in BUILTIN:  # each built-in format has its reporter
         assert reporter_class(name) is not None and callable(get(name).render)
 
