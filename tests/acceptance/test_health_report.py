@@ -23,6 +23,7 @@ import pytest
 
 from ds_gate.cli.main import main
 from ds_gate.cli.table import BY_NAME, HEALTH
+from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.engine.gate import evaluate
 from ds_gate.engine.health import health_row, unreadable_row
 from ds_gate.engine.home_quests import home_quests, reduce_each
@@ -215,6 +216,19 @@ def test_markdown_escapes_a_hostile_quest_name_and_fits_a_step_summary(lab, caps
     table = [line for line in out.splitlines() if line.startswith("| ")]
     assert len(table) == 5 and all(len(re.split(r"(?<!\\)\|", line)) == 10 for line in table)
     assert "memory.promote\\_to\\_global(card\\_id='" in out  # the calls, escaped like any quest text
+
+
+def test_a_hostile_reason_stays_one_inert_line_in_markdown_and_text(lab, capsys) -> None:
+    home, built = lab
+    quest = ExampleQuest(home / "quests" / "002", "002")
+    hostile = "ok\n| a | row |\n<script>x</script> [l](u) `c`"
+    review = quest.review(quest.root, built["002"].runs[:1], cards=[], encoding="report", reason_if_empty=hostile)
+    _, out, _ = report(capsys, "--home", str(home), "--format", "markdown")
+    line = next(line for line in out.splitlines() if review in line)
+    assert line == f"- 002: {review}: ok\\\\n\\| a \\| row \\|\\\\n&lt;script&gt;x&lt;/script&gt; \\[l\\](u) \\`c\\`"
+    assert "<script>" not in out and len([line for line in out.splitlines() if line.startswith("| ")]) == 5
+    _, text, _ = report(capsys, "--home", str(home))
+    assert f"  002: {review}: ok\\n| a | row |\\n<script>x</script> [l](u) `c`" in text.splitlines()
 
 
 def test_it_is_a_report_not_a_gate_exit_0_and_2_only_when_the_home_cannot_be_listed(lab, tmp_path, capsys) -> None:
