@@ -80,7 +80,8 @@ def list_knowledge_summaries(
     (the RFC's fallback), whatever ``recall_priors`` says; with it on, ``tag_sources`` holds the
     stage-entry tags to pass next."""
     check_limit(limit)
-    check_kind(kind)
+    trusted = trusted_settings()  # recall_jsonl: the JSONL lesson files the user names (never the quest)
+    check_kind(kind, jsonl=bool(trusted.recall_jsonl))
     if isinstance(domain_tags, str):  # the API's callers may pass "a,b" as the CLI's --tags
         domain_tags = domain_tags.split(",")
     tags = [t for t in domain_tags or () if isinstance(t, str) and t.strip()]
@@ -114,7 +115,6 @@ def list_knowledge_summaries(
                 "this quest's recall_priors is off); pass domain_tags to rank cards by shared tags, or query "
                 "to rank them by text"
             )
-    trusted = trusted_settings()  # recall_jsonl: the JSONL lesson files the user names (never the quest)
     if trusted.problem:
         notes.append(f"{trusted.problem}; the JSONL files its recall_jsonl names are not read")
     found = recall(
