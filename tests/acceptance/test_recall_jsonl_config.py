@@ -12,6 +12,8 @@ from typing import Any
 
 import jsonschema
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_mcp import _field, connect, drive, payload
 
 from ds_gate.agent.tools import call
@@ -20,7 +22,7 @@ from ds_gate.cli.main import main
 from ds_gate.config.settings import load
 from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.recall.api import _INDEXES
-from ds_gate.recall.jsonl import MAX_PROBLEMS, SHOWN_PROBLEMS
+from ds_gate.recall.jsonl import MAX_PROBLEMS, SHOWN_PROBLEMS, read_jsonl
 
 PITFALL = {"type": "pitfall", "id": "p-shards", "issue": "uneven shards hang", "fix": "drop_last", "tags": ["t:d"]}
 pytestmark = pytest.mark.usefixtures("fresh_recall_indexes")
@@ -177,3 +179,25 @@ def test_ds_gate_mcp_returns_the_configured_records_and_their_problems(setup, ho
             assert "source_problems" in schema["required"]
 
     drive(scenario, errlog)
+
+
+LINES = st.one_of(
+    st.binary(max_size=40).filter(lambda b: b"\n" not in b),
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+        max_leaves=8,
+    ).map(lambda value: json.dumps(value).encode()),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(LINES, max_size=12))
+def test_every_line_is_a_record_or_a_problem_never_silence(tmp_path, lines: list[bytes]) -> None:
+    source = tmp_path / "any.jsonl"
+    source.write_bytes(b"\n".join(lines) + b"\n")
+    entries, problems = read_jsonl(source)
+    kept = [n for n, line in enumerate(lines, start=1) if line.decode("utf-8", "replace").strip()]
+    assert len(entries) + len(problems) == len(kept)
+    assert all(p.line in kept and p.path == str(source) and p.why.endswith("skipped") for p in problems)
+    assert sorted([int(e.path.rsplit(":", 1)[1]) for e in entries] + [p.line or 0 for p in problems]) == kept
