@@ -129,6 +129,36 @@ def _toml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
+CODEX_FILE = "~/.codex/config.toml (or config.toml in the codex runner's config_dir, or in $CODEX_HOME)"
+APPROVE = {"approval_mode": "approve"}
+EVERY_SESSION = ("artifact",)  # main's servers in every Codex session (builtin_mcp_server_names_for_custom_profile)
+
+
+def deepscientist_approvals() -> dict[str, Any]:
+    """Codex's approval of each tool ``install --deepscientist`` adds to main's own servers
+    (the table's ``deepscientist`` column), as the user's ``config.toml`` must say it: main
+    approves only its own tools (``_BUILTIN_MCP_TOOL_APPROVALS``), and under ``approval_policy:
+    on-request`` ``codex exec`` stops an unapproved call. These ``[mcp_servers.<server>.tools.<name>]``
+    tables come before the block main appends for the same server, which TOML allows (a table
+    defined before its super-table); the tools only read."""
+    servers: dict[str, list[str]] = {}
+    for tool in TOOLS:
+        if tool.deepscientist:
+            servers.setdefault(tool.deepscientist, []).append(tool.name)
+    lines: list[str] = []
+    for server, names in servers.items():
+        if server not in EVERY_SESSION:  # the table would be a server without a command there
+            lines += ["", f"# DeepScientist starts no {server} server in its settings-issue and start-setup sessions,"]
+            lines += [f"# where Codex refuses [mcp_servers.{server}] without a command: omit this if you use them"]
+        for name in names:
+            lines += ["", f"[mcp_servers.{server}.tools.{name}]", 'approval_mode = "approve"']
+    return {
+        "file": CODEX_FILE,
+        "entry": {server: {"tools": {name: dict(APPROVE) for name in names}} for server, names in servers.items()},
+        "snippet": "\n".join(lines[1:]) + "\n",
+    }
+
+
 def mcp_entries(command: list[str] | None = None) -> dict[str, dict[str, Any]]:
     """What to add to each runner's configuration that DeepScientist carries over.
 
@@ -136,7 +166,8 @@ def mcp_entries(command: list[str] | None = None) -> dict[str, dict[str, Any]]:
     after it, so a ``[mcp_servers.ds_gate]`` table there survives; each tool is marked
     ``approval_mode = "approve"`` as DeepScientist marks its own, since ``codex exec`` runs
     unattended (the tools only read). OpenCode: DeepScientist merges the user's ``mcp`` block
-    of ``opencode.json`` under its own entries."""
+    of ``opencode.json`` under its own entries. With ``install --deepscientist``, Codex also
+    needs ``deepscientist_snippet`` (``deepscientist_approvals``)."""
     command = command or server_command()
     codex_lines = [
         f"[mcp_servers.{SERVER_NAME}]",
@@ -148,13 +179,14 @@ def mcp_entries(command: list[str] | None = None) -> dict[str, dict[str, Any]]:
     opencode_entry = {"type": "local", "command": list(command), "enabled": True}
     return {
         "codex": {
-            "file": "~/.codex/config.toml (or config.toml in the codex runner's config_dir, or in $CODEX_HOME)",
+            "file": CODEX_FILE,
             "entry": {
                 "command": command[0],
                 "args": command[1:],
-                "tools": {tool.name: {"approval_mode": "approve"} for tool in TOOLS},
+                "tools": {tool.name: dict(APPROVE) for tool in TOOLS},
             },
             "snippet": "\n".join(codex_lines) + "\n",
+            "deepscientist_snippet": deepscientist_approvals()["snippet"],
         },
         "opencode": {
             "file": "~/.config/opencode/opencode.json (or the opencode runner's config_dir)",

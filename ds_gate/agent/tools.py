@@ -14,6 +14,7 @@ from typing import Any
 
 from ds_gate.agent.draft import clip_cards, draft_distill_review
 from ds_gate.agent.toolspec import BY_NAME, BadArgument, checked
+from ds_gate.config.settings import load as trusted_settings
 from ds_gate.engine.gate import OFF_NOTE, evaluate
 from ds_gate.engine.recent import list_recent as recent_artifacts
 from ds_gate.engine.review_check import validate_review
@@ -23,6 +24,7 @@ from ds_gate.model.findings import SCHEMA_VERSION
 from ds_gate.model.reports import MAX_LIMIT, check_limit
 from ds_gate.model.review_call import record_call
 from ds_gate.recall.api import DEFAULT_ORDER, check_kind, recall
+from ds_gate.recall.jsonl import SourceProblem, problem_notes
 from ds_gate.recall.stage import stage_entry_tags
 
 PASSED, PASSED_OFF, REJECTED = "passed", "passed (gate off)", "rejected"
@@ -78,7 +80,8 @@ def list_knowledge_summaries(
     (the RFC's fallback), whatever ``recall_priors`` says; with it on, ``tag_sources`` holds the
     stage-entry tags to pass next."""
     check_limit(limit)
-    check_kind(kind)
+    trusted = trusted_settings()  # recall_jsonl: the JSONL lesson files the user names (never the quest)
+    check_kind(kind, jsonl=bool(trusted.recall_jsonl))
     if isinstance(domain_tags, str):  # the API's callers may pass "a,b" as the CLI's --tags
         domain_tags = domain_tags.split(",")
     tags = [t for t in domain_tags or () if isinstance(t, str) and t.strip()]
@@ -112,8 +115,19 @@ def list_knowledge_summaries(
                 "this quest's recall_priors is off); pass domain_tags to rank cards by shared tags, or query "
                 "to rank them by text"
             )
+    if trusted.problem:
+        notes.append(f"{trusted.problem}; the JSONL files its recall_jsonl names are not read")
     found = recall(
-        tags, kind, limit, home=home, quest=root, scope="visible", query=query, max_chars=max_chars, order=order
+        tags,
+        kind,
+        limit,
+        home=home,
+        quest=root,
+        scope="visible",
+        query=query,
+        max_chars=max_chars,
+        order=order,
+        configured_jsonl=trusted.recall_jsonl,
     )
     counts = found["counts"]
     results = found["results"]
@@ -122,6 +136,7 @@ def list_knowledge_summaries(
         for u in found["unmatched_tags"]
     )
     notes.extend(found["notes"])
+    notes.extend(problem_notes([SourceProblem(**p) for p in found["source_problems"]]))
     left_out = {
         "other_kinds": counts["cards"] - counts["of_kind"],
         "no_shared_tag": counts["of_kind"] - counts["eligible"],
@@ -142,6 +157,7 @@ def list_knowledge_summaries(
             "returned": len(results),
         },
         "left_out": left_out,
+        "source_problems": found["source_problems"],  # each {path, line, why}: what recall skipped of a JSONL file
         "notes": notes,
     }
 

@@ -105,14 +105,18 @@ TOOLS = (
         "first body lines within max_chars, tags, kind, scope, path, overlap, matched_tags, support: how many quests "
         "hold the lesson, copies: every copy when duplicates were collapsed, matched_by: tags, text or recent, problems: "
         "what check or lineage finds wrong with the card), rank_by, unmatched_tags (tags no card "
-        "carries, with the closest known), counts and left_out.",
+        "carries, with the closest known), counts, left_out and source_problems (path, line, why: what was skipped "
+        "of the JSONL lesson files the user's configuration names).",
         _result(request=OBJ, domain_tags=_strings(), tag_sources=_opt(OBJ), results={"type": "array", "items": {
             "type": "object", "required": ["card_id", "title", "summary", "tags", "kind", "scope", "path", "support"],
             "properties": {"card_id": STR, "title": _opt(STR), "summary": STR, "tags": _strings(), "kind": STR,
                            "scope": STR, "path": STR, "support": INT, "copies": {"type": "array", "items": OBJ},
                            "fields": OBJ}}},
                 rank_by={"enum": ["recent", "tags", "relevance", "text", "text (no tag matched)"]},
-                unmatched_tags={"type": "array", "items": OBJ}, counts=_opt(OBJ), left_out=_opt(OBJ), notes=_strings()),
+                unmatched_tags={"type": "array", "items": OBJ}, counts=_opt(OBJ), left_out=_opt(OBJ),
+                source_problems={"type": "array", "items": {
+                    "type": "object", "required": ["path", "line", "why"],
+                    "properties": {"path": STR, "line": _opt(INT), "why": STR}}}, notes=_strings()),
         (Arg("domain_tags", "tags such as stage:experiment, topic:routing (case, -/_/space, plurals and British "
                             "spellings are matched); empty with no query: the most recent cards"),
          Arg("kind", "a memory kind (knowledge, papers, ...); none: every kind"),

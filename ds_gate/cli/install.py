@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ds_gate.agent.skill import SKILL_NAME, install_skill, mcp_entries
+from ds_gate.agent.skill import SKILL_NAME, deepscientist_approvals, install_skill, mcp_entries
 from ds_gate.cli._shared import EXIT_OK, PATH_HELP, emit, verdict
 from ds_gate.config.settings import pins_note
 from ds_gate.integration import installer
@@ -149,5 +149,6 @@ def _deepscientist(args: argparse.Namespace) -> int:
         else installer.install(args.home, memory_global_scope=args.memory_global_scope, prompts=args.prompts)
     )
     lines = [f"removed {path}" for path in done.removed] + [f"wrote {path}" for path in done.written] + done.notes
-    emit(DocumentsReport(command="install", ok=True, findings=[], notes=lines), args)
+    entries = {} if args.undo else {"codex": deepscientist_approvals()}  # approval_policy on-request stops the rest
+    emit(DocumentsReport(command="install", ok=True, findings=[], notes=lines, mcp_servers=entries), args)
     return EXIT_OK

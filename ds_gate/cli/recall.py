@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from ds_gate.cli._shared import EXIT_OK, HOME_HELP, emit
+from ds_gate.config.settings import load
 from ds_gate.model import RecallReport
 from ds_gate.recall.api import DEFAULT_ORDER, MAX_CHARS, ORDERS, STAGE_ORDER, recall
+from ds_gate.recall.jsonl import SourceProblem, problem_notes
 from ds_gate.recall.stage import priors_off, stage_entry_tags
+from ds_gate.reporters.escape import printable
 
 if TYPE_CHECKING:
     import argparse
@@ -56,7 +60,12 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
         "--quest", metavar="PATH", help="the quest whose memory is in scope (default: none, or . with --for-stage)"
     )
     p.add_argument("--home", metavar="DIR", help=HOME_HELP)
-    p.add_argument("--jsonl", action="append", metavar="PATH", help="also recall from a ScienceClaw findings.jsonl")
+    p.add_argument(
+        "--jsonl",
+        action="append",
+        metavar="PATH",
+        help="also recall from a ScienceClaw findings.jsonl (added to the recall_jsonl files of the trusted configuration)",
+    )
     p.add_argument(
         "--for-stage",
         metavar="STAGE",
@@ -98,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
             args.order = STAGE_ORDER
     args.order = args.order or DEFAULT_ORDER
     quest = args.quest if args.quest or args.scope == "quest" or args.for_stage is not None else None
+    trusted = load()
+    if trusted.problem:
+        warn(f"{trusted.problem}; the JSONL files its recall_jsonl names are not read")
     found = recall(
         tags,
         args.kind,
@@ -112,7 +124,10 @@ def run(args: argparse.Namespace) -> int:
         max_chars=args.max_chars,
         support=args.support,
         order=args.order,
+        configured_jsonl=trusted.recall_jsonl,
     )
+    for line in problem_notes([SourceProblem(**p) for p in found["source_problems"]]):
+        warn(line)
     notes.extend(unmatched_notes(found["unmatched_tags"]))
     notes.extend(found["notes"])
     request = {
@@ -125,7 +140,9 @@ def run(args: argparse.Namespace) -> int:
         "max_chars": args.max_chars,
         **staged,
     }
-    extra = {key: found[key] for key in ("rank_by", "unmatched_tags", "collapsed", "home", "home_exists")}
+    extra = {
+        key: found[key] for key in ("rank_by", "unmatched_tags", "collapsed", "home", "home_exists", "source_problems")
+    }
     emit(
         RecallReport(
             command="recall", ok=True, findings=[], notes=notes, results=found["results"], request=request, recall=extra
@@ -143,3 +160,9 @@ def unmatched_notes(unmatched: list[dict[str, object]]) -> list[str]:
         hint = f"; closest known: {', '.join(map(str, near))}" if isinstance(near, list) and near else ""
         out.append(f"no card carries the tag {item['tag']}{hint}")
     return out
+
+
+def warn(line: str) -> None:
+    """A warning on stderr (a skipped JSONL line, a configured file not read): the answer still stands."""
+    if sys.stderr is not None:
+        print(printable(f"ds-gate: warning: {line}"), file=sys.stderr)

@@ -31,7 +31,7 @@ from ds_gate.sources.memory import jsonable
 
 ENV = "DS_GATE_CONFIG"
 DEFAULT_KEYS = ("home", "require", "format", "source", "refs")
-KEYS = (*DEFAULT_KEYS, "waivers", "accept_quest_waivers", "no_require", "decision_actions")
+KEYS = (*DEFAULT_KEYS, "waivers", "accept_quest_waivers", "no_require", "decision_actions", "recall_jsonl")
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,7 @@ class Trusted:
     accept: tuple[Path, ...] = ()  # quest roots whose .ds-gate.yaml waivers are accepted
     off: tuple[Path, ...] = ()  # quest roots whose gate is off (no_require)
     actions: tuple[str, ...] = ()  # decision actions the user's DeepScientist (a fork) accepts
+    recall_jsonl: tuple[Path, ...] = ()  # JSONL lesson files the agent's recall also searches (ScienceClaw's)
     problem: str | None = None  # why the file cannot be used (the gate stops on it)
     notes: tuple[str, ...] = ()  # entries that match no quest, and why (every report shows them)
 
@@ -144,6 +145,7 @@ def _read(path: Path, origin: str) -> Trusted:
         accept = _quests("accept_quest_waivers", data.get("accept_quest_waivers") or [], base, notes)
         off = _quests("no_require", data.get("no_require") or [], base, notes)
         actions = _actions(data.get("decision_actions") or [])
+        jsonl = _jsonl_files(data.get("recall_jsonl") or [], base)
     except ValueError as exc:
         return bad(str(exc))
     return Trusted(
@@ -154,6 +156,7 @@ def _read(path: Path, origin: str) -> Trusted:
         tuple(accept),
         tuple(off),
         tuple(actions),
+        tuple(jsonl),
         notes=tuple(f"{n} (in {path})" for n in notes),
     )
 
@@ -163,6 +166,17 @@ def _actions(entries: Any) -> list[str]:
     if not isinstance(entries, list) or not all(isinstance(a, str) and a.strip() for a in entries):
         raise ValueError("decision_actions must be a list of action names")
     return [a.strip() for a in entries]
+
+
+def _jsonl_files(entries: Any, base: Path) -> list[Path]:
+    """``recall_jsonl``: the JSONL lesson files (ScienceClaw's ``findings.jsonl``) that the agent's
+    ``list_knowledge_summaries`` searches too, relative to this file. Named here, never by the quest;
+    whether each can be read is recall's to say, at each recall (a file may come later)."""
+    if isinstance(entries, str):
+        entries = [entries]
+    if not isinstance(entries, list) or not all(isinstance(e, str) and e.strip() for e in entries):
+        raise ValueError("recall_jsonl is a list of JSONL file paths (relative to this file)")
+    return [_resolve(e.strip(), base) for e in entries]
 
 
 def _resolve(text: str, base: Path) -> Path:

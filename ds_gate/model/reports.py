@@ -99,9 +99,15 @@ class DocumentsReport(Report):
     """Documents checked on their own (``validate``, a checkpoint, ``install``)."""
 
     finalization_reasons: list[str] | None = None  # set by the commit hook: what the commit finalizes
+    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)  # install --deepscientist: runner entries
 
     def body(self, lazy: bool = False) -> dict[str, Any]:
-        return {} if self.finalization_reasons is None else {"finalization": list(self.finalization_reasons)}
+        out: dict[str, Any] = (
+            {} if self.finalization_reasons is None else {"finalization": list(self.finalization_reasons)}
+        )
+        if self.mcp_servers:  # printed for the user's runner configuration, never written
+            out["mcp_servers"] = {name: dict(entry) for name, entry in self.mcp_servers.items()}
+        return out
 
 
 @dataclass(kw_only=True, eq=False, repr=False)

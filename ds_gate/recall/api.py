@@ -113,17 +113,21 @@ def recall(
     max_chars: int | None = None,
     support: bool = False,
     order: str = DEFAULT_ORDER,
+    configured_jsonl: Sequence[Path] = (),
 ) -> dict[str, Any]:
     """Everything one recall says: ``results``, ``rank_by`` (recent, tags, text), the query
     tags no card carries with the closest known tags (``unmatched_tags``), ``counts``,
-    ``collapsed`` (copies folded into a result), ``notes`` and ``home`` (with whether it exists)."""
+    ``collapsed`` (copies folded into a result), ``notes``, ``home`` (with whether it exists)
+    and ``source_problems`` (what the JSONL sources' reading skipped). ``configured_jsonl``:
+    the trusted configuration's ``recall_jsonl``, whose missing or unreadable file is a problem
+    said, where a ``jsonl`` source's is an error."""
     if isinstance(domain_tags, str):
         domain_tags = domain_tags.split(",")
     check_limit(limit)
     check_chars(max_chars)
     if scope not in SCOPES:
         raise QuestError(f"scope must be one of {', '.join(SCOPES)}, not {shown(scope)}")
-    given, kind = kind, check_kind(kind, jsonl=bool(jsonl))
+    given, kind = kind, check_kind(kind, jsonl=bool(jsonl) or bool(configured_jsonl))
     if order not in ORDERS:
         raise QuestError(f"order must be one of {', '.join(ORDERS)}, not {shown(order)}")
     quest_path = None
@@ -133,13 +137,15 @@ def recall(
     if scope == "quest" and quest_path is None:
         raise QuestError("scope 'quest' needs a quest (--quest PATH)")
     sources = _jsonl_sources(jsonl)
-    key = (str(home_path), str(quest_path), scope, tuple(str(p) for p in sources), cache)
+    given_files = {os.path.abspath(p) for p in sources}
+    configured = [Path(p) for p in configured_jsonl if os.path.abspath(p) not in given_files]  # each read once
+    key = (str(home_path), str(quest_path), scope, tuple(map(str, sources)), tuple(map(str, configured)), cache)
     roots = _roots(home_path, quest_path, scope)  # each call: a quest added since is seen
     with _LOCK:  # one index per process, its cache connection with it: one call uses them at a time
         index = _INDEXES.get(key)
         if index is None:
             store = Cache(user_cache_dir(), cache_name("recall", home_path)) if cache else Cache(None)
-            index = Index(roots, store, sources)
+            index = Index(roots, store, sources, configured)
             index.build()
             _INDEXES[key] = index
         else:
@@ -154,6 +160,7 @@ def recall(
             ranking = index.rank(tags, kind, limit, query, support, order)
         of_kind = len(index.entries) if kind is None else index.kinds[kind]
         cards = len(index.entries)
+        problems = [p.as_dict() for p in index.problems]
     notes = list(ranking.notes)
     if kind != given:
         notes.append(
@@ -181,6 +188,7 @@ def recall(
         "notes": notes,
         "home": str(home_path),
         "home_exists": home_exists,
+        "source_problems": problems,
     }
 
 

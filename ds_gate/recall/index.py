@@ -30,7 +30,7 @@ from ds_gate.recall.entries import (
     entry_from_card,
     from_data,
 )
-from ds_gate.recall.jsonl import read_jsonl
+from ds_gate.recall.jsonl import SourceProblem, read_sources
 from ds_gate.recall.tags import bare, closest, match_key
 from ds_gate.recall.text import FTS5_MISSING, TextIndex, idf, tag_text, words
 from ds_gate.sources.card_files import card_stats
@@ -61,10 +61,12 @@ class Root:
 class Index:
     """Every recallable card of some memory roots, ranked on demand."""
 
-    def __init__(self, roots: list[Root], cache: Cache, jsonl: Sequence[Path]) -> None:
+    def __init__(self, roots: list[Root], cache: Cache, jsonl: Sequence[Path], configured: Sequence[Path] = ()) -> None:
         self.roots = roots
         self.cache = cache
         self.jsonl = list(jsonl)
+        self.configured = list(configured)  # the trusted configuration's: one it cannot read is a problem, not an error
+        self.problems: list[SourceProblem] = []  # what the JSONL sources' reading skipped, and why
         self.entries: Sequence[Entry] = []
         self.stamp: tuple[Any, ...] = ()
         self._fts: TextIndex | None = None
@@ -84,7 +86,7 @@ class Index:
         """Stamps that change when MemoryService writes (each kind folder and its index),
         when a quest is added (``<home>/quests``), and when a JSONL source grows."""
         folders = [r.memory / kind for r in self.roots for kind in MEMORY_KINDS]
-        paths = [*self.jsonl, *(p for folder in folders for p in (folder, folder / "_index.jsonl"))]
+        paths = [*self.jsonl, *self.configured, *(p for folder in folders for p in (folder, folder / "_index.jsonl"))]
         return (tuple(str(r.memory) for r in self.roots), *map(_stamp, paths))
 
     def build(self, snapshot: bool = True) -> None:
@@ -110,14 +112,14 @@ class Index:
             files.extend(
                 (path, kind, root.scope, st) for path, kind, st in card_stats(root.memory, root.contain, None, findings)
             )
-        self.digest = snapshot.digest(
-            [(str(r.memory), r.scope) for r in self.roots], files, [str(p) for p in self.jsonl], self.cache.version
-        )
+        sources = ([str(p) for p in self.jsonl], self.cache.version, [str(p) for p in self.configured])
+        self.digest = snapshot.digest([(str(r.memory), r.scope) for r in self.roots], files, *sources)
         stored = self.cache.snapshot(self.digest) if use_snapshot else None
         if stored is not None:
             try:
                 state = snapshot.check(json.loads(stored))
                 self.entries = snapshot.Stored(self.cache.row, self.cache.rows, state["refs"], state["scopes"])
+                self.problems = [SourceProblem(*p) for p in state["problems"]]
                 self._adopt(state)
                 return
             except (ValueError, RecursionError):  # not one this version wrote: build it again
@@ -153,13 +155,12 @@ class Index:
                 entries.append(entry)
         written = self.cache.store(fresh)
         self.cache.forget([r.memory for r in self.roots], {p for p, _, _, _ in files}, set(cached) if files else None)
-        for source in self.jsonl:
-            entries.extend(read_jsonl(source, budget))
-        self.entries = dedupe(entries)
+        records, self.problems = read_sources(self.jsonl, self.configured, budget)
+        self.entries = dedupe([*entries, *records])
         state = snapshot.derive(self.entries)
         self._adopt(state)
         if self.cache.db is not None and written is not None:  # a card without its row is kept inline
-            state.update(snapshot.state_of(self.entries, in_cards | written))
+            state.update(snapshot.state_of(self.entries, in_cards | written, self.problems))
             self.cache.keep(self.digest, repr([(str(r.memory), r.scope) for r in self.roots]), json.dumps(state))
 
     def _adopt(self, state: dict[str, Any]) -> None:

@@ -19,6 +19,7 @@ from typing import Any, overload
 
 from ds_gate.io.cache_file import stat_key
 from ds_gate.recall.entries import Entry, encode, from_data
+from ds_gate.recall.jsonl import SourceProblem
 from ds_gate.recall.tags import bare, match_key
 
 
@@ -31,15 +32,17 @@ def digest(
     files: Sequence[tuple[str, str, str, os.stat_result]],
     jsonl: Sequence[str],
     version: str,
+    configured: Sequence[str] = (),
 ) -> str:
-    """What the index is made from, hashed (the stat of the JSONL sources taken here)."""
-    h = hashlib.sha256(repr((version, list(roots))).encode("utf-8", "surrogatepass"))
+    """What the index is made from, hashed (the stat of the JSONL sources taken here; which
+    are the configuration's, read leniently, is part of it)."""
+    h = hashlib.sha256(repr((version, list(roots), len(jsonl))).encode("utf-8", "surrogatepass"))
     h.update(
         "\n".join(f"{p}\0{k}\0{s}\0{stat_key(st).hex()}\0{st.st_mode}" for p, k, s, st in files).encode(
             "utf-8", "surrogatepass"
         )
     )
-    for source in jsonl:
+    for source in (*jsonl, *configured):
         try:
             st = os.stat(source)
             h.update(f"\n{source}\0{stat_key(st).hex()}\0{st.st_mode}".encode("utf-8", "surrogatepass"))
@@ -115,11 +118,13 @@ class Stored(Sequence[Entry]):
             yield from (self[i] for i in range(len(self)))
 
 
-def state_of(entries: Sequence[Entry], in_cards: set[str]) -> dict[str, Any]:
-    """What a snapshot keeps of a full build besides what ``derive`` computes from the entries."""
+def state_of(entries: Sequence[Entry], in_cards: set[str], problems: Sequence[SourceProblem] = ()) -> dict[str, Any]:
+    """What a snapshot keeps of a full build besides what ``derive`` computes from the entries
+    (and what the JSONL sources' reading skipped, said again by every recall made from it)."""
     return {
         "refs": [e.path if e.scope != "jsonl" and e.path in in_cards else pack(e) for e in entries],
         "scopes": [e.scope for e in entries],
+        "problems": [[p.path, p.line, p.why] for p in problems],
     }
 
 
@@ -137,6 +142,14 @@ def check(state: Any) -> dict[str, Any]:
             and all(type(g) is int for g in state["groups"])
             and all(type(t) is str for v in (state["kinds"], state["who"], state["known"], state["scopes"]) for t in v)
             and all(type(r) in (str, list) for r in state["refs"])
+            and all(
+                type(p) is list
+                and len(p) == 3
+                and type(p[0]) is str
+                and (p[1] is None or type(p[1]) is int)
+                and type(p[2]) is str
+                for p in state["problems"]
+            )
         )
     except (KeyError, TypeError, AttributeError) as exc:
         raise Stale(str(exc)) from None

@@ -88,7 +88,25 @@ def head_lines(report: Report) -> list[Any]:
 
 @head_lines.register
 def _(report: DocumentsReport) -> list[str]:
-    return [_finalizes(report.finalization_reasons, "commit")] if report.finalization_reasons else []
+    out = [_finalizes(report.finalization_reasons, "commit")] if report.finalization_reasons else []
+    return [*out, *_entries(report.mcp_servers, ALSO)] if report.mcp_servers else out
+
+
+ALSO = "ds-gate's tools on DeepScientist's own servers, approved as it approves its own"
+
+
+def _entries(entries: dict[str, dict[str, Any]], why: str = "") -> list[str]:
+    """Each runner's entry, one line a line, each made safe to show: printed as it must be pasted
+    (issue 27); Codex's approvals for ``install --deepscientist`` follow its own entry."""
+    labels = {"codex": "Codex", "opencode": "OpenCode"}
+    out: list[str] = []
+    for name, entry in entries.items():
+        out += ["", f"{labels.get(name, name)}: add to {entry['file']}{f' ({why})' if why else ''}:", ""]
+        out += entry["snippet"].rstrip("\n").splitlines()
+        if entry.get("deepscientist_snippet"):
+            out += ["", f"{labels.get(name, name)}, with ds-gate install --deepscientist: also add ({ALSO}):", ""]
+            out += entry["deepscientist_snippet"].rstrip("\n").splitlines()
+    return [*out, ""]
 
 
 @head_lines.register
@@ -97,16 +115,7 @@ def _(report: AgentInstallReport) -> list[str]:
         f"{'unchanged' if path in report.unchanged else 'wrote'} {path}"
         for path in sorted((*report.written, *report.unchanged))
     ]
-    labels = {"codex": "Codex", "opencode": "OpenCode"}
-    for name, entry in report.mcp_servers.items():
-        # one line a line, each made safe to show: printed as it must be pasted (issue 27)
-        out += [
-            "",
-            f"{labels.get(name, name)}: add to {entry['file']}:",
-            "",
-            *entry["snippet"].rstrip("\n").splitlines(),
-        ]
-    return [*out, ""]
+    return [*out, *_entries(report.mcp_servers)]
 
 
 @head_lines.register

@@ -3,8 +3,10 @@
 - Ablation runs are experiments too: a completed ``run_kind: ablation`` needs a distill
   review. Smoke tests (``run_id`` starting with ``smoke-``) never do, whatever their kind.
   Every other run is left to the next plugin (ds-gate's built-in PR #60 rule).
-- ``lab.review-needs-notes``: every distill_review says in ``notes`` what the lab should
-  remember about the review itself.
+- ``lab.review-needs-notes``: every distill review says in ``notes`` what the lab should
+  remember about the review itself, in either encoding: the RFC's ``kind: decision, action:
+  distill_review`` and main's ``kind: report, report_type: distill_review`` (the one ds-gate
+  drafts on DeepScientist 1.6.0): ``review_encoding`` tells a review from any other record.
 - A commit that stages anything under ``submission/`` finalizes the quest, like the
   paper bundle manifest does.
 - ``--format count``: one line, for dashboards.
@@ -13,14 +15,14 @@
 from __future__ import annotations
 
 from ds_gate import Rule, hookimpl
-from ds_gate.model import DISCIPLINE, ERROR
+from ds_gate.model import DISCIPLINE, ERROR, review_encoding
 
 # A rule is declared once; its id is part of the lab's JSON output, so it never changes.
 REVIEW_NEEDS_NOTES = Rule(
     "lab.review-needs-notes",
     ERROR,
     DISCIPLINE,
-    "a distill_review that does not say in `notes` what to remember about the review",
+    "a distill review that does not say in `notes` what to remember about the review",
 )
 
 
@@ -42,7 +44,7 @@ def ds_gate_finalization_patterns():
 def ds_gate_check_record(record):
     """Called for every record, with the parsed document: nothing is read twice."""
     data = record.data
-    if record.kind != "decision" or data.get("action") != "distill_review":
+    if review_encoding(data, record.kind) is None:  # no review, in either encoding
         return []
     notes = data.get("notes")
     if isinstance(notes, str) and notes.strip():

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -23,10 +24,12 @@ from ds_gate.agent.skill import (
     OVERLAYS,
     SAFE_MAIN,
     SKILL_NAME,
+    deepscientist_approvals,
     server_command,
     skill_bytes,
 )
 from ds_gate.agent.toolspec import BY_NAME as TOOLS
+from ds_gate.agent.toolspec import TOOLS as TABLE
 from ds_gate.cli.main import main
 
 SKILL_FILES = tuple(f"quests/001/{overlay}/skills/{SKILL_NAME}/SKILL.md" for overlay in OVERLAYS)
@@ -242,8 +245,103 @@ def test_the_printed_snippets_parse_as_they_must_be_pasted(make_quest) -> None:
     )
     assert done.returncode == 0, done.stderr
     text = done.stdout
-    codex = text.split("Codex: add to ", 1)[1].split(":\n\n", 1)[1].split("\n\nOpenCode: add to ", 1)[0]
+    codex, also = (
+        text.split("Codex: add to ", 1)[1]
+        .split(":\n\n", 1)[1]
+        .split("\n\nOpenCode: add to ", 1)[0]
+        .split("\n\nCodex, with ds-gate install --deepscientist: also add (")
+    )
     opencode = text.split("OpenCode: add to ", 1)[1].split(":\n\n", 1)[1].split("\n\n", 1)[0]
     table = tomllib.loads(codex)["mcp_servers"]["ds_gate"]
     assert table["args"] == server_command()[1:] and set(table["tools"]) == set(TOOLS)
+    approvals = tomllib.loads(also.split("):\n\n", 1)[1])["mcp_servers"]
+    assert approvals["memory"]["tools"] == {"list_knowledge_summaries": {"approval_mode": "approve"}}
     assert json.loads(opencode)["mcp"]["ds_gate"]["command"] == server_command()
+
+
+# DeepScientist main (b366244) src/deepscientist/runners/codex.py: the tools it approves on its own servers
+# (_BUILTIN_MCP_TOOL_APPROVALS), the servers of its helper sessions (runners/base.py), and _mcp_block's text
+MAIN_APPROVALS = {
+    "memory": ("write", "read", "search", "list_recent", "promote_to_global"),
+    "artifact": (
+        *("record", "science", "checkpoint", "prepare_branch", "activate_branch", "submit_idea"),
+        *("list_research_branches", "resolve_runtime_refs", "get_paper_contract_health"),
+        *("validate_manuscript_coverage", "validate_academic_outline", "validate_manuscript_language"),
+        *("compile_outline_to_writing_plan", "get_quest_state", "get_global_status", "get_method_scoreboard"),
+        *("get_optimization_frontier", "read_quest_documents", "get_conversation_context", "get_analysis_campaign"),
+        *("record_main_experiment", "create_analysis_campaign", "submit_paper_outline", "list_paper_outlines"),
+        *("submit_paper_bundle", "record_analysis_slice", "publish_baseline", "attach_baseline", "confirm_baseline"),
+        *("overwrite_baseline", "waive_baseline", "arxiv", "refresh_summary", "render_git_graph", "interact"),
+        "complete_quest",
+    ),
+    "bash_exec": ("bash_exec",),
+}
+HELPER_SESSION_SERVERS = ("artifact", "bash_exec")  # settings_issue, start_setup_prepare
+
+
+def mains_block(servers: tuple[str, ...] = ("memory", "artifact", "bash_exec")) -> str:
+    """The block main appends to the run's config.toml, rendered as ``_inject_built_in_mcp`` and
+    ``_mcp_block`` render it (codex.py:1540-1623), with a typical env and a tool timeout."""
+    env = {"DEEPSCIENTIST_HOME": "/home/u/DeepScientist", "DS_QUEST_ID": "001", "DS_QUEST_ROOT": "/q/001"}
+    blocks = []
+    for name in servers:
+        lines = [
+            f"[mcp_servers.{name}]",
+            'transport = "stdio"',
+            'command = "/home/u/DeepScientist/runtime/python-env/bin/python"',
+            f"args = [{', '.join(json.dumps(a) for a in ['-m', 'deepscientist.mcp.server', '--namespace', name])}]",
+            "tool_timeout_sec = 180",
+            "",
+            f"[mcp_servers.{name}.env]",
+            *(f"{key} = {json.dumps(value)}" for key, value in env.items()),
+        ]
+        for tool in MAIN_APPROVALS[name]:
+            lines += ["", f"[mcp_servers.{name}.tools.{tool}]", 'approval_mode = "approve"']
+        blocks.append("\n".join(lines))
+    return "\n".join(["# BEGIN DEEPSCIENTIST BUILTINS", "\n\n".join(blocks), "# END DEEPSCIENTIST BUILTINS"])
+
+
+def runtime_config(users: str, servers: tuple[str, ...] = ("memory", "artifact", "bash_exec")) -> dict[str, Any]:
+    """The run's config.toml as main writes it: the user's file, then its block (``f"{prefix}\\n\\n{block}\\n"``)."""
+    return tomllib.loads(f"{users.rstrip()}\n\n{mains_block(servers)}\n")
+
+
+def test_the_deepscientist_approvals_parse_ahead_of_mains_block_and_approve_each_new_tool(
+    make_quest, gate_json
+) -> None:
+    """Issue 37.4: the tools ``install --deepscientist`` puts on main's servers are not in main's
+    approval list, so ``approval_policy: on-request`` stopped them; the printed tables, pasted into
+    the user's config.toml ahead of main's block, approve each, and main's own entries stand."""
+    code, out = gate_json("install", "--agent", str(make_quest().root))
+    codex = out["mcp_servers"]["codex"]
+    assert code == 0 and codex["deepscientist_snippet"] == deepscientist_approvals()["snippet"]
+    users = f'model = "gpt-5"\napproval_policy = "on-request"\n\n{codex["snippet"]}\n{codex["deepscientist_snippet"]}'
+    config = runtime_config(users)["mcp_servers"]
+    ours = {(spec.deepscientist, spec.name) for spec in TABLE if spec.deepscientist}
+    assert ours == {
+        ("artifact", "list_distill_candidates"),
+        ("artifact", "list_recent"),
+        ("artifact", "validate_distill_review"),
+        ("memory", "list_knowledge_summaries"),
+    }
+    for server, name in ours:
+        assert config[server]["tools"][name] == {"approval_mode": "approve"}, (server, name)
+        assert name not in MAIN_APPROVALS[server]  # disjoint: main's own approval is never restated
+        assert config[server]["args"][-1] == server and config[server]["command"].endswith("python")
+    for server, names in MAIN_APPROVALS.items():  # main's own block is whole
+        assert {n for n in names} <= set(config[server]["tools"]), server
+    assert set(config["ds_gate"]["tools"]) == set(TOOLS)
+    entry = deepscientist_approvals()["entry"]
+    assert {(server, name) for server, table in entry.items() for name in table["tools"]} == ours
+
+
+def test_a_server_main_leaves_out_of_a_session_is_the_one_table_marked_to_omit() -> None:
+    """In main's settings-issue and start-setup sessions there is no memory server: the memory
+    table alone would be a server without a command, which Codex refuses; the snippet says so
+    above it, and without it the rest parses with main's block of those sessions."""
+    snippet = deepscientist_approvals()["snippet"]
+    artifact, memory = snippet.split("# DeepScientist starts no memory server", 1)
+    assert "[mcp_servers.memory" not in artifact and "[mcp_servers.artifact" not in memory
+    helper = runtime_config(artifact, HELPER_SESSION_SERVERS)["mcp_servers"]
+    assert "memory" not in helper and helper["artifact"]["tools"]["list_recent"] == {"approval_mode": "approve"}
+    assert "command" not in runtime_config(snippet, HELPER_SESSION_SERVERS)["mcp_servers"]["memory"]

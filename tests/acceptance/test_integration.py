@@ -28,6 +28,7 @@ import yaml
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from ds_gate.agent.skill import deepscientist_approvals
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
 
@@ -415,6 +416,33 @@ def test_memory_write_defaults_to_global_only_with_its_switch(runtime) -> None:
         install(runtime["home"], "--memory-global-scope")
         _, written = call(runtime, root, [("write", card)], namespace="memory")
         assert written["scope"] == "global" and Path(written["path"]).is_relative_to(runtime["home"] / "memory")
+    finally:
+        undo(runtime["home"])
+
+
+def test_the_configured_jsonl_reaches_mains_memory_server_with_its_problems(
+    runtime, tmp_path, monkeypatch, capsys
+) -> None:
+    """Issue 37.4: the trusted configuration pinned at install names a JSONL file; main's own
+    ``memory.list_knowledge_summaries`` searches it and says its bad line. The install also
+    prints the Codex approvals of the tools it adds to main's servers."""
+    _, root, _ = quest(runtime["home"], "q-jsonl")
+    source = tmp_path / "cfg" / "findings.jsonl"
+    source.parent.mkdir()
+    source.write_text(json.dumps({"type": "pitfall", "id": "p-shards", "issue": "uneven shards hang"}) + "\n[]\n")
+    (source.parent / "config.yaml").write_text("recall_jsonl: [findings.jsonl]\n")
+    monkeypatch.setenv("DS_GATE_CONFIG", str(source.parent / "config.yaml"))  # the user's shell: the install pins it
+    capsys.readouterr()
+    assert main(["install", "--deepscientist", "--home", str(runtime["home"]), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["mcp_servers"]["codex"] == deepscientist_approvals()
+    monkeypatch.delenv("DS_GATE_CONFIG")  # the runner's environment has no such variable
+    try:
+        _, found = call(runtime, root, [("list_knowledge_summaries", {"query": "uneven shards"})], namespace="memory")
+        assert [(r["card_id"], r["scope"]) for r in found["results"]] == [("p-shards", "jsonl")]
+        assert found["source_problems"] == [
+            {"path": str(source), "line": 2, "why": "not a JSON object (an array); skipped"}
+        ]
+        assert f"{source}:2: not a JSON object (an array); skipped" in found["notes"]
     finally:
         undo(runtime["home"])
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from ds_gate.model.review_call import draft_payload
+
 from helpers import REPO
 
 pytest_plugins = ["pytester"]
@@ -77,6 +79,28 @@ def test_the_example_plugin_changes_the_completed_run_rule_and_adds_a_rule(quest
     assert sorted(f["rule"] for f in with_plugin["findings"]) == ["coverage.pending-run", "lab.review-needs-notes"]
     text = ds_gate(["check", str(q.root)], plugin_path).stdout
     assert f"artifacts/decisions/{review}.json: error [lab.review-needs-notes] {review} has no notes" in text
+
+
+@pytest.mark.slow
+def test_the_example_plugin_fires_on_the_report_encoded_review_ds_gate_drafts(make_quest, plugin_path) -> None:
+    """Issue 37.4: on DeepScientist main a review is the ``kind: report, report_type: distill_review``
+    that ``draft_payload`` drafts and ``artifact.record`` stores; the lab's rule tested
+    ``action == "distill_review"`` only, so it never saw one."""
+    q = make_quest()
+    main_run = q.run(q.root, "main-001")
+    other_run = q.run(q.root, "main-002")
+    drafted = {**draft_payload([main_run], "report"), "reason_if_empty": "nothing reusable"}  # completed, no notes
+    with_notes = {**draft_payload([other_run], "report"), "reason_if_empty": "nothing reusable", "notes": "a note"}
+    bare = q.artifact_record(q.root, drafted)
+    noted = q.artifact_record(q.root, with_notes)
+    assert bare["ok"] and noted["ok"] and bare["record"]["kind"] == "report"
+    done = ds_gate(["check", str(q.root), "--format", "json"], plugin_path)
+    found = [f for f in json.loads(done.stdout)["findings"] if f["rule"] == "lab.review-needs-notes"]
+    assert [(f["path"], f["message"]) for f in found] == [
+        (f"artifacts/reports/{bare['artifact_id']}.json", f"{bare['artifact_id']} has no notes")
+    ]
+    closure = json.loads(ds_gate(["closure", str(q.root), "--format", "json"], plugin_path).stdout)
+    assert closure["pending_run_ids"] == [] and [f["rule"] for f in closure["findings"]] == ["lab.review-needs-notes"]
 
 
 @pytest.mark.slow

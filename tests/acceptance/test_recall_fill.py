@@ -137,7 +137,8 @@ def test_a_jsonl_records_lesson_text_is_indexed_once(tmp_path) -> None:
         '{"type": "pitfall", "issue": "warmup too short diverged", "fix": "use 2000 steps", "tags": []}\n'
         '{"type": "pitfall", "title": "Own title", "issue": "clip at one", "fix": "lower it", "tags": []}\n'
     )
-    entries = read_jsonl(source)
+    entries, problems = read_jsonl(source)
+    assert problems == []
     assert entries[0].title == "warmup too short diverged"  # what a result shows is unchanged
     index = TextIndex(entries)
     assert index.db is not None

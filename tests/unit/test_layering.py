@@ -46,6 +46,7 @@ ALLOWED = {
         "model",
         "sources",
         "rules",
+        "config",  # the trusted recall_jsonl
         "recall",
         "engine",
         "reporters",
