@@ -93,6 +93,10 @@ def test_a_trusted_commit_baselines_five_runs_and_every_format_says_so(adopted, 
     [rule] = [d for d in log["runs"][0]["tool"]["driver"]["rules"] if d["id"] == "coverage.baselined"]
     assert rule["defaultConfiguration"]["level"] == "note"
 
+    assert main(["closure", root, "--format", "markdown"]) == 1
+    markdown = capsys.readouterr().out
+    assert "- baseline: 5 completed runs baselined by trusted baselines\\[0\\]" in markdown
+
     code, out = gate_json("candidates", root)  # what the agent is asked to review: the new run only
     assert code == 0 and out["pending_run_ids"] == [new] and out["baselined_run_ids"] == old
 
