@@ -148,7 +148,8 @@ def parse_time(text: str) -> datetime | None:
 
 
 def _entry(data: dict[str, Any], index: int) -> tuple[dict[str, Any], str | None]:
-    """The fields of a checked entry, or why it is not one (schema first, then the date)."""
+    """The fields of a checked entry, or why it is not one: one of commit and before, a full commit id
+    (said in words before the schema says it), the schema, then the date."""
     named = [key for key in ("commit", "before") if key in data]
     if len(named) != 1:
         return {}, f"names {'both commit and before' if named else 'neither commit nor before'}: name one of them"
@@ -168,7 +169,7 @@ def _entry(data: dict[str, Any], index: int) -> tuple[dict[str, Any], str | None
     commit = data.get("commit")
     fields: dict[str, Any] = {"index": index, "reason": data["reason"].strip()}
     if commit is not None:
-        fields["commits"] = tuple(c.lower() for c in ([commit] if isinstance(commit, str) else commit))
+        fields["commits"] = tuple(c.strip().lower() for c in ([commit] if isinstance(commit, str) else commit))
         return fields, None
     before = parse_time(data["before"])
     if before is None:
