@@ -53,6 +53,7 @@ def list_distill_candidates(root: Path | str) -> dict[str, Any]:
         "experience_distill": quest.experience_distill,
         "experience_distill_on": quest.experience_distill,  # PR #60's name for it
         "pending_count": len(report.pending),
+        "baselined_count": len(report.baselined),  # completed runs a trusted baseline took out of pending
         "candidates": [run_details(quest, run) for run in shown],
         "omitted": len(report.pending) - len(shown),
         "notes": list(report.notes)
@@ -185,6 +186,7 @@ def check_closure(root: Path | str, home: Path | str | None = None) -> dict[str,
         "enforced": report.enforced,
         "pending_run_ids": pending[:MAX_LIMIT],
         "pending_count": len(pending),
+        "baselined_count": len(report.baselined),  # completed runs a trusted baseline took out of pending
         "findings": [f.as_dict() for f in findings[:MAX_LIMIT]],
         "findings_count": len(findings),
         "next_call": record_call(pending[:MAX_LIMIT], report.review_encoding) if pending else None,

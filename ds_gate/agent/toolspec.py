@@ -90,9 +90,10 @@ TOOLS = (
         "completes and before finalizing. Returns candidates: run_id (the run's artifact id, run-xxxxxxxx: what a "
         "review lists), experiment_run_id (main-001), run_kind, workspace, branch, created_at, summary, reason, "
         "metrics_summary, metric_rows, metrics, primary_metric (long values clipped, named in clipped), plus "
-        "pending_count and omitted (runs beyond the first 200).",
+        "pending_count, omitted (runs beyond the first 200) and baselined_count (finished runs the user's "
+        "trusted baseline takes out of review).",
         _result(quest_root=STR, quest_id=_opt(STR), experience_distill=BOOL, experience_distill_on=BOOL,
-                pending_count=INT, candidates={"type": "array", "items": {
+                pending_count=INT, baselined_count=INT, candidates={"type": "array", "items": {
                     "type": "object", "required": ["run_id"], "properties": {"run_id": STR}}},
                 omitted=INT, notes=_strings()),
         deepscientist="artifact"),
@@ -141,11 +142,12 @@ TOOLS = (
         "check_closure", "The closure gate's verdict",
         "The closure gate: call it after recording a review, and always before artifact.submit_paper_bundle or "
         "artifact.complete_quest. Returns ok, verdict (passed, rejected, or 'passed (gate off)' when the quest's "
-        "experience_distill is off), pending_run_ids, findings (rule, severity, path, message, hint), next_call "
+        "experience_distill is off), pending_run_ids, baselined_count (finished runs the user's trusted baseline "
+        "takes out of review), findings (rule, severity, path, message, hint), next_call "
         "(the artifact.record call that covers the pending runs, or null) and encoding (report or decision).",
         _result(ok=BOOL, verdict={"enum": ["passed", "passed (gate off)", "rejected"]}, enforced=BOOL,
-                pending_run_ids=_strings(), pending_count=INT, findings=FINDINGS, findings_count=INT,
-                next_call=_opt(_strings()), encoding=STR, notes=_strings()),
+                pending_run_ids=_strings(), pending_count=INT, baselined_count=INT, findings=FINDINGS,
+                findings_count=INT, next_call=_opt(_strings()), encoding=STR, notes=_strings()),
         reads_home=True),
     ToolSpec(
         "draft_distill_review", "Draft a distill review",

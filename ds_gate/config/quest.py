@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ds_gate.config.baselines import Baseline, quest_baselines
 from ds_gate.config.files import quest_file
 from ds_gate.config.settings import DEFAULT_KEYS, load, shown_config_path
 from ds_gate.config.waiver_file import WAIVER_INVALID, Waiver, waivers_of
@@ -48,13 +49,16 @@ class Defaults(NamedTuple):
     yaml_problem: str | None = None  # why .ds-gate.yaml sets no default (doctor says it)
 
 
+ENTRY_LISTS = ("waivers", "baselines")  # a bad entry of either spoils that entry only, not the file
+
+
 def _schema_problems(data: Any, *, waivers_too: bool) -> list[tuple[str, str | None]]:
     """(message, hint) of each schema error that concerns the file as a whole (a bad waiver
     entry spoils that waiver only, not the defaults beside it)."""
     return [
         (err.message.replace("the record", "the configuration"), err.hint)
         for err in schemas.errors("ds_gate_config", data)
-        if waivers_too or not (err.path and err.path[0] == "waivers" and len(err.path) > 1)
+        if waivers_too or not (err.path and err.path[0] in ENTRY_LISTS and len(err.path) > 1)
     ]
 
 
@@ -107,10 +111,11 @@ def parse_pyproject(text: str, loads: Any) -> tuple[dict[str, Any], list[Finding
         return {}, []
     if not isinstance(table, dict):
         return {}, [_invalid(f"{TABLE} in {PYPROJECT} is not a table")]
-    if "waivers" in table:
-        return {}, [
-            _invalid(f"{TABLE} in {PYPROJECT} has waivers, which live in {FILE} only", f"move the waivers to {FILE}")
-        ]
+    for key in ENTRY_LISTS:
+        if key in table:
+            return {}, [
+                _invalid(f"{TABLE} in {PYPROJECT} has {key}, which live in {FILE} only", f"move the {key} to {FILE}")
+            ]
     problems = [_invalid(f"{TABLE}: {message}", hint) for message, hint in _schema_problems(table, waivers_too=True)]
     if problems:
         return {}, problems
@@ -196,7 +201,8 @@ class QuestConfig:
     present: bool  # either file is there
     defaults: Defaults  # empty when neither file is there
     actions: tuple[str, ...]  # the decision actions the quest names: a fork's; a broken file adds none
-    waivers: tuple[list[Waiver], list[Finding]]  # its own waivers and what is wrong with them
+    waivers: tuple[list[Waiver], list[Finding]]  # its own waivers and what is wrong with them (and with its baselines)
+    baselines: tuple[Baseline, ...] = ()  # the baselines it proposes (config.baselines): applied only where accepted
 
     @property
     def configured(self) -> Defaults | None:
@@ -212,12 +218,15 @@ def read_quest_config(root: Path) -> QuestConfig:
     present = os.path.lexists(root / FILE) or os.path.lexists(root / PYPROJECT)
     yaml_text, yaml_problem = quest_file(root, FILE)
     toml_found = _pyproject_defaults(*quest_file(root, PYPROJECT))
+    waivers, problems = waivers_of(yaml_text, yaml_problem)
+    baselines, wrong = quest_baselines(yaml_text, WAIVER_INVALID)
     return QuestConfig(
         root=root,
         present=present,
         defaults=_defaults(root, _yaml_defaults(yaml_text, yaml_problem), toml_found),
         actions=tuple(_actions(yaml_text, toml_found[0])),
-        waivers=waivers_of(yaml_text, yaml_problem),
+        waivers=(waivers, problems + wrong),
+        baselines=tuple(baselines),
     )
 
 

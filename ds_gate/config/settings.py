@@ -17,6 +17,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from ds_gate.config.baselines import Baseline, trusted_baselines
 from ds_gate.io import schemas
 from ds_gate.io.places import PIN_CONFIG, env_config_file, pinned, planted_link
 from ds_gate.io.places import (
@@ -31,7 +32,7 @@ from ds_gate.sources.memory import jsonable
 
 ENV = "DS_GATE_CONFIG"
 DEFAULT_KEYS = ("home", "require", "format", "source", "refs")
-KEYS = (*DEFAULT_KEYS, "waivers", "accept_quest_waivers", "no_require", "decision_actions", "recall_jsonl")
+KEYS = (*DEFAULT_KEYS, "waivers", "accept_quest_waivers", "no_require", "decision_actions", "recall_jsonl", "baselines")
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class Trusted:
     off: tuple[Path, ...] = ()  # quest roots whose gate is off (no_require)
     actions: tuple[str, ...] = ()  # decision actions the user's DeepScientist (a fork) accepts
     recall_jsonl: tuple[Path, ...] = ()  # JSONL lesson files the agent's recall also searches (ScienceClaw's)
+    baselines: tuple[Baseline, ...] = ()  # per quest: the runs reported as baselined, not pending (config.baselines)
     problem: str | None = None  # why the file cannot be used (the gate stops on it)
     notes: tuple[str, ...] = ()  # entries that match no quest, and why (every report shows them)
 
@@ -66,6 +68,11 @@ class Trusted:
         """The trusted waivers that apply to the quest at ``root`` (``waiver_file.Waiver`` makes them)."""
         resolved = str(root.resolve())
         return [w for w in self.waivers if w["quest"] is None or w["quest"] == resolved]
+
+    def baselines_for(self, root: Path) -> list[Baseline]:
+        """The trusted baselines of the quest at ``root`` (none from a file that cannot be used)."""
+        resolved = str(root.resolve())
+        return [b for b in self.baselines if b.quest == resolved] if self.problem is None else []
 
     def inside(self, root: Path) -> bool:
         return self.path is not None and fs.is_inside(root.resolve(), self.path.resolve())
@@ -146,6 +153,9 @@ def _read(path: Path, origin: str) -> Trusted:
         off = _quests("no_require", data.get("no_require") or [], base, notes)
         actions = _actions(data.get("decision_actions") or [])
         jsonl = _jsonl_files(data.get("recall_jsonl") or [], base)
+        baselines = trusted_baselines(
+            data.get("baselines") or [], str(path), lambda key, text: _quest_entry(key, text, base, notes)
+        )
     except ValueError as exc:
         return bad(str(exc))
     return Trusted(
@@ -157,6 +167,7 @@ def _read(path: Path, origin: str) -> Trusted:
         tuple(off),
         tuple(actions),
         tuple(jsonl),
+        tuple(baselines),
         notes=tuple(f"{n} (in {path})" for n in notes),
     )
 

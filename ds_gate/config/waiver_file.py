@@ -114,7 +114,7 @@ def parse_waivers(text: str, *, accepted_by: str | None = None) -> tuple[list[Wa
 
     problems = _schema(data, line)
     bad = {int(f.pointer.split("/")[2]) for f in problems if f.pointer.startswith("/waivers/")}
-    if problems and not any(f.pointer.startswith("/waivers/") for f in problems):
+    if problems and not any(f.pointer.startswith(("/waivers/", "/baselines/")) for f in problems):
         return [], problems  # the file as a whole is wrong: no waiver is trusted
     waivers: list[Waiver] = []
     for i, entry in enumerate(data.get("waivers") or []):
@@ -152,7 +152,16 @@ def _load(text: str) -> Any:
 def _schema(data: Any, line: Any) -> list[Finding]:
     found = schema_findings("ds_gate_config", data, FILE, line, WAIVER_INVALID, document=FILE)
     return [
-        dataclasses.replace(f, hint=(f.hint or "") + "; this waiver waives nothing until it is fixed") for f in found
+        dataclasses.replace(
+            f,
+            hint=(f.hint or "")
+            + (
+                "; this baseline proposes nothing until it is fixed"
+                if f.pointer.startswith("/baselines/")
+                else "; this waiver waives nothing until it is fixed"
+            ),
+        )
+        for f in found
     ]
 
 

@@ -22,6 +22,7 @@ from ds_gate.config.quest import (
 from ds_gate.config.settings import load, refuse
 from ds_gate.config.waivers import WAIVER_PROPOSED, waive
 from ds_gate.engine import loader
+from ds_gate.engine.baseline import Baselined, apply_baselines
 from ds_gate.engine.gate_stops import (
     quest_only_actions,
     refuse_unseen_toggle,
@@ -87,7 +88,7 @@ def load_quest(
 class Gate:
     """One gate run, built from its scope and options and run step by step (``run``): load the quest,
     coverage, memory and lineage, the trusted settings and the toggle, the fail-closed stops,
-    the pending runs, the waivers, the report. The quest is located once (a ``Location`` given
+    the baselines, the pending runs, the waivers, the report. The quest is located once (a ``Location`` given
     is used as it is) and its configuration read once; every step takes them from here."""
 
     given: Quest | Path | str | Location
@@ -103,6 +104,7 @@ class Gate:
     encoding: str = ""
     enforced: bool = False
     off_by: str | None = None  # the trusted setting that turns the gate off
+    baselined: Baselined = field(default_factory=Baselined)  # the runs the baselines take out of pending
 
     def run(self) -> GateReport:
         quest, config = self.load()
@@ -115,6 +117,8 @@ class Gate:
         self.apply_settings(quest, config, trusted)
         self.decide_enforced(quest)
         self.stop_where_unseen(quest, config, trusted)
+        self.baselined = apply_baselines(quest, cov, self.scope, trusted, config, self.options.accept_quest_waivers)
+        self.findings.extend(self.baselined.findings)
         self.count_pending(cov)
         self.apply_waivers(quest, config, trusted)
         return self.report(quest, cov)
@@ -246,6 +250,8 @@ class Gate:
             enforced=self.enforced,
             completed_runs=sorted(cov.completed, key=lambda r: r.artifact_id),
             pending=sorted(cov.pending, key=lambda r: r.artifact_id),
+            baselined=sorted(self.baselined.runs, key=lambda r: r.artifact_id),
+            baselines=[entry.as_dict() for entry in self.baselined.entries],
             reviews=sorted(cov.reviews, key=lambda r: r.artifact_id),
             listed_by_invalid={rid: reviews for rid, reviews in cov.listed_by_invalid.items() if rid in pending_ids},
             finalization_reasons=list(self.options.finalization),

@@ -44,8 +44,8 @@ HELP = {
     "require": "enforce the gate even where experience_distill is off",
     "no_require": "do not enforce the closure gate, even where experience_distill is on (now or in any quest.yaml "
     "the gate can see); only a trusted caller can say this, never the quest",
-    "accept_quest_waivers": "let the waivers written inside the quest (.ds-gate.yaml) lower the verdict; without it "
-    "they are proposals that are printed but waive nothing. Rules that fail closed are never "
+    "accept_quest_waivers": "let the waivers and baselines written inside the quest (.ds-gate.yaml) lower the verdict; "
+    "without it they are proposals that are printed but waive nothing. Rules that fail closed are never "
     "waived",
     "config": "the trusted configuration file (default: $DS_GATE_CONFIG, else $XDG_CONFIG_HOME/ds-gate/config.yaml "
     "or ~/.config/ds-gate/config.yaml); it must lie outside the quest",

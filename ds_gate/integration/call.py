@@ -38,11 +38,17 @@ def finalization(root: str, tool: str, home: str | None) -> dict[str, Any]:
     pending: list[str] = verdict["pending_run_ids"]
     errors = [f for f in verdict["findings"] if f.get("severity") == ERROR]
     action = f"artifact.{tool}" if tool != "interact" else "asking the user to approve completion"
+    baselined = verdict["baselined_count"]
+    aside = (
+        f" ({baselined} earlier completed run(s) are baselined by the user's trusted configuration and need no review)"
+        if baselined
+        else ""
+    )
     if verdict["pending_count"]:
         status = STATUS_PENDING
         message = (
             f"ds-gate refused {action} before anything was recorded: {verdict['pending_count']} completed run(s) "
-            f"are not covered by a valid distill review: {', '.join(pending)}. Distill them, check the review with "
+            f"are not covered by a valid distill review: {', '.join(pending)}{aside}. Distill them, check the review with "
             "artifact.validate_distill_review(payload=...), record it with this call (also in next_call):\n"
             + "\n".join(verdict["next_call"])
             + f"\nthen call {'artifact.' + tool if tool != 'interact' else 'artifact.interact'} again."
@@ -65,6 +71,7 @@ def finalization(root: str, tool: str, home: str | None) -> dict[str, Any]:
             [message],
             pending_run_ids=pending,
             pending_count=verdict["pending_count"],
+            baselined_count=baselined,
             next_call="\n".join(verdict["next_call"]) if verdict["next_call"] else None,
             findings=errors,
             encoding=verdict["encoding"],

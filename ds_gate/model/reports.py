@@ -147,6 +147,8 @@ class GateReport(Report):
     cards: list[Card] = field(default_factory=list)  # the memory cards checked
     review_encoding: str = "report"  # how this quest's DeepScientist records a review (model.review_call)
     waived_by: list[str] = field(default_factory=list)  # what lowered the verdict: the sources of waived errors
+    baselined: list[Run] = field(default_factory=list)  # completed runs a baseline took out of pending
+    baselines: list[dict[str, Any]] = field(default_factory=list)  # the baselines that apply (config.baselines)
 
     @property
     def pending_run_ids(self) -> list[str]:
@@ -167,6 +169,9 @@ class GateReport(Report):
         }
         if self.waived_by:  # only when a waiver lowered the verdict: the key's presence says so
             out["waived_by"] = list(self.waived_by)
+        if self.baselines:  # only where a baseline applies to the quest: the keys' presence says so
+            out["baselined_run_ids"] = sorted(run.artifact_id for run in self.baselined)
+            out["baseline"] = [dict(entry) for entry in self.baselines]
         if self.scope.finalizes:
             out["finalization"] = list(self.finalization_reasons)
         if self.scope.shows_cards:

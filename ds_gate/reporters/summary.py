@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ds_gate.config.baselines import COVERAGE_BASELINED
 from ds_gate.model.reports import GateReport, Report
 from ds_gate.reporters.escape import json_text, md, printable
 from ds_gate.reporters.pending import PENDING_RULE
@@ -124,6 +125,8 @@ class MarkdownReporter:
                 "exit_code": 0 if report.ok else 1,
             }
             lines += [*_md_table([row]), ""]
+            baselined = [f for f in report.findings if f.rule == COVERAGE_BASELINED.id]
+            lines += [f"- baseline: {md(f.message)}" for f in baselined] + ([""] if baselined else [])
         failing = report.errors
         for finding in failing[:MAX_FINDINGS]:
             where = md(finding.path or "") + (f":{finding.line}" if finding.line else "")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from ds_gate.config.baselines import COVERAGE_BASELINED
 from ds_gate.config.waivers import WAIVER_PROPOSED
 from ds_gate.kernel.counting import counted
 from ds_gate.model.findings import INFO, WARNING, Finding
@@ -49,8 +50,11 @@ def summary_line(report: Report) -> str:
         if listed_errors(report):  # a listing never fails, but what it found is not OK
             verdict = "ERRORS (listed; exit 0)"
             counts[0] += f" (check and closure fail on {'it' if errors == 1 else 'them'})"
+        baselined = f", {len(report.baselined)} baselined" if report.baselines else ""  # a baseline applies
         counts.insert(
-            0, f"{len(report.pending)} of {counted(len(report.completed_runs), 'completed run')} pending distill review"
+            0,
+            f"{len(report.pending)} of {counted(len(report.completed_runs), 'completed run')} pending distill review"
+            + baselined,
         )
     return f"ds-gate {report.command}: {verdict} - {', '.join(counts)}"
 
@@ -129,6 +133,7 @@ def _(report: GateReport) -> list[Any]:
         out.append(["  workspaces: ", *(ws.rel for ws in quest.workspaces)])
     if report.cards and scope.shows_cards:
         out.append(_cards_line(report.cards, f", home {report.home}" if report.home else ""))
+    out += [Hanging(f"baseline: {f.message}", "  ") for f in report.findings if f.rule == COVERAGE_BASELINED.id]
     if report.finalization_reasons and scope.finalizes:
         out.append(_finalizes(report.finalization_reasons, scope.finalizes))
         if report.pending and report.enforced:

@@ -189,6 +189,20 @@ EXAMPLES: dict[str, tuple[str, str]] = {
         "accept the quest's waivers from a trusted place (--accept-quest-waivers), or fix the finding",
     ),
     "WAIVER_UNWAIVABLE": ("a waiver of git.one-branch", "fix what the gate cannot see (the rule's own fix)"),
+    "COVERAGE_BASELINED": (
+        "baselines: [{quest: ~/DeepScientist/quests/001, commit: <the commit before the gate was turned on>, reason: "
+        "finished before we adopted the gate}] in the trusted configuration; 5 of the 6 completed runs are in it",
+        "nothing to fix: the 5 runs are reported as baselined, not pending; review the runs recorded since",
+    ),
+    "BASELINE_PROPOSED": (
+        "the quest's own .ds-gate.yaml holds baselines: [{before: 2026-03-01, reason: ...}]",
+        "if you own the quest, paste the trusted entry the hint prints into your configuration (or accept the "
+        "quest's waivers and baselines with --accept-quest-waivers); else remove it",
+    ),
+    "BASELINE_COMMIT_UNREADABLE": (
+        "baselines[0].commit names 3f2a… which this CI clone did not fetch (or a mistyped id)",
+        "fetch the commit (fetch-depth: 0), or correct the id (git log --format=%H lists the quest's commits)",
+    ),
     "INSTALL_FAILED": ("a quest of the home whose .git/hooks is read-only", "fix the permission, install again"),
 }
 
@@ -205,4 +219,8 @@ WHY: dict[str, str] = {
     "branches it could lack, so one branch there is the whole quest and the rule stays quiet",
     "ARTIFACT_REFUSED_BY_MAIN": "DeepScientist's own artifact.record refuses this record, in its own words",
     "LINEAGE_NOT_ORIGIN": "a lesson must lead back to the quest and run it was learned from",
+    "COVERAGE_BASELINED": "turning experience_distill on in a quest with finished runs makes every one pending; a "
+    "baseline the user trusts names them once, instead of a waiver per run, and every verdict still shows it",
+    "BASELINE_PROPOSED": "the quest's agent writes .ds-gate.yaml, so a baseline there could hide any run from the gate: "
+    "only the quest's owner adopts it",
 }

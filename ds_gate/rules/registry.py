@@ -7,7 +7,7 @@ import difflib
 import sys
 from pathlib import Path
 
-from ds_gate.config import waiver_file, waivers
+from ds_gate.config import baselines, waiver_file, waivers
 from ds_gate.model.findings import CONTRACT, Rule
 from ds_gate.rules import cards, coverage, lineage, patch, records, reviews, vocabulary
 from ds_gate.rules.examples import EXAMPLES, WHY
@@ -39,7 +39,20 @@ level and why, an example that fires, and the fix (`ds-gate rule coverage.pendin
 """
 
 # The modules that declare rules, in the order the table lists them.
-MODULES = (coverage, records, reviews, vocabulary, problems, cards, lineage, patch, waiver_file, waivers, install)
+MODULES = (
+    coverage,
+    records,
+    reviews,
+    vocabulary,
+    problems,
+    cards,
+    lineage,
+    patch,
+    waiver_file,
+    waivers,
+    baselines,
+    install,
+)
 
 
 def builtin_rules() -> list[Rule]:

@@ -285,6 +285,30 @@ def test_without_the_integration_main_completes_whatever_is_pending(runtime) -> 
     assert completed["status"] == "completed"
 
 
+def test_a_trusted_baseline_reaches_the_refusal_and_the_candidates(runtime, tmp_path, monkeypatch) -> None:
+    """Issue 37.3: the trusted file pinned at install names the commit before a new run; main's own
+    servers refuse completion for the new run alone and count the baselined one."""
+    q, root, old = quest(runtime["home"], "q-baseline")
+    before = q.git(root, "rev-parse", "HEAD")
+    new = q.run(root, "main-002")
+    q.checkpoint(root, "experiment: record main main-002")
+    config = tmp_path / "trusted" / "config.yaml"
+    config.parent.mkdir()
+    config.write_text(f"baselines:\n  - quest: {root}\n    commit: {before}\n    reason: finished before the gate\n")
+    monkeypatch.setenv("DS_GATE_CONFIG", str(config))
+    install(runtime["home"])  # pins the file: the runner's environment does not carry DS_GATE_CONFIG
+    try:
+        _, completed, candidates = call(
+            runtime, root, [("complete_quest", {"summary": "done"}), ("list_distill_candidates", {})]
+        )
+        assert completed["ok"] is False and completed["status"] == "distill_review_required", completed
+        assert completed["pending_run_ids"] == [new] and completed["baselined_count"] == 1
+        assert old not in completed["message"] and "1 earlier completed run(s) are baselined" in completed["message"]
+        assert [c["run_id"] for c in candidates["candidates"]] == [new] and candidates["baselined_count"] == 1
+    finally:
+        undo(runtime["home"])
+
+
 def _swap(path: Path, old: str, new: str) -> str:
     text = path.read_text()
     assert old in text

@@ -24,14 +24,19 @@ from typing import Any
 import pytest
 from test_repository_rules import FAILS as REPOSITORY_RULES
 
-from ds_gate.config.waiver_file import parse_waivers
+from ds_gate.config.baselines import quest_baselines, trusted_baselines
+from ds_gate.config.quest import Defaults, QuestConfig
+from ds_gate.config.settings import Trusted
+from ds_gate.config.waiver_file import WAIVER_INVALID, parse_waivers
 from ds_gate.config.waivers import apply_waivers
+from ds_gate.engine.baseline import apply_baselines
 from ds_gate.engine.collector import Collector
 from ds_gate.engine.documents import GivenFile, check_documents, validate_files
 from ds_gate.engine.quest_memory import quest_memory
 from ds_gate.kernel.fs import max_file_bytes
 from ds_gate.model.findings import ERROR, INFO, WARNING, Finding
 from ds_gate.model.records import Card, Quest, Workspace
+from ds_gate.model.reports import SCOPES
 from ds_gate.rules.cards import (
     CardIndex,
     card_findings,
@@ -806,7 +811,57 @@ WAIVERS = [
     ),
 ]
 
-CASES = RECORDS + READING + COVERAGE + CARDS + WAIVERS
+# ---------------------------------------------------------------- baselines
+
+OLD_RUN = dataclasses.replace(run(), created_at="2026-01-01T00:00:00+00:00")
+BEFORE = {"quest": str(ROOT), "before": "2026-03-01", "reason": "finished before the gate"}
+AT_COMMIT = {"quest": str(ROOT), "commit": "c0ffee" * 6 + "c0ff", "reason": "finished before the gate"}
+PROPOSAL = "baselines:\n  - before: '2026-03-01'\n    reason: finished before the gate\n"
+
+
+def baselined(entry: dict[str, str] | None, own: str | None = None, accept: bool = False) -> Findings:
+    """The baseline step (``check``) over one pending run: ``entry`` the trusted file's baseline,
+    ``own`` the quest's ``.ds-gate.yaml``, ``accept`` the quest's waivers accepted."""
+
+    def run_it(folder: Path) -> list[Finding]:
+        config = folder / "trusted.yaml"
+        entries = trusted_baselines([entry] if entry else [], str(config), lambda key, text: Path(text))
+        mine, problems = quest_baselines(own, WAIVER_INVALID)
+        settings = QuestConfig(ROOT, own is not None, Defaults({}, {}, []), (), ([], problems), tuple(mine))
+        subject = quest([OLD_RUN])
+        trusted = Trusted(config, "--config", baselines=tuple(entries))
+        return apply_baselines(subject, coverage(subject), SCOPES["check"], trusted, settings, accept).findings
+
+    return run_it
+
+
+BASELINES = [
+    Case(
+        "coverage.baselined",
+        "a trusted baseline's date",
+        baselined(BEFORE),
+        baselined(None),
+        Where("{tmp}/trusted.yaml", "/baselines/0", None, INFO),
+    ),
+    Case(
+        "baseline.proposed",
+        "a quest baseline nobody accepted",
+        baselined(None, PROPOSAL),
+        baselined(None, PROPOSAL, accept=True),
+        Where(".ds-gate.yaml", "/baselines/0", 2, WARNING),
+        keeps=("coverage.baselined",),
+    ),
+    Case(
+        "baseline.commit-unreadable",
+        "a commit the quest's git does not hold",
+        baselined(AT_COMMIT),
+        baselined(BEFORE),
+        Where("{tmp}/trusted.yaml", "/baselines/0/commit", None, WARNING),
+        keeps=("coverage.baselined",),
+    ),
+]
+
+CASES = RECORDS + READING + COVERAGE + CARDS + WAIVERS + BASELINES
 FAILS = {case.rule for case in CASES}
 PASSES = set(FAILS)
 NO_HINT = {"quest.research-state-invalid"}  # an info note: nothing to fix, the head worktree is only not known
