@@ -8,6 +8,7 @@ from ds_gate.cli._shared import EXIT_OK, HOME_HELP, emit
 from ds_gate.model import RecallReport
 from ds_gate.recall.api import DEFAULT_ORDER, MAX_CHARS, ORDERS, STAGE_ORDER, recall
 from ds_gate.recall.stage import priors_off, stage_entry_tags
+from ds_gate.recall.visible import FLAG_CHOICES, FOLLOW
 
 if TYPE_CHECKING:
     import argparse
@@ -56,6 +57,15 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
         "--quest", metavar="PATH", help="the quest whose memory is in scope (default: none, or . with --for-stage)"
     )
     p.add_argument("--home", metavar="DIR", help=HOME_HELP)
+    p.add_argument(
+        "--visibility",
+        choices=FLAG_CHOICES,
+        default=None,
+        help="which quests' cards to read (default: the home's memory.read_visibility_mode in config/config.yaml, "
+        "as DeepScientist reads it): independent (global and --quest's own), shared_across_quests (also the other "
+        "quests' and the home's quirks files) or all (every quest folder: a human's widening, which no agent tool "
+        "offers)",
+    )
     p.add_argument("--jsonl", action="append", metavar="PATH", help="also recall from a ScienceClaw findings.jsonl")
     p.add_argument(
         "--for-stage",
@@ -112,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
         max_chars=args.max_chars,
         support=args.support,
         order=args.order,
+        visibility=args.visibility or FOLLOW,
     )
     notes.extend(unmatched_notes(found["unmatched_tags"]))
     notes.extend(found["notes"])
@@ -125,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         "max_chars": args.max_chars,
         **staged,
     }
-    extra = {key: found[key] for key in ("rank_by", "unmatched_tags", "collapsed", "home", "home_exists")}
+    extra = {key: found[key] for key in ("rank_by", "unmatched_tags", "collapsed", "home", "home_exists", "visibility")}
     emit(
         RecallReport(
             command="recall", ok=True, findings=[], notes=notes, results=found["results"], request=request, recall=extra

@@ -10,36 +10,25 @@ import heapq
 import json
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ds_gate.io.cache_file import stat_key
 from ds_gate.kernel import fs
 from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.recall import snapshot
 from ds_gate.recall.cache import Cache
-from ds_gate.recall.entries import (
-    Budget,
-    Entry,
-    Ranking,
-    decode_many,
-    dedupe,
-    encode,
-    entry_from_card,
-    from_data,
-)
-from ds_gate.recall.jsonl import read_jsonl
+from ds_gate.recall.entries import Budget, Entry, Ranking, decode_many, dedupe, encode, entry_from_card, from_data
 from ds_gate.recall.tags import bare, closest, match_key
 from ds_gate.recall.text import FTS5_MISSING, TextIndex, idf, tag_text, words
 from ds_gate.sources.card_files import card_stats
 from ds_gate.sources.memory import parse_card
 
 ORDERS = ("rfc", "relevance")  # with tags only: shared-tag count then recency (the RFC), or the shared tags' rarity
-DEFAULT_ORDER = (
-    "rfc"  # everywhere (CLI, API, MCP, integration): the RFC's, as issues 29 and 38 pin; one value to switch
-)
+# everywhere (CLI, API, MCP, integration): the RFC's, as issues 29 and 38 pin; one value to switch
+DEFAULT_ORDER = "rfc"
 STAGE_ORDER = "relevance"  # `recall --for-stage` (its tags assembled by ds-gate): chosen on eval/recall's mixed home
 
 
@@ -58,13 +47,20 @@ class Root:
     contain: Path
 
 
+class Source(NamedTuple):
+    """A file read whole into entries (a JSONL file, a quirks file); its stat is part of the index's stamp."""
+
+    path: Path
+    read: Callable[[Path, Budget], list[Entry]]
+
+
 class Index:
     """Every recallable card of some memory roots, ranked on demand."""
 
-    def __init__(self, roots: list[Root], cache: Cache, jsonl: Sequence[Path]) -> None:
+    def __init__(self, roots: list[Root], cache: Cache, sources: Sequence[Source]) -> None:
         self.roots = roots
         self.cache = cache
-        self.jsonl = list(jsonl)
+        self.sources = list(sources)
         self.entries: Sequence[Entry] = []
         self.stamp: tuple[Any, ...] = ()
         self._fts: TextIndex | None = None
@@ -82,9 +78,9 @@ class Index:
 
     def signature(self) -> tuple[Any, ...]:
         """Stamps that change when MemoryService writes (each kind folder and its index),
-        when a quest is added (``<home>/quests``), and when a JSONL source grows."""
+        when a quest is added (``<home>/quests``), and when a JSONL or quirks file changes."""
         folders = [r.memory / kind for r in self.roots for kind in MEMORY_KINDS]
-        paths = [*self.jsonl, *(p for folder in folders for p in (folder, folder / "_index.jsonl"))]
+        paths = [*(s.path for s in self.sources), *(p for folder in folders for p in (folder, folder / "_index.jsonl"))]
         return (tuple(str(r.memory) for r in self.roots), *map(_stamp, paths))
 
     def build(self, snapshot: bool = True) -> None:
@@ -110,8 +106,9 @@ class Index:
             files.extend(
                 (path, kind, root.scope, st) for path, kind, st in card_stats(root.memory, root.contain, None, findings)
             )
+        sources = [(str(s.path), s.read.__name__) for s in self.sources]  # a file's reader is part of what it gives
         self.digest = snapshot.digest(
-            [(str(r.memory), r.scope) for r in self.roots], files, [str(p) for p in self.jsonl], self.cache.version
+            [(str(r.memory), r.scope) for r in self.roots], files, sources, self.cache.version
         )
         stored = self.cache.snapshot(self.digest) if use_snapshot else None
         if stored is not None:
@@ -153,8 +150,8 @@ class Index:
                 entries.append(entry)
         written = self.cache.store(fresh)
         self.cache.forget([r.memory for r in self.roots], {p for p, _, _, _ in files}, set(cached) if files else None)
-        for source in self.jsonl:
-            entries.extend(read_jsonl(source, budget))
+        for source in self.sources:
+            entries.extend(source.read(source.path, budget))
         self.entries = dedupe(entries)
         state = snapshot.derive(self.entries)
         self._adopt(state)
