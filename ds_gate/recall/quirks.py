@@ -19,7 +19,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ds_gate.kernel import fs
-from ds_gate.kernel.errors import QuestError
 from ds_gate.recall.entries import Budget, Entry
 
 QUIRKS_KIND = "quirks"  # the entries' kind (``--kind quirks``)
@@ -107,11 +106,9 @@ def read_quirks(path: Path, budget: Budget) -> list[Entry]:
     the bounded reader, never through a link (the caller names it inside the home)."""
     try:
         raw, st = fs.read_with_stat(path, follow=False)
-    except FileNotFoundError:
-        return []
-    except fs.TooLarge as exc:
-        raise QuestError(f"{path} is {exc.strerror}; raise the limit with {fs.MAX_FILE_VARIABLE}=<megabytes>") from exc
-    except OSError:  # unreadable, a link, not a regular file: the caller's note says which files were read
+    except (
+        OSError
+    ):  # gone, unreadable, a link, not a regular file, over the limit: ``recall.visible`` says which are read
         return []
     part = which(path)
     updated = datetime.fromtimestamp(st.st_mtime, timezone.utc).isoformat()

@@ -15,6 +15,7 @@ quest's own, ``visible`` everything the mode shows.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,17 +81,30 @@ def plan(home: Path, quest: Path | None, scope: str, visibility: str) -> Plan:
     out.roots.extend(Root(p / "memory", "shared_quest", p) for p in others)
     out.notes.extend(skipped)
     for name in QUIRKS_FILES:
-        path = home / name
-        if os.path.islink(path):
-            out.notes.append(f"{path} is a symbolic link; ds-gate does not follow it, so it is not recalled")
-        elif fs.is_file(path):
-            out.quirks.append(path)
+        out.quirks.extend(_quirks_file(home / name, out.notes))
     if seen.mode == ALL:
         out.notes.append(
             f"visibility all: every quest folder of the home is read, wider than its {KEY}; "
             "a human's flag, which no agent tool offers"
         )
     return out
+
+
+def _quirks_file(path: Path, notes: list[str]) -> list[Path]:
+    """``[path]`` when the quirks file is there to read, else ``[]`` (with a note when it is there but not read)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return []
+    if stat.S_ISLNK(st.st_mode):
+        notes.append(f"{path} is a symbolic link; ds-gate does not follow it, so it is not recalled")
+    elif st.st_size > fs.max_file_bytes():
+        notes.append(
+            f"{path} is over {fs.megabytes(fs.max_file_bytes())}, so it is not recalled ({fs.MAX_FILE_VARIABLE})"
+        )
+    elif stat.S_ISREG(st.st_mode):
+        return [path]
+    return []
 
 
 def add_document_ids(rows: list[dict[str, Any]], roots: list[Root]) -> None:

@@ -135,6 +135,8 @@ def test_no_quest_on_an_independent_home_is_the_global_memory_with_a_note(home, 
     found = recall([TAG], home=home)
     assert ids(found["results"]) == {"k-global"}
     assert any("no quest given" in note for note in found["notes"])
+    quirks = recall([], home=home, quest=quests["A"], kind="quirks")  # asked for, on a home that does not share them
+    assert quirks["results"] == [] and any("quirks files are recalled only where" in n for n in quirks["notes"])
     configure(home, SHARED["shared_across_quests"])
     assert ids(recall([TAG], home=home)["results"]) == {"k-a", "k-b", "k-global"}
 

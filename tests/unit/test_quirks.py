@@ -10,6 +10,7 @@ import pytest
 from ds_gate.kernel.errors import QuestError
 from ds_gate.recall.entries import MAX_RECALL_CARDS, Budget
 from ds_gate.recall.quirks import PREAMBLES, read_quirks, split_entries
+from ds_gate.recall.visible import plan
 from ds_gate.sources.visibility import INDEPENDENT, SHARED, normalize_mode, read_visibility, sibling_quests
 
 FRAMEWORK = "\n\n".join(PREAMBLES["framework"]) + "\n"
@@ -111,3 +112,16 @@ def test_siblings_are_the_quest_folders_holding_a_quest_yaml_of_their_own(tmp_pa
     assert [p.name for p in found] == ["B"] and any("quests/L is a symbolic link" in n for n in notes)
     everything, _ = sibling_quests(home, None, initialized=False)
     assert [p.name for p in everything] == ["A", "B", "C", "E"]
+
+
+def test_a_quirks_file_over_the_file_limit_is_passed_over_with_a_note(tmp_path: Path, monkeypatch) -> None:
+    home = tmp_path / "home"
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "config.yaml").write_text("memory: {read_visibility_mode: shared_across_quests}\n")
+    (home / "framework_quirks.md").write_text(FRAMEWORK + "\n## big\n" + "x" * 2_000_000 + "\n")
+    (home / "system_quirks.md").write_text("## small\nfine\n")
+    monkeypatch.setenv("DS_GATE_MAX_FILE_MB", "1")
+    seen = plan(home, None, "visible", "follow")
+    assert seen.quirks == [home / "system_quirks.md"]
+    assert any("framework_quirks.md is over 1 MB" in note for note in seen.notes)
+    assert read_quirks(home / "framework_quirks.md", Budget()) == []  # and its reader never holds it
