@@ -4,10 +4,10 @@ prompt points agents at them in that mode alone (``prompts/builder.py``
 ``_cross_quest_recall_policy_block``).
 
 No code of main's parses them: ``home.py`` ``ensure_home_layout`` writes a title and a fixed
-preamble, and agents append free Markdown entries. So an entry is a section under a ``##`` or
-``###`` heading; text outside such sections is split at blank lines, one entry per block; the
-title line and any block that is a paragraph of main's preamble (``PREAMBLES``) are dropped.
-Fenced code never splits an entry.
+preamble, and agents append free Markdown entries. So an entry is a section under a heading
+(``##``, ``###``, or a ``#`` other than main's title), up to the next such heading; text outside
+such sections is split at blank lines, one entry per block; the title line and any block that
+is a paragraph of main's preamble (``PREAMBLES``) are dropped. Fenced code never splits an entry.
 """
 
 from __future__ import annotations
