@@ -64,6 +64,7 @@ def list_knowledge_summaries(
     max_chars: int | None = None,
     support: bool = False,
     order: str = "rfc",
+    visibility: str = "follow",
 ) -> list[dict[str, Any]]: ...
 def list_recent(
     quest: Path | str,

@@ -26,6 +26,7 @@ from ds_gate.model.review_call import record_call
 from ds_gate.recall.api import DEFAULT_ORDER, check_kind, recall
 from ds_gate.recall.jsonl import SourceProblem, problem_notes
 from ds_gate.recall.stage import stage_entry_tags
+from ds_gate.recall.visible import FOLLOW
 
 PASSED, PASSED_OFF, REJECTED = "passed", "passed (gate off)", "rejected"
 __all__ = [
@@ -76,7 +77,9 @@ def list_knowledge_summaries(
     order: str = DEFAULT_ORDER,
 ) -> dict[str, Any]:
     """Recall over the home's and the quest's cards (scope ``visible``), each with its content
-    (``summary``, within ``max_chars`` in all). Tags only: the RFC's order; a ``query``: full-text
+    (``summary``, within ``max_chars`` in all). What else is seen (other quests' cards, the quirks
+    files) is the home's ``memory.read_visibility_mode`` alone: every agent route comes here, and
+    no argument of the tool widens it (``visibility="follow"``, never a caller's). Tags only: the RFC's order; a ``query``: full-text
     relevance with the tags as words. Empty ``domain_tags`` and no query: the most recent cards
     (the RFC's fallback), whatever ``recall_priors`` says; with it on, ``tag_sources`` holds the
     stage-entry tags to pass next."""
@@ -129,6 +132,7 @@ def list_knowledge_summaries(
         max_chars=max_chars,
         order=order,
         configured_jsonl=trusted.recall_jsonl,
+        visibility=FOLLOW,
     )
     counts = found["counts"]
     results = found["results"]
@@ -160,6 +164,7 @@ def list_knowledge_summaries(
         "left_out": left_out,
         "source_problems": found["source_problems"],  # each {path, line, why}: what recall skipped of a JSONL file
         "notes": notes,
+        "visibility": found["visibility"],
     }
 
 

@@ -99,15 +99,17 @@ TOOLS = (
         deepscientist="artifact"),
     ToolSpec(
         "list_knowledge_summaries", "Recall memory cards",
-        "Recall lessons from memory cards (global, this quest's and other quests') with their content. domain_tags "
+        "Recall lessons from memory cards (global and this quest's; other quests' and the home's quirks files only "
+        "where the home's memory.read_visibility_mode is shared_across_quests) with their content. domain_tags "
         "only: ranked by shared tags, then recency (the RFC); query: by full-text relevance. Empty domain_tags and no "
         "query: the most recent cards (tag_sources then holds this quest's stage-entry tags when recall_priors is on). "
         "Call it at stage entry and before writing a card. Returns results (card_id, title, summary: the claim and "
         "first body lines within max_chars, tags, kind, scope, path, overlap, matched_tags, support: how many quests "
         "hold the lesson, copies: every copy when duplicates were collapsed, matched_by: tags, text or recent, problems: "
         "what check or lineage finds wrong with the card), rank_by, unmatched_tags (tags no card "
-        "carries, with the closest known), counts, left_out and source_problems (path, line, why: what was skipped "
-        "of the JSONL lesson files the user's configuration names).",
+        "carries, with the closest known), counts, left_out, source_problems (path, line, why: what was skipped "
+        "of the JSONL lesson files the user's configuration names) and visibility (the mode applied and where "
+        "it came from).",
         _result(request=OBJ, domain_tags=_strings(), tag_sources=_opt(OBJ), results={"type": "array", "items": {
             "type": "object", "required": ["card_id", "title", "summary", "tags", "kind", "scope", "path", "support"],
             "properties": {"card_id": STR, "title": _opt(STR), "summary": STR, "tags": _strings(), "kind": STR,
@@ -117,7 +119,8 @@ TOOLS = (
                 unmatched_tags={"type": "array", "items": OBJ}, counts=_opt(OBJ), left_out=_opt(OBJ),
                 source_problems={"type": "array", "items": {
                     "type": "object", "required": ["path", "line", "why"],
-                    "properties": {"path": STR, "line": _opt(INT), "why": STR}}}, notes=_strings()),
+                    "properties": {"path": STR, "line": _opt(INT), "why": STR}}}, notes=_strings(),
+                visibility=OBJ),
         (Arg("domain_tags", "tags such as stage:experiment, topic:routing (case, -/_/space, plurals and British "
                             "spellings are matched); empty with no query: the most recent cards"),
          Arg("kind", "a memory kind (knowledge, papers, ...); none: every kind"),

@@ -11,6 +11,7 @@ from ds_gate.model import RecallReport
 from ds_gate.recall.api import DEFAULT_ORDER, MAX_CHARS, ORDERS, STAGE_ORDER, recall
 from ds_gate.recall.jsonl import SourceProblem, problem_notes
 from ds_gate.recall.stage import priors_off, stage_entry_tags
+from ds_gate.recall.visible import FLAG_CHOICES, FOLLOW
 from ds_gate.reporters.escape import printable
 
 if TYPE_CHECKING:
@@ -60,6 +61,15 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
         "--quest", metavar="PATH", help="the quest whose memory is in scope (default: none, or . with --for-stage)"
     )
     p.add_argument("--home", metavar="DIR", help=HOME_HELP)
+    p.add_argument(
+        "--visibility",
+        choices=FLAG_CHOICES,
+        default=None,
+        help="which quests' cards to read (default: the home's memory.read_visibility_mode in config/config.yaml, "
+        "as DeepScientist reads it): independent (global and --quest's own), shared_across_quests (also the other "
+        "quests' and the home's quirks files) or all (every quest folder: a human's widening, which no agent tool "
+        "offers)",
+    )
     p.add_argument(
         "--jsonl",
         action="append",
@@ -125,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
         support=args.support,
         order=args.order,
         configured_jsonl=trusted.recall_jsonl,
+        visibility=args.visibility or FOLLOW,
     )
     for line in problem_notes([SourceProblem(**p) for p in found["source_problems"]]):
         warn(line)
@@ -141,7 +152,8 @@ def run(args: argparse.Namespace) -> int:
         **staged,
     }
     extra = {
-        key: found[key] for key in ("rank_by", "unmatched_tags", "collapsed", "home", "home_exists", "source_problems")
+        key: found[key]
+        for key in ("rank_by", "unmatched_tags", "collapsed", "home", "home_exists", "source_problems", "visibility")
     }
     emit(
         RecallReport(

@@ -38,6 +38,11 @@ QUEST_CONFIG = ".ds-gate.yaml"
 PYPROJECT = "pyproject.toml"
 CONFIG_FILES = (QUEST_CONFIG, PYPROJECT)
 
+# a DeepScientist home's files beside memory/ and quests/: the runtime configuration (config/models.py
+# config_filename, read for memory.read_visibility_mode) and the quirks files home.py ensure_home_layout writes
+HOME_CONFIG = "config/config.yaml"
+QUIRKS_FILES = ("framework_quirks.md", "system_quirks.md")
+
 # MemoryService's card folders: <memory>/<kind>/*.md, plus <memory>/ideas/<idea_id>/*.md
 MEMORY_KINDS = ("papers", "ideas", "decisions", "episodes", "knowledge", "templates")
 SINGULAR = {

@@ -18,11 +18,14 @@ from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.model.reports import check_limit
 from ds_gate.recall.cache import Cache
 from ds_gate.recall.entries import fit_summaries
-from ds_gate.recall.index import DEFAULT_ORDER, ORDERS, STAGE_ORDER, Index, Root
-from ds_gate.recall.jsonl import JSONL_TYPES
+from ds_gate.recall.files import Source
+from ds_gate.recall.index import DEFAULT_ORDER, ORDERS, STAGE_ORDER, Index
+from ds_gate.recall.jsonl import JSONL_TYPES, read_jsonl
+from ds_gate.recall.quirks import QUIRKS_KIND
 from ds_gate.recall.snapshot import Stale
 from ds_gate.recall.stage import quest_folder
 from ds_gate.recall.tags import normalize_tags
+from ds_gate.recall.visible import FOLLOW, VISIBILITIES, add_document_ids, plan
 from ds_gate.sources.memory import resolve_home
 
 __all__ = [
@@ -31,6 +34,7 @@ __all__ = [
     "ORDERS",
     "SCOPES",
     "STAGE_ORDER",
+    "VISIBILITIES",
     "check_chars",
     "check_kind",
     "list_knowledge_summaries",
@@ -40,21 +44,6 @@ __all__ = [
 SCOPES = ("global", "quest", "visible")
 _INDEXES: dict[tuple[Any, ...], Index] = {}
 _LOCK = threading.Lock()
-
-
-def _roots(home: Path, quest: Path | None, scope: str) -> list[Root]:
-    roots: list[Root] = []
-    if scope in ("global", "visible"):
-        roots.append(Root(home / "memory", "global", home))
-    if scope in ("quest", "visible") and quest is not None:
-        roots.append(Root(quest / "memory", "quest", quest))
-    if scope == "visible":
-        try:
-            others = sorted(p for p in (home / "quests").iterdir() if p.is_dir())
-        except OSError:
-            others = []
-        roots.extend(Root(p / "memory", "shared_quest", p) for p in others if quest is None or p.resolve() != quest)
-    return roots
 
 
 def list_knowledge_summaries(
@@ -72,9 +61,12 @@ def list_knowledge_summaries(
     max_chars: int | None = None,
     support: bool = False,
     order: str = DEFAULT_ORDER,
+    visibility: str = FOLLOW,
 ) -> list[dict[str, Any]]:
     """Cards and records for ``domain_tags`` and ``query``, best first, each with its title
-    and a summary of its content, copies of one lesson collapsed (docs/recall.md)."""
+    and a summary of its content, copies of one lesson collapsed (docs/recall.md); what other
+    quests' cards are seen follows the home's ``memory.read_visibility_mode`` unless ``visibility``
+    names a mode (``recall.visible``)."""
     found = recall(
         domain_tags,
         kind,
@@ -89,6 +81,7 @@ def list_knowledge_summaries(
         max_chars=max_chars,
         support=support,
         order=order,
+        visibility=visibility,
     )
     if home is not None and not found["home_exists"] and scope != "quest":  # a list has no place for recall's note
         hidden = fs.hidden(found["home"])
@@ -114,13 +107,15 @@ def recall(
     support: bool = False,
     order: str = DEFAULT_ORDER,
     configured_jsonl: Sequence[Path] = (),
+    visibility: str = FOLLOW,
 ) -> dict[str, Any]:
     """Everything one recall says: ``results``, ``rank_by`` (recent, tags, text), the query
     tags no card carries with the closest known tags (``unmatched_tags``), ``counts``,
     ``collapsed`` (copies folded into a result), ``notes``, ``home`` (with whether it exists)
-    and ``source_problems`` (what the JSONL sources' reading skipped). ``configured_jsonl``:
-    the trusted configuration's ``recall_jsonl``, whose missing or unreadable file is a problem
-    said, where a ``jsonl`` source's is an error."""
+    ``source_problems`` (what the JSONL sources' reading skipped) and ``visibility`` (the mode
+    applied, where it came from, the quirks files read). ``configured_jsonl``: the trusted
+    configuration's ``recall_jsonl``, whose missing or unreadable file is a problem said, where a
+    ``jsonl`` source's is an error."""
     if isinstance(domain_tags, str):
         domain_tags = domain_tags.split(",")
     check_limit(limit)
@@ -136,20 +131,33 @@ def recall(
     home_path = resolve_home(home, quest_path)
     if scope == "quest" and quest_path is None:
         raise QuestError("scope 'quest' needs a quest (--quest PATH)")
-    sources = _jsonl_sources(jsonl)
-    given_files = {os.path.abspath(p) for p in sources}
+    jsonl_paths = _jsonl_sources(jsonl)
+    given_files = {os.path.abspath(p) for p in jsonl_paths}
     configured = [Path(p) for p in configured_jsonl if os.path.abspath(p) not in given_files]  # each read once
-    key = (str(home_path), str(quest_path), scope, tuple(map(str, sources)), tuple(map(str, configured)), cache)
-    roots = _roots(home_path, quest_path, scope)  # each call: a quest added since is seen
+    seen = plan(home_path, quest_path, scope, visibility)  # each call: the setting and the quests as they are now
+    sources = [
+        *(Source(p, read_jsonl) for p in jsonl_paths),
+        *(Source(p, read_jsonl, lenient=True) for p in configured),
+        *seen.sources(),
+    ]
+    key = (
+        str(home_path),
+        str(quest_path),
+        scope,
+        seen.visibility.mode,
+        tuple(map(str, jsonl_paths)),
+        tuple(map(str, configured)),
+        cache,
+    )
     with _LOCK:  # one index per process, its cache connection with it: one call uses them at a time
         index = _INDEXES.get(key)
         if index is None:
             store = Cache(user_cache_dir(), cache_name("recall", home_path)) if cache else Cache(None)
-            index = Index(roots, store, sources, configured)
+            index = Index(seen.roots, store, sources)
             index.build()
             _INDEXES[key] = index
         else:
-            index.roots = roots
+            index.roots, index.sources = seen.roots, sources
             if refresh or index.signature() != index.stamp:
                 index.build()
         tags = normalize_tags(domain_tags or ())
@@ -161,7 +169,8 @@ def recall(
         of_kind = len(index.entries) if kind is None else index.kinds[kind]
         cards = len(index.entries)
         problems = [p.as_dict() for p in index.problems]
-    notes = list(ranking.notes)
+    add_document_ids(ranking.rows, seen.roots)
+    notes = [*seen.notes, *seen.kind_note(kind), *ranking.notes]
     if kind != given:
         notes.append(
             f"kind {shown(given)} is read as {shown(kind)} (recall's kinds are memory folders, plural; "
@@ -189,6 +198,7 @@ def recall(
         "home": str(home_path),
         "home_exists": home_exists,
         "source_problems": problems,
+        "visibility": seen.as_dict(),
     }
 
 
@@ -227,7 +237,7 @@ def check_kind(kind: str | None, jsonl: bool = False) -> str | None:
     None for every kind), or the error a caller sees. The other command's spelling is taken:
     ``recent --kind`` takes singular artifact kinds, so ``paper`` here is ``papers`` (and
     ``pitfalls`` is ``pitfall``), which ``recall`` notes; anything else close gets a did-you-mean."""
-    allowed = (*MEMORY_KINDS, *JSONL_TYPES) if jsonl else MEMORY_KINDS
+    allowed = (*MEMORY_KINDS, QUIRKS_KIND, *JSONL_TYPES) if jsonl else (*MEMORY_KINDS, QUIRKS_KIND)
     if kind is None or kind in allowed:
         return kind
     if not isinstance(kind, str):

@@ -30,16 +30,15 @@ from ds_gate.recall.entries import (
     entry_from_card,
     from_data,
 )
-from ds_gate.recall.jsonl import SourceProblem, read_sources
+from ds_gate.recall.files import Source, SourceProblem, read_sources
 from ds_gate.recall.tags import bare, closest, match_key
 from ds_gate.recall.text import FTS5_MISSING, TextIndex, idf, tag_text, words
 from ds_gate.sources.card_files import card_stats
 from ds_gate.sources.memory import parse_card
 
 ORDERS = ("rfc", "relevance")  # with tags only: shared-tag count then recency (the RFC), or the shared tags' rarity
-DEFAULT_ORDER = (
-    "rfc"  # everywhere (CLI, API, MCP, integration): the RFC's, as issues 29 and 38 pin; one value to switch
-)
+# everywhere (CLI, API, MCP, integration): the RFC's, as issues 29 and 38 pin; one value to switch
+DEFAULT_ORDER = "rfc"
 STAGE_ORDER = "relevance"  # `recall --for-stage` (its tags assembled by ds-gate): chosen on eval/recall's mixed home
 
 
@@ -61,12 +60,11 @@ class Root:
 class Index:
     """Every recallable card of some memory roots, ranked on demand."""
 
-    def __init__(self, roots: list[Root], cache: Cache, jsonl: Sequence[Path], configured: Sequence[Path] = ()) -> None:
+    def __init__(self, roots: list[Root], cache: Cache, sources: Sequence[Source]) -> None:
         self.roots = roots
         self.cache = cache
-        self.jsonl = list(jsonl)
-        self.configured = list(configured)  # the trusted configuration's: one it cannot read is a problem, not an error
-        self.problems: list[SourceProblem] = []  # what the JSONL sources' reading skipped, and why
+        self.sources = list(sources)
+        self.problems: list[SourceProblem] = []  # what the file sources' reading skipped, and why
         self.entries: Sequence[Entry] = []
         self.stamp: tuple[Any, ...] = ()
         self._fts: TextIndex | None = None
@@ -84,9 +82,9 @@ class Index:
 
     def signature(self) -> tuple[Any, ...]:
         """Stamps that change when MemoryService writes (each kind folder and its index),
-        when a quest is added (``<home>/quests``), and when a JSONL source grows."""
+        when a quest is added (``<home>/quests``), and when a JSONL or quirks file changes."""
         folders = [r.memory / kind for r in self.roots for kind in MEMORY_KINDS]
-        paths = [*self.jsonl, *self.configured, *(p for folder in folders for p in (folder, folder / "_index.jsonl"))]
+        paths = [*(s.path for s in self.sources), *(p for folder in folders for p in (folder, folder / "_index.jsonl"))]
         return (tuple(str(r.memory) for r in self.roots), *map(_stamp, paths))
 
     def build(self, snapshot: bool = True) -> None:
@@ -112,8 +110,11 @@ class Index:
             files.extend(
                 (path, kind, root.scope, st) for path, kind, st in card_stats(root.memory, root.contain, None, findings)
             )
-        sources = ([str(p) for p in self.jsonl], self.cache.version, [str(p) for p in self.configured])
-        self.digest = snapshot.digest([(str(r.memory), r.scope) for r in self.roots], files, *sources)
+        # a file's reader, and whether it is read leniently, are part of what it gives
+        sources = [(str(s.path), f"{s.read.__name__}{'?' if s.lenient else ''}") for s in self.sources]
+        self.digest = snapshot.digest(
+            [(str(r.memory), r.scope) for r in self.roots], files, sources, self.cache.version
+        )
         stored = self.cache.snapshot(self.digest) if use_snapshot else None
         if stored is not None:
             try:
@@ -155,7 +156,7 @@ class Index:
                 entries.append(entry)
         written = self.cache.store(fresh)
         self.cache.forget([r.memory for r in self.roots], {p for p, _, _, _ in files}, set(cached) if files else None)
-        records, self.problems = read_sources(self.jsonl, self.configured, budget)
+        records, self.problems = read_sources(self.sources, budget)
         self.entries = dedupe([*entries, *records])
         state = snapshot.derive(self.entries)
         self._adopt(state)

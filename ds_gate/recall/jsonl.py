@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -184,23 +183,3 @@ def read_jsonl(path: Path, budget: Budget | None = None) -> tuple[list[Entry], l
     if skipped > len(problems):
         problems.append(SourceProblem(str(path), None, f"{skipped - len(problems)} more bad line(s) skipped"))
     return out, problems
-
-
-def read_sources(
-    given: Sequence[Path], configured: Sequence[Path], budget: Budget
-) -> tuple[list[Entry], list[SourceProblem]]:
-    """Every source's records and problems: a ``given`` file (``--jsonl``) that cannot be read
-    is an error (exit 2), a ``configured`` one (``recall_jsonl``) a problem said, so recall from
-    the trusted configuration never stops on a file that moved."""
-    entries: list[Entry] = []
-    problems: list[SourceProblem] = []
-    for source in (*given, *configured):
-        try:
-            records, skipped = read_jsonl(source, budget)
-        except Unreadable as exc:
-            if source not in configured:
-                raise
-            records, skipped = [], [exc.problem]
-        entries.extend(records)
-        problems.extend(skipped)
-    return entries, problems

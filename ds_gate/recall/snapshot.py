@@ -30,24 +30,23 @@ class Stale(ValueError):
 def digest(
     roots: Sequence[tuple[str, str]],
     files: Sequence[tuple[str, str, str, os.stat_result]],
-    jsonl: Sequence[str],
+    sources: Sequence[tuple[str, str]],
     version: str,
-    configured: Sequence[str] = (),
 ) -> str:
-    """What the index is made from, hashed (the stat of the JSONL sources taken here; which
-    are the configuration's, read leniently, is part of it)."""
-    h = hashlib.sha256(repr((version, list(roots), len(jsonl))).encode("utf-8", "surrogatepass"))
+    """What the index is made from, hashed (the stat of the file sources, each (path, reader,
+    lenient), taken here: a file's reader, and whether it is read leniently, are part of what it gives)."""
+    h = hashlib.sha256(repr((version, list(roots))).encode("utf-8", "surrogatepass"))
     h.update(
         "\n".join(f"{p}\0{k}\0{s}\0{stat_key(st).hex()}\0{st.st_mode}" for p, k, s, st in files).encode(
             "utf-8", "surrogatepass"
         )
     )
-    for source in (*jsonl, *configured):
+    for source, reader in sources:
         try:
             st = os.stat(source)
-            h.update(f"\n{source}\0{stat_key(st).hex()}\0{st.st_mode}".encode("utf-8", "surrogatepass"))
+            h.update(f"\n{reader}\0{source}\0{stat_key(st).hex()}\0{st.st_mode}".encode("utf-8", "surrogatepass"))
         except OSError:
-            h.update(f"\n{source}\0-".encode("utf-8", "surrogatepass"))
+            h.update(f"\n{reader}\0{source}\0-".encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 
 

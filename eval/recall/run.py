@@ -264,6 +264,7 @@ def ds_gate_rank(
         jsonl=jsonl,
         cache=False,
         order=order,
+        visibility="all",  # the evaluation's own homes: every quest folder, as a human reads them
     )
     return [row["card_id"] for row in found]
 

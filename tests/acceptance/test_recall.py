@@ -291,7 +291,11 @@ def test_scopes_mark_other_quests_cards(make_quest, home, gate_json) -> None:
     card(home, "k-mine", ["topic:a"], "2026-01-02T00:00:00+00:00", scope_dir=mine.root / "memory")
     card(home, "k-theirs", ["topic:a"], "2026-01-03T00:00:00+00:00", scope_dir=other.root / "memory")
     code, out = gate_json("recall", "--tags", "topic:a", "--quest", str(mine.root))
-    assert code == 0
+    assert code == 0  # a home's default (independent): another quest's cards are not this quest's to see
+    assert [(r["card_id"], r["scope"]) for r in out["results"]] == [("k-mine", "quest"), ("k-global", "global")]
+    (home / "config").mkdir()
+    (home / "config" / "config.yaml").write_text("memory:\n  read_visibility_mode: shared_across_quests\n")
+    code, out = gate_json("recall", "--tags", "topic:a", "--quest", str(mine.root))
     assert [(r["card_id"], r["scope"]) for r in out["results"]] == [
         ("k-theirs", "shared_quest"),
         ("k-mine", "quest"),
@@ -373,14 +377,14 @@ def test_a_new_quest_and_a_grown_jsonl_are_seen_without_refresh(make_quest, home
     findings.write_text(
         json.dumps({"type": "finding", "content": "first", "tags": ["topic:a"], "date": "2026-01-02"}) + "\n"
     )
-    assert len(list_knowledge_summaries(["topic:a"], home=home, jsonl=[findings])) == 2
+    assert len(list_knowledge_summaries(["topic:a"], home=home, jsonl=[findings], visibility="all")) == 2
     later = make_quest("009")
     card(home, "k-later", ["topic:a"], "2026-01-03T00:00:00+00:00", scope_dir=later.root / "memory")
     with findings.open("a") as out:
         out.write(
             json.dumps({"type": "pitfall", "content": "second", "tags": ["topic:a"], "date": "2026-01-04"}) + "\n"
         )
-    out = list_knowledge_summaries(["topic:a"], home=home, jsonl=[findings])  # same process, no refresh
+    out = list_knowledge_summaries(["topic:a"], home=home, jsonl=[findings], visibility="all")  # no refresh
     assert [r["scope"] for r in out] == ["jsonl", "shared_quest", "jsonl", "global"]
 
 

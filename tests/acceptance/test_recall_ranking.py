@@ -195,7 +195,7 @@ def test_copies_of_one_lesson_collapse_into_one_result_listing_every_copy(home) 
             quest_id=quest,
         )
     card(home, "k-other", ["topic:moe"], T2, title="Router z-loss", body="Context: another lesson entirely, longer.")
-    found = recall(["topic:moe"], home=home, limit=5)
+    found = recall(["topic:moe"], home=home, limit=5, visibility="all")  # folders without quest.yaml: `all` reads them
     assert ids(found["results"]) == ["k-003", "k-other"]  # the newest copy stands for the lesson
     top = found["results"][0]
     assert top["support"] == 3 and {c["card_id"] for c in top["copies"]} == {"k-global", "k-002", "k-003"}
@@ -214,8 +214,8 @@ def test_copies_of_one_lesson_collapse_into_one_result_listing_every_copy(home) 
         title="Newest",
         body="A lesson only one quest has.",
     )
-    assert ids(list_knowledge_summaries(["topic:moe"], home=home))[0] == "k-newest"
-    assert ids(list_knowledge_summaries(["topic:moe"], home=home, support=True))[0] == "k-003"
+    assert ids(list_knowledge_summaries(["topic:moe"], home=home, visibility="all"))[0] == "k-newest"
+    assert ids(list_knowledge_summaries(["topic:moe"], home=home, support=True, visibility="all"))[0] == "k-003"
 
 
 def test_scienceclaw_records_come_back_with_their_lesson_fields_and_are_searched(home, tmp_path, gate_json) -> None:

@@ -154,12 +154,16 @@ def test_each_scope_keeps_its_snapshot(home, tmp_path) -> None:
     quest = home / "quests" / "q-1" / "memory" / "knowledge"
     quest.mkdir(parents=True)
     (quest / "k-q.md").write_text("---\nid: k-q\ntype: knowledge\ntitle: Q\ntags: [topic:routing]\n---\nBody.\n")
-    first = {scope: recall(["topic:routing"], home=home, scope=scope) for scope in ("global", "visible")}
+    first = {
+        scope: recall(["topic:routing"], home=home, scope=scope, visibility="all") for scope in ("global", "visible")
+    }
     _INDEXES.clear()
-    assert {scope: recall(["topic:routing"], home=home, scope=scope) for scope in ("global", "visible")} == first
+    assert {
+        scope: recall(["topic:routing"], home=home, scope=scope, visibility="all") for scope in ("global", "visible")
+    } == first
     _INDEXES.clear()
     for scope in ("global", "visible"):
-        assert recall(["topic:routing"], home=home, scope=scope) == first[scope]
+        assert recall(["topic:routing"], home=home, scope=scope, visibility="all") == first[scope]
     assert all(isinstance(index.entries, Stored) for index in _INDEXES.values())
     assert "k-q" in {r["card_id"] for r in first["visible"]["results"]}
 

@@ -231,7 +231,7 @@ def test_the_asking_quests_cards_are_labelled_quest_in_visible_scope(home, gate_
     card(home, "k-global", ["topic:a"], T1)
     card(mine, "k-mine", ["topic:a"], T2)
     card(other, "k-theirs", ["topic:a"], T3)
-    code, out = gate_json("recall", "--tags", "topic:a", "--quest", str(mine))
+    code, out = gate_json("recall", "--tags", "topic:a", "--quest", str(mine), "--visibility", "all")
     assert code == 0
     assert [(r["card_id"], r["scope"]) for r in out["results"]] == [
         ("k-theirs", "shared_quest"),
