@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ds_gate.model.records import Card
 from ds_gate.rules.cards import CardIndex
@@ -57,6 +59,17 @@ def test_main_document_ids_are_read_as_main_reads_them() -> None:
     assert "not a quest id" in str(document_id("sharedmemory::..::knowledge/x.md"))
     assert "without '..'" in str(document_id("sharedmemory::B::knowledge/../../../etc/passwd"))
     assert "without '..'" in str(document_id("memory::../x.md"))
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab./:\\\0 sharedmemoy")), max_size=40))
+def test_a_document_id_never_leads_out_of_its_memory_folder(text: str) -> None:
+    """Whatever the quest writes, a path id resolves inside ``<home>/quests/<quest>/memory`` (or
+    the quest's or home's ``memory``), or is refused with a reason; it never raises."""
+    doc = document_id(text)
+    if isinstance(doc, DocumentId):
+        base = Path("/h/quests") / (doc.quest or "q") / "memory"
+        resolved = Path(os.path.normpath(base / doc.rel))
+        assert resolved.is_relative_to(base) and resolved != base, (text, doc)
 
 
 def test_a_neighbour_decision_names_a_card_that_exists_where_it_says() -> None:
