@@ -59,6 +59,7 @@ AT_CLOSURE = (REVIEW_NEIGHBOR_MISSING_CARD, REVIEW_NEIGHBOR_PATCH_UNWRITTEN, REV
 SCOPES = ("global", "quest", "shared_quest")
 SAME_CLAIM = 0.8  # the word-set Jaccard index from which two claims say the same
 _WORD = re.compile(r"\w+")
+_IN = {"quest": "in the quest memory", "global": "in the global memory", "shared_quest": "in another quest's memory"}
 DECIDE = "'decision': 'patch' | 'new' | 'neighbor_but_separate'"
 
 
@@ -144,7 +145,7 @@ def _by_id(
         w for w, index in (("quest", own), ("global", glob)) if w not in looks and index and card_id in index.by_id
     ]
     return _Miss(
-        f"names card {shown(card_id)}, but no card {'in the ' + scope + ' memory' if scope else 'this quest can see'} "
+        f"names card {shown(card_id)}, but no card {_IN.get(scope or '', 'this quest can see')} "
         "has that id" + (f" (it is in the {other[0]} memory)" if other else ""),
         f"set scope: {other[0]}" if other else _NAME_ONE,
     )

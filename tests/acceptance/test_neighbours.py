@@ -202,3 +202,17 @@ def test_the_mcp_validate_distill_review_shows_them_too(quest, tmp_path) -> None
             assert checked["ok"] and checked["findings"] == [], checked
 
     drive(scenario, errlog)
+
+
+def test_a_lesson_without_an_id_is_promoted_by_path_and_its_copy_clears_the_warning(quest, gate_json) -> None:
+    q, run = quest
+    path = q.root / "memory" / "knowledge" / "no-id.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(f"---\ntitle: No id\nclaim: c\nlineage:\n- quest: '001'\n  run: {run}\n---\nbody\n")
+    _, out = gate_json("check", str(q.root))
+    [lesson] = [f for f in out["findings"] if f["rule"] == "card.quest-scope-lesson"]
+    assert lesson["message"].endswith(f"promote it from quest 001: memory.promote_to_global(path='{path}')")
+    # what main's promote_to_global(path=...) writes: a global copy under a fresh id, with promoted_from
+    q.card("global", "No id", claim="c", promoted_from={"quest_root": str(q.root), "path": str(path)})
+    _, out = gate_json("check", str(q.root))
+    assert [f for f in out["findings"] if f["rule"] == "card.quest-scope-lesson"] == []
