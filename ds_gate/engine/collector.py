@@ -233,7 +233,7 @@ class Collector(IndexFollower, FolderRows):
             reviewed_run_ids=slim.reviewed_run_ids,
             raw=slim.raw,
             cards_written=slim.cards_written,
-            neighbor_cards=frozenset(slim.neighbor_cards),
+            neighbor_decisions=slim.neighbor_decisions,
             encoding=slim.encoding,
         )
         self.decisions.offer(

@@ -154,7 +154,7 @@ class Gate:
         """The cards, their discipline and lineage, the patches in their committed history (not
         for ``candidates``), then each plugin's quest checks."""
         home = self.options.home
-        memory = quest_memory(quest, cov.reviews, home, self.shared_cards)
+        memory = quest_memory(quest, cov.reviews, home, self.shared_cards, closing=self.scope.gates_pending)
         self.findings.extend(memory.findings)
         self.cards, self.home_path = memory.cards, memory.home
         if self.scope.can_fail:  # every committed version of the cards, by the patch rules

@@ -141,7 +141,11 @@ def _unpromoted(report: GateReport) -> tuple[Unpromoted, ...]:
         if finding.rule != CARD_QUEST_SCOPE_LESSON.id or finding.path is None:
             continue
         card = cards.get(finding.path)
-        call = promote_call(card.card_id, card.path) if card is not None else promote_call(finding.subject, None)
+        call = (
+            promote_call(card.meta.get("id"), card.path)
+            if card is not None
+            else promote_call(finding.subject, Path(finding.path))
+        )
         out.append(Unpromoted(finding.subject, finding.path, call))
     return tuple(out)
 

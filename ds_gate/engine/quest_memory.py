@@ -11,6 +11,7 @@ error per card.
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -26,8 +27,11 @@ from ds_gate.rules.cards import (
     review_findings,
 )
 from ds_gate.rules.lineage import QuestRuns, chain_findings, runs_by_quest
+from ds_gate.rules.neighbours import TagIndex, neighbour_findings
 from ds_gate.sources.home import Home, quest_cards, valid_quest_id
 from ds_gate.sources.home_cards import SharedCards
+from ds_gate.sources.shared_memory import Neighbourhood
+from ds_gate.sources.visibility import SHARED
 
 
 @dataclass(slots=True)
@@ -63,20 +67,26 @@ def _rewrite_hint(findings: list[Finding], card: Card) -> list[Finding]:
 
 
 def quest_memory(
-    quest: Quest, reviews: list[Review], home_dir: Path | str | None = None, shared: SharedCards | None = None
+    quest: Quest,
+    reviews: list[Review],
+    home_dir: Path | str | None = None,
+    shared: SharedCards | None = None,
+    closing: bool = True,
 ) -> MemoryResult:
     """Card findings for ``check``/``closure``: the quest's own cards, and the cards its
     valid reviews say they wrote. ``shared``: the global cards read once for a run over many
-    quests (``closure --all-quests``); the findings are the same as without it."""
+    quests (``closure --all-quests``); the findings are the same as without it. ``closing``: the
+    gate closes (not ``check``), where the neighbour rules are errors (``rules.policy.at_closure``)."""
     out = MemoryResult()
     own, found = quest_cards(quest)
     out.findings.extend(found)
     out.cards.extend(own)
     valid = [quest.decisions[r.artifact_id] for r in reviews if r.valid and r.artifact_id in quest.decisions]
     entries = [e for d in valid for e in d.cards_written]
-    needs_global = any(e.get("scope") == "global" or e.get("action") == "new" for e in entries)
+    neighbours = any(d.neighbor_decisions for d in valid)
+    needs_global = neighbours or any(e.get("scope") == "global" or e.get("action") == "new" for e in entries)
     lessons = [c for c in own if c.is_experience and not c.broken]
-    if not (own or entries):
+    if not (own or entries or neighbours):
         return out  # no card to look at: the card rules are not even imported
 
     home = Home(
@@ -106,10 +116,26 @@ def quest_memory(
     for card in own:
         out.findings.extend(_rewrite_hint([*check_card(card), *chain_findings(card, runs_of)], card))
     if lessons:
-        out.findings.extend(quest_scope_findings(lessons, set(global_index.by_id) if global_index else set()))
+        promoted = frozenset(_promoted_from(global_index.cards)) if global_index else frozenset()
+        global_ids = set(global_index.by_id) if global_index else set()
+        out.findings.extend(quest_scope_findings(lessons, global_ids, promoted, quest.quest_id))
 
-    discipline = review_findings(valid, CardIndex(own), global_index, str(home.path / "memory"))
+    own_index = CardIndex(own)
+    discipline = review_findings(valid, own_index, global_index, str(home.path / "memory"))
     out.findings.extend(discipline.findings)
+    place = Neighbourhood(
+        home.path, home.exists, quest.root, quest.quest_id, own, home.cards if global_index is not None else None
+    )
+
+    def tag_indexes() -> list[TagIndex]:
+        """The cards the quest can see, by tags: its own, the global ones (once per run), its siblings' if shared."""
+        tables = [TagIndex(own), *([home.index(TagIndex)] if global_index is not None else [])]
+        return tables + ([TagIndex(place.siblings())] if place.mode == SHARED else [])
+
+    near = neighbour_findings(valid, own_index, global_index, place, functools.cache(tag_indexes), closing)
+    out.findings.extend(near.findings)
+    if near.unchecked and not home.exists:
+        out.findings.append(_home_missing(home, "the cards its neighbour decisions name were"))
     seen = {card.path for card in own}
     for card in discipline.written:
         if card.path in seen:
@@ -121,3 +147,9 @@ def quest_memory(
     if unverified:
         out.findings.append(_home_missing(home, f"lineage links to quest {', '.join(sorted(set(unverified)))} were"))
     return out
+
+
+def _promoted_from(cards: list[Card]) -> list[str]:
+    """The quest card files global cards were promoted from (main's ``promoted_from.path``)."""
+    found = (card.meta.get("promoted_from") for card in cards)
+    return [os.path.normpath(p["path"]) for p in found if isinstance(p, dict) and isinstance(p.get("path"), str)]

@@ -116,7 +116,7 @@ def validate_review(root: Path | str, payload: Any, home: Path | str | None = No
         reviewed_run_ids=fields.reviewed_run_ids,
         raw=raw,
         cards_written=fields.cards_written,
-        neighbor_cards=fields.neighbor_cards,
+        neighbor_decisions=fields.neighbor_decisions,
         encoding=encoding,
     )
     if quest.indexed_decision_ids is not None:  # artifact.record writes the review's index line with it

@@ -28,6 +28,7 @@ from ds_gate.model.records import (
     DECISION_ENCODING,
     REVIEW_ACTION,
     Document,
+    Neighbour,
     review_encoding,
     review_fields,
     text_of,
@@ -105,7 +106,7 @@ class SlimDecision:
     reviewed_run_ids: tuple[str, ...]
     raw: bytes | None  # a review's bytes, to place later cross-record findings on a line
     cards_written: tuple[dict[str, Any], ...]
-    neighbor_cards: tuple[str, ...]  # sorted
+    neighbor_decisions: tuple[Neighbour, ...]
     encoding: str
 
 
@@ -200,7 +201,7 @@ def make_slim(name: str, raw: bytes, display: str, kinds: tuple[str, ...], check
         tuple(map(intern, review.reviewed_run_ids)),  # the runs' own ids
         raw if review.is_review else None,
         review.cards_written,
-        tuple(sorted(review.neighbor_cards)),
+        review.neighbor_decisions,
         review_encoding(data, kind) or DECISION_ENCODING,
     )
 

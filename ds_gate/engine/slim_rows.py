@@ -80,7 +80,7 @@ def to_row(slim: Slim) -> Row:
             slim.reviewed_run_ids,
             slim.raw,
             slim.cards_written,
-            slim.neighbor_cards,
+            slim.neighbor_decisions,
             slim.encoding,
         )
     if isinstance(slim, Bad):
@@ -144,6 +144,7 @@ def _decision(row: Row) -> SlimDecision:
         and all(type(r) is str for r in reviewed)
         and type(cards) is tuple
         and type(neighbours) is tuple
+        and all(type(n) is tuple and len(n) == 3 and all(isinstance(v, _TEXT) for v in n) for n in neighbours)
         and (raw is None or type(raw) is bytes)
     ):
         raise TypeError("not a decision")

@@ -97,6 +97,10 @@ class Document:
     display: str  # how findings name the file
 
 
+# a neighbor_decisions entry: (candidate_card_id, decision, scope), None where not text; one per entry, in order
+Neighbour = tuple[str | None, str | None, str | None]
+
+
 @dataclass(slots=True, eq=False)
 class ReviewFields:
     """What the model keeps of a review: the runs it covers and the cards it names."""
@@ -104,7 +108,12 @@ class ReviewFields:
     is_review: bool
     reviewed_run_ids: tuple[str, ...] = ()
     cards_written: tuple[dict[str, Any], ...] = ()
-    neighbor_cards: frozenset[str] = frozenset()
+    neighbor_decisions: tuple[Neighbour, ...] = ()
+
+
+def _neighbour(entry: Any) -> Neighbour:
+    a, b, c = (entry.get(k) if isinstance(entry, dict) else None for k in ("candidate_card_id", "decision", "scope"))
+    return (a if isinstance(a, str) else None, b if isinstance(b, str) else None, c if isinstance(c, str) else None)
 
 
 def review_fields(data: dict[str, Any], kind: str | None = "decision") -> ReviewFields:
@@ -121,13 +130,7 @@ def review_fields(data: dict[str, Any], kind: str | None = "decision") -> Review
         cards_written=tuple(c if isinstance(c, dict) else {} for c in cards)
         if isinstance(cards, list)
         else (),  # keep indexes
-        neighbor_cards=frozenset(
-            n["candidate_card_id"]
-            for n in neighbours
-            if isinstance(n, dict) and isinstance(n.get("candidate_card_id"), str)
-        )
-        if isinstance(neighbours, list)
-        else frozenset(),
+        neighbor_decisions=tuple(map(_neighbour, neighbours)) if isinstance(neighbours, list) else (),
     )
 
 
@@ -150,8 +153,12 @@ class Decision:
     reviewed_run_ids: tuple[str, ...] = ()
     raw: bytes | None = None
     cards_written: tuple[dict[str, Any], ...] = ()  # a review's entries, for card discipline
-    neighbor_cards: frozenset[str] = frozenset()  # candidate_card_id of its neighbor_decisions
+    neighbor_decisions: tuple[Neighbour, ...] = ()  # its neighbor_decisions entries, for the neighbour rules
     encoding: str = DECISION_ENCODING  # a review recorded as a report is kept here too
+
+    @property
+    def neighbor_cards(self) -> frozenset[str]:  # the candidate_card_id of each neighbour decision, as written
+        return frozenset(candidate for candidate, _, _ in self.neighbor_decisions if candidate is not None)
 
 
 def timestamp(value: str | None) -> float:
@@ -159,14 +166,11 @@ def timestamp(value: str | None) -> float:
     sorts oldest. One reading for deduplication, recall and recent."""
     if not value or not isinstance(value, str):  # `updated_at: 5` in an index line sorts oldest too
         return float("-inf")
-
     try:
         moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
         return float("-inf")
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.timestamp()
+    return (moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)).timestamp()
 
 
 def same_quest(a: str, b: str) -> bool:

@@ -9,20 +9,20 @@ without their separators, so a compound matches however it is written (``over-sm
 ``topic:`` never meet; a query tag without a prefix matches any prefix (``value_key``). Tags in
 Chinese (or any script) go through the same steps: NFKC makes a full-width ``：`` a colon and an
 ideographic space a space, and a word without a Latin plural or spelling stays as written.
+``normalize_tag`` lives in ``sources.tag_values`` (the rules compare cards' tags with it too) and
+is re-exported here, where recall's readers look for it.
 """
 
 from __future__ import annotations
 
 import difflib
-import functools
 import re
-import unicodedata
 from collections.abc import Iterable
-from typing import Any
 
-_RUN = re.compile(r"[\s_]+")
-_COLON = re.compile(r"\s*:\s*")
-_DASHES = re.compile(r"-{2,}")
+from ds_gate.sources.tag_values import normalize_tag, normalize_tags
+
+__all__ = ["bare", "closest", "match_key", "normalize_tag", "normalize_tags", "value_key", "word_key"]
+
 _WORDS = re.compile(r"[-./]+")
 
 # British spellings whose American form is the same word (and never another word): the
@@ -61,23 +61,6 @@ BRITISH_WORDS = {
     "travelling": "traveling",
 }
 _NOT_PLURAL = ("ss", "us", "is", "ous", "ics", "as", "os")  # loss, bias, analysis, various, statistics, ...
-
-
-def normalize_tag(tag: Any) -> str:
-    """``" Topic: Learning_Rate "`` -> ``"topic:learning-rate"``; the same for cards and queries."""
-    return _normalize(str(tag))
-
-
-@functools.lru_cache(maxsize=65536)
-def _normalize(tag: str) -> str:
-    """``normalize_tag`` of a string, remembered: 10,000 cards share a few hundred tags."""
-    text = unicodedata.normalize("NFKC", tag).casefold().strip()
-    text = _COLON.sub(":", text)  # "Topic: Reward Hacking" is topic:reward-hacking
-    return _DASHES.sub("-", _RUN.sub("-", text))  # "data - dedup" is data-dedup
-
-
-def normalize_tags(tags: Iterable[Any]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(norm for norm in map(normalize_tag, tags) if norm))
 
 
 def word_key(word: str) -> str:

@@ -172,7 +172,7 @@ def review_findings(
                 other = global_cards if scope == "quest" else quest_cards
                 elsewhere = other is not None and card_id.strip() in other.by_id
                 out.findings.append(
-                    _review_finding(
+                    review_finding(
                         review,
                         REVIEW_MISSING_CARD,
                         where,
@@ -202,7 +202,7 @@ def review_findings(
             if unnamed:
                 names = ", ".join(f"{o.card_id} ({o.display}, same {what})" for o, what in unnamed)
                 out.findings.append(
-                    _review_finding(
+                    review_finding(
                         review,
                         REVIEW_DUPLICATE_CARD,
                         ("cards_written", i),
@@ -246,8 +246,9 @@ def written_after(other: Card, when: float | None) -> bool:
     return bool(moments) and min(moments) > when
 
 
-def _review_finding(review: Decision, rule: Rule, where: tuple[str | int, ...], message: str, hint: str) -> Finding:
-    # the review itself is fixed through DeepScientist's own tools: recorded again under its id
+def review_finding(review: Decision, rule: Rule, where: tuple[str | int, ...], message: str, hint: str) -> Finding:
+    """A finding about a review's entry, at its line; the review is fixed through DeepScientist's
+    own tools, so the hint ends with the call that records it again under its id."""
     hint += (
         f"; to change the review, record it again under its id: "
         f"{rerecord_call(review.artifact_id, review.reviewed_run_ids, review.encoding)}"
@@ -261,23 +262,30 @@ def _review_finding(review: Decision, rule: Rule, where: tuple[str | int, ...], 
     )
 
 
-def promote_call(card_id: str | None, path: Path | None) -> str:
-    """The DeepScientist call that promotes a quest-scope card to global: by its id (main keeps the
-    id, ``memory.promote_to_global``), or by its absolute path when it has none."""
-    if card_id or path is None:
-        return f"memory.promote_to_global(card_id={shown(card_id or '<its id>')})"
+def promote_call(raw_id: object, path: Path) -> str:
+    """The call that promotes a quest card from its quest: main's ``promote_to_global`` finds it by
+    its ``id`` exactly as written (``raw_id``, else by its absolute ``path``) and keeps that id, so the
+    global copy clears the warning."""
+    if isinstance(raw_id, str) and raw_id.strip() and raw_id == raw_id.strip():
+        return f"memory.promote_to_global(card_id={shown(raw_id)})"
     return f"memory.promote_to_global(path={shown(str(path))})"
 
 
-def quest_scope_findings(quest_cards: Iterable[Card], global_ids: set[str]) -> list[Finding]:
-    """A lesson in quest scope that was never promoted to global."""
+def quest_scope_findings(
+    quest_cards: Iterable[Card], global_ids: set[str], promoted: frozenset[str] = frozenset(), quest_id: str = ""
+) -> list[Finding]:
+    """A lesson in quest scope that was never promoted to global: no global card has its id, and
+    none was promoted from its file (``promoted``: the ``promoted_from.path`` of the global cards)."""
+    where = f"quest {quest_id}" if quest_id else "its quest"
     return [
         CARD_QUEST_SCOPE_LESSON.at(
             card.display,
-            f"lesson {card.card_id or card.display} is kept in quest scope, where the next quest never reads it",
-            hint="promote it (memory.promote_to_global) or write it with scope=global, as the experience-distill RFC asks",
+            f"lesson {card.card_id or card.display} is kept in quest scope, where the next quest never reads it; "
+            f"promote it from {where}: {promote_call(card.meta.get('id'), card.path)}",
+            hint=f"write it with scope=global, or promote it as the experience-distill RFC asks, from {where}: "
+            + promote_call(card.meta.get("id"), card.path),
             subject=card.card_id,
         )
         for card in quest_cards
-        if not card.broken and card.is_experience and card.card_id not in global_ids
+        if not card.broken and card.is_experience and card.card_id not in global_ids and str(card.path) not in promoted
     ]

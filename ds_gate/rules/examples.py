@@ -144,7 +144,7 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     ),
     "CARD_QUEST_SCOPE_LESSON": (
         "memory/knowledge/router-temperature.md (scope: quest) has a claim and no global copy",
-        "promote it: memory.promote_to_global",
+        "promote it from its quest: memory.promote_to_global(card_id='<its id>') (the finding names the call)",
     ),
     "CARD_HOME_MISSING": (
         "a review names a global card and the gate found no DeepScientist home",
@@ -157,6 +157,23 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "REVIEW_DUPLICATE_CARD": (
         'a "new" card whose body repeats knowledge-04942297, and no neighbor_decisions entry names it',
         "patch the existing card instead, or name it in neighbor_decisions as neighbor_but_separate",
+    ),
+    "REVIEW_NEIGHBOR_MISSING_CARD": (
+        '"neighbor_decisions": [{"candidate_card_id": "sharedmemory::002::knowledge/router.md", ...}] in a home '
+        "whose memory.read_visibility_mode is independent (or a card id no memory of the quest holds)",
+        "name a card the quest can see, by its id or main's document_id, with the scope where it lies",
+    ),
+    "REVIEW_NEIGHBOR_PATCH_UNWRITTEN": (
+        '{"candidate_card_id": "knowledge-04942297", "decision": "patch", ...} and no cards_written entry '
+        '{"card_id": "knowledge-04942297", "action": "patch", ...}',
+        "patch the card and list it in cards_written with action patch, or decide new or neighbor_but_separate",
+    ),
+    "REVIEW_NEAR_DUPLICATE_CARD": (
+        'a "new" card tagged [Topic:Router, stage:experiment] claiming "lower router temperature stabilises '
+        'training of the sparse mixture model on long runs", beside knowledge-04942297 tagged [topic:router, '
+        'Stage: Experiment] claiming the same with "smaller" for "lower"; no neighbor_decisions entry names it',
+        "name the existing card in neighbor_decisions (patch, new or neighbor_but_separate, with the reason), or "
+        "patch it instead of writing a new card",
     ),
     "LINEAGE_NOT_ORIGIN": (
         "a card of quest 002 whose lineage starts with {quest: '001', run: ...}",
@@ -218,6 +235,11 @@ WHY: dict[str, str] = {
     "original quest (no remote, no fetched branch, a history begun by a local commit) has no other copy whose "
     "branches it could lack, so one branch there is the whole quest and the rule stays quiet",
     "ARTIFACT_REFUSED_BY_MAIN": "DeepScientist's own artifact.record refuses this record, in its own words",
+    "REVIEW_NEIGHBOR_MISSING_CARD": "a neighbour decision records that a lesson was weighed against a card; "
+    "one naming no card the quest can see weighed nothing (and a quest must not lean on cards its home keeps private)",
+    "REVIEW_NEAR_DUPLICATE_CARD": "the RFC asks the distill skill to weigh each new lesson against its neighbours; "
+    "a card with the same tags (normalised as recall does) and a claim equal once normalised, or sharing at least "
+    "0.8 of its words (Jaccard index of the \\w+ word sets), is a neighbour the review should have named",
     "LINEAGE_NOT_ORIGIN": "a lesson must lead back to the quest and run it was learned from",
     "COVERAGE_BASELINED": "turning experience_distill on in a quest with finished runs makes every one pending; a "
     "baseline the user trusts names them once, instead of a waiver per run, and every verdict still shows it",

@@ -5,6 +5,8 @@ ordinary checkpoint stays blocked at every later checkpoint of that worktree. So
 rules (what DeepScientist itself would refuse) block one; *discipline* rules are warnings there
 and fail everything that judges the quest as a whole. What any rule finds in a review recorded
 as a report is discipline (``as_accepted``), since main records any report: docs/agent.md.
+The rules that judge a review's neighbour decisions as closure reads them (``rules.neighbours``)
+are errors only where the gate closes; ``check`` shows them as warnings (``at_closure``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,20 @@ POLICY = {
     (FINALIZATION, CONTRACT): BLOCK,
     (FINALIZATION, DISCIPLINE): BLOCK,
 }
+
+
+def at_closure(findings: list[Finding], closing: bool) -> list[Finding]:
+    """Findings of a rule judged at closure (closure, a finalization commit, pre-push, the
+    integration's closure refusals, ``validate_distill_review``): errors there, warnings in ``check``,
+    which judges records and cards as they stand. An ordinary checkpoint never evaluates them."""
+    if closing:
+        return findings
+    return [
+        dataclasses.replace(f, severity=WARNING, hint=then_hint(f.hint, "closure and finalization fail on it"))
+        if f.severity == ERROR
+        else f
+        for f in findings
+    ]
 
 
 def as_accepted(finding: Finding) -> Finding:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ds_gate.config import baselines, waiver_file, waivers
 from ds_gate.model.findings import CONTRACT, Rule
-from ds_gate.rules import cards, coverage, lineage, patch, records, reviews, vocabulary
+from ds_gate.rules import cards, coverage, lineage, neighbours, patch, records, reviews, vocabulary
 from ds_gate.rules.examples import EXAMPLES, WHY
 from ds_gate.rules.policy import CHECKPOINT, FINALIZATION, POLICY, WARN
 from ds_gate.setup import install
@@ -29,14 +29,16 @@ this table is generated from them (`python -m ds_gate.rules.registry` writes thi
 whether DeepScientist itself would refuse what it finds (`contract`) or it is ds-gate's own,
 stricter discipline (`discipline`); what an error of each level does to a commit is the table
 in [the hooks page](hooks.md#what-blocks-what). A finding may carry a lower severity than its
-rule's where the context says so (a pending run is an error only where the gate is enforced).
+rule's where the context says so (a pending run is an error only where the gate is enforced;
+the neighbour rules, {closure}, are errors where the gate closes and warnings in `check`; the
+near-duplicate measure is in [concepts](concepts.md#memory-cards-and-lineage)).
 A plugin's rules (see [plugins](plugins.md)) are not listed here. The words ([the RFC](glossary.md#the-rfc),
 [PR #60](glossary.md#pr-60), the two review encodings) are in the [glossary](glossary.md).
 
 [`ds-gate rule ID`](cli.md#rule) explains one rule, as `ruff rule` does: what it checks, its
 level and why, an example that fires, and the fix (`ds-gate rule coverage.pending-run`).
 
-"""
+""".replace("{closure}", ", ".join(f"`{rule.id}`" for rule in neighbours.AT_CLOSURE))
 
 # The modules that declare rules, in the order the table lists them.
 MODULES = (
@@ -46,6 +48,7 @@ MODULES = (
     vocabulary,
     problems,
     cards,
+    neighbours,
     lineage,
     patch,
     waiver_file,
@@ -106,6 +109,11 @@ def _why(rule: Rule) -> str:
     final = "is refused" if POLICY[(FINALIZATION, rule.level)] != WARN else "shows it as a warning"
     if rule is coverage.COVERAGE_PENDING_RUN:
         return f"{why}: a finalization commit {final}, and closure and pre-push fail on it."
+    if rule in neighbours.AT_CLOSURE:  # rules.policy.at_closure
+        return (
+            f"{why}. An ordinary checkpoint never judges it and check shows it as a warning; closure, "
+            "a finalization commit and pre-push fail on it."
+        )
     return f"{why}. An ordinary checkpoint {checkpoint}; a finalization commit {final}; check and closure fail on it."
 
 

@@ -5,12 +5,19 @@ never a parse of more text than those tags can fill.
 It follows MemoryService ``_normalize_tags``; its deliberate differences, all about input no
 real card holds, are in docs/limits.md. Each is reported as ``problem``, which
 ``sources.memory`` turns into ``card.tags-over-limit``.
+
+``normalize_tag`` is what a tag *is* once read: one spelling for case, spacing and separators
+(docs/recall-ranking.md). Recall ranks with it and the card rules compare tag sets with it
+(``review.near-duplicate-card``), so it lives here, below both.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +26,9 @@ MAX_TAG_CHARS = 256  # characters per tag
 MAX_JSON_DEPTH = 32  # a JSON-list string of tags is flat; a little nesting is still read (and skipped)
 MAX_TAGS_TEXT = MAX_TAGS * (MAX_TAG_CHARS + 8)  # a string longer than this holds more than MAX_TAGS tags it could read
 
+_RUN = re.compile(r"[\s_]+")
+_COLON = re.compile(r"\s*:\s*")
+_DASHES = re.compile(r"-{2,}")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
@@ -106,3 +116,21 @@ def parse_tags(value: Any) -> Tags:
 def card_tags(value: Any) -> tuple[str, ...]:
     """The tags alone (see ``parse_tags``), for recall's ranking."""
     return parse_tags(value).values
+
+
+def normalize_tag(tag: Any) -> str:
+    """``" Topic: Learning_Rate "`` -> ``"topic:learning-rate"``; the same for cards and queries."""
+    return _normalize(str(tag))
+
+
+@functools.lru_cache(maxsize=65536)
+def _normalize(tag: str) -> str:
+    """``normalize_tag`` of a string, remembered: 10,000 cards share a few hundred tags."""
+    text = unicodedata.normalize("NFKC", tag).casefold().strip()
+    text = _COLON.sub(":", text)  # "Topic: Reward Hacking" is topic:reward-hacking
+    return _DASHES.sub("-", _RUN.sub("-", text))  # "data - dedup" is data-dedup
+
+
+def normalize_tags(tags: Iterable[Any]) -> tuple[str, ...]:
+    """Each tag normalised, the empty ones dropped, the first of each spelling kept, in order."""
+    return tuple(dict.fromkeys(norm for norm in map(normalize_tag, tags) if norm))

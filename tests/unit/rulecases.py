@@ -69,7 +69,7 @@ def decision(data: dict[str, Any], findings: list[Finding] | None = None) -> Dec
         review.reviewed_run_ids,
         raw_of(data),
         review.cards_written,
-        review.neighbor_cards,
+        review.neighbor_decisions,
     )
 
 

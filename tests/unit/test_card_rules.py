@@ -78,6 +78,20 @@ def test_a_lesson_kept_in_quest_scope_unless_a_global_copy_exists() -> None:
     assert quest_scope_findings([card({"id": "knowledge-2", "title": "t"}, scope="quest")], set()) == []  # not a lesson
 
 
+def test_the_quest_scope_warning_ends_with_the_promote_call_for_its_quest() -> None:
+    [found] = quest_scope_findings([card(LESSON, scope="quest")], set(), quest_id="001")
+    call = "promote it from quest 001: memory.promote_to_global(card_id='knowledge-1')"
+    assert found.message.endswith(call) and found.hint.endswith(
+        "from quest 001: memory.promote_to_global(card_id='knowledge-1')"
+    )
+    # an id main's read_card would not match as written: the card's absolute path instead
+    spaced = card(dict(LESSON, id=" knowledge-1 "), scope="quest", display="memory/knowledge/l.md")
+    [by_path] = quest_scope_findings([spaced], set(), quest_id="001")
+    assert by_path.message.endswith("memory.promote_to_global(path='/nowhere/memory/knowledge/l.md')")
+    # a global card promoted from its file (main's promoted_from.path) is its global copy
+    assert quest_scope_findings([spaced], set(), frozenset({"/nowhere/memory/knowledge/l.md"})) == []
+
+
 def _discipline(review: dict[str, Any], quest_cards: list[Any], global_cards: list[Any]) -> list[str]:
     out = review_findings([decision(review)], CardIndex(quest_cards), CardIndex(global_cards), "<home>/memory")
     return fired(out.findings)

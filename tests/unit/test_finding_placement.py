@@ -45,6 +45,7 @@ from ds_gate.rules.cards import (
 )
 from ds_gate.rules.coverage import COVERAGE_PENDING_RUN, coverage, pending_finding
 from ds_gate.rules.lineage import QuestRuns, chain_findings
+from ds_gate.rules.neighbours import TagIndex, neighbour_findings
 from ds_gate.rules.patch import validate_cross_quest_patch
 from ds_gate.rules.records import check_record
 from ds_gate.rules.registry import builtin_rules
@@ -54,6 +55,7 @@ from ds_gate.sources.memory import parse_card, read_cards
 from ds_gate.sources.problems import GIT_SYMLINK_IN_TREE
 from ds_gate.sources.quest_yaml import read_quest_yaml, toggle_finding
 from ds_gate.sources.records import parse_json_object, read_index, read_records
+from ds_gate.sources.shared_memory import Neighbourhood
 from ds_gate.sources.workspaces import discover_workspaces
 
 from rulecases import (
@@ -626,6 +628,36 @@ OLDER = parse_card(
 )
 assert OLDER is not None
 
+
+def neighbourly(review: dict[str, Any], global_cards: list[Card]) -> Findings:
+    """The neighbour rules over one review, in a home of no config (independent) holding ``global_cards``."""
+
+    def run_it(folder: Path) -> list[Finding]:
+        place = Neighbourhood(folder, True, folder / "quests" / "001", "001", [], global_cards)
+        index, tables = CardIndex(global_cards), [TagIndex(global_cards)]
+        return neighbour_findings([decision(review)], CardIndex([]), index, place, lambda: tables).findings
+
+    return run_it
+
+
+def said(candidate: str, decided: str = "neighbor_but_separate", **more: Any) -> dict[str, Any]:
+    """A review writing knowledge-1 with one neighbour decision."""
+    weighed = {"candidate_card_id": candidate, "decision": decided, "reason": "weighed", "target_run_id": RUN_ID}
+    return review_data(neighbor_decisions=[weighed], **more)
+
+
+CLAIM = "claim: lower router temperature stabilises training of the sparse mixture model on long runs"
+NEAR = parse_card(
+    f"---\nid: knowledge-0\ntitle: Cooler routers\ntags: ['topic:router']\n{CLAIM.replace('lower', 'smaller')}\n---\nNo.\n".encode(),
+    path=Path("/nowhere/n.md"),
+    display="memory/knowledge/n.md",
+    scope="global",
+    kind="knowledge",
+)
+assert NEAR is not None
+TAGGED = {"l5": CLAIM, "l6": "tags: ['Topic: Router']"}
+PATCHED = entry() + [{"card_id": "knowledge-0", "scope": "global", "action": "patch", "target_run_id": RUN_ID}]
+
 CARDS = [
     Case(
         "card.frontmatter-invalid",
@@ -681,6 +713,27 @@ CARDS = [
         "a new card titled as an older one",
         discipline(review_data(), [lesson(), OLDER]),
         discipline(TWIN, [lesson(), OLDER]),
+        Where(REVIEW_FILE, "/cards_written/0", line_in(raw_of(review_data()), '"cards_written"') + 1),
+    ),
+    Case(
+        "review.neighbor-missing-card",
+        "a neighbour decision naming no card",
+        neighbourly(said("knowledge-9"), [lesson(), OLDER]),
+        neighbourly(said("knowledge-0"), [lesson(), OLDER]),
+        Where(REVIEW_FILE, "/neighbor_decisions/0/candidate_card_id", line_in(raw_of(said("x")), "candidate_card_id")),
+    ),
+    Case(
+        "review.neighbor-patch-unwritten",
+        "a patch decision with no patch entry",
+        neighbourly(said("knowledge-0", "patch"), [lesson(), OLDER]),
+        neighbourly(said("knowledge-0", "patch", cards_written=PATCHED), [lesson(), OLDER]),
+        Where(REVIEW_FILE, "/neighbor_decisions/0/decision", line_in(raw_of(said("x", "patch")), '"patch"')),
+    ),
+    Case(
+        "review.near-duplicate-card",
+        "a new card with an older card's tags and nearly its claim",
+        neighbourly(review_data(), [lesson(**TAGGED), NEAR]),
+        neighbourly(said("knowledge-0"), [lesson(**TAGGED), NEAR]),
         Where(REVIEW_FILE, "/cards_written/0", line_in(raw_of(review_data()), '"cards_written"') + 1),
     ),
     Case(

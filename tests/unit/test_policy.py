@@ -81,7 +81,7 @@ def _report_review(artifact_id: str, **changes: Any) -> Decision:
         fields.reviewed_run_ids,
         doc.raw,
         fields.cards_written,
-        fields.neighbor_cards,
+        fields.neighbor_decisions,
         "report",
     )
 

@@ -52,6 +52,12 @@ def build_memory_server(context: McpContext) -> FastMCP:
     ) -> dict[str, Any]:
         return {"ok": True, "count": 0, "items": []}
 
+    @server.tool(name="promote_to_global", description="Promote a quest memory card into global memory.")
+    def promote_to_global(
+        card_id: str | None = None, path: str | None = None, comment: str | dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        return service.promote_to_global(card_id=card_id, path=path, quest_root=context.require_quest_root())
+
     return server
 
 
