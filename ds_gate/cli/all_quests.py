@@ -63,7 +63,9 @@ def the_home(args: argparse.Namespace) -> Path:
     """``--home DIR``, else the PATH given when it is a home; never a home guessed from the environment."""
     given = args.home or (args.path if args.path != "." or (Path(".") / "quests").is_dir() else None)
     if not given:
-        raise QuestError(f"{args.command} --all-quests needs the home: pass --home DIR (the folder that holds quests/)")
+        raise QuestError(
+            f"{args.command} --all-quests needs the home", "pass --home DIR (the folder that holds quests/)", ": "
+        )
     return given_path(given, "home", must_exist=False)
 
 

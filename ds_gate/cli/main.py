@@ -210,14 +210,15 @@ def _format_of(argv: Sequence[str]) -> str:
 def _fail(
     argv: Sequence[str],
     command: str | None,
-    message: str,
+    said: str | QuestError | GitError,
     code: int = EXIT_USAGE,
     args: argparse.Namespace | None = None,
+    prefix: str = "",
 ) -> int:
     """A stop (a usage error or a quest the gate cannot see) in the chosen format (``reporters.stop``):
     text, a plugin's format or one the command does not offer: one line on stderr; JSON its error
     object on stdout alone; SARIF, GitHub and Markdown their document on stdout (or ``--output``),
-    with the line on stderr too where the document goes to a file."""
+    with the line on stderr too where the document goes to a file. A ``QuestError`` brings its fix apart."""
     fmt = str(args.format) if args is not None else _format_of(argv)
     row = BY_NAME.get(command or "")
     offered = row.formats + ((MARKDOWN,) if row.takes_plugin_formats else ()) if row is not None else ()
@@ -225,9 +226,11 @@ def _fail(
         fmt = TEXT  # a format this command refuses is said in text (``--format sarif`` of recall)
     output = getattr(args, "output", None) if args is not None else None
     where = getattr(args, "path", None) if args is not None else None
-    text = render_stop(Stop(command, message, code, where if isinstance(where, str) else None), fmt)
+    error = said if isinstance(said, QuestError) else QuestError(str(said))
+    stop = Stop(command, prefix + error.cause, code, where if isinstance(where, str) else None, error.fix, error.joint)
+    text = render_stop(stop, fmt)
     if text is None or (fmt != JSON and (output or fmt != GITHUB)):
-        _say(message)
+        _say(stop.message)
     if text is None:
         return code
     try:
@@ -240,17 +243,18 @@ def _fail(
     return code
 
 
-def _refused_format(args: argparse.Namespace) -> str | None:
+def _refused_format(args: argparse.Namespace) -> QuestError | None:
     """Why this command cannot honour ``--format``, or None."""
     command = BY_NAME[args.command]
     offered = command.formats
     if args.format not in offered and not command.takes_plugin_formats:
-        return f"ds-gate {args.command}: --format {args.format} is not offered by {args.command}; use one of: {', '.join(offered)}"
+        fix = f"use one of: {', '.join(offered)}"
+        return QuestError(f"ds-gate {args.command}: --format {args.format} is not offered by {args.command}", fix, "; ")
     if args.format not in FORMATS:
         try:
             reporters.get(args.format)
         except ValueError as exc:
-            return f"ds-gate {args.command}: error: {exc}"
+            return QuestError(f"ds-gate {args.command}: error: {exc}")
     return None
 
 
@@ -265,11 +269,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except UsageError as exc:
-        command = (
-            exc.parser.prog.split(" ", 1)[1]
-            if " " in exc.parser.prog
-            else (argv[0] if argv and argv[0] in BY_NAME else None)
-        )
+        prog = exc.parser.prog
+        command = prog.split(" ", 1)[1] if " " in prog else (argv[0] if argv and argv[0] in BY_NAME else None)
         if _format_of(argv) != JSON:
             exc.parser.print_usage(sys.stderr)
         return _fail(argv, command, f"{exc.parser.prog}: error: {exc.message}")
@@ -282,7 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _fail(argv, args.command, refused, args=_as_text(args))
         return int(args.handler(args))
     except (QuestError, GitError) as exc:
-        return _fail(argv, args.command, f"ds-gate: {exc}", args=args)
+        return _fail(argv, args.command, exc, args=args, prefix="ds-gate: ")
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -262,5 +262,7 @@ def refuse_unread(root: Path, found: Defaults) -> None:
     if problems:
         raise QuestError(
             f"{root}: {'; '.join(problems)}. The gate cannot tell which defaults the quest sets (require, "
-            "home, source, refs), so it does not pass: fix the file (`ds-gate check` shows where)"
+            "home, source, refs), so it does not pass",
+            "fix the file (`ds-gate check` shows where)",
+            ": ",
         )

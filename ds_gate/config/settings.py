@@ -273,12 +273,14 @@ def refuse(trusted: Trusted, root: Path) -> None:
     """The gate commands stop (exit 2) on a trusted file they cannot use, or one inside the quest."""
     if trusted.problem:
         raise QuestError(
-            f"{trusted.problem}. The gate cannot tell which trusted settings apply, so it does not "
-            f"pass: fix the file, or point {ENV}/--config at another"
+            f"{trusted.problem}. The gate cannot tell which trusted settings apply, so it does not pass",
+            f"fix the file, or point {ENV}/--config at another",
+            ": ",
         )
     if trusted.inside(root):
         raise QuestError(
             f"the trusted configuration {trusted.path} ({trusted.origin}) lies inside the quest {root}, "
-            "which its agent can write, so it is not trusted: keep it outside the quest (e.g. "
-            f"{user_config_path()})"
+            "which its agent can write, so it is not trusted",
+            f"keep it outside the quest (e.g. {user_config_path()})",
+            ": ",
         )

@@ -63,7 +63,7 @@ def apply_baselines(
         except CommitUnreadable as exc:
             commit, problem = exc.args
             if scope.gates_pending:
-                raise QuestError(_stop(root, entry, commit, problem)) from None
+                raise QuestError(_stop(root, entry, commit, problem), _fix(root, entry, commit), ": ") from None
             done.findings.append(_unreadable(root, entry, commit, problem))
     by_entry: dict[int, list[Run]] = {n: [] for n in named}
     left: list[Run] = []
@@ -106,9 +106,10 @@ def _fix(root: Path, entry: Baseline, commit: str) -> str:
 
 
 def _stop(root: Path, entry: Baseline, commit: str, problem: str) -> str:
+    """The stop's cause (its fix is ``_fix``, carried apart: ``kernel.errors.QuestError``)."""
     return (
         f"{entry.named}: commit {commit} cannot be read in the quest {root}: {problem}. The gate cannot tell "
-        f"which runs it baselines, so it does not pass: {_fix(root, entry, commit)}"
+        "which runs it baselines, so it does not pass"
     )
 
 

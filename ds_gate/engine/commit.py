@@ -111,10 +111,9 @@ class CommitCheck:
             loc = locate(self.cwd)
         except NotAQuest as exc:  # no quest.yaml: a checkpoint there is not gated; a finalization stops
             if reasons:
-                raise NotAQuest(
-                    f"{exc}; this commit finalizes ({'; '.join(reasons)}), so the commit hook stops "
-                    "(in a repository that is no quest: `git commit --no-verify`)",
-                    exc.root,
+                raise exc.then(
+                    f"this commit finalizes ({'; '.join(reasons)}), so the commit hook stops "
+                    "(in a repository that is no quest: `git commit --no-verify`)"
                 ) from None
             return None
         top_rel = loc.top.relative_to(loc.root).as_posix()

@@ -65,17 +65,20 @@ def refuse_unseen_toggle(quest: Quest, seen: Seen | None) -> None:
         problem, fix = seen.unseen
         raise QuestError(
             f"{quest.root}: experience_distill is off in quest.yaml, but {problem}. The gate cannot tell "
-            f"whether it was ever on, so it does not pass: {fix}; or pass --require to enforce the gate "
-            "(--no-require, or no_require in the trusted configuration, turns it off)"
+            "whether it was ever on, so it does not pass",
+            f"{fix}; or pass --require to enforce the gate (--no-require, or no_require in the trusted "
+            "configuration, turns it off)",
+            ": ",
         )
     for finding in quest.findings:
         if finding.rule == QUEST_YAML_INVALID.id:
             where = f"{quest.root / 'quest.yaml'}" + (f":{finding.line}" if finding.line else "")
             problem = finding.message.removesuffix(TOGGLES_OFF)
             raise QuestError(
-                f"{where}: {problem}. The gate cannot tell whether experience_distill is on, so it "
-                "does not pass: fix quest.yaml (DeepScientist's complete_quest fails on it too), "
-                "or pass --require to enforce the gate regardless"
+                f"{where}: {problem}. The gate cannot tell whether experience_distill is on, so it does not pass",
+                "fix quest.yaml (DeepScientist's complete_quest fails on it too), or pass --require to enforce "
+                "the gate regardless",
+                ": ",
             )
         expected = (
             (seen is not None and seen.had_quest_yaml)
@@ -86,6 +89,8 @@ def refuse_unseen_toggle(quest: Quest, seen: Seen | None) -> None:
             raise QuestError(
                 f"{quest.root}: the quest root has no quest.yaml, where one is expected (its history, a "
                 "worktree or the DeepScientist layout has one). The gate cannot tell whether "
-                "experience_distill is on, so it does not pass: restore quest.yaml (`git checkout "
-                "<branch> -- quest.yaml`), or pass --require to enforce the gate regardless"
+                "experience_distill is on, so it does not pass",
+                "restore quest.yaml (`git checkout <branch> -- quest.yaml`), or pass --require to enforce the "
+                "gate regardless",
+                ": ",
             )

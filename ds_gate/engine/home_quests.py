@@ -48,8 +48,9 @@ def home_quests(home: Path) -> list[Path]:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError as exc:
         raise QuestError(
-            f"{home} is not a DeepScientist home: cannot list {folder} ({exc.strerror or exc}); "
-            "pass --home DIR, the folder that holds quests/"
+            f"{home} is not a DeepScientist home: cannot list {folder} ({exc.strerror or exc})",
+            "pass --home DIR, the folder that holds quests/",
+            "; ",
         ) from None
     return [Path(e.path) for e in entries if e.is_dir()]
 

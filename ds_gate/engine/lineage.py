@@ -39,8 +39,9 @@ def evaluate_lineage(
     if not home.exists:  # with quests too: a chain reaches into other quests of the home, unseen without it
         raise QuestError(
             f"no DeepScientist home at {home.path} (no memory/ or quests/ folder): lineage follows each "
-            "card to the runs of its origin quest in the home; pass --home DIR, or set DEEPSCIENTIST_HOME "
-            "(or DS_HOME), to the folder that holds memory/ and quests/"
+            "card to the runs of its origin quest in the home",
+            "pass --home DIR, or set DEEPSCIENTIST_HOME (or DS_HOME), to the folder that holds memory/ and quests/",
+            "; ",
         )
     for quest in quests:
         home.register(quest)

@@ -58,10 +58,9 @@ def push_check(
     if not reasons:
         return None
     if stop is not None:
-        raise NotAQuest(
-            f"{stop}; this push finalizes ({'; '.join(reasons)}), so the pre-push hook stops "
-            "(in a repository that is no quest: `git push --no-verify`)",
-            stop.root,
+        raise stop.then(
+            f"this push finalizes ({'; '.join(reasons)}), so the pre-push hook stops "
+            "(in a repository that is no quest: `git push --no-verify`)"
         )
 
     config = read_quest_config(root)  # once, for the require setting and both gate runs

@@ -43,7 +43,7 @@ def clone_findings(quest: Quest, scope: Scope) -> list[Finding]:
         said = f"this repository borrows {borrowed}, outside the quest (.git/{ALTERNATES})"
         if scope.gates_pending:
             raise QuestError(
-                f"{quest.root}: {said}; ds-gate never reads outside the quest, {DOES_NOT_PASS}. Fix: {DISSOCIATE}"
+                f"{quest.root}: {said}; ds-gate never reads outside the quest, {DOES_NOT_PASS}", DISSOCIATE
             )
         return [GIT_ALTERNATES_OUTSIDE_QUEST.at(None, f"{said}: not read", hint=DISSOCIATE)]
     found = blindness(quest.root)
@@ -53,7 +53,9 @@ def clone_findings(quest: Quest, scope: Scope) -> list[Finding]:
     if scope.gates_pending:
         raise QuestError(
             f"{quest.root}: {blind}, so runs recorded on the branches it lacks cannot be seen and the "
-            f"gate does not pass on the rest: {fix}"
+            "gate does not pass on the rest",
+            fix,
+            ": ",
         )
     return [GIT_ONE_BRANCH.at(None, f"{blind}: runs recorded on branches it lacks are not seen", hint=fix)]
 
@@ -65,7 +67,8 @@ def refuse_unseen(quest: Quest) -> None:
             raise QuestError(
                 f"{quest.root}: {finding.message.split('; workspaces were found')[0]}: the branches no "
                 "worktree folder has checked out cannot be read, so the runs on them cannot be seen and "
-                f"the gate does not pass on the rest. Fix: {finding.hint}"
+                "the gate does not pass on the rest",
+                finding.hint,
             )
     outside = [
         f
@@ -77,8 +80,8 @@ def refuse_unseen(quest: Quest) -> None:
     if outside:
         first = outside[0]
         raise QuestError(
-            f"{quest.root}: {first.message}{_more(outside)}; DeepScientist reads what it points to, "
-            f"{DOES_NOT_PASS}. Fix: {first.hint}"
+            f"{quest.root}: {first.message}{_more(outside)}; DeepScientist reads what it points to, {DOES_NOT_PASS}",
+            first.hint,
         )
 
 
@@ -92,16 +95,15 @@ def refuse_unread_git(findings: list[Finding]) -> None:
     for finding in findings:
         if finding.rule == GIT_HISTORY_TOO_LONG.id:
             raise QuestError(
-                f"{finding.path}: [{finding.rule}] {finding.message}; the gate does not pass on the rest. "
-                f"Fix: {finding.hint}"
+                f"{finding.path}: [{finding.rule}] {finding.message}; the gate does not pass on the rest", finding.hint
             )
     unread = [f for f in findings if f.rule in (GIT_OBJECT_MISSING.id, GIT_OBJECT_CORRUPT.id)]
     linked = [f for f in findings if f.rule == GIT_SYMLINK_IN_TREE.id]
     if linked and not unread:
         first = linked[0]
         raise QuestError(
-            f"{first.path}: [{first.rule}] {first.message}{_more(linked)}; the gate does not pass on the "
-            f"rest. Fix: {first.hint}"
+            f"{first.path}: [{first.rule}] {first.message}{_more(linked)}; the gate does not pass on the rest",
+            first.hint,
         )
     if unread:
         fix = (
@@ -112,7 +114,9 @@ def refuse_unread_git(findings: list[Finding]) -> None:
         raise QuestError(
             f"{counted(len(unread), 'git object')} the gate must read {'is' if len(unread) == 1 else 'are'} missing or damaged "
             f"({_listed([str(f.path) for f in unread])}), so the runs they hold cannot be seen and the gate "
-            f"does not pass on the rest: {fix}; `ds-gate check` lists them all"
+            "does not pass on the rest",
+            f"{fix}; `ds-gate check` lists them all",
+            ": ",
         )
 
 

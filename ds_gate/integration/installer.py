@@ -170,10 +170,12 @@ def install(given_home: str | None, *, memory_global_scope: bool = False, prompt
     target = find_target(given_home)
     site = target.site
     if os.path.lexists(site / PTH) and MARK not in (site / PTH).read_text(encoding="utf-8", errors="replace"):
-        raise QuestError(f"{site / PTH} exists and is not ds-gate's; remove or rename it, then run this again")
+        raise QuestError(f"{site / PTH} exists and is not ds-gate's", "remove or rename it, then run this again", "; ")
     problem = bridge_problem(sys.executable)
     if problem is not None:
-        raise QuestError(f"{sys.executable} cannot answer the integration's calls ({problem}); install ds-gate there")
+        raise QuestError(
+            f"{sys.executable} cannot answer the integration's calls ({problem})", "install ds-gate there", "; "
+        )
     previous = read_config(site)
     pycache_existed = previous.get("pycache_existed") if previous is not None else os.path.isdir(site / "__pycache__")
     # the trusted configuration and the cache folder, pinned: DeepScientist's runners set HOME for the agent

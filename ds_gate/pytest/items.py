@@ -27,7 +27,6 @@ from ds_gate.kernel.git import GitError
 from ds_gate.model import Finding, GateReport
 from ds_gate.pytest.units import QUEST_CHECKS, Unit
 from ds_gate.reporters.escape import printable
-from ds_gate.reporters.stop import split_fix
 from ds_gate.reporters.text import format_finding
 from ds_gate.rules.coverage import COVERAGE_PENDING_RUN
 from ds_gate.sources.problems import INPUT_UNREADABLE
@@ -89,7 +88,8 @@ def judge(unit: Unit, options: GateOptions) -> dict[str, Verdict]:
         failure = INPUT_UNREADABLE.at(
             str(unit.path),
             f"not a readable quest: {exc}",
-            hint=split_fix(str(exc))[1] or "point --ds-gate at a quest root or a DeepScientist home",
+            hint=(exc.fix if isinstance(exc, QuestError) else None)
+            or "point --ds-gate at a quest root or a DeepScientist home",
         )
         return {check: Verdict([failure]) for check in QUEST_CHECKS}
 

@@ -10,53 +10,34 @@ entry; GitHub as an ``::error`` annotation; Markdown as the summary table's row.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from typing import Any
 
+from ds_gate.kernel.errors import FIX
 from ds_gate.kernel.version import __version__
 from ds_gate.reporters.escape import json_text, md, printable, workflow_data, workflow_property
 from ds_gate.reporters.registry import GITHUB, JSON, MARKDOWN, SARIF
 from ds_gate.reporters.shared import COLUMNS, INFORMATION_URI, SARIF_SCHEMA
 
 STOP_ID = "ds-gate.stop"  # the notification's descriptor: a stop is no rule's finding, and never waived
-# where a stop's message hands over to its fix, as the stops word it (engine.unseen, engine.gate_stops,
-# sources.fixes, config): a marker, else the last clause that opens with a verb of a fix
-_MARKERS = (". Fix: ", "so it does not pass: ", "does not pass on the rest: ")
-_FIX_CLAUSE = re.compile(
-    r"(?:: |; |\. )(?=(?:pass|run|use|install|keep|restore|fix|point|replace|move|commit|delete|upgrade|remove|"
-    r"quests lie below|git|clone)\b)"
-)
-
-
-def split_fix(message: str) -> tuple[str, str | None]:
-    """(the cause, the fix) as the stop worded them; the fix None where it names none."""
-    for marker in _MARKERS:
-        if marker in message:  # the last: a path the quest named, quoted in the cause, may hold a marker too
-            cause, fix = message.rsplit(marker, 1)
-            return cause + marker.rstrip(": ").removesuffix(". Fix"), fix.strip()
-    clauses = list(_FIX_CLAUSE.finditer(message))
-    if not clauses:
-        return message, None
-    return message[: clauses[-1].start()], message[clauses[-1].end() :].strip()
 
 
 @dataclass(frozen=True, slots=True)
 class Stop:
-    """What a command that stopped says: ``message`` whole (the cause and its fix), its command and exit code."""
+    """What a command that stopped says, its command and exit code. ``cause`` and ``fix`` come apart
+    from where the stop was raised (``QuestError``'s), never cut from the message, which may quote
+    the quest's text; ``fix`` None: it names none. ``message``: the two as the stop words them."""
 
     command: str | None
-    message: str
+    cause: str
     exit_code: int = 2
     where: str | None = None  # the quest or path the command was given, when it had one
+    fix: str | None = None
+    joint: str = FIX  # what the message puts between the cause and the fix
 
     @property
-    def fix(self) -> str | None:
-        return split_fix(self.message)[1]
-
-    @property
-    def cause(self) -> str:
-        return split_fix(self.message)[0]
+    def message(self) -> str:
+        return self.cause if self.fix is None else f"{self.cause}{self.joint}{self.fix}"
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON error object (``schema_version`` 1; ``fix`` is additive)."""

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ds_gate.config.settings import shown_config_path
 from ds_gate.io.places import HOME_VARIABLES
+from ds_gate.kernel.errors import QuestError
 from ds_gate.model.records import DECISION_ENCODING
 from ds_gate.model.reports import FAIL, OK, WARN, Check
 from ds_gate.plugins.manager import review_encoding_for
@@ -24,6 +26,11 @@ from ds_gate.sources.fixes import git_refusal_fix
 from ds_gate.sources.location import locate, worktree_list
 from ds_gate.sources.memory import resolve_home
 from ds_gate.sources.quest_yaml import coerce_toggle, read_quest_yaml, short_repr, toggle_finding
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ds_gate.kernel.git import GitError
 
 
 def _home(given: str | None, root: Path, configured: tuple[str, str] | None) -> Check:
@@ -121,14 +128,29 @@ def _encoding(root: Path) -> Check:
     return Check("review encoding", OK, message)
 
 
-def diagnose(path: Path | str, home: str | None = None, ci: bool = False) -> tuple[Path, list[Check]]:
+def _closure(stop: QuestError | GitError | None) -> Check:
+    """In CI, whether the job's ``closure`` stops here (exit 2), with its own cause and fix: ``stop`` is
+    what closure's own steps raised (``cli.check.closure_stop``), never a list of cases kept here."""
+    if stop is None:
+        return Check("closure", OK, "closure can read every place runs may live here (it does not stop)")
+    cause, fix = (stop.cause, stop.fix) if isinstance(stop, QuestError) else (str(stop), None)
+    return Check("closure", FAIL, f"closure stops here (exit 2): {cause}", fix)
+
+
+def diagnose(
+    path: Path | str,
+    home: str | None = None,
+    ci: bool = False,
+    closure: Callable[[], QuestError | GitError | None] | None = None,
+) -> tuple[Path, list[Check]]:
     """(quest root, checks) for any path inside a quest; not a quest is a QuestError (exit 2).
-    ``ci``: weighed for a CI clone (``in_ci``): the hooks are not needed, every branch is."""
+    ``ci``: weighed for a CI clone (``in_ci``): the hooks are not needed, every branch is, and
+    ``closure`` (what closure stops on here, asked by the caller that may run the gate) is a check."""
     loc = locate(path)
     root = loc.root
     checks: list[Check] = []
     if ci:
-        checks.append(Check("context", OK, "CI: hooks are not needed; a clone that lacks branches fails"))
+        checks.append(Check("context", OK, "CI: hooks are not needed; what makes closure stop (exit 2) fails"))
     if loc.git_refused:
         error = loc.git_error or ""
         checks.append(
@@ -155,6 +177,8 @@ def diagnose(path: Path | str, home: str | None = None, ci: bool = False) -> tup
         checks += framework_config_checks(root, registered, uses_framework)
         checks += worktree_checks(root, registered)
         checks.append(_clone(root, ci))
+    if ci and closure is not None:
+        checks.append(_closure(closure()))
     template = template_status()
     checks.append(_not_weighed(template) if ci else template)
 

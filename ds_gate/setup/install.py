@@ -68,8 +68,10 @@ def hooks_dir(quest: Path | str) -> tuple[Path, Path]:
     if not (is_inside(common, hooks) or is_inside(loc.root, hooks)):
         raise QuestError(
             f"{loc.root}: git runs hooks from {hooks} (core.hooksPath), outside this quest; installing there "
-            "would affect other repositories. Add `ds-gate commit-check` to that hooks folder yourself, "
-            "or use the pre-commit framework hooks (.pre-commit-hooks.yaml)"
+            "would affect other repositories",
+            "Add `ds-gate commit-check` to that hooks folder yourself, or use the pre-commit framework hooks "
+            "(.pre-commit-hooks.yaml)",
+            ". ",
         )
     return loc.root, hooks
 

@@ -256,7 +256,9 @@ def refuse_unsafe_partial(root: Path) -> None:
         shown = ".".join(map(str, found)) or "unknown"
         raise QuestError(
             f"{root} is a partial clone and this git ({shown}) is older than 2.39.4, which ignores "
-            f"GIT_NO_LAZY_FETCH: ds-gate does not read it. Upgrade git, or {REFETCH}"
+            "GIT_NO_LAZY_FETCH: ds-gate does not read it",
+            f"Upgrade git, or {REFETCH}",
+            ". ",
         )
 
 

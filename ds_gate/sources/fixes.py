@@ -103,4 +103,4 @@ def not_a_quest(root: Path, message: str, *, in_git: bool) -> NotAQuest:
         )
     else:
         fix = "pass a quest's own folder (DeepScientist writes quest.yaml at the root of every quest)"
-    return NotAQuest(f"{message}; {fix}", str(root))
+    return NotAQuest(message, str(root), fix, "; ")

@@ -131,8 +131,9 @@ def locate(path: Path | str | Location, *, any_repository: bool = False) -> Loca
     if not is_inside(root, start):
         raise QuestError(
             f"{start}: git says this folder's repository is {root}, which is neither it nor a folder above it; "
-            f"{_git_pointer(start)} points there. ds-gate reads only the quest it is given: remove the pointer "
-            "(a quest is its own git repository) or pass the quest root itself"
+            f"{_git_pointer(start)} points there. ds-gate reads only the quest it is given",
+            "remove the pointer (a quest is its own git repository) or pass the quest root itself",
+            ": ",
         )
     loc = _from_git(Location(root=root, top=root, is_git=True), entries)
     # the workspace holding `start`: the deepest worktree that contains it

@@ -61,7 +61,7 @@ def test_help_lists_exactly_the_formats_the_command_accepts(command: str, capsys
         args = parser.parse_args([command, *example_args(command), "--format", fmt])
         assert (_refused_format(args) is None) == (fmt in offered), (command, fmt)
     plugin = parser.parse_args([command, *example_args(command), "--format", "no-such-plugin-format"])
-    refusal = _refused_format(plugin) or ""
+    refusal = str(_refused_format(plugin) or "")
     assert ("unknown format" in refusal) == plugins and ("is not offered" in refusal) == (not plugins)
 
 
