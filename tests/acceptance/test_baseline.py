@@ -143,7 +143,9 @@ def test_a_commit_the_quest_cannot_read_stops_closure_naming_the_fix(adopted, ga
     assert f"correct baselines[0].commit in {config}" in err and "Traceback" not in err
     code, out = gate_json("closure", str(quest.root))
     assert code == 2 and out["exit_code"] == 2 and "cannot tell which runs it baselines" in out["error"]
-    assert out["fix"].startswith("fetch it into this clone") and f"correct baselines[0].commit in {config}" in out["fix"]
+    assert (
+        out["fix"].startswith("fetch it into this clone") and f"correct baselines[0].commit in {config}" in out["fix"]
+    )
     code, out = gate_json("check", str(quest.root))  # check warns and goes on, nothing baselined
     assert code == 0 and sorted(out["pending_run_ids"]) == sorted([*old, new]) and out["baselined_run_ids"] == []
     assert [f["rule"] for f in out["findings"] if f["rule"].startswith("baseline.")] == ["baseline.commit-unreadable"]
