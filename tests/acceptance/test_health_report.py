@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 import json
 import re
+import shlex
 import subprocess
 import sys
 import weakref
@@ -317,3 +318,13 @@ def test_the_step_summary_recipe(lab, tmp_path) -> None:
     assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
     text = summary.read_text(encoding="utf-8")
     assert text.startswith("### ds-gate report: 4 quest(s)") and "| 001 | 3 | 2 | 1 | 0 | 1 | 1 | 1 | 1 |" in text
+
+
+def test_the_command_a_row_suggests_keeps_a_hostile_home_one_word(tmp_path, capsys) -> None:
+    """Adversary s4 break 04's class: a path in a suggested command is shell-quoted, never code."""
+    home = tmp_path / "h;touch pwned"
+    (home / "quests").mkdir(parents=True)
+    code, out, _ = report(capsys, "--home", str(home), "--format", "json", "009")
+    [row] = json.loads(out)["quests"]
+    command = row["problem"].split("`")[1]
+    assert code == 0 and shlex.split(command) == ["ds-gate", "report", "--home", str(home)]
