@@ -122,6 +122,23 @@ def test_claims_say_the_same_when_equal_or_sharing_most_words() -> None:
     assert claim_overlap("", CLAIM) is None
 
 
+@pytest.mark.parametrize(
+    "other",
+    [
+        "a learned InfoNCE temperature does not beat a fixed 0.07 on the retrieval benchmark at every batch size",
+        "a learned InfoNCE temperature doesn't beat a fixed 0.07 on the retrieval benchmark at every batch size",
+        "a learned InfoNCE temperature never beats a fixed 0.07 on the retrieval benchmark at every batch size",
+        "a learned InfoNCE temperature beat a fixed 0.05 on the retrieval benchmark at every batch size",
+    ],
+)
+def test_a_claim_that_says_the_opposite_or_another_number_is_no_near_duplicate(other: str) -> None:
+    """Adversary s4 weakness 06: "does not help" scored 0.93 against "helps", "500 vs 5000 steps" 0.87;
+    flagged, a legitimate review could not close until it named a card it contradicts."""
+    claim = "a learned InfoNCE temperature beat a fixed 0.07 on the retrieval benchmark at every batch size"
+    assert claim_overlap(claim, other) is None
+    assert claim_overlap("学习率预热有帮助", "学习率预热没有帮助") is None  # 没: not
+
+
 def test_a_near_duplicate_new_card_needs_a_neighbour_decision() -> None:
     old = lesson("knowledge-0", CLAIM, ["Topic: Router", "stage:experiment"], "old")
     new = lesson("knowledge-1", ONE_WORD, ["topic:router", "Stage: Experiment", "topic:router"], "new")
