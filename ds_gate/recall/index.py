@@ -35,6 +35,7 @@ from ds_gate.recall.tags import bare, closest, match_key
 from ds_gate.recall.text import FTS5_MISSING, TextIndex, idf, tag_text, words
 from ds_gate.sources.card_files import card_stats
 from ds_gate.sources.memory import parse_card
+from ds_gate.sources.problems import PATH_SYMLINK_OUTSIDE_QUEST
 
 ORDERS = ("rfc", "relevance")  # with tags only: shared-tag count then recency (the RFC), or the shared tags' rarity
 # everywhere (CLI, API, MCP, integration): the RFC's, as issues 29 and 38 pin; one value to switch
@@ -52,9 +53,11 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 
 @dataclass(slots=True)
 class Root:
+    """A memory folder, which contains its cards (``card_files``), and the folder holding it."""
+
     memory: Path
     scope: str
-    contain: Path
+    owner: Path
 
 
 class Index:
@@ -65,6 +68,7 @@ class Index:
         self.cache = cache
         self.sources = list(sources)
         self.problems: list[SourceProblem] = []  # what the file sources' reading skipped, and why
+        self.linked: list[str] = []  # card files and folders not read: links out of their memory folder
         self.entries: Sequence[Entry] = []
         self.stamp: tuple[Any, ...] = ()
         self._fts: TextIndex | None = None
@@ -107,9 +111,8 @@ class Index:
         findings: list[Any] = []
         files: list[tuple[str, str, str, os.stat_result]] = []
         for root in self.roots:
-            files.extend(
-                (path, kind, root.scope, st) for path, kind, st in card_stats(root.memory, root.contain, None, findings)
-            )
+            files.extend((path, kind, root.scope, st) for path, kind, st in card_stats(root.memory, None, findings))
+        self.linked = [f.path for f in findings if f.rule == PATH_SYMLINK_OUTSIDE_QUEST.id and f.path]
         # a file's reader, and whether it is read leniently, are part of what it gives
         sources = [(str(s.path), f"{s.read.__name__}{'?' if s.lenient else ''}") for s in self.sources]
         self.digest = snapshot.digest(

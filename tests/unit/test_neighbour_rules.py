@@ -231,7 +231,15 @@ def test_another_quests_card_counts_in_a_shared_home(tmp_path: Path) -> None:
     outside.write_text("---\nid: knowledge-out\n---\n")
     os.symlink(outside, home / "quests" / "002" / "memory" / "knowledge" / "out.md")
     [out] = _shared(home, "sharedmemory::002::knowledge/out.md")
-    assert "leads out of the home" in out.message
+    assert "leads out of that quest's memory folder" in out.message and str(outside) not in out.message
+    (home / "quests" / "002" / "notes").mkdir()  # nor a link into its own quest folder, out of its memory
+    (home / "quests" / "002" / "notes" / "n.md").write_text("---\nid: knowledge-note\n---\n")
+    os.symlink("../../notes/n.md", home / "quests" / "002" / "memory" / "knowledge" / "n.md")
+    [note] = _shared(home, "sharedmemory::002::knowledge/n.md")
+    assert "leads out of that quest's memory folder" in note.message
+    os.symlink("002", home / "quests" / "009")  # a quest folder that is a link: its memory is not read
+    [linked] = _shared(home, "sharedmemory::009::knowledge/x.md")
+    assert "is a symbolic link; not followed" in linked.message
     _sibling_card(home, "003", "y")
     (home / "quests" / "003" / "quest.yaml").unlink()
     assert fired(_shared(home, "knowledge-y")) == ["review.neighbor-missing-card"]
