@@ -3,10 +3,14 @@
 One call between ``cover`` and ``count_pending`` (``engine.gate``): what applies is the trusted
 configuration's baselines for this quest, and the quest's own (``.ds-gate.yaml``) only where its
 waivers are accepted, by the same flag and the same trusted setting (``config.waivers.waive``);
-otherwise each is a ``baseline.proposed`` warning with the trusted entry to paste. Each baseline
-that applies is one ``coverage.baselined`` finding (INFO), so every format shows it; a commit git
-cannot read stops the gates that judge pending runs (exit 2, the fix named) and is a warning
-elsewhere. The entry's format and why: ``config.baselines``.
+otherwise each is a ``baseline.proposed`` warning with the trusted entry to paste (its reason a
+placeholder), or none where its commit came after the gate was adopted. Each baseline that applies
+is one ``coverage.baselined`` finding (INFO), so every format shows it; a commit baselines a run
+only while it is the completed run that commit held (``engine.baseline_match``), and a run it
+names that stays pending is a ``baseline.changed-since`` warning saying why; a commit at which
+``experience_distill`` was already on is a ``baseline.after-adoption`` warning (``toggle_at``).
+A commit git cannot read stops the gates that judge pending runs (exit 2, the fix named) and is a
+warning elsewhere. The entry's format and why: ``config.baselines``.
 """
 
 from __future__ import annotations
@@ -80,10 +84,12 @@ class _Match:
                     return n, None
                 continue
             one = held.get(run.artifact_id)
-            why = same.why_not(one, run) if one is not None else None
-            if one is not None and why is None:
+            if one is None:
+                continue
+            why = same.why_not(one, run)
+            if why is None:
                 return n, None
-            note = note or ((entry, why) if why is not None else None)
+            note = note or (entry, why)
         return None, note
 
 
