@@ -218,7 +218,7 @@ def trusted_baselines(entries: Any, origin: str, quest_of: Callable[[str, str], 
             raise ValueError(f"baselines[{i}]: {problem}")
         if fields["reason"] == REASON_PLACEHOLDER:
             raise ValueError(
-                f"baselines[{i}].reason is still the placeholder {REASON_PLACEHOLDER!r}: write your reason"
+                f"baselines[{i}].reason is still the placeholder {shown(REASON_PLACEHOLDER)}: write your reason"
             )
         out.append(Baseline(**fields, origin=origin, quest=str(quest_of(f"baselines[{i}].quest", quest))))
     return out
