@@ -1,11 +1,12 @@
 """Baselines: adopting the gate mid-quest without a waiver per finished run.
 
 Turning ``experience_distill`` on in a quest with 200 finished runs makes every one pending. A
-baseline in the user's **trusted** configuration names, per quest, a commit (the runs whose record
-or index line is in its tree) or a date (``before``: the runs whose ``created_at`` is earlier), and
-the gate reports those completed runs as *baselined*, not pending, in every verdict. The commit is
-the recommended form: git decides what its tree holds, while ``created_at`` is written by the
-quest's agent. A baseline written in the quest's ``.ds-gate.yaml`` is a proposal
+baseline in the user's **trusted** configuration names, per quest, a commit (the runs its tree
+already held completed, while their record is still that one: ``engine.baseline_match``) or a
+date (``before``: the runs whose ``created_at`` and ``updated_at`` are earlier), and the gate
+reports those completed runs as *baselined*, not pending, in every verdict. The commit is the
+recommended form: git decides what its tree holds, while the dates are written by the quest's
+agent. A baseline written in the quest's ``.ds-gate.yaml`` is a proposal
 (``baseline.proposed``), applied only where the quest's waivers are accepted, exactly as the
 quest's waivers are (``config.waivers``). The gate's step: ``engine.baseline``; the format:
 docs/configuration.md, "Baseline: adopting the gate mid-quest".
@@ -49,6 +50,22 @@ BASELINE_COMMIT_UNREADABLE = Rule(
     "a baseline's commit that is not a readable commit of the quest's git (mistyped, or absent from this clone): it "
     "baselines nothing; closure, finalization commits and the pre-push gate stop on it (exit 2)",
 )
+BASELINE_CHANGED = Rule(
+    "baseline.changed-since",
+    WARNING,
+    DISCIPLINE,
+    "a completed run a baseline's commit holds that stays pending all the same: it was not completed in that commit, "
+    "or its record (or index line) changed since, so it was completed or recorded again after the baseline",
+)
+BASELINE_AFTER_ADOPTION = Rule(
+    "baseline.after-adoption",
+    WARNING,
+    DISCIPLINE,
+    "a baseline naming a commit at which `experience_distill` was already on (in its `quest.yaml` or an earlier "
+    "one), or where the gate cannot tell: its runs were recorded under the gate, and a baseline is for runs "
+    "finished before the gate was adopted",
+)
+REASON_PLACEHOLDER = "<why you adopt this baseline, in your words>"  # a proposal's paste line: never the agent's
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,13 +110,14 @@ class Baseline:
         accepted = f", accepted by {self.accepted_by}" if self.accepted_by else ""
         return f"baselines[{self.index}] of the quest's {FILE}{accepted}"
 
-    def matches_date(self, created_at: str | None) -> bool:
-        """Whether a run created at ``created_at`` is before the date; one that cannot be read as
-        a time with its offset (main writes ``+00:00``) never is."""
+    def matches_date(self, created_at: str | None, updated_at: str | None) -> bool:
+        """Whether a run created and last written (``updated_at``: main stamps it at every
+        ``artifact.record``, while ``created_at`` may come from the payload) before the date;
+        a time that cannot be read with its offset (main writes ``+00:00``), or none, never is."""
         if self.before is None:
             return False
-        created = parse_time(created_at) if isinstance(created_at, str) else None
-        return created is not None and created < self.before
+        times = [parse_time(t) if isinstance(t, str) else None for t in (created_at, updated_at)]
+        return all(t is not None and t < self.before for t in times)
 
     def as_dict(self) -> dict[str, Any]:
         """The entry as JSON reports give it (``baseline``)."""
@@ -115,12 +133,14 @@ class Baseline:
 
     def trusted_yaml(self, root: Path) -> str:
         """The entry as the trusted configuration takes it, for the quest at ``root``, on one line (a
-        hint is one line): what a proposal tells its owner to paste. JSON strings are YAML scalars."""
+        hint is one line): what a proposal tells its owner to paste. JSON strings are YAML scalars.
+        The reason is a placeholder its owner must replace (``trusted_baselines`` refuses it as
+        is): the agent's own words never reach the trusted file by a paste."""
         if self.commits:
             what = "commit: " + (json.dumps(self.commits[0]) if len(self.commits) == 1 else json.dumps(self.commits))
         else:
             what = f"before: {json.dumps(self.before_text)}"
-        return f"baselines: [{{quest: {json.dumps(str(root))}, {what}, reason: {json.dumps(self.reason)}}}]"
+        return f"baselines: [{{quest: {json.dumps(str(root))}, {what}, reason: {json.dumps(REASON_PLACEHOLDER)}}}]"
 
 
 _COMMIT = re.compile(r"[0-9a-fA-F]{40}(?:[0-9a-fA-F]{24})?")
@@ -196,6 +216,10 @@ def trusted_baselines(entries: Any, origin: str, quest_of: Callable[[str, str], 
         fields, problem = _entry({k: v for k, v in entry.items() if k != "quest"}, i)
         if problem is not None:
             raise ValueError(f"baselines[{i}]: {problem}")
+        if fields["reason"] == REASON_PLACEHOLDER:
+            raise ValueError(
+                f"baselines[{i}].reason is still the placeholder {shown(REASON_PLACEHOLDER)}: write your reason"
+            )
         out.append(Baseline(**fields, origin=origin, quest=str(quest_of(f"baselines[{i}].quest", quest))))
     return out
 

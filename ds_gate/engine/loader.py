@@ -153,6 +153,9 @@ class QuestLoader:
             indexed_decision_ids=frozenset(collector.indexed_decision_ids),
             notes=notes,
             root_branch=self.loc.root_branch,
+            staged_workspace=next(  # as ``sources.select.readers`` chooses it
+                (ws.rel for ws in workspaces if self.staged and ws.ref is None and ws.path == self.loc.top), None
+            ),
         )
 
     def settings(self, store: RecordStore | None) -> tuple[dict[str, Any], Mapping[str, Any]]:

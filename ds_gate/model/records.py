@@ -117,8 +117,7 @@ def _neighbour(entry: Any) -> Neighbour:
 
 
 def review_fields(data: dict[str, Any], kind: str | None = "decision") -> ReviewFields:
-    """The review fields of a review in either encoding, read leniently (its schema reports
-    what is wrong)."""
+    """The review fields of a review in either encoding, read leniently (its schema says what is wrong)."""
     if review_encoding(data, kind) is None:
         return ReviewFields(is_review=False)
     reviewed = data.get("reviewed_run_ids")
@@ -278,6 +277,7 @@ class Quest:
     indexed_decision_ids: frozenset[str] | None = None  # decisions an index line names (None: not known)
     notes: list[str] = field(default_factory=list)  # what the reader did that a reader of the report should know
     root_branch: str | None = None  # the branch the root has checked out: a branch tip's files are there too
+    staged_workspace: str | None = None  # the workspace read from git's index (the commit hook), by its rel
 
 
 @dataclass(slots=True)

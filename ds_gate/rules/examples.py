@@ -213,8 +213,19 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     ),
     "BASELINE_PROPOSED": (
         "the quest's own .ds-gate.yaml holds baselines: [{before: 2026-03-01, reason: ...}]",
-        "if you own the quest, paste the trusted entry the hint prints into your configuration (or accept the "
-        "quest's waivers and baselines with --accept-quest-waivers); else remove it",
+        "if you own the quest, paste the trusted entry the hint prints into your configuration with your own reason "
+        "(or accept the quest's waivers and baselines with --accept-quest-waivers); else remove it. A proposal "
+        "naming a commit at which experience_distill was already on offers no entry: review its runs",
+    ),
+    "BASELINE_CHANGED": (
+        "run-51c9ad07 was `running` in the baseline's commit and completed after it, or a new experiment was "
+        "recorded over its id since (the record's blob differs from the commit's)",
+        "review the run as any other (`ds-gate candidates` lists it)",
+    ),
+    "BASELINE_AFTER_ADOPTION": (
+        "baselines[0].commit names a commit whose quest.yaml (or an earlier one) has experience_distill: on",
+        "name the last commit before the toggle went on (git log --format='%H %s' -- quest.yaml), or remove the "
+        "entry and review the runs",
     ),
     "BASELINE_COMMIT_UNREADABLE": (
         "baselines[0].commit names 3f2a… which this CI clone did not fetch (or a mistyped id)",
@@ -244,5 +255,9 @@ WHY: dict[str, str] = {
     "COVERAGE_BASELINED": "turning experience_distill on in a quest with finished runs makes every one pending; a "
     "baseline the user trusts names them once, instead of a waiver per run, and every verdict still shows it",
     "BASELINE_PROPOSED": "the quest's agent writes .ds-gate.yaml, so a baseline there could hide any run from the gate: "
-    "only the quest's owner adopts it",
+    "only the quest's owner adopts it, in words of their own",
+    "BASELINE_CHANGED": "an artifact id is not the run: a run completed, or recorded again, after the baseline's "
+    "commit was not finished before the gate was adopted",
+    "BASELINE_AFTER_ADOPTION": "a baseline is for runs finished before the gate was adopted; the runs of a commit "
+    "under the gate were recorded while it asked for their review",
 }

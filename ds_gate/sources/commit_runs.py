@@ -1,8 +1,9 @@
-"""The runs one commit's tree holds: what a baseline's ``commit`` names (``engine.baseline``).
+"""What one commit's tree holds of runs: what a baseline's ``commit`` names (``engine.baseline``).
 
-A run is in the commit when its record (``artifacts/runs/…/<id>.json``) or a ``kind: run`` line of
-an index (``artifacts/_index.jsonl``) is in its tree, below any ``artifacts`` folder; its id is the
-``artifact_id`` written there, as the gate identifies runs everywhere. Read by object id through
+Every run record (``artifacts/runs/…/<id>.json``) and every index line (``artifacts/_index.jsonl``)
+in its tree, below any ``artifacts`` folder, with its blob id: ``engine.baseline_match`` reads them
+as the gate reads records (the id, whether the run was completed there) and compares each run's
+record now with the one held here. Read by object id through
 the safe git door: the commit is named by a full id in the trusted configuration, so nothing the
 quest's agent can move (a branch, a replace ref, a graft) decides which tree is read. A commit
 git cannot read is ``CommitUnreadable``, never an empty set: the gate stops on it (fail closed).
@@ -10,12 +11,12 @@ git cannot read is ``CommitUnreadable``, never an empty set: the gate stops on i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ds_gate.kernel.catfile import cat_file
 from ds_gate.kernel.git import GitError, git, split_z
-from ds_gate.kernel.layout import INDEX_NAME, record_kind
-from ds_gate.kernel.triage import parse_record
+from ds_gate.kernel.layout import INDEX_NAME
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -27,22 +28,24 @@ class CommitUnreadable(Exception):
     """A baseline's commit git cannot read here: what is wrong, in a clause."""
 
 
-def _wanted(path: str) -> str | None:
-    """``run`` for a run record below an ``artifacts`` folder, ``index`` for an index, else None."""
+def _wanted(path: str) -> tuple[str, str] | None:
+    """(``run``, its name below the ``artifacts`` folder) for a run record below an ``artifacts``
+    folder, (``index``, the path) for an index, else None."""
     parts = path.split("/")
     for at, part in enumerate(parts):
         if part != "artifacts":
             continue
         rest = parts[at + 1 :]
         if rest == [INDEX_NAME]:
-            return "index"
+            return "index", path
         if len(rest) >= 2 and rest[0] == "runs" and rest[-1].endswith(".json") and all(rest):
-            return "run"
+            return "run", "/".join(rest)
     return None
 
 
-def _listing(root: Path, commit: str) -> dict[str, str]:
-    """blob id -> ``run`` or ``index``, for the commit's tree; CommitUnreadable when git cannot say."""
+def _listing(root: Path, commit: str) -> dict[str, tuple[str, str]]:
+    """blob id -> ``_wanted``'s answer for its first path, for the commit's tree; CommitUnreadable
+    when git cannot say."""
     try:
         kind = git(["cat-file", "-t", commit], root).strip().decode("ascii", "replace")
     except GitError as exc:
@@ -53,7 +56,7 @@ def _listing(root: Path, commit: str) -> dict[str, str]:
         out = git(["ls-tree", "-r", "-z", "--full-tree", commit], root)
     except GitError as exc:
         raise CommitUnreadable(f"its tree cannot be read ({exc})") from None
-    found: dict[str, str] = {}
+    found: dict[str, tuple[str, str]] = {}
     for item in split_z(out):
         meta, _, path = item.partition("\t")
         mode, _, rest = meta.partition(" ")
@@ -64,23 +67,34 @@ def _listing(root: Path, commit: str) -> dict[str, str]:
     return found
 
 
-def runs_in_commit(root: Path, commit: str) -> frozenset[str]:
-    """The artifact ids of the runs ``commit``'s tree holds (records and index lines). A record
-    or index git cannot hand over (a partial clone) is CommitUnreadable: runs would go unseen."""
+@dataclass(frozen=True, slots=True)
+class Held:
+    """One run record of the tree (``line`` False: ``name`` below its ``artifacts`` folder, as the
+    loader names it, ``data`` its bytes) or one non-blank index line (``line`` True: ``name`` the
+    index's path, ``data`` the line, stripped); ``oid``: the blob it came from."""
+
+    name: str
+    oid: str
+    data: bytes
+    line: bool = False
+
+
+def commit_holds(root: Path, commit: str) -> list[Held]:
+    """The run records and index lines ``commit``'s tree holds. A record or index git cannot
+    hand over (a partial clone) is CommitUnreadable: runs would go unseen."""
     listing = _listing(root, commit)
     blobs = cat_file(root, list(listing), bounded=True) if listing else {}
-    ids: set[str] = set()
-    for oid, what in listing.items():
+    held: list[Held] = []
+    for oid, (what, name) in listing.items():
         data = blobs.get(oid)
         if not isinstance(data, bytes):
             why = "is over the file-size limit" if data is not None else "is not in this clone"
             raise CommitUnreadable(f"its {'index' if what == 'index' else 'run record'} {oid} {why}")
-        rows = [data] if what == "run" else data.splitlines()
-        for row in rows:
-            record = parse_record(row) if row.strip() else None
-            if record is None:
-                continue  # not JSON: no id to read (the run, if pending now, stays pending)
-            artifact_id = record.get("artifact_id")
-            if isinstance(artifact_id, str) and artifact_id and record_kind(record, "runs") == "run":
-                ids.add(artifact_id)
-    return frozenset(ids)
+        if what == "run":
+            held.append(Held(name, oid, data))
+            continue
+        rows = data.splitlines()
+        if rows and rows[0].startswith(b"\xef\xbb\xbf"):
+            rows[0] = rows[0][3:]
+        held.extend(Held(name, oid, row.strip(), line=True) for row in rows if row.strip())
+    return held

@@ -51,15 +51,17 @@ def _blob(oid: str) -> str | None:
     return oid if oid.strip("0") else None
 
 
-def changes(root: Path, pathspec: Sequence[str], wanted: Callable[[str], bool] | None = None) -> list[Change]:
-    """Each change of ``pathspec`` whose path ``wanted`` accepts, in the history of every ref,
-    oldest first; a change (path, before, after) that several commits make (a cherry-pick, a
-    merge against each parent) once, at its oldest. Raises ``GitError`` where git refuses the
-    repository."""
+def changes(
+    root: Path, pathspec: Sequence[str], wanted: Callable[[str], bool] | None = None, revs: Sequence[str] = ("--all",)
+) -> list[Change]:
+    """Each change of ``pathspec`` whose path ``wanted`` accepts, in the history of every ref
+    (``revs``: of these commits instead, full ids only), oldest first; a change (path, before,
+    after) that several commits make (a cherry-pick, a merge against each parent) once, at its
+    oldest. Raises ``GitError`` where git refuses the repository."""
     out = git(
         [
             "log",
-            "--all",
+            *revs,
             "--topo-order",
             "--diff-merges=separate",
             "--root",

@@ -53,6 +53,10 @@ class StagedReader:
                 continue
             self._entries[path[len("artifacts/") :]] = blob
 
+    def blob_of(self, name: str) -> str | None:
+        """The staged blob id of ``artifacts/<name>``, or None when the index holds no such file."""
+        return self._entries.get(name)
+
     def index_bytes(self) -> bytes | None:
         blob = self._entries.get(INDEX_NAME)
         if blob is None:

@@ -8,7 +8,8 @@ oldest first (a quest starts with its startup contract). A history longer than
 ``history.MAX_VERSIONS``, or a version git cannot read, is never skipped: unless the toggle is
 on in what was read, ``Seen.unseen`` says why and the gate stops (exit 2). Only closure,
 finalization commits and pre-push ask, with the root's toggle off and no ``--require`` or
-``--no-require``: an ordinary checkpoint never pays for it.
+``--no-require``: an ordinary checkpoint never pays for it. ``toggle_at`` asks the same of one
+commit and its ancestors: whether a baseline's commit came after the gate was adopted.
 """
 
 from __future__ import annotations
@@ -63,12 +64,13 @@ def _folders(quest: Quest) -> tuple[str | None, bool]:
     return None, had
 
 
-def _history_blobs(root: Path) -> list[tuple[str, str]]:
-    """(commit, blob id) of each distinct ``quest.yaml`` in the history of every ref, oldest first
-    (``sources.history``'s one ``git log``)."""
+def _history_blobs(root: Path, revs: tuple[str, ...] = ("--all",)) -> list[tuple[str, str]]:
+    """(commit, blob id) of each distinct ``quest.yaml`` in the history of every ref (or of
+    ``revs``), oldest first (``sources.history``'s one ``git log``)."""
     seen: set[str] = set()
     found: list[tuple[str, str]] = []
-    for change in reversed(changes(root, [QUEST_YAML])):  # newest first: each blob named by its newest commit
+    # newest first: each blob named by its newest commit
+    for change in reversed(changes(root, [QUEST_YAML], revs=revs)):
         if change.new is not None and change.new not in seen:
             seen.add(change.new)
             found.append((change.commit, change.new))
@@ -83,16 +85,32 @@ def toggle_seen(quest: Quest) -> Seen:
         return Seen(on_at, had)
 
     try:
-        blobs = _history_blobs(quest.root)
-        limit = history.MAX_VERSIONS  # the oldest first: where the toggle is likeliest on
-        unread: list[str] = []
-        for (commit, blob), raw in versions(quest.root, blobs[:limit]):
-            if raw is None:
-                unread.append(f"{QUEST_YAML} of commit {commit[:12]} (blob {blob[:12]})")
-            elif isinstance(raw, bytes) and _on(raw):
-                return Seen(f"{QUEST_YAML} of commit {commit[:12]}", True)
+        seen = _scan(quest.root, ("--all",))
     except GitError:  # git refusing the repository is judged where the records are read
         return Seen(None, had)
+    return seen if seen.on_at or seen.unseen else Seen(None, had or seen.had_quest_yaml)
+
+
+def toggle_at(root: Path, commit: str) -> Seen:
+    """Where ``experience_distill`` is on in ``quest.yaml`` of ``commit`` (a full id) or of any of
+    its ancestors, as the gate reads the toggle: once on, the gate was adopted. A history git
+    refuses, cannot read whole or that is too long is ``Seen.unseen``, never "off"."""
+    try:
+        return _scan(root, (commit,))
+    except GitError as exc:
+        return Seen(None, False, (f"git cannot read its history ({exc})", "fetch the quest's whole history"))
+
+
+def _scan(root: Path, revs: tuple[str, ...]) -> Seen:
+    """The committed ``quest.yaml`` versions of ``revs``' history, oldest first, until one turns the toggle on."""
+    blobs = _history_blobs(root, revs)
+    limit = history.MAX_VERSIONS  # the oldest first: where the toggle is likeliest on
+    unread: list[str] = []
+    for (commit, blob), raw in versions(root, blobs[:limit]):
+        if raw is None:
+            unread.append(f"{QUEST_YAML} of commit {commit[:12]} (blob {blob[:12]})")
+        elif isinstance(raw, bytes) and _on(raw):
+            return Seen(f"{QUEST_YAML} of commit {commit[:12]}", True)
     if len(blobs) > limit:
         return Seen(
             None,
@@ -114,4 +132,4 @@ def toggle_seen(quest: Quest) -> Seen:
                 "origin` in a partial clone)",
             ),
         )
-    return Seen(None, had or bool(blobs))
+    return Seen(None, bool(blobs))

@@ -13,7 +13,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ds_gate.config.baselines import parse_time, quest_baselines, trusted_baselines
+from ds_gate.config.baselines import REASON_PLACEHOLDER, parse_time, quest_baselines, trusted_baselines
 from ds_gate.config.settings import load
 from ds_gate.config.waiver_file import WAIVER_INVALID
 from ds_gate.engine.gate import evaluate
@@ -182,13 +182,15 @@ def test_a_quest_written_baseline_proposes_and_the_pasted_entry_applies(adopted)
     [proposal] = [f for f in report.findings if f.rule in BASELINE_RULES]
     assert proposal.rule == "baseline.proposed" and proposal.path == ".ds-gate.yaml" and proposal.line == 2
     assert "proposes to report 2 pending runs as baselined" in proposal.message
-    pasted = (proposal.hint or "").split(": ", 1)[1].split(" (or accept", 1)[0]  # the one-line YAML to paste
-    trust(config, pasted)
+    pasted = (proposal.hint or "").split("reason: ", 1)[1].split(" (or accept", 1)[0]  # the one-line YAML to paste
     assert yaml.safe_load(pasted)["baselines"][0] == {
         "quest": str(quest.root),
         "commit": commit,
-        "reason": "finished before",
+        "reason": REASON_PLACEHOLDER,  # never the agent's words: its owner writes the reason
     }
+    config.write_text(pasted)  # pasted as is: the trusted file refuses it, naming the placeholder
+    assert "still the placeholder" in (load(str(config)).problem or "")
+    trust(config, pasted.replace(REASON_PLACEHOLDER, "we adopted the gate mid-quest"))
     pasted_report = evaluate(quest.root, "closure")
     assert [r.artifact_id for r in pasted_report.pending] == [new]
     assert fired(f for f in pasted_report.findings if f.rule in BASELINE_RULES) == [

@@ -22,6 +22,9 @@ for the acceptance suite to be tested.
   the history bound (lowered for the test); quiet once the bound holds them all.
 - ``index.record-outside-quest``: an index line whose run record lies outside the quest and exists
   there (PR #60's gate reads it); quiet once the record is in the quest.
+- ``baseline.changed-since`` / ``baseline.after-adoption``: a trusted baseline naming a commit of
+  the repository, whose run record was rewritten since / in which ``quest.yaml`` turns the toggle
+  on; quiet with the record as committed / naming the commit before the toggle.
 """
 
 from __future__ import annotations
@@ -53,6 +56,8 @@ FAILS = {
     "index.record-outside-quest",
     "git.alternates-outside-quest",
     "git.history-too-long",
+    "baseline.changed-since",
+    "baseline.after-adoption",
 }
 PASSES = set(FAILS)
 RUN = {
@@ -313,3 +318,43 @@ def test_more_card_versions_than_the_history_bound_are_named_and_quiet_within_it
     monkeypatch.setattr(history, "MAX_VERSIONS", 3)
     code, out = gate_json("check", str(root))
     assert "git.history-too-long" not in [f["rule"] for f in out["findings"]]
+
+
+def trusted_baseline(root: Path, config: Path, commit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    config.write_text(f"baselines:\n  - quest: {root}\n    commit: {commit}\n    reason: adopted mid-quest\n")
+    monkeypatch.setenv("DS_GATE_CONFIG", str(config))
+
+
+def test_a_baselined_record_rewritten_since_its_commit_is_pending_and_said(
+    tmp_path: Path, gate_json: GateJson, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = committed_quest(tmp_path / "quest")
+    trusted_baseline(root, tmp_path / "trusted.yaml", git(root, "rev-parse", "HEAD"), monkeypatch)
+    code, out = gate_json("check", str(root))
+    assert out["baselined_run_ids"] == ["run-1"] and "baseline.changed-since" not in fired_rules(out)
+    (root / "artifacts" / "runs" / "run-1.json").write_bytes(raw_of({**RUN, "metrics_summary": {"acc": 0.9}}))
+    code, out = gate_json("check", str(root))
+    [note] = [f for f in out["findings"] if f["rule"] == "baseline.changed-since"]
+    assert out["pending_run_ids"] == ["run-1"] and note["subject"] == "run-1" and note["severity"] == WARNING
+    assert note["path"] == "artifacts/runs/run-1.json" and "changed since that commit" in note["message"]
+
+
+def test_a_baseline_naming_a_commit_where_the_toggle_was_on_is_warned(
+    tmp_path: Path, gate_json: GateJson, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = committed_quest(tmp_path / "quest")
+    before = git(root, "rev-parse", "HEAD")
+    (root / "quest.yaml").write_text("quest_id: '001'\nstartup_contract:\n  experience_distill: 'on'\n")
+    git(root, "commit", "-q", "-am", "the gate on")
+    trusted_baseline(root, tmp_path / "trusted.yaml", git(root, "rev-parse", "HEAD"), monkeypatch)
+    code, out = gate_json("check", str(root))
+    [warning] = [f for f in out["findings"] if f["rule"] == "baseline.after-adoption"]
+    assert warning["pointer"] == "/baselines/0/commit" and warning["severity"] == WARNING
+    assert "experience_distill was already on" in warning["message"] and out["baselined_run_ids"] == ["run-1"]
+    trusted_baseline(root, tmp_path / "trusted.yaml", before, monkeypatch)
+    code, out = gate_json("check", str(root))
+    assert "baseline.after-adoption" not in fired_rules(out) and out["baselined_run_ids"] == ["run-1"]
+
+
+def fired_rules(out: dict[str, Any]) -> list[str]:
+    return [f["rule"] for f in out["findings"]]
