@@ -15,7 +15,7 @@ import pytest
 
 from ds_gate.cli.main import main
 
-from helpers import git
+from helpers import git, pytest_ds_gate
 
 SARIF_SCHEMA = json.loads((Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json").read_text())
 
@@ -69,8 +69,6 @@ def test_both_whole_home_routes_judge_the_same_things(make_quest, home, tmp_path
     """``closure --all-quests`` and ``pytest --ds-gate=HOME`` give each quest and the home's global
     cards (``home::lineage``) the same verdict; on main the summary passed a home whose global card
     breaks lineage, which pytest failed. The ``errors`` column no longer counts pending runs."""
-    import subprocess
-    import sys
     import xml.etree.ElementTree as ET
 
     first = make_quest("001")
@@ -86,22 +84,7 @@ def test_both_whole_home_routes_judge_the_same_things(make_quest, home, tmp_path
         summary = {row["quest"]: row["ok"] for row in data["quests"]} | {"home": data["home_lineage"]["ok"]}
         xml = tmp_path / "ds-gate.xml"
         (tmp_path / "run").mkdir(exist_ok=True)
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                "-p",
-                "no:cacheprovider",
-                "--noconftest",
-                "--rootdir=.",
-                f"--ds-gate={home}",
-                f"--junitxml={xml}",
-            ],
-            cwd=tmp_path / "run",
-            capture_output=True,
-            check=False,
-        )
+        pytest_ds_gate(tmp_path / "run", [home], xml)
         items: dict[str, bool] = {}
         for case in ET.parse(xml).getroot().iter("testcase"):
             unit = case.get("classname", "").removeprefix("quest-")

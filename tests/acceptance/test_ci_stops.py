@@ -20,7 +20,7 @@ import pytest
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
 
-from helpers import git
+from helpers import git, pytest_ds_gate
 
 SARIF_SCHEMA = json.loads((Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json").read_text())
 
@@ -200,8 +200,6 @@ def test_a_stop_before_the_quest_is_read_and_a_usage_error_keep_the_format(tmp_p
 def test_junit_fails_each_stopped_quest_with_its_message_and_fix(make_quest, tmp_path, monkeypatch, capsys) -> None:
     """``pytest --ds-gate --junitxml``: a stopped quest's items fail, the message and the fix (as
     the JUnit ``<failure>``) those of ``closure``; the hint is the stop's fix, not "point --ds-gate at"."""
-    import subprocess
-    import sys
     import xml.etree.ElementTree as ET
 
     expected = {}
@@ -217,23 +215,7 @@ def test_junit_fails_each_stopped_quest_with_its_message_and_fix(make_quest, tmp
     empty = tmp_path / "run"
     empty.mkdir()
     xml = tmp_path / "ds-gate.xml"
-    paths = [f"--ds-gate={target}" for target, _ in expected.values()]
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "--noconftest",
-            "--rootdir=.",
-            *paths,
-            f"--junitxml={xml}",
-        ],
-        cwd=empty,
-        capture_output=True,
-        text=True,
-    )
+    done = pytest_ds_gate(empty, [target for target, _ in expected.values()], xml)
     assert done.returncode == 1, done.stdout + done.stderr
     failures = [case.find("failure") for case in ET.parse(xml).getroot().iter("testcase")]
     texts = [f.text or "" for f in failures if f is not None]
