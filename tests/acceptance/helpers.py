@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import functools
+import json
+import os
+import queue
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -106,3 +111,55 @@ def pytest_ds_gate(cwd: Path, targets: list[Path], xml: Path) -> subprocess.Comp
         text=True,
         check=False,
     )
+
+
+class McpLines:
+    """``ds-gate mcp`` over raw JSON-RPC lines (what no SDK client sends), each answer read with a
+    timeout, so a silent server fails the test instead of hanging it. ``first``: a line sent before
+    ``initialize``, which the server refuses (-32600) and carries on."""
+
+    WAIT = 20.0
+
+    def __init__(self, cwd: Path, env: dict[str, str] | None = None, first: bytes | None = None) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "ds_gate", "mcp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env={**os.environ, **(env or {})},
+        )
+        self.answers: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        if first is not None:
+            self.send(first)
+            assert self.receive()["error"]["code"] == -32600
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+        self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello})
+        assert self.receive()["id"] == 0
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.answers.put(line)
+
+    def send(self, message: dict[str, Any] | bytes) -> None:
+        """A message as JSON, or a line's bytes as they are (a newline added where they lack one)."""
+        assert self.proc.stdin is not None
+        line = message if isinstance(message, bytes) else json.dumps(message).encode()
+        self.proc.stdin.write(line if line.endswith(b"\n") else line + b"\n")
+        self.proc.stdin.flush()
+
+    def receive(self) -> dict[str, Any]:
+        try:
+            return dict(json.loads(self.answers.get(timeout=self.WAIT)))
+        except queue.Empty:
+            raise AssertionError(f"no answer in {self.WAIT} s") from None
+
+    def close(self) -> str:
+        """Close the server's input; it exits 0, and this is what it wrote on stderr."""
+        assert self.proc.stdin is not None and self.proc.stderr is not None
+        self.proc.stdin.close()
+        assert self.proc.wait(timeout=60) == 0
+        return self.proc.stderr.read().decode()

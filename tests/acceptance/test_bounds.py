@@ -19,6 +19,8 @@ from ds_gate.recall.entries import MAX_RECALL_TAGS
 from ds_gate.recall.jsonl import MAX_JSONL_RECORDS
 from ds_gate.sources.tag_values import MAX_TAGS
 
+from helpers import McpLines
+
 DEEP = "[" * 100_000 + "]" * 100_000
 
 
@@ -94,52 +96,6 @@ def test_a_card_of_a_million_tags_is_refused_not_parsed(home: Path) -> None:
     assert ds_gate("recall", "--tags", "t5", "--home", str(home)).returncode == 0
 
 
-class Server:
-    """``ds-gate mcp`` over raw JSON-RPC lines."""
-
-    def __init__(self, cwd: Path, env: dict[str, str] | None = None, first: bytes | None = None) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "ds_gate", "mcp"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env={**os.environ, **(env or {})},
-        )
-        if first is not None:  # before initialize: the server answers it all the same
-            self.send(first)
-            assert self.receive()["error"]["code"] == -32600
-        self.send(
-            {
-                "jsonrpc": "2.0",
-                "id": 0,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "test", "version": "1"},
-                },
-            }
-        )
-        assert self.receive()["id"] == 0
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def send(self, message: dict[str, Any] | bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def receive(self) -> dict[str, Any]:
-        assert self.proc.stdout is not None
-        return dict(json.loads(self.proc.stdout.readline()))
-
-    def close(self) -> str:
-        assert self.proc.stdin is not None and self.proc.stderr is not None
-        self.proc.stdin.close()
-        assert self.proc.wait(timeout=60) == 0
-        return self.proc.stderr.read().decode()
-
-
 def call(ident: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
 
@@ -148,7 +104,7 @@ def call(ident: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
 def test_the_mcp_server_answers_a_request_over_its_cap_and_carries_on(make_quest, home: Path) -> None:
     quest = make_quest()
     deep_card(home)
-    server = Server(quest.root)
+    server = McpLines(quest.root)
     server.send(call(1, "list_knowledge_summaries", {"domain_tags": ["x" * (3 << 20)]}))
     refused = server.receive()
     assert refused["id"] == 1 and refused["error"]["code"] == -32600
@@ -180,7 +136,7 @@ def test_the_mcp_server_answers_a_request_over_its_cap_and_carries_on(make_quest
 @pytest.mark.slow
 def test_an_over_long_first_line_is_answered_before_the_session_starts(make_quest) -> None:
     quest = make_quest()
-    server = Server(
+    server = McpLines(
         quest.root,
         first=b'{"jsonrpc": "2.0", "id": 99, "method": "initialize", "params": {"x": "' + b"y" * (2 << 20) + b'"}}\n',
     )
@@ -192,7 +148,7 @@ def test_an_over_long_first_line_is_answered_before_the_session_starts(make_ques
 @pytest.mark.slow
 def test_the_cap_is_the_environments(make_quest) -> None:
     quest = make_quest()
-    server = Server(quest.root, env={"DS_GATE_MCP_MAX_REQUEST_MB": "0.02"})
+    server = McpLines(quest.root, env={"DS_GATE_MCP_MAX_REQUEST_MB": "0.02"})
     server.send(call(1, "list_recent", {"kind": "x" * 30_000}))
     assert "cap of 20,971 bytes" in server.receive()["error"]["message"]
     server.send(call(2, "list_recent", {"limit": 1}))

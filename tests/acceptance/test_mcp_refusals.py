@@ -8,64 +8,15 @@ Through the real SDK client and raw stdio lines, each answer awaited with a time
 
 from __future__ import annotations
 
-import json
-import os
-import queue
-import subprocess
-import sys
-import threading
-from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from test_mcp import connect, drive, is_error, payload
 
-WAIT = 20.0  # seconds; a silent server fails the test instead of hanging it
+from helpers import McpLines
 
-
-class Lines:
-    """``ds-gate mcp`` over raw JSON-RPC lines, each answer read with a timeout."""
-
-    def __init__(self, cwd: Path) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "ds_gate", "mcp"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=dict(os.environ),
-        )
-        self.answers: queue.Queue[bytes] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.send(
-            b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
-            b'"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
-        )
-        assert self.receive()["id"] == 0
-        self.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.answers.put(line)
-
-    def send(self, line: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line + b"\n")
-        self.proc.stdin.flush()
-
-    def receive(self) -> dict[str, Any]:
-        try:
-            return dict(json.loads(self.answers.get(timeout=WAIT)))
-        except queue.Empty:
-            raise AssertionError(f"no answer in {WAIT} s") from None
-
-    def close(self) -> str:
-        assert self.proc.stdin is not None and self.proc.stderr is not None
-        self.proc.stdin.close()
-        assert self.proc.wait(timeout=60) == 0
-        return self.proc.stderr.read().decode()
+WAIT = McpLines.WAIT  # seconds; a silent server fails the test instead of hanging it
 
 
 def nested(depth: int) -> str:
@@ -105,7 +56,7 @@ def call(ident: int, tool: str, arguments: str) -> bytes:
     ],
 )
 def test_a_line_the_sdk_would_drop_is_answered_and_the_next_call_too(make_quest, line, ident, code, words) -> None:
-    server = Lines(make_quest().root)
+    server = McpLines(make_quest().root)
     server.send(line)
     refused = server.receive()
     assert refused["id"] == ident and refused["error"]["code"] == code, refused
@@ -118,7 +69,7 @@ def test_a_line_the_sdk_would_drop_is_answered_and_the_next_call_too(make_quest,
 
 @pytest.mark.slow
 def test_a_bad_notification_gets_no_answer_and_what_the_sdk_reads_is_unchanged(make_quest) -> None:
-    server = Lines(make_quest().root)
+    server = McpLines(make_quest().root)
     server.send(b'{"jsonrpc":"2.0","method":"notifications/x","params":{"a":' + nested(250).encode() + b"}}")
     server.send(b"")  # a blank line is no request
     server.send(call(1, "draft_distill_review", '{"run_ids":' + nested(150) + "}"))  # the SDK reads it: a tool error
