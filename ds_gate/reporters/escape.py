@@ -64,11 +64,21 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 # `mailto:` / `xmpp:`, an e-mail address or @mention (`@` before a name), an issue number (`#1`)
 _AUTOLINK = re.compile(r"(?i)(?<=www)(?=\.)|(?=://)|(?<=mailto)(?=:)|(?<=xmpp)(?=:)|(?<=@)(?=[\w-])|(?<=#)(?=\d)")
 WORD_JOINER = "\u2060"  # invisible, and no autolink rule reads across it
+# what starts a block where a line or list item begins: indentation (code), `#` (a heading), `+`/`-` (a
+# list, a rule), `=` (a setext underline), `1.` / `1)` (an ordered list); `>`, `*`, backticks are escaped anyway
+_BLOCK_START = re.compile(r"^( *)(?:([#+=-])|(\d{1,9})([.)]))?")
+
+
+def _inline(match: re.Match[str]) -> str:
+    spaces, mark, digits, closer = match.groups()
+    lead = "&#32;" * len(spaces)
+    return lead + (f"\\{mark}" if mark else f"{digits}\\{closer}" if digits else "")
 
 
 def md(text: str) -> str:
     """``text`` inert in Markdown and HTML, on one line: its special characters escaped, and an
     invisible word joiner inside each autolink trigger (GFM links bare URLs, e-mail addresses and
-    @mentions, which escaping cannot stop: a quest could otherwise draw a link in a step summary)."""
+    @mentions, which escaping cannot stop: a quest could otherwise draw a link in a step summary), and
+    what would start a block escaped at its start (a list item or line that begins with it)."""
     safe = printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", _AUTOLINK.sub(WORD_JOINER, safe))
+    return _BLOCK_START.sub(_inline, _MD_SPECIAL.sub(r"\\\1", _AUTOLINK.sub(WORD_JOINER, safe)))

@@ -91,3 +91,25 @@ def test_md_in_a_table_cell_is_one_inert_cell(text: str) -> None:
     html = gfm(f"| a | b |\n|---|---|\n| {md(text)} | z |\n")
     assert html.count("<td>") == 2 and "<a " not in html and "<img" not in html
     assert all(tag in ("table", "thead", "tbody", "tr", "th", "td") for tag in re.findall(r"<(\w+)", html))
+
+
+def plain_text(text: str) -> bool:
+    """``text`` as a line is one paragraph, and as a list item's start one item of one list."""
+    line, item = gfm(f"{text}\n"), gfm(f"- {text}: tail\n")
+    return set(re.findall(r"<(\w+)", line)) <= {"p"} and (
+        set(re.findall(r"<(\w+)", item)) <= {"ul", "li"} and item.count("<ul>") == 1
+    )
+
+
+@pytest.mark.parametrize("text", ["# INJECTED", "1. x", "1) x", "+ x", "- - -", "    code", "  # h", "=== x"])
+def test_md_at_the_start_of_a_list_item_or_line_starts_no_block(text: str) -> None:
+    """Adversary s5 break 03: the report's lists begin an item with quest text; `# x` became a heading,
+    `1. x` a list, four spaces a code block."""
+    assert not plain_text(text) or text == "=== x"  # unescaped, each starts a block of its own
+    assert plain_text(md(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("#+-=1.) >*`_~[]!<&:/@w\t\n")), max_size=30))
+def test_md_as_a_list_item_or_a_line_is_plain_text(text: str) -> None:
+    assert plain_text(md(text)), (text, md(text))
