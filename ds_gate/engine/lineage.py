@@ -9,7 +9,6 @@ import functools
 from pathlib import Path
 
 from ds_gate.engine.loader import load_quest
-from ds_gate.kernel import fs
 from ds_gate.kernel.catfile import cat_file
 from ds_gate.kernel.counting import counted
 from ds_gate.kernel.errors import QuestError, shown
@@ -19,7 +18,7 @@ from ds_gate.model.records import Card
 from ds_gate.model.reports import LineageReport
 from ds_gate.plugins.manager import card_checker, patch_checker
 from ds_gate.rules.lineage import chain_findings, runs_by_quest
-from ds_gate.sources.card_files import card_files
+from ds_gate.sources.card_files import card_files, read_listed
 from ds_gate.sources.home import Home, quest_cards
 from ds_gate.sources.memory import parse_card
 
@@ -121,9 +120,9 @@ def changed_cards(home: Home, since: str) -> list[tuple[Card | None, Card]]:
             then[name] = mode_type_id[2]
     found: list[Finding] = []  # unreadable or linked-out files are reported with the home's cards
     changed: list[tuple[Path, str, bytes, str | None]] = []
-    for path, kind in card_files(root, home.base, found):
+    for path, kind, listed in card_files(root, home.base, found):
         try:
-            raw = fs.read_file(path)
+            raw = read_listed(path, listed)
         except OSError:  # reported with the home's cards (an unreadable or too large card)
             continue
         old_id = then.get(path.relative_to(root).as_posix())

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.io.cache_file import stat_key
-from ds_gate.kernel import fs
 from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.recall import snapshot
 from ds_gate.recall.cache import Cache
@@ -33,7 +32,7 @@ from ds_gate.recall.entries import (
 from ds_gate.recall.files import Source, SourceProblem, read_sources
 from ds_gate.recall.tags import bare, closest, match_key
 from ds_gate.recall.text import FTS5_MISSING, TextIndex, idf, tag_text, words
-from ds_gate.sources.card_files import card_stats
+from ds_gate.sources.card_files import card_stats, read_listed
 from ds_gate.sources.memory import parse_card
 from ds_gate.sources.problems import PATH_SYMLINK_OUTSIDE_QUEST
 
@@ -148,7 +147,7 @@ class Index:
             if not ok:
                 path = Path(key)
                 try:
-                    raw = fs.read_file(path)
+                    raw = read_listed(path, st)  # the file card_stats contained, never one swapped in since
                 except OSError:  # unreadable or over the size limit: `check` reports it, recall skips it
                     continue
                 card = parse_card(raw, path=path, display=key, scope=scope, kind=kind)

@@ -61,9 +61,24 @@ def inside_memory(path: str | Path, memory: str) -> bool:
     return is_inside(memory, os.path.realpath(path))
 
 
-def card_files(root: Path, base: Path | None, findings: list[Finding]) -> list[tuple[Path, str]]:
-    """(file, kind) of every ``*.md`` MemoryService would list or read, in a stable order."""
-    return [(Path(path), kind) for path, kind, _ in card_stats(root, base, findings)]
+def card_files(root: Path, base: Path | None, findings: list[Finding]) -> list[tuple[Path, str, os.stat_result]]:
+    """(file, kind, its stat as listed) of every ``*.md`` MemoryService would list or read, in a
+    stable order; read each with ``read_listed``."""
+    return [(Path(path), kind, st) for path, kind, st in card_stats(root, base, findings)]
+
+
+class ChangedSinceListed(OSError):
+    """The file opened is not the one listed: it, or a folder above it, was swapped since."""
+
+
+def read_listed(path: Path | str, listed: os.stat_result) -> bytes:
+    """A card's bytes, only from the very file ``card_stats`` listed and contained (the same device
+    and inode): a card or folder swapped for a link between that check and this read (a race the
+    agent can run) is refused, never followed out of its memory folder."""
+    raw, st = fs.read_with_stat(path)
+    if (st.st_dev, st.st_ino) != (listed.st_dev, listed.st_ino):
+        raise ChangedSinceListed(0, "it was replaced while being read (a file or folder swapped since listed)")
+    return raw
 
 
 def card_stats(root: Path, base: Path | None, findings: list[Finding]) -> list[tuple[str, str, os.stat_result]]:

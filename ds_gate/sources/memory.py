@@ -27,7 +27,7 @@ from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.given_path import given_path, spelled
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card
-from ds_gate.sources.card_files import card_files, display_path, unreadable_card
+from ds_gate.sources.card_files import card_files, display_path, read_listed, unreadable_card
 from ds_gate.sources.problems import (
     CARD_FRONTMATTER_INVALID,
     CARD_TAGS_OVER_LIMIT,
@@ -239,10 +239,10 @@ def read_cards(root: Path, *, scope: str, base: Path | None) -> tuple[list[Card]
     a link out of that folder (``card_files``)."""
     findings: list[Finding] = []
     cards: list[Card] = []
-    for path, kind in card_files(root, base, findings):
+    for path, kind, listed in card_files(root, base, findings):
         display = display_path(path, base)
         try:
-            raw = fs.read_file(path)  # links were checked to stay in the memory folder by card_files
+            raw = read_listed(path, listed)  # the file card_files contained in the memory folder, not a swap
         except OSError as exc:  # unreadable, swapped for a FIFO since listed, or over the size limit
             findings.append(unreadable_card(display, exc))
             continue

@@ -18,10 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ds_gate.kernel import fs
 from ds_gate.kernel.errors import shown
 from ds_gate.model.records import Card, same_quest
-from ds_gate.sources.card_files import display_path, inside_memory
+from ds_gate.sources.card_files import display_path, inside_memory, read_listed
 from ds_gate.sources.home import valid_quest_id
 from ds_gate.sources.memory import parse_card, read_cards
 from ds_gate.sources.visibility import INDEPENDENT, SHARED, read_visibility, sibling_quests
@@ -111,7 +110,11 @@ class Neighbourhood:
         try:
             if not stat.S_ISREG(os.stat(real).st_mode):
                 return f"{display} is not a regular file"
-            raw = fs.read_file(real)
+            # ``real`` is resolved: a link swapped in at its end since is refused (O_NOFOLLOW), and read_listed's
+            # device and inode check refuses a folder above it swapped for a link
+            raw = read_listed(real, os.stat(real, follow_symlinks=False))
+            if os.path.realpath(path) != real:
+                return f"{display} changed while it was read (a folder or file swapped); not followed"
         except (FileNotFoundError, NotADirectoryError):
             return f"there is no {display}"
         except OSError as exc:

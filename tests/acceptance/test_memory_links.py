@@ -27,6 +27,8 @@ from test_recall_visibility import every_surface, rows
 from visibility_home import HIDDEN, SHARED, TAG, assert_hidden, configure, ids, plant
 
 from ds_gate.demo.example_quest import ExampleQuest
+from ds_gate.kernel import fs
+from ds_gate.sources.memory import read_cards
 from ds_gate.recall.api import recall
 
 pytestmark = pytest.mark.usefixtures("fresh_recall_indexes")
@@ -288,3 +290,28 @@ def test_ds_gate_mcp_does_not_follow_the_link(home: Path, tmp_path: Path) -> Non
             links_named(result, [planted])
 
     drive(scenario, errlog)
+
+
+@pytest.mark.parametrize("reader", ["recall", "gate"])
+def test_a_card_swapped_for_a_link_between_listing_and_reading_is_not_read(home, quests, monkeypatch, reader) -> None:
+    """Adversary s5 break 01: the agent swaps its global card for a link to B's card after the
+    listing contained it and before the read. The swap here is a real one (unlink, symlink), made at
+    the moment the reader opens the file; the card read must be the file that was listed, or none."""
+    configure(home, HIDDEN["independent"])
+    card = home / GLOBAL_CARD
+    opened = fs.read_with_stat
+
+    def swap_then_open(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(path) == str(card) and not card.is_symlink():
+            card.unlink()
+            card.symlink_to(os.path.relpath(home / B_CARD, card.parent))
+        return opened(path, *args, **kwargs)
+
+    monkeypatch.setattr(fs, "read_with_stat", swap_then_open)
+    if reader == "recall":
+        found = recall([TAG], home=home, quest=quests["A"], cache=False)
+        assert "k-b" not in json.dumps(found) and ids(found["results"]) == {"k-a"}
+    else:  # the gate's reader of a memory folder (the global cards, a quest's own)
+        cards, findings = read_cards(home / "memory", scope="global", base=home)
+        assert [card.card_id for card in cards] == []
+        assert [f.rule for f in findings] == ["card.unreadable"] and "replaced while being read" in findings[0].message
