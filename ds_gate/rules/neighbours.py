@@ -14,8 +14,8 @@ against the cards already there and records a ``neighbor_decisions`` entry per c
   each is normalised as recall normalises it (``sources.tag_values.normalize_tag``: case, spacing,
   ``_``/``-``), and claims that are equal once normalised (``rules.cards.normalise``: NFKC, casefold,
   whitespace) or whose sets of words (``\\w+``) have a Jaccard index of at least 0.8 (one word changed
-  in a claim of nine or more distinct words), unless the words they differ by hold a negation or a
-  number ("helps" / "does not help", "500 steps" / "5000 steps" say opposite or other things). "Existing" is as for ``review.duplicate-card``: another
+  in a claim of nine or more distinct words), unless only one of them holds a negation, or they name
+  other numbers ("helps" / "does not help", "500 steps" / "5000 steps" say opposite or other things). "Existing" is as for ``review.duplicate-card``: another
   id the quest can see, not written after the review; a pair that rule reports is not reported twice.
 
 All three are discipline, judged at closure (``rules.policy.at_closure``).
@@ -54,7 +54,7 @@ REVIEW_NEAR_DUPLICATE_CARD = Rule(
     ERROR,
     DISCIPLINE,
     "a `new` card with an existing card's tags (normalised) and a claim that says the same (equal once "
-    "normalised, or a word-set Jaccard index >= 0.8, with no negation or number apart), and no neighbour "
+    "normalised, or a word-set Jaccard index >= 0.8, with no negation on one side only, and the same numbers), and no neighbour "
     "decision names it",
 )
 AT_CLOSURE = (REVIEW_NEIGHBOR_MISSING_CARD, REVIEW_NEIGHBOR_PATCH_UNWRITTEN, REVIEW_NEAR_DUPLICATE_CARD)
@@ -69,6 +69,10 @@ _IN = {"quest": "in the quest memory", "global": "in the global memory", "shared
 DECIDE = "'decision': 'patch' | 'new' | 'neighbor_but_separate'"
 
 
+def _numbers(words: set[str]) -> set[str]:
+    return {word for word in words if any(ch.isdigit() for ch in word)}
+
+
 def claim_overlap(a: str, b: str) -> float | None:
     """How far two claims say the same: 1.0 when equal once normalised, else the Jaccard index of
     their word sets when it is at least ``SAME_CLAIM``; None when they differ more (or one is empty)."""
@@ -78,8 +82,7 @@ def claim_overlap(a: str, b: str) -> float | None:
     if na == nb:
         return 1.0
     wa, wb = set(_WORD.findall(na)), set(_WORD.findall(nb))
-    differ = wa ^ wb
-    if differ & NEGATIONS or any(ch.isdigit() for word in differ for ch in word):
+    if bool(wa & NEGATIONS) != bool(wb & NEGATIONS) or _numbers(wa) != _numbers(wb):
         return None  # one says the opposite, or another quantity: not the same lesson
     if (_CJK_NEGATIONS & set(na)) != (_CJK_NEGATIONS & set(nb)):
         return None
