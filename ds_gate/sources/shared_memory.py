@@ -102,7 +102,7 @@ class Neighbourhood:
         path = self.shared_path(quest_id, rel)
         display = display_path(path, self.quest_root)
         folder = self.home / "quests" / quest_id
-        if os.path.islink(folder) or os.path.islink(folder / "memory"):
+        if any(os.path.islink(p) for p in (self.home / "quests", folder, folder / "memory")):
             return f"{display_path(folder, self.quest_root)} or its memory folder is a symbolic link; not followed"
         real = os.path.realpath(path)
         if not inside_memory(real, os.path.realpath(folder / "memory")):
