@@ -28,8 +28,8 @@ from visibility_home import HIDDEN, SHARED, TAG, assert_hidden, configure, ids, 
 
 from ds_gate.demo.example_quest import ExampleQuest
 from ds_gate.kernel import fs
-from ds_gate.sources.memory import read_cards
 from ds_gate.recall.api import recall
+from ds_gate.sources.memory import read_cards
 
 pytestmark = pytest.mark.usefixtures("fresh_recall_indexes")
 
