@@ -70,9 +70,12 @@ class _Match:
     held: dict[int, dict[str, HeldRun] | None] = field(default_factory=dict)  # None: a date
 
     def prepare(self, runs: list[Run]) -> Same:
-        """The current copy of each run a commit held completed, read once."""
+        """The current copies of each run a commit held completed, read once."""
         same = Same(self.quest, self.quest.staged_workspace)
         same.read(r for r in runs if any(h is not None and _done(h, r) for h in self.held.values()))
+        commits = [c for entry in self.entries for c in entry.commits]
+        algo = "sha256" if any(len(c) == 64 for c in commits) else "sha1"  # full ids (config.baselines)
+        same.read_every([h for h in self.held.values() if h is not None], algo)
         return same
 
     def first(self, run: Run, same: Same) -> tuple[int | None, tuple[Baseline, str] | None]:

@@ -15,7 +15,14 @@ commit baselines a run only when
   writes the line from the record, and a rewrite through ``artifact.record`` stamps a new
   ``updated_at``).
 
-Anything else stays pending, with the reason (``Same.why``): the human sees why.
+- and every other copy the gate reads of it (every workspace folder, branch tip, the commit
+  hook's staged copy) is one the tree held: a record blob of the run it held; where it held the
+  run only as index lines, a record saying what a completed line said and, every index line
+  naming it, a line its index held (where it held a record, the gate reads the run from its
+  records, and an index line is only their pointer). A new experiment recorded over the id in a
+  worktree, back-dated so the held copy still wins the ranking, must not hide behind it.
+
+Anything else stays pending, with the reason (``Same.why_not``, naming the copy): the human sees why.
 """
 
 from __future__ import annotations
@@ -27,10 +34,12 @@ from typing import TYPE_CHECKING, Any
 from ds_gate.engine.slim import SlimRun, make_slim
 from ds_gate.kernel.errors import shown
 from ds_gate.kernel.git import blob_id
+from ds_gate.kernel.layout import INDEX_NAME
 from ds_gate.kernel.triage import parse_record
 from ds_gate.model.records import Run, Workspace
 from ds_gate.sources.commit_runs import CommitUnreadable, commit_holds
-from ds_gate.sources.current_copy import copies_again, index_again
+from ds_gate.sources.current_copy import copies_again, index_again, record_copies
+from ds_gate.sources.records import folders_for
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -45,6 +54,7 @@ class HeldRun:
     """What a baseline's commits held of one run."""
 
     done_blobs: set[str] = field(default_factory=set)  # blob ids of its completed record copies
+    blobs: set[str] = field(default_factory=set)  # blob ids of all its record copies
     records: int = 0  # its record copies, completed or not
     lines: set[bytes] = field(default_factory=set)  # every index line naming it
     done_lines: list[dict[str, Any]] = field(default_factory=list)  # its completed index lines, parsed
@@ -73,6 +83,7 @@ def commit_evidence(root: Path, commits: Iterable[str], completed: Completed) ->
             run = Run(slim.artifact_id, slim.run_id, slim.run_kind, slim.status, "", item.name)
             one = held.setdefault(slim.artifact_id, HeldRun())
             one.records += 1
+            one.blobs.add(item.oid)
             if completed(run):
                 one.done_blobs.add(item.oid)
             else:
@@ -108,11 +119,15 @@ class Same:
     staged: str | None  # the workspace read from git's index (the commit hook), as the loader read it
     copies: dict[str, bytes | None] = field(default_factory=dict)  # a run's path -> its bytes now
     indexes: dict[str, dict[str, list[bytes]] | None] = field(default_factory=dict)  # a workspace -> its run lines now
+    wanted: set[str] = field(default_factory=set)  # the runs ``read`` was asked for
+    every: dict[str, list[tuple[str, str, bytes | None]]] = field(default_factory=dict)  # run -> its record copies
+    lines_now: dict[str, list[tuple[str, bytes]]] = field(default_factory=dict)  # run -> (its index, a line naming it)
 
     def read(self, runs: Iterable[Run]) -> None:
         """The current copy of each of ``runs``, read once, a workspace at a time."""
         by_ws: dict[str, list[str]] = {}
         for run in runs:
+            self.wanted.add(run.artifact_id)
             if run.from_index:
                 ws = self._workspace(run.workspace)
                 if ws is not None and run.workspace not in self.indexes:
@@ -124,12 +139,66 @@ class Same:
             if ws is not None:
                 self.copies.update(copies_again(self.quest.root, ws, displays, rel == self.staged))
 
+    def read_every(self, held: Iterable[dict[str, HeldRun]], algo: str) -> None:
+        """Every copy the gate reads of each pending run a commit held completed (those ``read``
+        was asked for): each workspace's record files
+        of it (with their blob ids) and index lines naming it. A blob a commit held as the record
+        of the run its file is named for is not read again, unless that run is one of these."""
+        ids = {aid for run_ids in held for aid, one in run_ids.items() if one.done}
+        ids &= set(self.wanted)
+        known = {oid: aid for run_ids in held for aid, one in run_ids.items() for oid in one.blobs}
+        if not ids:
+            return
+
+        def settled(name: str, oid: str) -> str | None:  # the run a held blob is, told by its name
+            aid = known.get(oid)
+            return aid if aid is not None and aid == _stem(name) else None
+
+        def wanted(name: str, oid: str) -> bool:  # its bytes are needed: a run asked for, or one to parse
+            aid = settled(name, oid)
+            return aid is None or aid in ids
+
+        skip = folders_for(("run",))
+        for ws in self.quest.workspaces:
+            staged = ws.rel == self.staged
+            for name, oid, data in record_copies(self.quest.root, ws, staged, skip, algo, wanted):
+                aid = settled(name, oid)
+                display = ws.display(f"artifacts/{name}")
+                if aid is None and data is not None:
+                    slim = make_slim(name, data, display, ("run",), None)
+                    aid = slim.artifact_id if isinstance(slim, SlimRun) else None
+                if aid in ids:
+                    self.every.setdefault(aid, []).append((display, oid, data))
+            lines = _by_run(index_again(self.quest.root, ws, staged)) or {}
+            where = ws.display(f"artifacts/{INDEX_NAME}")
+            for aid in ids.intersection(lines):
+                self.lines_now.setdefault(aid, []).extend((where, line) for line in lines[aid])
+
     def _workspace(self, rel: str) -> Workspace | None:
         return next((ws for ws in self.quest.workspaces if ws.rel == rel), None)
 
     def why_not(self, held: HeldRun, run: Run) -> str | None:
-        """None when ``run`` is the run ``held`` says its commit held completed; else why it is
-        pending all the same."""
+        """None when ``run`` is the run ``held`` says its commit held completed, in every copy
+        the gate reads of it; else why it is pending all the same."""
+        why = self._winner(held, run)
+        if why is not None:
+            return why
+        for display, oid, data in self.every.get(run.artifact_id, ()):
+            if not (oid in held.blobs if held.records else _says_held(data, held)):
+                return (
+                    f"its copy {display} is not a record that commit held: it was recorded again after the baseline "
+                    "(every copy of a baselined run must be one its commit held)"
+                )
+        for where, line in self.lines_now.get(run.artifact_id, ()) if not held.records else ():
+            if line not in held.lines:
+                return (
+                    f"{where} has an index line naming it that the commit's index did not hold: it was recorded "
+                    "again after the baseline"
+                )
+        return None
+
+    def _winner(self, held: HeldRun, run: Run) -> str | None:
+        """Why the winning copy of ``run`` is not the run ``held`` says its commit held completed."""
         if not held.done:
             status = f" (status {shown(held.status, 40)} there)" if held.status is not None else ""
             return f"it was not a completed run in that commit{status}: it completed after the baseline"
@@ -148,14 +217,23 @@ class Same:
         if held.done_blobs and blob_id(data, "sha256" if len(oid) == 64 else "sha1") in held.done_blobs:
             return None
         if not held.records:
-            record = parse_record(data)
-            if record is not None and any(_says(record) == _says(line) for line in held.done_lines):
+            if _says_held(data, held):
                 return None
             return (
                 "its record says other than its index line in that commit (status, summary or updated_at): it was "
                 "recorded again after the baseline"
             )
         return "its record changed since that commit: it was rewritten after the baseline"
+
+
+def _says_held(data: bytes | None, held: HeldRun) -> bool:
+    """A record (where the commit held the run only as index lines) saying what a completed line said."""
+    record = parse_record(data) if data is not None else None
+    return record is not None and any(_says(record) == _says(line) for line in held.done_lines)
+
+
+def _stem(name: str) -> str:
+    return name.rpartition("/")[2].removesuffix(".json")
 
 
 def _by_run(lines: list[bytes] | None) -> dict[str, list[bytes]] | None:

@@ -6,17 +6,22 @@ commit held, so the bytes compared must be the ones the gate judged: a branch ti
 commit, the committing workspace's from git's index (the commit hook), a folder's from the file,
 never through a link out of the quest (as the loader reads them). Read only for the runs a
 baseline's commit names, once per gate run; what cannot be read now is None (never "the same").
+
+Not only the winning copy: a run a baseline's commit held is baselined only while every copy the
+gate reads of it is one that commit held (a back-dated copy loses the ranking and would hide), so
+``record_copies`` lists every record file of a workspace with its blob id, where the loader reads it.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 
 from ds_gate.kernel import fs
+from ds_gate.kernel.catfile import cat_file
 from ds_gate.kernel.fs import is_inside
-from ds_gate.kernel.git import GitError
+from ds_gate.kernel.git import GitError, blob_id, git, split_z
 from ds_gate.kernel.gitpaths import read_paths
 from ds_gate.kernel.layout import INDEX_NAME
 from ds_gate.model.records import Workspace
@@ -73,6 +78,64 @@ def _file(root: Path, display: str) -> bytes | None:
         return fs.read_file(real, follow=False)
     except OSError:
         return None
+
+
+Copy = tuple[str, str, bytes | None]  # a record file: its name below artifacts/, its blob id, its bytes
+
+
+def record_copies(
+    root: Path, ws: Workspace, staged: bool, skip: Collection[str], algo: str, wanted: Callable[[str, str], bool]
+) -> Iterator[Copy]:
+    """Every record file ``artifacts/<folder>/<name>.json`` of ``ws`` outside the ``skip``
+    folders, as the loader reads it (a branch tip from its commit, the committing workspace
+    from git's index, a folder from its files), with its blob id (``algo``: the repository's
+    object format) and its bytes: a folder's always, git's only where ``wanted(name, blob id)``
+    (None past the size limit). A file that cannot be read now is left out: the loader reports it."""
+    if ws.ref is not None or staged:
+        entries = _tip_entries(root, ws, skip) if ws.ref is not None else _staged_entries(ws, skip)
+        asked = sorted({oid for name, oid in entries.items() if wanted(name, oid)})
+        try:
+            blobs = cat_file(root if ws.ref is not None else ws.path, asked) if asked else {}
+        except GitError:
+            blobs = {}
+        for name, oid in sorted(entries.items()):
+            data = blobs.get(oid)
+            yield name, oid, data if isinstance(data, bytes) else None
+        return
+    reader = FolderReader(ws, root)
+    for name, raw in reader.read_many(reader.record_names(skip)):
+        if isinstance(raw, bytes):
+            yield name, blob_id(raw, algo), raw
+
+
+def _tip_entries(root: Path, ws: Workspace, skip: Collection[str]) -> dict[str, str]:
+    """A branch tip's record blobs, by name below ``artifacts/`` (links and folders left out)."""
+    if not ws.commit:
+        return {}
+    try:
+        out = git(["ls-tree", "-r", "-z", "--full-tree", ws.commit, "--", ":(top,literal)artifacts"], root)
+    except GitError:
+        return {}
+    entries: dict[str, str] = {}
+    for item in split_z(out):
+        meta, _, path = item.partition("\t")
+        parts = meta.split(" ")
+        name = path.removeprefix("artifacts/")
+        if len(parts) == 3 and parts[1] == "blob" and parts[0].startswith("100") and _record(name, skip):
+            entries[name] = parts[2]
+    return entries
+
+
+def _staged_entries(ws: Workspace, skip: Collection[str]) -> dict[str, str]:
+    reader = _staged(ws)
+    if reader is None:
+        return {}
+    return {name: oid for name in reader.record_names(skip) if (oid := reader.blob_of(name)) is not None}
+
+
+def _record(name: str, skip: Collection[str]) -> bool:
+    sub, sep, file = name.partition("/")
+    return bool(sep) and "/" not in file and file.endswith(".json") and sub not in skip
 
 
 def index_again(root: Path, ws: Workspace, staged: bool) -> list[bytes] | None:
