@@ -13,28 +13,22 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ds_gate.io.cache_file import stat_key
 from ds_gate.kernel import fs
+from ds_gate.kernel.cache_folder import stat_key
 from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.recall import snapshot
 from ds_gate.recall.cache import Cache
-from ds_gate.recall.entries import (
-    Budget,
-    Entry,
-    Ranking,
-    decode_many,
-    dedupe,
-    encode,
-    entry_from_card,
-    from_data,
-)
+from ds_gate.recall.entries import Budget, Entry, Ranking, decode_many, dedupe, encode, entry_from_card, from_data
 from ds_gate.recall.files import Source, SourceProblem, read_sources
 from ds_gate.recall.tags import bare, closest, match_key
 from ds_gate.recall.text import FTS5_MISSING, TextIndex, idf, tag_text, words
 from ds_gate.sources.card_files import card_stats
 from ds_gate.sources.memory import parse_card
+
+if TYPE_CHECKING:
+    from ds_gate.kernel.answers import Watch
 
 ORDERS = ("rfc", "relevance")  # with tags only: shared-tag count then recency (the RFC), or the shared tags' rarity
 # everywhere (CLI, API, MCP, integration): the RFC's, as issues 29 and 38 pin; one value to switch
@@ -44,10 +38,9 @@ STAGE_ORDER = "relevance"  # `recall --for-stage` (its tags assembled by ds-gate
 
 def _stamp(path: Path) -> tuple[int, int] | None:
     try:
-        st = os.stat(path)
+        return (st := os.stat(path)).st_mtime_ns, st.st_size
     except OSError:
         return None
-    return (st.st_mtime_ns, st.st_size)
 
 
 @dataclass(slots=True)
@@ -79,13 +72,24 @@ class Index:
         self._known_tags: list[str] = []
         self.digest = ""
         self.kinds: Counter[str] = Counter()  # entries per kind
+        self.files: list[tuple[str, str, str, os.stat_result]] = []  # each card: path, kind, scope, stat before read
+        self._seen: list[str] = []  # the folders listed and the entries passed over (``watched``)
+
+    def _stamped(self) -> list[Path]:
+        folders = [r.memory / kind for r in self.roots for kind in MEMORY_KINDS]
+        return [*(s.path for s in self.sources), *(p for folder in folders for p in (folder, folder / "_index.jsonl"))]
 
     def signature(self) -> tuple[Any, ...]:
         """Stamps that change when MemoryService writes (each kind folder and its index),
         when a quest is added (``<home>/quests``), and when a JSONL or quirks file changes."""
-        folders = [r.memory / kind for r in self.roots for kind in MEMORY_KINDS]
-        paths = [*(s.path for s in self.sources), *(p for folder in folders for p in (folder, folder / "_index.jsonl"))]
-        return (tuple(str(r.memory) for r in self.roots), *map(_stamp, paths))
+        return (tuple(str(r.memory) for r in self.roots), *map(_stamp, self._stamped()))
+
+    def watched(self, watch: Watch) -> None:
+        """What this index was made from, for a kept answer (``kernel.answers``): the roots, the
+        paths of its ``signature``, every folder listed and entry passed over, and each card with
+        the stat taken before it was read (the snapshot's file list)."""
+        watch.look(*(r.memory for r in self.roots), *self._stamped(), *self._seen)
+        watch.stats.extend((path, st) for path, _, _, st in self.files)
 
     def build(self, snapshot: bool = True) -> None:
         """Every card of the roots (from the cache where its stat still matches) and the JSONL
@@ -106,15 +110,14 @@ class Index:
     def _build(self, use_snapshot: bool) -> None:
         findings: list[Any] = []
         files: list[tuple[str, str, str, os.stat_result]] = []
+        self.files, self._seen = files, []
         for root in self.roots:
-            files.extend(
-                (path, kind, root.scope, st) for path, kind, st in card_stats(root.memory, root.contain, None, findings)
-            )
+            found = card_stats(root.memory, root.contain, None, findings, self._seen)
+            files.extend((path, kind, root.scope, st) for path, kind, st in found)
         # a file's reader, and whether it is read leniently, are part of what it gives
         sources = [(str(s.path), f"{s.read.__name__}{'?' if s.lenient else ''}") for s in self.sources]
-        self.digest = snapshot.digest(
-            [(str(r.memory), r.scope) for r in self.roots], files, sources, self.cache.version
-        )
+        roots = [(str(r.memory), r.scope) for r in self.roots]
+        self.digest = snapshot.digest(roots, files, sources, self.cache.version)
         stored = self.cache.snapshot(self.digest) if use_snapshot else None
         if stored is not None:
             try:
@@ -162,7 +165,7 @@ class Index:
         self._adopt(state)
         if self.cache.db is not None and written is not None:  # a card without its row is kept inline
             state.update(snapshot.state_of(self.entries, in_cards | written, self.problems))
-            self.cache.keep(self.digest, repr([(str(r.memory), r.scope) for r in self.roots]), json.dumps(state))
+            self.cache.keep(self.digest, repr(roots), json.dumps(state))
 
     def _adopt(self, state: dict[str, Any]) -> None:
         self._postings, self._by_value = state["postings"], state["by_value"]
