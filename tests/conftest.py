@@ -115,13 +115,18 @@ def make_quest(home: Path) -> MakeQuest:
 
 
 @pytest.fixture
-def one_run_quest(make_quest: MakeQuest) -> ExampleQuest:
-    """Quest 001 with one completed run, committed in the root: the smallest quest a broken
-    input can be planted in."""
+def quest_with_run(make_quest: MakeQuest) -> tuple[ExampleQuest, str]:
+    """Quest 001 with one completed run, committed in the root, and the run's id: the smallest
+    quest a broken input can be planted in."""
     quest = make_quest()
-    quest.run(quest.root, "main-001")
+    run = quest.run(quest.root, "main-001")
     quest.checkpoint(quest.root, "record")
-    return quest
+    return quest, run
+
+
+@pytest.fixture
+def one_run_quest(quest_with_run: tuple[ExampleQuest, str]) -> ExampleQuest:
+    return quest_with_run[0]
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ a gate: exit 0 whenever it is made, whatever it shows; 2 when the home's quests 
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -67,7 +68,7 @@ def chosen(home: Path, names: list[str]) -> tuple[list[Path], list[HealthRow]]:
         if key in by_name:
             picked.append(by_name[key])
         else:
-            why = f"no quest folder {name} under {home / 'quests'}; `ds-gate report --home {home}` lists every quest"
+            why = f"no quest folder {name} under {home / 'quests'}; `ds-gate report --home {shlex.quote(str(home))}` lists every quest"
             missing.append(unreadable_row(given, why))
     return picked, missing
 

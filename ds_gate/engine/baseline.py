@@ -12,6 +12,7 @@ elsewhere. The entry's format and why: ``config.baselines``.
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -99,9 +100,9 @@ def _where(entry: Baseline) -> str:
 def _fix(root: Path, entry: Baseline, commit: str) -> str:
     where = entry.origin if entry.trusted else str(root / QUEST_CONFIG)
     return (
-        f"fetch it into this clone (`git -C {root} fetch origin {commit}`; in GitHub Actions `actions/checkout` "
+        f"fetch it into this clone (`git -C {shlex.quote(str(root))} fetch origin {commit}`; in GitHub Actions `actions/checkout` "
         f"with `fetch-depth: 0`), or correct baselines[{entry.index}].commit in {where} to a full commit id of the "
-        f"quest (`git -C {root} log --format=%H` lists them)"
+        f"quest (`git -C {shlex.quote(str(root))} log --format=%H` lists them)"
     )
 
 

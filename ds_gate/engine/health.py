@@ -6,7 +6,8 @@ Each quest is judged as ``ds-gate closure QUEST --home HOME`` judges it, a quest
 is read. ``health`` is the JSON form; the text and Markdown forms are rendered from it
 (``reporters.health``), so the three cannot disagree. Counts (docs/ci-many-quests.md):
 
-- ``runs``: completed runs; ``reviewed``: those a valid review covers; ``pending``: the others.
+- ``runs``: completed runs; ``reviewed``: those a valid review covers; ``pending``: the others
+  but ``baselined``, the ones a trusted baseline took out of review (docs/configuration.md).
 - ``cards_global`` / ``cards_quest``: the distinct cards the valid reviews' ``cards_written``
   name, by the scope each entry claims (a card a review wrote and a later one patched counts
   once); the RFC's motivating quest wrote nine quest-scope cards to one global.
@@ -61,6 +62,7 @@ class HealthRow:
     runs: int | None = None
     reviewed: int | None = None
     pending: int | None = None
+    baselined: int | None = None
     cards_global: int | None = None
     cards_quest: int | None = None
     unpromoted: tuple[Unpromoted, ...] = ()
@@ -77,6 +79,7 @@ class HealthRow:
             "runs": self.runs,
             "reviewed": self.reviewed,
             "pending": self.pending,
+            "baselined": self.baselined,
             "cards_global": self.cards_global,
             "cards_quest": self.cards_quest,
             "unpromoted": len(self.unpromoted) if readable else None,
@@ -114,6 +117,7 @@ def health_row(name: str, report: GateReport) -> HealthRow:
         len(completed),
         len(covered),
         len(report.pending),
+        len(report.baselined),
         len(written["global"]),
         len(written["quest"]),
         _unpromoted(report),
@@ -172,6 +176,7 @@ def health(home: Path, rows: list[HealthRow]) -> dict[str, Any]:
             "runs": _total(readable, "runs"),
             "reviewed": _total(readable, "reviewed"),
             "pending": _total(readable, "pending"),
+            "baselined": _total(readable, "baselined"),
             "cards_global": cards_global,
             "cards_quest": cards_quest,
             "global_quest_ratio": f"{cards_global}:{cards_quest}",

@@ -121,7 +121,7 @@ def changed_cards(home: Home, since: str) -> list[tuple[Card | None, Card]]:
             then[name] = mode_type_id[2]
     found: list[Finding] = []  # unreadable or linked-out files are reported with the home's cards
     changed: list[tuple[Path, str, bytes, str | None]] = []
-    for path, kind in card_files(root, home.path, home.base, found):
+    for path, kind in card_files(root, home.base, found):
         try:
             raw = fs.read_file(path)
         except OSError:  # reported with the home's cards (an unreadable or too large card)

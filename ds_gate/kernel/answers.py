@@ -1,17 +1,22 @@
 """A recall's answer, kept while nothing it read has changed, and given again by the kernel before
 the command line loads (issue 38; ``ds_gate.__main__`` and ``cli.entry``; docs/performance.md).
 
-The full path (``cli.recall``) keeps, in the user's cache folder (``kernel.cache_folder``; never in
-a quest or a home), what it wrote to stdout and stderr, byte for byte and in order, and its exit
-code, under the *request* (the exact argv, the working folder, the environment variables that
-matter, the user, the streams' encodings) and the cache's version, with what the answer *read*
-(``Watch``): each path looked at (its ``lstat``; a link also the ``stat`` of what it leads to and
-where it leads), each card by the stat taken before it was read, each spelled path with what it
-resolved to. A later process asking the same re-takes every one; only when all match does it
-print the kept bytes and exit with the kept code. Anything else (no kept answer, a stat that
-differs, a file of another version or seal, a terminal on stdout, any error) says nothing, and
-the full path answers. An answer is kept only when everything it read is older than the run's
-start by the cache's ``GRANULARITY`` (an edit within a timestamp's granularity leaves no trace).
+The full path (``cli.recall`` through ``cli.kept``) keeps, in the user's cache folder
+(``kernel.cache_folder``; never in a quest or a home), what it wrote to stdout and stderr, byte for
+byte and in order, and its exit code, under the *request* (the exact argv, the working folder, the
+environment variables that matter, the user, the interpreter and its flags, the streams'
+encodings) and the cache's version, with what the answer *read* (``Watch``, told by the readers
+themselves): paths whose stat matters (``lstat`` key; a link's also what it leads to and where),
+paths whose kind alone matters, each card by the stat taken before it was read, each spelled path
+with what it resolved to. A later process asking the same takes every one again; only when all
+match does it print the kept bytes and exit with the kept code. Anything else (no kept answer, a
+token that differs, a file of another version or seal, a terminal on stdout, any error) says
+nothing, and the full path answers.
+
+Never a stale answer: an answer is kept only when every stat it rests on is older than the run's
+start by the cache's ``GRANULARITY`` (an edit within a timestamp's granularity leaves no trace;
+where a path is not there, the folder that would hold it, which a removal changes), and when
+every kind and resolved path is the same when kept as when it was read.
 """
 
 from __future__ import annotations
@@ -77,11 +82,13 @@ class Watch:
 
 def request(argv: Sequence[str]) -> bytes:
     """What an answer is asked by, besides the files: argv, the working folder, the variables
-    that matter, the user, and the encodings of stdout and stderr."""
+    that matter, the user, the interpreter (its environment, flags and warning options: another
+    venv may hold other libraries), and the encodings of stdout and stderr."""
     env = sorted((k, v) for k, v in os.environ.items() if k in ENV_NAMES or k.startswith(ENV_PREFIXES))
     streams = tuple((getattr(s, "encoding", None), getattr(s, "errors", None)) for s in (sys.stdout, sys.stderr))
+    python = (sys.executable, sys.prefix, sys.flags, sys.warnoptions, sys._xoptions)
     # repr, not marshal: marshal's bytes depend on how the values were made (interned, shared)
-    return repr((tuple(argv), os.getcwd(), tuple(env), os.getuid(), streams)).encode("utf-8", "surrogatepass")
+    return repr((tuple(argv), os.getcwd(), tuple(env), os.getuid(), python, streams)).encode("utf-8", "surrogatepass")
 
 
 def _token(path: str, full: bool = True) -> bytes:

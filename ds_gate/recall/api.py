@@ -26,7 +26,7 @@ from ds_gate.recall.quirks import QUIRKS_KIND
 from ds_gate.recall.snapshot import Stale
 from ds_gate.recall.stage import quest_folder
 from ds_gate.recall.tags import normalize_tags
-from ds_gate.recall.visible import FOLLOW, VISIBILITIES, add_document_ids, plan
+from ds_gate.recall.visible import FOLLOW, VISIBILITIES, add_document_ids, linked_note, plan
 from ds_gate.sources.memory import resolve_home
 
 if TYPE_CHECKING:
@@ -174,10 +174,11 @@ def recall(
         of_kind = len(index.entries) if kind is None else index.kinds[kind]
         cards = len(index.entries)
         problems = [p.as_dict() for p in index.problems]
+        linked = linked_note(index.linked)
         if watch is not None:
             index.watched(watch)
     add_document_ids(ranking.rows, seen.roots)
-    notes = [*seen.notes, *seen.kind_note(kind), *ranking.notes]
+    notes = [*seen.notes, *linked, *seen.kind_note(kind), *ranking.notes]
     if kind != given:
         notes.append(
             f"kind {shown(given)} is read as {shown(kind)} (recall's kinds are memory folders, plural; "

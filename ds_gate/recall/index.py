@@ -26,6 +26,7 @@ from ds_gate.recall.tags import bare, closest, match_key
 from ds_gate.recall.text import FTS5_MISSING, TextIndex, idf, tag_text, words
 from ds_gate.sources.card_files import card_stats
 from ds_gate.sources.memory import parse_card
+from ds_gate.sources.problems import PATH_SYMLINK_OUTSIDE_QUEST
 
 if TYPE_CHECKING:
     from ds_gate.kernel.answers import Watch
@@ -45,9 +46,11 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 
 @dataclass(slots=True)
 class Root:
+    """A memory folder, which contains its cards (``card_files``), and the folder holding it."""
+
     memory: Path
     scope: str
-    contain: Path
+    owner: Path
 
 
 class Index:
@@ -58,6 +61,7 @@ class Index:
         self.cache = cache
         self.sources = list(sources)
         self.problems: list[SourceProblem] = []  # what the file sources' reading skipped, and why
+        self.linked: list[str] = []  # card files and folders not read: links out of their memory folder
         self.entries: Sequence[Entry] = []
         self.stamp: tuple[Any, ...] = ()
         self._fts: TextIndex | None = None
@@ -85,9 +89,7 @@ class Index:
         return (tuple(str(r.memory) for r in self.roots), *map(_stamp, self._stamped()))
 
     def watched(self, watch: Watch) -> None:
-        """What this index was made from, for a kept answer (``kernel.answers``): the roots, the
-        paths of its ``signature``, every folder listed and entry passed over, and each card with
-        the stat taken before it was read (the snapshot's file list)."""
+        """What it was made from (a kept answer, ``kernel.answers``): roots, stamped paths, listings, cards' stats."""
         watch.look(*(r.memory for r in self.roots), *self._stamped(), *self._seen)
         watch.stats.extend((path, st) for path, _, _, st in self.files)
 
@@ -104,16 +106,15 @@ class Index:
         finally:
             if enabled:
                 gc.enable()
-        self._fts = None
-        self.stamp = self.signature()
+        self._fts, self.stamp = None, self.signature()
 
     def _build(self, use_snapshot: bool) -> None:
         findings: list[Any] = []
         files: list[tuple[str, str, str, os.stat_result]] = []
         self.files, self._seen = files, []
-        for root in self.roots:
-            found = card_stats(root.memory, root.contain, None, findings, self._seen)
-            files.extend((path, kind, root.scope, st) for path, kind, st in found)
+        for r in self.roots:
+            files.extend((p, k, r.scope, st) for p, k, st in card_stats(r.memory, None, findings, self._seen))
+        self.linked = [f.path for f in findings if f.rule == PATH_SYMLINK_OUTSIDE_QUEST.id and f.path]
         # a file's reader, and whether it is read leniently, are part of what it gives
         sources = [(str(s.path), f"{s.read.__name__}{'?' if s.lenient else ''}") for s in self.sources]
         roots = [(str(r.memory), r.scope) for r in self.roots]
@@ -234,8 +235,7 @@ class Index:
             items = [(*it[:-2], -self._support(it[-1]), *it[-2:]) if len(it) > 1 else it for it in items]
             if presorted:
                 items, presorted = [(-self._support(i), place[i], i) for (i,) in items], False
-        out.eligible = len(items)
-        out.collapsed = len(items) - len({groups[it[-1]] for it in items})
+        out.eligible, out.collapsed = len(items), len(items) - len({groups[it[-1]] for it in items})
         for i in self._best(items, limit, presorted):
             matched = hits.get(i, [])
             row = entries[i].summary(len(matched), matched, round(scores[i], 6) if i in scores else None)

@@ -65,7 +65,7 @@ def _domains(meta: dict[str, Any], contract: dict[str, Any]) -> list[str]:
 
 
 def _card_tags(root: Path) -> list[str]:
-    cards, _ = read_cards(root / "memory", scope="quest", contain=root, base=root)
+    cards, _ = read_cards(root / "memory", scope="quest", base=root)
     counts: Counter[str] = Counter()
     for card in cards:
         counts.update(set(normalize_tags(card_tags(card.meta.get("tags")))))

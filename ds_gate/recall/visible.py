@@ -116,6 +116,21 @@ def _quirks_file(path: Path, notes: list[str]) -> list[Path]:
     return []
 
 
+SHOWN_LINKS = 5  # linked files named in one recall's note; the rest counted
+
+
+def linked_note(paths: list[str]) -> list[str]:
+    """The note saying which card files (or kind and idea folders) were not recalled because they
+    are symbolic links out of their memory folder: the link's own path, never what it points to."""
+    if not paths:
+        return []
+    more = f" and {len(paths) - SHOWN_LINKS} more" if len(paths) > SHOWN_LINKS else ""
+    return [
+        f"not recalled: {', '.join(paths[:SHOWN_LINKS])}{more}: a symbolic link out of its memory folder "
+        "(or a memory folder that is a link), which ds-gate never follows; replace the link with the card itself"
+    ]
+
+
 def add_document_ids(rows: list[dict[str, Any]], roots: list[Root]) -> None:
     """Main's ``document_id`` on each sibling quest's card: ``sharedmemory::<quest>::<path under
     memory/>``, the id ``memory.read_card(path=...)`` resolves in that quest's memory."""
@@ -127,5 +142,5 @@ def add_document_ids(rows: list[dict[str, Any]], roots: list[Root]) -> None:
             prefix = f"{root.memory}{os.sep}"
             if str(row["path"]).startswith(prefix):
                 relative = str(row["path"])[len(prefix) :].replace(os.sep, "/")
-                row["document_id"] = f"{SHARED_PREFIX}{root.contain.name}::{relative}"
+                row["document_id"] = f"{SHARED_PREFIX}{root.owner.name}::{relative}"
                 break

@@ -60,9 +60,15 @@ def workflow_property(text: str) -> str:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+# what GitHub's Markdown turns into a link or a reference with no syntax at all: `www.`, `scheme://`,
+# `mailto:` / `xmpp:`, an e-mail address or @mention (`@` before a name), an issue number (`#1`)
+_AUTOLINK = re.compile(r"(?i)(?<=www)(?=\.)|(?=://)|(?<=mailto)(?=:)|(?<=xmpp)(?=:)|(?<=@)(?=[\w-])|(?<=#)(?=\d)")
+WORD_JOINER = "\u2060"  # invisible, and no autolink rule reads across it
 
 
 def md(text: str) -> str:
-    """``text`` inert in Markdown and HTML, on one line."""
+    """``text`` inert in Markdown and HTML, on one line: its special characters escaped, and an
+    invisible word joiner inside each autolink trigger (GFM links bare URLs, e-mail addresses and
+    @mentions, which escaping cannot stop: a quest could otherwise draw a link in a step summary)."""
     safe = printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", safe)
+    return _MD_SPECIAL.sub(r"\\\1", _AUTOLINK.sub(WORD_JOINER, safe))

@@ -14,8 +14,18 @@ from typing import Any
 from ds_gate.reporters.escape import json_text, md, printable
 from ds_gate.reporters.registry import JSON, MARKDOWN, TEXT
 
-COLUMNS = ("quest", "runs", "reviewed", "pending", "global cards", "quest cards", "unpromoted", "empty reviews")
-COUNTS = ("runs", "reviewed", "pending", "cards_global", "cards_quest", "unpromoted", "empty_reviews")
+COLUMNS = (
+    "quest",
+    "runs",
+    "reviewed",
+    "pending",
+    "baselined",
+    "global cards",
+    "quest cards",
+    "unpromoted",
+    "empty reviews",
+)
+COUNTS = ("runs", "reviewed", "pending", "baselined", "cards_global", "cards_quest", "unpromoted", "empty_reviews")
 MAX_LISTED = 50  # calls and empty reviews listed in text and Markdown; JSON lists every one
 JSON_HINT = "ds-gate report --format json lists every one"
 CARDS_EMPTY = "cards_written: []"
@@ -33,9 +43,10 @@ def _share(totals: dict[str, Any]) -> str:
 def headline(data: dict[str, Any]) -> str:
     t = data["totals"]
     unreadable = f" ({t['unreadable']} unreadable)" if t["unreadable"] else ""
+    baselined = f", {t['baselined']} baselined" if t["baselined"] else ""
     return (
         f"ds-gate report: {t['quests']} quest(s){unreadable}: {t['runs']} completed run(s), {t['reviewed']} reviewed, "
-        f"{t['pending']} pending; cards written global:quest {t['global_quest_ratio']}{_share(t)}; "
+        f"{t['pending']} pending{baselined}; cards written global:quest {t['global_quest_ratio']}{_share(t)}; "
         f"{t['unpromoted']} quest-scope lesson(s) not promoted; {t['empty_reviews']} review(s) with {CARDS_EMPTY}"
     )
 

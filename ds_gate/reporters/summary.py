@@ -7,6 +7,7 @@ HTML too, so a quest cannot draw its own row or a link.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator
 from typing import Any
 
@@ -77,7 +78,7 @@ def render_text(data: dict[str, Any]) -> str:
     ]
     fix = f"run `ds-gate {data['command']} QUEST` for a quest's findings and their fixes" if not data["ok"] else ""
     if data.get("home_lineage") and data["home_lineage"]["exit_code"] == 1:
-        fix += ("; " if fix else "") + f"`ds-gate lineage --home {printable(data['home'])}` for the home's"
+        fix += ("; " if fix else "") + f"`ds-gate lineage --home {printable(shlex.quote(data['home']))}` for the home's"
     return "\n".join([*lines, *problems, _headline(data), *([fix] if fix else [])]) + "\n"
 
 

@@ -14,7 +14,8 @@ against the cards already there and records a ``neighbor_decisions`` entry per c
   each is normalised as recall normalises it (``sources.tag_values.normalize_tag``: case, spacing,
   ``_``/``-``), and claims that are equal once normalised (``rules.cards.normalise``: NFKC, casefold,
   whitespace) or whose sets of words (``\\w+``) have a Jaccard index of at least 0.8 (one word changed
-  in a claim of nine or more distinct words). "Existing" is as for ``review.duplicate-card``: another
+  in a claim of nine or more distinct words), unless the words they differ by hold a negation or a
+  number ("helps" / "does not help", "500 steps" / "5000 steps" say opposite or other things). "Existing" is as for ``review.duplicate-card``: another
   id the quest can see, not written after the review; a pair that rule reports is not reported twice.
 
 All three are discipline, judged at closure (``rules.policy.at_closure``).
@@ -53,13 +54,17 @@ REVIEW_NEAR_DUPLICATE_CARD = Rule(
     ERROR,
     DISCIPLINE,
     "a `new` card with an existing card's tags (normalised) and a claim that says the same (equal once "
-    "normalised, or a word-set Jaccard index >= 0.8), and no neighbour decision names it",
+    "normalised, or a word-set Jaccard index >= 0.8, with no negation or number apart), and no neighbour "
+    "decision names it",
 )
 AT_CLOSURE = (REVIEW_NEIGHBOR_MISSING_CARD, REVIEW_NEIGHBOR_PATCH_UNWRITTEN, REVIEW_NEAR_DUPLICATE_CARD)
 
 SCOPES = ("global", "quest", "shared_quest")
 SAME_CLAIM = 0.8  # the word-set Jaccard index from which two claims say the same
 _WORD = re.compile(r"\w+")
+# words that turn a claim around; "t" is what \w+ leaves of "doesn't", "isn't", "can't"
+NEGATIONS = frozenset({"not", "no", "never", "none", "nor", "neither", "without", "cannot", "t"})
+_CJK_NEGATIONS = frozenset("不没無无未非别")
 _IN = {"quest": "in the quest memory", "global": "in the global memory", "shared_quest": "in another quest's memory"}
 DECIDE = "'decision': 'patch' | 'new' | 'neighbor_but_separate'"
 
@@ -73,6 +78,11 @@ def claim_overlap(a: str, b: str) -> float | None:
     if na == nb:
         return 1.0
     wa, wb = set(_WORD.findall(na)), set(_WORD.findall(nb))
+    differ = wa ^ wb
+    if differ & NEGATIONS or any(ch.isdigit() for word in differ for ch in word):
+        return None  # one says the opposite, or another quantity: not the same lesson
+    if (_CJK_NEGATIONS & set(na)) != (_CJK_NEGATIONS & set(nb)):
+        return None
     overlap = len(wa & wb) / len(wa | wb) if wa and wb else 0.0
     return overlap if overlap >= SAME_CLAIM else None
 

@@ -1,6 +1,14 @@
-"""Where memory cards are: the files MemoryService would list or read, found without
-following a link out of the home or quest and without mistaking an unreadable folder for
-an empty one. Parsing a card is ``memory``'s job; this module only finds the files."""
+"""Where memory cards are: the files MemoryService would list or read, found without following
+a link out of their memory folder and without mistaking an unreadable folder for an empty one.
+Parsing a card is ``memory``'s job; this module only finds the files.
+
+Every memory root is contained by itself: ``<home>/memory`` holds the global cards,
+``<quest>/memory`` a quest's, and a card, kind folder or idea folder whose real path leaves its
+own memory folder is reported and never followed, even when the target lies in the same home or
+quest (``<home>/memory/knowledge/x.md -> ../../quests/B/memory/...`` would show B's card as a
+global one). A memory folder that is itself a symbolic link is not read: it could name any
+other memory folder. Hard links cannot be told from files and are read (docs/threat-model.md).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +20,9 @@ from ds_gate.kernel import fs
 from ds_gate.kernel.fs import is_inside
 from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.model.findings import Finding
-from ds_gate.sources.problems import CARD_UNREADABLE, symlink_outside, unreadable
+from ds_gate.sources.problems import CARD_UNREADABLE, PATH_SYMLINK_OUTSIDE_QUEST, unreadable
+
+LINK_HINT = "a memory card lives in its own memory folder; replace the link with the card itself"
 
 
 def display_path(path: Path, base: Path | None) -> str:
@@ -22,37 +32,55 @@ def display_path(path: Path, base: Path | None) -> str:
     return str(path)
 
 
-# ---------------------------------------------------------------- values
+def linked_out(display: str, memory: str) -> Finding:
+    """A link out of its memory folder: named by the link, never by what it points to (the target
+    may be another quest's card, whose very file name is that quest's)."""
+    return PATH_SYMLINK_OUTSIDE_QUEST.at(
+        display, f"{display} is a symbolic link out of its memory folder {memory}; not followed", hint=LINK_HINT
+    )
 
 
-def _contained(path: Path, contain: Path, display: str, findings: list[Finding]) -> bool:
-    """True when the real path (symbolic links resolved) stays inside ``contain``; else a finding."""
-    real = Path(os.path.realpath(path))
-    if not is_inside(contain, real):
-        findings.append(symlink_outside(display, str(real), str(contain), "memory cards"))
-        return False
-    return True
+def memory_folder(root: Path, base: Path | None, findings: list[Finding]) -> str | None:
+    """The real path of the memory folder ``root``, which contains its cards; None (with a finding)
+    when the folder is itself a symbolic link."""
+    if os.path.islink(root):
+        findings.append(
+            PATH_SYMLINK_OUTSIDE_QUEST.at(
+                display_path(root, base),
+                f"{display_path(root, base)} is a symbolic link; a memory folder is read only where it lies, "
+                "so its cards are not read",
+                hint="replace the link with the memory folder itself",
+            )
+        )
+        return None
+    return os.path.realpath(root)
 
 
-def card_files(root: Path, contain: Path, base: Path | None, findings: list[Finding]) -> list[tuple[Path, str]]:
+def inside_memory(path: str | Path, memory: str) -> bool:
+    """Whether ``path``'s real path (every link resolved) lies in the memory folder ``memory`` (real)."""
+    return is_inside(memory, os.path.realpath(path))
+
+
+def card_files(root: Path, base: Path | None, findings: list[Finding]) -> list[tuple[Path, str]]:
     """(file, kind) of every ``*.md`` MemoryService would list or read, in a stable order."""
-    return [(Path(path), kind) for path, kind, _ in card_stats(root, contain, base, findings)]
+    return [(Path(path), kind) for path, kind, _ in card_stats(root, base, findings)]
 
 
 def card_stats(
-    root: Path, contain: Path, base: Path | None, findings: list[Finding], seen: list[str] | None = None
+    root: Path, base: Path | None, findings: list[Finding], seen: list[str] | None = None
 ) -> list[tuple[str, str, os.stat_result]]:
     """``card_files`` with each file's path as text and its stat, for a caller that reads
     thousands (recall): the stat is the one the containment check made, and a path object
     per card is not built. ``seen`` gets every folder listed and every entry passed over that
-    could become a card (a kept recall answer re-stats them, ``kernel.answers``)."""
+    could become a card (a kept recall answer looks at them again, ``kernel.answers``)."""
     out: list[tuple[str, str, os.stat_result]] = []
     if not fs.is_dir(root):
         problem = fs.hidden(root)
         if problem is not None:  # a home under a folder the user may not enter: never "no cards"
             findings.append(unreadable_card(display_path(root, base), problem))
         return out
-    if not _contained(root, contain, display_path(root, base), findings):
+    memory = memory_folder(root, base, findings)
+    if memory is None:
         return out
     for kind in MEMORY_KINDS:
         folder = root / kind
@@ -62,22 +90,30 @@ def card_stats(
         except OSError as exc:  # the memory folder cannot be entered: say so, never "no cards"
             findings.append(unreadable_card(display_path(root, base), exc))
             return out
-        if not _contained(folder, contain, display_path(folder, base), findings):
+        if not _contained(folder, memory, base, findings):
             continue
-        out.extend(_md_files(folder, kind, contain, base, findings, kind == "ideas", seen))
+        out.extend(_md_files(folder, kind, memory, base, findings, kind == "ideas", seen))
     return out
+
+
+def _contained(path: Path, memory: str, base: Path | None, findings: list[Finding]) -> bool:
+    """True when the real path stays inside the memory folder; else a finding naming the link."""
+    if inside_memory(path, memory):
+        return True
+    findings.append(linked_out(display_path(path, base), display_path(Path(memory), base)))
+    return False
 
 
 def _md_files(
     folder: Path,
     kind: str,
-    contain: Path,
+    memory: str,
     base: Path | None,
     findings: list[Finding],
     nested: bool,
     seen: list[str] | None,
 ) -> list[tuple[str, str, os.stat_result]]:
-    """The ``*.md`` files of a folder whose real path lies inside ``contain``: only links are
+    """The ``*.md`` files of a folder whose real path lies inside ``memory``: only links are
     resolved (``scandir`` tells them without a system call); the rest cost one ``lstat``, their ``stat``."""
     out: list[tuple[str, str, os.stat_result]] = []
     passed: list[str] = [str(folder)]  # the folder, and each entry passed over that could become a card
@@ -90,7 +126,7 @@ def _md_files(
         if entry.name.endswith(".md"):
             try:
                 link = entry.is_symlink()
-                if link and not _contained(Path(entry.path), contain, display_path(Path(entry.path), base), findings):
+                if link and not _contained(Path(entry.path), memory, base, findings):
                     passed.append(entry.path)
                     continue
                 st = os.stat(entry.path) if link else entry.stat(follow_symlinks=False)
@@ -103,8 +139,8 @@ def _md_files(
                 passed.append(entry.path)
         elif nested and entry.is_dir():
             path = Path(entry.path)
-            if _contained(path, contain, display_path(path, base), findings):
-                out.extend(_md_files(path, kind, contain, base, findings, False, seen))
+            if _contained(path, memory, base, findings):
+                out.extend(_md_files(path, kind, memory, base, findings, False, seen))
             else:
                 passed.append(entry.path)
         elif nested and entry.is_symlink():  # a link to nothing yet, or to a file: it may come to lead to a folder

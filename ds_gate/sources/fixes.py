@@ -95,7 +95,7 @@ def not_a_quest(root: Path, message: str, *, in_git: bool) -> NotAQuest:
     ``quest.yaml`` restored)."""
     homes = homes_below(root)
     if homes:
-        fix = f"quests lie below it: `ds-gate closure --all-quests --home {homes[0]}` judges each of them"
+        fix = f"quests lie below it: `ds-gate closure --all-quests --home {shlex.quote(str(homes[0]))}` judges each of them"
     elif in_git:
         fix = (
             "pass the quest's own folder, or restore its quest.yaml (`git log --diff-filter=D -- quest.yaml` "

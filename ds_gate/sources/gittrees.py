@@ -7,6 +7,7 @@ naming the ref and the path, never a silent skip: it hides runs from ``--from-gi
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Collection, Iterator
 from pathlib import Path
 
@@ -78,8 +79,8 @@ def linked(ref: str, what: str, expected: str, mode: str = LINK, display: str | 
             where,
             f"{where} is {OPAQUE[GITLINK]} where DeepScientist keeps {expected}: this repository holds only "
             "a commit id there, not the files, so the runs in it cannot be read",
-            hint=f"commit {expected} itself: `git rm --cached {what}`, remove the nested repository's .git, then "
-            f"`git add {what}`",
+            hint=f"commit {expected} itself: `git rm --cached {shlex.quote(what)}`, remove the nested repository's "
+            f".git, then `git add {shlex.quote(what)}`",
         )
     return GIT_SYMLINK_IN_TREE.at(
         where,

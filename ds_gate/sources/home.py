@@ -153,4 +153,4 @@ def _subfolders(folder: Path) -> list[Path]:
 
 def quest_cards(quest: Quest, base: Path | None = None) -> tuple[list[Card], list[Finding]]:
     """The quest's own memory cards (``<quest_root>/memory``)."""
-    return read_cards(quest.root / "memory", scope="quest", contain=quest.root, base=base or quest.root)
+    return read_cards(quest.root / "memory", scope="quest", base=base or quest.root)

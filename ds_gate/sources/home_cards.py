@@ -30,7 +30,7 @@ T = TypeVar("T")
 @dataclass(frozen=True, slots=True)
 class GlobalCards:
     """One read of a home's global memory: its cards and what the read found wrong (an
-    unreadable card, a link out of the home). Shared, so never changed: a quest that hands a
+    unreadable card, a link out of the memory folder). Shared, so never changed: a quest that hands a
     card on (its report, a plugin) hands on its own copy (``Home.own``)."""
 
     cards: tuple[Card, ...]
@@ -98,5 +98,5 @@ class SharedCards:
 def read_global(home: Path, base: Path | None) -> GlobalCards:
     """``<home>/memory``'s cards, their paths shown relative to ``base`` (whole outside it):
     the one read of the global memory, shared or not."""
-    cards, found = read_cards(home / "memory", scope="global", contain=home, base=base)
+    cards, found = read_cards(home / "memory", scope="global", base=base)
     return GlobalCards(tuple(cards), tuple(found))

@@ -6,7 +6,7 @@ frontmatter block filling in what the first lacks (as PR #60 reads it), tags in 
 non-string YAML scalars, the same ``id`` in several files. The per-kind ``_index.jsonl`` is never
 read: it is append-only and stale, and DeepScientist's own listing ignores it too. Cards are
 found as MemoryService finds them (``<root>/<kind>/*.md``, ``<root>/ideas/<idea_id>/*.md``);
-symbolic links out of the home or quest are reported, never followed.
+symbolic links out of the memory folder are reported, never followed (``card_files``).
 """
 
 from __future__ import annotations
@@ -255,14 +255,15 @@ def _broken(
 # ---------------------------------------------------------------- folders
 
 
-def read_cards(root: Path, *, scope: str, contain: Path, base: Path | None) -> tuple[list[Card], list[Finding]]:
-    """Every card under a memory root (``<home>/memory`` or ``<quest>/memory``)."""
+def read_cards(root: Path, *, scope: str, base: Path | None) -> tuple[list[Card], list[Finding]]:
+    """Every card under a memory root (``<home>/memory`` or ``<quest>/memory``), none reached through
+    a link out of that folder (``card_files``)."""
     findings: list[Finding] = []
     cards: list[Card] = []
-    for path, kind in card_files(root, contain, base, findings):
+    for path, kind in card_files(root, base, findings):
         display = display_path(path, base)
         try:
-            raw = fs.read_file(path)  # links were checked to stay inside by card_files
+            raw = fs.read_file(path)  # links were checked to stay in the memory folder by card_files
         except OSError as exc:  # unreadable, swapped for a FIFO since listed, or over the size limit
             findings.append(unreadable_card(display, exc))
             continue

@@ -6,7 +6,8 @@ of the quest's own memory or of the global one, and ``sharedmemory::<quest>::<pa
 for another quest's card, which main lists only when the home's ``memory.read_visibility_mode``
 (``<home>/config/config.yaml``) is ``shared_across_quests``; then the quest also sees its siblings'
 cards (``<home>/quests/*/`` with a ``quest.yaml``). A path is relative, without ``..``; the file is a
-regular card reached without a link out of the home; every read is bounded (``kernel.fs``).
+regular card reached without a link out of that quest's memory folder, which is no link itself, in
+a quest folder that is no link (``card_files``); every read is bounded (``kernel.fs``).
 """
 
 from __future__ import annotations
@@ -19,9 +20,8 @@ from pathlib import Path, PurePosixPath
 
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import shown
-from ds_gate.kernel.fs import is_inside
 from ds_gate.model.records import Card, same_quest
-from ds_gate.sources.card_files import display_path
+from ds_gate.sources.card_files import display_path, inside_memory
 from ds_gate.sources.home import valid_quest_id
 from ds_gate.sources.memory import parse_card, read_cards
 from ds_gate.sources.visibility import INDEPENDENT, SHARED, read_visibility, sibling_quests
@@ -102,9 +102,12 @@ class Neighbourhood:
         """Another quest's card at ``<home>/quests/<quest_id>/memory/<rel>``, or why there is none."""
         path = self.shared_path(quest_id, rel)
         display = display_path(path, self.quest_root)
+        folder = self.home / "quests" / quest_id
+        if os.path.islink(folder) or os.path.islink(folder / "memory"):
+            return f"{display_path(folder, self.quest_root)} or its memory folder is a symbolic link; not followed"
         real = os.path.realpath(path)
-        if not is_inside(self.home, real):
-            return f"{display} leads out of the home (a symbolic link to {real}); not followed"
+        if not inside_memory(real, os.path.realpath(folder / "memory")):
+            return f"{display} leads out of that quest's memory folder (a symbolic link); not followed"
         try:
             if not stat.S_ISREG(os.stat(real).st_mode):
                 return f"{display} is not a regular file"
@@ -126,7 +129,6 @@ class Neighbourhood:
             for folder in folders:
                 if self.is_own(folder.name):
                     continue
-                real = Path(os.path.realpath(folder))
-                cards, _ = read_cards(folder / "memory", scope="shared_quest", contain=real, base=self.quest_root)
+                cards, _ = read_cards(folder / "memory", scope="shared_quest", base=self.quest_root)
                 self._siblings.extend(cards)  # what is wrong in another quest's memory is its own report's
         return self._siblings

@@ -245,3 +245,17 @@ def test_the_configuration_pages_baselines_are_a_trusted_configuration(tmp_path)
         (1, 2, False),
         (2, 0, True),
     ]
+
+
+def test_the_health_report_counts_the_baselined_runs_apart_from_pending(adopted, capsys) -> None:
+    """``ds-gate report``: a baselined run is neither reviewed nor pending, and the totals say how many."""
+    quest, before_gate, old, new, config = adopted
+    baseline(config, quest.root, f"commit: {before_gate}")
+    home = quest.root.parent.parent
+    assert main(["report", "--home", str(home), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    [row] = data["quests"]
+    assert (row["runs"], row["reviewed"], row["pending"], row["baselined"]) == (len(old) + 1, 0, 1, len(old))
+    assert data["totals"]["baselined"] == len(old)
+    assert main(["report", "--home", str(home)]) == 0
+    assert f"1 pending, {len(old)} baselined;" in capsys.readouterr().out

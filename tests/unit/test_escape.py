@@ -5,11 +5,16 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 
+import cmarkgfm
 import pytest
+from cmarkgfm.cmark import Options
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ds_gate.cli._shared import write
-from ds_gate.reporters.escape import json_safe, printable
+from ds_gate.reporters.escape import json_safe, md, printable
 
 
 @pytest.mark.parametrize(
@@ -52,3 +57,37 @@ def test_write_escapes_what_the_stream_cannot_encode_and_json_stays_utf8() -> No
     plain = io.StringIO()
     write(plain, "no buffer\n")
     assert plain.getvalue() == "no buffer\n"
+
+
+def gfm(markdown: str) -> str:
+    """``markdown`` as GitHub renders it (cmark-gfm with its extensions: tables, autolinks)."""
+    return str(cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see https://evil.example/x",
+        "www.evil.example",
+        "mail me@evil.example",
+        "mailto:a@evil.example",
+        "xmpp:a@evil.example",
+        "ftp://evil.example",
+        "HTTPS://EVIL.EXAMPLE",
+        "[x](https://evil.example) ![i](https://evil.example/i.png) <a href=x>y</a>",
+    ],
+)
+def test_md_draws_no_link_in_githubs_markdown_where_the_raw_text_would(text: str) -> None:
+    """Adversary s4 break 05: escaping alone left bare URLs, ``www.`` and e-mail addresses, which GFM
+    links with no syntax; a step summary showed the quest's links."""
+    assert "<a " in gfm(text) or "<img" in gfm(text)
+    assert "<a " not in gfm(md(text)) and "<img" not in gfm(md(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab:/.@#w|[]()<>!*_`~&;\\ \n\t-1")), max_size=60))
+def test_md_in_a_table_cell_is_one_inert_cell(text: str) -> None:
+    """Whatever the quest writes: one cell, no element of its own (no link, image or HTML)."""
+    html = gfm(f"| a | b |\n|---|---|\n| {md(text)} | z |\n")
+    assert html.count("<td>") == 2 and "<a " not in html and "<img" not in html
+    assert all(tag in ("table", "thead", "tbody", "tr", "th", "td") for tag in re.findall(r"<(\w+)", html))

@@ -301,16 +301,17 @@ def linked_artifacts(inside: bool) -> Findings:
 
 
 def linked_card(inside: bool) -> Findings:
-    """A quest card that is a symbolic link to a card file in the quest or out of it."""
+    """A quest card that is a symbolic link to a card file in its memory folder or out of it (into the
+    quest's own notes: a card is read only from its memory folder)."""
 
     def run_it(folder: Path) -> list[Finding]:
         root = folder / "quest"
         (root / "memory" / "knowledge").mkdir(parents=True)
-        target = root / "notes" / "lesson.md" if inside else folder / "elsewhere" / "lesson.md"
+        target = root / "memory" / "archive" / "lesson.md" if inside else root / "notes" / "lesson.md"
         target.parent.mkdir(parents=True)
         target.write_text("---\nid: knowledge-1\ntitle: t\n---\nbody\n")
         os.symlink(target, root / "memory" / "knowledge" / "lesson.md")
-        return read_cards(root / "memory", scope="quest", contain=root, base=root)[1]
+        return read_cards(root / "memory", scope="quest", base=root)[1]
 
     return run_it
 
@@ -465,7 +466,7 @@ READING = [
     ),
     Case(
         "path.symlink-outside-quest",
-        "a card linked out of the quest",
+        "a card linked out of its memory folder",
         linked_card(False),
         linked_card(True),
         Where("memory/knowledge/lesson.md", severity=WARNING),

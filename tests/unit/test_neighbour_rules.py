@@ -122,6 +122,23 @@ def test_claims_say_the_same_when_equal_or_sharing_most_words() -> None:
     assert claim_overlap("", CLAIM) is None
 
 
+@pytest.mark.parametrize(
+    "other",
+    [
+        "a learned InfoNCE temperature does not beat a fixed 0.07 on the retrieval benchmark at every batch size",
+        "a learned InfoNCE temperature doesn't beat a fixed 0.07 on the retrieval benchmark at every batch size",
+        "a learned InfoNCE temperature never beats a fixed 0.07 on the retrieval benchmark at every batch size",
+        "a learned InfoNCE temperature beat a fixed 0.05 on the retrieval benchmark at every batch size",
+    ],
+)
+def test_a_claim_that_says_the_opposite_or_another_number_is_no_near_duplicate(other: str) -> None:
+    """Adversary s4 weakness 06: "does not help" scored 0.93 against "helps", "500 vs 5000 steps" 0.87;
+    flagged, a legitimate review could not close until it named a card it contradicts."""
+    claim = "a learned InfoNCE temperature beat a fixed 0.07 on the retrieval benchmark at every batch size"
+    assert claim_overlap(claim, other) is None
+    assert claim_overlap("学习率预热有帮助", "学习率预热没有帮助") is None  # 没: not
+
+
 def test_a_near_duplicate_new_card_needs_a_neighbour_decision() -> None:
     old = lesson("knowledge-0", CLAIM, ["Topic: Router", "stage:experiment"], "old")
     new = lesson("knowledge-1", ONE_WORD, ["topic:router", "Stage: Experiment", "topic:router"], "new")
@@ -214,7 +231,15 @@ def test_another_quests_card_counts_in_a_shared_home(tmp_path: Path) -> None:
     outside.write_text("---\nid: knowledge-out\n---\n")
     os.symlink(outside, home / "quests" / "002" / "memory" / "knowledge" / "out.md")
     [out] = _shared(home, "sharedmemory::002::knowledge/out.md")
-    assert "leads out of the home" in out.message
+    assert "leads out of that quest's memory folder" in out.message and str(outside) not in out.message
+    (home / "quests" / "002" / "notes").mkdir()  # nor a link into its own quest folder, out of its memory
+    (home / "quests" / "002" / "notes" / "n.md").write_text("---\nid: knowledge-note\n---\n")
+    os.symlink("../../notes/n.md", home / "quests" / "002" / "memory" / "knowledge" / "n.md")
+    [note] = _shared(home, "sharedmemory::002::knowledge/n.md")
+    assert "leads out of that quest's memory folder" in note.message
+    os.symlink("002", home / "quests" / "009")  # a quest folder that is a link: its memory is not read
+    [linked] = _shared(home, "sharedmemory::009::knowledge/x.md")
+    assert "is a symbolic link; not followed" in linked.message
     _sibling_card(home, "003", "y")
     (home / "quests" / "003" / "quest.yaml").unlink()
     assert fired(_shared(home, "knowledge-y")) == ["review.neighbor-missing-card"]

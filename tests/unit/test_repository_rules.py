@@ -238,14 +238,14 @@ def test_a_card_that_cannot_be_opened_is_unreadable_not_skipped(tmp_path: Path) 
     folder = root / "memory" / "knowledge"
     folder.mkdir(parents=True)
     os.symlink(folder / "moved-away.md", folder / "lesson.md")  # inside the quest, pointing at nothing
-    cards, found = read_cards(root / "memory", scope="quest", contain=root, base=root)
+    cards, found = read_cards(root / "memory", scope="quest", base=root)
     assert cards == [] and fired(found) == ["card.unreadable"]
     [finding] = found
     assert (finding.path, finding.severity, finding.line) == ("memory/knowledge/lesson.md", ERROR, None)
     assert "No such file or directory" in finding.message
     (folder / "lesson.md").unlink()
     (folder / "lesson.md").write_text("---\nid: knowledge-1\ntitle: t\n---\nbody\n")
-    cards, found = read_cards(root / "memory", scope="quest", contain=root, base=root)
+    cards, found = read_cards(root / "memory", scope="quest", base=root)
     assert found == [] and [c.card_id for c in cards] == ["knowledge-1"]
 
 
