@@ -8,9 +8,12 @@ a temporary folder, then measures ``list_knowledge_summaries`` in this process:
 - cache: a new in-memory index over a warm cache file (the first recall of a process);
 - warm: repeated calls in one process (stat of the memory folders, then ranking).
 - process: ``ds-gate recall`` as its own process over a warm cache file (what an agent's
-  shell call costs), interleaved with the same command over an empty home (the floor: the
-  interpreter, the imports, the argument parsing and the output every recall pays) and the
-  same recall with a text query; medians of ``--process-runs``, wall and CPU time. With
+  shell call costs): the full path (``--refresh``, which is never kept nor given a kept answer),
+  interleaved with the same command over an empty home (the floor: the interpreter, the imports,
+  the argument parsing and the output every full recall pays) and the same recall with a text
+  query; and the same two recalls given their kept answer (``kernel.answers``: nothing they read
+  has changed), by ``python -m ds_gate`` and by the ``ds-gate`` console script, checked byte for
+  byte against the full path's; medians of ``--process-runs``, wall and CPU time. With
   ``--against DIR`` (another checkout, e.g. ``git archive main | tar -x -C DIR``), the same two
   recalls run by DIR's ``ds_gate`` (``PYTHONPATH``, its own cache folder) in the same rounds,
   and the ratio is the median of the pairwise ratios. In the same rounds, a **stock FTS5
@@ -104,16 +107,24 @@ def processes(home: Path, size: int, runs: int, against: Path | None = None) -> 
     """Whole processes, interleaved so a change of load hits every command alike."""
     empty = home.parent / "empty-home"
     (empty / "memory" / "knowledge").mkdir(parents=True, exist_ok=True)
+    module = (sys.executable, "-m", "ds_gate")
+    script = (str(Path(sys.executable).parent / "ds-gate"),)  # the console script (cli.entry:main)
 
-    def recall(where: Path, *asked: str) -> list[str]:
+    def recall(where: Path, *asked: str, run: tuple[str, ...] = module) -> list[str]:
         scope = ("--home", str(where), "--scope", "global")
-        return [sys.executable, "-m", "ds_gate", "recall", *scope, *asked, "--limit", "20", "--format", "json"]
+        return [*run, "recall", *scope, *asked, "--limit", "20", "--format", "json"]
 
     tags = ("--tags", "topic:t3,stage:experiment")
+    query = ("--query", "router warmup drift")
+    # --refresh: never kept nor given a kept answer (cli.kept), so the full path, over a warm cache file
     commands: dict[str, list[str]] = {
-        "floor (empty home)": recall(empty, *tags),
-        "recall --tags": recall(home, *tags),
-        "recall --query": recall(home, "--query", "router warmup drift"),
+        "floor, full path (empty home)": recall(empty, *tags, "--refresh"),
+        "recall --tags, full path": recall(home, *tags, "--refresh"),
+        "recall --query, full path": recall(home, *query, "--refresh"),
+        "recall --tags, kept (-m)": recall(home, *tags),
+        "recall --query, kept (-m)": recall(home, *query),
+        "recall --tags, kept (ds-gate)": recall(home, *tags, run=script),
+        "recall --query, kept (ds-gate)": recall(home, *query, run=script),
     }
     stock = home.parent / "stock-fts5.sqlite3"
     stock_index(home, stock)
@@ -123,12 +134,19 @@ def processes(home: Path, size: int, runs: int, against: Path | None = None) -> 
     envs = {name: env for name in commands}
     if against is not None:  # the other checkout's code, over its own cache (another version would empty this one's)
         other = {**env, "PYTHONPATH": str(against), "DS_GATE_CACHE_DIR": str(home.parent / "cache-against")}
-        for name in ("recall --tags", "recall --query"):
+        for name in ("recall --tags, full path", "recall --query, full path"):
             commands[f"{name} (against)"] = commands[name]
             envs[f"{name} (against)"] = other
+    time.sleep(2.2)  # an answer is kept only from files older than the run by 2 s (kernel.answers): the empty home's
     before_load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    for name, command in commands.items():  # warm: the cache file, the bytecode, the page cache
+    for name, command in commands.items():  # warm: the cache file, the kept answers, the bytecode, the page cache
         subprocess.run(command, env=envs[name], stdout=subprocess.DEVNULL, check=True)
+    said = {
+        name: subprocess.run(c, env=envs[name], capture_output=True, check=True).stdout for name, c in commands.items()
+    }
+    for kind in ("tags", "query"):  # a kept answer is the full path's, byte for byte
+        full = said[f"recall --{kind}, full path"]
+        assert all(said[f"recall --{kind}, kept ({how})"] == full for how in ("-m", "ds-gate")), kind
     times: dict[str, list[float]] = {name: [] for name in commands}
     cpu: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
@@ -139,7 +157,7 @@ def processes(home: Path, size: int, runs: int, against: Path | None = None) -> 
             times[name].append((time.perf_counter() - start) * 1000)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu[name].append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000)
-    floor = statistics.median(times["floor (empty home)"])
+    floor = statistics.median(times["floor, full path (empty home)"])
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
         f"        process, {size} cards, warm cache (median of {runs}, load average {before_load:.2f} before, {load:.2f} "
@@ -148,19 +166,24 @@ def processes(home: Path, size: int, runs: int, against: Path | None = None) -> 
     )
     for name, values in times.items():
         median = statistics.median(values)
-        goal = "   goal <= 250 ms" if name in ("recall --tags", "recall --query") else ""
+        goal = "   goal <= 250 ms" if name.startswith("recall") and "against" not in name else ""
         print(
-            f"          {name:<32} wall {median:>6.0f} ms  CPU {statistics.median(cpu[name]):>6.0f} ms  "
+            f"          {name:<36} wall {median:>6.0f} ms  CPU {statistics.median(cpu[name]):>6.0f} ms  "
             f"{median / floor:>5.2f}x floor{goal}"
         )
-    for name, stock_name in (("recall --tags", "stock FTS5 (tags' words)"), ("recall --query", "stock FTS5 (query)")):
-        for what, values in (("wall", times), ("CPU", cpu)):
+    for name in commands:
+        if not name.startswith("recall") or "against" in name:
+            continue
+        stock_name = "stock FTS5 (tags' words)" if name.startswith("recall --tags") else "stock FTS5 (query)"
+        ratios = []
+        for values in (times, cpu):
             pairs = [a / b for a, b in zip(values[name], values[stock_name], strict=True) if b > 0]
-            print(
-                f"          {name} / {stock_name}, {what}: {statistics.median(pairs):.2f}x "
-                "(median of pairwise ratios; goal <= 2x)"
-            )
-    for name in ("recall --tags", "recall --query"):
+            ratios.append(statistics.median(pairs))
+        print(
+            f"          {name} / {stock_name}: wall {ratios[0]:.2f}x, CPU {ratios[1]:.2f}x "
+            "(medians of pairwise ratios; goal <= 2x)"
+        )
+    for name in ("recall --tags, full path", "recall --query, full path"):
         if f"{name} (against)" in times:
             for what, values in (("wall", times), ("CPU", cpu)):
                 pairs = [a / b for a, b in zip(values[name], values[f"{name} (against)"], strict=True) if b > 0]

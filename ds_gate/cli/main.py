@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any, NoReturn
 
-
 EPILOG = """\
 exit codes:
   0  ok
@@ -277,6 +276,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse: --help/--version exit 0
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
 
+    args.argv = tuple(argv)  # what a kept answer is asked by (cli.kept)
     try:
         refused = _refused_format(args)
         if refused is not None:

@@ -12,8 +12,8 @@ from ds_gate.cli._shared import Default
 from ds_gate.config.quest import from_quest
 from ds_gate.config.settings import load
 from ds_gate.engine.options import GateOptions
-from ds_gate.io.places import HOME_VARIABLES
 from ds_gate.kernel.errors import QuestError, shown
+from ds_gate.kernel.places import HOME_VARIABLES
 from ds_gate.reporters import registry as reporters
 from ds_gate.reporters.registry import FORMATS, TEXT
 

@@ -6,6 +6,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ds_gate.cli._shared import EXIT_OK, HOME_HELP, emit
+from ds_gate.cli.kept import answered
 from ds_gate.config.settings import load
 from ds_gate.model import RecallReport
 from ds_gate.recall.api import DEFAULT_ORDER, MAX_CHARS, ORDERS, STAGE_ORDER, recall
@@ -16,6 +17,8 @@ from ds_gate.reporters.escape import printable
 
 if TYPE_CHECKING:
     import argparse
+
+    from ds_gate.kernel.answers import Watch
 
 
 def arguments(p: argparse.ArgumentParser, name: str) -> None:
@@ -93,7 +96,12 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Never fails: an empty answer is an answer, and priors turned off is a note."""
+    """Never fails: an empty answer is an answer, and priors turned off is a note. The answer is
+    kept for the next process that asks the same, while nothing it read changes (``cli.kept``)."""
+    return answered(args, _run)
+
+
+def _run(args: argparse.Namespace, watch: Watch | None) -> int:
     tags = [t for t in (args.tags or "").split(",") if t.strip()]
     notes: list[str] = []
     staged: dict[str, object] = {}
@@ -117,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
             args.order = STAGE_ORDER
     args.order = args.order or DEFAULT_ORDER
     quest = args.quest if args.quest or args.scope == "quest" or args.for_stage is not None else None
-    trusted = load()
+    trusted = load(watch=watch)
     if trusted.problem:
         warn(f"{trusted.problem}; the JSONL files its recall_jsonl names are not read")
     found = recall(
@@ -136,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
         order=args.order,
         configured_jsonl=trusted.recall_jsonl,
         visibility=args.visibility or FOLLOW,
+        watch=watch,
     )
     for line in problem_notes([SourceProblem(**p) for p in found["source_problems"]]):
         warn(line)

@@ -2,7 +2,7 @@
 
 What the quest's tree says may only make the gate stricter (``config.quest``, ``waivers``); what
 may make it laxer comes from the person running ds-gate: flags, environment, and one YAML file,
-the first of ``--config FILE``, the file the hooks or the integration pinned (``io.places``),
+the first of ``--config FILE``, the file the hooks or the integration pinned (``kernel.places``),
 ``$DS_GATE_CONFIG``, ``$XDG_CONFIG_HOME/ds-gate/config.yaml`` (else ``~/.config/...``). A file
 inside a quest or a home is not trusted, and one that cannot be read stops the gate (exit 2):
 what it fails to say may be a waiver's absence or ``require: true``. Its keys:
@@ -15,20 +15,23 @@ import os
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ds_gate.config.baselines import Baseline, trusted_baselines
 from ds_gate.io import schemas
-from ds_gate.io.places import PIN_CONFIG, env_config_file, pinned, planted_link
-from ds_gate.io.places import (
-    agent_writable as agent_writable,  # re-exported: doctor judges where a hook repository lies
-)
-from ds_gate.io.places import pins as pins  # re-exported: the hooks pin these places and import no io
-from ds_gate.io.places import pins_note as pins_note
 from ds_gate.io.yamldoc import YamlError, load_yaml
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError, shown
+from ds_gate.kernel.places import PIN_CONFIG, env_config_file, pinned, planted_link
+from ds_gate.kernel.places import (
+    agent_writable as agent_writable,  # re-exported: doctor judges where a hook repository lies
+)
+from ds_gate.kernel.places import pins as pins  # re-exported: the hooks pin these places and import no io
+from ds_gate.kernel.places import pins_note as pins_note
 from ds_gate.sources.memory import jsonable
+
+if TYPE_CHECKING:
+    from ds_gate.kernel.answers import Watch
 
 ENV = "DS_GATE_CONFIG"
 DEFAULT_KEYS = ("home", "require", "format", "source", "refs")
@@ -50,6 +53,7 @@ class Trusted:
     baselines: tuple[Baseline, ...] = ()  # per quest: the runs reported as baselined, not pending (config.baselines)
     problem: str | None = None  # why the file cannot be used (the gate stops on it)
     notes: tuple[str, ...] = ()  # entries that match no quest, and why (every report shows them)
+    recall_jsonl_named: tuple[str, ...] = ()  # recall_jsonl as named, before its links were resolved
 
     @property
     def label(self) -> str:
@@ -106,23 +110,30 @@ def config_file(flag: str | None = None) -> tuple[Path, str, bool]:
 _CACHE: dict[tuple[str, str, bool, int, int], Trusted] = {}
 
 
-def load(flag: str | None = None) -> Trusted:
+def load(flag: str | None = None, watch: Watch | None = None) -> Trusted:
     """The trusted settings; never raises (a broken file is ``problem``, which the gate
-    commands refuse on and the commit hook's checkpoint path ignores)."""
+    commands refuse on and the commit hook's checkpoint path ignores). ``watch`` gets what they
+    were read from (a kept recall answer, ``kernel.answers``)."""
     path, origin, explicit = config_file(flag)
+    if watch is not None:
+        watch.look(path)
     try:
         st = os.stat(path)
     except FileNotFoundError:
         return Trusted(path, origin, problem=f"{origin} names {path}, which does not exist") if explicit else Trusted()
     except OSError as exc:
         return Trusted(path, origin, problem=f"{path} ({origin}) cannot be read: {exc.strerror or exc}")
-    reachable = agent_writable(path)
+    reachable = agent_writable(path, seen=watch.kind if watch is not None else None)
     if reachable is not None:
         return Trusted(path, origin, problem=reachable_problem(path, origin, reachable))
     key = (str(path), origin, explicit, st.st_mtime_ns, st.st_size)
     if key not in _CACHE:
         _CACHE[key] = _read(path, origin)
-    return _CACHE[key]
+    trusted = _CACHE[key]
+    if watch is not None:
+        for named, resolved in zip(trusted.recall_jsonl_named, trusted.recall_jsonl, strict=True):
+            watch.real(named, resolved)
+    return trusted
 
 
 def _read(path: Path, origin: str) -> Trusted:
@@ -152,7 +163,7 @@ def _read(path: Path, origin: str) -> Trusted:
         accept = _quests("accept_quest_waivers", data.get("accept_quest_waivers") or [], base, notes)
         off = _quests("no_require", data.get("no_require") or [], base, notes)
         actions = _actions(data.get("decision_actions") or [])
-        jsonl = _jsonl_files(data.get("recall_jsonl") or [], base)
+        jsonl, named = _jsonl_files(data.get("recall_jsonl") or [], base)
         baselines = trusted_baselines(
             data.get("baselines") or [], str(path), lambda key, text: _quest_entry(key, text, base, notes)
         )
@@ -169,6 +180,7 @@ def _read(path: Path, origin: str) -> Trusted:
         tuple(jsonl),
         tuple(baselines),
         notes=tuple(f"{n} (in {path})" for n in notes),
+        recall_jsonl_named=tuple(named),
     )
 
 
@@ -179,15 +191,15 @@ def _actions(entries: Any) -> list[str]:
     return [a.strip() for a in entries]
 
 
-def _jsonl_files(entries: Any, base: Path) -> list[Path]:
+def _jsonl_files(entries: Any, base: Path) -> tuple[list[Path], list[str]]:
     """``recall_jsonl``: the JSONL lesson files (ScienceClaw's ``findings.jsonl``) that the agent's
-    ``list_knowledge_summaries`` searches too, relative to this file. Named here, never by the quest;
-    whether each can be read is recall's to say, at each recall (a file may come later)."""
+    ``list_knowledge_summaries`` searches too, relative to this file, resolved and as named. Named
+    here, never by the quest; whether each can be read is recall's to say, at each recall (a file may come later)."""
     if isinstance(entries, str):
         entries = [entries]
     if not isinstance(entries, list) or not all(isinstance(e, str) and e.strip() for e in entries):
         raise ValueError("recall_jsonl is a list of JSONL file paths (relative to this file)")
-    return [_resolve(e.strip(), base) for e in entries]
+    return [_resolve(e.strip(), base) for e in entries], [str(base / os.path.expanduser(e.strip())) for e in entries]
 
 
 def _resolve(text: str, base: Path) -> Path:

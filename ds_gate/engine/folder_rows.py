@@ -18,12 +18,8 @@ from ds_gate.engine.copies import Copies
 from ds_gate.engine.record_store import RecordStore
 from ds_gate.engine.slim import SKIPPED, Slim, SlimRun, at
 from ds_gate.engine.slim_rows import finding_of, from_row, to_row
-from ds_gate.io.cache_file import (
-    StatKey,
-    file_key,
-    stat_key,
-)
 from ds_gate.kernel import fs
+from ds_gate.kernel.cache_folder import StatKey, file_key, stat_key
 from ds_gate.kernel.digest import blake2b
 from ds_gate.kernel.layout import INDEX_NAME
 from ds_gate.model.findings import Finding

@@ -17,7 +17,7 @@ from typing import Any
 from ds_gate.engine.collector import Collector, RecordCheck, no_checks
 from ds_gate.engine.folder_rows import regular_stat
 from ds_gate.engine.record_store import RecordStore
-from ds_gate.io.cache_file import file_key, stat_key
+from ds_gate.kernel.cache_folder import file_key, stat_key
 from ds_gate.kernel.counting import counted
 from ds_gate.kernel.layout import GATE_KINDS, QUEST_YAML
 from ds_gate.model.findings import Finding

@@ -17,12 +17,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from ds_gate.io.cache_file import (
-    CacheFile,
-    cache_name,
-    user_cache_dir,
-)
+from ds_gate.io.cache_file import CacheFile, cache_name
 from ds_gate.kernel import fs
+from ds_gate.kernel.cache_folder import user_cache_dir
 
 MAX_ROW = 64 << 20  # a folder's row over this is not kept: its files are read each time
 FLUSH = 1 << 20  # bytes of rows held before they are written

@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from ds_gate.integration.wrap import BRIDGE, CONFIG_NAME, KNOWN_VERSIONS, bridge_env, read_json
-from ds_gate.io.cache_file import cache_name, trusted, user_cache_dir
-from ds_gate.io.places import pins, pins_note
+from ds_gate.io.cache_file import cache_name
+from ds_gate.kernel.cache_folder import trusted, user_cache_dir
 from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.places import pins, pins_note
 from ds_gate.sources.memory import resolve_home
 
 PTH = "ds_gate_deepscientist.pth"
@@ -145,7 +146,7 @@ def _marker(home: Path) -> Path | None:
     if folder is None:
         return None
     name = cache_name("deepscientist-integration", home.resolve(), ".json")
-    return folder / name if trusted(folder, name) or not os.path.lexists(folder) else None
+    return Path(folder, name) if trusted(folder, name) or not os.path.lexists(folder) else None
 
 
 def remembered(home: Path) -> bool:

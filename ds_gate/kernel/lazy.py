@@ -11,8 +11,12 @@ from __future__ import annotations
 LAZY_PLACES: dict[str, tuple[str, tuple[str, ...]]] = {
     "ds_gate": ("the public API, re-exported by name so `import ds_gate` loads nothing", ("__getattr__",)),
     "ds_gate.__main__": (
-        "the hook's checkpoint answer comes from the kernel before the command line loads",
-        ("_hook_fast_path",),
+        "the hook's checkpoint answer, and a recall's kept answer, come from the kernel before the command line loads",
+        ("_hook_fast_path", "_kept_recall"),
+    ),
+    "ds_gate.cli.entry": (
+        "the console script: a recall's kept answer from the kernel, else the command line, loaded only then",
+        ("main",),
     ),
     "ds_gate.kernel.checkpoint": (
         "the record triage and the finalization reader load only when a file they judge is staged",

@@ -8,10 +8,11 @@ import os
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ds_gate.io.cache_file import cache_name, user_cache_dir
+from ds_gate.io.cache_file import cache_name
 from ds_gate.kernel import fs
+from ds_gate.kernel.cache_folder import user_cache_dir
 from ds_gate.kernel.errors import QuestError, shown
 from ds_gate.kernel.given_path import given_path, spelled
 from ds_gate.kernel.layout import MEMORY_KINDS
@@ -27,6 +28,9 @@ from ds_gate.recall.stage import quest_folder
 from ds_gate.recall.tags import normalize_tags
 from ds_gate.recall.visible import FOLLOW, VISIBILITIES, add_document_ids, linked_note, plan
 from ds_gate.sources.memory import resolve_home
+
+if TYPE_CHECKING:
+    from ds_gate.kernel.answers import Watch
 
 __all__ = [
     "DEFAULT_ORDER",
@@ -108,6 +112,7 @@ def recall(
     order: str = DEFAULT_ORDER,
     configured_jsonl: Sequence[Path] = (),
     visibility: str = FOLLOW,
+    watch: Watch | None = None,
 ) -> dict[str, Any]:
     """Everything one recall says: ``results``, ``rank_by`` (recent, tags, text), the query
     tags no card carries with the closest known tags (``unmatched_tags``), ``counts``,
@@ -115,7 +120,7 @@ def recall(
     ``source_problems`` (what the JSONL sources' reading skipped) and ``visibility`` (the mode
     applied, where it came from, the quirks files read). ``configured_jsonl``: the trusted
     configuration's ``recall_jsonl``, whose missing or unreadable file is a problem said, where a
-    ``jsonl`` source's is an error."""
+    ``jsonl`` source's is an error. ``watch`` gets everything the answer read (``kernel.answers``)."""
     if isinstance(domain_tags, str):
         domain_tags = domain_tags.split(",")
     check_limit(limit)
@@ -128,13 +133,13 @@ def recall(
     quest_path = None
     if quest is not None:
         quest_path = quest_folder(quest)
-    home_path = resolve_home(home, quest_path)
+    home_path = resolve_home(home, quest_path, watch)
     if scope == "quest" and quest_path is None:
         raise QuestError("scope 'quest' needs a quest (--quest PATH)")
     jsonl_paths = _jsonl_sources(jsonl)
     given_files = {os.path.abspath(p) for p in jsonl_paths}
     configured = [Path(p) for p in configured_jsonl if os.path.abspath(p) not in given_files]  # each read once
-    seen = plan(home_path, quest_path, scope, visibility)  # each call: the setting and the quests as they are now
+    seen = plan(home_path, quest_path, scope, visibility, watch)  # each call: the setting and quests as they are now
     sources = [
         *(Source(p, read_jsonl) for p in jsonl_paths),
         *(Source(p, read_jsonl, lenient=True) for p in configured),
@@ -170,6 +175,8 @@ def recall(
         cards = len(index.entries)
         problems = [p.as_dict() for p in index.problems]
         linked = linked_note(index.linked)
+        if watch is not None:
+            index.watched(watch)
     add_document_ids(ranking.rows, seen.roots)
     notes = [*seen.notes, *linked, *seen.kind_note(kind), *ranking.notes]
     if kind != given:

@@ -12,7 +12,8 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from ds_gate.io.cache_file import SEAL, CacheFile, StatKey
+from ds_gate.io.cache_file import CacheFile
+from ds_gate.kernel.cache_folder import SEAL, StatKey
 
 SNAPSHOTS = 4  # built indexes kept in one cache file (one per scope recalled lately)
 SEAL_TEXT = 2 * SEAL  # hex digits of a row's seal, before its text
@@ -32,7 +33,7 @@ def _tables(db: sqlite3.Connection) -> None:
 class Cache:
     """Parsed cards by path and stat key, and built indexes, in the user's cache folder; never required."""
 
-    def __init__(self, folder: Path | None, name: str = "recall-cache.sqlite3") -> None:
+    def __init__(self, folder: str | os.PathLike[str] | None, name: str = "recall-cache.sqlite3") -> None:
         self.file = CacheFile(folder, name, (b"recall",), _tables, durable=True)
         self.db = self.file.db
         self.version = self.file.version.hex()

@@ -13,28 +13,22 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ds_gate.io.cache_file import stat_key
+from ds_gate.kernel.cache_folder import stat_key
 from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.recall import snapshot
 from ds_gate.recall.cache import Cache
-from ds_gate.recall.entries import (
-    Budget,
-    Entry,
-    Ranking,
-    decode_many,
-    dedupe,
-    encode,
-    entry_from_card,
-    from_data,
-)
+from ds_gate.recall.entries import Budget, Entry, Ranking, decode_many, dedupe, encode, entry_from_card, from_data
 from ds_gate.recall.files import Source, SourceProblem, read_sources
 from ds_gate.recall.tags import bare, closest, match_key
 from ds_gate.recall.text import FTS5_MISSING, TextIndex, idf, tag_text, words
 from ds_gate.sources.card_files import card_stats, read_listed
 from ds_gate.sources.memory import parse_card
 from ds_gate.sources.problems import PATH_SYMLINK_OUTSIDE_QUEST
+
+if TYPE_CHECKING:
+    from ds_gate.kernel.answers import Watch
 
 ORDERS = ("rfc", "relevance")  # with tags only: shared-tag count then recency (the RFC), or the shared tags' rarity
 # everywhere (CLI, API, MCP, integration): the RFC's, as issues 29 and 38 pin; one value to switch
@@ -44,10 +38,9 @@ STAGE_ORDER = "relevance"  # `recall --for-stage` (its tags assembled by ds-gate
 
 def _stamp(path: Path) -> tuple[int, int] | None:
     try:
-        st = os.stat(path)
+        return (st := os.stat(path)).st_mtime_ns, st.st_size
     except OSError:
         return None
-    return (st.st_mtime_ns, st.st_size)
 
 
 @dataclass(slots=True)
@@ -82,13 +75,22 @@ class Index:
         self._known_tags: list[str] = []
         self.digest = ""
         self.kinds: Counter[str] = Counter()  # entries per kind
+        self.files: list[tuple[str, str, str, os.stat_result]] = []  # each card: path, kind, scope, stat before read
+        self._seen: list[str] = []  # the folders listed and the entries passed over (``watched``)
+
+    def _stamped(self) -> list[Path]:
+        folders = [r.memory / kind for r in self.roots for kind in MEMORY_KINDS]
+        return [*(s.path for s in self.sources), *(p for folder in folders for p in (folder, folder / "_index.jsonl"))]
 
     def signature(self) -> tuple[Any, ...]:
         """Stamps that change when MemoryService writes (each kind folder and its index),
         when a quest is added (``<home>/quests``), and when a JSONL or quirks file changes."""
-        folders = [r.memory / kind for r in self.roots for kind in MEMORY_KINDS]
-        paths = [*(s.path for s in self.sources), *(p for folder in folders for p in (folder, folder / "_index.jsonl"))]
-        return (tuple(str(r.memory) for r in self.roots), *map(_stamp, paths))
+        return (tuple(str(r.memory) for r in self.roots), *map(_stamp, self._stamped()))
+
+    def watched(self, watch: Watch) -> None:
+        """What it was made from (a kept answer, ``kernel.answers``): roots, stamped paths, listings, cards' stats."""
+        watch.look(*(r.memory for r in self.roots), *self._stamped(), *self._seen)
+        watch.stats.extend((path, st) for path, _, _, st in self.files)
 
     def build(self, snapshot: bool = True) -> None:
         """Every card of the roots (from the cache where its stat still matches) and the JSONL
@@ -103,20 +105,19 @@ class Index:
         finally:
             if enabled:
                 gc.enable()
-        self._fts = None
-        self.stamp = self.signature()
+        self._fts, self.stamp = None, self.signature()
 
     def _build(self, use_snapshot: bool) -> None:
         findings: list[Any] = []
         files: list[tuple[str, str, str, os.stat_result]] = []
-        for root in self.roots:
-            files.extend((path, kind, root.scope, st) for path, kind, st in card_stats(root.memory, None, findings))
+        self.files, self._seen = files, []
+        for r in self.roots:
+            files.extend((p, k, r.scope, st) for p, k, st in card_stats(r.memory, None, findings, self._seen))
         self.linked = [f.path for f in findings if f.rule == PATH_SYMLINK_OUTSIDE_QUEST.id and f.path]
         # a file's reader, and whether it is read leniently, are part of what it gives
         sources = [(str(s.path), f"{s.read.__name__}{'?' if s.lenient else ''}") for s in self.sources]
-        self.digest = snapshot.digest(
-            [(str(r.memory), r.scope) for r in self.roots], files, sources, self.cache.version
-        )
+        roots = [(str(r.memory), r.scope) for r in self.roots]
+        self.digest = snapshot.digest(roots, files, sources, self.cache.version)
         stored = self.cache.snapshot(self.digest) if use_snapshot else None
         if stored is not None:
             try:
@@ -164,7 +165,7 @@ class Index:
         self._adopt(state)
         if self.cache.db is not None and written is not None:  # a card without its row is kept inline
             state.update(snapshot.state_of(self.entries, in_cards | written, self.problems))
-            self.cache.keep(self.digest, repr([(str(r.memory), r.scope) for r in self.roots]), json.dumps(state))
+            self.cache.keep(self.digest, repr(roots), json.dumps(state))
 
     def _adopt(self, state: dict[str, Any]) -> None:
         self._postings, self._by_value = state["postings"], state["by_value"]
@@ -233,8 +234,7 @@ class Index:
             items = [(*it[:-2], -self._support(it[-1]), *it[-2:]) if len(it) > 1 else it for it in items]
             if presorted:
                 items, presorted = [(-self._support(i), place[i], i) for (i,) in items], False
-        out.eligible = len(items)
-        out.collapsed = len(items) - len({groups[it[-1]] for it in items})
+        out.eligible, out.collapsed = len(items), len(items) - len({groups[it[-1]] for it in items})
         for i in self._best(items, limit, presorted):
             matched = hits.get(i, [])
             row = entries[i].summary(len(matched), matched, round(scores[i], 6) if i in scores else None)

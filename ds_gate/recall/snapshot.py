@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
-from ds_gate.io.cache_file import stat_key
+from ds_gate.kernel.cache_folder import stat_key
 from ds_gate.recall.entries import Entry, encode, from_data
 from ds_gate.recall.jsonl import SourceProblem
 from ds_gate.recall.tags import bare, match_key

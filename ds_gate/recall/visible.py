@@ -18,7 +18,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError, shown
@@ -27,6 +27,9 @@ from ds_gate.recall.files import Source
 from ds_gate.recall.index import Root
 from ds_gate.recall.quirks import QUIRKS_KIND, read_quirks
 from ds_gate.sources.visibility import ALL, INDEPENDENT, KEY, MODES, Visibility, read_visibility, sibling_quests
+
+if TYPE_CHECKING:
+    from ds_gate.kernel.answers import Watch
 
 FOLLOW = "follow"  # the home's own setting: what every agent route passes
 FLAG_CHOICES = (*MODES, ALL)  # what a human may name instead of the home's setting (`recall --visibility`)
@@ -59,10 +62,13 @@ class Plan:
         ]
 
 
-def plan(home: Path, quest: Path | None, scope: str, visibility: str) -> Plan:
-    """What ``scope`` reads under ``visibility`` (``follow``: the home's setting, read now)."""
+def plan(home: Path, quest: Path | None, scope: str, visibility: str, watch: Watch | None = None) -> Plan:
+    """What ``scope`` reads under ``visibility`` (``follow``: the home's setting, read now);
+    ``watch`` gets what deciding it read (a kept recall answer, ``kernel.answers``)."""
     if visibility not in VISIBILITIES:
         raise QuestError(f"visibility must be one of {', '.join(VISIBILITIES)}, not {shown(visibility, 60)}")
+    if watch is not None and visibility == FOLLOW:
+        watch.look(home / HOME_CONFIG)
     seen = read_visibility(home) if visibility == FOLLOW else Visibility(visibility, "caller", str(home / HOME_CONFIG))
     out = Plan(seen, notes=[seen.note] if seen.note else [])
     if scope in ("global", "visible"):
@@ -78,11 +84,13 @@ def plan(home: Path, quest: Path | None, scope: str, visibility: str) -> Plan:
                 "pass --quest PATH (quest=) for a quest's own cards too"
             )
         return out
-    others, skipped = sibling_quests(home, quest, initialized=seen.mode != ALL)
+    others, skipped = sibling_quests(home, quest, initialized=seen.mode != ALL, watch=watch)
     out.roots.extend(Root(p / "memory", "shared_quest", p) for p in others)
     out.notes.extend(skipped)
     for name in QUIRKS_FILES:
         out.quirks.extend(_quirks_file(home / name, out.notes))
+        if watch is not None:
+            watch.look(home / name)
     if seen.mode == ALL:
         out.notes.append(
             f"visibility all: every quest folder of the home is read, wider than its {KEY}; "

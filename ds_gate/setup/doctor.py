@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ds_gate.config.settings import shown_config_path
-from ds_gate.io.places import HOME_VARIABLES
 from ds_gate.kernel.errors import QuestError
+from ds_gate.kernel.places import HOME_VARIABLES
 from ds_gate.model.records import DECISION_ENCODING
 from ds_gate.model.reports import FAIL, OK, WARN, Check
 from ds_gate.plugins.manager import review_encoding_for

@@ -80,7 +80,7 @@ def _script(
     name: str, python: str | None = None, placed: dict[str, str] | None = None, reinstall: str | None = None
 ) -> str:
     """The hook script, naming ``python`` (this interpreter), the command that reinstalls it
-    (``reinstall_command``) and pinning ``placed`` (the trusted places in force now, ``io.places``);
+    (``reinstall_command``) and pinning ``placed`` (the trusted places in force now, ``kernel.places``);
     doctor passes a hook's own to see whether the rest is what install writes."""
     text = (data_dir("hooks") / TEMPLATES.get(name, name)).read_text(encoding="utf-8")
     text = text.replace("'@DS_GATE_PYTHON@'", shlex.quote(python or sys.executable))

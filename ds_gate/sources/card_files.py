@@ -81,10 +81,13 @@ def read_listed(path: Path | str, listed: os.stat_result) -> bytes:
     return raw
 
 
-def card_stats(root: Path, base: Path | None, findings: list[Finding]) -> list[tuple[str, str, os.stat_result]]:
+def card_stats(
+    root: Path, base: Path | None, findings: list[Finding], seen: list[str] | None = None
+) -> list[tuple[str, str, os.stat_result]]:
     """``card_files`` with each file's path as text and its stat, for a caller that reads
     thousands (recall): the stat is the one the containment check made, and a path object
-    per card is not built."""
+    per card is not built. ``seen`` gets every folder listed and every entry passed over that
+    could become a card (a kept recall answer looks at them again, ``kernel.answers``)."""
     out: list[tuple[str, str, os.stat_result]] = []
     if not fs.is_dir(root):
         problem = fs.hidden(root)
@@ -104,7 +107,7 @@ def card_stats(root: Path, base: Path | None, findings: list[Finding]) -> list[t
             return out
         if not _contained(folder, memory, base, findings):
             continue
-        out.extend(_md_files(folder, kind, memory, base, findings, nested=kind == "ideas"))
+        out.extend(_md_files(folder, kind, memory, base, findings, kind == "ideas", seen))
     return out
 
 
@@ -117,31 +120,48 @@ def _contained(path: Path, memory: str, base: Path | None, findings: list[Findin
 
 
 def _md_files(
-    folder: Path, kind: str, memory: str, base: Path | None, findings: list[Finding], nested: bool
+    folder: Path,
+    kind: str,
+    memory: str,
+    base: Path | None,
+    findings: list[Finding],
+    nested: bool,
+    seen: list[str] | None,
 ) -> list[tuple[str, str, os.stat_result]]:
     """The ``*.md`` files of a folder whose real path lies inside ``memory``: only links are
     resolved (``scandir`` tells them without a system call); the rest cost one ``lstat``, their ``stat``."""
     out: list[tuple[str, str, os.stat_result]] = []
+    passed: list[str] = [str(folder)]  # the folder, and each entry passed over that could become a card
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError as exc:
         findings.append(unreadable_card(display_path(folder, base), exc))
-        return out
+        entries = []
     for entry in entries:
         if entry.name.endswith(".md"):
             try:
                 link = entry.is_symlink()
                 if link and not _contained(Path(entry.path), memory, base, findings):
+                    passed.append(entry.path)
                     continue
                 st = os.stat(entry.path) if link else entry.stat(follow_symlinks=False)
                 if stat.S_ISREG(st.st_mode):  # never a FIFO or device: reading would block
                     out.append((entry.path, kind, st))
+                else:
+                    passed.append(entry.path)
             except OSError as exc:
                 findings.append(unreadable_card(display_path(Path(entry.path), base), exc))
+                passed.append(entry.path)
         elif nested and entry.is_dir():
             path = Path(entry.path)
             if _contained(path, memory, base, findings):
-                out.extend(_md_files(path, kind, memory, base, findings, nested=False))
+                out.extend(_md_files(path, kind, memory, base, findings, False, seen))
+            else:
+                passed.append(entry.path)
+        elif nested and entry.is_symlink():  # a link to nothing yet, or to a file: it may come to lead to a folder
+            passed.append(entry.path)
+    if seen is not None:
+        seen.extend(passed)
     return out
 
 

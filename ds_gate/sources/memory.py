@@ -18,13 +18,13 @@ import re
 from collections.abc import Mapping
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ds_gate.io.places import HOME_VARIABLES
 from ds_gate.io.yamldoc import MAX_VALUES, YamlError, line_of, load_yaml, over_values
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError
 from ds_gate.kernel.given_path import given_path, spelled
+from ds_gate.kernel.places import HOME_VARIABLES
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card
 from ds_gate.sources.card_files import card_files, display_path, read_listed, unreadable_card
@@ -35,6 +35,9 @@ from ds_gate.sources.problems import (
 )
 from ds_gate.sources.tag_values import card_tags, parse_tags
 
+if TYPE_CHECKING:
+    from ds_gate.kernel.answers import Watch
+
 __all__ = ["card_tags", "jsonable", "parse_card", "read_cards", "resolve_home"]  # card_tags: re-exported
 
 _NODE_BUDGET = 200_000  # values one frontmatter expands to (aliases): far above any real card, far below a bomb
@@ -44,21 +47,39 @@ _RULE = re.compile(r"^---[^\S\n]*$", re.M)  # a line holding only `---` (trailin
 _BLANK_LINES = re.compile(r"(?:[^\S\n]*\n)*")
 
 
-def resolve_home(given: str | os.PathLike[str] | None = None, quest: Path | None = None) -> Path:
+def resolve_home(
+    given: str | os.PathLike[str] | None = None, quest: Path | None = None, watch: Watch | None = None
+) -> Path:
     """``--home``, else ``$DEEPSCIENTIST_HOME``, else ``$DS_HOME``, else the home the quest lies in
     (``<home>/quests/<id>`` with a ``<home>/memory``: a researcher who keeps DeepScientist elsewhere
     means that home), else ``~/DeepScientist``. A home may be missing (a CI clone of one quest:
     callers say so); a named one that is a file, or a path that cannot be resolved (a loop of
-    links, a name too long, a NUL byte), is the ``QuestError`` naming it (exit 2)."""
+    links, a name too long, a NUL byte), is the ``QuestError`` naming it (exit 2). ``watch`` gets
+    the home as named with what it resolved to, and the home (a kept answer, ``kernel.answers``;
+    one naming a quest is never kept: where a quest lies is git's answer)."""
+    named: str | os.PathLike[str] | None = None
     if given is not None and (not isinstance(given, str) or given.strip()):
-        return _a_folder(given_path(given, "home", must_exist=False), "--home or home=")
-    for name in HOME_VARIABLES:
+        named, how = given, "--home or home="
+    for name in HOME_VARIABLES if named is None else ():
         value = os.environ.get(name, "").strip()
         if value:
-            return _a_folder(given_path(value, "home", must_exist=False), f"${name}")
-    if quest is not None and quest.parent.name == "quests" and fs.is_dir(quest.parent.parent / "memory"):
+            named, how = value, f"${name}"
+            break
+    if (
+        named is None
+        and quest is not None
+        and quest.parent.name == "quests"
+        and fs.is_dir(quest.parent.parent / "memory")
+    ):
         return quest.parent.parent.resolve()
-    return (Path.home() / "DeepScientist").resolve()
+    if named is None:
+        named, home = os.path.join(os.path.expanduser("~"), "DeepScientist"), (Path.home() / "DeepScientist").resolve()
+    else:
+        home = _a_folder(given_path(named, "home", must_exist=False), how)
+    if watch is not None:
+        watch.real(os.path.expanduser(os.fspath(named)), home)
+        watch.kind(home)
+    return home
 
 
 def _a_folder(home: Path, named: str) -> Path:

@@ -15,13 +15,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ds_gate.io.yamldoc import YamlError, load_yaml
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import shown
 from ds_gate.kernel.fs import is_inside
 from ds_gate.kernel.layout import HOME_CONFIG, QUEST_YAML
+
+if TYPE_CHECKING:
+    from ds_gate.kernel.answers import Watch
 
 INDEPENDENT, SHARED = "independent", "shared_across_quests"
 MODES = (INDEPENDENT, SHARED)  # memory/service.py MEMORY_READ_VISIBILITY_MODES
@@ -105,16 +108,26 @@ def read_visibility(home: Path) -> Visibility:
     return Visibility(mode, "config", where, note)
 
 
-def sibling_quests(home: Path, quest: Path | None, *, initialized: bool = True) -> tuple[list[Path], list[str]]:
+def sibling_quests(
+    home: Path, quest: Path | None, *, initialized: bool = True, watch: Watch | None = None
+) -> tuple[list[Path], list[str]]:
     """The other quests of the home, by name, and a note for each folder passed over. ``initialized``
     (the mode's rule): a folder holding a ``quest.yaml``, as main's ``_iter_initialized_quest_roots``;
     else (``--visibility all``) every folder. A folder that is a symbolic link, or lies out of the
     home, is never a sibling (main's glob would follow it: ds-gate never follows a link in the home),
-    nor one whose ``quest.yaml`` links out of it."""
+    nor one whose ``quest.yaml`` links out of it. ``watch`` is told the quests folder, and each
+    entry and its ``quest.yaml`` before they are looked at (a kept recall answer, ``kernel.answers``)."""
     folder = home / "quests"
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
+        entries = []
+    if watch is not None:
+        watch.look(folder)
+        for entry in entries:
+            watch.kind(entry.path)
+            watch.kind(os.path.join(entry.path, QUEST_YAML))
+    if not entries:
         return [], []
     inside = os.path.realpath(home)
     mine = os.path.realpath(quest) if quest is not None else None

@@ -58,7 +58,7 @@ import yaml
 from hypothesis import strategies as st
 
 from ds_gate.demo.example_quest import ExampleQuest
-from ds_gate.io.cache_file import GRANULARITY, SEAL, SECRET_NAME
+from ds_gate.kernel.cache_folder import GRANULARITY, SEAL, SECRET_NAME
 from ds_gate.kernel.digest import blake2b
 
 ROOT_B_FLAGS = ("runner_home", "grafts", "home_links")  # issue 35, root B: see plant_root_b

@@ -2,7 +2,7 @@
 
 With ``DEEPSCIENTIST_HOME`` unset and ``~/quests``, ``~/memory`` (DeepScientist's layout in
 ``~``), a quest's agent can write anywhere in ``~``, ``~/.config/ds-gate/config.yaml`` included.
-``io.places.agent_writable`` stops its walk at the account's home (a user's own ``~/memory`` must
+``kernel.places.agent_writable`` stops its walk at the account's home (a user's own ``~/memory`` must
 not make all of ``~`` a home), so that file was trusted: ``require: false`` turned closure off.
 The account's home comes from the password database, which a test cannot change without root;
 the rule is tested with the account's home given, and end to end with ``places.account_home``
@@ -14,8 +14,8 @@ from pathlib import Path
 
 from ds_gate.cli.main import main
 from ds_gate.demo.example_quest import ExampleQuest
-from ds_gate.io import places
-from ds_gate.io.places import agent_writable
+from ds_gate.kernel import places
+from ds_gate.kernel.places import agent_writable
 
 
 def _config(account: Path) -> Path:

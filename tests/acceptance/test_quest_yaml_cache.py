@@ -100,7 +100,7 @@ def test_quest_yaml_replaced_by_a_link_out_of_the_quest(quest: ExampleQuest, tmp
 
 def test_an_entry_from_another_pyyaml_is_not_used(tmp_path: Path) -> None:
     from ds_gate.engine.loader import _pyyaml_entry
-    from ds_gate.io.cache_file import file_key
+    from ds_gate.kernel.cache_folder import file_key
 
     parser = tmp_path / "yaml" / "__init__.py"
     parser.parent.mkdir()

@@ -227,9 +227,10 @@ def test_scienceclaw_jsonl_records_are_recalled(home, tmp_path) -> None:
 def test_the_cache_is_used_refreshed_and_survives_corruption(home) -> None:
     path = card(home, "k-1", ["topic:a"], "2026-01-01T00:00:00+00:00", claim="first")
     assert list_knowledge_summaries(["topic:a"], home=home)[0]["claim"] == "first"
-    from ds_gate.io.cache_file import cache_name, user_cache_dir
+    from ds_gate.io.cache_file import cache_name
+    from ds_gate.kernel.cache_folder import user_cache_dir
 
-    cache = user_cache_dir() / cache_name("recall", home.resolve())
+    cache = Path(str(user_cache_dir()), cache_name("recall", home.resolve()))
     assert cache.is_file() and not (home / ".ds-gate").exists()  # never in the home (issue 14)
     before = path.read_bytes()
     card(home, "k-1", ["topic:a"], "2026-01-02T00:00:00+00:00", claim="second")  # an in-place rewrite

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ds_gate.io.cache_file import code_stamp
+from ds_gate.kernel.cache_folder import code_stamp
 from ds_gate.recall import tags as recall_tags
 from ds_gate.recall import text as recall_text
 from ds_gate.recall.api import _INDEXES, list_knowledge_summaries, recall
@@ -101,7 +101,7 @@ def test_chinese_tags_normalise_and_match(home) -> None:
 
 
 def test_the_cache_version_follows_the_tag_code() -> None:
-    """The recall cache is versioned by every module's size and mtime (``io.cache_file.code_stamp``):
+    """The recall cache is versioned by every module's size and mtime (``kernel.cache_folder.code_stamp``):
     a changed ``recall/tags.py`` (or ``text.py``) makes another version, so no row or snapshot
     keyed by the old matching keys is read again. (Computed once a process: ``__wrapped__`` is what
     the next process computes.)"""

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from ds_gate.demo.example_quest import ExampleQuest
-from ds_gate.io.cache_file import GRANULARITY, SEAL, SECRET_NAME
+from ds_gate.kernel.cache_folder import GRANULARITY, SEAL, SECRET_NAME
 
 pytestmark = pytest.mark.slow  # starts Python processes (conftest.py)
 

@@ -24,8 +24,8 @@ import pytest
 import yaml
 
 from ds_gate.cli.main import main
-from ds_gate.io.cache_file import GRANULARITY, SEAL
-from ds_gate.io.places import PIN_CACHE, PIN_CONFIG, agent_writable
+from ds_gate.kernel.cache_folder import GRANULARITY, SEAL
+from ds_gate.kernel.places import PIN_CACHE, PIN_CONFIG, agent_writable
 
 from helpers import commit, git
 
@@ -132,7 +132,7 @@ def test_nothing_is_written_into_the_quest_or_the_home_under_a_runners_home(
 
 
 def test_a_place_inside_a_quest_or_a_home_is_recognised(make_quest, home, tmp_path, monkeypatch) -> None:
-    """The rule (io.places): named homes, folders holding quests/ or memory/, quest.yaml or .ds."""
+    """The rule (kernel.places): named homes, folders holding quests/ or memory/, quest.yaml or .ds."""
     quest = make_quest()
     for name in ("DEEPSCIENTIST_HOME", "DS_HOME"):
         monkeypatch.delenv(name, raising=False)

@@ -59,12 +59,11 @@ ALLOWED = {
         "rules",
         "agent",
     },  # DeepScientist's runtime answers through the agent's tools
-    "setup": {"kernel", "io", "model", "sources", "config", "plugins", "integration"},  # install and doctor
+    "setup": {"kernel", "model", "sources", "config", "plugins", "integration"},  # install and doctor
     "demo": {"kernel", "engine", "reporters", "agent", "setup", "integration"},
     "pytest": {"kernel", "model", "sources", "rules", "engine", "reporters"},
     "cli": {
         "kernel",
-        "io",
         "model",
         "sources",
         "rules",  # rule ID: the registry's explanation of one rule

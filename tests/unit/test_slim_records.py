@@ -25,7 +25,8 @@ from ds_gate.engine.slim import (
     make_slim,
 )
 from ds_gate.engine.slim_rows import DECISION, RUN, from_row, to_row
-from ds_gate.io.cache_file import GRANULARITY, CacheFile
+from ds_gate.io.cache_file import CacheFile
+from ds_gate.kernel.cache_folder import GRANULARITY
 from ds_gate.plugins.manager import record_checker
 from ds_gate.rules.records import ARTIFACT_ID_MISMATCH
 

@@ -14,6 +14,10 @@ import os
 
 from ds_gate.kernel.fs import is_inside
 
+TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the fast path
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 try:
     import pwd
 except ImportError:  # not POSIX: no account database, every folder up to the root is looked at
@@ -44,15 +48,21 @@ def _marked(folder: str) -> str | None:
     return None
 
 
-def agent_writable(path: str | os.PathLike[str], account: str | None = None) -> str | None:
+def agent_writable(
+    path: str | os.PathLike[str], account: str | None = None, seen: Callable[[str], object] | None = None
+) -> str | None:
     """Where ``path`` lies inside a quest or a DeepScientist home (what to say), else None.
-    ``account`` is the account's home folder (default: the password database's, ``account_home``)."""
+    ``account`` is the account's home folder (default: the password database's, ``account_home``);
+    ``seen`` is told each mark before it is looked at (a kept answer that trusted ``path`` looks again)."""
     spelled = os.path.abspath(os.path.expanduser(os.fspath(path)))
     real = os.path.realpath(spelled)
     mine = os.path.realpath(account) if account is not None else account_home()
     for candidate in dict.fromkeys((spelled, real)):
         folder = candidate
         while True:
+            if seen is not None:
+                for mark in (*QUEST_MARKS, *HOME_MARKS):
+                    seen(os.path.join(folder, mark))
             if mine is not None and is_inside(folder, mine):  # the account's home or above it
                 if os.path.realpath(folder) == mine and all(
                     os.path.isdir(os.path.join(folder, mark)) for mark in HOME_MARKS
