@@ -64,13 +64,20 @@ class Watch:
     __slots__ = ("kinds", "looks", "reals", "stats")
 
     def __init__(self) -> None:
-        self.looks: list[str] = []
+        self.looks: list[tuple[str, bytes]] = []
         self.kinds: list[tuple[str, bytes]] = []
         self.stats: list[tuple[str, os.stat_result]] = []
         self.reals: list[tuple[str, str]] = []
 
     def look(self, *paths: str | os.PathLike[str]) -> None:
-        self.looks.extend(os.fspath(p) for p in paths)
+        """Call before reading ``paths``: their tokens now, which must still hold when the answer is
+        kept (an old file swapped in between, by a folder renamed or a link re-pointed on the way, is
+        settled, and its stat alone would vouch for an answer made from another)."""
+        self.looks.extend((os.fspath(p), _token(os.fspath(p))) for p in paths)
+
+    def looked(self, path: str | os.PathLike[str], token: bytes) -> None:
+        """``path`` with the token a reader took before it read it (``before``)."""
+        self.looks.append((os.fspath(path), token))
 
     def kind(self, path: str | os.PathLike[str]) -> None:
         """Call before looking at ``path``: its kind now (is there, a folder, a link to where)."""
@@ -89,6 +96,11 @@ def request(argv: Sequence[str]) -> bytes:
     python = (sys.executable, sys.prefix, sys.flags, sys.warnoptions, sys._xoptions)
     # repr, not marshal: marshal's bytes depend on how the values were made (interned, shared)
     return repr((tuple(argv), os.getcwd(), tuple(env), os.getuid(), python, streams)).encode("utf-8", "surrogatepass")
+
+
+def before(path: str | os.PathLike[str]) -> bytes:
+    """A path's token, taken by a reader before it reads the file (``Watch.looked``)."""
+    return _token(os.fspath(path))
 
 
 def _token(path: str, full: bool = True) -> bytes:
@@ -152,7 +164,9 @@ def keep(argv: Sequence[str], watch: Watch, code: int, chunks: Chunks, started: 
             return False
         folder, path, asked, kind, name = where
         settled = started - GRANULARITY
-        looks = [(seen, _token(seen)) for seen in dict.fromkeys(watch.looks)]
+        looks = list(dict.fromkeys(watch.looks))
+        if any(_token(seen) != token for seen, token in looks):
+            return False  # changed since it was read: the answer may be another's
         if not all(_settled(seen, settled) for seen, _ in looks):
             return False  # changed around the run: its stat may not tell the next change
         if any(_token(seen, full=False) != token for seen, token in watch.kinds):
@@ -211,7 +225,7 @@ def kept(argv: Sequence[str]) -> tuple[int, Chunks] | None:
         folder, path, asked, kind, name = where
         if not trusted(folder, FOLDER) or not trusted(os.path.dirname(path), os.path.basename(path)):
             return None
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW)  # a FIFO planted there never blocks
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_size > LIMIT:

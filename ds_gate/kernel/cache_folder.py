@@ -98,7 +98,7 @@ def secret(folder: str | os.PathLike[str], *, make: bool = True) -> bytes | None
         except OSError:
             return None
     try:
-        fd = os.open(path, os.O_RDONLY | nofollow)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | nofollow)  # a FIFO planted there never blocks
         try:
             info = os.fstat(fd)
             if (

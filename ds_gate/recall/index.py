@@ -1,7 +1,6 @@
-"""Every recallable card of some memory roots, in memory, ranked on demand: tag overlap
-through postings and a heap, recency as a precomputed order, SQLite FTS5 ``bm25()`` for
-queries and the fill after the tags' list (built on first use). Revalidated from the stamps of the memory
-folders and their ``_index.jsonl`` (MemoryService appends to it on every write)."""
+"""Every recallable card of some memory roots, in memory, ranked on demand: tag overlap through postings
+and a heap, recency precomputed, FTS5 ``bm25()`` for queries and the fill (built on first use).
+Revalidated from the stamps of the memory folders and their ``_index.jsonl`` (appended on every write)."""
 
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ds_gate.kernel.answers import before
 from ds_gate.kernel.cache_folder import stat_key
 from ds_gate.kernel.layout import MEMORY_KINDS
 from ds_gate.recall import snapshot
@@ -77,27 +77,27 @@ class Index:
         self.kinds: Counter[str] = Counter()  # entries per kind
         self.files: list[tuple[str, str, str, os.stat_result]] = []  # each card: path, kind, scope, stat before read
         self._seen: list[str] = []  # the folders listed and the entries passed over (``watched``)
+        self._before: dict[str, bytes] = {}  # each stamped path's token before the build read it
 
     def _stamped(self) -> list[Path]:
         folders = [r.memory / kind for r in self.roots for kind in MEMORY_KINDS]
         return [*(s.path for s in self.sources), *(p for folder in folders for p in (folder, folder / "_index.jsonl"))]
 
     def signature(self) -> tuple[Any, ...]:
-        """Stamps that change when MemoryService writes (each kind folder and its index),
-        when a quest is added (``<home>/quests``), and when a JSONL or quirks file changes."""
+        """Stamps that change when MemoryService writes (a kind folder, its index), a quest is added, or a file source changes."""
         return (tuple(str(r.memory) for r in self.roots), *map(_stamp, self._stamped()))
 
     def watched(self, watch: Watch) -> None:
         """What it was made from (a kept answer, ``kernel.answers``): roots, stamped paths, listings, cards' stats."""
-        watch.look(*(r.memory for r in self.roots), *self._stamped(), *self._seen)
+        watch.look(*(r.memory for r in self.roots), *self._seen)
+        for path in map(str, self._stamped()):
+            watch.looked(path, self._before.get(path) or before(path))
         watch.stats.extend((path, st) for path, _, _, st in self.files)
 
     def build(self, snapshot: bool = True) -> None:
-        """Every card of the roots (from the cache where its stat still matches) and the JSONL
-        records; or, when the cache holds a snapshot made from exactly these files, what
-        ranking needs without an entry per card (``recall.snapshot``). The collector is paused
-        meanwhile: 10,000 entries are made and all kept, so its passes over them find nothing
-        to free and cost a fifth of the build."""
+        """Every card of the roots (cached where its stat matches) and the file sources, or the
+        cache's snapshot of exactly these files (``recall.snapshot``); the collector paused: its
+        passes over 10,000 kept entries find nothing to free and cost a fifth of the build."""
         enabled = gc.isenabled()
         gc.disable()
         try:
@@ -111,6 +111,9 @@ class Index:
         findings: list[Any] = []
         files: list[tuple[str, str, str, os.stat_result]] = []
         self.files, self._seen = files, []
+        self._before = {
+            str(p): before(p) for p in self._stamped()
+        }  # JSONL and index files: their tokens before the read
         for r in self.roots:
             files.extend((p, k, r.scope, st) for p, k, st in card_stats(r.memory, None, findings, self._seen))
         self.linked = [f.path for f in findings if f.rule == PATH_SYMLINK_OUTSIDE_QUEST.id and f.path]
@@ -247,10 +250,8 @@ class Index:
         return out
 
     def _best(self, items: list[tuple[Any, ...]], limit: int, presorted: bool) -> list[int]:
-        """The positions of the first ``limit`` items in their keys' total order (the position is
-        an item's last element), one per lesson (the best-ranked copy stands for the rest): a
-        heap of a few more than ``limit``, widened while copies use up the places, never a sort
-        of every match."""
+        """The first ``limit`` items' positions (an item's last element) in key order, one per lesson:
+        a heap of a few more than ``limit``, widened while copies use up places, never a full sort."""
         groups = self._groups
         want = limit * 2 + 8
         while True:

@@ -152,3 +152,31 @@ def test_a_cache_folder_inside_a_home_keeps_and_gives_nothing(tmp_path: Path, mo
     _, watch = card(tmp_path)
     assert not kept_now(watch)
     assert not (home / "cache").exists()
+
+
+def test_a_file_swapped_between_its_read_and_the_keep_is_not_kept(tmp_path: Path) -> None:
+    """Adversary s6 break 01: the folder holding config.yaml renamed for one holding an old file that
+    says otherwise, after the read and before the keep. The old file is settled, so its stat alone
+    would have vouched for an answer made from the other: the token taken when looked at must hold."""
+    _, watch = card(tmp_path)
+    config = tmp_path / "home" / "config" / "config.yaml"
+    config.parent.mkdir()
+    config.write_text("memory:\n  read_visibility_mode: shared_across_quests\n")
+    other = tmp_path / "home" / "config.narrow"
+    other.mkdir()
+    (other / "config.yaml").write_text("memory:\n  read_visibility_mode: independent\n")
+    watch.look(config)  # before the read
+    (tmp_path / "home" / "config").rename(tmp_path / "home" / "config.wide")
+    other.rename(tmp_path / "home" / "config")
+    assert not kept_now(watch)
+    assert kept(ARGV) is None
+
+
+def test_a_fifo_where_an_answer_was_kept_never_blocks(tmp_path: Path, cache: Path) -> None:
+    """Adversary s6 break 02: the answer file opened without O_NONBLOCK blocked on a FIFO put there."""
+    _, watch = card(tmp_path)
+    assert kept_now(watch)
+    [answer] = (cache / FOLDER).iterdir()
+    answer.unlink()
+    os.mkfifo(answer)
+    assert kept(ARGV) is None  # at once: a FIFO is no answer
