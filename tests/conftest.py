@@ -139,3 +139,13 @@ def gate_json(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, di
         return code, json.loads(out)
 
     return run
+
+
+@pytest.fixture
+def trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty trusted configuration file, outside every quest and home, in force (``DS_GATE_CONFIG``)."""
+    config = tmp_path / "trusted" / "config.yaml"
+    config.parent.mkdir()
+    config.write_text("")
+    monkeypatch.setenv("DS_GATE_CONFIG", str(config))
+    return config

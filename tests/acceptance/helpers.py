@@ -163,3 +163,12 @@ class McpLines:
         self.proc.stdin.close()
         assert self.proc.wait(timeout=60) == 0
         return self.proc.stderr.read().decode()
+
+
+BASELINE_REASON = "finished before we adopted the gate"
+
+
+def baseline(config: Path, root: Path, what: str, reason: str = BASELINE_REASON) -> None:
+    """A trusted file (``config``) holding one baseline for the quest at ``root``: ``what`` is its
+    ``commit: ...`` or ``before: ...`` line."""
+    config.write_text(f"baselines:\n  - quest: {root}\n    {what}\n    reason: {reason}\n")

@@ -22,14 +22,14 @@ from ds_gate.config.baselines import REASON_PLACEHOLDER
 from ds_gate.config.settings import load
 from ds_gate.integration.call import answer
 
-from helpers import commit, git
+from helpers import baseline, commit, git
 
 SARIF_SCHEMA = json.loads((Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json").read_text())
 MISSING = "c0ffee" * 6 + "c0ff"  # 40 hex digits: a full commit id no repository here holds
 
 
 @pytest.fixture
-def adopted(make_quest, tmp_path, monkeypatch):
+def adopted(make_quest, trusted):
     """(quest, the commit before the gate, the five old runs, the new run, the trusted file)."""
     quest = make_quest(experience_distill=None)
     old = [quest.run(quest.root, f"main-00{n}") for n in range(1, 6)]
@@ -41,15 +41,7 @@ def adopted(make_quest, tmp_path, monkeypatch):
     quest.checkpoint(quest.root, "quest: turn experience_distill on")
     new = quest.run(quest.root, "main-006", created_at="2099-01-01T00:00:00+00:00")
     quest.checkpoint(quest.root, "experiment: a run after the gate")
-    config = tmp_path / "trusted" / "config.yaml"  # outside the quest and the home: trusted
-    config.parent.mkdir()
-    config.write_text("")
-    monkeypatch.setenv("DS_GATE_CONFIG", str(config))
-    return quest, before_gate, sorted(old), new, config
-
-
-def baseline(config: Path, root: Path, what: str) -> None:
-    config.write_text(f"baselines:\n  - quest: {root}\n    {what}\n    reason: finished before we adopted the gate\n")
+    return quest, before_gate, sorted(old), new, trusted
 
 
 def test_a_trusted_commit_baselines_five_runs_and_every_format_says_so(adopted, gate_json, capsys) -> None:

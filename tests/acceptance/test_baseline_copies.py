@@ -14,24 +14,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from ds_gate.engine.gate import evaluate
 
+from helpers import baseline
+
 OLD = "2000-01-01T00:00:00+00:00"
-
-
-@pytest.fixture
-def trusted(tmp_path, monkeypatch):
-    config = tmp_path / "trusted" / "config.yaml"  # outside the quest and the home: trusted
-    config.parent.mkdir()
-    config.write_text("")
-    monkeypatch.setenv("DS_GATE_CONFIG", str(config))
-    return config
-
-
-def baseline(config: Path, root: Path, commit_id: str) -> None:
-    config.write_text(f"baselines:\n  - quest: {root}\n    commit: {commit_id}\n    reason: finished before the gate\n")
 
 
 def before_adoption(quest: Any) -> tuple[str, str, str]:
@@ -72,7 +59,7 @@ def ids(runs: list[Any]) -> list[str]:
 def test_a_backdated_worktree_copy_keeps_the_run_pending(make_quest, trusted) -> None:
     quest = make_quest(experience_distill=None)
     head, old, kept = before_adoption(quest)
-    baseline(trusted, quest.root, head)
+    baseline(trusted, quest.root, f"commit: {head}")
     worktree = quest.worktree("exp2", "exp2")
     assert evaluate(quest.root, "closure").ok  # the worktree's inherited copies are the held records
 
@@ -91,7 +78,7 @@ def test_a_backdated_worktree_copy_keeps_the_run_pending(make_quest, trusted) ->
 def test_a_copy_under_another_file_name_claiming_the_id_keeps_it_pending(make_quest, trusted) -> None:
     quest = make_quest(experience_distill=None)
     head, old, kept = before_adoption(quest)
-    baseline(trusted, quest.root, head)
+    baseline(trusted, quest.root, f"commit: {head}")
     worktree = quest.worktree("exp2", "exp2")
     backdated_copy(quest, worktree, old, name="run-elsewhere")
     quest.checkpoint(worktree, "experiment: a new run claiming an old id from another file")
@@ -110,7 +97,7 @@ def test_a_backdated_copy_on_a_side_branch_tip_keeps_it_pending_in_a_ci_clone(ma
     quest.checkpoint(side, "experiment: a new run over an old id, back-dated")
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", "--no-local", str(quest.root), str(clone)], check=True)
-    baseline(trusted, clone, head)
+    baseline(trusted, clone, f"commit: {head}")
 
     report = evaluate(clone, "closure")
     assert ids(report.pending) == [old] and ids(report.baselined) == [kept] and not report.ok

@@ -18,30 +18,15 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from ds_gate.cli.main import main
 from ds_gate.config.baselines import REASON_PLACEHOLDER
 from ds_gate.engine.commit import commit_check
 from ds_gate.engine.gate import evaluate
 
-from helpers import commit, git
+from helpers import BASELINE_REASON, baseline, commit, git
 
-REASON = "finished before we adopted the gate"
+REASON = BASELINE_REASON
 MANIFEST = "paper/paper_bundle_manifest.json"
-
-
-@pytest.fixture
-def trusted(tmp_path, monkeypatch):
-    config = tmp_path / "trusted" / "config.yaml"  # outside the quest and the home: trusted
-    config.parent.mkdir()
-    config.write_text("")
-    monkeypatch.setenv("DS_GATE_CONFIG", str(config))
-    return config
-
-
-def baseline(config: Path, root: Path, commit_id: str) -> None:
-    config.write_text(f"baselines:\n  - quest: {root}\n    commit: {commit_id}\n    reason: {REASON}\n")
 
 
 def gate_on(quest: Any) -> None:
@@ -53,7 +38,7 @@ def adopt(quest: Any, config: Path) -> str:
     """Commit what the quest holds, name that commit in the trusted baseline, turn the gate on."""
     quest.checkpoint(quest.root, "experiment: runs before the gate")
     head = quest.git(quest.root, "rev-parse", "HEAD")
-    baseline(config, quest.root, head)
+    baseline(config, quest.root, f"commit: {head}")
     gate_on(quest)
     return head
 
@@ -165,7 +150,7 @@ def test_a_branch_tip_read_from_git_objects_is_compared_as_committed(make_quest,
     quest.checkpoint(idea, "experiment: recorded over main-002")
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", "--no-local", str(quest.root), str(clone)], check=True)
-    baseline(trusted, clone, tip)
+    baseline(trusted, clone, f"commit: {tip}")
 
     report = evaluate(clone, "closure")
     assert ids(report.baselined) == [kept] and ids(report.pending) == [rewritten]
@@ -259,7 +244,7 @@ def test_a_trusted_entry_naming_a_commit_under_the_gate_is_warned_in_every_forma
     runs = sorted(quest.run(quest.root, f"main-00{n}") for n in range(2))
     quest.checkpoint(quest.root, "experiment: two runs under the gate")
     head = quest.git(quest.root, "rev-parse", "HEAD")
-    baseline(trusted, quest.root, head)
+    baseline(trusted, quest.root, f"commit: {head}")
     root = str(quest.root)
 
     code, out = gate_json("closure", root)
