@@ -28,7 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ds_gate.kernel.catfile import cat_file
-from ds_gate.kernel.git import GitError, git
+from ds_gate.kernel.git import GitError
+from ds_gate.kernel.gitpaths import tree_entries
 from ds_gate.kernel.layout import QUEST_YAML, is_card, kind_of
 from ds_gate.model.findings import Finding
 from ds_gate.model.records import Card, Quest
@@ -131,14 +132,12 @@ def _holders(root: Path, broken: set[Version]) -> dict[Version, list[str]]:
     held: dict[Version, list[str]] = {}
     for oid, names in tips.items():
         try:
-            out = git(["ls-tree", "-r", "-z", "--full-tree", oid, "--", "memory"], root)
+            entries = list(tree_entries(root, oid, ["memory"]))
         except GitError:
             continue  # an unborn HEAD; a missing tip is judged where the records are read
-        for entry in out.decode("utf-8", "surrogateescape").split("\0"):
-            meta, _, path = entry.partition("\t")
-            version = (path, meta.split(" ")[-1])
-            if version in broken:
-                held.setdefault(version, []).extend(names)
+        for _, _, blob, path in entries:
+            if (path, blob) in broken:
+                held.setdefault((path, blob), []).extend(names)
     return held
 
 

@@ -13,7 +13,7 @@ from ds_gate.kernel.git import DIFF_SAFETY, git, split_z
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
     from pathlib import Path
 
     from ds_gate.kernel.fs import TooLarge
@@ -40,6 +40,17 @@ def staged_changes(cwd: Path | str) -> dict[str, tuple[str | None, str]]:
     return changes
 
 
+def tree_entries(cwd: Path | str, rev: str, specs: Iterable[str] = ()) -> Iterator[tuple[str, str, str, str]]:
+    """(mode, type, object id, path relative to the top) of every entry of ``rev``'s tree,
+    recursively, below the pathspecs ``specs`` (all when none), the names NUL-separated (``-z``);
+    GitError when git cannot list it. Plain tuples: the hooks' path loads no ``typing``."""
+    for item in split_z(git(["ls-tree", "-r", "-z", "--full-tree", rev, "--", *specs], cwd)):
+        meta, _, path = item.partition("\t")
+        parts = meta.split(" ")
+        if len(parts) == 3:
+            yield parts[0], parts[1], parts[2], path
+
+
 def path_entries(cwd: Path | str, rev: str, paths: Iterable[str]) -> dict[str, tuple[str, str, str]]:
     """(mode, type, object id) of each of ``paths`` (relative to the top) at ``rev``, as git's
     tree holds it (a link is its own entry, never followed); an absent path is left out.
@@ -50,13 +61,7 @@ def path_entries(cwd: Path | str, rev: str, paths: Iterable[str]) -> dict[str, t
     if not wanted:
         return {}
     specs = sorted({f":(top,literal){path.rpartition('/')[0] or path}" for path in wanted})
-    found: dict[str, tuple[str, str, str]] = {}
-    for item in split_z(git(["ls-tree", "-r", "-z", "--full-tree", rev, "--", *specs], cwd)):
-        meta, _, path = item.partition("\t")
-        parts = meta.split(" ")  # <mode> <type> <id>
-        if path in wanted and len(parts) == 3:
-            found[path] = (parts[0], parts[1], parts[2])
-    return found
+    return {path: (mode, kind, oid) for mode, kind, oid, path in tree_entries(cwd, rev, specs) if path in wanted}
 
 
 def read_paths(cwd: Path | str, rev: str, paths: Iterable[str]) -> dict[str, bytes | TooLarge | None]:

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ds_gate.kernel.catfile import cat_file
-from ds_gate.kernel.git import GitError, git, split_z
+from ds_gate.kernel.git import GitError, git
+from ds_gate.kernel.gitpaths import tree_entries
 from ds_gate.kernel.layout import INDEX_NAME
 
 if TYPE_CHECKING:
@@ -53,14 +54,11 @@ def _listing(root: Path, commit: str) -> dict[str, tuple[str, str]]:
     if kind != "commit":
         raise CommitUnreadable(f"it names a {kind}, not a commit")
     try:
-        out = git(["ls-tree", "-r", "-z", "--full-tree", commit], root)
+        entries = list(tree_entries(root, commit))
     except GitError as exc:
         raise CommitUnreadable(f"its tree cannot be read ({exc})") from None
     found: dict[str, tuple[str, str]] = {}
-    for item in split_z(out):
-        meta, _, path = item.partition("\t")
-        mode, _, rest = meta.partition(" ")
-        kind, _, oid = rest.partition(" ")
+    for mode, kind, oid, path in entries:
         what = _wanted(path) if kind == "blob" and mode not in (LINK, GITLINK) else None
         if what is not None:
             found.setdefault(oid, what)

@@ -21,8 +21,8 @@ from pathlib import Path
 from ds_gate.kernel import fs
 from ds_gate.kernel.catfile import cat_file
 from ds_gate.kernel.fs import is_inside
-from ds_gate.kernel.git import GitError, blob_id, git, split_z
-from ds_gate.kernel.gitpaths import read_paths
+from ds_gate.kernel.git import GitError, blob_id
+from ds_gate.kernel.gitpaths import read_paths, tree_entries
 from ds_gate.kernel.layout import INDEX_NAME
 from ds_gate.model.records import Workspace
 from ds_gate.sources.folders import FolderReader
@@ -113,16 +113,14 @@ def _tip_entries(root: Path, ws: Workspace, skip: Collection[str]) -> dict[str, 
     if not ws.commit:
         return {}
     try:
-        out = git(["ls-tree", "-r", "-z", "--full-tree", ws.commit, "--", ":(top,literal)artifacts"], root)
+        listed = list(tree_entries(root, ws.commit, [":(top,literal)artifacts"]))
     except GitError:
         return {}
     entries: dict[str, str] = {}
-    for item in split_z(out):
-        meta, _, path = item.partition("\t")
-        parts = meta.split(" ")
+    for mode, kind, oid, path in listed:
         name = path.removeprefix("artifacts/")
-        if len(parts) == 3 and parts[1] == "blob" and parts[0].startswith("100") and _record(name, skip):
-            entries[name] = parts[2]
+        if kind == "blob" and mode.startswith("100") and _record(name, skip):
+            entries[name] = oid
     return entries
 
 
