@@ -18,6 +18,7 @@ from ds_gate.kernel.catfile import cat_file
 from ds_gate.kernel.git import GitError, git
 from ds_gate.kernel.gitpaths import tree_entries
 from ds_gate.kernel.layout import INDEX_NAME
+from ds_gate.sources.records import index_rows
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -91,8 +92,5 @@ def commit_holds(root: Path, commit: str) -> list[Held]:
         if what == "run":
             held.append(Held(name, oid, data))
             continue
-        rows = data.splitlines()
-        if rows and rows[0].startswith(b"\xef\xbb\xbf"):
-            rows[0] = rows[0][3:]
-        held.extend(Held(name, oid, row.strip(), line=True) for row in rows if row.strip())
+        held.extend(Held(name, oid, row, line=True) for row in index_rows(data.splitlines()))
     return held

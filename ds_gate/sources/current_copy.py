@@ -26,7 +26,7 @@ from ds_gate.kernel.gitpaths import read_paths, tree_entries
 from ds_gate.kernel.layout import INDEX_NAME
 from ds_gate.model.records import Workspace
 from ds_gate.sources.folders import FolderReader
-from ds_gate.sources.records import index_lines
+from ds_gate.sources.records import index_lines, index_rows
 from ds_gate.sources.staged import StagedReader
 
 
@@ -145,7 +145,7 @@ def index_again(root: Path, ws: Workspace, staged: bool) -> list[bytes] | None:
         except GitError:
             return None
         data = got.get(f"artifacts/{INDEX_NAME}")
-        return _lines(data.splitlines()) if isinstance(data, bytes) else None
+        return index_rows(data.splitlines()) if isinstance(data, bytes) else None
     reader = _staged(ws) if staged else FolderReader(ws, root)
     if reader is None:
         return None
@@ -155,10 +155,4 @@ def index_again(root: Path, ws: Workspace, staged: bool) -> list[bytes] | None:
         return None
     if any(not isinstance(line, bytes) for line in raw):
         return None
-    return _lines([line for line in raw if isinstance(line, bytes)])
-
-
-def _lines(raw: list[bytes]) -> list[bytes]:
-    if raw and raw[0].startswith(b"\xef\xbb\xbf"):
-        raw[0] = raw[0][3:]
-    return [line.strip() for line in raw if line.strip()]
+    return index_rows([line for line in raw if isinstance(line, bytes)])

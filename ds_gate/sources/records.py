@@ -82,6 +82,9 @@ def index_lines(reader: Reader) -> Iterator[bytes | TooLarge]:
         yield from io.BytesIO(raw)
 
 
+_BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark
+
+
 def read_index(reader: Reader, kinds: Collection[str] | None) -> Iterator[IndexEntry | Finding]:
     """Index lines of the wanted kinds. A malformed line is a warning, never a stop: the index
     only adds what the record files cannot say (a record indexed but gone), and they are still read."""
@@ -95,8 +98,8 @@ def read_index(reader: Reader, kinds: Collection[str] | None) -> Iterator[IndexE
                 line=number,
             )
             continue
-        if number == 1 and line.startswith(b"\xef\xbb\xbf"):
-            line = line[3:]
+        if number == 1 and line.startswith(_BOM):
+            line = line[len(_BOM) :]
         if not line.strip():
             continue
         try:
@@ -138,7 +141,12 @@ def read_index(reader: Reader, kinds: Collection[str] | None) -> Iterator[IndexE
         )
 
 
-_BOM = b"\xef\xbb\xbf"
+def index_rows(lines: list[bytes]) -> list[bytes]:
+    """An index's lines as ``read_index`` reads them: the first one's BOM dropped, each stripped,
+    the blank ones left out (what a baseline compares, ``engine.baseline_match``)."""
+    if lines and lines[0].startswith(_BOM):
+        lines = [lines[0][len(_BOM) :], *lines[1:]]
+    return [line.strip() for line in lines if line.strip()]
 
 
 def _is_review(data: dict[str, Any]) -> bool:
