@@ -1,6 +1,5 @@
-"""The ``ds-gate`` console script, and ``python -m ds_gate`` after the hooks' fast path: a recall whose
-answer is kept (``kernel.answers``) is answered by the kernel before the command line loads; anything
-else is ``cli.main``'s.
+"""The ``ds-gate`` console script: a recall whose answer is kept (``kernel.answers``) is answered by
+the kernel before the command line loads, as ``python -m ds_gate`` does; anything else is ``cli.main``'s.
 """
 
 from __future__ import annotations
