@@ -108,11 +108,11 @@ class Neighbourhood:
         if not inside_memory(real, os.path.realpath(folder / "memory")):
             return f"{display} leads out of that quest's memory folder (a symbolic link); not followed"
         try:
-            if not stat.S_ISREG(os.stat(real).st_mode):
+            listed = os.lstat(real)  # ``real`` is resolved: a link there now is a swap
+            if not stat.S_ISREG(listed.st_mode):
                 return f"{display} is not a regular file"
-            # ``real`` is resolved: a link swapped in at its end since is refused (O_NOFOLLOW), and read_listed's
-            # device and inode check refuses a folder above it swapped for a link
-            raw = read_listed(real, os.stat(real, follow_symlinks=False))
+            # read_listed's device and inode check refuses the file, or a folder above it, swapped since
+            raw = read_listed(real, listed)
             if os.path.realpath(path) != real:
                 return f"{display} changed while it was read (a folder or file swapped); not followed"
         except (FileNotFoundError, NotADirectoryError):
