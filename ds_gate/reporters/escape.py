@@ -61,8 +61,8 @@ def workflow_property(text: str) -> str:
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 # what GitHub's Markdown turns into a link or a reference with no syntax at all: `www.`, `scheme://`,
-# `mailto:` / `xmpp:`, an e-mail address or @mention (`@` before a name), an issue number (`#1`)
-_AUTOLINK = re.compile(r"(?i)(?<=www)(?=\.)|(?=://)|(?<=mailto)(?=:)|(?<=xmpp)(?=:)|(?<=@)(?=[\w-])|(?<=#)(?=\d)")
+# `mailto:` / `xmpp:`, an e-mail address or @mention (every `@`: GFM links `1@.a` too), an issue number (`#1`)
+_AUTOLINK = re.compile(r"(?i)(?<=www)(?=\.)|(?=://)|(?<=mailto)(?=:)|(?<=xmpp)(?=:)|(?<=@)|(?<=#)(?=\d)")
 WORD_JOINER = "\u2060"  # invisible, and no autolink rule reads across it
 # what starts a block where a line or list item begins: indentation (code), `#` (a heading), `+`/`-` (a
 # list, a rule), `=` (a setext underline), `1.` / `1)` (an ordered list); `>`, `*`, backticks are escaped anyway
