@@ -96,7 +96,7 @@ def blindness(root: Path) -> tuple[str, str] | None:
         return "this clone is shallow (fetched with a depth)", unshallow(remote, bool(narrowed))
     for name, specs in config.remotes.items():
         if name in narrowed:
-            shown = "".join(c if c.isprintable() else "?" for c in f"remote.{name}.fetch = {specs[0]}"[:200])
+            shown = _shown(f"remote.{name}.fetch = {specs[0]}")
             return (
                 f"this clone fetches only some branches (--single-branch, or a narrowed refspec: {shown})",
                 FETCH_EVERY_BRANCH,
@@ -206,6 +206,12 @@ def fetched_everything(action: str) -> bool | None:
     return every or not refspecs or any(_wide(spec) for spec in refspecs)
 
 
+def _shown(text: str) -> str:
+    """Text from ``.git`` as a stop's cause shows it: 200 characters, each unprintable one or
+    backtick a ``?``, so the agent's reflog cannot close the code span it is quoted in."""
+    return "".join(c if c.isprintable() and c != "`" else "?" for c in text[:200])
+
+
 def _actions(log: str) -> list[str]:
     """The actions of a reflog's entries: the text after the tab, up to the last ``: ``."""
     out = []
@@ -235,7 +241,7 @@ def narrow_fetch(common: Path) -> str | None:
                 if verdict:
                     return None
                 if verdict is False and narrow is None:
-                    narrow = "".join(c if c.isprintable() else "?" for c in action[:200])
+                    narrow = _shown(action)
     return narrow
 
 

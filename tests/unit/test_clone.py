@@ -150,3 +150,12 @@ def test_a_clone_is_fetched_by_name_only_when_no_fetch_took_every_branch(tmp_pat
     for start in ("clone: from /srv/quest", "commit (initial): quest: create"):  # a clone, or the original quest
         reflog(common / "logs" / "HEAD", start)
         assert narrow_fetch(common) is None
+
+
+def test_a_reflog_action_cannot_close_the_code_span_it_is_shown_in(tmp_path: Path) -> None:
+    """The action is quoted in a stop's cause inside backticks: a backtick or a control byte in
+    the agent's reflog shows as ``?``, so the span stays one span in every reporter."""
+    common = tmp_path / ".git"
+    reflog(common / "logs" / "HEAD", "checkout")
+    reflog(common / "logs" / "refs" / "remotes" / "origin" / "main", "fetch origin `x`\x1b[2J:y")
+    assert narrow_fetch(common) == "fetch origin ?x??[2J:y"
