@@ -61,25 +61,30 @@ class Trusted:
 
     def accepts(self, root: Path) -> str | None:
         """The trusted setting that accepts the quest's own waivers, or None."""
-        resolved = root.resolve()
-        return f"accept_quest_waivers in {self.path}" if resolved in self.accept else None
+        return f"accept_quest_waivers in {self.path}" if matchable(root) in self.accept else None
 
     def turns_off(self, root: Path) -> str | None:
         """The trusted setting that turns the quest's gate off, or None."""
-        return f"no_require in {self.path}" if self.problem is None and root.resolve() in self.off else None
+        return f"no_require in {self.path}" if self.problem is None and matchable(root) in self.off else None
 
     def waivers_for(self, root: Path) -> list[dict[str, Any]]:
         """The trusted waivers that apply to the quest at ``root`` (``waiver_file.Waiver`` makes them)."""
-        resolved = str(root.resolve())
-        return [w for w in self.waivers if w["quest"] is None or w["quest"] == resolved]
+        real = matchable(root)
+        return [w for w in self.waivers if w["quest"] is None or (real and w["quest"] == str(real))]
 
     def baselines_for(self, root: Path) -> list[Baseline]:
         """The trusted baselines of the quest at ``root`` (none from a file that cannot be used)."""
-        resolved = str(root.resolve())
-        return [b for b in self.baselines if b.quest == resolved] if self.problem is None else []
+        real = matchable(root)
+        return [b for b in self.baselines if real and b.quest == str(real)] if self.problem is None else []
 
     def inside(self, root: Path) -> bool:
         return self.path is not None and fs.is_inside(root.resolve(), self.path.resolve())
+
+
+def matchable(root: Path) -> Path | None:
+    """What a trusted entry may match at ``root``: its real path, or None through a link inside a
+    quest or a home (``quests/002 -> <a switched-off quest's name>``): neither side may be re-pointed."""
+    return None if planted_link(root) is not None else root.resolve()
 
 
 def user_config_path() -> Path:
@@ -111,9 +116,8 @@ _CACHE: dict[tuple[str, str, bool, int, int], Trusted] = {}
 
 
 def load(flag: str | None = None, watch: Watch | None = None) -> Trusted:
-    """The trusted settings; never raises (a broken file is ``problem``, which the gate
-    commands refuse on and the commit hook's checkpoint path ignores). ``watch`` gets what they
-    were read from (a kept recall answer, ``kernel.answers``)."""
+    """The trusted settings; never raises (a broken file is ``problem``: the gate commands refuse on it,
+    a checkpoint ignores it). ``watch`` gets what they were read from (a kept recall answer)."""
     path, origin, explicit = config_file(flag)
     if watch is not None:
         watch.look(path)
@@ -192,9 +196,8 @@ def _actions(entries: Any) -> list[str]:
 
 
 def _jsonl_files(entries: Any, base: Path) -> tuple[list[Path], list[str]]:
-    """``recall_jsonl``: the JSONL lesson files (ScienceClaw's ``findings.jsonl``) that the agent's
-    ``list_knowledge_summaries`` searches too, relative to this file, resolved and as named. Named
-    here, never by the quest; whether each can be read is recall's to say, at each recall (a file may come later)."""
+    """``recall_jsonl``: JSONL lesson files (ScienceClaw's) the agent's ``list_knowledge_summaries`` searches
+    too, relative to this file, resolved and as named; whether each can be read is recall's to say, each time."""
     if isinstance(entries, str):
         entries = [entries]
     if not isinstance(entries, list) or not all(isinstance(e, str) and e.strip() for e in entries):
@@ -210,8 +213,7 @@ UNMATCHED = Path("/\0matches no quest")  # a path no quest root can be
 
 
 def _quest_entry(key: str, text: str, base: Path, notes: list[str]) -> Path:
-    """A quest an entry names, compared by what the agent cannot re-point: an entry whose path
-    leads through a symbolic link inside a quest or a home matches no quest, with a note."""
+    """A quest an entry names; through a link inside a quest or a home it matches none, with a note."""
     link = planted_link(base / os.path.expanduser(text))
     if link is None:
         return _resolve(text, base)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -217,7 +218,7 @@ def install(given_home: str | None, *, memory_global_scope: bool = False, prompt
         else "prompts: off (--prompts adds the RFC's rules and the distill skill to main's prompts)"
     )
     done.notes.append(pins_note("ds-gate's verdicts"))
-    done.notes.append(f"undo: ds-gate install --deepscientist --undo --home {target.home}")
+    done.notes.append(f"undo: ds-gate install --deepscientist --undo --home {shlex.quote(str(target.home))}")
     return done
 
 

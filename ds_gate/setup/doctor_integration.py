@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -56,7 +57,8 @@ def _loaded(python: str, prompts: bool = False) -> dict[str, object]:
 def integration_check(home: str | None, root: Path | None = None) -> Check:
     """One line; never raises (a check that cannot look says so)."""
     path = resolve_home(home, root)
-    install = f"ds-gate install --deepscientist --home {path}"
+    home_arg = shlex.quote(str(path))  # the home may come from where the quest's links lead: pasted, it runs
+    install = f"ds-gate install --deepscientist --home {home_arg}"
     env = next((path / rel for rel in ENVS if os.path.isfile(env_python(path / rel))), None)
     if env is None:
         return Check(NAME, OK, f"not installed (no DeepScientist runtime Python under {path}); opt-in: {install}")
@@ -96,7 +98,7 @@ def integration_check(home: str | None, root: Path | None = None) -> Check:
             FAIL,
             f"installed, but ds-gate's interpreter {python} does not answer ({problem}): "
             "complete_quest, submit_paper_bundle and review records are refused until it does",
-            f"{install} (from the ds-gate you use), or ds-gate install --deepscientist --undo --home {path}",
+            f"{install} (from the ds-gate you use), or ds-gate install --deepscientist --undo --home {home_arg}",
         )
     status = _loaded(str(target.python), settings.get("prompts") is True)
     if status.get("state") != "wrapped":
@@ -105,7 +107,7 @@ def integration_check(home: str | None, root: Path | None = None) -> Check:
             WARN,
             f"installed in {env} but it wraps nothing: {status.get('reason')}",
             f"use a ds-gate that knows DeepScientist {target.deepscientist}, or "
-            f"ds-gate install --deepscientist --undo --home {path}",
+            f"ds-gate install --deepscientist --undo --home {home_arg}",
         )
     extra = "; memory.write defaults to global" if settings.get("memory_global_scope") else ""
     found = status.get("problems")

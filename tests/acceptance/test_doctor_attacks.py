@@ -293,3 +293,16 @@ def test_a_pre_merge_commit_hook_that_is_not_ds_gates_is_reported(installed, gat
     assert code == 1 and found["hook"]["status"] == "fail" and "pre-merge-commit hook" in found["hook"]["message"], (
         found
     )
+
+
+def test_the_integration_fix_quotes_a_home_the_quest_leads_to(tmp_path, gate_json, monkeypatch) -> None:
+    """Adversary s7 B03: with no home named, doctor takes it from where the quest lies once its
+    links are followed, which the agent chooses; pasted, the printed fix runs ds-gate alone."""
+    monkeypatch.delenv("DEEPSCIENTIST_HOME", raising=False)
+    home = tmp_path / "x;touch $HOME/PWNED;#"
+    (home / "memory").mkdir(parents=True)
+    quest = ExampleQuest(home / "quests" / "002", "002").create()
+    _, found = checks(gate_json, quest.root)
+    message = found["deepscientist integration"]["message"]
+    fix = message.partition("opt-in: ")[2].rstrip(")")
+    assert shlex.split(fix) == ["ds-gate", "install", "--deepscientist", "--home", str(home)], message

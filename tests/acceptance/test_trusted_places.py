@@ -24,6 +24,7 @@ import pytest
 import yaml
 
 from ds_gate.cli.main import main
+from ds_gate.config.settings import load
 from ds_gate.kernel.cache_folder import GRANULARITY, SEAL
 from ds_gate.kernel.places import PIN_CACHE, PIN_CONFIG, agent_writable
 
@@ -333,3 +334,29 @@ def test_a_forged_commit_graph_does_not_hide_the_commit_that_turned_the_toggle_o
     _forge_commit_graph(quest.root)
     done = closure(quest.root)
     assert done.returncode == 1 and "REJECTED" in done.stdout, done.stdout + done.stderr  # old: 0, gate off
+
+
+@pytest.mark.parametrize("entry", ["no_require", "accept_quest_waivers", "waiver quest", "baseline"])
+def test_a_quest_reached_through_a_link_planted_in_the_home_matches_no_entry(home, tmp_path, entry) -> None:
+    """Adversary s7 B01: the entry names the switched-off quest's real folder, and the agent moves
+    its own quest there, leaving ``quests/002 -> legacy``: the quest judged as 002 must not match
+    (the entry side was already checked for planted links; now the judged side is too)."""
+    legacy = home / "quests" / "legacy"
+    legacy.mkdir()
+    alias = home / "quests" / "002"
+    alias.symlink_to("legacy")  # planted by the agent
+    config = tmp_path / "user" / "config.yaml"
+    config.parent.mkdir()
+    config.write_text(
+        {
+            "no_require": f"no_require: [{legacy}]\n",
+            "accept_quest_waivers": f"accept_quest_waivers: [{legacy}]\n",
+            "waiver quest": f"waivers:\n  - rule: coverage.pending-run\n    id: run-x\n    reason: r\n    quest: {legacy}\n",
+            "baseline": f"baselines:\n  - quest: {legacy}\n    commit: {'a' * 40}\n    reason: adopted\n",
+        }[entry]
+    )
+    trusted = load(str(config))
+    assert trusted.problem is None, trusted.problem
+    matched = (trusted.turns_off, trusted.accepts, trusted.waivers_for, trusted.baselines_for)
+    assert any(ask(legacy) for ask in matched)  # the real folder, named by the user: matched
+    assert not any(ask(alias) for ask in matched)  # old: matched through the agent's link
