@@ -60,7 +60,10 @@ class ExampleQuest:
     # ---------------------------------------------------------------- git
 
     def git(self, workspace: Path, *args: str) -> str:
-        return str(git.Git(str(workspace)).execute(["git", *args], env=self.git_env or None))
+        """The folder goes to git as ``-C``, never as GitPython's working dir: GitPython expands
+        ``$VARS`` and ``~`` in that and, where the result does not exist, runs in this process's
+        folder, so ``demo --dir 'a$HOME'`` committed into whatever repository it was run from."""
+        return str(git.Git().execute(["git", "-C", str(workspace), *args], env=self.git_env or None))
 
     def create(self) -> ExampleQuest:
         self.root.mkdir(parents=True, exist_ok=True)
@@ -115,8 +118,8 @@ class ExampleQuest:
     def checkpoint(self, workspace: Path, message: str) -> str:
         """``git add -A && git commit`` as DeepScientist's checkpoint_repo does (hooks run)."""
         self.git(workspace, "add", "-A")
-        status, out, err = git.Git(str(workspace)).execute(
-            ["git", "commit", "-q", "-m", message],
+        status, out, err = git.Git().execute(
+            ["git", "-C", str(workspace), "commit", "-q", "-m", message],
             env=self.git_env or None,
             with_extended_output=True,
             with_exceptions=False,

@@ -76,3 +76,23 @@ def test_demo_q_prints_the_verdict_only(tmp_path) -> None:
         "ds-gate demo: OK - the gate rejected finalization while runs were pending and passed once they were covered.",
         f"the example quest is kept at {tmp_path.resolve() / 'DeepScientist' / 'quests' / '001'}",
     ]
+
+
+def test_demo_in_a_folder_whose_name_holds_a_variable_writes_there_only(tmp_path) -> None:
+    """GitPython expands ``$VARS`` in a working dir and, where that is no folder, runs git in the
+    process's own: ``demo --dir 'a$HOME'`` committed the example quest into the repository it was
+    run from (found when an adversary's quest path held ``$HOME``)."""
+    around = tmp_path / "around"
+    around.mkdir()
+    git(around, "init", "-q")
+    folder = tmp_path / "a$HOME;#"
+    done = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "demo", "-q", "--dir", str(folder)],
+        capture_output=True,
+        text=True,
+        cwd=around,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert git(around, "rev-list", "--all").stdout == ""  # old: the demo's commits landed here
+    quest = folder / "DeepScientist" / "quests" / "001"
+    assert git(quest, "rev-parse", "--show-toplevel").stdout.strip() == str(quest.resolve())
