@@ -143,6 +143,17 @@ def hook_python(text: str) -> str | None:
     return next((_value(line) for line in text.splitlines() if line.startswith("DS_GATE_PYTHON=")), None)
 
 
+def pins_problem(text: str) -> str | None:
+    """Why a hook's pins cannot be vouched for, else None. ``as_installed`` sets them aside, and
+    they are quest-written: a copy of the hook pinning a file the agent wrote (or none) trusts
+    what the agent chose. Doctor runs from the user's shell, whose places are the ones to pin."""
+    for variable, place in pins().items():
+        named = next((_value(line) for line in text.splitlines() if line.startswith(f"{variable}=")), None)
+        if named != place:
+            return f"pins {variable}={named}, but ds-gate here trusts {place}"
+    return None
+
+
 def interpreter_problem(python: str | None) -> str | None:
     """Why the interpreter a hook names cannot be vouched for, else None. ``as_installed`` sets
     it aside (each user's differs), and it is quest-written: ``/bin/true`` or an ``exit 0`` script

@@ -119,18 +119,56 @@ def test_an_assignment_that_runs_something_is_a_changed_hook(installed, gate_jso
     assert code == 1 and found["hook"]["status"] == "fail" and "pre-push" in found["hook"]["message"], found
 
 
-def test_a_hook_installed_with_other_pins_is_still_ds_gates(
+def test_a_hook_installed_with_other_pins_is_vouched_for_only_where_they_are_in_force(
     installed, gate_json, capsys, monkeypatch, tmp_path
 ) -> None:
+    """Doctor vouches for the pins its own shell would pin: run where the hook was installed, ok;
+    elsewhere a fail whose fix reinstalls (adversary s7 B02/C04: the agent re-points a pin)."""
     monkeypatch.setenv("DS_GATE_PINNED_CONFIG", str(tmp_path / "elsewhere" / "config.yaml"))
     monkeypatch.setenv("DS_GATE_PINNED_CACHE", str(tmp_path / "elsewhere" / "cache"))
     assert main(["install", str(installed.root), "-q"]) == 0
     capsys.readouterr()
     assert str(tmp_path / "elsewhere") in (installed.root / ".git" / "hooks" / "pre-commit").read_text()
+    code, found = checks(gate_json, installed.root)
+    assert code == 0 and found["hook"]["status"] == "ok", found
     monkeypatch.delenv("DS_GATE_PINNED_CONFIG")
     monkeypatch.delenv("DS_GATE_PINNED_CACHE")
     code, found = checks(gate_json, installed.root)
-    assert found["hook"]["status"] == "ok", found
+    assert code == 1 and found["hook"]["status"] == "fail", found
+    assert "pins DS_GATE_PINNED_CONFIG=" in found["hook"]["message"]
+    assert found["hook"]["fix"] == "reinstall from your own shell: ds-gate install " + shlex.quote(str(installed.root))
+
+
+def _repin(source: Path, target: Path, place: str) -> None:
+    target.mkdir(exist_ok=True)
+    for name in HOOKS_INSTALLED:
+        lines = (source / name).read_text().splitlines(keepends=True)
+        pinned = [
+            f"DS_GATE_PINNED_CONFIG={shlex.quote(place)}\n" if x.startswith("DS_GATE_PINNED_CONFIG=") else x
+            for x in lines
+        ]
+        (target / name).write_text("".join(pinned))
+        (target / name).chmod(0o755)
+
+
+@pytest.mark.parametrize("where", ["in .git/hooks itself", "a copy in .git/info/hooks named by core.hooksPath"])
+@pytest.mark.parametrize("place", ["/nonexistent/ds-gate.yaml", "agent's file outside"])
+def test_a_hook_whose_pin_the_agent_changed_fails_doctor(installed, gate_json, tmp_path, where, place) -> None:
+    """Adversary s7 B02 (sed on the pin line) and C04 (a copy behind core.hooksPath, only .git/config and
+    .git/info written): the hook then trusts the agent's configuration, or none; doctor said ok."""
+    if place != "/nonexistent/ds-gate.yaml":
+        place = str(tmp_path / "agent" / "config.yaml")
+        Path(place).parent.mkdir()
+        Path(place).write_text(f"no_require: [{installed.root}]\n")
+    hooks = installed.root / ".git" / "hooks"
+    if where.startswith("a copy"):
+        _repin(hooks, installed.root / ".git" / "info" / "hooks", place)
+        git(installed.root, "config", "core.hooksPath", ".git/info/hooks")
+    else:
+        _repin(hooks, hooks, place)
+    code, found = checks(gate_json, installed.root)
+    assert code == 1 and found["hook"]["status"] == "fail", found  # old: ok
+    assert f"pins DS_GATE_PINNED_CONFIG={place}" in found["hook"]["message"]
 
 
 # ---------------------------------------------------------------- 14. the framework's hooks from the agent's repository
