@@ -7,7 +7,7 @@ quest path in cat-file's line protocol), through ``kernel.git``'s safe door.
 from __future__ import annotations
 
 from ds_gate.kernel import fs
-from ds_gate.kernel.git import GitError, failure, git, run, split_z
+from ds_gate.kernel.git import GitError, blob_id, failure, git, run, split_z
 
 TYPE_CHECKING = False  # the kernel's economy: neither typing nor pathlib on the hook's path
 if TYPE_CHECKING:
@@ -75,8 +75,13 @@ def _parse_contents(out: bytes, names: list[str], result: dict[str, Any]) -> int
         size = int(header[2])
         if pos + size + 1 > len(out):
             return done  # the content was cut off: git stopped inside it
-        result[name] = out[pos : pos + size]
+        content = out[pos : pos + size]
         pos += size + 1  # content is followed by a newline
+        oid = header[0].decode("ascii", "replace")
+        # git never re-hashes what it reads, and the agent writes .git/objects: a loose object or a
+        # pack index entry swapped for another object's is read as unreadable, never as the content
+        forged = blob_id(content, "sha256" if len(oid) == 64 else "sha1", header[1]) != oid
+        result[name] = None if forged else content
     return len(names)
 
 

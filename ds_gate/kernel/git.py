@@ -170,11 +170,11 @@ def started(args: Sequence[str], cwd: Path | str) -> Callable[[], bytes]:
     return lambda: _stdout(running.wait(), args)
 
 
-def blob_id(data: bytes, object_format: str = "sha1") -> str:
-    """The id git gives ``data`` as a blob (``git hash-object`` without filters), computed
-    here. SHA-1 comes from CPython's own ``_sha1`` where it is built: ``hashlib`` loads
-    OpenSSL first, and the commit hook asks this of every record a checkpoint stages."""
-    blob = b"blob %d\0" % len(data) + data
+def blob_id(data: bytes, object_format: str = "sha1", kind: bytes = b"blob") -> str:
+    """The id git gives ``data`` as a blob (``git hash-object`` without filters), or as an object
+    of another ``kind``, computed here. SHA-1 comes from CPython's own ``_sha1`` where it is built:
+    ``hashlib`` loads OpenSSL first, and the commit hook asks this of every record a checkpoint stages."""
+    blob = kind + b" %d\0" % len(data) + data
     if object_format == "sha1" and _sha1 is not None:
         return str(_sha1(blob).hexdigest())
     import hashlib  # kernel.lazy.LAZY_PLACES: SHA-256 repositories, or a Python without _sha1

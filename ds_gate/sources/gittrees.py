@@ -59,7 +59,7 @@ def missing(ref: str, what: str) -> Finding:
         f"{ref}:{what}",
         f"{ref}:{what} is not in this clone (a partial or shallow clone?) or git cannot read it; "
         "its artifacts are not read",
-        hint=FETCH_HINT,
+        hint=f"{FETCH_HINT}; if it is damaged (`git fsck` names it), restore it from a healthy clone",
     )
 
 

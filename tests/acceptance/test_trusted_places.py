@@ -360,3 +360,25 @@ def test_a_quest_reached_through_a_link_planted_in_the_home_matches_no_entry(hom
     matched = (trusted.turns_off, trusted.accepts, trusted.waivers_for, trusted.baselines_for)
     assert any(ask(legacy) for ask in matched)  # the real folder, named by the user: matched
     assert not any(ask(alias) for ask in matched)  # old: matched through the agent's link
+
+
+def test_a_forged_object_file_is_unreadable_never_the_content_it_holds(one_run_quest) -> None:
+    """Adversary s7 B04: git never re-hashes what it reads, so copying the toggle-off quest.yaml's
+    loose object over the toggle-on one made git (and ds-gate) read "off" in every version: closure
+    passed with the gate off. An object whose bytes do not hash to its id is now unreadable, and the
+    toggle scan stops (exit 2) with the fix, as for a missing object."""
+    quest = one_run_quest
+    on = git(quest.root, "rev-parse", "HEAD:quest.yaml").stdout.strip()
+    meta = yaml.safe_load((quest.root / "quest.yaml").read_text())
+    del meta["startup_contract"]["experience_distill"]
+    (quest.root / "quest.yaml").write_text(yaml.safe_dump(meta, sort_keys=False))
+    git(quest.root, "add", "-A")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "quest: settings")
+    off = git(quest.root, "rev-parse", "HEAD:quest.yaml").stdout.strip()
+    objects = quest.root / ".git" / "objects"
+    victim = objects / on[:2] / on[2:]
+    victim.chmod(0o644)
+    victim.write_bytes((objects / off[:2] / off[2:]).read_bytes())
+    assert "experience_distill" not in git(quest.root, "cat-file", "-p", on).stdout  # git itself reads the forgery
+    code = main(["closure", str(quest.root)])
+    assert code == 2  # old: 0, "(gate off)"

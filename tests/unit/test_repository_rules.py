@@ -147,7 +147,7 @@ def test_a_pushed_tip_that_is_not_in_the_clone_is_missing(tmp_path: Path) -> Non
 
 def test_a_tree_object_that_is_not_a_tree_is_corrupt_not_a_traceback(tmp_path: Path) -> None:
     """Issue 15.10: git hands out a damaged object's bytes as they are; the walk names the tree
-    and reads every other ref."""
+    and reads every other ref. (``test_gittrees`` covers a malformed tree that hashes to its id.)"""
     import zlib
 
     root = committed_quest(tmp_path / "quest")
@@ -162,10 +162,53 @@ def test_a_tree_object_that_is_not_a_tree_is_corrupt_not_a_traceback(tmp_path: P
     loose.chmod(0o644)
     loose.write_bytes(zlib.compress(b"tree 20\x00garbage-not-a-tree!"))
     found, names = all_findings(root)
-    [corrupt] = [f for f in found if f.rule == "git.object-corrupt"]
+    # its bytes no longer hash to its id (a forged object reads the same way), so git's copy is
+    # unreadable: the ref's records are not read, and closure stops on the finding
+    [corrupt] = [f for f in found if f.rule == "git.object-missing"]
     assert (corrupt.path, corrupt.severity) == ("refs/heads/idea/001-a:artifacts/runs", WARNING)
     assert "git fsck" in (corrupt.hint or "")
     assert names == ["refs/heads/main:runs/run-1.json"]  # the healthy branch is still read
+
+
+def test_a_malformed_tree_that_hashes_to_its_id_is_corrupt(tmp_path: Path) -> None:
+    """A tree written ``--literally`` (its bytes hash to its id, so the read checks pass) that is no
+    tree: the walk names it corrupt and reads every other ref."""
+    root = committed_quest(tmp_path / "quest")
+    bad = (
+        subprocess.run(
+            ["git", "hash-object", "-t", "tree", "--literally", "-w", "--stdin"],
+            cwd=root,
+            input=b"garbage-not-a-tree!",
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
+    artifacts = (
+        subprocess.run(
+            ["git", "mktree"], cwd=root, input=f"040000 tree {bad}\truns\n".encode(), capture_output=True, check=True
+        )
+        .stdout.decode()
+        .strip()
+    )
+    top = (
+        subprocess.run(
+            ["git", "mktree"],
+            cwd=root,
+            input=f"040000 tree {artifacts}\tartifacts\n".encode(),
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
+    git(root, "update-ref", "refs/heads/idea/001-a", git(root, "commit-tree", top, "-p", "main", "-m", "bad"))
+    found, names = all_findings(root)
+    [corrupt] = [f for f in found if f.rule == "git.object-corrupt"]
+    assert (corrupt.path, corrupt.severity) == ("refs/heads/idea/001-a:artifacts/runs", WARNING)
+    assert "git fsck" in (corrupt.hint or "")
+    assert names == ["refs/heads/main:runs/run-1.json"]
 
 
 @pytest.mark.parametrize("link", ["artifacts", "artifacts/runs", "artifacts/runs/run-2.json"])
