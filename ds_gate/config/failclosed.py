@@ -19,6 +19,7 @@ UNWAIVABLE = frozenset(
     for rule in (
         problems.ARTIFACT_INVALID_JSON,
         problems.ARTIFACT_NOT_OBJECT,
+        problems.ARTIFACT_TOO_DEEP,
         problems.ARTIFACT_UNREADABLE,
         problems.CARD_UNREADABLE,
         problems.CARD_FRONTMATTER_INVALID,

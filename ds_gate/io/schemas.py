@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from ds_gate.io.schema_explain import explain
+from ds_gate.io.schema_explain import SchemaError, explain
 from ds_gate.kernel.jsondoc import pointer as to_pointer
 from ds_gate.kernel.schema_fast import accepts
 from ds_gate.kernel.schema_files import SCHEMA_NAMES, load
@@ -24,7 +24,12 @@ if TYPE_CHECKING:
 
     from jsonschema import Draft202012Validator
 
-    from ds_gate.io.schema_explain import SchemaError
+DEEP = SchemaError(
+    (),
+    (),
+    "the record is nested too deeply for its schema to be checked",
+    "DeepScientist's own tools write no record this deep: re-record the artifact with flat values",
+)
 
 
 @functools.cache
@@ -45,5 +50,8 @@ def errors(name: str, instance: Any) -> list[SchemaError]:
     """Every error, each with a place and a hint; [] when valid (usually without jsonschema)."""
     if accepts(name, instance):
         return []
-    found = [explain(name, err) for err in validator(name).iter_errors(instance)]
+    try:
+        found = [explain(name, err) for err in validator(name).iter_errors(instance)]
+    except RecursionError:  # jsonschema walks and words a value with recursion: main's json writes ~990 levels
+        return [DEEP]
     return sorted(set(found), key=lambda e: (to_pointer(e.path), e.message))

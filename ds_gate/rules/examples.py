@@ -67,6 +67,10 @@ EXAMPLES: dict[str, tuple[str, str]] = {
         'artifacts/runs/run-51c9ad07.json ends mid-object: {"kind": "run", "run_kind": "main_exp',
         "rewrite the record (record it again through artifact.record), or restore it from git",
     ),
+    "ARTIFACT_TOO_DEEP": (
+        'artifacts/runs/run-51c9ad07.json holds "run_kind": [[[[...]]]] nested 990 deep',
+        "record the artifact again with flat values",
+    ),
     "ARTIFACT_NOT_OBJECT": ('artifacts/runs/run-51c9ad07.json holds ["run"]', "the record must be one JSON object"),
     "ARTIFACT_UNREADABLE": (
         "artifacts/runs/ is not readable by the user running the gate (chmod 000)",

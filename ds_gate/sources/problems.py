@@ -21,6 +21,12 @@ from ds_gate.model.findings import (
 ARTIFACT_INVALID_JSON = Rule(
     "artifact.invalid-json", ERROR, CONTRACT, "a record file is not UTF-8 JSON (truncated, mis-encoded)"
 )
+ARTIFACT_TOO_DEEP = Rule(
+    "artifact.too-deep",
+    ERROR,
+    DISCIPLINE,  # main's json may read it (how deep depends on the reader's stack): a checkpoint only warns
+    "a record file is JSON nested deeper than ds-gate can read; not read",
+)
 ARTIFACT_NOT_OBJECT = Rule("artifact.not-object", ERROR, CONTRACT, "a record file is JSON but not an object")
 ARTIFACT_UNREADABLE = Rule("artifact.unreadable", ERROR, CONTRACT, "a record file or folder cannot be read")
 INDEX_INVALID_LINE = Rule(

@@ -23,6 +23,7 @@ from ds_gate.sources.folders import Reader
 from ds_gate.sources.problems import (
     ARTIFACT_INVALID_JSON,
     ARTIFACT_NOT_OBJECT,
+    ARTIFACT_TOO_DEEP,
     INDEX_INVALID_LINE,
     INDEX_PARTIAL_LINE,
     unreadable,
@@ -181,10 +182,10 @@ def parse_json_object(raw: bytes, display: str) -> tuple[dict[str, Any] | None, 
     try:
         data = loads(text)
     except RecursionError:
-        return None, ARTIFACT_INVALID_JSON.at(
+        return None, ARTIFACT_TOO_DEEP.at(
             display,
-            "JSON nested too deeply to read",
-            hint="an artifact record is a flat JSON object; this file is not one",
+            "JSON nested too deeply for ds-gate to read (DeepScientist's json may still read it)",
+            hint="an artifact record is a flat JSON object: re-record the artifact with flat values",
         )
     except ValueError as exc:
         if isinstance(exc, JSONDecodeError):

@@ -83,3 +83,27 @@ def test_what_deepscientist_accepts_passes_the_ordinary_checkpoint(payload: dict
     if done.returncode != 0:
         git(root, "commit", "-q", "--no-verify", "-m", "forced")  # the next example starts clean
     assert done.returncode == 0, f"{path.name}: {payload!r}\n{done.stdout}{done.stderr}"
+
+
+@pytest.mark.parametrize("depth", [975, 990])
+def test_a_record_nested_as_deep_as_mains_json_writes_passes_and_is_judged(depth: int) -> None:
+    """Adversary s7 A02: main accepts a ``run_kind`` list nested ~975 deep (it is truthy) and its
+    ``json`` writes and reads it; jsonschema's wording of the error recursed past the limit, so the
+    checkpoint was refused and ``check`` ended in exit 3. Written as text here: this process's
+    stack is deeper than the hook's."""
+    root = quest()
+    deep = "[" * depth + '"main_experiment"' + "]" * depth
+    path = root / "artifacts" / "runs" / f"run-deep{depth:04d}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        f'{{"kind": "run", "id": "{path.stem}", "artifact_id": "{path.stem}", "status": "completed", "run_kind": {deep}}}'
+    )
+    git(root, "add", "-A")
+    done = git(root, "commit", "-q", "-m", "checkpoint", check=False)
+    if done.returncode != 0:
+        git(root, "commit", "-q", "--no-verify", "-m", "forced")
+    assert done.returncode == 0, done.stdout + done.stderr  # old: refused
+    checked = subprocess.run(
+        [sys.executable, "-m", "ds_gate", "check", str(root)], capture_output=True, text=True, cwd=root.parent
+    )
+    assert checked.returncode in (0, 1) and "Traceback" not in checked.stderr, checked.stdout + checked.stderr

@@ -360,6 +360,13 @@ READING = [
         Where(RUN_FILE, line=3),
     ),
     Case(
+        "artifact.too-deep",
+        "a value nested past any stack",
+        parsed(b'{"kind": "run", "run_kind": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"),
+        parsed(b'{"kind": "run", "run_kind": [[]]}'),
+        Where(RUN_FILE),
+    ),
+    Case(
         "artifact.not-object",
         "a list around the record",
         parsed(b'[\n  {"kind": "run"}\n]\n'),

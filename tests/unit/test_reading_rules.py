@@ -25,6 +25,7 @@ from rulecases import ROOT, MemoryReader, fired, raw_of
 FAILS = {
     "artifact.invalid-json",
     "artifact.not-object",
+    "artifact.too-deep",
     "artifact.unreadable",
     "artifact.id-mismatch",
     "index.invalid-line",
@@ -54,8 +55,9 @@ RUN = {"kind": "run", "artifact_id": "run-1", "run_kind": "main_experiment", "st
         (b'{"kind": "run", "x": NaN, "y": [Infinity, -Infinity]}', []),  # DeepScientist's json.dumps writes them
         (b'\xff\xfe{"kind": "run"}', ["artifact.invalid-json"]),
         (b"[1, 2]", ["artifact.not-object"]),
+        (b'{"kind": "run", "run_kind": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", ["artifact.too-deep"]),
     ],
-    ids=["valid", "truncated", "NaN", "not UTF-8", "a list"],
+    ids=["valid", "truncated", "NaN", "not UTF-8", "a list", "nested past any stack"],
 )
 def test_a_record_file_that_is_not_a_json_object(raw: bytes, expected: list[str]) -> None:
     data, problem = parse_json_object(raw, "artifacts/runs/run-1.json")
