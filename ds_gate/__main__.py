@@ -3,7 +3,6 @@
 kept (``kernel.answers``), are first asked of the kernel, before argparse loads (ARCHITECTURE.md, "One
 commit-hook call"); anything else goes on to ``cli.main``."""
 
-import io
 import sys
 
 
@@ -17,15 +16,10 @@ def _hook_fast_path() -> bool:
             )
 
             return checkpoint_passes(".")
-        if args[:1] == ["pre-push"] and len(args) <= 3 and not any(a.startswith("-") for a in args[1:]):
-            from ds_gate.kernel.push import (  # kernel.lazy.LAZY_PLACES
-                push_passes,
-                read_stdin,
-            )
+        if args[:1] == ["pre-push"]:
+            from ds_gate.kernel.push import hook_passes  # kernel.lazy.LAZY_PLACES
 
-            pushed = read_stdin()
-            sys.stdin = io.StringIO(pushed)  # git gives its input once: the full path reads it again here
-            return push_passes(".", pushed)
+            return hook_passes(args)  # git's input, read there, is put back for the full path
     except Exception:
         return False
     return False

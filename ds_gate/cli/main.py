@@ -42,7 +42,7 @@ environment:
   DS_GATE_CACHE_DIR            the recall and record caches (else $XDG_CACHE_HOME/ds-gate, ~/.cache/ds-gate)
   NO_COLOR                     no colour with --color auto
   COLUMNS                      the width text wraps at when not on a terminal (default 80)
-  PRE_COMMIT_FROM_REF, PRE_COMMIT_TO_REF  the pushed commits, for pre-push under pre-commit
+  PRE_COMMIT, PRE_COMMIT_TO_REF, PRE_COMMIT_REMOTE_NAME  pre-push under pre-commit: every tip the remote lacks
   DS_QUEST_ROOT                the quest of the MCP server (ds-gate mcp)
 
 defaults: your configuration (--config FILE, $DS_GATE_CONFIG, else ~/.config/ds-gate/config.yaml) may set home, require, format, source and refs for check, closure and candidates; the quest's .ds-gate.yaml (or [tool.ds-gate] in pyproject.toml) only what makes the gate stricter (require: true, source: both, format); a flag wins

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ds_gate.cli._shared import EXIT_OK, emit, verdict
 from ds_gate.engine.options import HELP
 from ds_gate.engine.push import push_check
-from ds_gate.kernel.push import pushes_from, read_stdin
+from ds_gate.kernel.push import pushed_tips, read_stdin, remote_holds
 
 if TYPE_CHECKING:
     import argparse
@@ -22,7 +22,9 @@ def arguments(p: argparse.ArgumentParser, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    report = push_check(".", pushes_from(os.environ, read_stdin()), require=args.require, refs=args.refs)
+    env = os.environ
+    pushes = pushed_tips(".", env, read_stdin())  # under pre-commit: every tip the remote lacks
+    report = push_check(".", pushes, require=args.require, refs=args.refs, holds=remote_holds(env))
     if report is None:  # the push finalizes nothing
         return EXIT_OK
     emit(report, args)

@@ -125,8 +125,9 @@ COMMANDS = (
         "pre_push",
         "the pre-push hook: gate a push that sends a finalization commit (run by hooks)",
         "ds-gate pre-push origin URL < pushed-refs   # run by the pre-push hook",
-        description="Reads the pushed refs from git's pre-push input or pre-commit's PRE_COMMIT_TO_REF; when the "
-        "push finalizes the quest, runs the closure gate over every branch tip plus the pushed commits.",
+        description="Reads the pushed refs from git's pre-push input; under pre-commit, which names one ref at most "
+        "(PRE_COMMIT_TO_REF), judges every local branch, tag and HEAD the remote (PRE_COMMIT_REMOTE_NAME) lacks. "
+        "When the push finalizes the quest, runs the closure gate over every branch tip plus the pushed commits.",
     ),
     Command(
         "install",

@@ -7,8 +7,10 @@ decision (in any ``.json`` file: ``kernel.finalizing``), or a plugin's pattern. 
 closure gate runs over the git source (every branch tip, plus the commits being pushed), so
 it sees what the remote will see; an ordinary push is never blocked because runs are pending.
 
-The pushed refs are read by ``kernel.push`` (``pushes_from``, ``read_stdin``), which also answers
-the common push (nothing final sent) before this module loads.
+The pushed refs are read by ``kernel.push`` (``pushed_tips``, ``remote_holds``, ``read_stdin``),
+which also answers the common push (nothing final sent) before this module loads. Under the
+pre-commit framework, which names one pushed ref at most, those are every local branch, tag and
+HEAD holding a commit the remote lacks: a superset of what the push sends.
 """
 
 from __future__ import annotations
@@ -23,16 +25,24 @@ from ds_gate.engine.unseen import as_closure_sees
 from ds_gate.kernel.errors import NotAQuest
 from ds_gate.kernel.layout import MANIFEST
 from ds_gate.kernel.links import may_hold, pushed_names
-from ds_gate.kernel.push import hidden, hiding_places, json_files, linked, names_in_range, tip_blobs
+from ds_gate.kernel.push import (
+    PUSHED_ALONE,
+    hidden,
+    hiding_places,
+    json_files,
+    linked,
+    names_in_range,
+    tip_blobs,
+)
 from ds_gate.model.reports import SCOPES, GateReport
 from ds_gate.plugins.manager import finalization_patterns
 from ds_gate.rules.finalization import push_reasons
 from ds_gate.sources.location import locate
 
 
-def finalization_reasons(root: Path, tip: str) -> list[str]:
-    """Why the commits a push sends (up to ``tip``) finalize the quest ([] when they do not)."""
-    names = names_in_range(root, tip)
+def finalization_reasons(root: Path, tip: str, holds: Sequence[str] = PUSHED_ALONE) -> list[str]:
+    """Why the commits a push sends (up to ``tip``, those ``holds`` lack) finalize the quest ([] when they do not)."""
+    names = names_in_range(root, tip, holds)
     if not names:
         return []
 
@@ -45,16 +55,22 @@ def finalization_reasons(root: Path, tip: str) -> list[str]:
 
 
 def push_check(
-    cwd: Path | str, pushes: Sequence[tuple[str, str]], *, require: bool = False, refs: Sequence[str] | None = None
+    cwd: Path | str,
+    pushes: Sequence[tuple[str, str]],
+    *,
+    require: bool = False,
+    refs: Sequence[str] | None = None,
+    holds: Sequence[str] = PUSHED_ALONE,
 ) -> GateReport | None:
-    """The push's verdict, or None when it finalizes nothing."""
+    """The push's verdict, or None when it finalizes nothing. ``holds``: what the remote already
+    holds (``kernel.push.remote_holds``)."""
     try:
         root, stop = locate(cwd).root, None
     except NotAQuest as exc:  # no quest.yaml: an ordinary push goes; a finalizing one stops
         root, stop = Path(exc.root), exc
     reasons: list[str] = []
     for name, tip in pushes:
-        reasons.extend(f"{r} at {name}" for r in finalization_reasons(root, tip))
+        reasons.extend(f"{r} at {name}" for r in finalization_reasons(root, tip, holds))
     if not reasons:
         return None
     if stop is not None:

@@ -15,7 +15,7 @@ LAZY_PLACES: dict[str, tuple[str, tuple[str, ...]]] = {
         ("_hook_fast_path", "_kept_recall"),
     ),
     "ds_gate.cli.entry": (
-        "the console script: a recall's kept answer from the kernel, else the command line, loaded only then",
+        "the console script: a recall's kept answer and a push's pass from the kernel, else the command line, loaded only then",
         ("main",),
     ),
     "ds_gate.kernel.checkpoint": (

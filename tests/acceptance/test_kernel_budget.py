@@ -112,3 +112,43 @@ def test_a_push_sending_nothing_final_is_answered_by_the_kernel(tmp_path: Path) 
     git(quest.root, "commit", "-q", "--no-verify", "-m", "paper: bundle")
     done, imported = pushed_through_the_hook(quest.root, branch)
     assert done.returncode != 0 and "ds_gate.engine.push" in imported  # the full path judged it
+
+
+def test_pre_commits_push_hook_sending_nothing_final_is_answered_by_the_kernel(tmp_path: Path) -> None:
+    """Issue 35 (C): under pre-commit the console script runs the push gate, with no input and
+    the tips it judges found in git (every branch the remote lacks): an ordinary push is still
+    the kernel's answer, with no command line loaded; a paper bundle on a branch pre-commit
+    does not name takes the full path, which gates it."""
+    quest = ExampleQuest(tmp_path / "quests" / "001").create()
+    add_remote(quest.root, tmp_path / "remote.git")
+    git(quest.root, "push", "-q", "origin", "main")
+    quest.run(quest.root, "main-002", status="running")
+    git(quest.root, "add", "-A")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "experiment: main-002")
+    head = git(quest.root, "rev-parse", "HEAD").stdout.strip()
+    script = Path(sys.executable).parent / "ds-gate"
+    env = {
+        **os.environ,
+        "PYTHONPROFILEIMPORTTIME": "1",
+        "PRE_COMMIT": "1",
+        "PRE_COMMIT_REMOTE_NAME": "origin",
+        "PRE_COMMIT_TO_REF": head,
+    }
+    done = subprocess.run(
+        [str(script), "pre-push"], cwd=quest.root, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL
+    )
+    imported = imported_modules(done.stderr)
+    assert done.returncode == 0 and "ds_gate.kernel.push" in imported, done.stderr[-2000:]
+    assert {"ds_gate.cli.main", "ds_gate.engine.push", "argparse"} & imported == set()
+
+    git(quest.root, "switch", "-q", "-c", "paper/p")
+    (quest.root / "paper").mkdir()
+    (quest.root / MANIFEST).write_text(json.dumps({"package_type": "paper_draft_checkpoint"}) + "\n")
+    quest.run(quest.root, "main-003")  # completed, no review
+    git(quest.root, "add", "-A")
+    git(quest.root, "commit", "-q", "--no-verify", "-m", "paper: bundle")
+    git(quest.root, "switch", "-q", "main")
+    done = subprocess.run(
+        [str(script), "pre-push"], cwd=quest.root, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL
+    )
+    assert done.returncode == 1 and "ds_gate.engine.push" in imported_modules(done.stderr), done.stderr[-2000:]

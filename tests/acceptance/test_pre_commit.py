@@ -169,3 +169,109 @@ def test_the_pre_push_stage_gates_a_finalization_push_with_pre_commits_refs(ques
     output = rejected.stdout + rejected.stderr
     assert rejected.returncode != 0 and "ds-gate push gate" in output and run in output
     assert "PRE_COMMIT" not in output and "Traceback" not in output
+
+
+def paper_bundle(workspace: Path) -> None:
+    """The paper bundle committed with no commit hook run (a cherry-pick, a revert, ``--no-verify``):
+    the push gate is what stands between it and the remote."""
+    from helpers import git
+
+    (workspace / "paper").mkdir(exist_ok=True)
+    (workspace / MANIFEST).write_text('{"title": "t"}\n')
+    git(workspace, "add", "paper")
+    git(workspace, "commit", "-q", "--no-verify", "-m", "paper: bundle")
+
+
+@pytest.fixture
+def pushing(quest, tmp_path) -> tuple[ExampleQuest, str]:
+    """Issue 35 (C): the quest of the fixture with pre-commit's pre-push hook, a remote, and a
+    worktree branch ``run/w`` holding a completed run without a review (the run's id)."""
+    assert pre_commit(quest.root, "install", "--hook-type", "pre-push").returncode == 0
+    add_remote(quest.root, tmp_path / "remote.git")
+    pending = quest.run(quest.worktree("run-w", "run/w"), "run-w")
+    quest.checkpoint(quest.root / ".ds" / "worktrees" / "run-w", "run w completed")  # ordinary: passes
+    return quest, pending
+
+
+def pushed(quest: ExampleQuest, *refs: str) -> tuple[int, str]:
+    from helpers import git
+
+    done = git(quest.root, "push", "origin", *refs, check=False)
+    return done.returncode, done.stdout + done.stderr
+
+
+def on_remote(quest: ExampleQuest, tmp_path: Path, branch: str) -> str:
+    from helpers import git
+
+    return git(tmp_path / "remote.git", "rev-parse", "--verify", "-q", branch, check=False).stdout.strip()
+
+
+def test_under_pre_commit_a_push_of_several_refs_is_judged_whole_not_by_its_first_ref(pushing, tmp_path) -> None:
+    """pre-commit names one pushed ref, the first line of git's input that sends new commits
+    (git lists them sorted: analysis/a before main). ds-gate judged that one and let the paper
+    bundle on main through; now every local tip the remote lacks is judged."""
+    from helpers import git
+
+    quest, pending = pushing
+    assert pushed(quest, "main", "run/w")[0] == 0  # ordinary: passes
+    git(quest.root, "branch", "analysis/a", "main")
+    assert pushed(quest, "analysis/a")[0] == 0
+    git(quest.root, "switch", "-q", "analysis/a")
+    git(quest.root, "commit", "-q", "--allow-empty", "-m", "analysis note")
+    git(quest.root, "switch", "-q", "main")
+    paper_bundle(quest.root)
+    remote_main = on_remote(quest, tmp_path, "main")
+
+    code, output = pushed(quest, "main", "analysis/a")
+    assert code != 0 and "ds-gate push gate" in output and pending in output, output
+    assert "paper/paper_bundle_manifest.json" in output and "Traceback" not in output
+    assert on_remote(quest, tmp_path, "main") == remote_main  # nothing was pushed
+
+    quest.review(quest.root, [pending])  # the run covered: the same push goes
+    assert commit(quest.root, "review").returncode == 0
+    code, output = pushed(quest, "main", "analysis/a")
+    assert code == 0, output
+
+
+def test_under_pre_commit_a_quests_first_push_is_judged(pushing, tmp_path) -> None:
+    """A push whose history reaches a root commit (a quest's first) gets no ref from pre-commit
+    at all (``all_files``): ds-gate judged nothing. Now the whole history the remote lacks is."""
+    quest, pending = pushing
+    paper_bundle(quest.root)
+    code, output = pushed(quest, "main")
+    assert code != 0 and "ds-gate push gate" in output and pending in output, output
+    assert on_remote(quest, tmp_path, "main") == ""
+
+    from helpers import git  # a second remote lacks what origin holds: it is judged for itself
+
+    assert git(quest.root, "push", "-q", "--no-verify", "origin", "main", "run/w").returncode == 0
+    git(tmp_path, "init", "-q", "--bare", str(tmp_path / "backup.git"))
+    git(quest.root, "remote", "add", "backup", str(tmp_path / "backup.git"))
+    done = git(quest.root, "push", "backup", "main", check=False)
+    assert done.returncode != 0 and pending in done.stdout + done.stderr
+
+
+def test_under_pre_commit_pushes_that_send_no_finalization_pass(pushing, tmp_path) -> None:
+    """The superset costs no false refusal: a first push, a push of several refs with new runs,
+    and a push after the remote already holds a finalization (pushed with ``--no-verify``) all
+    pass while a completed run is still pending."""
+    from helpers import git
+
+    quest, _ = pushing
+    code, output = pushed(quest, "main", "run/w")  # the first push: the whole history is judged
+    assert code == 0, output
+    assert on_remote(quest, tmp_path, "run/w") != ""
+    git(quest.root, "branch", "analysis/a", "main")
+    quest.run(quest.root, "main-002", status="running")
+    assert commit(quest.root, "experiment: main-002").returncode == 0
+    quest.run(quest.root / ".ds" / "worktrees" / "run-w", "run-w2", status="running")
+    quest.checkpoint(quest.root / ".ds" / "worktrees" / "run-w", "run w2")
+    code, output = pushed(quest, "main", "analysis/a", "run/w")
+    assert code == 0, output
+
+    paper_bundle(quest.root)
+    assert git(quest.root, "push", "-q", "--no-verify", "origin", "main").returncode == 0
+    quest.decision(quest.root, "continue")
+    assert commit(quest.root, "decision: continue").returncode == 0
+    code, output = pushed(quest, "main")  # what the remote holds is not judged again
+    assert code == 0, output
