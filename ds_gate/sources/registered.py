@@ -69,9 +69,10 @@ def registrations(root: Path, listed: list[Listed]) -> list[Registration]:
     folder is not that worktree; for those, the HEAD checked to name a commit the quest holds."""
     admin = root / ".git" / "worktrees"  # the common dir: git derives the root from it (``locate``)
     twice = Counter(entry.path for entry in listed[1:])
+    kinds: dict[str, str | None] = {}
     out: list[Registration] = []
     for entry in listed[1:]:
-        unlike = "is registered twice" if twice[entry.path] > 1 else _unlike(root, admin, entry.path)
+        unlike = "is registered twice" if twice[entry.path] > 1 else _unlike(root, str(admin), entry.path, kinds)
         if unlike is None and entry.prunable:
             unlike = "is prunable (git says its .git no longer leads here)"
         head = entry.head if entry.head.strip("0") else None
@@ -118,7 +119,7 @@ def forget(root: Path, reg: Registration) -> str:
     there = shlex.quote(str(reg.path))
     if reg.unlike == GONE:
         return f"{git_c} unlock {there} && {git_c} prune" if reg.locked else f"{git_c} prune"
-    if _kind(reg.path) in ("link", "a file"):
+    if _kind(str(reg.path)) in ("link", "a file"):
         return f"rm {there} && {git_c} prune"
     return f"mv {there} {shlex.quote(str(reg.path) + '.moved')} && {git_c} prune"
 
@@ -153,67 +154,72 @@ def _ids(admin: Path) -> dict[Path, str | None]:
     except OSError:
         return ids
     for entry in entries:
-        named = _gitdir(Path(entry.path) / "gitdir", Path(entry.path), prefixed=False)
+        named = _gitdir(os.path.join(entry.path, "gitdir"), entry.path, prefixed=False)
         if named is not None and entry.is_dir(follow_symlinks=False):
-            folder = Path(os.path.dirname(named))
+            folder = Path(os.path.dirname(named[0]))
             ids[folder] = None if folder in ids else entry.name
     return ids
 
 
-def _gitdir(path: Path, base: Path, *, prefixed: bool) -> str | None:
+def _gitdir(path: str, base: str, *, prefixed: bool) -> tuple[str, os.stat_result] | None:
     """The path a ``gitdir`` file names (``gitdir: X`` in a worktree's ``.git`` when
-    ``prefixed``, ``X`` in a registration's ``gitdir``), a relative one from ``base``; None
-    when it is no such file (a link is not followed)."""
+    ``prefixed``, ``X`` in a registration's ``gitdir``), a relative one from ``base``, and the
+    file's stat; None when it is no such file (a link is not followed)."""
     try:
-        text = fs.read_file(path, follow=False, limit=1 << 16).decode("utf-8", "surrogateescape").strip()
+        data, st = fs.read_with_stat(path, follow=False, limit=1 << 16)
     except OSError:
         return None
+    text = data.decode("utf-8", "surrogateescape").strip()
     if prefixed:
         if not text.startswith("gitdir:"):
             return None
         text = text.removeprefix("gitdir:").strip()
-    return os.path.normpath(os.path.join(base, text)) if text else None
+    return (os.path.normpath(os.path.join(base, text)), st) if text else None
 
 
-def _unlike(root: Path, admin: Path, path: Path) -> str | None:
+def _unlike(root: Path, admin: str, path: Path, kinds: dict[str, str | None]) -> str | None:
     """Why the folder at ``path`` is not the worktree registered there (never following a
     link), or None when it is: a real folder, reached through no link inside the quest, whose
-    ``.git`` names a registration under ``admin`` whose ``gitdir`` names that ``.git`` again."""
+    ``.git`` names a registration under ``admin`` whose ``gitdir`` names that ``.git`` again.
+    ``kinds``: what each path on the way is, shared by the registrations (one ``lstat`` each)."""
+    folder = str(path)
+    steps = [folder]
     if is_inside(root, path):
-        step = root
+        step = str(root)
+        steps = []
         for part in path.relative_to(root).parts:
-            step = step / part
-            kind = _kind(step)
-            if kind == "link":
-                return (
-                    f"is a symbolic link to {_target(step)}"
-                    if step == path
-                    else f"lies behind the symbolic link {step}"
-                )
-            if kind is None:
-                return GONE
-    kind = _kind(path)
-    if kind is None:
-        return GONE
-    if kind == "link":
-        return f"is a symbolic link to {_target(path)}"
-    if kind != "folder":
-        return f"is {kind}, not a folder"
-    dotgit = path / ".git"
-    if _kind(dotgit) is None:
-        return "has no .git (it is not a worktree)" if _enterable(path) else None  # unenterable: said elsewhere
-    named = _gitdir(dotgit, path, prefixed=True)
+            step = os.path.join(step, part)
+            steps.append(step)
+    for step in steps:
+        if step not in kinds:
+            kinds[step] = _kind(step)
+        kind = kinds[step]
+        if kind == "link":
+            return (
+                f"is a symbolic link to {_target(step)}" if step == folder else f"lies behind the symbolic link {step}"
+            )
+        if kind is None:
+            return GONE
+        if kind != "folder":
+            return f"is {kind}, not a folder" if step == folder else GONE
+    dotgit = os.path.join(folder, ".git")
+    named = _gitdir(dotgit, folder, prefixed=True)
+    if named is None and _kind(dotgit) is None:
+        return "has no .git (it is not a worktree)" if _enterable(folder) else None  # unenterable: said elsewhere
     if named is None:
         return "has a .git that is not a worktree's link file (a repository of its own, a link, or another file)"
-    if os.path.realpath(os.path.dirname(named)) != os.path.realpath(admin):
-        return f"has a .git leading to {named}, not to a registration of this quest"
-    back = _gitdir(admin / os.path.basename(named) / "gitdir", admin / os.path.basename(named), prefixed=False)
-    if back is None or not _same(back, dotgit):
-        return f"has a .git leading to the registration {os.path.basename(named)}, which names another folder"
+    registration, mine = named
+    held_by = os.path.dirname(registration)
+    if held_by != admin and os.path.realpath(held_by) != os.path.realpath(admin):
+        return f"has a .git leading to {registration}, not to a registration of this quest"
+    own = os.path.join(admin, os.path.basename(registration))
+    back = _gitdir(os.path.join(own, "gitdir"), own, prefixed=False)
+    if back is None or not _same(back[0], mine):
+        return f"has a .git leading to the registration {os.path.basename(registration)}, which names another folder"
     return None
 
 
-def _kind(path: Path) -> str | None:
+def _kind(path: str) -> str | None:
     """What is at ``path``, unfollowed: "folder", "link", another kind's name, None when nothing."""
     try:
         mode = os.lstat(path).st_mode
@@ -226,14 +232,14 @@ def _kind(path: Path) -> str | None:
     return "a file" if stat.S_ISREG(mode) else "a special file"
 
 
-def _target(link: Path) -> str:
+def _target(link: str) -> str:
     try:
         return os.readlink(link)
     except OSError:
         return "?"
 
 
-def _enterable(path: Path) -> bool:
+def _enterable(path: str) -> bool:
     try:
         os.scandir(path).close()
     except OSError:
@@ -241,9 +247,10 @@ def _enterable(path: Path) -> bool:
     return True
 
 
-def _same(a: str, b: Path) -> bool:
+def _same(path: str, st: os.stat_result) -> bool:
+    """``path`` (unfollowed) is the file ``st`` was taken of."""
     try:
-        one, two = os.lstat(a), os.lstat(b)
+        other = os.lstat(path)
     except OSError:
         return False
-    return (one.st_dev, one.st_ino) == (two.st_dev, two.st_ino)
+    return (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino)
