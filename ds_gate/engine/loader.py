@@ -130,11 +130,12 @@ class QuestLoader:
             store.save()
         runs, decisions = self.winners(collector)
         tips = [ws.rel for ws in workspaces if ws.ref is not None]
+        heads = len([tip for tip in tips if tip in dict(self.loc.detached_tips)])
+        read = counted(len(tips) - heads, "branch tip") + " no worktree folder has checked out"
+        if heads:  # a registration whose folder is gone or not its own (``sources.registered``)
+            read = f"{read} and {counted(heads, 'detached worktree HEAD')} no folder of its own shows"
         notes = (
-            [
-                f"read {counted(len(tips), 'branch tip')} no worktree folder has checked out, from git objects: {', '.join(tips)} "
-                "(--from-folders reads the folders only)"
-            ]
+            [f"read {read}, from git objects: {', '.join(tips)} (--from-folders reads the folders only)"]
             if self.source == "auto" and tips
             else []
         )

@@ -29,6 +29,7 @@ from ds_gate.sources.problems import (
     INDEX_RECORD_OUTSIDE_QUEST,
     PATH_SYMLINK_OUTSIDE_QUEST,
     QUEST_NOT_GIT,
+    WORKSPACE_HEAD_UNREADABLE,
     WORKSPACE_OUTSIDE_QUEST,
 )
 
@@ -70,6 +71,11 @@ def refuse_unseen(quest: Quest) -> None:
                 "the gate does not pass on the rest",
                 finding.hint,
             )
+    heads = [f for f in quest.findings if f.rule == WORKSPACE_HEAD_UNREADABLE.id]
+    if heads:  # that worktree's folder is not read as it, and its commits cannot be
+        raise QuestError(
+            f"{quest.root}: {heads[0].message}{_more(heads)}; the gate does not pass on the rest", heads[0].hint
+        )
     outside = [
         f
         for f in quest.findings

@@ -105,8 +105,13 @@ EXAMPLES: dict[str, tuple[str, str]] = {
         "move it under .ds/worktrees/ (git worktree move)",
     ),
     "WORKSPACE_MISSING": (
-        "a worktree registered in .git/worktrees whose folder was deleted",
-        "git worktree prune",
+        "a worktree registered in .git/worktrees whose folder was deleted, or replaced by a link to another "
+        "worktree (its HEAD is read from git objects instead)",
+        "git worktree prune (after `rm` of the link; first `git branch <name> <commit>` for a detached HEAD)",
+    ),
+    "WORKSPACE_HEAD_UNREADABLE": (
+        "the folder of .ds/worktrees/idea-a was deleted and .git/worktrees/idea-a/HEAD names a commit the quest lacks",
+        "git worktree prune (or restore the worktree's folder)",
     ),
     "PATH_SYMLINK_OUTSIDE_QUEST": (
         ".ds/worktrees/idea-a/artifacts is a symbolic link to /data/artifacts",

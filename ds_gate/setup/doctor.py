@@ -166,7 +166,7 @@ def diagnose(
             )
         )
     else:
-        registered = [(wt, branch, prunable) for wt, branch, prunable, bare in worktree_list(root) if not bare]
+        registered = [(w.path, w.branch, w.prunable) for w in worktree_list(root) if not w.bare]
         hooks = hook_checks(root, registered)
         uses_framework = (
             os.path.lexists(root / CONFIG)
@@ -175,7 +175,7 @@ def diagnose(
         )
         checks += [_not_weighed(c) for c in hooks] if ci else hooks
         checks += framework_config_checks(root, registered, uses_framework)
-        checks += worktree_checks(root, registered)
+        checks += worktree_checks(root, registered, loc.registered)
         checks.append(_clone(root, ci))
     if ci and closure is not None:
         checks.append(_closure(closure()))

@@ -23,6 +23,7 @@ from ds_gate.sources.fixes import git_refusal_fix, not_a_quest
 from ds_gate.sources.problems import (
     QUEST_NOT_GIT,
 )
+from ds_gate.sources.registered import Listed, Registration, registrations
 
 
 def linked_outside(root: Path, path: Path) -> str | None:
@@ -39,11 +40,16 @@ class Location:
     root: Path
     top: Path  # the workspace the given path lies in
     is_git: bool
-    registered: list[tuple[Path, str | None, bool]] = field(default_factory=list)  # path, branch, prunable
+    registered: list[Registration] = field(default_factory=list)  # the linked worktrees git lists
     findings: list[Finding] = field(default_factory=list)
-    checked_out: set[str] = field(default_factory=set)  # branches some worktree folder (the root's included) has out
+    checked_out: set[str] = field(default_factory=set)  # branches a worktree's own folder (the root's included) has out
     root_branch: str | None = None  # the branch the quest root has checked out
     git_error: str | None = None  # git's complaint when it cannot read the quest (then ``is_git`` is False)
+
+    @property
+    def detached_tips(self) -> list[tuple[str, str]]:
+        """(name, commit) of each detached HEAD whose worktree has no folder of its own: read from git objects."""
+        return [tip for r in self.registered if (tip := r.detached_tip) is not None]
 
     @property
     def git_refused(self) -> bool:
@@ -52,42 +58,42 @@ class Location:
         return self.git_error is not None and (self.git_error == GIT_MISSING or os.path.lexists(self.root / ".git"))
 
 
-def worktree_list(path: Path) -> list[tuple[Path, str | None, bool, bool]]:
-    """Parse ``git worktree list --porcelain -z``: (path, branch, prunable, bare), main first.
-    NUL-terminated, so a worktree path holding a newline is still one path."""
+def worktree_list(path: Path) -> list[Listed]:
+    """Parse ``git worktree list --porcelain -z``, main first. NUL-terminated, so a worktree
+    path holding a newline is still one path."""
     out = git(["worktree", "list", "--porcelain", "-z"], path)
-    entries: list[tuple[Path, str | None, bool, bool]] = []
+    entries: list[Listed] = []
     for block in out.split(b"\0\0"):
-        wt: Path | None = None
-        branch: str | None = None
-        prunable = bare = False
+        fields: dict[str, str] = {}
         for line in block.split(b"\0"):
             key, _, value = line.decode("utf-8", "surrogateescape").partition(" ")
-            if key == "worktree":
-                wt = Path(value)
-            elif key == "branch":
-                branch = value.removeprefix("refs/heads/")
-            elif key == "prunable":
-                prunable = True
-            elif key == "bare":
-                bare = True
-        if wt is not None:
-            entries.append((wt, branch, prunable, bare))
+            fields.setdefault(key, value)
+        if "worktree" in fields:
+            branch = fields.get("branch")
+            entries.append(
+                Listed(
+                    Path(fields["worktree"]),
+                    branch.removeprefix("refs/heads/") if branch else None,
+                    fields.get("HEAD", ""),
+                    prunable="prunable" in fields,
+                    locked="locked" in fields,
+                    bare="bare" in fields,
+                )
+            )
     return entries
 
 
-def _from_git(loc: Location, entries: list[tuple[Path, str | None, bool, bool]]) -> Location:
-    """``loc`` with what ``git worktree list`` says. ``checked_out``: the branches an existing
-    worktree folder has out (a folder removed without ``git worktree prune``, prunable, leaves its
-    branch in git only, read from git objects as any other tip)."""
+def _from_git(loc: Location, entries: list[Listed]) -> Location:
+    """``loc`` with what ``git worktree list`` says. ``checked_out``: the branches a worktree's
+    own folder has out; a registration whose folder is gone or not its own (a link, a file, a
+    ``.git`` leading elsewhere: ``sources.registered``) leaves its HEAD in git only, read from
+    git objects as any other tip."""
     loc.is_git = True
-    loc.registered = [(wt, branch, prunable) for wt, branch, prunable, _ in entries[1:]]
-    loc.checked_out = {
-        branch
-        for i, (wt, branch, prunable, _) in enumerate(entries)
-        if branch and (i == 0 or (not prunable and fs.is_dir(wt)))
-    }
-    loc.root_branch = entries[0][1] if entries else None
+    loc.registered = registrations(loc.root, entries)
+    loc.checked_out = {r.branch for r in loc.registered if r.branch and r.unlike is None}
+    if entries and entries[0].branch:
+        loc.checked_out.add(entries[0].branch)
+    loc.root_branch = entries[0].branch if entries else None
     return loc
 
 
@@ -125,9 +131,9 @@ def locate(path: Path | str | Location, *, any_repository: bool = False) -> Loca
         entries = worktree_list(start)
     except GitError as exc:
         return _locate_by_folders(start, exc, any_repository)
-    if not entries or entries[0][3]:
+    if not entries or entries[0].bare:
         raise QuestError(f"{start}: a bare git repository is not a quest (no working tree)")
-    root = entries[0][0].resolve()
+    root = entries[0].path.resolve()
     if not is_inside(root, start):
         raise QuestError(
             f"{start}: git says this folder's repository is {root}, which is neither it nor a folder above it; "
@@ -138,7 +144,7 @@ def locate(path: Path | str | Location, *, any_repository: bool = False) -> Loca
     loc = _from_git(Location(root=root, top=root, is_git=True), entries)
     # the workspace holding `start`: the deepest worktree that contains it
     best = root
-    for wt, _, _, _ in entries:
+    for wt in [root, *(r.path for r in loc.registered if r.unlike is None)]:
         if fs.is_dir(wt):
             resolved = wt.resolve()
             if is_inside(resolved, start) and len(resolved.parts) > len(best.parts):

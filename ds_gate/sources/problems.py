@@ -69,7 +69,20 @@ WORKSPACE_OUTSIDE_QUEST = Rule(
     DISCIPLINE,
     "a worktree or research_head_worktree_root outside the quest folder; never read (closure stops, exit 2)",
 )
-WORKSPACE_MISSING = Rule("workspace.missing", INFO, DISCIPLINE, "a registered worktree whose folder is gone")
+WORKSPACE_MISSING = Rule(
+    "workspace.missing",
+    INFO,
+    DISCIPLINE,
+    "a registered worktree whose folder is gone or is not that worktree (a link, a file, a .git leading "
+    "elsewhere): its HEAD is read from git objects, never through the link",
+)
+WORKSPACE_HEAD_UNREADABLE = Rule(
+    "workspace.head-unreadable",
+    WARNING,
+    DISCIPLINE,
+    "a registered worktree whose folder is gone or is not that worktree, and whose HEAD git cannot read: the "
+    "runs committed there are unseen (closure stops, exit 2)",
+)
 PATH_SYMLINK_OUTSIDE_QUEST = Rule(
     "path.symlink-outside-quest",
     WARNING,

@@ -19,7 +19,8 @@ from ds_gate.sources.location import Location
 from ds_gate.sources.staged import StagedReader
 
 SOURCES = {
-    "auto": "the worktree folders, plus every branch tip no worktree folder has checked out (a fresh clone's runs)",
+    "auto": "the worktree folders, plus every branch tip no worktree folder has checked out (a fresh clone's runs)"
+    " and each detached HEAD whose worktree has no folder of its own",
     "folders": "the root and every worktree folder",
     "git": "the tips of git branches (local and remote-tracking, or --refs)",
     "both": "the worktree folders and the tips of git branches",
@@ -59,11 +60,12 @@ def readers(
 
     try:
         if source == "auto":  # only the tips no folder has out, and only those holding artifacts
-            tips = unchecked_refs(loc.root, loc.checked_out)
+            tips = unchecked_refs(loc.root, loc.checked_out) + loc.detached_tips
             tip_readers, tip_findings = ref_readers(loc.root, skip=skip, explicit=tips) if tips else ([], [])
             tip_readers = [reader for reader in tip_readers if reader.has_artifacts()]
-        else:
-            tip_readers, tip_findings = ref_readers(loc.root, refs or DEFAULT_REFS, extra_tips, skip)
+        else:  # every branch, and each detached HEAD whose worktree has no folder of its own
+            extra = [*extra_tips, *(loc.detached_tips if refs is None else ())]
+            tip_readers, tip_findings = ref_readers(loc.root, refs or DEFAULT_REFS, extra, skip)
     except GitError as exc:
         raise QuestError(f"cannot read the branches of {loc.root}: {exc}") from exc
     out.extend(tip_readers)

@@ -21,10 +21,10 @@ from ds_gate.sources.location import Location, linked_outside
 from ds_gate.sources.problems import (
     ARTIFACT_UNREADABLE,
     QUEST_RESEARCH_STATE_INVALID,
-    WORKSPACE_MISSING,
     WORKSPACE_OUTSIDE_QUEST,
     symlink_outside,
 )
+from ds_gate.sources.registered import stray_finding
 
 
 def _rebase_stale(root: Path, stale: str) -> Path | None:
@@ -40,8 +40,15 @@ def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
     root = loc.root
     findings: list[Finding] = []
     candidates: list[tuple[Path, str | None, str]] = [(root, None, "quest root")]
-    for wt, branch, prunable in loc.registered:
-        if not prunable and _unenterable(wt):
+    for reg in loc.registered:
+        wt = reg.path
+        if reg.unlike is not None:  # its commits are read from git objects (``sources.select``)
+            findings.append(stray_finding(root, reg))
+            real = Path(os.path.realpath(wt))
+            if not fs.is_dir(wt) or (real != wt and is_inside(root, real)):
+                continue  # gone, a file, or a link inside the quest: never followed
+            # a real folder (read as it is, besides) or a link out of the quest (which stops)
+        elif _unenterable(wt):
             findings.append(
                 ARTIFACT_UNREADABLE.at(
                     None,
@@ -50,16 +57,7 @@ def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
                 )
             )
             continue
-        if prunable or not fs.is_dir(wt):
-            findings.append(
-                WORKSPACE_MISSING.at(
-                    None,
-                    f"registered worktree {wt} no longer exists; skipped",
-                    hint="`git worktree prune` forgets it (ds-gate never changes the quest itself)",
-                )
-            )
-            continue
-        candidates.append((wt, branch, "registered worktree"))
+        candidates.append((wt, reg.branch if reg.unlike is None else None, "registered worktree"))
     wt_dir = root / ".ds" / "worktrees"
     try:
         folders = sorted(entry.path for entry in os.scandir(wt_dir) if entry.is_dir())

@@ -37,7 +37,11 @@ Issue 35, root C (the block at the end, ``ROOT_C_FLAGS``):
 - ``merges``: the finalization reaches main by a merge commit (``surfaces.finalize_and_push``
   ``by_merge``), its branch already on the remote, so the push sends the merge alone;
 - ``not_a_quest``: the root's ``quest.yaml`` removed by a commit, so the repository is no quest:
-  ``closure`` must stop (exit 2) whatever the reference counts.
+  ``closure`` must stop (exit 2) whatever the reference counts;
+- ``stray_worktree``: a worktree's folder (another than ``gone_worktree``'s) replaced by a
+  symbolic link to the quest root (git still finds a ``.git`` through it, so the worktree is not
+  even prunable, and its branch stays checked out), once the reference has read it: its runs
+  still count.
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ from ds_gate.kernel.cache_folder import GRANULARITY, SEAL, SECRET_NAME
 from ds_gate.kernel.digest import blake2b
 
 ROOT_B_FLAGS = ("runner_home", "grafts", "home_links")  # issue 35, root B: see plant_root_b
-ROOT_C_FLAGS = ("gone_worktree", "merges", "not_a_quest")  # issue 35, root C: the block at the end
+ROOT_C_FLAGS = ("gone_worktree", "merges", "not_a_quest", "stray_worktree")  # issue 35, root C: the block at the end
 FLAGS = (
     "spelling",
     "copies",
@@ -333,13 +337,28 @@ def after_build(builder: Builder) -> None:
 
 def after_reading(builder: Builder) -> None:
     """``gone_worktree``: once the reference has read it, the first worktree's folder is removed
-    without a prune (not the one holding the uncommitted run: that run would go with it)."""
+    without a prune (not the one holding the uncommitted run: that run would go with it); then
+    ``stray_worktree``."""
     spaces = builder.spaces
+    stray_worktree(builder)
     if "gone_worktree" not in builder.spec.flags or len(spaces) < 2:
         return
     if builder.spec.uncommitted and len(spaces) == 2:
         return
     shutil.rmtree(spaces[1])
+
+
+def stray_worktree(builder: Builder) -> None:
+    """``stray_worktree``: once the reference has read it, the folder of a worktree (not
+    ``gone_worktree``'s, nor the one holding the uncommitted run) becomes a link to the quest root."""
+    spaces = builder.spaces
+    chosen = 2 if "gone_worktree" in builder.spec.flags else 1
+    if "stray_worktree" not in builder.spec.flags or len(spaces) <= chosen:
+        return
+    if builder.spec.uncommitted and chosen == len(spaces) - 1:
+        return
+    shutil.rmtree(spaces[chosen])
+    os.symlink("../..", spaces[chosen])
 
 
 def must_stop(spec: QuestSpec, surface: str) -> bool:

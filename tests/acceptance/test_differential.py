@@ -59,6 +59,7 @@ KNOWN = [
     one(RunSpec(1, "completed", False), RunSpec(2, "completed", True), flag="gone_worktree", worktrees=2),
     one(PENDING, flag="merges"),
     one(RunSpec(1, "completed", False), flag="not_a_quest", worktrees=1),
+    one(RunSpec(1, "completed", False), RunSpec(2, "completed", True), flag="stray_worktree", worktrees=2),
 ]
 
 

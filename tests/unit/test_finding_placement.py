@@ -55,6 +55,7 @@ from ds_gate.sources.memory import parse_card, read_cards
 from ds_gate.sources.problems import GIT_SYMLINK_IN_TREE
 from ds_gate.sources.quest_yaml import read_quest_yaml, toggle_finding
 from ds_gate.sources.records import parse_json_object, read_index, read_records
+from ds_gate.sources.registered import GONE, Registration
 from ds_gate.sources.shared_memory import Neighbourhood
 from ds_gate.sources.workspaces import discover_workspaces
 
@@ -268,7 +269,15 @@ def workspaces(registered: Callable[[Path], list[Path]], made: Callable[[Path], 
         root = (folder / "quest").resolve()
         for path in [root, *made(root)]:
             path.mkdir(parents=True, exist_ok=True)
-        loc = Location(root=root, top=root, is_git=True, registered=[(p, "idea/a", False) for p in registered(root)])
+        loc = Location(
+            root=root,
+            top=root,
+            is_git=True,
+            registered=[  # as ``sources.registered`` finds a folder that is gone
+                Registration(p, "idea/a", "1" * 40, unlike=None if p.is_dir() else GONE, ref="refs/heads/idea/a")
+                for p in registered(root)
+            ],
+        )
         return discover_workspaces(loc)[1]
 
     return run_it

@@ -18,6 +18,7 @@ from ds_gate.sources.location import Location
 from ds_gate.sources.memory import parse_card
 from ds_gate.sources.quest_yaml import read_quest_yaml, toggle_finding
 from ds_gate.sources.records import parse_json_object, read_index, read_records
+from ds_gate.sources.registered import GONE, Registration
 from ds_gate.sources.workspaces import discover_workspaces
 
 from rulecases import ROOT, MemoryReader, fired, raw_of
@@ -145,9 +146,8 @@ def test_registered_worktrees_outside_the_quest_or_gone(tmp_path: Path) -> None:
     (root / ".ds" / "worktrees" / "idea").mkdir(parents=True)
     outside = tmp_path / "elsewhere"
     outside.mkdir()
-    loc = Location(
-        root=root, top=root, is_git=True, registered=[(outside, "b1", False), (root / ".ds" / "gone", "b2", True)]
-    )
+    gone = Registration(root / ".ds" / "gone", "b2", "1" * 40, prunable=True, unlike=GONE, ref="refs/heads/b2")
+    loc = Location(root=root, top=root, is_git=True, registered=[Registration(outside, "b1", "1" * 40), gone])
     workspaces, found = discover_workspaces(loc)
     assert fired(found) == ["workspace.missing", "workspace.outside-quest"]
     assert [f.severity for f in sorted(found, key=lambda f: f.rule)] == [INFO, WARNING]

@@ -22,6 +22,10 @@ for the acceptance suite to be tested.
   the history bound (lowered for the test); quiet once the bound holds them all.
 - ``index.record-outside-quest``: an index line whose run record lies outside the quest and exists
   there (PR #60's gate reads it); quiet once the record is in the quest.
+- ``workspace.head-unreadable``: ``sources.workspaces.discover_workspaces`` over a quest whose
+  worktree folder on a detached HEAD was removed without a prune, its registration's HEAD then
+  made unreadable (garbage, a commit the quest lacks); quiet (``workspace.missing``, its HEAD read
+  as ``worktrees/<id>/HEAD``) with the HEAD restored.
 - ``baseline.changed-since`` / ``baseline.after-adoption``: a trusted baseline naming a commit of
   the repository, whose run record was rewritten since / in which ``quest.yaml`` turns the toggle
   on; quiet with the record as committed / naming the commit before the toggle.
@@ -42,6 +46,7 @@ from ds_gate.sources import history
 from ds_gate.sources.gitrefs import ref_readers
 from ds_gate.sources.location import locate
 from ds_gate.sources.memory import read_cards
+from ds_gate.sources.workspaces import discover_workspaces
 
 from rulecases import fired, raw_of
 
@@ -58,6 +63,7 @@ FAILS = {
     "git.history-too-long",
     "baseline.changed-since",
     "baseline.after-adoption",
+    "workspace.head-unreadable",
 }
 PASSES = set(FAILS)
 RUN = {
@@ -248,6 +254,28 @@ def test_a_quest_git_cannot_read_is_found_from_its_folders(tmp_path: Path) -> No
     git(root, "init", "-q")
     loc = locate(root)
     assert loc.findings == [] and loc.is_git
+
+
+def test_a_gone_worktree_whose_head_git_cannot_read_is_named_with_the_prune(tmp_path: Path) -> None:
+    """A worktree folder removed without a prune leaves its detached HEAD in its registration
+    only: read from there, and where git cannot read it, named (closure stops on it)."""
+    root = committed_quest(tmp_path / "quest").resolve()
+    folder = root / ".ds" / "worktrees" / "d"
+    git(root, "worktree", "add", "-q", "--detach", str(folder))
+    head, admin_head = git(root, "rev-parse", "HEAD"), root / ".git" / "worktrees" / "d" / "HEAD"
+    assert discover_workspaces(locate(root))[1] == [] and locate(root).detached_tips == []
+    subprocess.run(["rm", "-rf", str(folder)], check=True)
+    for broken in ("garbage\n", "1234567890" * 4 + "\n"):  # not a HEAD; a commit the quest lacks
+        admin_head.write_text(broken)
+        loc = locate(root)
+        [finding] = discover_workspaces(loc)[1]
+        assert finding.rule == "workspace.head-unreadable" and finding.severity == WARNING, finding
+        assert ".ds/worktrees/d is gone" in finding.message and (finding.hint or "").startswith(f"git -C {root}")
+        assert "worktree prune" in (finding.hint or "") and loc.detached_tips == []
+    admin_head.write_text(head + "\n")
+    loc = locate(root)
+    assert fired(discover_workspaces(loc)[1]) == ["workspace.missing"]
+    assert loc.detached_tips == [("worktrees/d/HEAD", head)]
 
 
 def test_an_indexed_run_record_outside_the_quest_is_unseen_and_stops_closure(
