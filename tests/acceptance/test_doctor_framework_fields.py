@@ -218,3 +218,69 @@ def test_skip_naming_a_guard_is_a_warning(make_quest, gate_json, monkeypatch) ->
     found = hook_checks(gate_json, quest)
     assert found["pre-commit hooks"]["status"] == "warn" and "SKIP" in found["pre-commit hooks"]["message"], found
     assert os.environ["SKIP"] in found["pre-commit hooks"]["message"]
+
+
+def exit_0_added(quest: ExampleQuest) -> None:
+    script = quest.root / ".git" / "hooks" / "pre-commit"
+    script.write_text(script.read_text().replace("# end templated\n", "# end templated\nexit 0\n"))
+
+
+def python_in_the_quest(quest: ExampleQuest) -> None:
+    fake = quest.root / ".git" / "info" / "python3"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    script = quest.root / ".git" / "hooks" / "pre-commit"
+    lines = script.read_text().splitlines(keepends=True)
+    script.write_text("".join(f"INSTALL_PYTHON={fake}\n" if x.startswith("INSTALL_PYTHON=") else x for x in lines))
+
+
+def pre_commit_at_the_top(quest: ExampleQuest) -> None:
+    (quest.root / "pre_commit").mkdir()
+    (quest.root / "pre_commit" / "__init__.py").write_text("")
+    (quest.root / "pre_commit" / "__main__.py").write_text("print('pre-commit: all hooks passed')\n")
+
+
+def stdlib_module_at_the_top(quest: ExampleQuest) -> None:
+    (quest.root / "shlex.py").write_text("raise SystemExit(0)\n")
+
+
+def another_stage(quest: ExampleQuest) -> None:
+    script = quest.root / ".git" / "hooks" / "pre-commit"
+    script.write_text(script.read_text().replace("--hook-type=pre-commit", "--hook-type=post-checkout"))
+
+
+def framework_kept_as_chained(quest: ExampleQuest) -> None:
+    hooks = quest.root / ".git" / "hooks"
+    (hooks / "pre-commit").rename(hooks / "pre-commit.ds-gate-chained")
+    (hooks / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (hooks / "pre-commit").chmod(0o755)
+
+
+SCRIPT_CASES = {
+    "exit 0 added": (exit_0_added, "not the script"),
+    "INSTALL_PYTHON inside the quest": (python_in_the_quest, "INSTALL_PYTHON"),
+    "a pre_commit package at the quest's top": (pre_commit_at_the_top, "module pre_commit"),
+    "a standard module at the quest's top": (stdlib_module_at_the_top, "module shlex"),
+    "another stage": (another_stage, "post-checkout"),
+    "the framework's script kept as chained, an exit 0 hook": (framework_kept_as_chained, "no commit hook"),
+}
+
+
+@pytest.mark.parametrize("case", SCRIPT_CASES)
+def test_doctor_vouches_for_the_frameworks_script_only_as_pre_commit_writes_it(make_quest, gate_json, case) -> None:
+    """The framework's hook script is the agent's to write, as ``install``'s own are: doctor
+    compares it with pre-commit's template, judges its INSTALL_PYTHON, and looks at each
+    worktree's top, which ``python -m pre_commit`` puts first on ``sys.path``."""
+    change, named = SCRIPT_CASES[case]
+    quest = make_quest()
+    install(quest, {"repos": [{"repo": "local", "hooks": local_hooks({})}]})
+    assert hook_checks(gate_json, quest)["hook"]["status"] == "ok"
+    change(quest)
+    hook = hook_checks(gate_json, quest)["hook"]
+    assert hook["status"] == "fail" and named in hook["message"], hook
+    run = quest.run(quest.root, "main-001")
+    (quest.root / "paper").mkdir()
+    (quest.root / "paper" / "paper_bundle_manifest.json").write_text('{"title": "t"}\n')
+    finalization = commit(quest.root, f"paper: bundle beside {run}")
+    if case != "another stage":  # the break is real: the finalization went through
+        assert finalization.returncode == 0, finalization.stdout + finalization.stderr
