@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import shlex
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ds_gate.config.files import yaml_of
 from ds_gate.config.settings import agent_writable
+from ds_gate.kernel.errors import shown
 from ds_gate.kernel.fs import is_inside
 from ds_gate.kernel.version import HOMEPAGE
 from ds_gate.setup.doctor_hook_fields import hook_findings
@@ -82,6 +83,7 @@ def listed_guards(folder: Path, name: str = CONFIG) -> Listed | str:
     top = data if isinstance(data, dict) else {}
     repos = top.get("repos")
     listed = Listed(set(), [], {}, set())
+    later: list[str] = []  # hooks that run after an intact ds-gate-closure, at the commit
     for repo in repos if isinstance(repos, list) else []:
         hooks = repo.get("hooks") if isinstance(repo, dict) else None
         where = repo.get("repo") if isinstance(repo, dict) else None
@@ -91,19 +93,45 @@ def listed_guards(folder: Path, name: str = CONFIG) -> Listed | str:
         ids: list[str] = []
         for hook in hooks if isinstance(hooks, list) else []:
             hook_id = hook.get("id") if isinstance(hook, dict) else None
-            if not isinstance(hook_id, str) or hook_id not in GUARDS:
+            findings = (
+                hook_findings(hook_id, hook, top, local) if isinstance(hook_id, str) and hook_id in GUARDS else None
+            )
+            if findings is None or any(fails for fails, _ in findings):
+                if isinstance(hook_id, str) and findings is not None:
+                    listed.changed.setdefault(hook_id, []).extend(why for fails, why in findings if fails)
+                if "ds-gate-closure" in listed.found | set(ids) and _at_commit(hook, top, local):
+                    later.append(f"{shown(hook_id)} ({where})")
                 continue
-            findings = hook_findings(hook_id, hook, top, local)
-            if any(fails for fails, _ in findings):
-                listed.changed.setdefault(hook_id, []).extend(why for fails, why in findings if fails)
-                continue
+            assert isinstance(hook_id, str) and isinstance(hook, dict)
             ids.append(hook_id)
             listed.doubts.extend((False, f"{hook_id}: {why}") for _, why in findings)
             listed.aliases.update({hook_id, hook["alias"]} if isinstance(hook.get("alias"), str) else {hook_id})
         doubt = _unvouched(where.strip(), ids, folder) if ids and not local else None
         listed.doubts.extend([doubt] if doubt is not None else [])
         listed.found.update(ids)  # listed: a doubt says the rest
+    if later:
+        listed.doubts.append(
+            (
+                False,
+                f"{', '.join(later)} run{'s' if len(later) == 1 else ''} after ds-gate-closure on a commit: a hook there "
+                "can stage files the gate never judged (`git add` of the paper bundle), and doctor cannot tell what it "
+                "does (fix: list ds-gate's hooks last, as ds-gate's own hook runs a chained hook first)",
+            )
+        )
     return listed
+
+
+def _at_commit(hook: object, top: dict[str, Any], local: bool) -> bool:
+    """Whether pre-commit may run ``hook`` on a commit: its ``stages`` (a hook from a repository
+    that sets none takes its manifest's, which doctor cannot read: it may)."""
+    stages = hook.get("stages") if isinstance(hook, dict) else None
+    if stages is None and not local and isinstance(hook, dict) and hook.get("id") == "ds-gate-closure-full":
+        stages = ["manual"]  # .pre-commit-hooks.yaml's (tests/acceptance/test_blind_spots.py holds it)
+    if stages in (None, []) and (local or stages == []):
+        stages = top.get("default_stages")
+    if not isinstance(stages, list) or not stages:
+        return True
+    return bool({"pre-commit", "commit"} & {s for s in stages if isinstance(s, str)})
 
 
 def config_name(hook_text: str) -> str:

@@ -337,6 +337,7 @@ def test_the_guards_doctor_asks_for_are_the_manifests_hooks() -> None:
         hook = manifest[hook_id]
         assert fields == {k: hook[k] for k in ("entry", "language", *DEFAULTS) if k in hook}, hook_id
         assert STAGE[hook_id] in hook["stages"]
+    assert manifest["ds-gate-closure-full"]["stages"] == ["manual"]  # doctor_pre_commit._at_commit
 
 
 def pre_commit_install(quest: ExampleQuest, config: str, *args: str) -> None:

@@ -194,6 +194,33 @@ def test_doctor_reads_the_fields_over_ds_gates_own_hooks(make_quest, gate_json, 
         assert f"`{field}" in said and "ds-gate-closure" in said, found
     if status == "ok" and field is not None:  # a doubt: a warning that says why
         assert found["pre-commit hooks"]["status"] == "warn" and "cannot tell" in said, found
+    elif status == "ok":
+        assert "pre-commit hooks" not in found, found  # nothing to say
+
+
+def test_a_hook_that_runs_after_the_closure_is_a_warning(make_quest, gate_json) -> None:
+    """A hook pre-commit runs after ds-gate-closure can stage what the gate never judged: git
+    re-reads the index after the hook, so the paper bundle it adds is committed ungated."""
+    tidy = {"id": "tidy", "name": "tidy", "entry": "sh -c 'git add paper 2>/dev/null || true'"}
+    tidy |= {"language": "system"}
+    tidy |= {"always_run": True, "pass_filenames": False}
+    quest = make_quest()
+    install(quest, {"repos": [{"repo": "local", "hooks": [*local_hooks({}), tidy]}]})
+    found = hook_checks(gate_json, quest)
+    assert found["hook"]["status"] == "ok" and found["pre-commit hooks"]["status"] == "warn", found
+    assert "'tidy' (local) runs after ds-gate-closure" in found["pre-commit hooks"]["message"], found
+    run = quest.run(quest.root, "main-001")
+    quest.checkpoint(quest.root, f"experiment: record {run}")
+    (quest.root / "paper").mkdir()
+    (quest.root / "paper" / "paper_bundle_manifest.json").write_text('{"title": "t"}\n')
+    (quest.root / "notes.md").write_text("notes\n")
+    done = commit(quest.root, "notes", "notes.md")  # the bundle is staged by the later hook: the break is real
+    assert done.returncode == 0 and (quest.root / "paper" / "paper_bundle_manifest.json").exists()
+    listed = subprocess.run(["git", "show", "--name-only", "--format="], cwd=quest.root, capture_output=True, text=True)
+    assert "paper/paper_bundle_manifest.json" in listed.stdout
+    tidy["stages"] = ["pre-push"]  # not on a commit: nothing to say
+    install(quest, {"repos": [{"repo": "local", "hooks": [*local_hooks({}), tidy]}]})
+    assert "pre-commit hooks" not in hook_checks(gate_json, quest)
 
 
 def test_a_top_level_exclude_is_a_warning_for_the_validate_hook(make_quest, gate_json) -> None:
