@@ -1,9 +1,10 @@
 """Whether a quest's ``.pre-commit-config.yaml`` holds ds-gate's hooks, as ``doctor`` asks it.
 
 The framework's hook runs what the configuration lists (``repos: []``: nothing), so it guards
-only where every checked-out branch's configuration lists ds-gate's hooks, unchanged, from
-ds-gate's own repository (one inside the quest or a home is the agent's: fail; a lab's mirror:
-warn). The configuration is untrusted: whatever doctor cannot vouch for counts as missing, so
+only where every checked-out branch's configuration lists ds-gate's hooks, unchanged (each
+field read as pre-commit reads it: ``doctor_hook_fields``), from ds-gate's own repository or as a
+``repo: local`` copy (a repository inside the quest or a home is the agent's: fail; a lab's
+mirror: warn). The configuration is untrusted: whatever doctor cannot vouch for counts as missing, so
 it can only make doctor say fail or warn, never pass.
 """
 
@@ -12,50 +13,24 @@ from __future__ import annotations
 import os
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ds_gate.config.files import yaml_of
 from ds_gate.config.settings import agent_writable
+from ds_gate.kernel.errors import shown
 from ds_gate.kernel.fs import is_inside
-from ds_gate.kernel.layout import pre_commit_files_pattern
 from ds_gate.kernel.version import HOMEPAGE
+from ds_gate.setup.doctor_hook_fields import hook_findings
 
 CONFIG = ".pre-commit-config.yaml"
-# .pre-commit-hooks.yaml's hooks that guard (tests/acceptance/test_doctor.py checks these against it):
-# id -> (entry, what is unguarded without it, whether its absence fails)
+# .pre-commit-hooks.yaml's hooks that guard (doctor_hook_fields.MANIFEST: what each runs):
+# id -> (what is unguarded without it, whether its absence fails)
 GUARDS = {
-    "ds-gate-closure": ("ds-gate commit-check --no-validate", "finalization commits are not gated", True),
-    "ds-gate-validate": ("ds-gate validate --checkpoint", "staged records and cards are not checked", False),
-    "ds-gate-pre-push": ("ds-gate pre-push", "finalization pushes are not gated", False),
+    "ds-gate-closure": ("finalization commits are not gated", True),
+    "ds-gate-validate": ("staged records and cards are not checked", False),
+    "ds-gate-pre-push": ("finalization pushes are not gated", False),
 }
-# what a configuration may set on a hook without changing what it checks
-HARMLESS = frozenset(
-    {"id", "name", "alias", "description", "verbose", "log_file", "require_serial", "minimum_pre_commit_version"}
-)
-LOCAL_LANGUAGES = ("python", "system")  # docs/hooks.md: a local copy of the manifest, run from the PATH's ds-gate
 SNIPPET = "the snippet in docs/hooks.md (#the-pre-commit-framework)"
-
-
-def _intact(repo: str, hook: dict[str, Any]) -> bool:
-    """A hook entry that runs ds-gate's hook as the manifest says: from a repository, no key
-    but the harmless ones; a ``repo: local`` copy, exactly the manifest's entry and filters."""
-    entry, _, _ = GUARDS[hook["id"]]
-    if repo != "local":
-        return repo != "meta" and not set(hook) - HARMLESS
-    return (
-        hook.get("entry") == entry
-        and hook.get("language") in LOCAL_LANGUAGES
-        and not hook.get("args")
-        and hook.get("files", pre_commit_files_pattern()) in ("", pre_commit_files_pattern())
-        and not any(hook.get(key) for key in ("exclude", "types", "types_or", "exclude_types"))
-        and _stages_keep(hook["id"], hook.get("stages"))
-    )
-
-
-def _stages_keep(hook_id: str, stages: Any) -> bool:
-    """Stages that still run the hook where it guards (the commit, or the push); none: every stage."""
-    wanted = "pre-push" if hook_id == "ds-gate-pre-push" else "pre-commit"
-    return stages is None or (isinstance(stages, list) and wanted in stages)
 
 
 def _local_path(repo: str, folder: Path) -> Path | None:
@@ -89,32 +64,74 @@ def _unvouched(repo: str, ids: list[str], folder: Path) -> tuple[bool, str] | No
     )
 
 
-def listed_guards(folder: Path, name: str = CONFIG) -> tuple[set[str], list[tuple[bool, str]], str | None]:
-    """The ids of ``GUARDS`` that ``folder``'s configuration lists intact, (fails, why) for those it
-    takes from a repository doctor cannot vouch for, or why the configuration cannot be read."""
+class Listed(NamedTuple):
+    """What a configuration holds of ``GUARDS``: the ids it runs as ds-gate's hooks, (fails, why)
+    for what doctor cannot vouch for beside them, and for each id it changes, each field that
+    makes pre-commit run something else (or nothing)."""
+
+    found: set[str]
+    doubts: list[tuple[bool, str]]
+    changed: dict[str, list[str]]
+    aliases: set[str]
+
+
+def listed_guards(folder: Path, name: str = CONFIG) -> Listed | str:
+    """What ``folder``'s configuration lists of ``GUARDS``, or why it cannot be read."""
     data, problem = yaml_of(folder, name)
     if problem is not None:
-        return set(), [], problem
-    repos = data.get("repos") if isinstance(data, dict) else None
-    found: set[str] = set()
-    doubts: list[tuple[bool, str]] = []
+        return problem
+    top = data if isinstance(data, dict) else {}
+    repos = top.get("repos")
+    listed = Listed(set(), [], {}, set())
+    later: list[str] = []  # hooks that run after an intact ds-gate-closure, at the commit
     for repo in repos if isinstance(repos, list) else []:
         hooks = repo.get("hooks") if isinstance(repo, dict) else None
         where = repo.get("repo") if isinstance(repo, dict) else None
-        if not isinstance(where, str):
-            continue  # no hook of a repo without a name is counted
+        if not isinstance(where, str) or where.strip() == "meta":
+            continue  # no hook of a repo without a name, nor a meta hook (pre-commit's own), is counted
+        local = where.strip() == "local"
         ids: list[str] = []
         for hook in hooks if isinstance(hooks, list) else []:
-            if not isinstance(hook, dict) or hook.get("id") not in GUARDS:
+            hook_id = hook.get("id") if isinstance(hook, dict) else None
+            findings = (
+                hook_findings(hook_id, hook, top, local) if isinstance(hook_id, str) and hook_id in GUARDS else None
+            )
+            if findings is None or any(fails for fails, _ in findings):
+                if isinstance(hook_id, str) and findings is not None:
+                    listed.changed.setdefault(hook_id, []).extend(why for fails, why in findings if fails)
+                if "ds-gate-closure" in listed.found | set(ids) and _at_commit(hook, top, local):
+                    later.append(f"{shown(hook_id)} ({where})")
                 continue
-            if where.strip() == "local" and "stages" not in hook:  # a local hook takes the config's default stages
-                hook = {**hook, "stages": data.get("default_stages")}
-            if _intact(where.strip(), hook):
-                ids.append(hook["id"])
-        doubt = _unvouched(where.strip(), ids, folder) if ids and where.strip() != "local" else None
-        doubts += [doubt] if doubt is not None else []
-        found.update(ids)  # listed: a doubt says the rest
-    return found, doubts, None
+            assert isinstance(hook_id, str) and isinstance(hook, dict)
+            ids.append(hook_id)
+            listed.doubts.extend((False, f"{hook_id}: {why}") for _, why in findings)
+            listed.aliases.update({hook_id, hook["alias"]} if isinstance(hook.get("alias"), str) else {hook_id})
+        doubt = _unvouched(where.strip(), ids, folder) if ids and not local else None
+        listed.doubts.extend([doubt] if doubt is not None else [])
+        listed.found.update(ids)  # listed: a doubt says the rest
+    if later:
+        listed.doubts.append(
+            (
+                False,
+                f"{', '.join(later)} run{'s' if len(later) == 1 else ''} after ds-gate-closure on a commit: a hook there "
+                "can stage files the gate never judged (`git add` of the paper bundle), and doctor cannot tell what it "
+                "does (fix: list ds-gate's hooks last, as ds-gate's own hook runs a chained hook first)",
+            )
+        )
+    return listed
+
+
+def _at_commit(hook: object, top: dict[str, Any], local: bool) -> bool:
+    """Whether pre-commit may run ``hook`` on a commit: its ``stages`` (a hook from a repository
+    that sets none takes its manifest's, which doctor cannot read: it may)."""
+    stages = hook.get("stages") if isinstance(hook, dict) else None
+    if stages is None and not local and isinstance(hook, dict) and hook.get("id") == "ds-gate-closure-full":
+        stages = ["manual"]  # .pre-commit-hooks.yaml's (tests/acceptance/test_blind_spots.py holds it)
+    if stages in (None, []) and (local or stages == []):
+        stages = top.get("default_stages")
+    if not isinstance(stages, list) or not stages:
+        return True
+    return bool({"pre-commit", "commit"} & {s for s in stages if isinstance(s, str)})
 
 
 def config_name(hook_text: str) -> str:
@@ -133,21 +150,38 @@ def config_name(hook_text: str) -> str:
 def config_problems(folders: list[Path], name: str = CONFIG) -> list[tuple[bool, str]]:
     """(fails, message) for each guard a checked-out configuration (``name``) lacks or changes."""
     out: list[tuple[bool, str]] = []
+    aliases: set[str] = set()
     for folder in dict.fromkeys(folders):  # the root comes first, and again among the worktrees
         if name == CONFIG and not (folder / CONFIG).exists() and not (folder / CONFIG).is_symlink():
             continue  # a branch without the config: doctor's "pre-commit config" check says so
-        found, doubts, problem = listed_guards(folder, name)
-        if problem is not None:
-            out.append((True, f"{folder / name}: {problem}; the framework runs none of ds-gate's hooks there"))
+        listed = listed_guards(folder, name)
+        if isinstance(listed, str):
+            out.append((True, f"{folder / name}: {listed}; the framework runs none of ds-gate's hooks there"))
             continue
-        out += [(fails, f"{folder / name}: {why}") for fails, why in doubts]
-        for hook_id, (_, unguarded, fails) in GUARDS.items():
-            if hook_id not in found:
+        out += [(fails, f"{folder / name}: {why}") for fails, why in dict.fromkeys(listed.doubts)]
+        aliases |= listed.aliases
+        for hook_id, (unguarded, fails) in GUARDS.items():
+            if hook_id in listed.changed and hook_id not in listed.found:
+                fields = "; ".join(dict.fromkeys(listed.changed[hook_id]))
                 out.append(
                     (
                         fails,
-                        f"{folder / name} does not run {hook_id} as .pre-commit-hooks.yaml defines it "
-                        f"(missing, or its entry, args or stages changed): {unguarded}",
+                        f"{folder / name}: pre-commit runs {hook_id} otherwise than ds-gate's hook: {fields}: {unguarded}",
                     )
                 )
+            elif hook_id not in listed.found:
+                out.append(
+                    (
+                        fails,
+                        f"{folder / name} does not list {hook_id} (from ds-gate's repository, or a `repo: local` copy of .pre-commit-hooks.yaml's): {unguarded}",
+                    )
+                )
+    skipped = sorted(aliases & {s.strip() for s in os.environ.get("SKIP", "").split(",")})
+    if skipped:
+        out.append(
+            (
+                False,
+                f"SKIP={os.environ['SKIP']} is set: where the framework runs, it skips {', '.join(skipped)} (fix: unset SKIP)",
+            )
+        )
     return out

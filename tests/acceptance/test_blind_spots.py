@@ -326,12 +326,18 @@ def test_pytest_and_closure_agree_on_a_quest_that_poses_as_a_home(one_run_quest,
 def test_the_guards_doctor_asks_for_are_the_manifests_hooks() -> None:
     import yaml
 
+    from ds_gate.setup.doctor_hook_fields import DEFAULTS, MANIFEST, STAGE
     from ds_gate.setup.doctor_pre_commit import GUARDS
 
     from helpers import REPO
 
-    manifest = {h["id"]: h["entry"] for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
-    assert {hook_id: entry for hook_id, (entry, _, _) in GUARDS.items()} == {k: manifest[k] for k in GUARDS}
+    manifest = {h["id"]: h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    assert set(GUARDS) == set(MANIFEST) == set(STAGE) and set(GUARDS) <= set(manifest)
+    for hook_id, fields in MANIFEST.items():  # every field that decides what runs, as the file has it
+        hook = manifest[hook_id]
+        assert fields == {k: hook[k] for k in ("entry", "language", *DEFAULTS) if k in hook}, hook_id
+        assert STAGE[hook_id] in hook["stages"]
+    assert manifest["ds-gate-closure-full"]["stages"] == ["manual"]  # doctor_pre_commit._at_commit
 
 
 def pre_commit_install(quest: ExampleQuest, config: str, *args: str) -> None:
