@@ -38,6 +38,10 @@ def _text(path: Path) -> str:
 
 
 OUTDATED = '"$DS_GATE_PYTHON" -m ds_gate'  # how hooks before the fix ran ds-gate
+REPINNED = (
+    "a hook whose pins were changed trusts the configuration and cache its writer chose (or none), so doctor "
+    "cannot vouch for its verdict. If you installed it from another environment on purpose, run doctor there"
+)
 
 
 def hook_checks(root: Path, registered: Registered) -> list[Check]:
@@ -54,12 +58,15 @@ def hook_checks(root: Path, registered: Registered) -> list[Check]:
     if ours:
         python = hook_python(hook)
         changed = [name for name in HOOKS if MARKER in (text := _text(folder / name)) and not as_installed(name, text)]
-        named = {n: hook_python(t) for n in HOOKS if MARKER in (t := _text(folder / n))}  # each hook's own
-        bad = next(((n, p, why) for n, p in named.items() if (why := interpreter_problem(p)) is not None), None)
-        repinned = next(
-            ((n, why) for n in HOOKS if MARKER in (t := _text(folder / n)) and (why := pins_problem(t)) is not None),
-            None,
-        )
+        doubts = [  # what doctor cannot vouch for in a hook otherwise install's: its interpreter, its pins
+            (n, f"names {hook_python(t)}, {why}", "reinstall from the Python you use")
+            for n in HOOKS
+            if MARKER in (t := _text(folder / n)) and (why := interpreter_problem(hook_python(t))) is not None
+        ] + [
+            (n, f"{why}: {REPINNED}", "reinstall from your own shell")
+            for n in HOOKS
+            if MARKER in (t := _text(folder / n)) and (why := pins_problem(t)) is not None
+        ]
         if OUTDATED in hook or OUTDATED in _text(folder / "pre-push"):
             checks.append(
                 Check(
@@ -83,28 +90,12 @@ def hook_checks(root: Path, registered: Registered) -> list[Check]:
                     f"reinstall: {install}",
                 )
             )
-        elif repinned is not None:
+        elif doubts:
             checks.append(
-                Check(
-                    "hook",
-                    FAIL,
-                    f"the {repinned[0]} hook in {folder} {repinned[1]}: a hook whose pins were changed trusts "
-                    "the configuration and cache its writer chose (or none), so doctor cannot vouch for its verdict. "
-                    "If you installed it from another environment on purpose, run doctor there",
-                    f"reinstall from your own shell: {install}",
-                )
+                Check("hook", FAIL, f"the {doubts[0][0]} hook in {folder} {doubts[0][1]}", f"{doubts[0][2]}: {install}")
             )
-        elif bad is None:
-            checks.append(Check("hook", OK, f"ds-gate's commit hook is installed in {folder}, run by {python}"))
         else:
-            checks.append(
-                Check(
-                    "hook",
-                    FAIL,
-                    f"the {bad[0]} hook in {folder} names {bad[1]}, {bad[2]}",
-                    f"reinstall from the Python you use: {install}",
-                )
-            )
+            checks.append(Check("hook", OK, f"ds-gate's commit hook is installed in {folder}, run by {python}"))
         for name, lost in (
             ("pre-merge-commit", "a local merge that brings the paper bundle in is not gated"),
             ("pre-push", "finalization pushes are not gated"),
