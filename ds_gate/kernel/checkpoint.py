@@ -4,9 +4,11 @@ DeepScientist commits after nearly every step; most commits stage nothing the ga
 or a fine new run or decision record. Both must pass silently and cheaply, so the answer lives
 in the kernel (``tests/acceptance/test_kernel_budget.py`` keeps its import budget).
 ``checkpoint_passes`` says True only when the full ``commit-check`` (``engine.commit``, which asks
-the same ``gated`` first) would pass and print nothing; every doubt (a card, ``quest.yaml``, the
-manifest, a plugin, a configured quest, a finalizing decision, an unreadable or oversized file, a
-review, a record the triage does not call fine, any exception) answers False: "take the full path".
+the same ``gated`` first) would pass and print nothing; every doubt (a card, ``quest.yaml``, a file
+named as the manifest at any depth, a file a link leads ``quest.yaml``, the manifest or
+``runtime_state.json`` to, a plugin, a configured quest, a finalizing decision, a
+``runtime_state.json`` becoming completed, an unreadable or oversized file, a review, a record the
+triage does not call fine, any exception) answers False: "take the full path".
 """
 
 from __future__ import annotations
