@@ -130,6 +130,8 @@ class QuestLoader:
         if store is not None:
             store.save()
         runs, decisions = self.winners(collector)
+        status, status_findings = main_status(self.loc.root, scalar_text(meta.get("status")))
+        self.findings.extend(status_findings)
         tips = [ws.rel for ws in workspaces if ws.ref is not None]
         notes = (
             [
@@ -142,7 +144,7 @@ class QuestLoader:
         return Quest(
             root=self.loc.root,
             quest_id=quest_id_of(meta, self.loc.root),
-            status=main_status(self.loc.root, scalar_text(meta.get("status"))),
+            status=status,
             experience_distill=coerce_toggle(contract.get("experience_distill")),
             recall_priors=coerce_toggle(contract.get("recall_priors")),
             workspaces=workspaces,

@@ -30,7 +30,7 @@ from ds_gate.kernel.layout import (
     is_card,
     is_manifest_name,
 )
-from ds_gate.kernel.links import staged_names
+from ds_gate.kernel.links import may_be_link, staged_names
 
 TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
 if TYPE_CHECKING:
@@ -101,7 +101,11 @@ def _completes(cwd: Path | str, changes: Changes, name: str, raw: bytes) -> bool
     # kernel.lazy.LAZY_PLACES: the finalization reader loads only when a JSON file is staged
     from ds_gate.kernel.finalizing import completed_keys, runtime_reason
 
-    if name != RUNTIME_STATE or not completed_keys(raw):
+    if name != RUNTIME_STATE:
+        return False
+    if may_be_link(str(cwd), raw, RUNTIME_STATE):
+        return True  # staged as a link: the full path reads what it leads to
+    if not completed_keys(raw):
         return False
     old = changes[name][0]
     before = cat_file(str(cwd), [old], staged=True).get(old) if old else None

@@ -16,12 +16,14 @@ from ds_gate.kernel.errors import shown
 from ds_gate.kernel.finalizing import COMPLETED, STATUS_KEYS, as_python_reads
 from ds_gate.kernel.layout import RUNTIME_STATE
 from ds_gate.model.findings import Finding
+from ds_gate.sources.fixes import first_link
 from ds_gate.sources.location import linked_outside
 from ds_gate.sources.problems import (
     QUEST_NO_QUEST_YAML,
     QUEST_TOGGLE_UNRECOGNISED,
     QUEST_YAML_INVALID,
     TOO_LARGE_HINT,
+    symlink_outside,
 )
 
 
@@ -129,24 +131,37 @@ def scalar_text(value: Any) -> str | None:
     return str(value)
 
 
-def main_status(root: Path, yaml_status: str | None) -> str | None:
+def main_status(root: Path, yaml_status: str | None) -> tuple[str | None, list[Finding]]:
     """The quest's status as main's snapshot reads it: ``.ds/runtime_state.json``'s
     ``display_status``, else its ``status``, else ``quest.yaml``'s (a key the file lacks takes
     ``quest.yaml``'s, as main's defaults do). ``completed`` wherever one of them says it (stripped,
     any case: the hooks count each as a finalization, ``kernel.finalizing``), so the quest's status
     never hides a completion main may act on. A file that leads out of the quest, does not parse or
-    cannot be read is not asked (never followed out; main then takes ``quest.yaml``'s)."""
+    cannot be read is not asked (main then takes ``quest.yaml``'s); one that leads out of the quest,
+    which main follows, is never followed and is a finding closure stops on, as for ``quest.yaml``."""
     path = root / RUNTIME_STATE
     try:
-        raw = fs.read_file(path) if linked_outside(root, path) is None else None
+        target = linked_outside(root, path)
+        raw = fs.read_file(path) if target is None else None
     except OSError:
-        raw = None
+        target = raw = None
+    found = []
+    if target is not None:
+        link = first_link(root, path)
+        found.append(
+            symlink_outside(
+                link.relative_to(root).as_posix(),
+                target,
+                kind="file" if link == path else "folder",
+                what="the runtime state (main reads the quest's status there)",
+            )
+        )
     data = as_python_reads(raw) if raw is not None else None
     state = data if isinstance(data, dict) else {}
     said = [scalar_text(state.get(key, yaml_status)) for key in STATUS_KEYS] + [yaml_status]
     if any(isinstance(value, str) and value.strip().casefold() == COMPLETED for value in said):
-        return COMPLETED
-    return next((value for value in said if value), None)
+        return COMPLETED, found
+    return next((value for value in said if value), None), found
 
 
 def quest_id_of(meta: Mapping[str, Any], root: Path) -> str:

@@ -152,6 +152,29 @@ def test_a_runtime_state_completed_through_a_link_finalizes(running, monkeypatch
     assert report is not None and not report.ok and pending(report), report
 
 
+def test_a_runtime_state_link_staged_with_its_completed_target_finalizes(running, monkeypatch) -> None:
+    """The link and the file it leads to in one commit: the fast path reads the link's blob (a
+    path), so it leaves the commit to the full path, which reads the file."""
+    (running.root / ".ds" / "state.json").write_text(runtime(**COMPLETIONS["mark_completed"]))
+    (running.root / RUNTIME).unlink()
+    os.symlink("state.json", running.root / RUNTIME)
+    git(running.root, "add", "-A")
+    monkeypatch.chdir(running.root)
+    assert not checkpoint_passes(".")
+    report = commit_check(".", require=True)
+    assert report is not None and not report.ok and pending(report), report
+
+
+def test_a_runtime_state_linked_out_of_the_quest_stops_closure(running, tmp_path, capsys) -> None:
+    """main follows the link; ds-gate never does, so what main reads as the quest's status is unseen."""
+    (tmp_path / "far.json").write_text(runtime(**COMPLETIONS["mark_completed"]))
+    (running.root / RUNTIME).unlink()
+    os.symlink(tmp_path / "far.json", running.root / RUNTIME)
+    assert main(["closure", "--require", str(running.root)]) == 2
+    err = capsys.readouterr().err
+    assert "runtime_state.json" in err and "replace the link" in err, err
+
+
 def test_a_push_that_completes_through_runtime_state_is_gated(running, monkeypatch, tmp_path) -> None:
     add_remote(running.root, tmp_path / "remote.git")
     git(running.root, "push", "-q", "--no-verify", "origin", "main")
