@@ -23,6 +23,7 @@ import os
 import stat
 from dataclasses import dataclass
 
+from ds_gate.kernel.errors import shown
 from ds_gate.kernel.finalizing import as_python_reads
 from ds_gate.kernel.fs import is_inside, read_file
 from ds_gate.kernel.layout import MANIFEST, RESEARCH_STATE
@@ -136,7 +137,7 @@ def hook_roots(quest_root: str, top: str, committed: bytes | None) -> tuple[tupl
 
 def unseen_text(root: NamedRoot) -> str:
     """Why main's root is not read, as a stop and a finding say it."""
-    said = f"{root.key} {root.value!r} in .ds/research_state.json"
+    said = f"{root.key} {shown(root.value, 120)} in .ds/research_state.json"
     if root.unseen == RELATIVE:
         return (
             f"{said} is a relative path, which DeepScientist reads from its own working folder, not the quest: "
