@@ -21,15 +21,19 @@ from ds_gate.engine.options import GateOptions
 from ds_gate.engine.unseen import as_closure_sees
 from ds_gate.kernel.catfile import cat_file
 from ds_gate.kernel.checkpoint import gated, may_be_review, other_json
-from ds_gate.kernel.errors import NotAQuest
+from ds_gate.kernel.errors import NotAQuest, shown
 from ds_gate.kernel.finalizing import finalizing_reason
 from ds_gate.kernel.gitpaths import staged_changes
 from ds_gate.kernel.given_path import given_path
 from ds_gate.kernel.layout import (
+    MANIFEST,
     QUEST_YAML,
     REPORTS,
+    RESEARCH_STATE,
+    RUNTIME_STATE,
     is_artifact_record,
     is_card,
+    is_manifest_name,
     kind_of,
 )
 from ds_gate.kernel.links import followed, staged_names
@@ -39,6 +43,7 @@ from ds_gate.rules.finalization import commit_reasons, pattern_matches
 from ds_gate.rules.policy import CHECKPOINT, FINALIZATION, apply_policy, demoted_note
 from ds_gate.sources.location import locate
 from ds_gate.sources.memory import parse_card
+from ds_gate.sources.named_roots import hook_roots
 from ds_gate.sources.problems import unreadable
 from ds_gate.sources.quest_yaml import (
     committing_quest,
@@ -92,8 +97,11 @@ class CommitCheck:
         if not gated(self.cwd, changes, lambda staged: bool(_plugin_patterns(staged))):
             return None
         names = staged_names(str(self.cwd), list(changes))
+        nested, unseen = self.named_roots(names)
+        if nested:  # a link inside the quest may lead a named root's manifest to a staged file
+            names = staged_names(str(self.cwd), list(changes), nested)
         artifacts = [name for name in names if is_artifact_record(name)]
-        others = [name for name in other_json(names) if not is_artifact_record(name)]
+        others = [name for name in other_json(names) if not is_artifact_record(name) and name in changes]
         cards = [name for name in names if is_card(name)]
         blobs = self.staged_bytes(changes, names, [*artifacts, *others], cards)
         final = {name for name in [*artifacts, *others] if _finalizes(name, blobs[f":{name}"])}
@@ -104,7 +112,7 @@ class CommitCheck:
             if name in final
             or (is_artifact_record(name) and (not name.startswith(REPORTS) or may_be_review(blobs[f":{name}"])))
         ]
-        reasons = commit_reasons(names, blobs, sorted(final), _plugin_patterns(names))
+        reasons = commit_reasons(names, blobs, sorted(final), _plugin_patterns(names), nested, unseen)
         if not reasons and not self.validate and not cards:
             return None
         try:
@@ -133,6 +141,20 @@ class CommitCheck:
             findings.extend(waive(self.record_findings(artifacts, blobs, prefix, loc.root), loc.root, own, audit=False))
         return self.report(findings, reasons)
 
+    def named_roots(self, names: list[str]) -> tuple[tuple[str, ...], list[str]]:
+        """Where main writes the paper bundle of each workspace root ``research_state.json`` names
+        below this workspace, and the roots it would use that the gate cannot see: read only
+        when the commit stages a file named as the manifest below the workspace's top."""
+        if not any(is_manifest_name(name) and name != MANIFEST for name in names):
+            return (), []
+        try:
+            loc = locate(self.cwd)
+        except NotAQuest:
+            return (), []
+        staged = cat_file(self.cwd, [f":{RESEARCH_STATE}"], staged=True).get(f":{RESEARCH_STATE}")
+        nested, unseen = hook_roots(str(loc.root), str(loc.top), staged if isinstance(staged, bytes) else None)
+        return nested, [f"{root.key} {shown(root.value, 80)}" for root in unseen]
+
     def staged_bytes(
         self, changes: dict[str, tuple[str | None, str]], names: list[str], artifacts: list[str], cards: list[str]
     ) -> dict[str, bytes | TooLarge | None]:
@@ -142,14 +164,13 @@ class CommitCheck:
         ids = {f":{name}": changes[name][1] for name in artifacts}
         for name in cards:
             ids[f":{name}"], ids[f"HEAD:{name}"] = changes[name][1], changes[name][0] or ""
-        fixed = (
-            [f":{QUEST_YAML}", f"HEAD:{QUEST_YAML}"] if QUEST_YAML in names or cards else []
-        )  # HEAD's names the quest
+        statuses = [path for path in (QUEST_YAML, RUNTIME_STATE) if path in names or (cards and path == QUEST_YAML)]
+        fixed = [f"{rev}:{path}" for path in statuses for rev in ("", "HEAD")]  # HEAD's quest.yaml names the quest
         found = cat_file(self.cwd, [*fixed, *(oid for oid in ids.values() if oid)], staged=True)
         blobs = {name: found.get(oid) if oid else None for name, oid in ids.items()}
         blobs.update((name, found.get(name)) for name in fixed)
-        if fixed:  # a link inside the quest is read as what it leads to, as DeepScientist reads it
-            blobs.update(followed(str(self.cwd), blobs, {f":{QUEST_YAML}": None, f"HEAD:{QUEST_YAML}": "HEAD"}))
+        for path in statuses:  # a link inside the quest is read as what it leads to, as DeepScientist reads it
+            blobs.update(followed(str(self.cwd), blobs, {f":{path}": None, f"HEAD:{path}": "HEAD"}, path))
         return blobs
 
     def quest(self) -> Quest:

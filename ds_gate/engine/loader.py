@@ -26,6 +26,7 @@ from ds_gate.sources import quest_yaml
 from ds_gate.sources.location import Location, linked_outside, locate
 from ds_gate.sources.quest_yaml import (
     coerce_toggle,
+    main_status,
     quest_id_of,
     scalar_text,
     toggle_finding,
@@ -125,10 +126,12 @@ class QuestLoader:
             else None
         )
         meta, contract = self.settings(store)
-        collector, workspaces = self.collect(store)
+        collector, workspaces = self.collect(store, scalar_text(meta.get("quest_root")))
         if store is not None:
             store.save()
         runs, decisions = self.winners(collector)
+        status, status_findings = main_status(self.loc.root, scalar_text(meta.get("status")))
+        self.findings.extend(status_findings)
         tips = [ws.rel for ws in workspaces if ws.ref is not None]
         heads = len([tip for tip in tips if tip in dict(self.loc.detached_tips)])
         read = counted(len(tips) - heads, "branch tip") + " no worktree folder has checked out"
@@ -142,7 +145,7 @@ class QuestLoader:
         return Quest(
             root=self.loc.root,
             quest_id=quest_id_of(meta, self.loc.root),
-            status=scalar_text(meta.get("status")),
+            status=status,
             experience_distill=coerce_toggle(contract.get("experience_distill")),
             recall_priors=coerce_toggle(contract.get("recall_priors")),
             workspaces=workspaces,
@@ -171,9 +174,10 @@ class QuestLoader:
                 self.findings.append(note)
         return meta, contract
 
-    def collect(self, store: RecordStore | None) -> tuple[Collector, list[Workspace]]:
-        """Every reader's records, checked as they are read; the workspaces read."""
-        workspaces, ws_findings = discover_workspaces(self.loc)
+    def collect(self, store: RecordStore | None, recorded_root: str | None) -> tuple[Collector, list[Workspace]]:
+        """Every reader's records, checked as they are read; the workspaces read (``recorded_root``:
+        where quest.yaml says main made the quest, to find its named workspaces after a move)."""
+        workspaces, ws_findings = discover_workspaces(self.loc, recorded_root)
         self.findings.extend(ws_findings)
         collector = Collector(
             self.loc.root, workspaces, self.kinds, self.check, share=self.key is not None, store=store

@@ -1,9 +1,10 @@
 """The pre-push gate: pushing a finalization commit to a shared remote is gated too.
 
 A push finalizes when the commits it sends (those no remote-tracking ref has yet) touch a
-finalization file and the pushed tip holds it finalizing: the paper bundle manifest, a
-``quest.yaml`` whose status is ``completed``, a finalize or quest_completion
-decision (in any ``.json`` file: ``kernel.finalizing``), or a plugin's pattern. Then the
+finalization file and the pushed tip holds it finalizing: the paper bundle manifest (the
+workspace's own, or of a workspace root ``research_state.json`` names: ``sources.named_roots``),
+a ``quest.yaml`` or ``.ds/runtime_state.json`` whose status is ``completed``, a finalize or
+quest_completion decision (in any ``.json`` file: ``kernel.finalizing``), or a plugin's pattern. Then the
 closure gate runs over the git source (every branch tip, plus the commits being pushed), so
 it sees what the remote will see; an ordinary push is never blocked because runs are pending.
 
@@ -22,8 +23,8 @@ from ds_gate.config.quest import configured_require, read_quest_config
 from ds_gate.engine.gate import Gate, load_quest
 from ds_gate.engine.options import GateOptions
 from ds_gate.engine.unseen import as_closure_sees
-from ds_gate.kernel.errors import NotAQuest
-from ds_gate.kernel.layout import MANIFEST
+from ds_gate.kernel.errors import NotAQuest, shown
+from ds_gate.kernel.layout import MANIFEST, RESEARCH_STATE, is_manifest_name
 from ds_gate.kernel.links import may_hold, pushed_names
 from ds_gate.kernel.push import (
     PUSHED_ALONE,
@@ -38,6 +39,7 @@ from ds_gate.model.reports import SCOPES, GateReport
 from ds_gate.plugins.manager import finalization_patterns
 from ds_gate.rules.finalization import push_reasons
 from ds_gate.sources.location import locate
+from ds_gate.sources.named_roots import hook_roots
 
 
 def finalization_reasons(root: Path, tip: str, holds: Sequence[str] = PUSHED_ALONE) -> list[str]:
@@ -47,11 +49,20 @@ def finalization_reasons(root: Path, tip: str, holds: Sequence[str] = PUSHED_ALO
         return []
 
     places = hiding_places(names)
-    blobs, modes = tip_blobs(str(root), tip, json_files(names), places)  # by blob id
+    # a file named as the manifest below the top: the workspace roots research_state.json names are read
+    named = any(is_manifest_name(name) and name != MANIFEST for name in names)
+    files = [*json_files(names), *([RESEARCH_STATE] if named and RESEARCH_STATE not in names else [])]
+    blobs, modes = tip_blobs(str(root), tip, files, places)  # by blob id
     unseen = hidden(places, modes)  # a link or gitlink where a record or a finalization file would be
-    names = pushed_names(str(root), tip, names, blobs, linked(modes))  # quest.yaml, through a link inside the quest
-    manifest_at_tip = MANIFEST in names and may_hold(str(root), tip, MANIFEST)  # through a link too
-    return push_reasons(names, tip, blobs, manifest_at_tip, finalization_patterns(), unseen)
+    nested: tuple[str, ...] = ()
+    blind: list[str] = []
+    if named:
+        state = blobs.get(f"{tip}:{RESEARCH_STATE}")
+        nested, roots = hook_roots(str(root), str(root), state if isinstance(state, bytes) else None)
+        blind = [f"{r.key} {shown(r.value, 80)}" for r in roots]
+    names = pushed_names(str(root), tip, names, blobs, linked(modes), nested)  # through a link inside the quest
+    held = {path for path in (MANIFEST, *nested) if path in names and may_hold(str(root), tip, path)}  # links too
+    return push_reasons(names, tip, blobs, held, finalization_patterns(), unseen, nested, blind)
 
 
 def push_check(

@@ -4,9 +4,11 @@ DeepScientist commits after nearly every step; most commits stage nothing the ga
 or a fine new run or decision record. Both must pass silently and cheaply, so the answer lives
 in the kernel (``tests/acceptance/test_kernel_budget.py`` keeps its import budget).
 ``checkpoint_passes`` says True only when the full ``commit-check`` (``engine.commit``, which asks
-the same ``gated`` first) would pass and print nothing; every doubt (a card, ``quest.yaml``, the
-manifest, a plugin, a configured quest, a finalizing decision, an unreadable or oversized file, a
-review, a record the triage does not call fine, any exception) answers False: "take the full path".
+the same ``gated`` first) would pass and print nothing; every doubt (a card, ``quest.yaml``, a file
+named as the manifest at any depth, a file a link leads ``quest.yaml``, the manifest or
+``runtime_state.json`` to, a plugin, a configured quest, a finalizing decision, a
+``runtime_state.json`` becoming completed, an unreadable or oversized file, a review, a record the
+triage does not call fine, any exception) answers False: "take the full path".
 """
 
 from __future__ import annotations
@@ -23,10 +25,12 @@ from ds_gate.kernel.layout import (
     MANIFEST,
     QUEST_YAML,
     REPORTS,
+    RUNTIME_STATE,
     is_artifact_record,
     is_card,
+    is_manifest_name,
 )
-from ds_gate.kernel.links import staged_names
+from ds_gate.kernel.links import may_be_link, staged_names
 
 TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
 if TYPE_CHECKING:
@@ -58,14 +62,17 @@ def other_json(names: list[str]) -> list[str]:
 
 def gated(cwd: Path | str, changes: Changes, plugin_files: Callable[[list[str]], bool] | None = None) -> bool:
     """Whether a commit staging ``changes`` stages anything the gate looks at: a record, a card,
-    ``quest.yaml``, the manifest, a file a plugin's pattern names (``plugin_files(names)``), or
-    among the other staged JSON files (read once, parsed only when ``may_finalize``) a review or a
-    finalizing decision."""
+    ``quest.yaml``, a file named as the manifest at any depth (main writes it in the workspace
+    ``research_state.json`` names, anywhere in the quest: the full path reads which), a file a
+    plugin's pattern names (``plugin_files(names)``), a file a link of ``kernel.links.FOLLOWED``
+    leads to, or among the other staged JSON files (read once, parsed only when they could say
+    the word) a review, a finalizing decision, or a ``runtime_state.json`` becoming completed."""
     names = staged_names(str(cwd), list(changes))  # quest.yaml too, when it links to a staged file
     if (
-        any((is_artifact_record(n) and not n.startswith(REPORTS)) or is_card(n) for n in names)
+        any((is_artifact_record(n) and not n.startswith(REPORTS)) or is_card(n) or is_manifest_name(n) for n in names)
         or QUEST_YAML in names
         or MANIFEST in names
+        or any(n not in changes for n in names)  # led to through a link: the full path reads it there
         or (plugin_files is not None and plugin_files(names))
     ):
         return True
@@ -82,9 +89,27 @@ def _none_judged(cwd: Path | str, changes: Changes, names: list[str]) -> bool:
     for name, raw in _staged_blobs(str(cwd), changes, names).items():
         if name.startswith(REPORTS) and is_artifact_record(name) and may_be_review(raw):
             return False
-        if isinstance(raw, bytes) and finalizing_reason(name, raw) is not None:
+        if isinstance(raw, bytes) and (finalizing_reason(name, raw) is not None or _completes(cwd, changes, name, raw)):
             return False
     return True
+
+
+def _completes(cwd: Path | str, changes: Changes, name: str, raw: bytes) -> bool:
+    """``name`` is ``.ds/runtime_state.json`` and its staged ``raw`` completes the quest: a status
+    key says completed that did not at ``HEAD`` (``kernel.finalizing.runtime_reason``). ``HEAD``'s
+    copy is read only then: after ``mark_completed`` main keeps writing the file at every turn."""
+    # kernel.lazy.LAZY_PLACES: the finalization reader loads only when a JSON file is staged
+    from ds_gate.kernel.finalizing import completed_keys, runtime_reason
+
+    if name != RUNTIME_STATE:
+        return False
+    if may_be_link(str(cwd), raw, RUNTIME_STATE):
+        return True  # staged as a link: the full path reads what it leads to
+    if not completed_keys(raw):
+        return False
+    old = changes[name][0]
+    before = cat_file(str(cwd), [old], staged=True).get(old) if old else None
+    return runtime_reason(raw, before) is not None
 
 
 def checkpoint_passes(cwd: str = ".") -> bool:
@@ -101,7 +126,11 @@ def _only_fine_records(cwd: str, changes: Changes) -> bool:
     """The staged gated files are records only, none finalizes, each is fine, in a plain
     quest: what ``commit_check`` then does ends in a report with nothing in it."""
     names = staged_names(cwd, list(changes))
-    if QUEST_YAML in names or MANIFEST in names or any(is_card(name) for name in names):
+    if (
+        QUEST_YAML in names
+        or MANIFEST in names
+        or any(is_card(name) or is_manifest_name(name) or name not in changes for name in names)
+    ):
         return False
     listing = started(["worktree", "list", "--porcelain", "-z"], cwd)  # git answers while the records are judged
     fine = False
@@ -126,7 +155,7 @@ def _records_fine(cwd: str, changes: Changes, files: list[str]) -> bool:
             if record:
                 return False
             continue  # not a record: commit_check reads no more of it than this
-        if finalizing_reason(name, raw) is not None:
+        if finalizing_reason(name, raw) is not None or _completes(cwd, changes, name, raw):
             return False
         if not record or (name.startswith(REPORTS) and not may_be_review(raw)):
             continue  # one of DeepScientist's own files or reports: commit_check leaves it alone

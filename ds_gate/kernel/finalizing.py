@@ -7,36 +7,74 @@ uncommitted record at every checkpoint, so gating it would block every later one
 writes a decision at ``artifacts/decisions/<artifact_id>.json`` following ``..`` in the id, so a
 finalizing decision can be any ``.json`` file of the workspace; ``may_finalize`` looks at the bytes
 first, so only a file that could name either word is parsed.
+
+A status says the quest is completed in each file main reads it from: ``quest.yaml``
+(``rules.finalization.quest_status``, YAML) and ``.ds/runtime_state.json``, whose
+``display_status`` or ``status`` main's snapshot reads before ``quest.yaml`` and where
+``mark_completed`` writes it first (``completed_keys``; looked at by bytes first, as a decision is).
 """
 
 from __future__ import annotations
 
 from ds_gate.kernel.jsondoc import loads
-from ds_gate.kernel.layout import DECISIONS
+from ds_gate.kernel.layout import DECISIONS, RUNTIME_STATE
 
 FINALIZING_ACTIONS = frozenset({"finalize"})
 COMPLETION_SCOPE = "quest_completion"
 _WORDS = ("finalize", COMPLETION_SCOPE)
-_BYTE_WORDS = tuple(word.encode() for word in _WORDS)
 _WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16 and UTF-32 byte order marks (json.detect_encoding)
+COMPLETED = "completed"
+STATUS_KEYS = ("display_status", "status")  # runtime_state.json's, in the order main's snapshot reads them
 
 
 def may_finalize(raw: bytes) -> bool:
     """Whether a JSON file's bytes could name ``finalize`` or ``quest_completion`` once parsed
-    (then ``finalizing_reason`` parses it). JSON writes a letter in other bytes only through a
-    ``\\u`` escape or a wider encoding (UTF-16/32, which ``json.loads`` tells by a byte order
-    mark or a NUL in the first four bytes); any case is read as the word (``casefold``, in
-    which U+FB01 is ``fi`` and U+017F is ``s``), so a file with non-ASCII bytes is
-    asked of its casefolded text. A file with none of these cannot say either word."""
+    (then ``finalizing_reason`` parses it); see ``may_say``."""
+    return may_say(raw, _WORDS)
+
+
+def may_say(raw: bytes, words: tuple[str, ...]) -> bool:
+    """Whether a JSON file's bytes could name one of ``words`` (lower-case ASCII) once parsed.
+    JSON writes a letter in other bytes only through a ``\\u`` escape or a wider encoding
+    (UTF-16/32, which ``json.loads`` tells by a byte order mark or a NUL in the first four
+    bytes); any case is read as the word (``casefold``, in which U+FB01 is ``fi`` and U+017F is
+    ``s``), so a file with non-ASCII bytes is asked of its casefolded text. A file with none of
+    these cannot say the word."""
     if b"\\u" in raw or b"\0" in raw[:4] or raw[:2] in _WIDE_BOMS:
         return True
     low = raw.lower()
-    if any(word in low for word in _BYTE_WORDS):
+    if any(word.encode() in low for word in words):
         return True
     if raw.isascii():
         return False
     text = raw.decode("utf-8", "replace").casefold()
-    return any(word in text for word in _WORDS)
+    return any(word in text for word in words)
+
+
+def completed_keys(raw: bytes | object) -> frozenset[str]:
+    """Which of ``runtime_state.json``'s ``display_status`` and ``status`` say ``completed``
+    (stripped, any case: main compares exactly, so this is stricter), read as ``json.loads``
+    reads the file; a file that does not parse, or is no object, says none (main then takes
+    its defaults). Bytes that cannot say the word are not parsed: DeepScientist writes the
+    file at every turn, and an ordinary checkpoint stays fast."""
+    if not isinstance(raw, bytes) or not may_say(raw, (COMPLETED,)):
+        return frozenset()
+    data = as_python_reads(raw)
+    if not isinstance(data, dict):
+        return frozenset()
+    return frozenset(
+        key for key in STATUS_KEYS if isinstance(data.get(key), str) and data[key].strip().casefold() == COMPLETED
+    )
+
+
+def runtime_reason(after: bytes | object, before: bytes | object) -> str | None:
+    """Why a ``runtime_state.json`` (``after``, replacing ``before``: None when new) completes the
+    quest, or None: a status key says ``completed`` that did not before. A file completed
+    already (main keeps writing it after ``mark_completed``) finalizes nothing again."""
+    keys = completed_keys(after) - completed_keys(before)
+    if not keys:
+        return None
+    return f"{RUNTIME_STATE} with {' and '.join(f'{key}: {COMPLETED}' for key in STATUS_KEYS if key in keys)}"
 
 
 def finalizing_reason(name: str, raw: bytes) -> str | None:
@@ -46,7 +84,7 @@ def finalizing_reason(name: str, raw: bytes) -> str | None:
     ``kind`` is ``decision`` (only a decision main writes lands outside the folder)."""
     if not name.endswith(".json") or not may_finalize(raw):
         return None
-    data = _parsed(raw)
+    data = as_python_reads(raw)
     if not isinstance(data, dict):
         return None
     if not name.startswith(DECISIONS) and not is_decision(data):
@@ -66,11 +104,11 @@ def decision_reason(raw: bytes) -> str | None:
     ``json.loads`` detects) is asked again of ``json`` itself, so no spelling DeepScientist's
     reader accepts hides a finalization. No question of ``kind`` or place: ``finalizing_reason``
     asks those."""
-    data = _parsed(raw)
+    data = as_python_reads(raw)
     return _reason(data) if isinstance(data, dict) else None
 
 
-def _parsed(raw: bytes) -> object:
+def as_python_reads(raw: bytes) -> object:
     """``raw`` as ``json.loads`` reads it, or None when it does not parse (validation reports it)."""
     try:
         return loads(raw)

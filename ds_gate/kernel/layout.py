@@ -30,8 +30,14 @@ GATE_KINDS = ("run", "decision", "report")  # the kinds the gate reads (a report
 RECORD_FOLDERS = ("decisions", "reports", "runs")
 DECISIONS = "artifacts/decisions/"
 REPORTS = "artifacts/reports/"
-MANIFEST = "paper/paper_bundle_manifest.json"
+MANIFEST_NAME = "paper_bundle_manifest.json"
+MANIFEST = f"paper/{MANIFEST_NAME}"  # <workspace>/paper/...: artifact/service.py _paper_root
 QUEST_YAML = "quest.yaml"
+# main's quest status is runtime_state.json's display_status, else its status, else quest.yaml's
+# (quest/service.py snapshot); mark_completed writes it there first
+RUNTIME_STATE = ".ds/runtime_state.json"
+# names the workspace roots main writes records and the paper bundle into (sources.named_roots)
+RESEARCH_STATE = ".ds/research_state.json"
 # the quest's own ds-gate configuration (config.quest, config.waivers): the hook's fast path
 # stands aside where either exists
 QUEST_CONFIG = ".ds-gate.yaml"
@@ -84,6 +90,13 @@ def _folders(path: str | os.PathLike[str]) -> list[os.DirEntry[str]]:
             return [e for e in entries if e.is_dir(follow_symlinks=False) and e.name != ".git"]
     except OSError:
         return []
+
+
+def is_manifest_name(name: str) -> bool:
+    """A path whose file is named as the paper bundle manifest, at any depth: main writes it at
+    ``<workspace>/paper/``, and a workspace root ``research_state.json`` names may lie anywhere in
+    the quest, so the hooks' fast paths leave every such file to the full path."""
+    return name.rpartition("/")[2] == MANIFEST_NAME
 
 
 def branch_of(ref: str) -> str:

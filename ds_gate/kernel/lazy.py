@@ -20,7 +20,7 @@ LAZY_PLACES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "ds_gate.kernel.checkpoint": (
         "the record triage and the finalization reader load only when a file they judge is staged",
-        ("_none_judged", "_records_fine"),
+        ("_none_judged", "_records_fine", "_completes"),
     ),
     "ds_gate.kernel.push": (
         "the finalization readers load only when a push sends quest.yaml or decisions",
@@ -28,7 +28,7 @@ LAZY_PLACES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "ds_gate.kernel.finalizing": (
         "json (with re and enum) only for a decision the kernel reader refused (UTF-16/32)",
-        ("_parsed",),
+        ("as_python_reads",),
     ),
     "ds_gate.kernel.jsondoc": (
         "json's own decoder only to word an error or place a finding (json loads re and enum)",

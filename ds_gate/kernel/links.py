@@ -1,7 +1,8 @@
-"""``quest.yaml`` and the paper bundle manifest through symbolic links inside the quest, as the
-hooks read them from git.
+"""``quest.yaml``, ``.ds/runtime_state.json`` and the paper bundle manifest through symbolic links
+inside the quest, as the hooks read them from git.
 
-DeepScientist reads ``<quest>/quest.yaml`` and ``<workspace>/paper/...`` following links, but in
+DeepScientist reads ``<quest>/quest.yaml``, ``<quest>/.ds/runtime_state.json`` and
+``<workspace>/paper/...`` following links, but in
 git a link is a blob holding its target's path: a hook reading ``:quest.yaml`` would read the
 path, and a commit completing the file the link names would not stage ``quest.yaml`` at all.
 So a link (and a linked folder on the way) to a file of ``FOLLOWED`` is followed through git's
@@ -17,7 +18,7 @@ import posixpath
 
 from ds_gate.kernel.catfile import cat_file
 from ds_gate.kernel.git import GitError, git, split_z
-from ds_gate.kernel.layout import MANIFEST, QUEST_YAML
+from ds_gate.kernel.layout import MANIFEST, QUEST_YAML, RUNTIME_STATE
 
 TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
 
@@ -27,7 +28,9 @@ if TYPE_CHECKING:
     from ds_gate.kernel.fs import TooLarge
 
 LINK, TREE = "120000", "040000"
-FOLLOWED = (QUEST_YAML, MANIFEST)  # the files whose change finalizes, wherever a link inside makes them lead
+# the files whose change finalizes, wherever a link inside makes them lead (a callers adds the
+# manifest of each workspace root research_state.json names inside the workspace: sources.named_roots)
+FOLLOWED = (QUEST_YAML, MANIFEST, RUNTIME_STATE)
 MAX_HOPS = 16  # the kernel's own bound on links in one path is 40; a real quest has none
 
 
@@ -109,10 +112,11 @@ def _reader(cwd: str) -> Callable[[str], bytes | None]:
     return read
 
 
-def may_be_link(cwd: str, raw: bytes | TooLarge | None = None) -> bool:
-    """Whether ``quest.yaml`` may be a link: the work tree's is one, or its blob reads as a
-    path (short, one line, no ``:`` — a YAML mapping has one)."""
-    if os.path.islink(os.path.join(cwd, QUEST_YAML)):
+def may_be_link(cwd: str, raw: bytes | TooLarge | None = None, path: str = QUEST_YAML) -> bool:
+    """Whether ``path`` (``quest.yaml``, ``.ds/runtime_state.json``) may be a link: the work
+    tree's is one, or its blob reads as a path (short, one line, no ``:`` — a YAML mapping or
+    a JSON object with a member has one)."""
+    if os.path.islink(os.path.join(cwd, path)):
         return True
     return isinstance(raw, bytes) and 0 < len(raw) < 4096 and b"\n" not in raw.rstrip(b"\n") and b":" not in raw
 
@@ -151,13 +155,16 @@ def _linked_on_the_way(cwd: str, path: str) -> bool:
     return any(os.path.islink(os.path.join(cwd, *parts[: i + 1])) for i in range(len(parts)))
 
 
-def staged_names(cwd: str, names: list[str]) -> list[str]:
-    """``names`` (a commit's staged paths), with each of ``FOLLOWED`` added when a link leads
-    it to a file the commit stages: that commit changes what DeepScientist reads there."""
+def staged_names(cwd: str, names: list[str], also: tuple[str, ...] = ()) -> list[str]:
+    """``names`` (a commit's staged paths), with each of ``FOLLOWED`` (and of ``also``) added
+    when a link leads it to a file the commit stages: that commit changes what DeepScientist
+    reads there."""
     out = list(names)
-    for path in FOLLOWED if names else ():
+    for path in (*FOLLOWED, *also) if names else ():
         if path in out or not (
-            _linked_on_the_way(cwd, path) or named_elsewhere(path, names) or (path == QUEST_YAML and may_be_link(cwd))
+            _linked_on_the_way(cwd, path)
+            or named_elsewhere(path, names)
+            or (path in (QUEST_YAML, RUNTIME_STATE) and may_be_link(cwd, path=path))
         ):
             continue
         if changes_through_links(cwd, None, path, names):
@@ -166,53 +173,67 @@ def staged_names(cwd: str, names: list[str]) -> list[str]:
 
 
 def followed(
-    cwd: str, blobs: Mapping[str, bytes | TooLarge | None], keys: Mapping[str, str | None]
+    cwd: str, blobs: Mapping[str, bytes | TooLarge | None], keys: Mapping[str, str | None], path: str = QUEST_YAML
 ) -> dict[str, bytes | TooLarge | None]:
-    """``keys``: the blob key of ``quest.yaml`` at each rev (``":quest.yaml"`` → None for the
-    index, ``"HEAD:quest.yaml"`` → ``"HEAD"``). The file each one leads to, for those that are
-    links; a link that leads nowhere inside reads as absent."""
+    """``keys``: the blob key of ``path`` (``quest.yaml``, ``.ds/runtime_state.json``) at each
+    rev (``":quest.yaml"`` → None for the index, ``"HEAD:quest.yaml"`` → ``"HEAD"``). The file
+    each one leads to, for those that are links (or lie behind a linked folder); a link that
+    leads nowhere inside reads as absent."""
     out: dict[str, bytes | TooLarge | None] = {}
     for key, rev in keys.items():
         raw = blobs.get(key)
-        if not may_be_link(cwd, raw):
+        if raw is not None and not may_be_link(cwd, raw, path):
+            continue  # a file there (absent: a linked folder on the way may hide it)
+        links: list[str] = []
+        leads = resolve(_entries(cwd, rev), _reader(cwd), path, links)
+        if not links:
             continue
-        entry = _entries(cwd, rev)(QUEST_YAML)
-        if entry is None or entry[0] != LINK:
-            continue
-        path = resolve(_entries(cwd, rev), _reader(cwd))
-        oid = _entries(cwd, rev)(path) if path is not None else None
+        oid = _entries(cwd, rev)(leads) if leads is not None else None
         out[key] = cat_file(cwd, [oid[1]], staged=True).get(oid[1]) if oid is not None else None
     return out
 
 
-ON_THE_WAY = sorted({"/".join(p.split("/")[: i + 1]) for p in FOLLOWED for i in range(p.count("/") + 1)})
+def on_the_way(paths: tuple[str, ...]) -> list[str]:
+    """Every path on the way to each of ``paths``, the paths themselves included."""
+    return sorted({"/".join(p.split("/")[: i + 1]) for p in paths for i in range(p.count("/") + 1)})
 
 
-def links_at(cwd: str, rev: str) -> bool:
-    """Whether a link at ``rev`` lies on the way to a file of ``FOLLOWED`` (one ``ls-tree``, no blob read)."""
+ON_THE_WAY = on_the_way(FOLLOWED)
+
+
+def links_at(cwd: str, rev: str, also: tuple[str, ...] = ()) -> bool:
+    """Whether a link at ``rev`` lies on the way to a file of ``FOLLOWED`` (or of ``also``): one
+    ``ls-tree``, no blob read."""
+    way = on_the_way((*FOLLOWED, *also)) if also else ON_THE_WAY
     try:
-        out = git(["ls-tree", "-z", "--full-tree", rev, "--", *(f":(top,literal){p}" for p in ON_THE_WAY)], cwd)
+        out = git(["ls-tree", "-z", "--full-tree", rev, "--", *(f":(top,literal){p}" for p in way)], cwd)
     except GitError:
         return True  # every doubt: the caller reads further
     return any(item.split(" ", 1)[0] == LINK for item in split_z(out))
 
 
 def pushed_names(
-    root: str, tip: str, names: list[str], blobs: dict[str, bytes | TooLarge | None], linked: bool | None = None
+    root: str,
+    tip: str,
+    names: list[str],
+    blobs: dict[str, bytes | TooLarge | None],
+    linked: bool | None = None,
+    also: tuple[str, ...] = (),
 ) -> list[str]:
     """The pre-push gate's ``names`` (the paths the pushed commits touch) and ``blobs``
-    (``<tip>:<path>``, updated in place): when ``quest.yaml`` at ``tip`` is a link, its blob
-    becomes the file it leads to; a push touching the file a link of ``FOLLOWED`` leads to
-    touches that path. ``linked``: ``links_at(root, tip)``, when the caller has it."""
-    key = f"{tip}:{QUEST_YAML}"
-    if may_be_link(root, blobs.get(key)):
-        entry = _entries(root, tip)(QUEST_YAML)
-        if entry is not None and entry[0] == LINK:
-            blobs.update(followed(root, blobs, {key: tip}))
+    (``<tip>:<path>``, updated in place): when ``quest.yaml`` or ``.ds/runtime_state.json`` at
+    ``tip`` is a link, its blob becomes the file it leads to; a push touching the file a link of
+    ``FOLLOWED`` (or of ``also``) leads to touches that path. ``linked``: ``links_at(root, tip)``,
+    when the caller has it (and no ``also`` is asked)."""
     out = list(names)
-    if not any(named_elsewhere(path, names) for path in FOLLOWED) and not (
-        links_at(root, tip) if linked is None else linked
+    paths = (*FOLLOWED, *also)
+    if any(named_elsewhere(path, names) for path in paths) or (
+        links_at(root, tip, also) if linked is None or also else linked
     ):
-        return out
-    out += [path for path in FOLLOWED if path not in out and changes_through_links(root, tip, path, names)]
+        out += [path for path in paths if path not in out and changes_through_links(root, tip, path, names)]
+    for path in (QUEST_YAML, RUNTIME_STATE):  # read as DeepScientist reads them: what a link leads to
+        key = f"{tip}:{path}"
+        raw = blobs.get(key)
+        if path in out and (raw is None or may_be_link(root, raw, path)):
+            blobs.update(followed(root, blobs, {key: tip}, path))
     return out

@@ -20,7 +20,7 @@ from ds_gate.kernel.catfile import tree_files
 from ds_gate.kernel.checkpoint import plain_quest
 from ds_gate.kernel.entry_points import any_installed
 from ds_gate.kernel.git import DIFF_SAFETY, GitError, git, split_z, started
-from ds_gate.kernel.layout import INDEX_NAME, KIND_OF_DIR, MANIFEST, QUEST_YAML
+from ds_gate.kernel.layout import INDEX_NAME, KIND_OF_DIR, MANIFEST, QUEST_YAML, RUNTIME_STATE, is_manifest_name
 from ds_gate.kernel.links import FOLLOWED, LINK, ON_THE_WAY, links_at, named_elsewhere, pushed_names
 
 TYPE_CHECKING = False  # the kernel's economy: typing is not imported on the hook's path
@@ -179,12 +179,14 @@ def push_passes(cwd: str, stdin_text: str) -> bool:
 
 def _sends_nothing_final(cwd: str, tip: str, holds: Sequence[str]) -> bool:
     """The commits up to ``tip`` touch no finalization file (as ``rules.finalization.push_reasons``
-    reads them: the manifest and ``quest.yaml``, also through a link, a finalizing decision in
-    any ``.json`` file at ``tip``, a link or gitlink where one would be)."""
+    reads them: the manifest, ``quest.yaml`` and ``.ds/runtime_state.json``, also through a link,
+    a finalizing decision in any ``.json`` file at ``tip``, a link or gitlink where one would
+    be); a file named as the manifest at any depth is left to the full path, which reads the
+    workspace roots ``research_state.json`` names."""
     names = names_in_range(cwd, tip, holds)
     if not names:
         return True
-    if MANIFEST in names:
+    if any(is_manifest_name(name) for name in names):  # at any depth: a workspace root research_state.json names
         return False
     files, places = json_files(names), hiding_places(names)
     if QUEST_YAML not in names and not files and not places and not any(named_elsewhere(p, names) for p in FOLLOWED):
@@ -196,11 +198,15 @@ def _sends_nothing_final(cwd: str, tip: str, holds: Sequence[str]) -> bool:
     if MANIFEST in names:
         return False
     # kernel.lazy.LAZY_PLACES: the finalization readers load only when quest.yaml or JSON files are pushed
-    from ds_gate.kernel.finalizing import finalizing_reason, may_say_completed
+    from ds_gate.kernel.finalizing import completed_keys, finalizing_reason, may_say_completed
 
     if QUEST_YAML in names:  # a quest's first push sends it: fine when its bytes cannot say completed
         raw = blobs[f"{tip}:{QUEST_YAML}"]
         if not isinstance(raw, bytes) or may_say_completed(raw):
+            return False
+    if RUNTIME_STATE in names:  # completed at the tip (through a link too), as rules.finalization.push_reasons reads it
+        raw = blobs.get(f"{tip}:{RUNTIME_STATE}")
+        if not isinstance(raw, bytes) or completed_keys(raw):
             return False
     return not any(
         isinstance(raw, bytes) and finalizing_reason(n, raw) for n, raw in ((n, blobs[f"{tip}:{n}"]) for n in files)

@@ -265,7 +265,7 @@ class Quest:
 
     root: Path
     quest_id: str
-    status: str | None
+    status: str | None  # as main reads it (runtime_state.json, then quest.yaml: sources.quest_yaml.main_status)
     experience_distill: bool
     recall_priors: bool
     workspaces: list[Workspace]

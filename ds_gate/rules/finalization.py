@@ -19,12 +19,13 @@ from ds_gate.io.yamldoc import load_yaml
 from ds_gate.kernel.finalizing import (
     finalizing_reason,
     may_say_completed,
+    runtime_reason,
 )
-from ds_gate.kernel.layout import MANIFEST, QUEST_YAML
+from ds_gate.kernel.layout import MANIFEST, QUEST_YAML, RUNTIME_STATE, is_manifest_name
 from ds_gate.sources.quest_yaml import scalar_text
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Collection, Iterable, Mapping, Sequence
 
 # `status:` as a block key, its value perhaps quoted
 _STATUS_LINE = rb"^[\"']?status[\"']?[ \t]*:[ \t]*[\"']?[ \t]*(\w*)"
@@ -78,8 +79,26 @@ def pattern_matches(names: Iterable[str], patterns: list[str]) -> list[tuple[str
     return found
 
 
-def manifest_reason() -> str:
-    return f"{MANIFEST} (a paper bundle)"
+def manifest_reason(path: str = MANIFEST) -> str:
+    return f"{path} (a paper bundle)"
+
+
+def unseen_manifest_reason(path: str, roots: Sequence[str]) -> str:
+    """A file named as the manifest while a workspace root main writes the bundle into is unseen:
+    it may be that bundle (closure then stops, exit 2, naming the root)."""
+    return f"{path} (may be the paper bundle main writes into {', '.join(roots)}, which the gate cannot see)"
+
+
+def manifest_reasons(
+    names: Sequence[str], paths: Sequence[str], unseen: Sequence[str], held: Collection[str] | None = None
+) -> list[str]:
+    """The paper bundle manifests among ``names``: of ``paths`` (the workspace's own and one for
+    each workspace root ``research_state.json`` names below it), those ``held`` (at a pushed tip;
+    None: all), and, while a root main would use is ``unseen``, any file of the manifest's name."""
+    reasons = [manifest_reason(path) for path in paths if path in names and (held is None or path in held)]
+    if unseen:
+        reasons += [unseen_manifest_reason(n, unseen) for n in names if is_manifest_name(n) and n not in paths]
+    return reasons
 
 
 def completed_reason() -> str:
@@ -109,20 +128,28 @@ def _decision_reasons(names: Iterable[str], blobs: Mapping[str, bytes | OSError 
 
 
 def commit_reasons(
-    names: list[str], blobs: Mapping[str, bytes | OSError | None], decisions: list[str], patterns: list[str]
+    names: list[str],
+    blobs: Mapping[str, bytes | OSError | None],
+    decisions: list[str],
+    patterns: list[str],
+    nested: Sequence[str] = (),
+    unseen: Sequence[str] = (),
 ) -> list[str]:
     """Why a commit finalizes the quest ([] when it does not). ``blobs`` holds the staged
-    (``:<path>``) and ``HEAD:<path>`` bytes of ``quest.yaml`` and the staged ``.json`` files
-    named in ``decisions`` (each asked whether it is a finalizing decision)."""
-    reasons: list[str] = []
-    if MANIFEST in names:
-        reasons.append(manifest_reason())
+    (``:<path>``) and ``HEAD:<path>`` bytes of ``quest.yaml`` and ``.ds/runtime_state.json``
+    and the staged ``.json`` files named in ``decisions`` (each asked whether it is a
+    finalizing decision); ``nested`` and ``unseen``: as ``manifest_reasons`` takes them."""
+    reasons = manifest_reasons(names, (MANIFEST, *nested), unseen)
     reasons.extend(plugin_reason(name, pattern) for name, pattern in pattern_matches(names, patterns))
     if QUEST_YAML in names:
         becomes = quest_status(blobs.get(f":{QUEST_YAML}")) == "completed"
         already = quest_status(blobs.get(f"HEAD:{QUEST_YAML}")) == "completed"
         if becomes and not already:
             reasons.append(completed_reason())
+    if RUNTIME_STATE in names:  # main's status, read before quest.yaml's
+        why = runtime_reason(blobs.get(f":{RUNTIME_STATE}"), blobs.get(f"HEAD:{RUNTIME_STATE}"))
+        if why:
+            reasons.append(why)
     reasons.extend(_decision_reasons(decisions, blobs, ":"))
     return reasons
 
@@ -131,19 +158,26 @@ def push_reasons(
     names: list[str],
     tip: str,
     blobs: Mapping[str, bytes | OSError | None],
-    manifest_at_tip: bool,
+    held: Collection[str],
     patterns: list[str],
     unseen: Sequence[tuple[str, str]] = (),
+    nested: Sequence[str] = (),
+    blind: Sequence[str] = (),
 ) -> list[str]:
     """Why the commits a push sends finalize the quest, judged at the pushed ``tip``. ``unseen``:
     (path, mode) of each link or gitlink where a record or a finalization file would be
     (``kernel.push.hidden``); what it hides may finalize, so the push is gated as if it did
-    (a record's place also stops ``closure --from-git``, and so the gate: ``git.symlink-in-tree``)."""
+    (a record's place also stops ``closure --from-git``, and so the gate: ``git.symlink-in-tree``).
+    ``held``: the manifests the tip holds, of the workspace's own and of ``nested`` (one for each
+    workspace root ``research_state.json`` names); ``blind``: the roots main would use that the
+    gate cannot see (``manifest_reasons``)."""
     reasons = [hidden_reason(path, mode) for path, mode in unseen]
-    if MANIFEST in names and manifest_at_tip:
-        reasons.append(manifest_reason())
+    reasons += manifest_reasons(names, (MANIFEST, *nested), blind, held)
     if QUEST_YAML in names and quest_status(blobs.get(f"{tip}:{QUEST_YAML}")) == "completed":
         reasons.append(completed_reason())
+    completed = runtime_reason(blobs.get(f"{tip}:{RUNTIME_STATE}"), None) if RUNTIME_STATE in names else None
+    if completed:
+        reasons.append(completed)
     reasons.extend(_decision_reasons(names, blobs, f"{tip}:"))
     reasons.extend(plugin_reason(name, pattern) for name, pattern in pattern_matches(names, patterns))
     return reasons

@@ -31,9 +31,9 @@ def outside_fix(root: Path, path: Path, origin: str) -> str:
     """How to bring a workspace that leads out of the quest back in (DeepScientist keeps
     every worktree under ``.ds/worktrees/``)."""
     target = shlex.quote(str(root / ".ds" / "worktrees" / path.name))
-    if origin == "research_head_worktree_root":
+    if origin.endswith("_root"):  # a key of .ds/research_state.json (sources.named_roots)
         return (
-            "point research_head_worktree_root in .ds/research_state.json at a worktree inside the quest "
+            f"point {origin} in .ds/research_state.json at a worktree inside the quest "
             "(under .ds/worktrees/), or remove the key"
         )
     if origin == "registered worktree":

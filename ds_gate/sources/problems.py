@@ -67,7 +67,8 @@ WORKSPACE_OUTSIDE_QUEST = Rule(
     "workspace.outside-quest",
     WARNING,
     DISCIPLINE,
-    "a worktree or research_head_worktree_root outside the quest folder; never read (closure stops, exit 2)",
+    "a worktree, or a workspace root `.ds/research_state.json` names, outside the quest folder, through a link "
+    "or relative; never read (closure stops, exit 2)",
 )
 WORKSPACE_MISSING = Rule(
     "workspace.missing",

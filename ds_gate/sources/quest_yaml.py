@@ -1,5 +1,6 @@
 """What a quest's ``quest.yaml`` says: its id, status and the experience-distill toggles,
-read the way DeepScientist (and PR #60's ``coerce_*_mode``) reads them.
+read the way DeepScientist (and PR #60's ``coerce_*_mode``) reads them; and the status main's
+snapshot reads before it, in ``.ds/runtime_state.json`` (``main_status``).
 """
 
 from __future__ import annotations
@@ -12,13 +13,17 @@ from typing import Any
 from ds_gate.io.yamldoc import YamlError, load_yaml
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import shown
+from ds_gate.kernel.finalizing import COMPLETED, STATUS_KEYS, as_python_reads
+from ds_gate.kernel.layout import RUNTIME_STATE
 from ds_gate.model.findings import Finding
+from ds_gate.sources.fixes import first_link
 from ds_gate.sources.location import linked_outside
 from ds_gate.sources.problems import (
     QUEST_NO_QUEST_YAML,
     QUEST_TOGGLE_UNRECOGNISED,
     QUEST_YAML_INVALID,
     TOO_LARGE_HINT,
+    symlink_outside,
 )
 
 
@@ -124,6 +129,39 @@ def scalar_text(value: Any) -> str | None:
     if hasattr(value, "isoformat"):
         return str(value.isoformat())
     return str(value)
+
+
+def main_status(root: Path, yaml_status: str | None) -> tuple[str | None, list[Finding]]:
+    """The quest's status as main's snapshot reads it: ``.ds/runtime_state.json``'s
+    ``display_status``, else its ``status``, else ``quest.yaml``'s (a key the file lacks takes
+    ``quest.yaml``'s, as main's defaults do). ``completed`` wherever one of them says it (stripped,
+    any case: the hooks count each as a finalization, ``kernel.finalizing``), so the quest's status
+    never hides a completion main may act on. A file that leads out of the quest, does not parse or
+    cannot be read is not asked (main then takes ``quest.yaml``'s); one that leads out of the quest,
+    which main follows, is never followed and is a finding closure stops on, as for ``quest.yaml``."""
+    path = root / RUNTIME_STATE
+    try:
+        target = linked_outside(root, path)
+        raw = fs.read_file(path) if target is None else None
+    except OSError:
+        target = raw = None
+    found = []
+    if target is not None:
+        link = first_link(root, path)
+        found.append(
+            symlink_outside(
+                link.relative_to(root).as_posix(),
+                target,
+                kind="file" if link == path else "folder",
+                what="the runtime state (main reads the quest's status there)",
+            )
+        )
+    data = as_python_reads(raw) if raw is not None else None
+    state = data if isinstance(data, dict) else {}
+    said = [scalar_text(state.get(key, yaml_status)) for key in STATUS_KEYS] + [yaml_status]
+    if any(isinstance(value, str) and value.strip().casefold() == COMPLETED for value in said):
+        return COMPLETED, found
+    return next((value for value in said if value), None), found
 
 
 def quest_id_of(meta: Mapping[str, Any], root: Path) -> str:

@@ -1,6 +1,7 @@
 """Which folders are a quest's workspaces: the root, every worktree git registers, every folder
-under ``.ds/worktrees/``, and the research head ``.ds/research_state.json`` names, as
-DeepScientist's collector walks them; each inside the quest, each once.
+under ``.ds/worktrees/``, and every workspace root ``.ds/research_state.json`` names (main records
+into ``current_workspace_root`` and writes its paper bundle there: ``sources.named_roots``), as
+DeepScientist's collector walks them and main writes them; each inside the quest, each once.
 
 A workspace that cannot be entered, is gone, or lies outside the quest is a finding, never a
 silent skip: closure stops where it cannot see.
@@ -18,6 +19,7 @@ from ds_gate.model.findings import Finding
 from ds_gate.model.records import Workspace
 from ds_gate.sources.fixes import first_link, outside_fix
 from ds_gate.sources.location import Location, linked_outside
+from ds_gate.sources.named_roots import NamedRoot, locate_root, state_values, unseen_finding
 from ds_gate.sources.problems import (
     ARTIFACT_UNREADABLE,
     QUEST_RESEARCH_STATE_INVALID,
@@ -36,7 +38,10 @@ def _rebase_stale(root: Path, stale: str) -> Path | None:
     return None
 
 
-def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
+def discover_workspaces(loc: Location, recorded_root: str | None = None) -> tuple[list[Workspace], list[Finding]]:
+    """The quest's workspaces, each once, and what keeps one from being read; ``recorded_root``:
+    the ``quest_root`` quest.yaml holds (where main made the quest), to find a root
+    ``research_state.json`` names again after the quest moved or was cloned."""
     root = loc.root
     findings: list[Finding] = []
     candidates: list[tuple[Path, str | None, str]] = [(root, None, "quest root")]
@@ -73,9 +78,7 @@ def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
             )
         )
     candidates.extend((Path(p), None, "folder under .ds/worktrees") for p in folders)
-    head = _research_head(root, findings)
-    if head is not None:
-        candidates.append((head, None, "research_head_worktree_root"))
+    candidates.extend((path, None, key) for path, key in _named_roots(root, findings, recorded_root))
 
     seen: dict[Path, int] = {}
     workspaces: list[Workspace] = []
@@ -102,48 +105,73 @@ def discover_workspaces(loc: Location) -> tuple[list[Workspace], list[Finding]]:
     return workspaces, findings
 
 
-def _research_head(root: Path, findings: list[Finding]) -> Path | None:
+def _named_roots(root: Path, findings: list[Finding], recorded_root: str | None) -> list[tuple[Path, str]]:
+    """The workspace roots ``.ds/research_state.json`` names that main would record into
+    (``sources.named_roots``), each inside the quest; one that leads out, through a link or
+    from a relative path is a finding, and closure stops on it."""
     path = root / ".ds" / "research_state.json"
     try:
         target = linked_outside(root, path)
     except OSError as exc:  # .ds cannot be entered
         findings.append(
             QUEST_RESEARCH_STATE_INVALID.at(
-                ".ds/research_state.json", f"cannot read .ds: {exc.strerror}; research_head_worktree_root ignored"
+                ".ds/research_state.json", f"cannot read .ds: {exc.strerror}; its workspace roots ignored"
             )
         )
-        return None
+        return []
     if target is not None:
         link = first_link(root, path)  # the file, or .ds itself
         findings.append(
-            symlink_outside(  # DeepScientist follows it: the research head it names is unseen
+            symlink_outside(  # DeepScientist follows it: the workspaces it names are unseen
                 link.relative_to(root).as_posix(),
                 os.path.realpath(link),
                 kind="file" if link == path else "folder",
-                what="the research state (it names research_head_worktree_root)",
+                what="the research state (it names the workspace roots)",
             )
         )
-        return None
+        return []
     try:
-        state = json.loads(fs.read_file(path))  # never a FIFO, never past the size limit
+        raw = fs.read_file(path)  # never a FIFO, never past the size limit
     except FileNotFoundError:
-        return None
-    except (OSError, ValueError, RecursionError) as exc:
+        return []
+    except OSError as exc:
         findings.append(
             QUEST_RESEARCH_STATE_INVALID.at(
-                ".ds/research_state.json",
-                f"cannot read research_state.json ({exc}); research_head_worktree_root ignored",
+                ".ds/research_state.json", f"cannot read research_state.json ({exc}); its workspace roots ignored"
             )
         )
-        return None
-    head = state.get("research_head_worktree_root") if isinstance(state, dict) else None
-    if not isinstance(head, str) or not head.strip():
-        return None
-    candidate = Path(head) if os.path.isabs(head) else root / head
-    if fs.is_dir(candidate):
-        return candidate
-    rebased = _rebase_stale(root, head)
-    return rebased if rebased is not None and fs.is_dir(rebased) else None
+        return []
+    if not state_values(raw) and raw.strip():
+        try:
+            json.loads(raw)
+        except (ValueError, RecursionError) as exc:  # main takes its defaults: no root, as here
+            findings.append(
+                QUEST_RESEARCH_STATE_INVALID.at(
+                    ".ds/research_state.json", f"cannot read research_state.json ({exc}); its workspace roots ignored"
+                )
+            )
+    out: list[tuple[Path, str]] = []
+    for key, value in state_values(raw):
+        named = locate_root(str(root), key, value) or _moved(root, key, value, recorded_root)
+        if named is None:
+            continue
+        if named.unseen is not None:
+            findings.append(unseen_finding(named))
+        elif named.path is not None:
+            out.append((Path(named.path), key))
+    return out
+
+
+def _moved(root: Path, key: str, value: str, recorded_root: str | None) -> NamedRoot | None:
+    """A root recorded before the quest moved or was cloned, found again below the quest: its
+    ``.ds/worktrees/<slug>`` tail, or its path below the ``quest_root`` quest.yaml records (where
+    main made the quest), when that folder is here."""
+    rebased = _rebase_stale(root, value)
+    if rebased is None and recorded_root and os.path.isabs(recorded_root) and os.path.isabs(value):
+        recorded = os.path.normpath(recorded_root)
+        if is_inside(recorded, os.path.normpath(value)) and os.path.normpath(value) != recorded:
+            rebased = root / os.path.relpath(os.path.normpath(value), recorded)
+    return locate_root(str(root), key, str(rebased)) if rebased is not None else None
 
 
 def _unenterable(path: Path) -> str | None:

@@ -302,3 +302,48 @@ def test_a_staged_link_to_a_completed_yaml_is_refused(quest: Path) -> None:
     (quest / "quest.yaml").symlink_to(".done.yaml")
     code, out = commit_all(quest, "quest: link")
     assert code == 1 and "may finalize the quest: quest.yaml" in out, out
+
+
+def test_a_runtime_state_that_completes_is_refused_and_only_then(quest: Path) -> None:
+    """Issue 35, C05: main reads the quest's status from ``.ds/runtime_state.json`` before
+    quest.yaml. The fallback refuses the change to completed (any spelling the Python hook reads
+    as one, and an escape it cannot read), and lets main's later writes of a completed file and
+    every ordinary one through."""
+    path = quest / ".ds" / "runtime_state.json"
+    original = json.loads(path.read_text())
+    assert original["status"] == "active"
+
+    def write(**changes: object) -> str:
+        text = json.dumps({**original, **changes}, indent=2, ensure_ascii=False)
+        path.write_text(text + "\n")
+        return text
+
+    assert write(last_transition_at="x", stop_reason="completed_by_user_approval")
+    assert commit_all(quest, "turn")[0] == 0
+    for case, changes in {
+        "mark_completed": {"status": "completed", "display_status": "completed"},
+        "display-only": {"display_status": "completed"},
+        "status-only": {"status": "completed"},
+        "padded": {"display_status": "\u00a0Completed\n"},
+        "escaped": {"status": "\\u0063ompleted"},
+    }.items():
+        text = write(**changes).replace("\\\\u", "\\u")
+        path.write_text(text + "\n")
+        code, out = commit_all(quest, f"runtime: {case}")
+        assert code == 1 and "may finalize the quest: .ds/runtime_state.json" in out, (case, out)
+    write(status="completed", display_status="completed")
+    git(quest, "add", "-A")
+    git(quest, "commit", "-q", "--no-verify", "-m", "completed")
+    write(status="completed", display_status="completed", last_transition_at="y")  # main writes on after completion
+    assert commit_all(quest, "after completion")[0] == 0
+    write(last_transition_at="z")  # resumed
+    assert commit_all(quest, "resumed")[0] == 0
+
+
+def test_a_paper_bundle_manifest_at_any_depth_is_refused(quest: Path) -> None:
+    """Issue 35, C06: main writes the bundle in the workspace ``research_state.json`` names, which
+    the shell does not read: a file of the manifest's name anywhere may be it."""
+    (quest / "ws" / "paper").mkdir(parents=True)
+    (quest / "ws" / "paper" / "paper_bundle_manifest.json").write_text('{"title": "t"}\n')
+    code, out = commit_all(quest, "paper bundle in ws")
+    assert code == 1 and "may finalize the quest: ws/paper/paper_bundle_manifest.json" in out, out

@@ -452,7 +452,7 @@ READING = [
         "quest.research-state-invalid",
         "an unfinished research_state.json",
         research_state('{"research_head_'),
-        research_state('{"research_head_worktree_root": ".ds/worktrees/idea-a"}'),
+        research_state('{"research_head_worktree_root": null}'),
         Where(".ds/research_state.json", severity=INFO),
     ),
     Case(
