@@ -22,7 +22,7 @@ from ds_gate.io import schemas
 from ds_gate.io.yamldoc import YamlError, load_yaml
 from ds_gate.kernel import fs
 from ds_gate.kernel.errors import QuestError, shown
-from ds_gate.kernel.places import PIN_CONFIG, env_config_file, pinned, planted_link
+from ds_gate.kernel.places import PIN_CONFIG, env_config_file, given_through_link, pinned, planted_link
 from ds_gate.kernel.places import (
     agent_writable as agent_writable,  # re-exported: doctor judges where a hook repository lies
 )
@@ -84,7 +84,7 @@ class Trusted:
 def matchable(root: Path) -> Path | None:
     """What a trusted entry may match at ``root``: its real path, or None through a link inside a
     quest or a home (``quests/002 -> <a switched-off quest's name>``): neither side may be re-pointed."""
-    return None if planted_link(root) is not None else root.resolve()
+    return None if planted_link(root) is not None or given_through_link(root) else root.resolve()
 
 
 def user_config_path() -> Path:

@@ -140,6 +140,22 @@ def planted_link(path: str | os.PathLike[str]) -> str | None:
     return None
 
 
+_THROUGH_LINK: set[str] = set()  # quest roots this process was given by a path through a planted link
+
+
+def note_given(given: object, start: str | os.PathLike[str]) -> None:
+    """``locate`` notes a path it was given through a link inside a quest or a home (``quests/002
+    -> legacy``): no trusted entry may match the quest holding it, as none may through its own path."""
+    if isinstance(given, (str, os.PathLike)) and planted_link(os.path.expanduser(os.fspath(given))) is not None:
+        _THROUGH_LINK.add(os.path.realpath(start))
+
+
+def given_through_link(root: str | os.PathLike[str]) -> bool:
+    """Whether this process was given a path in the quest at ``root`` through a planted link."""
+    real = os.path.realpath(root)
+    return any(p == real or p.startswith(real.rstrip(os.sep) + os.sep) for p in _THROUGH_LINK)
+
+
 def pins_note(what: str) -> str:
     """What an install pinned, said once in its report (and why it matters inside DeepScientist)."""
     pinned_now = pins()

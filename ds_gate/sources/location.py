@@ -18,6 +18,7 @@ from ds_gate.kernel.fs import is_inside
 from ds_gate.kernel.git import GIT_MISSING, GitError, git
 from ds_gate.kernel.given_path import given_path
 from ds_gate.kernel.layout import QUEST_YAML
+from ds_gate.kernel.places import note_given
 from ds_gate.model.findings import Finding
 from ds_gate.sources.fixes import git_refusal_fix, not_a_quest
 from ds_gate.sources.problems import (
@@ -125,6 +126,7 @@ def locate(path: Path | str | Location, *, any_repository: bool = False) -> Loca
     if isinstance(path, Location):
         return path
     start = given_path(path, "quest")
+    note_given(path, start)
     if start.is_file():
         start = start.parent
     try:

@@ -382,3 +382,18 @@ def test_a_forged_object_file_is_unreadable_never_the_content_it_holds(one_run_q
     assert "experience_distill" not in git(quest.root, "cat-file", "-p", on).stdout  # git itself reads the forgery
     code = main(["closure", str(quest.root)])
     assert code == 2  # old: 0, "(gate off)"
+
+
+@pytest.mark.slow
+def test_closure_of_a_quest_given_through_a_planted_link_matches_no_entry(one_run_quest, home, tmp_path, monkeypatch):
+    """Adversary s7 B01 end to end: ``closure quests/002`` where 002 is the agent's link to the
+    switched-off quest's folder: the gate stays on (old: "PASSED (gate off)")."""
+    config = tmp_path / "user" / "config.yaml"
+    config.parent.mkdir()
+    config.write_text(f"no_require: [{one_run_quest.root}]\n")
+    monkeypatch.setenv("DS_GATE_CONFIG", str(config))
+    alias = home / "quests" / "002"
+    alias.symlink_to(one_run_quest.root.name)  # planted by the agent
+    assert closure(one_run_quest.root).returncode == 0  # the folder the user named: gate off, as asked
+    done = closure(alias)
+    assert done.returncode == 1 and "REJECTED" in done.stdout, done.stdout + done.stderr
