@@ -243,7 +243,7 @@ CASES = [
     Case(
         "record nested 10000 deep",
         lambda q: run_record(q).write_text('{"a": ' + "[" * 10000 + "]" * 10000 + "}"),
-        "artifact.invalid-json",
+        "artifact.too-deep",  # discipline: main's json may read what ds-gate cannot (adversary s7 A02)
         1,
     ),
     Case(
@@ -423,7 +423,9 @@ CASES = [
         0,
         ("recall", "--quest"),
     ),
-    Case("a branch's runs tree object is corrupt", corrupt_branch_tree, "git.object-corrupt", 0),
+    # its bytes no longer hash to its id, so it is unreadable (s7 B04); a malformed tree that does hash is
+    # git.object-corrupt (tests/unit/test_repository_rules.py)
+    Case("a branch's runs tree object is corrupt", corrupt_branch_tree, "git.object-missing", 0),
     # files larger than the limit (64 MB): refused from their size, never read (issue 15, class 12)
     Case(
         "record sparse 1 GB",
