@@ -57,15 +57,16 @@ def hook_checks(root: Path, registered: Registered) -> list[Check]:
     framework = PRE_COMMIT_MARK in hook or PRE_COMMIT_MARK in chained
     if ours:
         python = hook_python(hook)
-        changed = [name for name in HOOKS if MARKER in (text := _text(folder / name)) and not as_installed(name, text)]
+        ours_now = {n: t for n in HOOKS if MARKER in (t := _text(folder / n))}  # each installed hook, read once
+        changed = [name for name, text in ours_now.items() if not as_installed(name, text)]
         doubts = [  # what doctor cannot vouch for in a hook otherwise install's: its interpreter, its pins
             (n, f"names {hook_python(t)}, {why}", "reinstall from the Python you use")
-            for n in HOOKS
-            if MARKER in (t := _text(folder / n)) and (why := interpreter_problem(hook_python(t))) is not None
+            for n, t in ours_now.items()
+            if (why := interpreter_problem(hook_python(t))) is not None
         ] + [
             (n, f"{why}: {REPINNED}", "reinstall from your own shell")
-            for n in HOOKS
-            if MARKER in (t := _text(folder / n)) and (why := pins_problem(t)) is not None
+            for n, t in ours_now.items()
+            if (why := pins_problem(t))
         ]
         if OUTDATED in hook or OUTDATED in _text(folder / "pre-push"):
             checks.append(
